@@ -1,0 +1,176 @@
+package inference
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// Model is the prior structure of the copula correlation C: FullCorrelation
+// or FactorModel.
+type Model interface{ isModel() }
+
+// FullCorrelation is Hoff's model: C is an unstructured correlation matrix
+// with the given prior (InverseWishart or LKJ; nil means InverseWishart{}).
+type FullCorrelation struct {
+	Prior CorrelationPrior
+}
+
+// FactorModel is the copula factor model of Murray et al. (2013):
+// z_i = Λη_i + ε_i with k factors, and C = D^{-1/2}(ΛΛᵀ+I)D^{-1/2}.
+type FactorModel struct {
+	K        int
+	Loadings LoadingsPrior // NormalLoadings or GDPLoadings; nil means NormalLoadings{}
+}
+
+func (FullCorrelation) isModel() {}
+func (FactorModel) isModel()     {}
+
+// CorrelationPrior is the prior of a full-correlation model.
+type CorrelationPrior interface{ isCorrelationPrior() }
+
+// InverseWishart is the prior V ~ IW(DF, Scale·I) on the working covariance,
+// C = Δ⁻¹VΔ⁻¹. Zero fields take sbgcop's defaults DF = p+2, Scale = p+2.
+type InverseWishart struct {
+	DF    float64
+	Scale float64
+}
+
+// LKJ is the prior π(C) ∝ |C|^(Eta-1), sampled exactly by an independence
+// Metropolis–Hastings correction of the inverse-Wishart draw (sampling.md §5).
+// DF is the proposal's inverse-Wishart degrees of freedom (0 means p+2).
+type LKJ struct {
+	Eta float64
+	DF  float64
+}
+
+func (InverseWishart) isCorrelationPrior() {}
+func (LKJ) isCorrelationPrior()            {}
+
+// LoadingsPrior is the prior on the rows λ_j of the factor loadings.
+type LoadingsPrior interface{ isLoadingsPrior() }
+
+// NormalLoadings is λ_jh ~ N(0, Var); zero Var means 1.
+type NormalLoadings struct{ Var float64 }
+
+// GDPLoadings is the generalised double Pareto prior GDP(Alpha, Beta) of bfa;
+// zero fields mean Alpha = 3, Beta = 1.
+type GDPLoadings struct{ Alpha, Beta float64 }
+
+func (NormalLoadings) isLoadingsPrior() {}
+func (GDPLoadings) isLoadingsPrior()    {}
+
+// Method is a sampler for the latent columns.
+type Method int
+
+const (
+	// Gibbs is Hoff's univariate Gibbs sweep over each column's levels.
+	Gibbs Method = iota
+	// HMC is the exact HMC column update of package hough (full-correlation model).
+	HMC
+	// PX is the parameter-expanded Gibbs sampler of the factor model.
+	PX
+	// Interweave is joint (λ_j, z_j) exact HMC interweaved with a Gibbs sweep (factor model).
+	Interweave
+)
+
+func (m Method) String() string {
+	switch m {
+	case Gibbs:
+		return "gibbs"
+	case HMC:
+		return "hmc"
+	case PX:
+		return "px"
+	case Interweave:
+		return "interweave"
+	}
+	return "unknown"
+}
+
+// Spec is everything Run needs: the data, the model, and the run settings.
+type Spec struct {
+	// Columns holds the data column by column: Columns[j][i] is row i of
+	// column j; NaN marks a missing cell. Only the order of a column's values
+	// matters.
+	Columns [][]float64
+	// Names are the column names, used in messages and results.
+	Names []string
+	Model Model
+	// Method is the sampler. For FullCorrelation, Gibbs or HMC; for
+	// FactorModel, PX or Interweave (Gibbs on a factor model means PX without
+	// expansion is not offered: use PX).
+	Method Method
+	// ColumnHMC, for a FullCorrelation model with Method HMC, chooses per
+	// column whether the exact HMC step (true) or Hoff's Gibbs update (false)
+	// is used. Nil means every column uses HMC.
+	ColumnHMC []bool
+	// Iter is the number of iterations after warm-up per chain; Warmup the
+	// number before; Thin keeps every Thin-th post-warm-up draw (0 means 1).
+	Iter, Warmup, Thin int
+	// Chains is the number of chains, run in parallel; 0 means 1.
+	Chains int
+	// Seed derives one independent RNG stream per chain.
+	Seed uint64
+	// TravelTime is the exact-HMC travel time T; 0 means π/2.
+	TravelTime float64
+	// KeepWarmup stores the warm-up draws of C too (for RMSE-to-truth traces).
+	KeepWarmup bool
+}
+
+// Progress reports how far a run has come. Run calls the progress callback
+// from the chains' goroutines, serialised, at most every few milliseconds.
+type Progress struct {
+	Chain   int // 0-based chain that advanced
+	Done    int // iterations completed by that chain, warm-up included
+	Total   int // Warmup + Iter
+	Warmup  bool
+	Elapsed time.Duration
+	// AllDone is the number of iterations completed over all chains, of Chains×Total.
+	AllDone, AllTotal int
+}
+
+// StepStats counts what the sampler steps did; a chain accumulates them.
+type StepStats struct {
+	Iterations  int64
+	Bounces     int64 // exact-HMC bounces (wall reflections)
+	Events      int64 // collision-search events (internal kinetic events included)
+	Rejections  int64 // exact-HMC trajectories rejected by the end-of-trajectory check
+	Rebuilds    int64 // warm-up rebuilds of an infeasible column from normal scores
+	LKJProposed int64
+	LKJAccepted int64
+}
+
+// Add accumulates o into s.
+func (s *StepStats) Add(o StepStats) {
+	s.Iterations += o.Iterations
+	s.Bounces += o.Bounces
+	s.Events += o.Events
+	s.Rejections += o.Rejections
+	s.Rebuilds += o.Rebuilds
+	s.LKJProposed += o.LKJProposed
+	s.LKJAccepted += o.LKJAccepted
+}
+
+// chainSampler is one chain's state and its transition. Run drives one per
+// chain; newFullSampler and newFactorSampler build them.
+type chainSampler interface {
+	// iterate performs one full iteration of the sampler (all latent
+	// columns and the correlation parameters); warmup is true during warm-up.
+	iterate(rng *rand.Rand, warmup bool, st *StepStats) error
+	// corr writes the current correlation matrix C into dst (p×p, row-major).
+	corr(dst []float64)
+	// loadings writes the current loadings Λ into dst (p×k, row-major); a
+	// full-correlation sampler leaves dst untouched and returns false.
+	loadings(dst []float64) bool
+	// latent returns the current latent columns Z[j][i] (read-only view).
+	latent() [][]float64
+}
+
+// data is the checked form of a Spec's columns shared by every chain.
+type data struct {
+	n, p    int
+	columns [][]float64     // as in Spec
+	levels  []*hough.Levels // one per column
+}

@@ -1,0 +1,5 @@
+// Package session executes copulang statements: it holds the bindings (data
+// sets, models, fits) that live from one cell to the next, loads CSV data,
+// runs fits through package inference, and renders results as text, tables
+// and images. It knows nothing of sockets: the kernel and the CLI drive it.
+package session
