@@ -69,6 +69,8 @@ func runBench(args []string, stdout io.Writer) error {
 		return fmt.Errorf("which benchmark? hough or samplers")
 	}
 	switch args[0] {
+	case "hough":
+		return benchHough(args[1:], stdout)
 	default:
 		return fmt.Errorf("unknown benchmark %q (want hough or samplers)", args[0])
 	}

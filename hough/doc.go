@@ -4,4 +4,12 @@
 // Paninski (2014). It knows nothing of copulas: it samples x ~ N(mu, sigma²I)
 // subject to max(level l) <= min(level l+1), and offers a general exact HMC for
 // F x <= g used as a test oracle.
+//
+// A Sampler runs one column: NewSampler(levels, Options{}) then Transition
+// once per iteration. Two collision searches give the same trajectories: the
+// kinetic tournament (Kinetic, the default, O(log n) per event) and the Hough
+// envelope of the paper (Envelope, O(n) per bounce). PP is the general
+// Pakman–Paninski sampler with a dense covariance or precision.
+//
+// The maths and the tests are specified in sampling.md §2, §3 and §6.
 package hough

@@ -1,0 +1,109 @@
+package hough
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestSearchesAgree is B3 (sampling.md §6(b)): from the same state with the
+// same velocity draw, the kinetic search, the Hough envelope and
+// Pakman–Paninski with one explicit row per pair of adjacent-level rows end
+// at the same point, max |Δx| < 1e−9, and every output is feasible.
+func TestSearchesAgree(t *testing.T) {
+	for _, n := range []int{12, 30, 250} {
+		for _, L := range []int{2, 3, 5} {
+			t.Run(fmt.Sprintf("n=%d/L=%d", n, L), func(t *testing.T) {
+				rng := newRNG(uint64(1000*n + L))
+				y := randomColumn(rng, n, L, 0.1)
+				lv := mustLevels(t, y)
+				mu := make([]float64, n)
+				for i := range mu {
+					mu[i] = 0.3 * rng.NormFloat64()
+				}
+				sigma := 0.5 + rng.Float64()
+				kin := NewSampler(lv, Options{})
+				env := NewSampler(lv, Options{Search: Envelope})
+				var pp *PP
+				// With L = 2 and n = 250, PP has ~15,000 dense rows; compare
+				// it on the first two trajectories only.
+				ppTrajectories := 1 << 30
+				if n == 250 && L == 2 {
+					ppTrajectories = 2
+				}
+				{
+					F, g := pairRows(lv)
+					cov := mat.NewDiagDense(n, nil)
+					for i := 0; i < n; i++ {
+						cov.SetDiag(i, sigma*sigma)
+					}
+					var err error
+					pp, err = NewPPCov(F, g, mu, cov)
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+				x := feasibleStart(rng, lv)
+				xi := make([]float64, n)
+				trajectories := 20
+				if n == 250 {
+					trajectories = 4
+				}
+				bounces, worst := 0, 0.0
+				for k := 0; k < trajectories; k++ {
+					for i := range xi {
+						xi[i] = rng.NormFloat64()
+					}
+					xk := append([]float64(nil), x...)
+					xe := append([]float64(nil), x...)
+					sk, err := kin.transition(xk, mu, sigma, xi)
+					if err != nil {
+						t.Fatal(err)
+					}
+					se, err := env.transition(xe, mu, sigma, xi)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if sk.Rejections != 0 || se.Rejections != 0 {
+						t.Fatalf("rejections: kinetic %d, envelope %d", sk.Rejections, se.Rejections)
+					}
+					if sk.Bounces != se.Bounces {
+						t.Errorf("trajectory %d: %d bounces (kinetic) vs %d (envelope)", k, sk.Bounces, se.Bounces)
+					}
+					checkFeasible(t, lv, xk)
+					checkFeasible(t, lv, xe)
+					worst = math.Max(worst, maxAbsDiff(xk, xe))
+					if d := maxAbsDiff(xk, xe); d > 1e-9 {
+						t.Fatalf("trajectory %d: kinetic and envelope differ by %g", k, d)
+					}
+					if k < ppTrajectories {
+						xp := append([]float64(nil), x...)
+						v := append([]float64(nil), xi...)
+						sp, err := pp.Step(xp, v, 0)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if sp.Rejections != 0 {
+							t.Fatal("PP rejected")
+						}
+						if sp.Bounces != sk.Bounces {
+							t.Errorf("trajectory %d: %d bounces (PP) vs %d (kinetic)", k, sp.Bounces, sk.Bounces)
+						}
+						worst = math.Max(worst, maxAbsDiff(xk, xp))
+						if d := maxAbsDiff(xk, xp); d > 1e-9 {
+							t.Fatalf("trajectory %d: kinetic and PP differ by %g", k, d)
+						}
+					}
+					bounces += sk.Bounces
+					x = xk
+				}
+				if bounces == 0 && L > 1 {
+					t.Errorf("no bounces in %d trajectories: the test exercises nothing", trajectories)
+				}
+				t.Logf("%d bounces in %d trajectories, max |Δx| = %.2g (PP compared on %d)", bounces, trajectories, worst, min(trajectories, ppTrajectories))
+			})
+		}
+	}
+}

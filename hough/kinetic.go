@@ -1,0 +1,224 @@
+package hough
+
+import "math"
+
+// better reports whether curve x beats curve y at the time with sin st, cos
+// ct in a max-tree (higher position, ties by higher velocity) or a min-tree
+// (lower position, ties by lower velocity).
+func (s *Sampler) better(x, y int32, isMax bool, st, ct float64) bool {
+	cx, cy := &s.curves[x], &s.curves[y]
+	px, py := cx.pos(st, ct), cy.pos(st, ct)
+	if px != py {
+		return (px > py) == isMax
+	}
+	return (cx.vel(st, ct) > cy.vel(st, ct)) == isMax
+}
+
+// certOf returns the certificate of internal node i of tr: the time at which
+// the node's loser overtakes its winner.
+func (s *Sampler) certOf(tr *tree, i int32, t0, st, ct float64) float64 {
+	nodes := s.nodes[tr.off:]
+	w := nodes[i].winner
+	o := nodes[2*i].winner
+	if o == w {
+		o = nodes[2*i+1].winner
+	}
+	if tr.isMax {
+		return hitTime(&s.curves[o], &s.curves[w], t0, st, ct, &s.win)
+	}
+	return hitTime(&s.curves[w], &s.curves[o], t0, st, ct, &s.win)
+}
+
+// build fills tr at time t0 bottom-up.
+func (s *Sampler) build(tr *tree, t0, st, ct float64) {
+	nodes := s.nodes[tr.off : tr.off+2*tr.k]
+	inf := math.Inf(1)
+	for j := int32(0); j < tr.k; j++ {
+		nodes[tr.k+j] = node{cert: inf, sub: inf, winner: tr.first + j}
+	}
+	for i := tr.k - 1; i >= 1; i-- {
+		a, b := nodes[2*i].winner, nodes[2*i+1].winner
+		if !s.better(a, b, tr.isMax, st, ct) {
+			a = b
+		}
+		nodes[i].winner = a
+		nodes[i].cert = s.certOf(tr, i, t0, st, ct)
+		pull(nodes, i)
+	}
+}
+
+// root returns the winner of tr.
+func (s *Sampler) root(tr *tree) int32 { return s.nodes[tr.off+1].winner }
+
+// rootKey returns the earliest certificate of tr.
+func (s *Sampler) rootKey(tr *tree) float64 { return s.nodes[tr.off+1].sub }
+
+// pull recomputes the earliest certificate of the subtree of internal node i
+// from its own certificate and its children's, and reports whether it changed.
+func pull(nodes []node, i int32) bool {
+	nd := &nodes[i]
+	sub, at := nd.cert, i
+	if l := &nodes[2*i]; l.sub < sub {
+		sub, at = l.sub, l.at
+	}
+	if r := &nodes[2*i+1]; r.sub < sub {
+		sub, at = r.sub, r.at
+	}
+	if sub == nd.sub && at == nd.at {
+		return false
+	}
+	nd.sub, nd.at = sub, at
+	return true
+}
+
+// propagate recomputes the subtree minima from internal node i up to the
+// root, stopping early once a minimum is unchanged.
+func (s *Sampler) propagate(tr *tree, i int32) {
+	nodes := s.nodes[tr.off:]
+	for ; i >= 1 && pull(nodes, i); i /= 2 {
+	}
+}
+
+// nodeEvent processes the certificate failure at internal node i at time t:
+// the loser becomes the winner (forced, never re-compared, §2.5), and the
+// certificates up the path are recomputed until the winner stops changing. It
+// reports whether the root's winner changed.
+func (s *Sampler) nodeEvent(tr *tree, i int32, t, st, ct float64) bool {
+	nodes := s.nodes[tr.off:]
+	old := nodes[i].winner
+	nw := nodes[2*i].winner
+	if nw == old {
+		nw = nodes[2*i+1].winner
+	}
+	nodes[i].winner = nw
+	nodes[i].cert = s.certOf(tr, i, t, st, ct)
+	j := i
+	for j > 1 {
+		j /= 2
+		nd := &nodes[j]
+		if nd.winner == old {
+			nd.winner = nw
+			nd.cert = s.certOf(tr, j, t, st, ct)
+			continue
+		}
+		// The loser here changed from old to nw; the winner stays.
+		nd.cert = s.certOf(tr, j, t, st, ct)
+		s.forceSubs(tr, i, j)
+		s.propagate(tr, j/2)
+		return false
+	}
+	s.forceSubs(tr, i, 1)
+	return true
+}
+
+// forceSubs recomputes the subtree minima of the path from node i up to and
+// including ancestor j, whose certificates all changed.
+func (s *Sampler) forceSubs(tr *tree, i, j int32) {
+	nodes := s.nodes[tr.off:]
+	for ; i >= j; i /= 2 {
+		pull(nodes, i)
+		if i == j {
+			return
+		}
+	}
+}
+
+// repairPath recomputes the certificates involving curve p, whose curve
+// changed at a bounce, from p's leaf to the root of tr. Winners are kept: the
+// positions did not change, and a winner whose lead is lost fires at once
+// through §2.6 rule 2.
+func (s *Sampler) repairPath(tr *tree, p int32, t, st, ct float64) {
+	if tr.k < 2 {
+		return
+	}
+	nodes := s.nodes[tr.off:]
+	i := (tr.k + p - tr.first) / 2
+	for ; i >= 1; i /= 2 {
+		nd := &nodes[i]
+		nd.cert = s.certOf(tr, i, t, st, ct)
+		pull(nodes, i)
+		if nd.winner != p {
+			s.propagate(tr, i/2)
+			return
+		}
+	}
+}
+
+// pairCert returns the bounce time of levels l and l+1: when the top of
+// level l crosses the bottom of level l+1.
+func (s *Sampler) pairCert(l int, t, st, ct float64) float64 {
+	u := s.root(&s.trees[2*l])
+	v := s.root(&s.trees[2*(l+1)+1])
+	return hitTime(&s.curves[u], &s.curves[v], t, st, ct, &s.win)
+}
+
+// runKinetic runs one trajectory with the kinetic tournament search. Heap ids
+// 0..2L−1 are trees (2l the max-tree, 2l+1 the min-tree of level l); id 2L+l is
+// the pair of levels l, l+1.
+func (s *Sampler) runKinetic(st *Stats) error {
+	L := s.nlev
+	s.heap.reset()
+	for id := range s.trees {
+		tr := &s.trees[id]
+		if tr.k == 0 {
+			continue
+		}
+		s.build(tr, 0, 0, 1)
+		if tr.k >= 2 {
+			s.heap.set(id, s.rootKey(tr))
+		}
+	}
+	for l := 0; l+1 < L; l++ {
+		s.heap.set(2*L+l, s.pairCert(l, 0, 0, 1))
+	}
+	for {
+		id, t := s.heap.min()
+		if t >= s.win.kT {
+			return nil
+		}
+		st.Events++
+		if st.Events > s.maxE {
+			return capError("events", s.maxE)
+		}
+		sn, cs := sinCosK(t)
+		if id < 2*L {
+			tr := &s.trees[id]
+			rootChanged := s.nodeEvent(tr, s.nodes[tr.off+1].at, t, sn, cs)
+			s.heap.set(id, s.rootKey(tr))
+			if rootChanged {
+				l := id / 2
+				if tr.isMax {
+					s.heap.set(2*L+l, s.pairCert(l, t, sn, cs))
+				} else {
+					s.heap.set(2*L+l-1, s.pairCert(l-1, t, sn, cs))
+				}
+			}
+			continue
+		}
+		l := id - 2*L
+		st.Bounces++
+		if st.Bounces > s.maxB {
+			return capError("bounces", s.maxB)
+		}
+		u := s.root(&s.trees[2*l])
+		v := s.root(&s.trees[2*(l+1)+1])
+		s.bounce(u, v, sn, cs)
+		for _, tid := range [4]int{2 * l, 2*l + 1, 2 * (l + 1), 2*(l+1) + 1} {
+			tr := &s.trees[tid]
+			if tr.k < 2 {
+				continue // absent, or a single curve: no certificates
+			}
+			p := u
+			if tid >= 2*(l+1) {
+				p = v
+			}
+			s.repairPath(tr, p, t, sn, cs)
+			s.heap.set(tid, s.rootKey(tr))
+		}
+		for q := l - 1; q <= l+1; q++ {
+			if q >= 0 && q+1 < L {
+				s.heap.set(2*L+q, s.pairCert(q, t, sn, cs))
+			}
+		}
+	}
+}

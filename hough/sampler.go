@@ -1,0 +1,342 @@
+package hough
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Search selects how a Sampler finds the next bounce of a trajectory. Both
+// searches produce the same trajectory up to rounding.
+type Search int
+
+const (
+	// Kinetic keeps, per level, kinetic tournament trees for the level's
+	// maximum and minimum, whose internal certificates double as the event
+	// queue: O(log n) work per event (sampling.md §2.5). It is the default.
+	Kinetic Search = iota
+	// Envelope follows the upper envelope of each level (the Hough envelope of
+	// Kalaitzis & Silva §4.1, sampling.md §2.4), recomputing only the three
+	// neighbouring level pairs after a bounce: O(n) work per bounce.
+	Envelope
+)
+
+// String returns "kinetic" or "hough".
+func (s Search) String() string {
+	switch s {
+	case Kinetic:
+		return "kinetic"
+	case Envelope:
+		return "hough"
+	}
+	return fmt.Sprintf("Search(%d)", int(s))
+}
+
+// Options configures a Sampler.
+type Options struct {
+	// TravelTime is the HMC travel time T; 0 means π/2, which makes the
+	// unconstrained (missing) coordinates exact independent draws.
+	TravelTime float64
+	// Search selects the collision search; the zero value is Kinetic.
+	Search Search
+	// MaxBounces caps the bounces of one trajectory; 0 means 1000·n + 1000.
+	// Hitting the cap is an error, never a silent truncation. A column whose
+	// values are all distinct needs about 0.18·n² bounces (sampling.md §9), so
+	// such columns need a larger cap when n exceeds a few thousand.
+	MaxBounces int
+}
+
+// Stats counts what one transition did.
+type Stats struct {
+	// Bounces is the number of reflections between adjacent levels.
+	Bounces int
+	// Events is the number of events processed: bounces plus internal events
+	// (tournament swaps for Kinetic, envelope steps for Envelope).
+	Events int
+	// Rejections is 1 if the end-of-trajectory check rejected the trajectory
+	// (sampling.md §2.6 rule 7), else 0.
+	Rejections int
+}
+
+// node is one node of a kinetic tournament tree (24 bytes). For an internal
+// node, winner is the curve winning the node's subtree and cert the time (as
+// K = tan(t/2)) at which the loser (the other child's winner) overtakes it;
+// sub is the earliest certificate in the node's subtree and at the node
+// holding it, which makes the tree its own priority queue. Leaves hold their
+// curve in winner and +Inf in cert and sub.
+type node struct {
+	cert, sub  float64
+	winner, at int32
+}
+
+// tree is one tournament over the curves of a level; its nodes are
+// nodes[off+1 : off+2k], node i having children 2i and 2i+1 and leaves k..2k−1
+// holding the level's curves in order.
+type tree struct {
+	off, k, first int32 // node offset, number of leaves, first curve of the level
+	isMax         bool
+}
+
+// Sampler draws exact HMC transitions for one column. It holds the workspace
+// for the column's levels and is reusable across transitions; it is not safe
+// for concurrent use. Transition does not allocate.
+type Sampler struct {
+	lv   *Levels
+	opt  Options
+	nseg int     // the trajectory is run in nseg segments of length seg ≤ π/2
+	seg  float64 // segment length
+	win  window  // the end of a segment
+	maxB int
+	maxE int
+
+	nlev   int
+	curves []curve   // curves[p] for the p-th observed row in level order
+	xi     []float64 // standard normal draws, in row order
+	xnew   []float64 // end positions in level order
+
+	// kinetic search
+	nodes []node
+	trees []tree // trees[2l] max-tree of level l, trees[2l+1] min-tree; k = 0 if absent
+	pairs []float64
+	heap  eventHeap
+
+	// envelope search
+	env []envEvent
+
+	afterBounce func(*Sampler) // test hook
+}
+
+// envEvent is the next bounce of a pair of adjacent levels found by the
+// envelope search.
+type envEvent struct {
+	t    float64
+	u, v int32
+}
+
+// NewSampler returns a Sampler for the constraint structure lv.
+func NewSampler(lv *Levels, opt Options) *Sampler {
+	if opt.TravelTime < 0 || math.IsNaN(opt.TravelTime) || math.IsInf(opt.TravelTime, 0) {
+		panic(fmt.Sprintf("hough: NewSampler: invalid travel time %v", opt.TravelTime))
+	}
+	if opt.TravelTime == 0 {
+		opt.TravelTime = math.Pi / 2
+	}
+	if opt.Search != Kinetic && opt.Search != Envelope {
+		panic(fmt.Sprintf("hough: NewSampler: unknown search %d", int(opt.Search)))
+	}
+	n := lv.N
+	L := lv.NumLevels()
+	m := len(lv.Order)
+	s := &Sampler{
+		lv:     lv,
+		opt:    opt,
+		nseg:   int(math.Ceil(opt.TravelTime/(math.Pi/2) - 1e-12)),
+		nlev:   L,
+		curves: make([]curve, m),
+		xi:     make([]float64, n),
+		xnew:   make([]float64, m),
+	}
+	if s.nseg < 1 {
+		s.nseg = 1
+	}
+	s.seg = opt.TravelTime / float64(s.nseg)
+	s.win = newWindow(s.seg)
+	s.maxB = opt.MaxBounces
+	if s.maxB <= 0 {
+		s.maxB = 1000*n + 1000
+	}
+	// Internal events per bounce are O(log n); this cap only stops runaway loops.
+	s.maxE = 64*s.maxB + 64*n + 64
+	if s.maxE < 0 || s.maxE/64 < s.maxB {
+		s.maxE = math.MaxInt
+	}
+	if L == 0 {
+		return s
+	}
+	switch opt.Search {
+	case Kinetic:
+		s.trees = make([]tree, 2*L)
+		total := int32(0)
+		for l := 0; l < L; l++ {
+			k := lv.Start[l+1] - lv.Start[l]
+			if l < L-1 {
+				s.trees[2*l] = tree{off: total, k: k, first: lv.Start[l], isMax: true}
+				total += 2 * k
+			}
+			if l > 0 {
+				s.trees[2*l+1] = tree{off: total, k: k, first: lv.Start[l]}
+				total += 2 * k
+			}
+		}
+		s.nodes = make([]node, total)
+		s.pairs = make([]float64, L)
+		s.heap = newEventHeap(3 * L)
+	case Envelope:
+		s.env = make([]envEvent, L)
+		s.heap = newEventHeap(L)
+	}
+	return s
+}
+
+// Transition replaces x (len lv.N) by the end point of one exact HMC
+// trajectory for N(mu, sigma² I) restricted to the level constraints; mu has
+// len lv.N. The mass matrix is the precision σ⁻²I, so the dynamics are
+// x_i(t) = μ_i + a_i sin t + b_i cos t with a = σξ, ξ ~ N(0, I), b = x − μ, and
+// a bounce between adjacent levels swaps two velocities (sampling.md §2.1–2.3).
+// Missing rows come out as fresh N(μ_i, σ²) draws.
+//
+// It returns an error, leaving x unchanged, if x is infeasible at the start,
+// an input is not finite, or the bounce or event cap is hit. A trajectory
+// rejected by the end check leaves x unchanged and counts in Stats.Rejections.
+func (s *Sampler) Transition(rng *rand.Rand, x, mu []float64, sigma float64) (Stats, error) {
+	for i := range s.xi {
+		s.xi[i] = rng.NormFloat64()
+	}
+	return s.transition(x, mu, sigma, s.xi)
+}
+
+// transition runs one trajectory with the given standard normal draws xi (row order).
+func (s *Sampler) transition(x, mu []float64, sigma float64, xi []float64) (Stats, error) {
+	lv := s.lv
+	if len(x) != lv.N || len(mu) != lv.N {
+		panic(fmt.Sprintf("hough: Transition: len(x) = %d, len(mu) = %d, want %d", len(x), len(mu), lv.N))
+	}
+	var st Stats
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		return st, fmt.Errorf("hough: transition: sigma = %v, want finite and > 0", sigma)
+	}
+	for p, i := range lv.Order {
+		if math.IsNaN(x[i]) || math.IsInf(x[i], 0) || math.IsNaN(mu[i]) || math.IsInf(mu[i], 0) {
+			return st, fmt.Errorf("hough: transition: row %d has x = %v, mu = %v", i+1, x[i], mu[i])
+		}
+		s.curves[p] = curve{mu: mu[i], a: sigma * xi[i], b: x[i] - mu[i]}
+	}
+	for _, i := range lv.Missing {
+		if math.IsNaN(mu[i]) || math.IsInf(mu[i], 0) {
+			return st, fmt.Errorf("hough: transition: missing row %d has mu = %v", i+1, mu[i])
+		}
+	}
+	if l, amt := lv.Violation(x); l >= 0 {
+		return st, fmt.Errorf("hough: transition: start is infeasible: max of level %d exceeds min of level %d by %g", l+1, l+2, amt)
+	}
+	if s.nlev > 1 {
+		for seg := 0; seg < s.nseg; seg++ {
+			if seg > 0 {
+				s.restart()
+			}
+			var err error
+			if s.opt.Search == Kinetic {
+				err = s.runKinetic(&st)
+			} else {
+				err = s.runEnvelope(&st)
+			}
+			if err != nil {
+				return st, err
+			}
+		}
+	} else {
+		for seg := 1; seg < s.nseg; seg++ {
+			s.restart()
+		}
+	}
+	if !s.finish() {
+		st.Rejections = 1
+		return st, nil
+	}
+	for p, i := range lv.Order {
+		x[i] = s.xnew[p]
+	}
+	for _, i := range lv.Missing {
+		x[i] = mu[i] + sigma*xi[i]
+	}
+	return st, nil
+}
+
+// restart moves the time origin of every curve to the end of the current
+// segment: a becomes the velocity and b the offset x − μ there. Splitting the
+// travel time into segments of at most π/2 keeps K = tan(t/2) increasing and
+// bounded by 1 within a segment.
+func (s *Sampler) restart() {
+	st, ct := math.Sincos(s.seg)
+	for p := range s.curves {
+		c := &s.curves[p]
+		c.a, c.b = c.vel(st, ct), c.a*st+c.b*ct
+	}
+}
+
+// finish evaluates the curves at the end of the last segment into s.xnew and applies the
+// end-of-trajectory check of §2.6 rule 7: a violation of at most
+// 1e−12(1+|x|) is repaired by moving the offending values to their midpoint,
+// a larger one rejects. It reports whether the end point is accepted.
+func (s *Sampler) finish() bool {
+	st, ct := math.Sincos(s.seg)
+	for p := range s.curves {
+		s.xnew[p] = s.curves[p].pos(st, ct)
+	}
+	lv := s.lv
+	x := s.xnew
+	for l := 0; l+1 < s.nlev; l++ {
+		lo, mid, hi := lv.Start[l], lv.Start[l+1], lv.Start[l+2]
+		mx, mn := math.Inf(-1), math.Inf(1)
+		for _, v := range x[lo:mid] {
+			mx = math.Max(mx, v)
+		}
+		for _, v := range x[mid:hi] {
+			mn = math.Min(mn, v)
+		}
+		if mx <= mn {
+			continue
+		}
+		if mx-mn > 1e-12*(1+math.Max(math.Abs(mx), math.Abs(mn))) {
+			return false
+		}
+		c := 0.5 * (mx + mn)
+		for p := lo; p < mid; p++ {
+			x[p] = math.Min(x[p], c)
+		}
+		for p := mid; p < hi; p++ {
+			x[p] = math.Max(x[p], c)
+		}
+	}
+	// The repair may push a value across the previous pair's wall; recheck.
+	for l := 0; l+1 < s.nlev; l++ {
+		lo, mid, hi := lv.Start[l], lv.Start[l+1], lv.Start[l+2]
+		mx, mn := math.Inf(-1), math.Inf(1)
+		for _, v := range x[lo:mid] {
+			mx = math.Max(mx, v)
+		}
+		for _, v := range x[mid:hi] {
+			mn = math.Min(mn, v)
+		}
+		if !(mx <= mn) {
+			return false
+		}
+	}
+	return true
+}
+
+// bounce reflects curves u (top of a level) and v (bottom of the next) at
+// time t: both are placed at their midpoint and their velocities swapped.
+func (s *Sampler) bounce(u, v int32, st, ct float64) {
+	cu, cv := &s.curves[u], &s.curves[v]
+	p := 0.5 * (cu.pos(st, ct) + cv.pos(st, ct))
+	wu, wv := cu.vel(st, ct), cv.vel(st, ct)
+	cu.rebase(p, wv, st, ct)
+	cv.rebase(p, wu, st, ct)
+	if s.afterBounce != nil {
+		s.afterBounce(s)
+	}
+}
+
+// energy returns Σ(a_i² + b_i²) over the observed curves; bounces conserve it.
+func (s *Sampler) energy() float64 {
+	e := 0.0
+	for _, c := range s.curves {
+		e += c.a*c.a + c.b*c.b
+	}
+	return e
+}
+
+func capError(what string, limit int) error {
+	return fmt.Errorf("hough: trajectory exceeded the cap of %d %s", limit, what)
+}
