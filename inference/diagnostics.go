@@ -1,0 +1,614 @@
+package inference
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+	"gonum.org/v1/gonum/mathext"
+)
+
+// This file holds the convergence diagnostics reported to users: split and
+// rank-normalised R-hat, bulk and tail effective sample sizes and Monte Carlo
+// standard errors, computed as in Vehtari, Gelman, Simpson, Carpenter and
+// Bürkner (2021), "Rank-normalization, folding, and localization: an improved
+// R-hat for assessing convergence of MCMC", and as the R package posterior
+// implements them, so that the figures agree with posterior's summarise_draws.
+//
+// Every function takes chains[m], the draws of one scalar quantity in chain
+// m; all chains must have the same length. A result that posterior reports as
+// NA (non-finite or constant draws, chains shorter than three draws after
+// splitting) is NaN here.
+
+// Summary is what copulang reports for one scalar quantity: the posterior
+// mean, standard deviation and 5%, 50% and 95% quantiles of the pooled draws
+// (quantiles of R's type 7), together with the convergence diagnostics.
+type Summary struct {
+	Mean, SD, Q5, Q50, Q95 float64
+
+	// ESSBulk is the effective sample size of the rank-normalised split
+	// chains; ESSTail is the smaller of the ESS of the indicators of the
+	// draws at or below the 5% and 95% quantiles.
+	ESSBulk, ESSTail float64
+
+	// RHat is the larger of the rank-normalised split R-hat and the
+	// rank-normalised split R-hat of the draws folded about their median.
+	// Values above 1.01 indicate chains that have not mixed.
+	RHat float64
+
+	// MCSEMean is SD/√ESS with the ESS of the split (not rank-normalised)
+	// chains. MCSEQ5 and MCSEQ95 are the Monte Carlo standard errors of the
+	// quantiles by the Beta-quantile construction.
+	MCSEMean        float64
+	MCSEQ5, MCSEQ95 float64
+}
+
+// Summarize computes the Summary of one scalar quantity.
+func Summarize(chains [][]float64) Summary {
+	var w diagWorkspace
+	return w.summarize(chains)
+}
+
+// SummarizeAll computes the Summary of many scalar quantities, reusing
+// buffers and FFT plans between them; params[k] are the chains of quantity k.
+// The work is spread over GOMAXPROCS goroutines; the result does not depend
+// on how it is spread.
+func SummarizeAll(params [][][]float64) []Summary {
+	out := make([]Summary, len(params))
+	workers := min(runtime.GOMAXPROCS(0), len(params))
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var w diagWorkspace
+			for k := g; k < len(params); k += workers {
+				out[k] = w.summarize(params[k])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// SplitRHat is the classic potential scale reduction factor of the split
+// chains, without rank normalisation:
+//
+//	W = mean of the chain variances, B/N = variance of the chain means,
+//	R̂ = sqrt(((N−1)/N · W + B/N) / W).
+func SplitRHat(chains [][]float64) float64 {
+	return rhatOf(splitChains(chains))
+}
+
+// RHat is the larger of the rank-normalised split R-hat (bulk) and the
+// rank-normalised split R-hat of the folded draws |θ − median θ| (tails).
+func RHat(chains [][]float64) float64 {
+	var w diagWorkspace
+	return w.rhat(chains, pooledSorted(chains))
+}
+
+// ESS is the basic effective sample size of the split chains (not rank
+// normalised): S/τ̂ with τ̂ from Geyer's initial monotone sequence applied to
+// the combined autocorrelation ρ̂_t = 1 − (W − mean_m γ̂_{t,m})/var⁺.
+func ESS(chains [][]float64) float64 {
+	var w diagWorkspace
+	return w.ess(splitChains(chains))
+}
+
+// ESSBulk is the effective sample size of the rank-normalised split chains.
+func ESSBulk(chains [][]float64) float64 {
+	var w diagWorkspace
+	return w.ess(w.zScale(splitChains(chains)))
+}
+
+// ESSTail is the smaller of the effective sample sizes of the indicators
+// I(θ ≤ q̂₀.₀₅) and I(θ ≤ q̂₀.₉₅).
+func ESSTail(chains [][]float64) float64 {
+	var w diagWorkspace
+	sorted := pooledSorted(chains)
+	return math.Min(w.essQuantile(chains, sorted, 0.05), w.essQuantile(chains, sorted, 0.95))
+}
+
+// MCSEMean is the Monte Carlo standard error of the posterior mean:
+// the pooled standard deviation over √ESS.
+func MCSEMean(chains [][]float64) float64 {
+	var w diagWorkspace
+	return w.mcseMean(chains)
+}
+
+// MCSEQuantile is the Monte Carlo standard error of the prob-quantile,
+// half the distance between the pooled draws at the 15.87% and 84.13%
+// quantiles of Beta(ESS·prob + 1, ESS·(1−prob) + 1), where ESS is that of
+// the indicator I(θ ≤ q̂_prob).
+func MCSEQuantile(chains [][]float64, prob float64) float64 {
+	var w diagWorkspace
+	return w.mcseQuantile(chains, prob)
+}
+
+// Quantile returns the prob-quantile of the pooled draws by linear
+// interpolation between order statistics (R's type 7, the default of R's
+// quantile and of posterior).
+func Quantile(chains [][]float64, prob float64) float64 {
+	return quantileSorted(pooledSorted(chains), prob)
+}
+
+// Autocovariance writes the biased autocovariance of x to dst, which must
+// have len(x):
+//
+//	dst[t] = (1/N) Σ_{i<N−t} (x_i − x̄)(x_{i+t} − x̄),
+//
+// computed by FFT after zero-padding the centred series to at least 2N.
+func Autocovariance(x, dst []float64) {
+	var w diagWorkspace
+	w.autocovariance(x, dst)
+	for i := range dst {
+		dst[i] /= w.padRatio
+	}
+}
+
+// diagWorkspace keeps FFT plans and scratch buffers so that summarising
+// many quantities does not reallocate for each one.
+type diagWorkspace struct {
+	fft      *fourier.FFT
+	seq      []float64
+	coeff    []complex128
+	padRatio float64 // M/N of the last autocovariance, see autocovariance
+	acov     [][]float64
+	rho      []float64
+	order    []rankedDraw
+	ranks    []float64
+	pooled   []float64
+	scratch  [][]float64
+}
+
+func (w *diagWorkspace) summarize(chains [][]float64) Summary {
+	sorted := pooledSorted(chains)
+	s := Summary{
+		Mean: diagMean(sorted),
+		Q5:   quantileSorted(sorted, 0.05),
+		Q50:  quantileSorted(sorted, 0.5),
+		Q95:  quantileSorted(sorted, 0.95),
+	}
+	s.SD = math.Sqrt(diagVariance(sorted, s.Mean))
+	if len(sorted) == 0 {
+		s.SD = math.NaN()
+	}
+	if !diagAllFinite(sorted) {
+		s.Mean, s.SD, s.Q5, s.Q50, s.Q95 = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	}
+	split := splitChains(chains)
+	s.ESSBulk = w.ess(w.zScale(split))
+	s.RHat = w.rhat(chains, sorted)
+	e5 := w.essQuantile(chains, sorted, 0.05)
+	e95 := w.essQuantile(chains, sorted, 0.95)
+	s.ESSTail = math.Min(e5, e95)
+	if math.IsNaN(e5) || math.IsNaN(e95) {
+		s.ESSTail = math.NaN()
+	}
+	s.MCSEMean = s.SD / math.Sqrt(w.ess(split))
+	s.MCSEQ5 = mcseQuantileFrom(sorted, 0.05, e5)
+	s.MCSEQ95 = mcseQuantileFrom(sorted, 0.95, e95)
+	return s
+}
+
+// rhat is RHat given the pooled sorted draws.
+func (w *diagWorkspace) rhat(chains [][]float64, sorted []float64) float64 {
+	if !diagAllFinite(sorted) || diagIsConstant(sorted) {
+		return math.NaN()
+	}
+	bulk := rhatOf(w.zScale(splitChains(chains)))
+	med := quantileSorted(sorted, 0.5)
+	folded := w.buffers(len(chains), len(chains[0]))
+	for m, c := range chains {
+		for i, v := range c {
+			folded[m][i] = math.Abs(v - med)
+		}
+	}
+	tail := rhatOf(w.zScale(splitChains(folded)))
+	return math.Max(bulk, tail)
+}
+
+func (w *diagWorkspace) mcseMean(chains [][]float64) float64 {
+	sorted := pooledSorted(chains)
+	return math.Sqrt(diagVariance(sorted, diagMean(sorted))) / math.Sqrt(w.ess(splitChains(chains)))
+}
+
+func (w *diagWorkspace) mcseQuantile(chains [][]float64, prob float64) float64 {
+	sorted := pooledSorted(chains)
+	return mcseQuantileFrom(sorted, prob, w.essQuantile(chains, sorted, prob))
+}
+
+// mcseQuantileFrom implements posterior's Beta-quantile construction given
+// the pooled sorted draws and the ESS of the quantile indicator.
+func mcseQuantileFrom(sorted []float64, prob, ess float64) float64 {
+	if math.IsNaN(ess) || len(sorted) == 0 {
+		return math.NaN()
+	}
+	const lo, hi = 0.1586553, 0.8413447 // Φ(−1), Φ(1)
+	a, b := ess*prob+1, ess*(1-prob)+1
+	s := float64(len(sorted))
+	i1 := max(int(math.Floor(mathext.InvRegIncBeta(a, b, lo)*s)), 1)
+	i2 := min(int(math.Ceil(mathext.InvRegIncBeta(a, b, hi)*s)), len(sorted))
+	return (sorted[i2-1] - sorted[i1-1]) / 2
+}
+
+// essQuantile is the ESS of the indicator I(θ ≤ q̂_prob) over split chains.
+// sorted holds the pooled draws in ascending order.
+func (w *diagWorkspace) essQuantile(chains [][]float64, sorted []float64, prob float64) float64 {
+	if len(sorted) == 0 || !diagAllFinite(sorted) || diagIsConstant(sorted) {
+		return math.NaN()
+	}
+	q := quantileSorted(sorted, prob)
+	ind := w.buffers(len(chains), len(chains[0]))
+	for m, c := range chains {
+		for i, v := range c {
+			ind[m][i] = 0
+			if v <= q {
+				ind[m][i] = 1
+			}
+		}
+	}
+	return w.ess(splitChains(ind))
+}
+
+// buffers returns m scratch rows of length n, reused between calls.
+func (w *diagWorkspace) buffers(m, n int) [][]float64 {
+	if len(w.scratch) < m {
+		w.scratch = append(w.scratch, make([][]float64, m-len(w.scratch))...)
+	}
+	for i := range m {
+		if cap(w.scratch[i]) < n {
+			w.scratch[i] = make([]float64, n)
+		}
+		w.scratch[i] = w.scratch[i][:n]
+	}
+	return w.scratch[:m]
+}
+
+// rankedDraw pairs a draw with its position, for ranking.
+type rankedDraw struct {
+	value float64
+	index int
+}
+
+// splitChains halves every chain; an odd chain drops its middle draw, as
+// posterior's split_chains does. Chains of one draw are left whole. The
+// returned slices alias the input.
+func splitChains(chains [][]float64) [][]float64 {
+	if len(chains) == 0 {
+		return nil
+	}
+	n := len(chains[0])
+	if n < 2 {
+		return chains
+	}
+	half := n / 2
+	out := make([][]float64, 0, 2*len(chains))
+	for _, c := range chains {
+		out = append(out, c[:half])
+	}
+	for _, c := range chains {
+		out = append(out, c[n-half:])
+	}
+	// posterior orders the halves chain by chain (cbind of first halves,
+	// then second halves); the order does not change any result.
+	return out
+}
+
+// zScale replaces every draw by Φ⁻¹((r − 3/8)/(S + 1/4)), r its average rank
+// among all S draws. The result is written into fresh rows (the input is
+// usually an alias of the caller's draws).
+func (w *diagWorkspace) zScale(chains [][]float64) [][]float64 {
+	s := 0
+	for _, c := range chains {
+		s += len(c)
+	}
+	w.pooled = w.pooled[:0]
+	for _, c := range chains {
+		w.pooled = append(w.pooled, c...)
+	}
+	if !diagAllFinite(w.pooled) {
+		out := make([][]float64, len(chains))
+		for m := range chains {
+			out[m] = slices.Repeat([]float64{math.NaN()}, len(chains[m]))
+		}
+		return out
+	}
+	if cap(w.order) < s {
+		w.order = make([]rankedDraw, s)
+		w.ranks = make([]float64, s)
+	}
+	order, ranks := w.order[:s], w.ranks[:s]
+	for i, v := range w.pooled {
+		order[i] = rankedDraw{v, i}
+	}
+	slices.SortFunc(order, func(a, b rankedDraw) int {
+		// Draws are finite here, so a plain comparison is a total order.
+		switch {
+		case a.value < b.value:
+			return -1
+		case a.value > b.value:
+			return 1
+		}
+		return 0
+	})
+	for i := 0; i < s; {
+		j := i + 1
+		for j < s && order[j].value == order[i].value {
+			j++
+		}
+		avg := float64(i+j+1) / 2 // mean of ranks i+1 .. j
+		for k := i; k < j; k++ {
+			ranks[order[k].index] = avg
+		}
+		i = j
+	}
+	out := make([][]float64, len(chains))
+	k := 0
+	for m, c := range chains {
+		out[m] = make([]float64, len(c))
+		for i := range c {
+			u := (ranks[k] - 3.0/8) / (float64(s) + 1.0/4)
+			out[m][i] = -math.Sqrt2 * math.Erfcinv(2*u)
+			k++
+		}
+	}
+	return out
+}
+
+// rhatOf is posterior's .rhat on already split chains.
+func rhatOf(chains [][]float64) float64 {
+	if len(chains) == 0 || len(chains[0]) < 2 {
+		return math.NaN()
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range chains {
+		for _, v := range c {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return math.NaN()
+			}
+			if v < lo {
+				lo = v
+			}
+			if v > hi {
+				hi = v
+			}
+		}
+	}
+	if hi-lo < diagEps {
+		return math.NaN()
+	}
+	n := float64(len(chains[0]))
+	means := make([]float64, len(chains))
+	var within float64
+	for m, c := range chains {
+		means[m] = diagMean(c)
+		within += diagVariance(c, means[m])
+	}
+	within /= float64(len(chains))
+	between := n * diagVariance(means, diagMean(means))
+	if len(chains) == 1 {
+		between = 0
+	}
+	return math.Sqrt((between/within + n - 1) / n)
+}
+
+// diagEps is R's .Machine$double.eps, posterior's tolerance for constant draws.
+const diagEps = 0x1p-52
+
+// ess is posterior's .ess on already split chains.
+func (w *diagWorkspace) ess(chains [][]float64) float64 {
+	m := len(chains)
+	if m == 0 {
+		return math.NaN()
+	}
+	n := len(chains[0])
+	if n < 3 {
+		return math.NaN()
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range chains {
+		for _, v := range c {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return math.NaN()
+			}
+			if v < lo {
+				lo = v
+			}
+			if v > hi {
+				hi = v
+			}
+		}
+	}
+	if hi-lo < diagEps {
+		return math.NaN()
+	}
+	if len(w.acov) < m {
+		w.acov = append(w.acov, make([][]float64, m-len(w.acov))...)
+	}
+	means := make([]float64, m)
+	for k, c := range chains {
+		if cap(w.acov[k]) < n {
+			w.acov[k] = make([]float64, n)
+		}
+		w.acov[k] = w.acov[k][:n]
+		w.autocovariance(c, w.acov[k])
+		means[k] = diagMean(c)
+	}
+	acov := w.acov[:m]
+	meanAcov := func(t int) float64 {
+		var s float64
+		for _, a := range acov {
+			s += a[t]
+		}
+		return s / float64(m)
+	}
+	fn := float64(n)
+	meanVar := meanAcov(0) * fn / (fn - 1)
+	varPlus := meanVar * (fn - 1) / fn
+	if m > 1 {
+		varPlus += diagVariance(means, diagMean(means))
+	}
+
+	// Geyer's initial positive sequence, with posterior's improved estimate.
+	if cap(w.rho) < n {
+		w.rho = make([]float64, n)
+	}
+	rho := w.rho[:n]
+	clear(rho)
+	rho[0] = 1
+	even := 1.0
+	odd := 1 - (meanVar-meanAcov(1))/varPlus
+	rho[1] = odd
+	t := 0
+	for t < n-5 && !math.IsNaN(even+odd) && even+odd > 0 {
+		t += 2
+		even = 1 - (meanVar-meanAcov(t))/varPlus
+		odd = 1 - (meanVar-meanAcov(t+1))/varPlus
+		if even+odd >= 0 {
+			rho[t] = even
+			rho[t+1] = odd
+		}
+	}
+	maxT := t
+	if even > 0 {
+		rho[maxT] = even
+	}
+	// Geyer's initial monotone sequence.
+	for t := 0; t <= maxT-4; {
+		t += 2
+		if rho[t]+rho[t+1] > rho[t-2]+rho[t-1] {
+			rho[t] = (rho[t-2] + rho[t-1]) / 2
+			rho[t+1] = rho[t]
+		}
+	}
+	s := float64(m * n)
+	tau := -1 + rho[maxT]
+	for _, r := range rho[:maxT] {
+		tau += 2 * r
+	}
+	tau = math.Max(tau, 1/math.Log10(s))
+	return s / tau
+}
+
+// autocovariance writes posterior's autocovariance of x into dst: the
+// centred series is zero-padded to 2M, M the next 2·3·5-smooth size ≥ N,
+// and the unnormalised inverse FFT of |FFT|² is divided by 2N². That equals
+// the biased autocovariance times M/N; posterior keeps that factor (it is
+// exactly 1 when N is 2·3·5-smooth) and so do we, so that ESS agrees with
+// posterior. w.padRatio records M/N for Autocovariance, which removes it.
+func (w *diagWorkspace) autocovariance(x, dst []float64) {
+	n := len(x)
+	if n == 0 {
+		return
+	}
+	m := nextGoodSize(n)
+	size := 2 * m
+	if w.fft == nil || w.fft.Len() != size {
+		w.fft = fourier.NewFFT(size)
+		w.seq = make([]float64, size)
+		w.coeff = make([]complex128, size/2+1)
+	}
+	xbar := diagMean(x)
+	for i, v := range x {
+		w.seq[i] = v - xbar
+	}
+	clear(w.seq[n:])
+	w.fft.Coefficients(w.coeff, w.seq)
+	for i, c := range w.coeff {
+		w.coeff[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
+	}
+	w.fft.Sequence(w.seq, w.coeff)
+	// gonum's inverse is unnormalised like R's fft(inverse = TRUE).
+	scale := 1 / (float64(n) * float64(n) * 2)
+	for i := range dst[:n] {
+		dst[i] = w.seq[i] * scale
+	}
+	w.padRatio = float64(m) / float64(n)
+}
+
+// nextGoodSize is posterior's fft_next_good_size: the least N' ≥ N whose
+// only prime factors are 2, 3 and 5 (and at least 2).
+func nextGoodSize(n int) int {
+	if n <= 2 {
+		return 2
+	}
+	for ; ; n++ {
+		m := n
+		for m%2 == 0 {
+			m /= 2
+		}
+		for m%3 == 0 {
+			m /= 3
+		}
+		for m%5 == 0 {
+			m /= 5
+		}
+		if m <= 1 {
+			return n
+		}
+	}
+}
+
+// pooledSorted returns all draws of all chains, sorted ascending.
+func pooledSorted(chains [][]float64) []float64 {
+	var n int
+	for _, c := range chains {
+		n += len(c)
+	}
+	out := make([]float64, 0, n)
+	for _, c := range chains {
+		out = append(out, c...)
+	}
+	sort.Float64s(out)
+	return out
+}
+
+// quantileSorted is R's type-7 quantile of sorted draws.
+func quantileSorted(sorted []float64, prob float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	h := float64(n-1) * prob
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return sorted[n-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+func diagMean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// variance is the sample variance with denominator len(x) − 1.
+func diagVariance(x []float64, mu float64) float64 {
+	var s float64
+	for _, v := range x {
+		d := v - mu
+		s += d * d
+	}
+	return s / float64(len(x)-1)
+}
+
+func diagAllFinite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// isConstant reports whether sorted draws span less than R's double.eps.
+func diagIsConstant(sorted []float64) bool {
+	return len(sorted) == 0 || sorted[len(sorted)-1]-sorted[0] < diagEps
+}
