@@ -1,0 +1,163 @@
+package inference
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// truncMoments returns the exact mean and variance of N(mu, sigma²)
+// restricted to [lo, hi], for intervals where Φ(β) − Φ(α) is representable.
+func truncMoments(mu, sigma, lo, hi float64) (mean, variance float64) {
+	a, b := (lo-mu)/sigma, (hi-mu)/sigma
+	phi := func(x float64) float64 {
+		if math.IsInf(x, 0) {
+			return 0
+		}
+		return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+	}
+	xphi := func(x float64) float64 {
+		if math.IsInf(x, 0) {
+			return 0
+		}
+		return x * phi(x)
+	}
+	z := stdNormalCDF(b) - stdNormalCDF(a)
+	if a > 0 {
+		z = stdNormalUpper(a) - stdNormalUpper(b)
+	}
+	m := (phi(a) - phi(b)) / z
+	v := 1 + (xphi(a)-xphi(b))/z - m*m
+	return mu + sigma*m, sigma * sigma * v
+}
+
+func TestTruncNormalMoments(t *testing.T) {
+	inf := math.Inf(1)
+	cases := []struct {
+		name           string
+		mu, sigma      float64
+		lo, hi         float64
+		asymptoticTail bool // exact moments underflow: use the Mills-ratio expansion
+	}{
+		{"straddling", 0.3, 1.5, -1, 2, false},
+		{"lower half-line", 1, 2, -inf, 0.5, false},
+		{"upper half-line", -1, 0.7, 0, inf, false},
+		{"upper tail interval", 0, 1, 3, 3.5, false},
+		{"lower tail interval", 2, 1, -6, -5, false},
+		{"far tail alpha 10", 0, 1, 10, inf, false},
+		{"underflow tail alpha 40", 0, 1, 40, inf, true},
+		{"underflow lower tail", 5, 0.1, -inf, 0, true},
+		{"narrow", 0, 1, 0.1, 0.1001, false},
+	}
+	const draws = 40000
+	for k, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(17, uint64(k)))
+			var sum, sumsq float64
+			for range draws {
+				x := truncNormal(rng, c.mu, c.sigma, c.lo, c.hi)
+				if x < c.lo || x > c.hi || math.IsNaN(x) {
+					t.Fatalf("draw %v outside [%v, %v]", x, c.lo, c.hi)
+				}
+				sum += x
+				sumsq += x * x
+			}
+			mean := sum / draws
+			variance := sumsq/draws - mean*mean
+			var wantMean, wantVar float64
+			if c.asymptoticTail {
+				// Standardised tail beyond a: E = r(a), Var = 1 + a r(a) − r(a)²,
+				// with the inverse Mills ratio r(a) ≈ a + 1/a − 2/a³ + 10/a⁵.
+				a := (c.lo - c.mu) / c.sigma
+				s := 1.0
+				if math.IsInf(c.lo, -1) {
+					a = (c.mu - c.hi) / c.sigma
+					s = -1
+				}
+				r := a + 1/a - 2/(a*a*a) + 10/math.Pow(a, 5)
+				wantMean = c.mu + s*c.sigma*r
+				wantVar = c.sigma * c.sigma * (1 + a*r - r*r)
+			} else {
+				wantMean, wantVar = truncMoments(c.mu, c.sigma, c.lo, c.hi)
+			}
+			// Monte Carlo standard error of the mean is sqrt(Var/draws); a
+			// 5-SE threshold (plus a tiny absolute slack for the asymptotic
+			// expansion) fails a sampler off by a few percent of its sd.
+			se := math.Sqrt(wantVar / draws)
+			if d := math.Abs(mean - wantMean); d > 5*se+1e-6*c.sigma {
+				t.Errorf("mean %.6g, want %.6g (|diff| %.3g > 5 SE = %.3g)", mean, wantMean, d, 5*se)
+			}
+			// The variance estimate's SE is about Var·sqrt(2/draws) for
+			// near-normal shapes (≈ 0.7% here); allow 6 SE.
+			if d := math.Abs(variance - wantVar); d > 6*wantVar*math.Sqrt(2.0/draws) {
+				t.Errorf("variance %.6g, want %.6g", variance, wantVar)
+			}
+		})
+	}
+}
+
+func TestTruncNormalDegenerate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	if x := truncNormal(rng, 0, 1, 0.5, 0.5); x != 0.5 {
+		t.Errorf("point interval gave %v, want 0.5", x)
+	}
+}
+
+// TestGibbsLevelsStationary runs Hoff's block update on two rows in two
+// levels with mu = 0, sigma = 1: the target is (x1, x2) ~ N(0, I) given
+// x1 <= x2, so E[x2] = E[max of two standard normals] = 1/sqrt(pi). A missing
+// third row must be N(mu, 1).
+func TestGibbsLevelsStationary(t *testing.T) {
+	lv, err := hough.NewLevels([]float64{1, 2, math.NaN()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	z := []float64{-0.5, 0.5, 0}
+	mu := []float64{0, 0, 2}
+	const iters = 100000
+	top := make([]float64, iters)
+	var missSum float64
+	for it := range iters {
+		gibbsLevels(rng, lv, z, mu, 1)
+		if z[0] > z[1] {
+			t.Fatalf("iteration %d: order violated: %v > %v", it, z[0], z[1])
+		}
+		top[it] = z[1]
+		missSum += z[2]
+	}
+	ess := ESS([][]float64{top})
+	mean := diagMean(top)
+	// Var(max of two standard normals) = 1 − 1/π.
+	se := math.Sqrt((1 - 1/math.Pi) / ess)
+	if want := 1 / math.Sqrt(math.Pi); math.Abs(mean-want) > 5*se {
+		t.Errorf("E[x2] = %.4f, want %.4f (5 SE = %.4f, ESS %.0f)", mean, want, 5*se, ess)
+	}
+	if m := missSum / iters; math.Abs(m-2) > 5/math.Sqrt(iters) {
+		t.Errorf("missing row mean %.4f, want 2", m)
+	}
+}
+
+func BenchmarkGibbsLevels(b *testing.B) {
+	const n = 1000
+	rng := rand.New(rand.NewPCG(5, 6))
+	y := make([]float64, n)
+	z := make([]float64, n)
+	mu := make([]float64, n)
+	for i := range y {
+		y[i] = float64(rng.IntN(5))
+	}
+	lv, err := hough.NewLevels(y)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range z {
+		z[i] = y[i] + rng.Float64()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		gibbsLevels(rng, lv, z, mu, 1)
+	}
+}
