@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -168,9 +169,28 @@ type chainSampler interface {
 	latent() [][]float64
 }
 
-// data is the checked form of a Spec's columns shared by every chain.
+// data is the checked form of a Spec's columns shared by every chain; it is
+// read-only once built.
 type data struct {
 	n, p    int
 	columns [][]float64     // as in Spec
 	levels  []*hough.Levels // one per column
+	names   []string        // column names (Spec.Names, or Y1..Yp)
+}
+
+// name returns the name of column j for messages.
+func (d *data) name(j int) string {
+	if j < len(d.names) {
+		return d.names[j]
+	}
+	return fmt.Sprintf("Y%d", j+1)
+}
+
+// latentScaler is implemented by samplers that know the marginal standard
+// deviation of each latent column under the current draw (sqrt(V_jj) in the
+// full model, sqrt(1+‖λ_j‖²) in the factor model). Imputation uses it to map
+// a latent value to the data scale; without it the sample standard deviation
+// of the column is used.
+type latentScaler interface {
+	latentSD(j int) float64
 }

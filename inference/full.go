@@ -1,0 +1,348 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// fullSampler is one chain of Hoff's full-correlation model (sampling.md §1):
+// latent columns Z updated one column at a time given the others, by Hoff's
+// Gibbs block update or by exact HMC (package hough), each followed by the
+// sbgcop 1.0 translation move, then the working covariance V drawn from its
+// inverse-Wishart conditional, optionally corrected to an LKJ prior on C by
+// an independence Metropolis–Hastings step (§5).
+type fullSampler struct {
+	d    *data
+	n, p int
+
+	z     [][]float64 // z[j][i], the latent columns
+	v     []float64   // working covariance V (p×p)
+	omega []float64   // Ω = V⁻¹
+	c     []float64   // C = Δ⁻¹VΔ⁻¹
+	logW  float64     // log w(C) of the current C (LKJ only)
+
+	// proposal and workspace
+	vNew, omegaNew, cNew []float64
+	psi                  []float64
+	mu                   []float64
+	perm                 []int
+	iw                   *iwWork
+	hmc                  []*hough.Sampler // per column; nil means Gibbs
+
+	df, scale float64 // IW prior (proposal prior for LKJ): V ~ IW(df, scale·I)
+	lkj       bool
+	eta       float64
+
+	// sigmaScale multiplies the conditional standard deviation given to the
+	// column updates. It is 1 except in tests that plant a bug to check that
+	// the Geweke test catches it.
+	sigmaScale float64
+}
+
+// newFullSampler builds one chain's state for a FullCorrelation spec: it
+// initialises Z by normal scores of the ranks (sampling.md §1.5; ties broken
+// at random, missing cells N(0,1), then each column centred and scaled) and V
+// as the sample covariance of Z (or, if that is singular, by one draw of the
+// V step).
+func newFullSampler(d *data, spec *Spec, rng *rand.Rand) (*fullSampler, error) {
+	n, p := d.n, d.p
+	s := &fullSampler{
+		d: d, n: n, p: p,
+		z:          make([][]float64, p),
+		v:          make([]float64, p*p),
+		omega:      make([]float64, p*p),
+		c:          make([]float64, p*p),
+		vNew:       make([]float64, p*p),
+		omegaNew:   make([]float64, p*p),
+		cNew:       make([]float64, p*p),
+		psi:        make([]float64, p*p),
+		mu:         make([]float64, n),
+		perm:       make([]int, p),
+		iw:         newIWWork(p),
+		sigmaScale: 1,
+	}
+	model, _ := spec.Model.(FullCorrelation)
+	switch pr := model.Prior.(type) {
+	case nil:
+		s.df, s.scale = float64(p+2), float64(p+2)
+	case InverseWishart:
+		s.df, s.scale = pr.DF, pr.Scale
+		if s.df == 0 {
+			s.df = float64(p + 2)
+		}
+		if s.scale == 0 {
+			s.scale = float64(p + 2)
+		}
+	case LKJ:
+		s.lkj = true
+		s.eta = pr.Eta
+		if s.eta == 0 {
+			s.eta = 1
+		}
+		s.df = pr.DF
+		if s.df == 0 {
+			s.df = float64(p + 2)
+		}
+		s.scale = s.df
+	default:
+		return nil, fmt.Errorf("inference: unknown correlation prior %T", model.Prior)
+	}
+	for j := range s.perm {
+		s.perm[j] = j
+	}
+	if spec.Method == HMC {
+		s.hmc = make([]*hough.Sampler, p)
+		for j := 0; j < p; j++ {
+			if spec.ColumnHMC == nil || spec.ColumnHMC[j] {
+				s.hmc[j] = hough.NewSampler(d.levels[j], hough.Options{TravelTime: spec.TravelTime})
+			}
+		}
+	}
+	for j := 0; j < p; j++ {
+		s.z[j] = make([]float64, n)
+		normalScores(rng, d.levels[j], s.z[j], true)
+	}
+	// V ← sample covariance of Z (columns are centred and scaled).
+	for i := 0; i < p; i++ {
+		for k := 0; k <= i; k++ {
+			c := dot(s.z[i], s.z[k]) / float64(n)
+			s.v[i*p+k], s.v[k*p+i] = c, c
+		}
+	}
+	if !s.setV(s.v) {
+		s.fillPsi()
+		if _, ok := s.iw.draw(rng, s.df+float64(n), s.psi, s.vNew, s.omegaNew); !ok {
+			return nil, fmt.Errorf("inference: initial covariance step failed: Ψ₀ + ZᵀZ is not positive definite")
+		}
+		if !s.setV(s.vNew) {
+			return nil, fmt.Errorf("inference: initial covariance draw is not positive definite")
+		}
+	}
+	return s, nil
+}
+
+// setV sets V (copied from v, which may alias s.v), Ω = V⁻¹, C and log w(C);
+// it reports false if v is not positive definite.
+func (s *fullSampler) setV(v []float64) bool {
+	p := s.p
+	copy(s.v, v)
+	l := s.omegaNew // scratch
+	copy(l, s.v)
+	if !cholLower(l, p) {
+		return false
+	}
+	logDetV := 0.0
+	for j := 0; j < p; j++ {
+		logDetV += 2 * math.Log(l[j*p+j])
+	}
+	invLower(l, p)
+	gramLowerT(s.omega, l, p)
+	corrFromCov(s.c, s.v, p)
+	s.logW = s.lkjLogWeight(s.v, s.omega, -logDetV)
+	return true
+}
+
+// lkjLogWeight is log w(C) = log π_LKJ(C) − log π_IW(C) up to a constant for
+// the C of covariance v with inverse omega and log|Ω| = logDetOmega
+// (sampling.md §5):
+//
+//	log w = (η − 1 + (ν+p+1)/2) log|C| + (ν/2) Σ_j log (C⁻¹)_jj,
+//
+// with log|C| = −log|Ω| − Σ_j log V_jj and (C⁻¹)_jj = V_jj Ω_jj.
+func (s *fullSampler) lkjLogWeight(v, omega []float64, logDetOmega float64) float64 {
+	if !s.lkj {
+		return 0
+	}
+	p := s.p
+	logDetC := -logDetOmega
+	diag := 0.0
+	for j := 0; j < p; j++ {
+		logDetC -= math.Log(v[j*p+j])
+		diag += math.Log(v[j*p+j] * omega[j*p+j])
+	}
+	nu := s.df
+	return (s.eta-1+(nu+float64(p)+1)/2)*logDetC + nu/2*diag
+}
+
+// normalScores sets z to the normal scores of the ranks of the observed
+// rows (sampling.md §1.5): rows of one level get the consecutive ranks of
+// that level in random order (sbgcop 1.0's ties.method = "random"),
+// z = Φ⁻¹(rank/(N+1)) with N observed rows, and missing rows get N(0,1)
+// draws. If standardise is true the column is then centred and scaled to unit
+// standard deviation, which keeps it inside the constraint set.
+func normalScores(rng *rand.Rand, lv *hough.Levels, z []float64, standardise bool) {
+	nObs := len(lv.Order)
+	for l := 0; l < lv.NumLevels(); l++ {
+		rows := lv.Rows(l)
+		start := int(lv.Start[l])
+		// The level's ranks, shuffled among its rows.
+		for k, i := range rows {
+			z[i] = float64(start + k + 1)
+		}
+		for k := len(rows) - 1; k > 0; k-- {
+			j := rng.IntN(k + 1)
+			a, b := rows[k], rows[j]
+			z[a], z[b] = z[b], z[a]
+		}
+		for _, i := range rows {
+			u := z[i] / float64(nObs+1)
+			z[i] = -math.Sqrt2 * math.Erfcinv(2*u)
+		}
+	}
+	for _, i := range lv.Missing {
+		z[i] = rng.NormFloat64()
+	}
+	if !standardise || len(z) < 2 {
+		return
+	}
+	mean := 0.0
+	for _, x := range z {
+		mean += x
+	}
+	mean /= float64(len(z))
+	ss := 0.0
+	for i, x := range z {
+		z[i] = x - mean
+		ss += z[i] * z[i]
+	}
+	sd := math.Sqrt(ss / float64(len(z)-1))
+	if sd > 0 {
+		for i := range z {
+			z[i] /= sd
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	s0, s1 := 0.0, 0.0
+	i := 0
+	for ; i+1 < len(a); i += 2 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+	}
+	if i < len(a) {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1
+}
+
+// fillPsi sets Ψ = scale·I + ZᵀZ.
+func (s *fullSampler) fillPsi() {
+	p := s.p
+	for i := 0; i < p; i++ {
+		for k := 0; k <= i; k++ {
+			c := dot(s.z[i], s.z[k])
+			if i == k {
+				c += s.scale
+			}
+			s.psi[i*p+k], s.psi[k*p+i] = c, c
+		}
+	}
+}
+
+func (s *fullSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) error {
+	if err := s.sweepZ(rng, warmup, st); err != nil {
+		return err
+	}
+	if err := s.stepV(rng, st); err != nil {
+		return err
+	}
+	st.Iterations++
+	return nil
+}
+
+// sweepZ updates every latent column once, in a random order, given Ω = V⁻¹
+// (sampling.md §1.3–1.4): z_j | rest ~ N(μ_j, σ_j² I) on D_j with
+// σ_j² = 1/Ω_jj and μ_ij = −Σ_{k≠j} Ω_jk z_ik / Ω_jj; then the translation
+// move z_j ← z_j − δ, δ ~ N(mean(z_j − μ_j), σ_j²/n), which preserves D_j and
+// leaves the conditional invariant (Liu–Sabatti with Lebesgue Haar measure).
+func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
+	p, n := s.p, s.n
+	for k := p - 1; k > 0; k-- {
+		j := rng.IntN(k + 1)
+		s.perm[k], s.perm[j] = s.perm[j], s.perm[k]
+	}
+	mu := s.mu
+	for _, j := range s.perm {
+		ojj := s.omega[j*p+j]
+		sigma := 1 / math.Sqrt(ojj)
+		clear(mu)
+		for k := 0; k < p; k++ {
+			if k == j {
+				continue
+			}
+			axpy(-s.omega[j*p+k]/ojj, s.z[k], mu)
+		}
+		zj := s.z[j]
+		lv := s.d.levels[j]
+		if s.hmc != nil && s.hmc[j] != nil {
+			hs, err := s.hmc[j].Transition(rng, zj, mu, sigma*s.sigmaScale)
+			st.Bounces += int64(hs.Bounces)
+			st.Events += int64(hs.Events)
+			st.Rejections += int64(hs.Rejections)
+			if err != nil {
+				if !warmup || lv.Feasible(zj) {
+					return fmt.Errorf("inference: exact HMC on column %s: %w", s.d.name(j), err)
+				}
+				// sampling.md §2.6 rule 8: during warm-up only, rebuild an
+				// infeasible column from normal scores and Gibbs-update it.
+				normalScores(rng, lv, zj, true)
+				st.Rebuilds++
+				gibbsLevels(rng, lv, zj, mu, sigma*s.sigmaScale)
+			}
+		} else {
+			gibbsLevels(rng, lv, zj, mu, sigma*s.sigmaScale)
+		}
+		// Translation move.
+		m := 0.0
+		for i, x := range zj {
+			m += x - mu[i]
+		}
+		delta := m/float64(n) + sigma/math.Sqrt(float64(n))*rng.NormFloat64()
+		for i := range zj {
+			zj[i] -= delta
+		}
+	}
+	return nil
+}
+
+func axpy(a float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// stepV draws V' ~ IW(ν + n, scale·I + ZᵀZ) by Bartlett's decomposition. For
+// the inverse-Wishart prior V' is the new state; for the LKJ prior it is an
+// independence proposal accepted with probability min(1, w(C')/w(C))
+// (sampling.md §5).
+func (s *fullSampler) stepV(rng *rand.Rand, st *StepStats) error {
+	s.fillPsi()
+	logDetOmega, ok := s.iw.draw(rng, s.df+float64(s.n), s.psi, s.vNew, s.omegaNew)
+	if !ok {
+		return fmt.Errorf("inference: covariance step: Ψ₀ + ZᵀZ is not positive definite (non-finite latent values?)")
+	}
+	if s.lkj {
+		st.LKJProposed++
+		lw := s.lkjLogWeight(s.vNew, s.omegaNew, logDetOmega)
+		if !(math.Log(rng.Float64()) < lw-s.logW) {
+			return nil
+		}
+		st.LKJAccepted++
+		s.logW = lw
+	}
+	s.v, s.vNew = s.vNew, s.v
+	s.omega, s.omegaNew = s.omegaNew, s.omega
+	corrFromCov(s.c, s.v, s.p)
+	return nil
+}
+
+func (s *fullSampler) corr(dst []float64)          { copy(dst, s.c) }
+func (s *fullSampler) loadings(dst []float64) bool { return false }
+func (s *fullSampler) latent() [][]float64         { return s.z }
+func (s *fullSampler) latentSD(j int) float64      { return math.Sqrt(s.v[j*s.p+j]) }

@@ -1,0 +1,123 @@
+package inference
+
+import (
+	"math"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// Imputed is the posterior predictive distribution of one missing cell.
+type Imputed struct {
+	// Row and Col are 0-based.
+	Row, Col int
+	// Mean and Median are the posterior predictive mean and median (R's
+	// type-7 quantile) of the imputed values.
+	Mean, Median float64
+	// Draws are the imputed values of every kept draw, chains in order.
+	Draws []float64
+}
+
+// Impute returns the posterior predictive distribution of every missing
+// cell, in the order of r.Missing.
+//
+// A missing cell's latent z_ij is unconstrained: the sampler draws it from its
+// conditional N(μ_ij, σ_j²) given the row's other latents. At each kept draw
+// it is mapped to the data scale as sbgcop does, through the column's
+// empirical distribution: with s_j the marginal standard deviation of the
+// latent column under that draw (sqrt(V_jj) in the full model), u = Φ(z_ij/s_j)
+// and the imputed value is the type-1 quantile of the column's N_j observed
+// values at u, that is the observed value v_ℓ whose empirical rank interval
+// (F(v_{ℓ−1}), F(v_ℓ)] contains u, F being the empirical CDF. The imputed
+// value is therefore always one of the column's observed values, and the
+// relation between columns is carried by C through z.
+func (r *Result) Impute() []Imputed {
+	out := make([]Imputed, len(r.Missing))
+	for m, cell := range r.Missing {
+		var draws []float64
+		for _, ch := range r.Imputed {
+			for _, vals := range ch {
+				draws = append(draws, vals[m])
+			}
+		}
+		im := Imputed{Row: cell.Row, Col: cell.Col, Draws: draws, Mean: math.NaN(), Median: math.NaN()}
+		if len(draws) > 0 {
+			s := 0.0
+			for _, v := range draws {
+				s += v
+			}
+			im.Mean = s / float64(len(draws))
+			im.Median = Quantile([][]float64{draws}, 0.5)
+		}
+		out[m] = im
+	}
+	return out
+}
+
+// imputer maps the latent values of the missing cells to the data scale; it
+// does not allocate.
+type imputer struct {
+	levels []*hough.Levels
+	cells  []Cell
+}
+
+func newImputer(levels []*hough.Levels, cells []Cell) *imputer {
+	return &imputer{levels: levels, cells: cells}
+}
+
+// impute writes the data-scale value of every missing cell under the
+// sampler's current state into dst (len(cells)).
+func (im *imputer) impute(dst []float64, cs chainSampler) {
+	z := cs.latent()
+	scaler, hasScale := cs.(latentScaler)
+	col, sd := -1, 1.0
+	for m, cell := range im.cells {
+		if cell.Col != col {
+			col = cell.Col
+			if hasScale {
+				sd = scaler.latentSD(col)
+			} else {
+				sd = sampleSD(z[col])
+			}
+		}
+		u := stdNormalCDF(z[col][cell.Row] / sd)
+		dst[m] = levelAtProb(im.levels[col], u)
+	}
+}
+
+// levelAtProb is the type-1 quantile at probability u of the column's
+// observed values: the smallest value v_ℓ whose empirical CDF
+// (Start[ℓ+1]/N) is at least u.
+func levelAtProb(lv *hough.Levels, u float64) float64 {
+	nObs := float64(len(lv.Order))
+	lo, hi := 0, lv.NumLevels()-1
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if float64(lv.Start[mid+1]) >= u*nObs {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lv.Values[lo]
+}
+
+// sampleSD is the standard deviation of x about its mean.
+func sampleSD(x []float64) float64 {
+	if len(x) < 2 {
+		return 1
+	}
+	mean := 0.0
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	ss := 0.0
+	for _, v := range x {
+		ss += (v - mean) * (v - mean)
+	}
+	sd := math.Sqrt(ss / float64(len(x)-1))
+	if !(sd > 0) {
+		return 1
+	}
+	return sd
+}

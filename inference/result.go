@@ -1,0 +1,274 @@
+package inference
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// Cell is one cell of the data: Row and Col are 0-based, Col in the order of
+// Spec.Columns.
+type Cell struct{ Row, Col int }
+
+// Result holds the draws of a run and what the samplers did. Chains are
+// numbered from 0 here; every per-chain slice has one entry per chain. After
+// an interrupted run the chains may hold different numbers of draws.
+type Result struct {
+	// Names are the column names (Spec.Names, or Y1..Yp).
+	Names []string
+	// N is the number of rows, P the number of columns and K the number of
+	// factors (0 for the full-correlation model).
+	N, P, K int
+	// Model and Method are as run (Model defaulted to FullCorrelation{}).
+	Model  Model
+	Method Method
+	// Warmup, Iter and Thin are the settings the run used (Thin at least 1).
+	Warmup, Iter, Thin int
+	// Seed is the seed the chains' streams were derived from.
+	Seed uint64
+
+	// C[chain][draw] is a kept post-warm-up draw of the copula correlation
+	// matrix, p×p row-major: bitwise symmetric with an exact unit diagonal.
+	C [][][]float64
+	// Lambda[chain][draw] is the matching draw of the factor loadings Λ, p×k
+	// row-major (factor model only; nil otherwise). Λ is identified only up
+	// to rotation: monitor C.
+	Lambda [][][]float64
+	// WarmupC[chain][draw] are the warm-up draws of C, thinned like C, when
+	// Spec.KeepWarmup is set (nil otherwise); WarmupC followed by C is the
+	// whole trace, as RMSETrace wants it.
+	WarmupC [][][]float64
+
+	// ZMean[j][i] is the posterior mean of the latent z_ij over every
+	// post-warm-up iteration (not only the kept ones) of every chain, in the
+	// sampler's working scale (the full model's Z has covariance V, of which
+	// C is the correlation). NaN if no post-warm-up iteration ran.
+	ZMean [][]float64
+	// Missing lists the missing cells, ordered by column then row.
+	Missing []Cell
+	// Imputed[chain][draw][m] is the posterior predictive value of cell
+	// Missing[m] at kept draw `draw`, on the data scale (one of the column's
+	// observed values); see Impute for the mapping.
+	Imputed [][][]float64
+
+	// Stats are the sampler statistics accumulated by each chain.
+	Stats []StepStats
+	// Iterations is the number of iterations each chain completed, warm-up
+	// included.
+	Iterations []int
+	// Interrupted is true if the run was cancelled before every chain
+	// finished.
+	Interrupted bool
+	// Elapsed is the wall-clock time of the run.
+	Elapsed time.Duration
+
+	levels      []*hough.Levels
+	zsum        [][][]float64 // per chain, per column, per row
+	zcount      []int
+	interrupted []bool
+}
+
+func newResult(d *data, sp *Spec) *Result {
+	m := sp.Chains
+	r := &Result{
+		Names: sp.Names, N: d.n, P: d.p, Model: sp.Model, Method: sp.Method,
+		Warmup: sp.Warmup, Iter: sp.Iter, Thin: sp.Thin, Seed: sp.Seed,
+		C:           make([][][]float64, m),
+		Stats:       make([]StepStats, m),
+		Iterations:  make([]int, m),
+		Imputed:     make([][][]float64, m),
+		levels:      d.levels,
+		zsum:        make([][][]float64, m),
+		zcount:      make([]int, m),
+		interrupted: make([]bool, m),
+	}
+	if fm, ok := sp.Model.(FactorModel); ok {
+		r.K = fm.K
+		r.Lambda = make([][][]float64, m)
+	}
+	if sp.KeepWarmup {
+		r.WarmupC = make([][][]float64, m)
+	}
+	for j, lv := range d.levels {
+		for _, i := range lv.Missing {
+			r.Missing = append(r.Missing, Cell{Row: int(i), Col: j})
+		}
+	}
+	keep := sp.Iter / sp.Thin
+	for c := 0; c < m; c++ {
+		r.C[c] = make([][]float64, 0, keep)
+		if r.Lambda != nil {
+			r.Lambda[c] = make([][]float64, 0, keep)
+		}
+		if r.WarmupC != nil {
+			r.WarmupC[c] = make([][]float64, 0, sp.Warmup/sp.Thin)
+		}
+		if len(r.Missing) > 0 {
+			r.Imputed[c] = make([][]float64, 0, keep)
+		}
+		r.zsum[c] = make([][]float64, d.p)
+		for j := range r.zsum[c] {
+			r.zsum[c][j] = make([]float64, d.n)
+		}
+	}
+	return r
+}
+
+// finish combines the chains' running sums into ZMean and frees them.
+func (r *Result) finish() {
+	total := 0
+	for _, k := range r.zcount {
+		total += k
+	}
+	r.ZMean = make([][]float64, r.P)
+	for j := range r.ZMean {
+		col := make([]float64, r.N)
+		for c := range r.zsum {
+			axpy(1, r.zsum[c][j], col)
+		}
+		for i := range col {
+			col[i] /= float64(total)
+		}
+		r.ZMean[j] = col
+	}
+	r.zsum = nil
+	for _, b := range r.interrupted {
+		r.Interrupted = r.Interrupted || b
+	}
+}
+
+// Draws returns the kept draws of C_ij (0-based i, j) per chain:
+// Draws(i, j)[chain][draw].
+func (r *Result) Draws(i, j int) [][]float64 {
+	if i < 0 || j < 0 || i >= r.P || j >= r.P {
+		panic(fmt.Sprintf("inference: Result.Draws(%d, %d) out of range for p = %d", i, j, r.P))
+	}
+	out := make([][]float64, len(r.C))
+	for c, chain := range r.C {
+		out[c] = make([]float64, len(chain))
+		for t, m := range chain {
+			out[c][t] = m[i*r.P+j]
+		}
+	}
+	return out
+}
+
+// ParamSummary is the Summary of one named scalar.
+type ParamSummary struct {
+	// Name follows CmdStan: C.i.j for the correlation of columns i < j,
+	// 1-based.
+	Name string
+	Summary
+}
+
+// Summary summarises every off-diagonal entry C_ij, i < j, in row-major
+// order. Chains with no draws are left out and the others are cut to the
+// shortest chain's length (only an interrupted run has unequal chains). With
+// no draws at all it returns nil.
+func (r *Result) Summary() []ParamSummary {
+	shortest := -1
+	for _, ch := range r.C {
+		if len(ch) > 0 && (shortest < 0 || len(ch) < shortest) {
+			shortest = len(ch)
+		}
+	}
+	if shortest < 0 {
+		return nil
+	}
+	var names []string
+	var params [][][]float64
+	for i := 0; i < r.P; i++ {
+		for j := i + 1; j < r.P; j++ {
+			var chains [][]float64
+			for _, ch := range r.Draws(i, j) {
+				if len(ch) > 0 {
+					chains = append(chains, ch[:shortest])
+				}
+			}
+			names = append(names, fmt.Sprintf("C.%d.%d", i+1, j+1))
+			params = append(params, chains)
+		}
+	}
+	sums := SummarizeAll(params)
+	out := make([]ParamSummary, len(sums))
+	for k, s := range sums {
+		out[k] = ParamSummary{Name: names[k], Summary: s}
+	}
+	return out
+}
+
+// Invariants checks what must hold of every stored draw (sampling.md §6e):
+// each C (warm-up draws included) is bitwise symmetric with an exact unit
+// diagonal, off-diagonal entries in (−1, 1), and a successful Cholesky
+// factorisation; imputed values are observed values of their column; and
+// no exact-HMC trajectory was rejected. It returns every violation found,
+// joined, or nil.
+func (r *Result) Invariants() error {
+	var errs []error
+	p := r.P
+	work := make([]float64, p*p)
+	check := func(kind string, c, t int, m []float64) {
+		if len(m) != p*p {
+			errs = append(errs, fmt.Errorf("%s chain %d draw %d: %d entries, want %d", kind, c+1, t+1, len(m), p*p))
+			return
+		}
+		for i := 0; i < p; i++ {
+			if m[i*p+i] != 1 {
+				errs = append(errs, fmt.Errorf("%s chain %d draw %d: C[%d,%d] = %v, want 1", kind, c+1, t+1, i+1, i+1, m[i*p+i]))
+			}
+			for j := i + 1; j < p; j++ {
+				if m[i*p+j] != m[j*p+i] || math.IsNaN(m[i*p+j]) {
+					errs = append(errs, fmt.Errorf("%s chain %d draw %d: C[%d,%d] = %v but C[%d,%d] = %v", kind, c+1, t+1, i+1, j+1, m[i*p+j], j+1, i+1, m[j*p+i]))
+				}
+				if !(math.Abs(m[i*p+j]) < 1) {
+					errs = append(errs, fmt.Errorf("%s chain %d draw %d: |C[%d,%d]| = %v, want < 1", kind, c+1, t+1, i+1, j+1, m[i*p+j]))
+				}
+			}
+		}
+		copy(work, m)
+		if !cholLower(work, p) {
+			errs = append(errs, fmt.Errorf("%s chain %d draw %d: C is not positive definite", kind, c+1, t+1))
+		}
+	}
+	for c, ch := range r.C {
+		for t, m := range ch {
+			check("C", c, t, m)
+		}
+	}
+	for c, ch := range r.WarmupC {
+		for t, m := range ch {
+			check("warm-up C", c, t, m)
+		}
+	}
+	for c, ch := range r.Imputed {
+		for t, vals := range ch {
+			for m, v := range vals {
+				cell := r.Missing[m]
+				if !isLevelValue(r.levels[cell.Col], v) {
+					errs = append(errs, fmt.Errorf("imputed chain %d draw %d: cell (%d, %d) = %v is not an observed value of its column", c+1, t+1, cell.Row+1, cell.Col+1, v))
+				}
+			}
+		}
+	}
+	for c, st := range r.Stats {
+		if st.Rejections != 0 {
+			errs = append(errs, fmt.Errorf("chain %d: %d exact-HMC trajectories rejected", c+1, st.Rejections))
+		}
+	}
+	if len(errs) > 20 {
+		errs = append(errs[:20], fmt.Errorf("and %d more violations", len(errs)-20))
+	}
+	return errors.Join(errs...)
+}
+
+func isLevelValue(lv *hough.Levels, v float64) bool {
+	for _, x := range lv.Values {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,333 @@
+package inference
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// progressInterval is the least time between two progress reports.
+const progressInterval = 50 * time.Millisecond
+
+// Run samples the posterior of spec's model given its data. It runs
+// spec.Chains chains in parallel goroutines, chain c drawing from its own PCG
+// stream derived from spec.Seed and c only, so results do not depend on
+// GOMAXPROCS or scheduling.
+//
+// Run checks ctx between iterations. When ctx is cancelled it stops every
+// chain and returns the draws made so far in a non-nil Result with
+// Interrupted set, together with ctx.Err() (test it with errors.Is). A
+// sampler failure in a chain stops that chain and is returned, joined with
+// the others, alongside the partial Result. An invalid spec returns a nil
+// Result and an error saying what to fix.
+//
+// progress, if not nil, is called from the chains' goroutines but never
+// concurrently, at most every 50 ms while sampling, and once more when all
+// chains have stopped.
+func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, error) {
+	start := time.Now()
+	sp, err := checkSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	d, err := newData(&sp)
+	if err != nil {
+		return nil, err
+	}
+	res := newResult(d, &sp)
+	samplers := make([]chainSampler, sp.Chains)
+	rngs := make([]*rand.Rand, sp.Chains)
+	for c := range samplers {
+		rngs[c] = chainRNG(sp.Seed, c)
+		samplers[c], err = newChainSampler(d, &sp, rngs[c])
+		if err != nil {
+			return nil, err
+		}
+	}
+	gate := &progressGate{fn: progress, start: start, total: sp.Warmup + sp.Iter, allTotal: sp.Chains * (sp.Warmup + sp.Iter)}
+	errs := make([]error, sp.Chains)
+	var wg sync.WaitGroup
+	for c := range samplers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[c] = res.runChain(ctx, c, samplers[c], rngs[c], &sp, gate)
+		}()
+	}
+	wg.Wait()
+	res.finish()
+	res.Elapsed = time.Since(start)
+	gate.final(res)
+	if err := errors.Join(errs...); err != nil {
+		return res, err
+	}
+	if res.Interrupted {
+		return res, ctx.Err()
+	}
+	return res, nil
+}
+
+// chainRNG returns chain c's random source: a PCG whose two seed words mix
+// seed and c through SplitMix64, so distinct chains get unrelated states.
+func chainRNG(seed uint64, c int) *rand.Rand {
+	s1 := splitMix64(seed ^ 0x6a09e667f3bcc909)
+	s2 := splitMix64(seed + uint64(c+1)*0x9e3779b97f4a7c15)
+	return rand.New(rand.NewPCG(s1, s2))
+}
+
+func splitMix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// newChainSampler builds one chain's sampler for the model of spec.
+func newChainSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error) {
+	switch spec.Model.(type) {
+	case FullCorrelation:
+		return newFullSampler(d, spec, rng)
+	case FactorModel:
+		return newFactorSampler(d, spec, rng)
+	}
+	return nil, fmt.Errorf("inference: unknown model %T", spec.Model)
+}
+
+// checkSpec validates spec and returns a copy with the defaults filled in:
+// Names Y1..Yp, Model FullCorrelation{}, Thin 1, Chains 1.
+func checkSpec(spec Spec) (Spec, error) {
+	p := len(spec.Columns)
+	if p < 2 {
+		return spec, fmt.Errorf("inference: need at least 2 columns, have %d", p)
+	}
+	n := len(spec.Columns[0])
+	for j, col := range spec.Columns {
+		if len(col) != n {
+			return spec, fmt.Errorf("inference: column %d has %d rows, column 1 has %d", j+1, len(col), n)
+		}
+	}
+	if n < 2 {
+		return spec, fmt.Errorf("inference: need at least 2 rows, have %d", n)
+	}
+	if spec.Names == nil {
+		spec.Names = make([]string, p)
+		for j := range spec.Names {
+			spec.Names[j] = fmt.Sprintf("Y%d", j+1)
+		}
+	} else if len(spec.Names) != p {
+		return spec, fmt.Errorf("inference: %d names for %d columns", len(spec.Names), p)
+	}
+	if spec.Model == nil {
+		spec.Model = FullCorrelation{}
+	}
+	switch m := spec.Model.(type) {
+	case FullCorrelation:
+		if spec.Method != Gibbs && spec.Method != HMC {
+			return spec, fmt.Errorf("inference: method %v is for the factor model; the full-correlation model takes gibbs or hmc", spec.Method)
+		}
+		switch pr := m.Prior.(type) {
+		case nil:
+		case InverseWishart:
+			if pr.DF != 0 && !(pr.DF > float64(p-1)) {
+				return spec, fmt.Errorf("inference: inverse-Wishart df = %v, want > p-1 = %d", pr.DF, p-1)
+			}
+			if pr.Scale != 0 && !(pr.Scale > 0 && !math.IsInf(pr.Scale, 0)) {
+				return spec, fmt.Errorf("inference: inverse-Wishart scale = %v, want finite and > 0", pr.Scale)
+			}
+		case LKJ:
+			if pr.Eta < 0 || math.IsNaN(pr.Eta) || math.IsInf(pr.Eta, 0) {
+				return spec, fmt.Errorf("inference: LKJ eta = %v, want finite and > 0", pr.Eta)
+			}
+			if pr.DF != 0 && !(pr.DF > float64(p-1)) {
+				return spec, fmt.Errorf("inference: LKJ proposal df = %v, want > p-1 = %d", pr.DF, p-1)
+			}
+		default:
+			return spec, fmt.Errorf("inference: unknown correlation prior %T", m.Prior)
+		}
+	case FactorModel:
+		if spec.Method != PX && spec.Method != Interweave {
+			return spec, fmt.Errorf("inference: method %v is for the full-correlation model; the factor model takes px or interweave", spec.Method)
+		}
+		if m.K < 1 || m.K >= p {
+			return spec, fmt.Errorf("inference: factor model with k = %d factors, want 1 <= k < p = %d", m.K, p)
+		}
+	default:
+		return spec, fmt.Errorf("inference: unknown model %T", spec.Model)
+	}
+	if spec.ColumnHMC != nil {
+		if spec.Method != HMC {
+			return spec, fmt.Errorf("inference: ColumnHMC is set but the method is %v, not hmc", spec.Method)
+		}
+		if len(spec.ColumnHMC) != p {
+			return spec, fmt.Errorf("inference: ColumnHMC has %d entries for %d columns", len(spec.ColumnHMC), p)
+		}
+	}
+	if spec.Iter < 1 {
+		return spec, fmt.Errorf("inference: iter = %d, want at least 1", spec.Iter)
+	}
+	if spec.Warmup < 0 {
+		return spec, fmt.Errorf("inference: warmup = %d, want at least 0", spec.Warmup)
+	}
+	if spec.Thin < 0 {
+		return spec, fmt.Errorf("inference: thin = %d, want at least 1", spec.Thin)
+	}
+	if spec.Thin == 0 {
+		spec.Thin = 1
+	}
+	if spec.Chains < 0 {
+		return spec, fmt.Errorf("inference: chains = %d, want at least 1", spec.Chains)
+	}
+	if spec.Chains == 0 {
+		spec.Chains = 1
+	}
+	if spec.TravelTime < 0 || math.IsNaN(spec.TravelTime) || math.IsInf(spec.TravelTime, 0) {
+		return spec, fmt.Errorf("inference: travel time = %v, want finite and > 0", spec.TravelTime)
+	}
+	return spec, nil
+}
+
+// newData builds the constraint structure of every column.
+func newData(spec *Spec) (*data, error) {
+	p := len(spec.Columns)
+	d := &data{n: len(spec.Columns[0]), p: p, columns: spec.Columns, levels: make([]*hough.Levels, p), names: spec.Names}
+	for j, col := range spec.Columns {
+		lv, err := hough.NewLevels(col)
+		if err != nil {
+			return nil, fmt.Errorf("inference: column %s: %w", d.name(j), err)
+		}
+		if lv.NumLevels() == 0 {
+			return nil, fmt.Errorf("inference: column %s has no observed values", d.name(j))
+		}
+		d.levels[j] = lv
+	}
+	return d, nil
+}
+
+// progressGate serialises and throttles progress reports.
+type progressGate struct {
+	fn              func(Progress)
+	start           time.Time
+	total, allTotal int
+	allDone         atomic.Int64
+	lastNanos       atomic.Int64 // time of the last report, since start
+	mu              sync.Mutex
+}
+
+// tick records one finished iteration of chain and reports if the last
+// report is old enough.
+func (g *progressGate) tick(chain, done int, warmup bool) {
+	all := g.allDone.Add(1)
+	if g.fn == nil {
+		return
+	}
+	el := time.Since(g.start)
+	if int64(el)-g.lastNanos.Load() < int64(progressInterval) {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if int64(el)-g.lastNanos.Load() < int64(progressInterval) {
+		return
+	}
+	g.lastNanos.Store(int64(el))
+	g.fn(Progress{Chain: chain, Done: done, Total: g.total, Warmup: warmup, Elapsed: el, AllDone: int(all), AllTotal: g.allTotal})
+}
+
+// final sends the last report, for the chain that did the fewest iterations.
+func (g *progressGate) final(r *Result) {
+	if g.fn == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := 0
+	for k, it := range r.Iterations {
+		if it < r.Iterations[c] {
+			c = k
+		}
+	}
+	done := r.Iterations[c]
+	g.fn(Progress{Chain: c, Done: done, Total: g.total, Warmup: done < r.Warmup, Elapsed: r.Elapsed,
+		AllDone: int(g.allDone.Load()), AllTotal: g.allTotal})
+}
+
+// runChain runs chain c to the end or until ctx is cancelled or the sampler
+// fails, storing its draws into r's per-chain slots (no other goroutine
+// touches them).
+func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand.Rand, sp *Spec, gate *progressGate) error {
+	p, k := r.P, r.K
+	total := sp.Warmup + sp.Iter
+	keep := sp.Iter / sp.Thin
+	cslab := make([]float64, keep*p*p)
+	var lslab []float64
+	if k > 0 {
+		lslab = make([]float64, keep*p*k)
+	}
+	var wslab []float64
+	if sp.KeepWarmup {
+		wslab = make([]float64, sp.Warmup/sp.Thin*p*p)
+	}
+	nm := len(r.Missing)
+	islab := make([]float64, keep*nm)
+	zsum := r.zsum[c]
+	imp := newImputer(r.levels, r.Missing)
+	var st StepStats
+	done := ctx.Done()
+	it := 0
+	var err error
+loop:
+	for ; it < total; it++ {
+		select {
+		case <-done:
+			r.interrupted[c] = true
+			break loop
+		default:
+		}
+		warm := it < sp.Warmup
+		if err = cs.iterate(rng, warm, &st); err != nil {
+			err = fmt.Errorf("chain %d, iteration %d: %w", c+1, it+1, err)
+			break
+		}
+		if warm {
+			if wslab != nil && (it+1)%sp.Thin == 0 {
+				m := len(r.WarmupC[c])
+				dst := wslab[m*p*p : (m+1)*p*p : (m+1)*p*p]
+				cs.corr(dst)
+				r.WarmupC[c] = append(r.WarmupC[c], dst)
+			}
+		} else {
+			z := cs.latent()
+			for j, col := range z {
+				axpy(1, col, zsum[j])
+			}
+			r.zcount[c]++
+			if t := it - sp.Warmup + 1; t%sp.Thin == 0 {
+				m := len(r.C[c])
+				dst := cslab[m*p*p : (m+1)*p*p : (m+1)*p*p]
+				cs.corr(dst)
+				r.C[c] = append(r.C[c], dst)
+				if k > 0 {
+					ld := lslab[m*p*k : (m+1)*p*k : (m+1)*p*k]
+					cs.loadings(ld)
+					r.Lambda[c] = append(r.Lambda[c], ld)
+				}
+				if nm > 0 {
+					id := islab[m*nm : (m+1)*nm : (m+1)*nm]
+					imp.impute(id, cs)
+					r.Imputed[c] = append(r.Imputed[c], id)
+				}
+			}
+		}
+		r.Iterations[c] = it + 1
+		gate.tick(c, it+1, warm)
+	}
+	r.Stats[c] = st
+	return err
+}

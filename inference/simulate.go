@@ -1,0 +1,189 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// SimSpec describes synthetic ordinal data with a known copula correlation.
+type SimSpec struct {
+	// P is the number of columns; K the number of factors, 0 for a full
+	// (unstructured) correlation matrix.
+	P, K int
+	// N is the number of rows and Levels the number of levels per column
+	// (at least 2).
+	N, Levels int
+	// Seed seeds the PCG stream of the simulation.
+	Seed uint64
+	// Missing is the probability that a cell is missing, completely at
+	// random, in [0, 1).
+	Missing float64
+}
+
+// Simulated is a synthetic data set with its truth.
+type Simulated struct {
+	// Names are Y1..Yp.
+	Names []string
+	// Columns[j][i] is row i of column j, a level in 1..Levels, or NaN if missing.
+	Columns [][]float64
+	// C is the true copula correlation, p×p row-major.
+	C []float64
+	// Lambda is the true loadings, p×k row-major (factor truth only; nil otherwise).
+	Lambda []float64
+}
+
+// Simulate draws a data set (sampling.md §6d):
+//
+//   - Full correlation (K = 0): C is the correlation matrix of a Wishart draw
+//     W ~ Wishart(p+2, I), that is C = diag(W)^{-1/2} W diag(W)^{-1/2},
+//     the correlation matrix of p+2 independent standard normal p-vectors.
+//     Each C_jk then has density ∝ (1−r²)^{(p−1)/2}, E C_jk² = 1/(p+2).
+//   - Factor model (K > 0): Λ_jh ~ N(0, 1) and
+//     C = D^{-1/2}(ΛΛᵀ + I)D^{-1/2} with D = diag(1 + ‖λ_j‖²).
+//
+// Rows z_i ~ N(0, C) are drawn, then each column is cut at its own sample
+// quantiles: the rows are ranked within the column and the row of rank r
+// (0-based) gets level 1 + ⌊r·Levels/N⌋, so every level holds N/Levels rows
+// (±1), as balanced as possible and with the cutpoints at the empirical
+// k/Levels quantiles. Finally each cell is made missing independently with
+// probability Missing.
+func Simulate(s SimSpec) (*Simulated, error) {
+	switch {
+	case s.P < 2:
+		return nil, fmt.Errorf("inference: simulate: p = %d, want at least 2", s.P)
+	case s.K < 0 || s.K >= s.P && s.K > 0:
+		return nil, fmt.Errorf("inference: simulate: k = %d, want 0 (full correlation) or 1 <= k < p = %d", s.K, s.P)
+	case s.N < 2:
+		return nil, fmt.Errorf("inference: simulate: n = %d, want at least 2", s.N)
+	case s.Levels < 2 || s.Levels > s.N:
+		return nil, fmt.Errorf("inference: simulate: levels = %d, want 2 <= levels <= n = %d", s.Levels, s.N)
+	case !(s.Missing >= 0 && s.Missing < 1):
+		return nil, fmt.Errorf("inference: simulate: missing = %v, want in [0, 1)", s.Missing)
+	}
+	rng := rand.New(rand.NewPCG(splitMix64(s.Seed), splitMix64(s.Seed^0x51a7_c0b1_a5e5_d00d)))
+	p, n := s.P, s.N
+	out := &Simulated{Names: make([]string, p), Columns: make([][]float64, p), C: make([]float64, p*p)}
+	for j := range out.Names {
+		out.Names[j] = fmt.Sprintf("Y%d", j+1)
+	}
+	cov := make([]float64, p*p)
+	if s.K == 0 {
+		df := p + 2
+		x := make([]float64, df*p)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		for a := 0; a < p; a++ {
+			for b := 0; b <= a; b++ {
+				sum := 0.0
+				for r := 0; r < df; r++ {
+					sum += x[r*p+a] * x[r*p+b]
+				}
+				cov[a*p+b], cov[b*p+a] = sum, sum
+			}
+		}
+	} else {
+		k := s.K
+		out.Lambda = make([]float64, p*k)
+		for i := range out.Lambda {
+			out.Lambda[i] = rng.NormFloat64()
+		}
+		for a := 0; a < p; a++ {
+			for b := 0; b <= a; b++ {
+				sum := 0.0
+				for h := 0; h < k; h++ {
+					sum += out.Lambda[a*k+h] * out.Lambda[b*k+h]
+				}
+				if a == b {
+					sum++
+				}
+				cov[a*p+b], cov[b*p+a] = sum, sum
+			}
+		}
+	}
+	corrFromCov(out.C, cov, p)
+	l := slices.Clone(out.C)
+	if !cholLower(l, p) {
+		return nil, fmt.Errorf("inference: simulate: the drawn correlation is not positive definite")
+	}
+	z := make([][]float64, p)
+	for j := range z {
+		z[j] = make([]float64, n)
+	}
+	e := make([]float64, p)
+	for i := 0; i < n; i++ {
+		for j := range e {
+			e[j] = rng.NormFloat64()
+		}
+		for j := 0; j < p; j++ {
+			sum := 0.0
+			for k := 0; k <= j; k++ {
+				sum += l[j*p+k] * e[k]
+			}
+			z[j][i] = sum
+		}
+	}
+	order := make([]int, n)
+	for j := 0; j < p; j++ {
+		col := make([]float64, n)
+		for i := range order {
+			order[i] = i
+		}
+		zj := z[j]
+		slices.SortFunc(order, func(a, b int) int {
+			switch {
+			case zj[a] < zj[b]:
+				return -1
+			case zj[a] > zj[b]:
+				return 1
+			}
+			return a - b
+		})
+		for r, i := range order {
+			col[i] = float64(1 + r*s.Levels/n)
+		}
+		out.Columns[j] = col
+	}
+	if s.Missing > 0 {
+		for j := 0; j < p; j++ {
+			for i := 0; i < n; i++ {
+				if rng.Float64() < s.Missing {
+					out.Columns[j][i] = math.NaN()
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// RMSETrace returns, for each matrix trace[t] (p×p row-major, as in
+// Result.WarmupC followed by Result.C of one chain), the root mean square
+// error of its off-diagonal upper entries against truth (p×p):
+//
+//	RMSE_t = sqrt( 2/(p(p−1)) Σ_{j<l} (C^{(t)}_jl − C^true_jl)² ),
+//
+// the figure of Kalaitzis & Silva (sampling.md §7).
+func RMSETrace(trace [][]float64, truth []float64) []float64 {
+	p := int(math.Round(math.Sqrt(float64(len(truth)))))
+	if p*p != len(truth) {
+		panic(fmt.Sprintf("inference: RMSETrace: truth has %d entries, not a square", len(truth)))
+	}
+	out := make([]float64, len(trace))
+	m := float64(p*(p-1)) / 2
+	for t, c := range trace {
+		if len(c) != p*p {
+			panic(fmt.Sprintf("inference: RMSETrace: draw %d has %d entries, want %d", t, len(c), p*p))
+		}
+		ss := 0.0
+		for j := 0; j < p; j++ {
+			for l := j + 1; l < p; l++ {
+				d := c[j*p+l] - truth[j*p+l]
+				ss += d * d
+			}
+		}
+		out[t] = math.Sqrt(ss / m)
+	}
+	return out
+}
