@@ -97,14 +97,15 @@ func newResult(d *data, sp *Spec) *Result {
 			r.Missing = append(r.Missing, Cell{Row: int(i), Col: j})
 		}
 	}
-	keep := sp.Iter / sp.Thin
+	// Capacities grow as draws arrive beyond this.
+	keep := min(sp.Iter/sp.Thin, 1024)
 	for c := 0; c < m; c++ {
 		r.C[c] = make([][]float64, 0, keep)
 		if r.Lambda != nil {
 			r.Lambda[c] = make([][]float64, 0, keep)
 		}
 		if r.WarmupC != nil {
-			r.WarmupC[c] = make([][]float64, 0, sp.Warmup/sp.Thin)
+			r.WarmupC[c] = make([][]float64, 0, min(sp.Warmup/sp.Thin, 1024))
 		}
 		if len(r.Missing) > 0 {
 			r.Imputed[c] = make([][]float64, 0, keep)

@@ -265,17 +265,11 @@ func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand
 	p, k := r.P, r.K
 	total := sp.Warmup + sp.Iter
 	keep := sp.Iter / sp.Thin
-	cslab := make([]float64, keep*p*p)
-	var lslab []float64
-	if k > 0 {
-		lslab = make([]float64, keep*p*k)
-	}
-	var wslab []float64
-	if sp.KeepWarmup {
-		wslab = make([]float64, sp.Warmup/sp.Thin*p*p)
-	}
+	cslab := drawSlab{size: p * p, left: keep}
+	lslab := drawSlab{size: p * k, left: keep}
+	wslab := drawSlab{size: p * p, left: sp.Warmup / sp.Thin}
 	nm := len(r.Missing)
-	islab := make([]float64, keep*nm)
+	islab := drawSlab{size: nm, left: keep}
 	zsum := r.zsum[c]
 	imp := newImputer(r.levels, r.Missing)
 	var st StepStats
@@ -296,9 +290,8 @@ loop:
 			break
 		}
 		if warm {
-			if wslab != nil && (it+1)%sp.Thin == 0 {
-				m := len(r.WarmupC[c])
-				dst := wslab[m*p*p : (m+1)*p*p : (m+1)*p*p]
+			if sp.KeepWarmup && (it+1)%sp.Thin == 0 {
+				dst := wslab.next()
 				cs.corr(dst)
 				r.WarmupC[c] = append(r.WarmupC[c], dst)
 			}
@@ -309,17 +302,16 @@ loop:
 			}
 			r.zcount[c]++
 			if t := it - sp.Warmup + 1; t%sp.Thin == 0 {
-				m := len(r.C[c])
-				dst := cslab[m*p*p : (m+1)*p*p : (m+1)*p*p]
+				dst := cslab.next()
 				cs.corr(dst)
 				r.C[c] = append(r.C[c], dst)
 				if k > 0 {
-					ld := lslab[m*p*k : (m+1)*p*k : (m+1)*p*k]
+					ld := lslab.next()
 					cs.loadings(ld)
 					r.Lambda[c] = append(r.Lambda[c], ld)
 				}
 				if nm > 0 {
-					id := islab[m*nm : (m+1)*nm : (m+1)*nm]
+					id := islab.next()
 					imp.impute(id, cs)
 					r.Imputed[c] = append(r.Imputed[c], id)
 				}
@@ -330,4 +322,25 @@ loop:
 	}
 	r.Stats[c] = st
 	return err
+}
+
+// drawSlab hands out storage for draws of a fixed size from chunks, so that
+// storing a draw allocates only once per chunk and never more than the run
+// can keep (left draws) even if Iter is huge and the run is interrupted.
+type drawSlab struct {
+	size, left int
+	buf        []float64
+}
+
+// next returns storage for one draw.
+func (s *drawSlab) next() []float64 {
+	if len(s.buf) < s.size {
+		chunk := max(64, (1<<16)/max(s.size, 1))
+		chunk = max(1, min(chunk, s.left))
+		s.buf = make([]float64, chunk*s.size)
+	}
+	d := s.buf[:s.size:s.size]
+	s.buf = s.buf[s.size:]
+	s.left--
+	return d
 }
