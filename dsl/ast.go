@@ -1,0 +1,375 @@
+package dsl
+
+// The AST is a faithful picture of the text, built by participle from the
+// struct tags below (the grammar is pinned in testdata/grammar.ebnf). Every
+// node has Pos (its first token) and EndPos (just after its last token).
+// Meaning is given by package compiler.
+
+// File is a parsed script or notebook cell: statements separated by
+// newlines or ';'.
+type File struct {
+	Pos, EndPos Position
+
+	Stmts []Stmt `parser:"Sep* ( @@ ( Sep+ @@? )* )?"`
+}
+
+// Stmt is a top-level statement: *DataStmt, *ModelStmt, *ExplainStmt,
+// *FitStmt, *SummaryStmt, *PlotStmt, *ImputeStmt, *ExportStmt or *ShowStmt.
+// New statements are added by adding a type to this union.
+type Stmt interface {
+	Node
+	stmt()
+}
+
+// Node is any AST node.
+type Node interface {
+	// Span returns the node's first position and the position just after it.
+	Span() (start, end Position)
+}
+
+// DataStmt binds a data set: data NAME = load("PATH", ...) or
+// data NAME = simulate(SPEC, n = ..., ...). The right-hand side is any
+// expression; the compiler accepts the calls load and simulate.
+type DataStmt struct {
+	Pos, EndPos Position
+
+	Name  *Ident `parser:"'data' @@ '='"`
+	Value *Expr  `parser:"@@"`
+}
+
+// ModelStmt declares a model: model NAME { ITEM; ITEM ... }.
+type ModelStmt struct {
+	Pos, EndPos Position
+
+	Name  *Ident      `parser:"'model' @@ '{' Sep*"`
+	Items []ModelItem `parser:"( @@ ( Sep+ @@? )* )? '}'"`
+}
+
+// ModelItem is one statement inside a model block: *Assign (Y = gss),
+// *Tilde (C ~ InverseWishart(df = p + 2)) or *Relation (Y ordinal Z).
+type ModelItem interface {
+	Node
+	modelItem()
+}
+
+// Assign is NAME = EXPR inside a model, as in Y = gss[INC, DEG].
+type Assign struct {
+	Pos, EndPos Position
+
+	Name  *Ident `parser:"@@ '='"`
+	Value *Expr  `parser:"@@"`
+}
+
+// Tilde is NAME ~ EXPR inside a model: a distribution statement.
+type Tilde struct {
+	Pos, EndPos Position
+
+	Name *Ident `parser:"@@ '~'"`
+	Dist *Expr  `parser:"@@"`
+}
+
+// Relation is NAME RELATION NAME inside a model, as in Y ordinal Z: a link
+// between observed and latent variables. The relation is an identifier so
+// that later links need no grammar change.
+type Relation struct {
+	Pos, EndPos Position
+
+	Left     *Ident `parser:"@@"`
+	Relation *Ident `parser:"@@"`
+	Right    *Ident `parser:"@@"`
+}
+
+// ExplainStmt is explain NAME.
+type ExplainStmt struct {
+	Pos, EndPos Position
+
+	Model *Ident `parser:"'explain' @@"`
+}
+
+// FitStmt is fit NAME [with METHOD[(ARGS)]] [, NAME = EXPR ...].
+type FitStmt struct {
+	Pos, EndPos Position
+
+	Model    *Ident      `parser:"'fit' @@"`
+	Method   *Method     `parser:"( 'with' @@ )?"`
+	Settings []*NamedArg `parser:"( ',' @@ )*"`
+}
+
+// Method is the sampler choice of a fit: a name with optional arguments,
+// as in hmc(T = pi/2). Parens is true when the parentheses were written.
+type Method struct {
+	Pos, EndPos Position
+
+	Name   *Ident `parser:"@@"`
+	Parens bool   `parser:"( @'('"`
+	Args   []*Arg `parser:"  ( @@ ( ',' @@ )* ','? )? ')' )?"`
+}
+
+// NamedArg is NAME = EXPR, as in iter = 2000.
+type NamedArg struct {
+	Pos, EndPos Position
+
+	Name  *Ident `parser:"@@ '='"`
+	Value *Expr  `parser:"@@"`
+}
+
+// SummaryStmt is summary EXPR, as in summary m.C.
+type SummaryStmt struct {
+	Pos, EndPos Position
+
+	Target *Expr `parser:"'summary' @@"`
+}
+
+// PlotStmt is plot KIND EXPR [vs NAME], as in plot rmse m vs sim.
+type PlotStmt struct {
+	Pos, EndPos Position
+
+	Kind   *Ident `parser:"'plot' @@"`
+	Target *Expr  `parser:"@@"`
+	Vs     *Ident `parser:"( 'vs' @@ )?"`
+}
+
+// ImputeStmt is impute NAME.
+type ImputeStmt struct {
+	Pos, EndPos Position
+
+	Model *Ident `parser:"'impute' @@"`
+}
+
+// ExportStmt is export NAME to "PATH".
+type ExportStmt struct {
+	Pos, EndPos Position
+
+	Model *Ident     `parser:"'export' @@"`
+	Path  *StringLit `parser:"'to' @@"`
+}
+
+// ShowStmt is show NAME.
+type ShowStmt struct {
+	Pos, EndPos Position
+
+	Name *Ident `parser:"'show' @@"`
+}
+
+// Ident is a name with its position.
+type Ident struct {
+	Pos, EndPos Position
+
+	Name string `parser:"@Ident"`
+}
+
+// StringLit is a string literal; Value is unquoted.
+type StringLit struct {
+	Pos, EndPos Position
+
+	Value string `parser:"@String"`
+}
+
+// NumberLit is a number literal as written (digits, optional fraction and
+// exponent); the compiler converts it.
+type NumberLit struct {
+	Pos, EndPos Position
+
+	Text string `parser:"@Number"`
+}
+
+// Expr is a sum: Term (('+' | '-') Term)*.
+type Expr struct {
+	Pos, EndPos Position
+
+	Head *Term     `parser:"@@"`
+	Tail []*OpTerm `parser:"@@*"`
+}
+
+// OpTerm is one '+ Term' or '- Term' of a sum.
+type OpTerm struct {
+	Pos, EndPos Position
+
+	Op   string `parser:"@( '+' | '-' )"`
+	Term *Term  `parser:"@@"`
+}
+
+// Term is a product: Unary (('*' | '/') Unary)*.
+type Term struct {
+	Pos, EndPos Position
+
+	Head *Unary     `parser:"@@"`
+	Tail []*OpUnary `parser:"@@*"`
+}
+
+// OpUnary is one '* Unary' or '/ Unary' of a product.
+type OpUnary struct {
+	Pos, EndPos Position
+
+	Op    string `parser:"@( '*' | '/' )"`
+	Unary *Unary `parser:"@@"`
+}
+
+// Unary is '-' Unary or a Postfix expression. Exactly one field is set.
+type Unary struct {
+	Pos, EndPos Position
+
+	Neg     *Unary   `parser:"  '-' @@"`
+	Postfix *Postfix `parser:"| @@"`
+}
+
+// Postfix is a primary followed by member selections and indexings,
+// as in m.C[1, 2].
+type Postfix struct {
+	Pos, EndPos Position
+
+	Primary  *Primary  `parser:"@@"`
+	Suffixes []*Suffix `parser:"@@*"`
+}
+
+// Suffix is '.' NAME (Member) or '[' EXPR, ... ']' (Index). Exactly one is set.
+type Suffix struct {
+	Pos, EndPos Position
+
+	Member *Ident `parser:"  '.' @@"`
+	Index  *Index `parser:"| @@"`
+}
+
+// Index is '[' EXPR, ... ']' after an expression.
+type Index struct {
+	Pos, EndPos Position
+
+	Items []*Expr `parser:"'[' ( @@ ( ',' @@ )* ','? )? ']'"`
+}
+
+// Primary is a literal, a call, a name, a parenthesised expression, a list
+// or a map. Exactly one field is set.
+type Primary struct {
+	Pos, EndPos Position
+
+	Number *NumberLit `parser:"  @@"`
+	Str    *StringLit `parser:"| @@"`
+	Call   *Call      `parser:"| @@"`
+	Name   *Ident     `parser:"| @@"`
+	Paren  *Expr      `parser:"| '(' @@ ')'"`
+	List   *List      `parser:"| @@"`
+	Map    *Map       `parser:"| @@"`
+}
+
+// Call is NAME(ARGS), as in InverseWishart(df = p + 2) or load("x.csv").
+type Call struct {
+	Pos, EndPos Position
+
+	Func *Ident `parser:"@@ '('"`
+	Args []*Arg `parser:"( @@ ( ',' @@ )* ','? )? ')'"`
+}
+
+// Arg is a call argument, positional (Name nil) or named (name = value).
+type Arg struct {
+	Pos, EndPos Position
+
+	Name  *Ident `parser:"( @@ '=' )?"`
+	Value *Expr  `parser:"@@"`
+}
+
+// List is '[' EXPR, ... ']'.
+type List struct {
+	Pos, EndPos Position
+
+	Items []*Expr `parser:"'[' ( @@ ( ',' @@ )* ','? )? ']'"`
+}
+
+// Map is '{' KEY: EXPR, ... '}', as in order = {sex: ["m", "f"]}.
+type Map struct {
+	Pos, EndPos Position
+
+	Entries []*MapEntry `parser:"'{' ( @@ ( ',' @@ )* ','? )? '}'"`
+}
+
+// MapEntry is KEY: EXPR; the key is a name or a string.
+type MapEntry struct {
+	Pos, EndPos Position
+
+	Key   string `parser:"@( Ident | String ) ':'"`
+	Value *Expr  `parser:"@@"`
+}
+
+func (*DataStmt) stmt()    {}
+func (*ModelStmt) stmt()   {}
+func (*ExplainStmt) stmt() {}
+func (*FitStmt) stmt()     {}
+func (*SummaryStmt) stmt() {}
+func (*PlotStmt) stmt()    {}
+func (*ImputeStmt) stmt()  {}
+func (*ExportStmt) stmt()  {}
+func (*ShowStmt) stmt()    {}
+
+func (*Assign) modelItem()   {}
+func (*Tilde) modelItem()    {}
+func (*Relation) modelItem() {}
+
+func (n *File) Span() (Position, Position)        { return n.Pos, n.EndPos }
+func (n *DataStmt) Span() (Position, Position)    { return n.Pos, n.EndPos }
+func (n *ModelStmt) Span() (Position, Position)   { return n.Pos, n.EndPos }
+func (n *Assign) Span() (Position, Position)      { return n.Pos, n.EndPos }
+func (n *Tilde) Span() (Position, Position)       { return n.Pos, n.EndPos }
+func (n *Relation) Span() (Position, Position)    { return n.Pos, n.EndPos }
+func (n *ExplainStmt) Span() (Position, Position) { return n.Pos, n.EndPos }
+func (n *FitStmt) Span() (Position, Position)     { return n.Pos, n.EndPos }
+func (n *Method) Span() (Position, Position)      { return n.Pos, n.EndPos }
+func (n *NamedArg) Span() (Position, Position)    { return n.Pos, n.EndPos }
+func (n *SummaryStmt) Span() (Position, Position) { return n.Pos, n.EndPos }
+func (n *PlotStmt) Span() (Position, Position)    { return n.Pos, n.EndPos }
+func (n *ImputeStmt) Span() (Position, Position)  { return n.Pos, n.EndPos }
+func (n *ExportStmt) Span() (Position, Position)  { return n.Pos, n.EndPos }
+func (n *ShowStmt) Span() (Position, Position)    { return n.Pos, n.EndPos }
+func (n *Ident) Span() (Position, Position)       { return n.Pos, n.EndPos }
+func (n *StringLit) Span() (Position, Position)   { return n.Pos, n.EndPos }
+func (n *NumberLit) Span() (Position, Position)   { return n.Pos, n.EndPos }
+func (n *Expr) Span() (Position, Position)        { return n.Pos, n.EndPos }
+func (n *OpTerm) Span() (Position, Position)      { return n.Pos, n.EndPos }
+func (n *Term) Span() (Position, Position)        { return n.Pos, n.EndPos }
+func (n *OpUnary) Span() (Position, Position)     { return n.Pos, n.EndPos }
+func (n *Unary) Span() (Position, Position)       { return n.Pos, n.EndPos }
+func (n *Postfix) Span() (Position, Position)     { return n.Pos, n.EndPos }
+func (n *Suffix) Span() (Position, Position)      { return n.Pos, n.EndPos }
+func (n *Index) Span() (Position, Position)       { return n.Pos, n.EndPos }
+func (n *Primary) Span() (Position, Position)     { return n.Pos, n.EndPos }
+func (n *Call) Span() (Position, Position)        { return n.Pos, n.EndPos }
+func (n *Arg) Span() (Position, Position)         { return n.Pos, n.EndPos }
+func (n *List) Span() (Position, Position)        { return n.Pos, n.EndPos }
+func (n *Map) Span() (Position, Position)         { return n.Pos, n.EndPos }
+func (n *MapEntry) Span() (Position, Position)    { return n.Pos, n.EndPos }
+
+// Simple views of an expression, for consumers that expect a particular shape.
+
+// AsPostfix returns the postfix expression e consists of, if e has no
+// operators (it is a primary with optional suffixes).
+func (e *Expr) AsPostfix() (*Postfix, bool) {
+	if e == nil || len(e.Tail) > 0 || len(e.Head.Tail) > 0 || e.Head.Head.Postfix == nil {
+		return nil, false
+	}
+	return e.Head.Head.Postfix, true
+}
+
+// AsPrimary returns the primary e consists of, if e is a bare primary.
+func (e *Expr) AsPrimary() (*Primary, bool) {
+	p, ok := e.AsPostfix()
+	if !ok || len(p.Suffixes) > 0 {
+		return nil, false
+	}
+	return p.Primary, true
+}
+
+// AsName returns the identifier e consists of, if e is a bare name.
+func (e *Expr) AsName() (*Ident, bool) {
+	p, ok := e.AsPrimary()
+	if !ok || p.Name == nil {
+		return nil, false
+	}
+	return p.Name, true
+}
+
+// AsCall returns the call e consists of, if e is a bare call.
+func (e *Expr) AsCall() (*Call, bool) {
+	p, ok := e.AsPrimary()
+	if !ok || p.Call == nil {
+		return nil, false
+	}
+	return p.Call, true
+}

@@ -1,0 +1,392 @@
+package dsl
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites the file with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the output (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestGrammarGolden(t *testing.T) {
+	golden(t, "grammar.ebnf", Grammar()+"\n")
+}
+
+// TestParseStatements parses one example of each statement form and checks
+// its canonical form, which shows how the source was grouped.
+func TestParseStatements(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+		typ             Stmt
+	}{
+		{"load", `data gss = load("gss.csv")`, `data gss = load("gss.csv")`, &DataStmt{}},
+		{"load order", `data x = load("x.csv", order = {sex: ["m", "f"], "age group": ["young","old"],})`,
+			`data x = load("x.csv", order = {sex: ["m", "f"], "age group": ["young", "old"]})`, &DataStmt{}},
+		{"simulate", `data sim = simulate(FactorCopula(p=20,k=5),n=1000,levels=5,seed=7)`,
+			`data sim = simulate(FactorCopula(p = 20, k = 5), n = 1000, levels = 5, seed = 7)`, &DataStmt{}},
+		{"simulate multi-line", "data sim = simulate(\n  FullCopula(p = 4),\n  n = 10, levels = 2,\n  seed = 1, missing = 0.1\n)",
+			`data sim = simulate(FullCopula(p = 4), n = 10, levels = 2, seed = 1, missing = 0.1)`, &DataStmt{}},
+		{"model lines", "model m {\n  Y = sim\n\n  Z ~ GaussianCopula(C)   # latent\n  Y ordinal Z\n  C ~ FactorModel(k = 5, loadings = GDP(alpha = 3, beta = 1))\n}",
+			"model m {\n  Y = sim\n  Z ~ GaussianCopula(C)\n  Y ordinal Z\n  C ~ FactorModel(k = 5, loadings = GDP(alpha = 3, beta = 1))\n}", &ModelStmt{}},
+		{"model semicolons", "model m { Y = gss[INC, DEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2, scale = 1) }",
+			"model m {\n  Y = gss[INC, DEG]\n  Z ~ GaussianCopula(C)\n  Y ordinal Z\n  C ~ InverseWishart(df = p + 2, scale = 1)\n}", &ModelStmt{}},
+		{"model empty", "model m {}", "model m {\n}", &ModelStmt{}},
+		{"explain", "explain m", "explain m", &ExplainStmt{}},
+		{"fit bare", "fit m", "fit m", &FitStmt{}},
+		{"fit method", "fit m with gibbs", "fit m with gibbs", &FitStmt{}},
+		{"fit method args", "fit m with hmc(T = pi/2), iter = 2000, warmup = 500, chains = 4, seed = 1",
+			"fit m with hmc(T = pi / 2), iter = 2000, warmup = 500, chains = 4, seed = 1", &FitStmt{}},
+		{"fit method empty parens", "fit m with hmc()", "fit m with hmc()", &FitStmt{}},
+		{"fit settings only", "fit m, iter = 10, thin = 2", "fit m, iter = 10, thin = 2", &FitStmt{}},
+		{"summary", "summary m.C", "summary m.C", &SummaryStmt{}},
+		{"summary index names", "summary m.C[INC, DEG]", "summary m.C[INC, DEG]", &SummaryStmt{}},
+		{"plot trace", "plot trace m.C[1, 2]", "plot trace m.C[1, 2]", &PlotStmt{}},
+		{"plot vs", "plot rmse m vs sim", "plot rmse m vs sim", &PlotStmt{}},
+		{"impute", "impute m", "impute m", &ImputeStmt{}},
+		{"export", `export m to "draws.csv"`, `export m to "draws.csv"`, &ExportStmt{}},
+		{"export escapes", `export m to "a\"b\\c.csv"`, `export m to "a\"b\\c.csv"`, &ExportStmt{}},
+		{"show", "show gss", "show gss", &ShowStmt{}},
+		{"precedence", "summary -a + b * -(c - d) / 2e-3", "summary -a + b * -(c - d) / 2e-3", &SummaryStmt{}},
+		{"keyword as name", "show data", "show data", &ShowStmt{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse("", []byte(tt.src))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if len(f.Stmts) != 1 {
+				t.Fatalf("got %d statements, want 1", len(f.Stmts))
+			}
+			if got, want := typeName(f.Stmts[0]), typeName(tt.typ); got != want {
+				t.Errorf("statement type %s, want %s", got, want)
+			}
+			if got := strings.TrimSuffix(Format(f), "\n"); got != tt.want {
+				t.Errorf("Format:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func typeName(s Stmt) string {
+	return strings.TrimPrefix(strings.TrimPrefix(strings.SplitN(strings.TrimPrefix(fmtType(s), "*"), "{", 2)[0], "dsl."), "*")
+}
+
+func fmtType(v any) string {
+	switch v.(type) {
+	case *DataStmt:
+		return "DataStmt"
+	case *ModelStmt:
+		return "ModelStmt"
+	case *ExplainStmt:
+		return "ExplainStmt"
+	case *FitStmt:
+		return "FitStmt"
+	case *SummaryStmt:
+		return "SummaryStmt"
+	case *PlotStmt:
+		return "PlotStmt"
+	case *ImputeStmt:
+		return "ImputeStmt"
+	case *ExportStmt:
+		return "ExportStmt"
+	case *ShowStmt:
+		return "ShowStmt"
+	}
+	return "?"
+}
+
+// TestPrecedence checks the tree shape, not only the printed form.
+func TestPrecedence(t *testing.T) {
+	f, err := Parse("", []byte("summary 1 - 2 * 3 + -x.C[1]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := f.Stmts[0].(*SummaryStmt).Target
+	if len(e.Tail) != 2 || e.Tail[0].Op != "-" || e.Tail[1].Op != "+" {
+		t.Fatalf("sum: %+v", e)
+	}
+	mul := e.Tail[0].Term
+	if len(mul.Tail) != 1 || mul.Tail[0].Op != "*" {
+		t.Errorf("2 * 3 is not one product: %s", mul)
+	}
+	neg := e.Tail[1].Term.Head
+	if neg.Neg == nil || len(neg.Neg.Postfix.Suffixes) != 2 {
+		t.Errorf("-x.C[1] is not a negated postfix with two suffixes: %s", neg)
+	}
+}
+
+func TestPositions(t *testing.T) {
+	src := "# comment\nmodel m {\n  Y = gss\n  C ~ LKJ(eta = 2)\n}; fit m, iter = 10\n"
+	f, err := Parse("cell", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := f.Stmts[0].(*ModelStmt)
+	tilde := m.Items[1].(*Tilde)
+	call, ok := tilde.Dist.AsCall()
+	if !ok {
+		t.Fatal("C ~ LKJ(...) is not a call")
+	}
+	fit := f.Stmts[1].(*FitStmt)
+	tests := []struct {
+		what      string
+		got       Position
+		line, col int
+	}{
+		{"model", m.Pos, 2, 1},
+		{"model name", m.Name.Pos, 2, 7},
+		{"Y", m.Items[0].(*Assign).Name.Pos, 3, 3},
+		{"LKJ", call.Func.Pos, 4, 7},
+		{"eta", call.Args[0].Name.Pos, 4, 11},
+		{"2", call.Args[0].Value.Pos, 4, 17},
+		{"fit", fit.Pos, 5, 4},
+		{"iter", fit.Settings[0].Name.Pos, 5, 11},
+	}
+	for _, tt := range tests {
+		if tt.got.Line != tt.line || tt.got.Column != tt.col || tt.got.Filename != "cell" {
+			t.Errorf("%s at %s, want cell:%d:%d", tt.what, tt.got, tt.line, tt.col)
+		}
+		if want := lineColOffset(src, tt.line, tt.col); tt.got.Offset != want {
+			t.Errorf("%s at offset %d, want %d", tt.what, tt.got.Offset, want)
+		}
+	}
+	if _, end := m.Span(); end.Line != 5 || end.Column != 2 {
+		t.Errorf("model ends at %s, want 5:2", end)
+	}
+}
+
+func lineColOffset(src string, line, col int) int {
+	lines := strings.SplitAfter(src, "\n")
+	off := 0
+	for _, l := range lines[:line-1] {
+		off += len(l)
+	}
+	return off + col - 1
+}
+
+func TestLanguageExamples(t *testing.T) {
+	src, err := os.ReadFile("testdata/language_examples.cop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse("language_examples.cop", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Stmts) != 26 {
+		t.Errorf("got %d statements, want 26", len(f.Stmts))
+	}
+	// The canonical form parses to itself.
+	text := Format(f)
+	g, err := Parse("", []byte(text))
+	if err != nil {
+		t.Fatalf("canonical form does not parse: %v\n%s", err, text)
+	}
+	if again := Format(g); again != text {
+		t.Errorf("Format is not stable:\n%s\n---\n%s", text, again)
+	}
+}
+
+// TestErrorsGolden runs every case of testdata/errors.golden: sections
+// separated by "----" lines, each an input, a ">>>" line and the expected
+// errors with their snippets and hints.
+func TestErrorsGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/errors.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for i, section := range strings.Split(string(data), "\n----\n") {
+		input, want, ok := strings.Cut(section, "\n>>>")
+		want = strings.TrimPrefix(strings.TrimSuffix(want, "\n"), "\n")
+		if !ok {
+			t.Fatalf("section %d has no >>> line", i+1)
+		}
+		got := ""
+		_, err := Parse("", []byte(input))
+		var list ErrorList
+		switch {
+		case err == nil:
+			got = "no error"
+		case !errors.As(err, &list):
+			t.Errorf("section %d: error %T is not an ErrorList", i+1, err)
+		default:
+			got = list.Format([]byte(input))
+		}
+		got = strings.TrimSuffix(got, "\n")
+		if !*update && got != want {
+			t.Errorf("section %d, input:\n%s\ngot:\n%s\nwant:\n%s", i+1, input, got, want)
+		}
+		if i > 0 {
+			out.WriteString("\n----\n")
+		}
+		out.WriteString(input + "\n>>>\n" + got)
+	}
+	if *update {
+		text := strings.TrimSuffix(out.String(), "\n")
+		if err := os.WriteFile("testdata/errors.golden", []byte(text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestErrorString(t *testing.T) {
+	tests := []struct {
+		err  *Error
+		want string
+	}{
+		{&Error{Pos: Position{Line: 2, Column: 5}, Msg: "boom"}, "2:5: boom"},
+		{&Error{Pos: Position{Filename: "a.cop", Line: 1, Column: 1}, Msg: "boom"}, "a.cop:1:1: boom"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+	}
+	src := []byte("fit m\n\tfitt m\n")
+	e := &Error{Pos: Position{Line: 2, Column: 2}, Msg: "x", Hint: "did you mean fit?"}
+	if got, want := e.Snippet(src), " fitt m\n ^\nhint: did you mean fit?\n"; got != want {
+		t.Errorf("Snippet = %q, want %q", got, want)
+	}
+	if got := (&Error{Pos: Position{Line: 9, Column: 1}}).Snippet(src); got != "" {
+		t.Errorf("Snippet past the end = %q, want empty", got)
+	}
+}
+
+func TestSeveralErrors(t *testing.T) {
+	src := "fitt m\nshow 3\nshow ok\nexplain (\n"
+	f, err := Parse("", []byte(src))
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("got %v, want an ErrorList", err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Pos.String())
+	}
+	if strings.Join(got, " ") != "1:1 2:6 4:9" {
+		t.Errorf("error positions %v, want [1:1 2:6 4:9]", got)
+	}
+	if len(f.Stmts) != 1 || StmtString(f.Stmts[0]) != "show ok" {
+		t.Errorf("partial file %q, want the one good statement", Format(f))
+	}
+}
+
+func TestIsComplete(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"", "complete"},
+		{"# only a comment", "complete"},
+		{"show m", "complete"},
+		{"model m {", "incomplete"},
+		{"model m {\n  Y = gss\n", "incomplete"},
+		{"fit m with hmc(T = 1,", "incomplete"},
+		{"summary m.C[1,", "incomplete"},
+		{`export m to "draws`, "incomplete"},
+		{"export m to \"draws\nshow m", "invalid"},
+		{"fitt m", "invalid"},
+		{"show m)", "invalid"},
+		{"fit m,", "invalid"},
+		{"model m {\n  Y = gss\n}", "complete"},
+	}
+	for _, tt := range tests {
+		if got := IsComplete(tt.src); got != tt.want {
+			t.Errorf("IsComplete(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	words := []string{"GaussianCopula", "InverseWishart", "LKJ", "FactorModel"}
+	tests := []struct{ name, want string }{
+		{"GausianCopula", "GaussianCopula"},
+		{"gaussiancopula", "GaussianCopula"},
+		{"InverseWishrat", "InverseWishart"},
+		{"LJK", "LKJ"},
+		{"Wishart", ""},
+		{"xyz", ""},
+		{"FactorModel", ""}, // an exact match is not a suggestion
+	}
+	for _, tt := range tests {
+		if got := Nearest(tt.name, words); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestLevenshtein(t *testing.T) {
+	tests := []struct {
+		a, b string
+		d    int
+	}{
+		{"", "", 0}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"iter", "itre", 1}, {"héllo", "hello", 1},
+	}
+	for _, tt := range tests {
+		if got := levenshtein(tt.a, tt.b); got != tt.d {
+			t.Errorf("levenshtein(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	seeds, _ := os.ReadFile("testdata/language_examples.cop")
+	f.Add(string(seeds))
+	golden, _ := os.ReadFile("testdata/errors.golden")
+	for _, s := range strings.Split(string(golden), "\n----\n") {
+		in, _, _ := strings.Cut(s, "\n>>>")
+		f.Add(in)
+	}
+	for _, s := range []string{"", "model m {", "fit m with hmc(T = pi/2), iter = 1e3", `data x = load("a\"b")`, "summary -(-(1))", "plot rmse m vs s;;;\n\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := Parse("f", []byte(src))
+		_ = IsComplete(src)
+		if err != nil {
+			var list ErrorList
+			if !errors.As(err, &list) || len(list) == 0 {
+				t.Fatalf("error %v is not a non-empty ErrorList", err)
+			}
+			for _, e := range list {
+				if e.Pos.Line < 1 || e.Pos.Column < 1 || e.Pos.Offset < 0 || e.Pos.Offset > len(src) {
+					t.Fatalf("error %q has a bad position %#v", e.Msg, e.Pos)
+				}
+				_ = e.Snippet([]byte(src))
+			}
+			if file == nil {
+				t.Fatal("nil File with an error")
+			}
+			return
+		}
+		text := Format(file)
+		again, err := Parse("", []byte(text))
+		if err != nil {
+			t.Fatalf("canonical form %q of %q does not parse: %v", text, src, err)
+		}
+		if Format(again) != text {
+			t.Fatalf("Format not stable for %q: %q then %q", src, text, Format(again))
+		}
+	})
+}

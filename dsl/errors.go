@@ -1,0 +1,114 @@
+package dsl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is a syntax or checking error at a position in the source, with an
+// optional hint such as "did you mean GaussianCopula?". Package compiler
+// uses the same type for its errors.
+type Error struct {
+	Pos  Position
+	Msg  string
+	Hint string
+}
+
+// Error formats the error as file:line:col: msg, omitting the file name when
+// it is empty. The hint is not included; see Snippet and ErrorList.Format.
+func (e *Error) Error() string {
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// Snippet returns the source line of the error, a line with a caret under
+// the error's column, and the hint on its own line when there is one.
+// src must be the text the position refers to.
+func (e *Error) Snippet(src []byte) string {
+	line, ok := sourceLine(src, e.Pos)
+	var b strings.Builder
+	if ok {
+		line = strings.ReplaceAll(line, "\t", " ")
+		b.WriteString(line)
+		b.WriteByte('\n')
+		col := max(e.Pos.Column, 1)
+		b.WriteString(strings.Repeat(" ", col-1))
+		b.WriteString("^\n")
+	}
+	if e.Hint != "" {
+		b.WriteString("hint: ")
+		b.WriteString(e.Hint)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// sourceLine returns the text of the line pos is on, found by its line number.
+func sourceLine(src []byte, pos Position) (string, bool) {
+	if pos.Line < 1 {
+		return "", false
+	}
+	lines := strings.Split(string(src), "\n")
+	if pos.Line > len(lines) {
+		return "", false
+	}
+	return strings.TrimRight(lines[pos.Line-1], "\r"), true
+}
+
+// ErrorList is a list of errors, sorted by position. Parse and
+// compiler.Check return an ErrorList (never an empty one) when they fail.
+type ErrorList []*Error
+
+// Error prints the errors one per line, as file:line:col: msg.
+func (l ErrorList) Error() string {
+	switch len(l) {
+	case 0:
+		return "no errors"
+	case 1:
+		return l[0].Error()
+	}
+	var b strings.Builder
+	for i, e := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Format prints each error followed by its snippet and hint, as a notebook
+// or a terminal shows them.
+func (l ErrorList) Format(src []byte) string {
+	var b strings.Builder
+	for _, e := range l {
+		fmt.Fprintf(&b, "%s\n%s", e.Error(), e.Snippet(src))
+	}
+	return b.String()
+}
+
+// Sort orders the list by position (offset), keeping the order of errors at
+// the same position.
+func (l ErrorList) Sort() {
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && l[j].Pos.Offset < l[j-1].Pos.Offset; j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+}
+
+// Err returns l as an error, or nil if l is empty.
+func (l ErrorList) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
+// Unwrap lets errors.As find the individual errors.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}

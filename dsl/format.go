@@ -1,0 +1,182 @@
+package dsl
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Format prints f in canonical form: one statement per line, model items
+// indented by two spaces, single spaces around '=', '~' and binary
+// operators, ", " between arguments, comments dropped. Parsing the result
+// gives the same canonical form again.
+func Format(f *File) string {
+	var b strings.Builder
+	for _, s := range f.Stmts {
+		b.WriteString(StmtString(s))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// StmtString prints one statement in canonical form (a model over several lines).
+func StmtString(s Stmt) string {
+	var b strings.Builder
+	switch s := s.(type) {
+	case *DataStmt:
+		b.WriteString("data " + s.Name.Name + " = " + s.Value.String())
+	case *ModelStmt:
+		b.WriteString("model " + s.Name.Name + " {\n")
+		for _, it := range s.Items {
+			b.WriteString("  " + ItemString(it) + "\n")
+		}
+		b.WriteString("}")
+	case *ExplainStmt:
+		b.WriteString("explain " + s.Model.Name)
+	case *FitStmt:
+		b.WriteString("fit " + s.Model.Name)
+		if s.Method != nil {
+			b.WriteString(" with " + s.Method.Name.Name)
+			if s.Method.Parens {
+				b.WriteString("(" + argsString(s.Method.Args) + ")")
+			}
+		}
+		for _, a := range s.Settings {
+			b.WriteString(", " + a.Name.Name + " = " + a.Value.String())
+		}
+	case *SummaryStmt:
+		b.WriteString("summary " + s.Target.String())
+	case *PlotStmt:
+		b.WriteString("plot " + s.Kind.Name + " " + s.Target.String())
+		if s.Vs != nil {
+			b.WriteString(" vs " + s.Vs.Name)
+		}
+	case *ImputeStmt:
+		b.WriteString("impute " + s.Model.Name)
+	case *ExportStmt:
+		b.WriteString("export " + s.Model.Name + " to " + strconv.Quote(s.Path.Value))
+	case *ShowStmt:
+		b.WriteString("show " + s.Name.Name)
+	}
+	return b.String()
+}
+
+// ItemString prints one model item in canonical form.
+func ItemString(it ModelItem) string {
+	switch it := it.(type) {
+	case *Assign:
+		return it.Name.Name + " = " + it.Value.String()
+	case *Tilde:
+		return it.Name.Name + " ~ " + it.Dist.String()
+	case *Relation:
+		return it.Left.Name + " " + it.Relation.Name + " " + it.Right.Name
+	}
+	return ""
+}
+
+func argsString(args []*Arg) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func exprsString(items []*Expr) string {
+	parts := make([]string, len(items))
+	for i, e := range items {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String prints the expression in canonical form.
+func (e *Expr) String() string {
+	var b strings.Builder
+	b.WriteString(e.Head.String())
+	for _, t := range e.Tail {
+		b.WriteString(" " + t.Op + " " + t.Term.String())
+	}
+	return b.String()
+}
+
+// String prints the product in canonical form.
+func (t *Term) String() string {
+	var b strings.Builder
+	b.WriteString(t.Head.String())
+	for _, u := range t.Tail {
+		b.WriteString(" " + u.Op + " " + u.Unary.String())
+	}
+	return b.String()
+}
+
+// String prints the unary expression in canonical form.
+func (u *Unary) String() string {
+	if u.Neg != nil {
+		return "-" + u.Neg.String()
+	}
+	return u.Postfix.String()
+}
+
+// String prints the postfix expression in canonical form.
+func (p *Postfix) String() string {
+	var b strings.Builder
+	b.WriteString(p.Primary.String())
+	for _, s := range p.Suffixes {
+		if s.Member != nil {
+			b.WriteString("." + s.Member.Name)
+		} else {
+			b.WriteString("[" + exprsString(s.Index.Items) + "]")
+		}
+	}
+	return b.String()
+}
+
+// String prints the primary in canonical form.
+func (p *Primary) String() string {
+	switch {
+	case p.Number != nil:
+		return p.Number.Text
+	case p.Str != nil:
+		return strconv.Quote(p.Str.Value)
+	case p.Call != nil:
+		return p.Call.Func.Name + "(" + argsString(p.Call.Args) + ")"
+	case p.Name != nil:
+		return p.Name.Name
+	case p.Paren != nil:
+		return "(" + p.Paren.String() + ")"
+	case p.List != nil:
+		return "[" + exprsString(p.List.Items) + "]"
+	case p.Map != nil:
+		parts := make([]string, len(p.Map.Entries))
+		for i, e := range p.Map.Entries {
+			key := e.Key
+			if !isName(key) {
+				key = strconv.Quote(key)
+			}
+			parts[i] = key + ": " + e.Value.String()
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return ""
+}
+
+// String prints the argument in canonical form.
+func (a *Arg) String() string {
+	if a.Name != nil {
+		return a.Name.Name + " = " + a.Value.String()
+	}
+	return a.Value.String()
+}
+
+// isName reports whether s lexes as one identifier.
+func isName(s string) bool {
+	if s == "" || !isLetter(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isLetter(s[i]) && !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,263 @@
+package dsl
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Position is a place in the source: Offset is the 0-based byte offset,
+// Line and Column are 1-based (Column counts runes), and lines are counted
+// within the parsed text (a notebook cell counts its own lines).
+//
+// It is participle's lexer.Position, so participle fills the Pos fields of
+// the AST directly.
+type Position = lexer.Position
+
+// Token types of the copulang lexer, as named in the grammar.
+const (
+	tokEOF    = lexer.EOF
+	tokIdent  = lexer.TokenType(-2)
+	tokNumber = lexer.TokenType(-3)
+	tokString = lexer.TokenType(-4)
+	tokSep    = lexer.TokenType(-5) // a newline or ';' ending a statement
+	tokPunct  = lexer.TokenType(-6) // one of = ~ + - * / ( ) [ ] { } , . :
+)
+
+// punctuation lists the single-character tokens.
+const punctuation = "=~+-*/()[]{},.:"
+
+// definition is the lexer.Definition of copulang. It is hand-written rather
+// than regular-expression based so that it can drop newlines inside
+// parentheses and brackets, report an unterminated string at its opening
+// quote, and tell IsComplete which brackets are still open.
+type definition struct{}
+
+func (definition) Symbols() map[string]lexer.TokenType {
+	return map[string]lexer.TokenType{
+		"EOF":    tokEOF,
+		"Ident":  tokIdent,
+		"Number": tokNumber,
+		"String": tokString,
+		"Sep":    tokSep,
+		"Punct":  tokPunct,
+	}
+}
+
+func (d definition) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return d.LexBytes(filename, src)
+}
+
+func (d definition) LexString(filename string, src string) (lexer.Lexer, error) {
+	return d.LexBytes(filename, []byte(src))
+}
+
+func (definition) LexBytes(filename string, src []byte) (lexer.Lexer, error) {
+	s := scan(filename, src)
+	if s.err != nil {
+		return nil, s.err
+	}
+	return &tokenStream{tokens: s.tokens}, nil
+}
+
+// scan tokenises the whole of src.
+func scan(filename string, src []byte) *scanResult {
+	return scanRange(src, Position{Filename: filename, Line: 1, Column: 1}, len(src))
+}
+
+// tokenStream hands out pre-scanned tokens; the last one is EOF.
+type tokenStream struct {
+	tokens []lexer.Token
+	next   int
+}
+
+func (t *tokenStream) Next() (lexer.Token, error) {
+	tok := t.tokens[t.next]
+	if t.next < len(t.tokens)-1 {
+		t.next++
+	}
+	return tok, nil
+}
+
+// bracket is an opening bracket not yet closed.
+type bracket struct {
+	char byte
+	pos  Position
+}
+
+// scanResult is everything one pass of the scanner learns about a source.
+type scanResult struct {
+	tokens []lexer.Token // significant tokens, ending with EOF
+	// err is the first lexical error (nil if none); scanning continues
+	// after it so that the other fields describe the whole source.
+	err *Error
+	// open holds the brackets still open at the end of the source.
+	open []bracket
+	// openString is true when a string literal runs to the end of the source.
+	openString bool
+	// stmtEnds holds the offsets of the separators that end a top-level
+	// statement (outside every bracket, braces included).
+	stmtEnds []int
+}
+
+// scanRange tokenises src[start.Offset:end], where start is the position of
+// byte start.Offset. Newlines inside ( ) or [ ] are not separators; inside
+// { } they are, unless that brace is itself inside ( ) or [ ] (a map literal
+// in an argument list), so a model block takes one statement per line.
+// String tokens hold their unquoted value.
+func scanRange(src []byte, start Position, end int) *scanResult {
+	res := &scanResult{}
+	pos := start
+	src = src[:end]
+	parenDepth := 0 // ( and [ currently open
+	advance := func(n int) {
+		pos.Advance(string(src[pos.Offset : pos.Offset+n]))
+	}
+	fail := func(at Position, msg, hint string) {
+		if res.err == nil {
+			res.err = &Error{Pos: at, Msg: msg, Hint: hint}
+		}
+	}
+	emit := func(typ lexer.TokenType, n int) {
+		res.tokens = append(res.tokens, lexer.Token{Type: typ, Value: string(src[pos.Offset : pos.Offset+n]), Pos: pos})
+		advance(n)
+	}
+	for pos.Offset < len(src) {
+		rest := src[pos.Offset:]
+		c := rest[0]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			advance(1)
+		case c == '#':
+			n := bytes.IndexByte(rest, '\n')
+			if n < 0 {
+				n = len(rest)
+			}
+			advance(n)
+		case c == '\n' || c == ';':
+			if c == ';' || parenDepth == 0 {
+				if len(res.open) == 0 {
+					res.stmtEnds = append(res.stmtEnds, pos.Offset)
+				}
+				emit(tokSep, 1)
+			} else {
+				advance(1)
+			}
+		case isLetter(c):
+			n := 1
+			for n < len(rest) && (isLetter(rest[n]) || isDigit(rest[n])) {
+				n++
+			}
+			emit(tokIdent, n)
+		case isDigit(c) || (c == '.' && len(rest) > 1 && isDigit(rest[1])):
+			emit(tokNumber, numberLength(rest))
+		case c == '"':
+			n, closed := stringLength(rest)
+			if !closed {
+				if pos.Offset+n == len(src) {
+					res.openString = true
+				}
+				fail(pos, "unterminated string", "close it with \" on the same line")
+				emit(tokString, n) // the partial text, so later checks see a token here
+				continue
+			}
+			text := string(rest[:n])
+			value, err := strconv.Unquote(text)
+			if err != nil {
+				fail(pos, "invalid escape in string "+text, `escapes are as in Go: \" \\ \n \t \u00e9`)
+				value = text
+			}
+			res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: value, Pos: pos})
+			advance(n)
+		case bytes.IndexByte([]byte(punctuation), c) >= 0:
+			switch c {
+			case '(', '[', '{':
+				res.open = append(res.open, bracket{c, pos})
+				if c != '{' {
+					parenDepth++
+				}
+			case ')', ']', '}':
+				if k := len(res.open); k > 0 {
+					if res.open[k-1].char != '{' {
+						parenDepth--
+					}
+					res.open = res.open[:k-1]
+				}
+			}
+			emit(tokPunct, 1)
+		default:
+			r, size := utf8.DecodeRune(rest)
+			msg := fmt.Sprintf("unexpected character %q", r)
+			hint := ""
+			switch r {
+			case '\'':
+				hint = "strings use double quotes"
+			case '\u201c', '\u201d':
+				hint = "use a plain double quote \""
+			case '<', '>', '!', '&', '|', '^', '%':
+				hint = "the language has only + - * / in expressions"
+			}
+			fail(pos, msg, hint)
+			advance(size)
+		}
+	}
+	res.tokens = append(res.tokens, lexer.EOFToken(pos))
+	return res
+}
+
+func isLetter(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
+func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
+
+// numberLength is the length of the number at the start of b:
+// digits, an optional fraction and an optional exponent.
+func numberLength(b []byte) int {
+	n := 0
+	for n < len(b) && isDigit(b[n]) {
+		n++
+	}
+	if n < len(b) && b[n] == '.' {
+		n++
+		for n < len(b) && isDigit(b[n]) {
+			n++
+		}
+	}
+	if n < len(b) && (b[n] == 'e' || b[n] == 'E') {
+		m := n + 1
+		if m < len(b) && (b[m] == '+' || b[m] == '-') {
+			m++
+		}
+		if m < len(b) && isDigit(b[m]) {
+			for m < len(b) && isDigit(b[m]) {
+				m++
+			}
+			n = m
+		}
+	}
+	return n
+}
+
+// stringLength is the length of the string literal at the start of b
+// (which begins with '"') and whether it is closed on the same line.
+func stringLength(b []byte) (int, bool) {
+	for n := 1; n < len(b); n++ {
+		switch b[n] {
+		case '\\':
+			if n+1 < len(b) && b[n+1] != '\n' {
+				n++
+			}
+		case '"':
+			return n + 1, true
+		case '\n':
+			return n, false
+		}
+	}
+	return len(b), false
+}
