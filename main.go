@@ -71,6 +71,8 @@ func runBench(args []string, stdout io.Writer) error {
 	switch args[0] {
 	case "hough":
 		return benchHough(args[1:], stdout)
+	case "samplers":
+		return benchSamplers(args[1:], stdout)
 	default:
 		return fmt.Errorf("unknown benchmark %q (want hough or samplers)", args[0])
 	}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/copulang/copulang/inference"
+)
+
+// samplersSetup is one data configuration of `copulang bench samplers`.
+type samplersSetup struct{ P, K, Levels int }
+
+// samplersResult is one line of `copulang bench samplers --json`.
+type samplersResult struct {
+	Method string `json:"method"`
+	N      int    `json:"n"`
+	P      int    `json:"p"`
+	K      int    `json:"k"`
+	Levels int    `json:"levels"`
+	Warmup int    `json:"warmup"`
+	Iter   int    `json:"iter"`
+	// SecondsPer1000 is the wall time per 1000 iterations (warm-up included)
+	// of one chain.
+	SecondsPer1000 float64 `json:"seconds_per_1000_iter,omitempty"`
+	// ESS per second: bulk ESS of the post-warm-up draws of each C_jl,
+	// j < l, divided by the run's whole wall time; minimum and median.
+	MinESSPerSec    float64 `json:"min_bulk_ess_per_s,omitempty"`
+	MedianESSPerSec float64 `json:"median_bulk_ess_per_s,omitempty"`
+	// RMSEMean is the RMSE (upper off-diagonal entries) of the posterior
+	// mean of C to the truth, RMSELast that of the last draw.
+	RMSEMean float64 `json:"rmse_posterior_mean,omitempty"`
+	RMSELast float64 `json:"rmse_last_draw,omitempty"`
+	Bounces  float64 `json:"bounces_per_column,omitempty"`
+	Skipped  string  `json:"skipped,omitempty"`
+}
+
+// benchSamplers runs `copulang bench samplers`: for each setup (p, k,
+// levels) of Kalaitzis & Silva's experiments it simulates n rows from a
+// copula factor model with k factors (inference.Simulate) and runs one chain
+// of each method: gibbs and hmc fit the full-correlation model, px and
+// interweave the factor model with k factors. It reports seconds per 1000
+// iterations, the minimum and median bulk ESS per second over the entries of
+// C, and the RMSE to the true C.
+func benchSamplers(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("bench samplers", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	asJSON := fs.Bool("json", false, "print one JSON object per line")
+	iter := fs.Int("iter", 1000, "post-warm-up iterations per run")
+	warmup := fs.Int("warmup", -1, "warm-up iterations per run (default iter/5)")
+	methods := fs.String("methods", "gibbs,hmc,px,interweave", "comma-separated methods: gibbs, hmc, px, interweave")
+	n := fs.Int("n", 1000, "number of rows")
+	setups := fs.String("setups", "20:5:5,10:3:2,10:3:5", "comma-separated p:k:levels")
+	seed := fs.Uint64("seed", 1, "seed of the simulation and the chain")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *iter < 1 {
+		return fmt.Errorf("--iter %d: want at least 1", *iter)
+	}
+	if *warmup < 0 {
+		*warmup = *iter / 5
+	}
+	var ms []inference.Method
+	for _, name := range strings.Split(*methods, ",") {
+		m, ok := samplersMethod(strings.TrimSpace(name))
+		if !ok {
+			return fmt.Errorf("--methods: unknown method %q (want gibbs, hmc, px or interweave)", name)
+		}
+		ms = append(ms, m)
+	}
+	var sets []samplersSetup
+	for _, s := range strings.Split(*setups, ",") {
+		parts := strings.Split(strings.TrimSpace(s), ":")
+		if len(parts) != 3 {
+			return fmt.Errorf("--setups: %q is not p:k:levels", s)
+		}
+		var v [3]int
+		for i, part := range parts {
+			x, err := strconv.Atoi(part)
+			if err != nil || x < 0 {
+				return fmt.Errorf("--setups: %q is not p:k:levels", s)
+			}
+			v[i] = x
+		}
+		sets = append(sets, samplersSetup{P: v[0], K: v[1], Levels: v[2]})
+	}
+	// Rows are printed as each run ends (runs can take minutes), so the
+	// table uses fixed widths.
+	const row = "%-10s %7d %4d %3d %6d %6d %12s %10s %12s %9s %9s %11s  %s\n"
+	if !*asJSON {
+		fmt.Fprintf(stdout, strings.NewReplacer("d", "s").Replace(row), "method", "n", "p", "k", "levels", "iter", "s/1000 iter", "min ESS/s", "median ESS/s", "RMSE mean", "RMSE last", "bounces/col", "note")
+	}
+	for _, set := range sets {
+		sim, err := inference.Simulate(inference.SimSpec{P: set.P, K: set.K, N: *n, Levels: set.Levels, Seed: *seed})
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			r := samplersRun(sim, set, m, *n, *warmup, *iter, *seed)
+			if *asJSON {
+				b, err := json.Marshal(r)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(stdout, string(b))
+				continue
+			}
+			if r.Skipped != "" {
+				fmt.Fprintf(stdout, row, r.Method, r.N, r.P, r.K, r.Levels, r.Iter, "-", "-", "-", "-", "-", "-", "skipped: "+r.Skipped)
+				continue
+			}
+			fmt.Fprintf(stdout, row, r.Method, r.N, r.P, r.K, r.Levels, r.Iter,
+				fmt.Sprintf("%.3f", r.SecondsPer1000), fmt.Sprintf("%.2f", r.MinESSPerSec), fmt.Sprintf("%.2f", r.MedianESSPerSec),
+				fmt.Sprintf("%.4f", r.RMSEMean), fmt.Sprintf("%.4f", r.RMSELast), fmt.Sprintf("%.0f", r.Bounces), "")
+		}
+	}
+	return nil
+}
+
+func samplersMethod(name string) (inference.Method, bool) {
+	for _, m := range []inference.Method{inference.Gibbs, inference.HMC, inference.PX, inference.Interweave} {
+		if m.String() == name {
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// samplersRun runs one chain of method m on sim and measures it.
+func samplersRun(sim *inference.Simulated, set samplersSetup, m inference.Method, n, warmup, iter int, seed uint64) samplersResult {
+	r := samplersResult{Method: m.String(), N: n, P: set.P, K: set.K, Levels: set.Levels, Warmup: warmup, Iter: iter}
+	spec := inference.Spec{Columns: sim.Columns, Names: sim.Names, Method: m, Warmup: warmup, Iter: iter, Seed: seed}
+	if m == inference.PX || m == inference.Interweave {
+		if set.K < 1 {
+			r.Skipped = "factor methods need k >= 1"
+			return r
+		}
+		spec.Model = inference.FactorModel{K: set.K}
+	}
+	res, err := inference.Run(context.Background(), spec, nil)
+	if err != nil {
+		r.Skipped = err.Error()
+		return r
+	}
+	secs := res.Elapsed.Seconds()
+	r.SecondsPer1000 = secs / float64(warmup+iter) * 1000
+	var ess []float64
+	for _, s := range res.Summary() {
+		ess = append(ess, s.ESSBulk)
+	}
+	slices.Sort(ess)
+	if len(ess) > 0 {
+		r.MinESSPerSec = ess[0] / secs
+		r.MedianESSPerSec = ess[len(ess)/2] / secs
+		if len(ess)%2 == 0 {
+			r.MedianESSPerSec = (ess[len(ess)/2-1] + ess[len(ess)/2]) / 2 / secs
+		}
+	}
+	draws := res.C[0]
+	mean := make([]float64, set.P*set.P)
+	for _, d := range draws {
+		for k, v := range d {
+			mean[k] += v / float64(len(draws))
+		}
+	}
+	rm := inference.RMSETrace([][]float64{mean, draws[len(draws)-1]}, sim.C)
+	r.RMSEMean, r.RMSELast = rm[0], rm[1]
+	if st := res.Stats[0]; st.Iterations > 0 && st.Bounces > 0 {
+		r.Bounces = float64(st.Bounces) / float64(st.Iterations) / float64(set.P)
+	}
+	if math.IsNaN(r.MinESSPerSec) {
+		r.MinESSPerSec = 0
+	}
+	return r
+}
