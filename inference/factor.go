@@ -1,0 +1,669 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// factorSampler is one chain of the copula factor model of Murray et al.
+// (2013), sampling.md §4:
+//
+//	z_i = Λη_i + ε_i,  η_i ~ N(0, I_k),  ε_i ~ N(0, I),  Z ∈ D(Y),
+//
+// with loadings rows λ_j ~ N(0, P_j⁻¹): P_j = I/Var under NormalLoadings, and
+// under GDPLoadings(α, β) the hierarchy of bfa 0.4 per loading,
+// λ_jh ~ N(0, ψ_jh), ψ_jh ~ Exp(rate ζ_jh²/2), ζ_jh ~ Ga(α, rate β), so
+// P_j = diag(1/ψ_j·). The copula correlation is
+// C = D^{-1/2}(ΛΛᵀ + I)D^{-1/2} with D = diag(1 + ‖λ_j‖²).
+//
+// Two samplers are offered:
+//   - PX (§4.3): bfa's order — GDP hyperparameters; per column the
+//     Liu–Sabatti scale move r_j ~ Ga(n/2, Q_j/2) with z_j ← √r_j·z_j and
+//     λ_j ~ N(√r_j·m_j, V_j) (λ_j integrated out of the scale move); the
+//     factors η; Hoff's block update of every column with μ_ij = λ_jᵀη_i, σ = 1.
+//   - Interweave (§4.4): per column, the joint exact HMC step of (λ_j, z_j)
+//     given η (jointHMC) followed by Hoff's block update of z_j; columns run
+//     in parallel goroutines, column j drawing from its own PCG stream seeded
+//     from the chain's stream in column order, so results do not depend on
+//     GOMAXPROCS; then η, then the GDP hyperparameters.
+//
+// Λ is stored on the unit-noise scale of the model; loadings reports the
+// identified correlation-scale loadings D^{-1/2}Λ, for which
+// C = Λ̃Λ̃ᵀ + diag(1 − ‖λ̃_j‖²).
+type factorSampler struct {
+	d       *data
+	n, p, k int
+	method  Method
+	travel  float64 // exact-HMC travel time
+
+	z      [][]float64 // latent columns, z[j][i]
+	lambda []float64   // Λ, p×k row-major, unit-noise scale
+	eta    []float64   // η, n×k row-major
+
+	gdp         bool
+	alpha, beta float64
+	prec        []float64 // p×k prior precisions: P_j = diag(prec[j*k : j*k+k])
+	zeta        []float64 // p×k GDP rates ζ (GDP only)
+
+	// workspace
+	ete  []float64 // ηᵀη, k×k
+	a    []float64 // k×k
+	bvec []float64 // k
+	mvec []float64 // k
+	mu   []float64 // n
+	w    []float64 // ZΛ, n×k
+	cols []factorColumn
+
+	// parallel column work
+	next    atomic.Int32
+	wg      sync.WaitGroup
+	colWork func(j int) // set once at construction; never reassigned
+
+	bug factorBug
+}
+
+// factorColumn is the per-column state of the parallel column steps.
+type factorColumn struct {
+	pcg *rand.PCG
+	rng *rand.Rand
+	hmc *jointHMC // Interweave only
+	mu  []float64 // n
+	st  StepStats
+	err error
+}
+
+// factorBug plants a known error in the sampler so that tests can check that
+// the Geweke test catches it. The zero value is the correct sampler.
+type factorBug int
+
+const (
+	bugNone factorBug = iota
+	// bugSigma multiplies σ = 1 in Hoff's column update by 1.2.
+	bugSigma
+	// bugNoRescale draws r_j and λ_j ~ N(√r_j·m_j, V_j) but leaves z_j
+	// unscaled, as bfa 0.4 does.
+	bugNoRescale
+	// bugReflect uses ‖f‖² = ‖G_a − G_b‖² + 1 in the joint HMC reflection.
+	bugReflect
+)
+
+// newFactorSampler builds one chain's state for a FactorModel spec (Method PX
+// or Interweave). The latent columns start at the normal scores of their
+// ranks (tied rows share the score of their mean rank, missing rows draw
+// N(0, 1)); Λ starts at the principal-factor solution of the scores'
+// correlation matrix, moved to the unit-noise scale, each z_j is scaled to
+// the implied standard deviation √(1+‖λ_j‖²), and η and the GDP
+// hyperparameters are drawn from their conditionals.
+func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error) {
+	fm, ok := spec.Model.(FactorModel)
+	if !ok {
+		return nil, fmt.Errorf("inference: newFactorSampler: model is %T, not FactorModel", spec.Model)
+	}
+	n, p, k := d.n, d.p, fm.K
+	if k < 1 || k >= p {
+		return nil, fmt.Errorf("inference: factor model with k = %d factors, want 1 <= k < p = %d", k, p)
+	}
+	if spec.Method != PX && spec.Method != Interweave {
+		return nil, fmt.Errorf("inference: method %v is not a factor-model sampler; use px or interweave", spec.Method)
+	}
+	s := &factorSampler{
+		d: d, n: n, p: p, k: k,
+		method: spec.Method,
+		travel: spec.TravelTime,
+		z:      make([][]float64, p),
+		lambda: make([]float64, p*k),
+		eta:    make([]float64, n*k),
+		prec:   make([]float64, p*k),
+		ete:    make([]float64, k*k),
+		a:      make([]float64, k*k),
+		bvec:   make([]float64, k),
+		mvec:   make([]float64, k),
+		mu:     make([]float64, n),
+		w:      make([]float64, n*k),
+	}
+	if s.travel == 0 {
+		s.travel = math.Pi / 2
+	}
+	switch pr := fm.Loadings.(type) {
+	case nil:
+		factorFill(s.prec, 1)
+	case NormalLoadings:
+		v := pr.Var
+		if v == 0 {
+			v = 1
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("inference: normal loadings variance = %v, want finite and > 0", pr.Var)
+		}
+		factorFill(s.prec, 1/v)
+	case GDPLoadings:
+		s.gdp = true
+		s.alpha, s.beta = pr.Alpha, pr.Beta
+		if s.alpha == 0 {
+			s.alpha = 3
+		}
+		if s.beta == 0 {
+			s.beta = 1
+		}
+		if !(s.alpha > 0) || !(s.beta > 0) || math.IsInf(s.alpha, 0) || math.IsInf(s.beta, 0) {
+			return nil, fmt.Errorf("inference: GDP loadings prior (alpha = %v, beta = %v), want both finite and > 0", pr.Alpha, pr.Beta)
+		}
+		s.zeta = make([]float64, p*k)
+	default:
+		return nil, fmt.Errorf("inference: unknown loadings prior %T", fm.Loadings)
+	}
+	for j := 0; j < p; j++ {
+		s.z[j] = make([]float64, n)
+		factorScores(rng, d, j, s.z[j])
+	}
+	s.cols = make([]factorColumn, p)
+	for j := range s.cols {
+		c := &s.cols[j]
+		c.pcg = rand.NewPCG(0, 0)
+		c.rng = rand.New(c.pcg)
+		c.mu = make([]float64, n)
+		if s.method == Interweave {
+			c.hmc = newJointHMC(d.levels[j], k)
+		}
+	}
+	s.colWork = s.interweaveColumn
+	s.initLoadings()
+	if s.gdp {
+		s.stepGDP(rng)
+	}
+	if err := s.stepEta(rng); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func factorFill(x []float64, v float64) {
+	for i := range x {
+		x[i] = v
+	}
+}
+
+// factorScores sets z to the normal scores of the ranks of column j's
+// observed rows, Φ⁻¹(r/(N+1)) with r the mean rank of the row's level, so
+// tied rows share a value and the column lies inside its constraint set;
+// missing rows get N(0, 1) draws.
+func factorScores(rng *rand.Rand, d *data, j int, z []float64) {
+	lv := d.levels[j]
+	nObs := float64(len(lv.Order) + 1)
+	for l := 0; l < lv.NumLevels(); l++ {
+		r := 0.5 * float64(lv.Start[l]+lv.Start[l+1]+1)
+		v := -math.Sqrt2 * math.Erfcinv(2*r/nObs)
+		for _, i := range lv.Rows(l) {
+			z[i] = v
+		}
+	}
+	for _, i := range lv.Missing {
+		z[i] = rng.NormFloat64()
+	}
+}
+
+// initLoadings sets Λ from the principal-factor solution of the correlation
+// matrix R of the current latent columns: with R's leading eigenpairs
+// (e_h, u_h) and σ̄² the mean of the other eigenvalues, the correlation-scale
+// loadings are λ̃_jh = u_jh·√max(e_h − σ̄², 0.01), shrunk so that
+// ‖λ̃_j‖² ≤ 0.9, then λ_j = λ̃_j/√(1 − ‖λ̃_j‖²) on the unit-noise scale. Each
+// z_j is rescaled to standard deviation √(1+‖λ_j‖²), which keeps it in D_j.
+func (s *factorSampler) initLoadings() {
+	n, p, k := s.n, s.p, s.k
+	sd := make([]float64, p)
+	mean := make([]float64, p)
+	for j, zj := range s.z {
+		m := 0.0
+		for _, v := range zj {
+			m += v
+		}
+		m /= float64(n)
+		ss := 0.0
+		for _, v := range zj {
+			ss += (v - m) * (v - m)
+		}
+		mean[j], sd[j] = m, math.Sqrt(ss/float64(n))
+		if !(sd[j] > 0) {
+			sd[j] = 1
+		}
+	}
+	r := mat.NewSymDense(p, nil)
+	for a := 0; a < p; a++ {
+		for b := 0; b <= a; b++ {
+			c := 1.0
+			if a != b {
+				c = 0
+				for i := 0; i < n; i++ {
+					c += (s.z[a][i] - mean[a]) * (s.z[b][i] - mean[b])
+				}
+				c /= float64(n) * sd[a] * sd[b]
+			}
+			r.SetSym(a, b, c)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(r, true) {
+		factorFill(s.lambda, 0)
+	} else {
+		vals := eig.Values(nil) // ascending
+		var vecs mat.Dense
+		eig.VectorsTo(&vecs)
+		rest := 0.0
+		for h := 0; h < p-k; h++ {
+			rest += vals[h]
+		}
+		rest /= float64(p - k)
+		for h := 0; h < k; h++ {
+			col := p - 1 - h
+			sc := math.Sqrt(math.Max(vals[col]-rest, 0.01))
+			for j := 0; j < p; j++ {
+				s.lambda[j*k+h] = vecs.At(j, col) * sc
+			}
+		}
+	}
+	for j := 0; j < p; j++ {
+		row := s.lambda[j*k : j*k+k]
+		q := dotK(row, row)
+		if q > 0.9 {
+			f := math.Sqrt(0.9 / q)
+			for h := range row {
+				row[h] *= f
+			}
+			q = 0.9
+		}
+		f := 1 / math.Sqrt(1-q)
+		for h := range row {
+			row[h] *= f
+		}
+		scale := math.Sqrt(1+dotK(row, row)) / sd[j]
+		for i := range s.z[j] {
+			s.z[j][i] *= scale
+		}
+	}
+}
+
+func dotK(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// iterate performs one iteration of the chosen sampler.
+func (s *factorSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) error {
+	var err error
+	if s.method == Interweave {
+		err = s.iterateInterweave(rng, st)
+	} else {
+		err = s.iteratePX(rng)
+	}
+	if err != nil {
+		return err
+	}
+	st.Iterations++
+	return nil
+}
+
+// iteratePX is one PX Gibbs iteration in bfa's order (sampling.md §4.3).
+func (s *factorSampler) iteratePX(rng *rand.Rand) error {
+	if s.gdp {
+		s.stepGDP(rng)
+	}
+	s.gramEta()
+	for j := 0; j < s.p; j++ {
+		if err := s.stepLoadingsPX(rng, j); err != nil {
+			return err
+		}
+	}
+	if err := s.stepEta(rng); err != nil {
+		return err
+	}
+	for j := 0; j < s.p; j++ {
+		s.hoffColumn(rng, j, s.mu)
+	}
+	return nil
+}
+
+// gramEta sets ete = ηᵀη.
+func (s *factorSampler) gramEta() {
+	k := s.k
+	clear(s.ete)
+	for i := 0; i < s.n; i++ {
+		e := s.eta[i*k : i*k+k]
+		for a, ea := range e {
+			row := s.ete[a*k : a*k+a+1]
+			for b := range row {
+				row[b] += ea * e[b]
+			}
+		}
+	}
+	for a := 0; a < k; a++ {
+		for b := 0; b < a; b++ {
+			s.ete[b*k+a] = s.ete[a*k+b]
+		}
+	}
+}
+
+// stepLoadingsPX is the parameter-expanded update of column j given η:
+// with V_j = (ηᵀη + P_j)⁻¹, m_j = V_jηᵀz_j and Q_j = z_jᵀz_j − m_jᵀV_j⁻¹m_j
+// (the quadratic form of z_j under its λ-marginal N(0, I + ηP_j⁻¹ηᵀ)), the
+// scale move z_j ← g·z_j with g² = r ~ Ga(n/2, rate Q_j/2) leaves that
+// marginal restricted to D_j invariant (Liu–Sabatti, Haar measure dg/g,
+// Jacobian gⁿ), and λ_j is then drawn from its conditional N(g·m_j, V_j) as
+// m_j + L⁻ᵀξ with V_j⁻¹ = LLᵀ.
+func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int) error {
+	n, k := s.n, s.k
+	zj := s.z[j]
+	b := s.bvec
+	clear(b)
+	zz := 0.0
+	for i, zi := range zj {
+		zz += zi * zi
+		e := s.eta[i*k : i*k+k]
+		for h, eh := range e {
+			b[h] += eh * zi
+		}
+	}
+	a := s.a
+	copy(a, s.ete)
+	pj := s.prec[j*k : j*k+k]
+	for h := 0; h < k; h++ {
+		a[h*k+h] += pj[h]
+	}
+	if !cholK(a, k) {
+		return fmt.Errorf("inference: loadings step for column %s: ηᵀη + P is not positive definite", s.d.name(j))
+	}
+	m := s.mvec
+	copy(m, b)
+	solveLowerK(a, m, k)
+	solveUpperK(a, m, k)
+	q := zz - dotK(m, b)
+	if !(q > 0) {
+		return fmt.Errorf("inference: loadings step for column %s: quadratic form %g is not positive", s.d.name(j), q)
+	}
+	g := math.Sqrt(factorGamma(rng, 0.5*float64(n)) / (0.5 * q))
+	if s.bug != bugNoRescale {
+		for i := range zj {
+			zj[i] *= g
+		}
+	}
+	row := s.lambda[j*k : j*k+k]
+	for h := range row {
+		row[h] = rng.NormFloat64()
+	}
+	solveUpperK(a, row, k)
+	for h := range row {
+		row[h] += g * m[h]
+	}
+	return nil
+}
+
+// stepEta draws every η_i ~ N(BΛᵀz_i, B) with B = (I + ΛᵀΛ)⁻¹, as
+// L⁻ᵀ(L⁻¹Λᵀz_i + ξ) with B⁻¹ = LLᵀ.
+func (s *factorSampler) stepEta(rng *rand.Rand) error {
+	n, p, k := s.n, s.p, s.k
+	a := s.a
+	clear(a)
+	for j := 0; j < p; j++ {
+		row := s.lambda[j*k : j*k+k]
+		for x, rx := range row {
+			for y := 0; y <= x; y++ {
+				a[x*k+y] += rx * row[y]
+			}
+		}
+	}
+	for h := 0; h < k; h++ {
+		a[h*k+h]++
+	}
+	if !cholK(a, k) {
+		return fmt.Errorf("inference: factor step: I + ΛᵀΛ is not positive definite (non-finite loadings?)")
+	}
+	w := s.w
+	clear(w)
+	for j := 0; j < p; j++ {
+		row := s.lambda[j*k : j*k+k]
+		for i, zi := range s.z[j] {
+			wi := w[i*k : i*k+k]
+			for h, l := range row {
+				wi[h] += l * zi
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		wi := w[i*k : i*k+k]
+		solveLowerK(a, wi, k)
+		for h := range wi {
+			wi[h] += rng.NormFloat64()
+		}
+		solveUpperK(a, wi, k)
+		copy(s.eta[i*k:i*k+k], wi)
+	}
+	return nil
+}
+
+// hoffColumn is Hoff's block update of column j given η and λ_j:
+// z_ij ~ N(λ_jᵀη_i, 1) restricted to the column's levels (gibbsLevels).
+func (s *factorSampler) hoffColumn(rng *rand.Rand, j int, mu []float64) {
+	k := s.k
+	row := s.lambda[j*k : j*k+k]
+	for i := range mu {
+		mu[i] = dotK(row, s.eta[i*k:i*k+k])
+	}
+	sigma := 1.0
+	if s.bug == bugSigma {
+		sigma = 1.2
+	}
+	gibbsLevels(rng, s.d.levels[j], s.z[j], mu, sigma)
+}
+
+// stepGDP updates the GDP hyperparameters of every loading given λ:
+// ζ ~ Ga(α+1, rate β+|λ|) (ψ integrated out), then
+// 1/ψ ~ InvGauss(mean ζ/|λ|, shape ζ²).
+func (s *factorSampler) stepGDP(rng *rand.Rand) {
+	for i, l := range s.lambda {
+		al := math.Abs(l)
+		z := factorGamma(rng, s.alpha+1) / (s.beta + al)
+		s.zeta[i] = z
+		s.prec[i] = invGaussian(rng, math.Min(z/al, 1e150), z*z)
+	}
+}
+
+// iterateInterweave is one interweaved iteration (sampling.md §4.4): per
+// column, in parallel, the joint (λ_j, z_j) exact HMC step given η and then
+// Hoff's update of z_j; then η; then the GDP hyperparameters.
+func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
+	for j := range s.cols {
+		c := &s.cols[j]
+		c.pcg.Seed(rng.Uint64(), rng.Uint64())
+		c.st = StepStats{}
+		c.err = nil
+	}
+	s.runColumns()
+	for j := range s.cols {
+		c := &s.cols[j]
+		st.Add(c.st)
+		if c.err != nil {
+			return fmt.Errorf("inference: joint HMC on column %s: %w", s.d.name(j), c.err)
+		}
+	}
+	if err := s.stepEta(rng); err != nil {
+		return err
+	}
+	if s.gdp {
+		s.stepGDP(rng)
+	}
+	return nil
+}
+
+// interweaveColumn runs column j's joint HMC step and Hoff update.
+func (s *factorSampler) interweaveColumn(j int) {
+	c := &s.cols[j]
+	k := s.k
+	hs, err := c.hmc.step(c.rng, s.z[j], s.lambda[j*k:j*k+k], s.eta, s.prec[j*k:j*k+k], s.travel)
+	c.st.Bounces += int64(hs.Bounces)
+	c.st.Events += int64(hs.Events)
+	c.st.Rejections += int64(hs.Rejections)
+	if err != nil {
+		c.err = err
+		return
+	}
+	s.hoffColumn(c.rng, j, c.mu)
+}
+
+// runColumns calls colWork for every column, on min(GOMAXPROCS, p)
+// goroutines that claim columns in turn.
+func (s *factorSampler) runColumns() {
+	s.next.Store(0)
+	workers := min(runtime.GOMAXPROCS(0), s.p)
+	s.wg.Add(workers - 1)
+	for w := 1; w < workers; w++ {
+		go s.columnWorker()
+	}
+	s.columnLoop()
+	s.wg.Wait()
+}
+
+func (s *factorSampler) columnWorker() {
+	defer s.wg.Done()
+	s.columnLoop()
+}
+
+func (s *factorSampler) columnLoop() {
+	for {
+		j := int(s.next.Add(1)) - 1
+		if j >= s.p {
+			return
+		}
+		s.colWork(j)
+	}
+}
+
+// corr writes C = D^{-1/2}(ΛΛᵀ + I)D^{-1/2}: exactly symmetric with a unit
+// diagonal.
+func (s *factorSampler) corr(dst []float64) {
+	p, k := s.p, s.k
+	for a := 0; a < p; a++ {
+		ra := s.lambda[a*k : a*k+k]
+		dst[a*p+a] = 1
+		for b := 0; b < a; b++ {
+			rb := s.lambda[b*k : b*k+k]
+			c := dotK(ra, rb) / math.Sqrt((1+dotK(ra, ra))*(1+dotK(rb, rb)))
+			dst[a*p+b], dst[b*p+a] = c, c
+		}
+	}
+}
+
+// loadings writes the correlation-scale loadings D^{-1/2}Λ (p×k, row-major):
+// row j is λ_j/√(1+‖λ_j‖²), so C = Λ̃Λ̃ᵀ + diag(1 − ‖λ̃_j‖²). Like Λ itself
+// they are identified only up to an orthogonal rotation of the factors.
+func (s *factorSampler) loadings(dst []float64) bool {
+	k := s.k
+	for j := 0; j < s.p; j++ {
+		row := s.lambda[j*k : j*k+k]
+		f := 1 / math.Sqrt(1+dotK(row, row))
+		for h, l := range row {
+			dst[j*k+h] = l * f
+		}
+	}
+	return true
+}
+
+func (s *factorSampler) latent() [][]float64 { return s.z }
+
+// latentSD is the marginal standard deviation √(1+‖λ_j‖²) of z_ij.
+func (s *factorSampler) latentSD(j int) float64 {
+	row := s.lambda[j*s.k : j*s.k+s.k]
+	return math.Sqrt(1 + dotK(row, row))
+}
+
+// cholK overwrites the lower triangle of the symmetric k×k matrix a with its
+// Cholesky factor L (a = LLᵀ); it reports false if a is not positive definite.
+func cholK(a []float64, k int) bool {
+	for j := 0; j < k; j++ {
+		d := a[j*k+j]
+		for c := 0; c < j; c++ {
+			d -= a[j*k+c] * a[j*k+c]
+		}
+		if !(d > 0) || math.IsInf(d, 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		a[j*k+j] = d
+		for i := j + 1; i < k; i++ {
+			v := a[i*k+j]
+			for c := 0; c < j; c++ {
+				v -= a[i*k+c] * a[j*k+c]
+			}
+			a[i*k+j] = v / d
+		}
+	}
+	return true
+}
+
+// solveLowerK overwrites x with L⁻¹x, L the lower triangle of l (k×k).
+func solveLowerK(l, x []float64, k int) {
+	for i := 0; i < k; i++ {
+		v := x[i]
+		for c := 0; c < i; c++ {
+			v -= l[i*k+c] * x[c]
+		}
+		x[i] = v / l[i*k+i]
+	}
+}
+
+// solveUpperK overwrites x with L⁻ᵀx, L the lower triangle of l (k×k).
+func solveUpperK(l, x []float64, k int) {
+	for i := k - 1; i >= 0; i-- {
+		v := x[i]
+		for c := i + 1; c < k; c++ {
+			v -= l[c*k+i] * x[c]
+		}
+		x[i] = v / l[i*k+i]
+	}
+}
+
+// factorGamma draws from Gamma(shape, rate 1) by Marsaglia and Tsang's (2000)
+// method; a shape below 1 uses the boost X·U^(1/shape).
+func factorGamma(rng *rand.Rand, shape float64) float64 {
+	boost := 1.0
+	if shape < 1 {
+		boost = math.Pow(rng.Float64(), 1/shape)
+		shape++
+	}
+	d := shape - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := rng.Float64()
+		x2 := x * x
+		if u < 1-0.0331*x2*x2 || math.Log(u) < 0.5*x2+d*(1-v+math.Log(v)) {
+			return boost * d * v
+		}
+	}
+}
+
+// invGaussian draws from the inverse Gaussian distribution with the given
+// mean and shape by Michael, Schucany and Haas (1976), with the smaller root
+// written as mean/(1 + a + √(a(a+2))), a = mean·ν²/(2·shape), which does not
+// cancel for large means.
+func invGaussian(rng *rand.Rand, mean, shape float64) float64 {
+	nu := rng.NormFloat64()
+	a := mean * nu * nu / (2 * shape)
+	x := mean / (1 + a + math.Sqrt(a)*math.Sqrt(a+2))
+	if rng.Float64()*(mean+x) <= mean {
+		return x
+	}
+	return mean * mean / x
+}

@@ -1,0 +1,452 @@
+package inference
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// jointHMC is the exact HMC step of Kalaitzis & Silva (2013, §5) for one
+// column of the copula factor model given the factors η (sampling.md §4.4):
+// it moves the loadings row λ_j and the latent column z_j jointly under
+//
+//	π(λ, z) ∝ N(z; ηλ, I) · N(λ; 0, P⁻¹) · 1{z ∈ D_j},
+//
+// with the mass matrix equal to the precision, in the whitened coordinates
+// u = P^{1/2}λ, ε = z − ηλ, where w = (u, ε) ~ N(0, I_{k+n}) and every
+// trajectory is w(t) = ẇ(0) sin t + w(0) cos t between bounces. With
+// G = ηP^{-1/2}, z = Gu + ε; the wall between rows a (level ℓ) and b (level
+// ℓ+1) has normal f = (G_a − G_b; e_a − e_b), ‖f‖² = ‖G_a − G_b‖² + 2, and a
+// bounce is u̇ −= κ(G_a − G_b), ε̇_a −= κ, ε̇_b += κ with
+// κ = 2(ż_a − ż_b)/‖f‖².
+//
+// The structure makes the search cheap. The step keeps only z(t₀), ż(t₀) (and
+// u, u̇) at the last event time t₀; since every coordinate of w turns at the
+// same unit frequency, z_i(t₀+s)/cos s = z_i(t₀) + ż_i(t₀)·K with K = tan s,
+// so in K every latent curve is a straight line (for s < π/2). The gap
+// between levels ℓ and ℓ+1, f_ℓ(K) = max_{i∈ℓ}(z_i + ż_iK) − min_{j∈ℓ+1}(z_j
+// + ż_jK), is then convex and piecewise linear with f_ℓ(0) ≤ 0, so its first
+// root is found by Newton's method from the right, which lands exactly on a
+// piece after a few O(n_ℓ + n_{ℓ+1}) passes and never overshoots (every
+// tangent lies below f_ℓ). One pass over the observed rows at a trial K
+// rules out every level pair whose gap stays negative. A bounce changes every
+// ż_i by κG_iᵀ(G_a − G_b), so each event costs O(nk) for that update plus a
+// few O(n) passes: O(B·n·(k + c)) per column for B bounces, c ≈ 3–6 passes,
+// with no trigonometry per event besides one arctangent.
+//
+// Rows are handled in level order (level ℓ is a contiguous range of
+// positions, missing rows last). A jointHMC is not safe for concurrent use;
+// step does not allocate.
+type jointHMC struct {
+	lv      *hough.Levels
+	n, k, L int
+	nObs    int
+	order   []int32 // order[r] is the data row at position r
+	start   []int32 // level ℓ is positions start[ℓ]:start[ℓ+1]
+
+	g     []float64 // n×k, row r = G_{order[r]} = η_{order[r]} ⊘ √P
+	x, v  []float64 // z and ż by position at the current event time
+	u, ud []float64 // u and u̇ at the current event time
+	sq    []float64 // √P
+	dg    []float64 // G_a − G_b
+	ed    []float64 // ε̇(0) by data row (velocity draw)
+	hiVal []float64 // per level: max of z + żK at the trial K, and its position
+	loVal []float64 // per level: min of z + żK at the trial K, and its position
+	hiArg []int32
+	loArg []int32
+
+	maxBounces int
+	kGuess     float64 // trial K for the next event search, adapted to the event rate
+
+	// normExtra is the 2 in ‖f‖² = ‖G_a − G_b‖² + 2. It is 2 except in tests
+	// that plant a bug to check that the Geweke test catches it.
+	normExtra float64
+}
+
+// newJointHMC returns the joint step's workspace for a column with levels lv
+// and k factors.
+func newJointHMC(lv *hough.Levels, k int) *jointHMC {
+	n := lv.N
+	h := &jointHMC{
+		n: n, k: k,
+		order: make([]int32, n),
+		g:     make([]float64, n*k),
+		x:     make([]float64, n),
+		v:     make([]float64, n),
+		u:     make([]float64, k),
+		ud:    make([]float64, k),
+		sq:    make([]float64, k),
+		dg:    make([]float64, k),
+		ed:    make([]float64, n),
+
+		maxBounces: 1000*n + 1000,
+		normExtra:  2,
+	}
+	h.setLevels(lv)
+	return h
+}
+
+// setLevels points the workspace at new levels of the same number of rows.
+// It allocates only if the number of levels grows.
+func (h *jointHMC) setLevels(lv *hough.Levels) {
+	if lv.N != h.n {
+		panic(fmt.Sprintf("inference: jointHMC.setLevels: %d rows, want %d", lv.N, h.n))
+	}
+	h.lv = lv
+	h.L = lv.NumLevels()
+	h.nObs = len(lv.Order)
+	copy(h.order, lv.Order)
+	copy(h.order[h.nObs:], lv.Missing)
+	if cap(h.start) < h.L+1 {
+		h.start = make([]int32, h.L+1)
+		h.hiVal = make([]float64, h.L)
+		h.loVal = make([]float64, h.L)
+		h.hiArg = make([]int32, h.L)
+		h.loArg = make([]int32, h.L)
+	}
+	h.start = h.start[:h.L+1]
+	copy(h.start, lv.Start)
+	h.hiVal, h.loVal = h.hiVal[:h.L], h.loVal[:h.L]
+	h.hiArg, h.loArg = h.hiArg[:h.L], h.loArg[:h.L]
+	h.kGuess = 0
+}
+
+// errJointInfeasible reports a column that violates its order constraints at
+// the start of a joint step.
+var errJointInfeasible = errors.New("latent column violates its order constraints")
+
+// step replaces (lam, z) by the end point of one exact HMC trajectory of
+// travel time T for the target above, with prior precision diag(prec) for λ
+// and factors eta (n×k, row-major), drawing the whitened velocity
+// (u̇, ε̇) ~ N(0, I) from rng (u̇ first, then ε̇ in row order). On error, or if
+// the end-of-trajectory check rejects the trajectory (Stats.Rejections = 1),
+// lam and z are left unchanged.
+func (h *jointHMC) step(rng *rand.Rand, z, lam, eta, prec []float64, T float64) (hough.Stats, error) {
+	for c := range h.ud {
+		h.ud[c] = rng.NormFloat64()
+	}
+	for i := range h.ed {
+		h.ed[i] = rng.NormFloat64()
+	}
+	return h.stepWith(z, lam, eta, prec, T, h.ud, h.ed)
+}
+
+// stepWith is step with the initial whitened velocity given: u̇(0) = ud0
+// (len k) and ε̇(0) = ed0 (len n, by data row). ud0 may alias h.ud.
+func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []float64) (hough.Stats, error) {
+	var st hough.Stats
+	k := h.k
+	if T == 0 {
+		T = math.Pi / 2
+	}
+	for c := 0; c < k; c++ {
+		if !(prec[c] > 0) || math.IsInf(prec[c], 0) {
+			return st, fmt.Errorf("prior precision of loading %d is %v", c+1, prec[c])
+		}
+		h.sq[c] = math.Sqrt(prec[c])
+		h.u[c] = lam[c] * h.sq[c]
+		h.ud[c] = ud0[c]
+	}
+	for r, i := range h.order {
+		gr := h.g[r*k : r*k+k]
+		er := eta[int(i)*k : int(i)*k+k]
+		s := 0.0
+		for c := range gr {
+			gr[c] = er[c] / h.sq[c]
+			s += gr[c] * h.ud[c]
+		}
+		h.x[r] = z[i]
+		h.v[r] = s + ed0[i]
+	}
+	for r := range h.x {
+		if math.IsNaN(h.x[r]) || math.IsInf(h.x[r], 0) || math.IsNaN(h.v[r]) || math.IsInf(h.v[r], 0) {
+			return st, fmt.Errorf("non-finite latent value or velocity at row %d", h.order[r]+1)
+		}
+	}
+	if l, amt := h.violation(); l >= 0 {
+		return st, fmt.Errorf("%w: level %d exceeds level %d by %g", errJointInfeasible, l+1, l+2, amt)
+	}
+	if h.kGuess == 0 {
+		// About (L−1)·n bounces per trajectory (sampling.md §9) spread over π/2.
+		h.kGuess = 4 / float64(1+(h.L-1)*h.nObs)
+	}
+	remaining := T
+	for remaining > 0 {
+		win := math.Min(remaining, 1)
+		kw := math.Tan(win)
+		kStar, a, b, ev, err := h.nextEvent(kw)
+		st.Events += ev
+		if errors.Is(err, errJointLost) {
+			st.Rejections = 1
+			return st, nil
+		}
+		if err != nil {
+			return st, err
+		}
+		if a < 0 {
+			h.rotate(math.Cos(win), math.Sin(win))
+			remaining -= win
+			continue
+		}
+		s := math.Atan(kStar)
+		if s >= remaining {
+			// Rounding put the event at or past the horizon.
+			h.rotate(math.Cos(remaining), math.Sin(remaining))
+			break
+		}
+		remaining -= s
+		st.Bounces++
+		st.Events++
+		if st.Bounces > h.maxBounces {
+			return st, fmt.Errorf("joint HMC trajectory exceeded %d bounces", h.maxBounces)
+		}
+		c := 1 / math.Sqrt(1+kStar*kStar)
+		h.bounce(c, kStar*c, a, b)
+		h.kGuess = 0.8*h.kGuess + 0.2*3*math.Max(kStar, 1e-3*h.kGuess)
+	}
+	if !h.endCheck() {
+		st.Rejections = 1
+		return st, nil
+	}
+	for r, i := range h.order {
+		z[i] = h.x[r]
+	}
+	for c := 0; c < k; c++ {
+		lam[c] = h.u[c] / h.sq[c]
+	}
+	return st, nil
+}
+
+// rotate advances every curve by the angle s with cos s = c, sin s = sn.
+func (h *jointHMC) rotate(c, sn float64) {
+	x, v := h.x, h.v[:len(h.x)]
+	for r, xr := range x {
+		vr := v[r]
+		x[r] = xr*c + vr*sn
+		v[r] = vr*c - xr*sn
+	}
+	for i, ui := range h.u {
+		vi := h.ud[i]
+		h.u[i] = ui*c + vi*sn
+		h.ud[i] = vi*c - ui*sn
+	}
+}
+
+// bounce advances every curve by the angle s (cos s = c, sin s = sn) to the
+// contact of positions a and b and reflects the velocity off their wall.
+func (h *jointHMC) bounce(c, sn float64, a, b int) {
+	k := h.k
+	xa, xb := h.x[a]*c+h.v[a]*sn, h.x[b]*c+h.v[b]*sn
+	va, vb := h.v[a]*c-h.x[a]*sn, h.v[b]*c-h.x[b]*sn
+	ga, gb := h.g[a*k:a*k+k], h.g[b*k:b*k+k]
+	nf := h.normExtra
+	for i := range h.dg {
+		h.dg[i] = ga[i] - gb[i]
+		nf += h.dg[i] * h.dg[i]
+	}
+	kappa := 2 * (va - vb) / nf
+	for i, ui := range h.u {
+		vi := h.ud[i]
+		h.u[i] = ui*c + vi*sn
+		h.ud[i] = vi*c - ui*sn - kappa*h.dg[i]
+	}
+	x, v := h.x, h.v[:len(h.x)]
+	switch k {
+	case 1:
+		d0 := kappa * h.dg[0]
+		g := h.g[:len(x)]
+		for r, xr := range x {
+			vr := v[r]
+			x[r] = xr*c + vr*sn
+			v[r] = vr*c - xr*sn - d0*g[r]
+		}
+	case 2:
+		d0, d1 := kappa*h.dg[0], kappa*h.dg[1]
+		g := h.g[:2*len(x)]
+		for r, xr := range x {
+			vr := v[r]
+			x[r] = xr*c + vr*sn
+			v[r] = vr*c - xr*sn - (d0*g[2*r] + d1*g[2*r+1])
+		}
+	default:
+		for i := range h.dg {
+			h.dg[i] *= kappa
+		}
+		for r, xr := range x {
+			vr := v[r]
+			gr := h.g[r*k : r*k+k]
+			s := 0.0
+			for i, d := range h.dg {
+				s += d * gr[i]
+			}
+			x[r] = xr*c + vr*sn
+			v[r] = vr*c - xr*sn - s
+		}
+	}
+	// Both rows sit exactly on the wall (the loop computed the same rotated
+	// positions xa, xb); the reflection also moves ε̇_a and ε̇_b.
+	mid := 0.5 * (xa + xb)
+	x[a], x[b] = mid, mid
+	v[a] -= kappa
+	v[b] += kappa
+}
+
+// errJointLost reports a trajectory that lost feasibility by more than
+// rounding between events; the step rejects it.
+var errJointLost = errors.New("joint HMC trajectory left the constraint set")
+
+// nextEvent returns the smallest K = tan(s) in [0, kw] at which the maximum of
+// some level ℓ meets the minimum of level ℓ+1 along the current lines, and the
+// two positions that meet; a = −1 if there is none. It counts the passes over
+// rows it made in events.
+func (h *jointHMC) nextEvent(kw float64) (kStar float64, a, b, events int, err error) {
+	a, b = -1, -1
+	if h.L < 2 {
+		return 0, a, b, 0, nil
+	}
+	kTry := math.Min(h.kGuess, kw)
+	for {
+		h.levelExtremes(kTry)
+		events++
+		best := kTry
+		for l := 0; l+1 < h.L; l++ {
+			if h.hiVal[l]-h.loVal[l+1] <= 0 {
+				continue // the gap is convex and ≤ 0 at 0 and at kTry
+			}
+			i, j := int(h.hiArg[l]), int(h.loArg[l+1])
+			k0 := kTry
+			if best < kTry {
+				var f float64
+				f, i, j = h.pairAt(l, best)
+				events++
+				if f <= 0 {
+					continue
+				}
+				k0 = best
+			}
+			root, ri, rj, ev, err := h.newton(l, k0, i, j)
+			events += ev
+			if err != nil {
+				return 0, -1, -1, events, err
+			}
+			if a < 0 || root < best {
+				best, a, b = root, ri, rj
+			}
+		}
+		if a >= 0 {
+			return best, a, b, events, nil
+		}
+		if kTry >= kw {
+			return 0, -1, -1, events, nil
+		}
+		kTry = math.Min(kw, 4*kTry)
+	}
+}
+
+// newton finds the first root of the gap f_ℓ(K) of level pair l, given
+// f_ℓ(K) > 0 with active rows i (level ℓ) and j (level ℓ+1) at K. Each step
+// moves to the root of the active pair's line, which is at or right of the
+// first root because every pair's line lies below the convex f_ℓ; it stops
+// when the active pair no longer changes.
+func (h *jointHMC) newton(l int, K float64, i, j int) (root float64, a, b, events int, err error) {
+	limit := int(h.start[l+2]-h.start[l]) + 10
+	for it := 0; it < limit; it++ {
+		slope := h.v[i] - h.v[j]
+		if !(slope > 0) {
+			// f_ℓ > 0 on all of [0, K]: the state is infeasible.
+			return 0, -1, -1, events, errJointLost
+		}
+		kn := (h.x[j] - h.x[i]) / slope
+		if kn < 0 {
+			kn = 0 // touching already and approaching: bounce now
+		}
+		if !(kn < K) {
+			return K, i, j, events, nil
+		}
+		f, i2, j2 := h.pairAt(l, kn)
+		events++
+		if f <= 0 || (i2 == i && j2 == j) {
+			return kn, i, j, events, nil
+		}
+		K, i, j = kn, i2, j2
+	}
+	return 0, -1, -1, events, fmt.Errorf("joint HMC collision search did not converge between levels %d and %d", l+1, l+2)
+}
+
+// pairAt returns the gap f_ℓ(K) between level l's maximum and level l+1's
+// minimum of the lines z + żK, and the positions attaining them (ties broken
+// towards the smaller slope for the maximum and the larger for the minimum,
+// which gives the left derivative).
+func (h *jointHMC) pairAt(l int, K float64) (f float64, i, j int) {
+	x, v := h.x, h.v
+	hi := math.Inf(-1)
+	for r := int(h.start[l]); r < int(h.start[l+1]); r++ {
+		y := x[r] + v[r]*K
+		if y > hi || (y == hi && v[r] < v[i]) {
+			hi, i = y, r
+		}
+	}
+	lo := math.Inf(1)
+	for r := int(h.start[l+1]); r < int(h.start[l+2]); r++ {
+		y := x[r] + v[r]*K
+		if y < lo || (y == lo && v[r] > v[j]) {
+			lo, j = y, r
+		}
+	}
+	return hi - lo, i, j
+}
+
+// levelExtremes sets hiVal, hiArg, loVal, loArg to every level's maximum and
+// minimum of the lines z + żK, with pairAt's tie rules.
+func (h *jointHMC) levelExtremes(K float64) {
+	x, v := h.x, h.v
+	for l := 0; l < h.L; l++ {
+		hi, lo := math.Inf(-1), math.Inf(1)
+		i, j := int(h.start[l]), int(h.start[l])
+		for r := int(h.start[l]); r < int(h.start[l+1]); r++ {
+			y := x[r] + v[r]*K
+			if y > hi || (y == hi && v[r] < v[i]) {
+				hi, i = y, r
+			}
+			if y < lo || (y == lo && v[r] > v[j]) {
+				lo, j = y, r
+			}
+		}
+		h.hiVal[l], h.hiArg[l] = hi, int32(i)
+		h.loVal[l], h.loArg[l] = lo, int32(j)
+	}
+}
+
+// violation returns the first level l whose maximum exceeds the minimum of
+// level l+1 in the current positions, and by how much, or (−1, 0).
+func (h *jointHMC) violation() (int, float64) {
+	h.levelExtremes(0)
+	for l := 0; l+1 < h.L; l++ {
+		if d := h.hiVal[l] - h.loVal[l+1]; d > 0 {
+			return l, d
+		}
+	}
+	return -1, 0
+}
+
+// endCheck applies sampling.md §2.6 rule 7 to the end point: a violation of
+// at most 1e−12(1+|z|) is repaired by moving the offending pair to its
+// midpoint; a larger one rejects the trajectory (false).
+func (h *jointHMC) endCheck() bool {
+	for it := 0; it <= h.nObs; it++ {
+		l, d := h.violation()
+		if l < 0 {
+			return true
+		}
+		a, b := int(h.hiArg[l]), int(h.loArg[l+1])
+		if d > 1e-12*(1+math.Abs(h.x[a])) {
+			return false
+		}
+		mid := 0.5 * (h.x[a] + h.x[b])
+		h.x[a], h.x[b] = mid, mid
+	}
+	return false
+}
