@@ -37,6 +37,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "bench":
 		err = runBench(args[1:], stdout)
+	case "kernel":
+		err = runKernel(args[1:], stderr)
+	case "install":
+		err = runInstall(args[1:], stdout)
 	case "help", "-h", "--help":
 		usage(stdout)
 		return 0

@@ -1,0 +1,404 @@
+package kernel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/copulang/copulang/session"
+)
+
+// handle decodes and answers one request, wrapped in busy/idle status.
+func (k *kernel) handle(ctx context.Context, s *zsocket, in inbound) {
+	m, err := decodeMessage(in.frames, k.sign)
+	if err != nil {
+		k.log.Warn("dropping message", "socket", s.name, "err", err)
+		return
+	}
+	k.publish(m, "status", map[string]string{"execution_state": "busy"})
+	shutdown := k.dispatch(ctx, s, in.from, m)
+	k.publish(m, "status", map[string]string{"execution_state": "idle"})
+	if shutdown {
+		k.requestShutdown()
+	}
+}
+
+// dispatch answers m and reports whether it asked the kernel to shut down.
+func (k *kernel) dispatch(ctx context.Context, s *zsocket, p *peer, m *Message) (shutdown bool) {
+	t := m.Header.MsgType
+	onShell := s == k.shell
+	switch {
+	case t == "kernel_info_request":
+		k.reply(s, p, m, "kernel_info_reply", k.kernelInfo())
+	case t == "shutdown_request":
+		var req struct {
+			Restart bool `json:"restart"`
+		}
+		json.Unmarshal(m.Content, &req) // a missing or malformed flag means false
+		content := map[string]any{"status": "ok", "restart": req.Restart}
+		k.reply(s, p, m, "shutdown_reply", content)
+		k.publish(m, "shutdown_reply", content) // as protocol 5.4 asks
+		return true
+	case t == "interrupt_request":
+		k.interrupt()
+		k.reply(s, p, m, "interrupt_reply", map[string]string{"status": "ok"})
+	case t == "history_request":
+		k.reply(s, p, m, "history_reply", k.historyReply(m.Content))
+	case t == "comm_info_request":
+		k.reply(s, p, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+	case t == "comm_open":
+		// No comm targets: close at once, as the protocol asks.
+		var req struct {
+			CommID string `json:"comm_id"`
+		}
+		json.Unmarshal(m.Content, &req)
+		k.publish(m, "comm_close", map[string]any{"comm_id": req.CommID, "data": map[string]any{}})
+	case t == "comm_msg" || t == "comm_close":
+		k.log.Debug("ignoring comm message", "msg_type", t)
+	case onShell && t == "execute_request":
+		k.execute(ctx, s, p, m)
+	case onShell && t == "complete_request":
+		k.reply(s, p, m, "complete_reply", k.complete(m.Content))
+	case onShell && t == "inspect_request":
+		k.reply(s, p, m, "inspect_reply", k.inspect(m.Content))
+	case onShell && t == "is_complete_request":
+		k.reply(s, p, m, "is_complete_reply", k.isComplete(m.Content))
+	default:
+		k.log.Warn("ignoring unknown message type", "socket", s.name, "msg_type", t)
+	}
+	return false
+}
+
+func (k *kernel) kernelInfo() map[string]any {
+	links := k.info.HelpLinks
+	if links == nil {
+		links = []HelpLink{}
+	}
+	return map[string]any{
+		"status":                 "ok",
+		"protocol_version":       protocolVersion,
+		"implementation":         k.info.Implementation,
+		"implementation_version": k.info.ImplementationVersion,
+		"language_info":          k.info.Language,
+		"banner":                 k.info.Banner,
+		"help_links":             links,
+		"debugger":               false,
+	}
+}
+
+// executeRequest is the content of execute_request.
+type executeRequest struct {
+	Code            string          `json:"code"`
+	Silent          bool            `json:"silent"`
+	StoreHistory    *bool           `json:"store_history"` // default: not silent
+	UserExpressions json.RawMessage `json:"user_expressions"`
+	AllowStdin      bool            `json:"allow_stdin"`
+	StopOnError     *bool           `json:"stop_on_error"` // default: true
+}
+
+// execute runs one cell: execute_input, outputs, execute_result or error on
+// iopub, then execute_reply. After an error with stop_on_error, executes
+// already queued are answered "aborted".
+func (k *kernel) execute(ctx context.Context, s *zsocket, p *peer, m *Message) {
+	var req executeRequest
+	if err := json.Unmarshal(m.Content, &req); err != nil {
+		k.replyError(s, p, m, "execute_reply", "InternalError", "malformed execute_request: "+err.Error())
+		return
+	}
+	store := !req.Silent
+	if req.StoreHistory != nil && !req.Silent {
+		store = *req.StoreHistory
+	}
+	k.mu.Lock()
+	if store {
+		k.count++
+		k.history = append(k.history, historyEntry{line: k.count, input: req.Code})
+	}
+	count := k.count
+	cellCtx, cancel := context.WithCancel(ctx)
+	k.cancelCell = cancel
+	k.mu.Unlock()
+
+	if !req.Silent {
+		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
+	}
+	out := &iopubOutput{k: k, parent: m, silent: req.Silent}
+	bundle, err := k.runCell(cellCtx, req.Code, out)
+
+	k.mu.Lock()
+	k.cancelCell = nil
+	k.mu.Unlock()
+	cancel()
+
+	if err == nil && bundle != nil && !req.Silent {
+		data, merr := json.Marshal(bundle)
+		if merr != nil {
+			err = &session.Error{Name: "InternalError", Value: "cannot encode the result: " + merr.Error()}
+		} else {
+			k.publish(m, "execute_result", map[string]any{
+				"execution_count": count, "data": json.RawMessage(data), "metadata": map[string]any{},
+			})
+		}
+	}
+	if err != nil {
+		e := asSessionError(err)
+		tb := e.Traceback
+		if tb == nil {
+			tb = []string{}
+		}
+		if !req.Silent {
+			k.publish(m, "error", map[string]any{"ename": e.Name, "evalue": e.Value, "traceback": tb})
+		}
+		k.reply(s, p, m, "execute_reply", map[string]any{
+			"status": "error", "execution_count": count,
+			"ename": e.Name, "evalue": e.Value, "traceback": tb,
+		})
+		// Abort what is queued once this request's idle status is out.
+		k.abortPending = req.StopOnError == nil || *req.StopOnError
+		return
+	}
+	k.reply(s, p, m, "execute_reply", map[string]any{
+		"status": "ok", "execution_count": count,
+		"payload": []any{}, "user_expressions": map[string]any{},
+	})
+}
+
+// abortQueued answers every execute_request already queued on the shell
+// with status "aborted" and handles other requests normally, until the
+// queue is empty. Like ipykernel, it does not wait for requests still in
+// flight: a client that sends its next cell after seeing the error reply
+// gets it run.
+func (k *kernel) abortQueued(ctx context.Context, s *zsocket) {
+	for {
+		select {
+		case in := <-s.inbox:
+			m, err := decodeMessage(in.frames, k.sign)
+			if err != nil {
+				k.log.Warn("dropping message", "socket", s.name, "err", err)
+				continue
+			}
+			if m.Header.MsgType != "execute_request" {
+				k.publish(m, "status", map[string]string{"execution_state": "busy"})
+				shutdown := k.dispatch(ctx, s, in.from, m)
+				k.publish(m, "status", map[string]string{"execution_state": "idle"})
+				if shutdown {
+					k.requestShutdown()
+				}
+				k.abortPending = false // only executes can fail
+				continue
+			}
+			k.publish(m, "status", map[string]string{"execution_state": "busy"})
+			k.mu.Lock()
+			count := k.count
+			k.mu.Unlock()
+			k.reply(s, in.from, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": count})
+			k.publish(m, "status", map[string]string{"execution_state": "idle"})
+		default:
+			return
+		}
+	}
+}
+
+// runCell calls the engine, turning a panic into an InternalError.
+func (k *kernel) runCell(ctx context.Context, code string, out session.Output) (bundle session.MimeBundle, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = k.panicError("execute", r)
+		}
+	}()
+	return k.engine.Execute(ctx, code, out)
+}
+
+// panicError logs a recovered engine panic and describes it as an error.
+func (k *kernel) panicError(what string, r any) *session.Error {
+	stack := string(debug.Stack())
+	k.log.Error("engine panicked", "in", what, "panic", fmt.Sprint(r), "stack", stack)
+	return &session.Error{
+		Name:      "InternalError",
+		Value:     fmt.Sprintf("copulang crashed in %s: %v (please report this bug)", what, r),
+		Traceback: append([]string{"InternalError: " + fmt.Sprint(r)}, strings.Split(strings.TrimSpace(stack), "\n")...),
+	}
+}
+
+func asSessionError(err error) *session.Error {
+	var e *session.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &session.Error{Name: "InternalError", Value: err.Error(), Traceback: []string{"InternalError: " + err.Error()}}
+}
+
+// replyError sends an error reply of msgType.
+func (k *kernel) replyError(s *zsocket, p *peer, m *Message, msgType, ename, evalue string) {
+	k.reply(s, p, m, msgType, errorContent(&session.Error{Name: ename, Value: evalue}))
+}
+
+func errorContent(e *session.Error) map[string]any {
+	tb := e.Traceback
+	if tb == nil {
+		tb = []string{e.Name + ": " + e.Value}
+	}
+	return map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": tb}
+}
+
+// iopubOutput publishes a cell's outputs on iopub.
+type iopubOutput struct {
+	k      *kernel
+	parent *Message
+	silent bool
+}
+
+func (o *iopubOutput) Stream(name, text string) {
+	if o.silent {
+		return
+	}
+	o.k.publish(o.parent, "stream", map[string]string{"name": name, "text": text})
+}
+
+func (o *iopubOutput) Display(bundle session.MimeBundle, displayID string) {
+	o.display("display_data", bundle, displayID)
+}
+
+func (o *iopubOutput) UpdateDisplay(bundle session.MimeBundle, displayID string) {
+	o.display("update_display_data", bundle, displayID)
+}
+
+func (o *iopubOutput) display(msgType string, bundle session.MimeBundle, displayID string) {
+	if o.silent {
+		return
+	}
+	data, err := json.Marshal(bundle)
+	if err != nil {
+		o.k.log.Error("cannot encode display data", "err", err)
+		o.Stream("stderr", "copulang: cannot display a value: "+err.Error()+"\n")
+		return
+	}
+	content := map[string]any{"data": json.RawMessage(data), "metadata": map[string]any{}}
+	if displayID != "" {
+		content["transient"] = map[string]string{"display_id": displayID}
+	}
+	o.k.publish(o.parent, msgType, content)
+}
+
+// complete answers complete_request, converting Jupyter's code-point cursor
+// to the engine's byte offsets and back.
+func (k *kernel) complete(content json.RawMessage) (reply map[string]any) {
+	var req struct {
+		Code      string `json:"code"`
+		CursorPos *int   `json:"cursor_pos"`
+	}
+	if err := json.Unmarshal(content, &req); err != nil {
+		return errorContent(&session.Error{Name: "InternalError", Value: "malformed complete_request: " + err.Error()})
+	}
+	cursor := len(req.Code)
+	if req.CursorPos != nil {
+		cursor = runeToByte(req.Code, *req.CursorPos)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			reply = errorContent(k.panicError("complete", r))
+		}
+	}()
+	matches, start, end := k.engine.Complete(req.Code, cursor)
+	if matches == nil {
+		matches = []string{}
+	}
+	start, end = clamp(start, 0, len(req.Code)), clamp(end, 0, len(req.Code))
+	if start > end {
+		start, end = cursor, cursor
+	}
+	return map[string]any{
+		"status": "ok", "matches": matches,
+		"cursor_start": byteToRune(req.Code, start), "cursor_end": byteToRune(req.Code, end),
+		"metadata": map[string]any{},
+	}
+}
+
+// inspect answers inspect_request.
+func (k *kernel) inspect(content json.RawMessage) (reply map[string]any) {
+	var req struct {
+		Code        string `json:"code"`
+		CursorPos   *int   `json:"cursor_pos"`
+		DetailLevel int    `json:"detail_level"`
+	}
+	if err := json.Unmarshal(content, &req); err != nil {
+		return errorContent(&session.Error{Name: "InternalError", Value: "malformed inspect_request: " + err.Error()})
+	}
+	cursor := len(req.Code)
+	if req.CursorPos != nil {
+		cursor = runeToByte(req.Code, *req.CursorPos)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			reply = errorContent(k.panicError("inspect", r))
+		}
+	}()
+	bundle, ok := k.engine.Inspect(req.Code, cursor, req.DetailLevel)
+	if !ok || bundle == nil {
+		bundle = session.MimeBundle{}
+	}
+	data, err := json.Marshal(bundle)
+	if err != nil {
+		return errorContent(&session.Error{Name: "InternalError", Value: "cannot encode the documentation: " + err.Error()})
+	}
+	return map[string]any{"status": "ok", "found": ok, "data": json.RawMessage(data), "metadata": map[string]any{}}
+}
+
+// isComplete answers is_complete_request.
+func (k *kernel) isComplete(content json.RawMessage) (reply map[string]any) {
+	var req struct {
+		Code string `json:"code"`
+	}
+	if err := json.Unmarshal(content, &req); err != nil {
+		return map[string]any{"status": "unknown"}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			k.panicError("is_complete", r)
+			reply = map[string]any{"status": "unknown"}
+		}
+	}()
+	status, indent := k.engine.IsComplete(req.Code)
+	switch status {
+	case "incomplete":
+		return map[string]any{"status": status, "indent": indent}
+	case "complete", "invalid":
+		return map[string]any{"status": status}
+	default:
+		return map[string]any{"status": "unknown"}
+	}
+}
+
+// runeToByte converts an offset in code points to a byte offset in s,
+// clamped to [0, len(s)].
+func runeToByte(s string, n int) int {
+	if n <= 0 {
+		return 0
+	}
+	i := 0
+	for b := range s {
+		if i == n {
+			return b
+		}
+		i++
+	}
+	return len(s)
+}
+
+// byteToRune converts a byte offset in s (clamped, and moved back to the
+// start of a code point) to an offset in code points.
+func byteToRune(s string, b int) int {
+	b = clamp(b, 0, len(s))
+	for b > 0 && b < len(s) && !utf8.RuneStart(s[b]) {
+		b--
+	}
+	return utf8.RuneCountInString(s[:b])
+}
+
+func clamp(x, lo, hi int) int {
+	return max(lo, min(x, hi))
+}

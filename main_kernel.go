@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/copulang/copulang/kernel"
+)
+
+// runKernel serves the Jupyter kernel on the sockets of a connection file:
+// copulang kernel -f CONNECTION_FILE. SIGTERM stops it; SIGINT interrupts the
+// running cell.
+func runKernel(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("f", "", "Jupyter connection file")
+	debug := fs.Bool("debug", false, "log every message at debug level")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *file == "" || fs.NArg() > 0 {
+		return errors.New("usage: copulang kernel -f CONNECTION_FILE")
+	}
+	conn, err := kernel.ReadConnectionFile(*file)
+	if err != nil {
+		return err
+	}
+	engine, err := newEngine()
+	if err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	err = kernel.Serve(ctx, conn, engine, kernel.DefaultInfo(version), log)
+	if errors.Is(err, context.Canceled) {
+		return nil // SIGTERM: a clean stop
+	}
+	return err
+}
+
+// newEngine returns the session that runs the kernel's cells.
+//
+// TODO(lead): return session.New() once package session provides it; until
+// then the kernel command fails rather than run a stand-in.
+func newEngine() (kernel.Engine, error) {
+	return nil, errors.New("session not available: package session does not provide an engine (session.New) yet")
+}
+
+// runInstall writes the kernelspec: copulang install [--user | --sys-prefix
+// | --prefix DIR]. The default is --user.
+func runInstall(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("install", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	user := fs.Bool("user", false, "install for the current user (default)")
+	sysPrefix := fs.Bool("sys-prefix", false, "install into sys.prefix of /usr/bin/python3 (or /usr/local)")
+	prefix := fs.String("prefix", "", "install into `DIR`/share/jupyter")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	n := 0
+	for _, set := range []bool{*user, *sysPrefix, *prefix != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("choose one of --user, --sys-prefix and --prefix DIR")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find the copulang binary: %w", err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return fmt.Errorf("cannot resolve the copulang binary: %w", err)
+	}
+	if exe, err = filepath.Abs(exe); err != nil {
+		return err
+	}
+	var dataDir string
+	switch {
+	case *sysPrefix:
+		dataDir = kernel.SysPrefixDataDir("/usr/bin/python3")
+	case *prefix != "":
+		p, err := filepath.Abs(*prefix)
+		if err != nil {
+			return err
+		}
+		dataDir = kernel.PrefixDataDir(p)
+	default:
+		if dataDir, err = kernel.UserDataDir(); err != nil {
+			return err
+		}
+	}
+	dir, err := kernel.Install(dataDir, exe)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "installed kernelspec %s in %s\n", kernel.SpecName, dir)
+	return nil
+}
