@@ -1,0 +1,468 @@
+package session
+
+// This file holds the Figure type and the machinery shared by the plot
+// functions: rendering one drawing to PNG (vgimg) and SVG (vgsvg), fonts,
+// chain colours, input checks, and small custom plotters (shaded bands,
+// vertical and horizontal reference lines, centred text). The plots
+// themselves live in plot_*.go.
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure is a rendered plot: PNG and SVG bytes of the same drawing, a
+// one-line text description used as the text/plain fallback, and the size
+// of the PNG in pixels (the SVG has the same size at 96 dpi).
+type Figure struct {
+	PNG, SVG      []byte
+	Text          string
+	Width, Height int // pixels
+}
+
+// Bundle returns the figure as Jupyter display data: "image/png" as a base64
+// string, "image/svg+xml" as a string and "text/plain".
+func (f *Figure) Bundle() MimeBundle {
+	return MimeBundle{
+		"image/png":     base64.StdEncoding.EncodeToString(f.PNG),
+		"image/svg+xml": string(f.SVG),
+		"text/plain":    f.Text,
+	}
+}
+
+const (
+	figDPI    = 96  // pixels per inch of the PNG; SVG lengths use the same scale
+	figWidth  = 640 // default width in pixels
+	figHeight = 400 // default height in pixels
+
+	// figPNGBudget is the PNG size above which the image is reduced to
+	// 256 colours.
+	figPNGBudget = 80 << 10
+
+	// figMaxLinePoints bounds the points drawn per line: longer series are
+	// reduced to the minimum and maximum of each of figMaxLinePoints/2
+	// buckets, which keeps the envelope a reader sees.
+	figMaxLinePoints = 2000
+)
+
+// figPixels converts a length in pixels to vg units at figDPI.
+func figPixels(px int) vg.Length { return vg.Length(px) * vg.Inch / figDPI }
+
+// renderFigure draws the picture twice, to a PNG canvas and to an SVG
+// canvas of wpx×hpx pixels. paint must draw the same thing every time it is
+// called; it is called once per format. A panic from gonum/plot (which
+// panics on some degenerate inputs) is returned as an error.
+func renderFigure(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *Figure, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			fig, err = nil, fmt.Errorf("rendering %s: %v", desc, r)
+		}
+	}()
+	w, h := figPixels(wpx), figPixels(hpx)
+
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI))
+	paint(draw.New(img))
+	var pngBuf bytes.Buffer
+	if err := png.Encode(&pngBuf, img.Image()); err != nil {
+		return nil, fmt.Errorf("encoding PNG of %s: %w", desc, err)
+	}
+	if rgba, ok := img.Image().(*image.RGBA); ok && pngBuf.Len() > figPNGBudget {
+		// Dense antialiased lines make true-colour PNGs large; 256
+		// colours look the same and take about a third of the bytes.
+		pngBuf.Reset()
+		if err := png.Encode(&pngBuf, figQuantize(rgba)); err != nil {
+			return nil, fmt.Errorf("encoding PNG of %s: %w", desc, err)
+		}
+	}
+
+	svg := vgsvg.New(w, h)
+	paint(draw.New(svg))
+	var svgBuf bytes.Buffer
+	if _, err := svg.WriteTo(&svgBuf); err != nil {
+		return nil, fmt.Errorf("encoding SVG of %s: %w", desc, err)
+	}
+
+	b := img.Image().Bounds()
+	return &Figure{
+		PNG:    pngBuf.Bytes(),
+		SVG:    svgBuf.Bytes(),
+		Text:   desc,
+		Width:  b.Dx(),
+		Height: b.Dy(),
+	}, nil
+}
+
+// figFont is the sans-serif face used for all text, at size points.
+func figFont(size vg.Length) font.Font {
+	return font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, size)
+}
+
+// figTextStyle is a centred text style in the figure font.
+func figTextStyle(size vg.Length, c color.Color) text.Style {
+	return text.Style{
+		Color:   c,
+		Font:    figFont(size),
+		XAlign:  draw.XCenter,
+		YAlign:  draw.YCenter,
+		Handler: plot.DefaultTextHandler,
+	}
+}
+
+// newFigPlot returns a plot with the house style: sans-serif text, a light
+// grid, the legend at the top right.
+func newFigPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := newFigPanel(title, xLabel, yLabel)
+	g := plotter.NewGrid()
+	g.Vertical.Color = color.Gray{Y: 225}
+	g.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(g)
+	return p
+}
+
+// newFigPanel is newFigPlot without the grid.
+func newFigPanel(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font = figFont(12)
+	p.Title.Padding = vg.Points(6)
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = figFont(10)
+		a.Tick.Label.Font = figFont(8.5)
+	}
+	p.Legend.TextStyle.Font = figFont(8.5)
+	p.Legend.Top = true
+	p.Legend.ThumbnailWidth = vg.Points(14)
+	return p
+}
+
+// figChainColor is the colour of series i: the Okabe–Ito palette, which
+// stays distinguishable for colour-blind readers, cycled after eight.
+func figChainColor(i int) color.NRGBA {
+	palette := [...]color.NRGBA{
+		{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF}, // blue
+		{R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF}, // vermillion
+		{R: 0x00, G: 0x9E, B: 0x73, A: 0xFF}, // bluish green
+		{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF}, // reddish purple
+		{R: 0xE6, G: 0x9F, B: 0x00, A: 0xFF}, // orange
+		{R: 0x56, G: 0xB4, B: 0xE9, A: 0xFF}, // sky blue
+		{R: 0x59, G: 0x59, B: 0x59, A: 0xFF}, // grey
+		{R: 0xB8, G: 0xA9, B: 0x00, A: 0xFF}, // dark yellow
+	}
+	if i < 0 {
+		i = -i
+	}
+	return palette[i%len(palette)]
+}
+
+// figAlpha returns c with opacity a in [0, 1].
+func figAlpha(c color.NRGBA, a float64) color.NRGBA {
+	c.A = uint8(math.Round(255 * a))
+	return c
+}
+
+// figFinite reports whether v is neither NaN nor infinite.
+func figFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// figRange returns the smallest and largest finite values of the series
+// and how many finite and non-finite values they hold.
+func figRange(series ...[]float64) (lo, hi float64, finite, nonFinite int) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, v := range s {
+			if !figFinite(v) {
+				nonFinite++
+				continue
+			}
+			finite++
+			lo = math.Min(lo, v)
+			hi = math.Max(hi, v)
+		}
+	}
+	return lo, hi, finite, nonFinite
+}
+
+// figCheckChains checks that chains is non-empty and that all chains have
+// the same positive length, which it returns.
+func figCheckChains(what string, chains [][]float64) (int, error) {
+	if len(chains) == 0 {
+		return 0, fmt.Errorf("%s: no chains", what)
+	}
+	n := len(chains[0])
+	if n == 0 {
+		return 0, fmt.Errorf("%s: chains have no draws", what)
+	}
+	for m, c := range chains {
+		if len(c) != n {
+			return 0, fmt.Errorf("%s: chain %d has %d draws but chain 1 has %d", what, m+1, len(c), n)
+		}
+	}
+	return n, nil
+}
+
+// figSegments turns y (plotted against x = 1, 2, ...) into the runs of
+// finite points to draw as lines; a non-finite value breaks the line. When
+// y is longer than maxPoints it is cut into maxPoints/2 buckets and each
+// bucket contributes its minimum and maximum, in order.
+func figSegments(y []float64, maxPoints int) []plotter.XYs {
+	bucket := 1
+	if half := maxPoints / 2; half > 0 && len(y) > maxPoints {
+		bucket = (len(y) + half - 1) / half
+	}
+	var segs []plotter.XYs
+	var cur plotter.XYs
+	flush := func() {
+		if len(cur) > 0 {
+			segs = append(segs, cur)
+			cur = nil
+		}
+	}
+	for start := 0; start < len(y); start += bucket {
+		end := min(start+bucket, len(y))
+		lo, hi := -1, -1
+		for i := start; i < end; i++ {
+			if !figFinite(y[i]) {
+				continue
+			}
+			if lo < 0 || y[i] < y[lo] {
+				lo = i
+			}
+			if hi < 0 || y[i] > y[hi] {
+				hi = i
+			}
+		}
+		if lo < 0 {
+			flush()
+			continue
+		}
+		a, b := min(lo, hi), max(lo, hi)
+		cur = append(cur, plotter.XY{X: float64(a + 1), Y: y[a]})
+		if b != a {
+			cur = append(cur, plotter.XY{X: float64(b + 1), Y: y[b]})
+		}
+	}
+	flush()
+	return segs
+}
+
+// figAddSeries adds the segments of one series as lines in the given style;
+// single isolated points are drawn as dots so that they stay visible. It
+// returns a thumbnail for the legend.
+func figAddSeries(p *plot.Plot, segs []plotter.XYs, style draw.LineStyle) plot.Thumbnailer {
+	for _, s := range segs {
+		if len(s) == 1 {
+			p.Add(&plotter.Scatter{XYs: s, GlyphStyle: draw.GlyphStyle{
+				Color: style.Color, Radius: vg.Points(1.5), Shape: draw.CircleGlyph{},
+			}})
+			continue
+		}
+		p.Add(&plotter.Line{XYs: s, LineStyle: style})
+	}
+	return &plotter.Line{LineStyle: style}
+}
+
+// figLineStyle is a solid line of the given colour and width in points.
+func figLineStyle(c color.Color, width float64) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(width)}
+}
+
+// figDashed is a dashed line of the given colour and width in points.
+func figDashed(c color.Color, width float64) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(width), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+}
+
+// figBand shades the x interval [X0, X1] over the full height of the plot.
+type figBand struct {
+	X0, X1 float64
+	Color  color.Color
+}
+
+// Plot implements plot.Plotter.
+func (b figBand) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x0, x1 := trX(b.X0), trX(b.X1)
+	pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
+	c.FillPolygon(b.Color, c.ClipPolygonX(pts))
+}
+
+// DataRange implements plot.DataRanger; the band does not widen the y axis.
+func (b figBand) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return b.X0, b.X1, math.Inf(1), math.Inf(-1)
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (b figBand) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(b.Color, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
+}
+
+// figVLine is a vertical line at X over the full height of the plot.
+type figVLine struct {
+	X     float64
+	Style draw.LineStyle
+}
+
+// Plot implements plot.Plotter.
+func (l figVLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x := trX(l.X)
+	if x < c.Min.X || x > c.Max.X {
+		return
+	}
+	c.StrokeLine2(l.Style, x, c.Min.Y, x, c.Max.Y)
+}
+
+// DataRange implements plot.DataRanger: the x axis includes X.
+func (l figVLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return l.X, l.X, math.Inf(1), math.Inf(-1)
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (l figVLine) Thumbnail(c *draw.Canvas) {
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
+}
+
+// figHLine is a horizontal line at Y over the full width of the plot.
+type figHLine struct {
+	Y     float64
+	Style draw.LineStyle
+}
+
+// Plot implements plot.Plotter.
+func (l figHLine) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	y := trY(l.Y)
+	if y < c.Min.Y || y > c.Max.Y {
+		return
+	}
+	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
+}
+
+// DataRange implements plot.DataRanger: the y axis includes Y.
+func (l figHLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), l.Y, l.Y
+}
+
+// Thumbnail implements plot.Thumbnailer.
+func (l figHLine) Thumbnail(c *draw.Canvas) {
+	y := (c.Min.Y + c.Max.Y) / 2
+	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
+}
+
+// figCenterText writes Text in the middle of the data area.
+type figCenterText struct {
+	Text  string
+	Style text.Style
+}
+
+// Plot implements plot.Plotter.
+func (t figCenterText) Plot(c draw.Canvas, _ *plot.Plot) {
+	c.FillText(t.Style, c.Center(), t.Text)
+}
+
+// figNote returns a short phrase about dropped values, or "".
+func figNote(nonFinite int) string {
+	if nonFinite == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d non-finite values not drawn", nonFinite)
+}
+
+// figNum formats a number for the text descriptions.
+func figNum(v float64) string {
+	return fmt.Sprintf("%.4g", v)
+}
+
+// figDrawLegendRight draws p on dc with its legend, when it has one, in a
+// column to the right of the data area instead of over the data.
+func figDrawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
+	if !hasLegend {
+		p.Draw(dc)
+		return
+	}
+	leg := p.Legend
+	p.Legend = plot.NewLegend() // empty: the plot draws no legend of its own
+	w := leg.Rectangle(dc).Size().X + vg.Points(12)
+	area := draw.Crop(dc, 0, -w, 0, 0)
+	p.Draw(area)
+	da := p.DataCanvas(area)
+	leg.Top, leg.Left = true, true
+	leg.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+		Min: vg.Point{X: dc.Max.X - w + vg.Points(8), Y: da.Min.Y},
+		Max: vg.Point{X: dc.Max.X, Y: da.Max.Y},
+	}})
+}
+
+// figQuantize reduces img to a palette of its 256 most frequent colours
+// (ties broken by colour value, so the result is deterministic); every other
+// colour maps to the nearest palette entry in RGB.
+func figQuantize(img *image.RGBA) *image.Paletted {
+	b := img.Bounds()
+	counts := make(map[color.RGBA]int)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			counts[img.RGBAAt(x, y)]++
+		}
+	}
+	type entry struct {
+		c color.RGBA
+		n int
+	}
+	all := make([]entry, 0, len(counts))
+	for c, n := range counts {
+		all = append(all, entry{c, n})
+	}
+	key := func(c color.RGBA) uint32 {
+		return uint32(c.R)<<24 | uint32(c.G)<<16 | uint32(c.B)<<8 | uint32(c.A)
+	}
+	slices.SortFunc(all, func(a, b entry) int {
+		if a.n != b.n {
+			return b.n - a.n
+		}
+		return int(int64(key(a.c)) - int64(key(b.c)))
+	})
+	pal := make(color.Palette, 0, 256)
+	index := make(map[color.RGBA]uint8, len(all))
+	for i, e := range all {
+		if i == 256 {
+			break
+		}
+		index[e.c] = uint8(i)
+		pal = append(pal, e.c)
+	}
+	for _, e := range all[len(pal):] {
+		best, bestD := 0, math.MaxInt
+		for i, p := range pal {
+			q := p.(color.RGBA)
+			dr, dg, db := int(e.c.R)-int(q.R), int(e.c.G)-int(q.G), int(e.c.B)-int(q.B)
+			if d := dr*dr + dg*dg + db*db; d < bestD {
+				best, bestD = i, d
+			}
+		}
+		index[e.c] = uint8(best)
+	}
+	out := image.NewPaletted(b, pal)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := out.Pix[(y-b.Min.Y)*out.Stride:]
+		for x := b.Min.X; x < b.Max.X; x++ {
+			row[x-b.Min.X] = index[img.RGBAAt(x, y)]
+		}
+	}
+	return out
+}

@@ -1,0 +1,469 @@
+package session
+
+// Plots of several quantities at once: the correlation heatmap and the
+// pairs (scatter matrix) plot.
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+const (
+	heatWidth, heatHeight = 600, 520
+	// heatValuesMax is the largest p for which cell values are printed.
+	heatValuesMax = 12
+	// heatLabelsMax is the largest p for which every label is printed.
+	heatLabelsMax = 40
+	// heatRasterMin is the smallest p drawn as an image instead of one
+	// rectangle per cell, which keeps the SVG small for large matrices.
+	heatRasterMin = 41
+
+	// pairsMax is the largest number of quantities in a pairs plot.
+	pairsMax = 6
+	// pairsScatter bounds the points of all scatter panels together, and
+	// pairsPanelMin and pairsPanelMax the points of one panel: the SVG
+	// size grows with the number of points.
+	pairsScatter, pairsPanelMin, pairsPanelMax = 4000, 250, 1500
+)
+
+// HeatmapPlot draws a p×p matrix m (row-major, values in [-1, 1], such as a
+// correlation matrix) as coloured cells: −1 blue, 0 white, 1 red, with a
+// colour bar. Row i is drawn at the top for i = 1, as a matrix is printed.
+// labels name the rows and columns (p = len(labels)); cell values are printed
+// when p ≤ 12. Values outside [−1, 1] take the colour of the nearer end; NaN
+// cells are grey.
+func HeatmapPlot(title string, labels []string, m []float64) (*Figure, error) {
+	p := len(labels)
+	if p == 0 {
+		return nil, fmt.Errorf("heatmap: no labels")
+	}
+	if len(m) != p*p {
+		return nil, fmt.Errorf("heatmap: %d labels need a %d×%d matrix of %d values, got %d", p, p, p, p*p, len(m))
+	}
+	// The description names the strongest off-diagonal entry.
+	bi, bj, best := -1, -1, math.Inf(-1)
+	nan := 0
+	for i := range p {
+		for j := range p {
+			v := m[i*p+j]
+			if math.IsNaN(v) {
+				nan++
+				continue
+			}
+			if i < j && math.Abs(v) > best {
+				bi, bj, best = i, j, math.Abs(v)
+			}
+		}
+	}
+	var desc strings.Builder
+	fmt.Fprintf(&desc, "Heatmap of %s: %d×%d", figName(title), p, p)
+	if bi >= 0 {
+		fmt.Fprintf(&desc, ", largest off-diagonal |value| %s at [%s, %s]", figNum(best), heatLabel(labels, bi), heatLabel(labels, bj))
+	}
+	if nan > 0 {
+		fmt.Fprintf(&desc, "; %d NaN cells", nan)
+	}
+
+	var raster *image.RGBA
+	if p >= heatRasterMin {
+		raster = heatRaster(p, m)
+	}
+	return renderFigure(heatWidth, heatHeight, desc.String(), func(dc draw.Canvas) {
+		pl := newFigPanel(title, "", "")
+		pl.Add(&heatCells{p: p, m: m, raster: raster})
+		pl.X.Min, pl.X.Max = -0.5, float64(p)-0.5
+		pl.Y.Min, pl.Y.Max = -0.5, float64(p)-0.5
+		pl.X.Padding, pl.Y.Padding = 0, 0
+		if p <= heatLabelsMax {
+			xt := make(plot.ConstantTicks, p)
+			yt := make(plot.ConstantTicks, p)
+			for i, l := range labels {
+				xt[i] = plot.Tick{Value: float64(i), Label: l}
+				yt[i] = plot.Tick{Value: float64(p - 1 - i), Label: l}
+			}
+			pl.X.Tick.Marker, pl.Y.Tick.Marker = xt, yt
+			size := vg.Length(8.5)
+			if p > 20 {
+				size = 6.5
+			}
+			pl.X.Tick.Label.Font, pl.Y.Tick.Label.Font = figFont(size), figFont(size)
+			if p > 6 || heatLongest(labels) > 6 {
+				pl.X.Tick.Label.Rotation = math.Pi / 2
+				pl.X.Tick.Label.XAlign = draw.XRight
+				pl.X.Tick.Label.YAlign = draw.YCenter
+			}
+		} else {
+			pl.X.Label.Text = fmt.Sprintf("column (1..%d)", p)
+			pl.Y.Label.Text = fmt.Sprintf("row (1..%d)", p)
+			ticks := heatIndexTicks(p)
+			pl.X.Tick.Marker = ticks
+			rev := make(plot.ConstantTicks, len(ticks))
+			for i, t := range ticks {
+				rev[i] = plot.Tick{Value: float64(p-1) - t.Value, Label: t.Label}
+			}
+			pl.Y.Tick.Marker = rev
+		}
+		// Split the canvas: the matrix on the left, the colour bar on
+		// the right; then make the matrix area square.
+		barW := figPixels(70)
+		left := draw.Crop(dc, 0, -barW, 0, 0)
+		da := pl.DataCanvas(left)
+		sz := da.Size()
+		if d := sz.X - sz.Y; d > 0 {
+			left = draw.Crop(left, d/2, -d/2, 0, 0)
+		} else if d < 0 {
+			left = draw.Crop(left, 0, 0, -d, 0)
+		}
+		pl.Draw(left)
+		da = pl.DataCanvas(left)
+		heatColorBar(dc, da.Max.X+figPixels(18), da.Min.Y, da.Max.Y)
+	})
+}
+
+// heatLongest is the length in runes of the longest label.
+func heatLongest(labels []string) int {
+	n := 0
+	for _, l := range labels {
+		n = max(n, len([]rune(l)))
+	}
+	return n
+}
+
+// heatIndexTicks labels every 10th (or 50th, ...) row of a large matrix,
+// 1-based.
+func heatIndexTicks(p int) plot.ConstantTicks {
+	step := 10
+	for p/step > 10 {
+		step *= 5
+		if p/step > 10 {
+			step *= 2
+		}
+	}
+	var ticks plot.ConstantTicks
+	for i := 1; i <= p; i++ {
+		if i == 1 || i%step == 0 {
+			ticks = append(ticks, plot.Tick{Value: float64(i - 1), Label: fmt.Sprint(i)})
+		}
+	}
+	return ticks
+}
+
+// heatColor maps v in [-1, 1] to a diverging blue–white–red colour
+// (ColorBrewer RdBu stops at −1, −½, 0, ½, 1, with pure white at 0),
+// interpolated linearly in RGB. NaN is grey.
+func heatColor(v float64) color.NRGBA {
+	if math.IsNaN(v) {
+		return color.NRGBA{R: 0xBD, G: 0xBD, B: 0xBD, A: 0xFF}
+	}
+	stops := [...]color.NRGBA{
+		{R: 0x21, G: 0x66, B: 0xAC, A: 0xFF},
+		{R: 0x92, G: 0xC5, B: 0xDE, A: 0xFF},
+		{R: 0xFF, G: 0xFF, B: 0xFF, A: 0xFF},
+		{R: 0xF4, G: 0xA5, B: 0x82, A: 0xFF},
+		{R: 0xB2, G: 0x18, B: 0x2B, A: 0xFF},
+	}
+	t := (math.Max(-1, math.Min(1, v)) + 1) * 2 // in [0, 4]
+	i := min(int(t), 3)
+	f := t - float64(i)
+	a, b := stops[i], stops[i+1]
+	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + f*(float64(y)-float64(x)))) }
+	return color.NRGBA{R: mix(a.R, b.R), G: mix(a.G, b.G), B: mix(a.B, b.B), A: 0xFF}
+}
+
+// heatRaster paints the matrix as an image with several pixels per cell,
+// so that viewers that smooth scaled images blur only the cell borders.
+func heatRaster(p int, m []float64) *image.RGBA {
+	k := max(1, 480/p)
+	img := image.NewRGBA(image.Rect(0, 0, p*k, p*k))
+	for i := range p {
+		for j := range p {
+			c := heatColor(m[i*p+j])
+			for y := i * k; y < (i+1)*k; y++ {
+				for x := j * k; x < (j+1)*k; x++ {
+					img.SetRGBA(x, y, color.RGBA{R: c.R, G: c.G, B: c.B, A: 0xFF})
+				}
+			}
+		}
+	}
+	return img
+}
+
+// heatCells draws the matrix cells (and their values when p is small).
+type heatCells struct {
+	p      int
+	m      []float64
+	raster *image.RGBA // non-nil: draw this image instead of rectangles
+}
+
+// Plot implements plot.Plotter.
+func (h *heatCells) Plot(c draw.Canvas, pl *plot.Plot) {
+	trX, trY := pl.Transforms(&c)
+	p := h.p
+	if h.raster != nil {
+		c.DrawImage(vg.Rectangle{
+			Min: vg.Point{X: trX(-0.5), Y: trY(-0.5)},
+			Max: vg.Point{X: trX(float64(p) - 0.5), Y: trY(float64(p) - 0.5)},
+		}, h.raster)
+		return
+	}
+	size := vg.Length(9)
+	switch {
+	case p > 9:
+		size = 7
+	case p > 6:
+		size = 8
+	}
+	dark := figTextStyle(size, color.Black)
+	light := figTextStyle(size, color.White)
+	for i := range p {
+		y := float64(p - 1 - i)
+		for j := range p {
+			v := h.m[i*p+j]
+			x := float64(j)
+			// Cells overlap by a hair so that no seams show between them.
+			pts := []vg.Point{
+				{X: trX(x - 0.5), Y: trY(y - 0.5)},
+				{X: trX(x+0.5) + 0.1, Y: trY(y - 0.5)},
+				{X: trX(x+0.5) + 0.1, Y: trY(y+0.5) + 0.1},
+				{X: trX(x - 0.5), Y: trY(y+0.5) + 0.1},
+			}
+			c.FillPolygon(heatColor(v), pts)
+			if p > heatValuesMax {
+				continue
+			}
+			st, label := dark, fmt.Sprintf("%.2f", v)
+			switch {
+			case math.IsNaN(v):
+				label = "NA"
+			case math.Abs(v) > 0.6:
+				st = light
+			}
+			c.FillText(st, vg.Point{X: trX(x), Y: trY(y)}, label)
+		}
+	}
+}
+
+// heatColorBar draws a vertical colour bar for [-1, 1] from y0 to y1 at x,
+// with ticks at −1, −0.5, 0, 0.5 and 1. The gradient is an image, which
+// has no seams between slices.
+func heatColorBar(c draw.Canvas, x, y0, y1 vg.Length) {
+	w := figPixels(16)
+	const steps = 256
+	img := image.NewRGBA(image.Rect(0, 0, 1, steps))
+	for k := range steps {
+		col := heatColor(1 - 2*(float64(k)+0.5)/steps) // image rows run top down
+		img.SetRGBA(0, k, color.RGBA{R: col.R, G: col.G, B: col.B, A: 0xFF})
+	}
+	c.DrawImage(vg.Rectangle{Min: vg.Point{X: x, Y: y0}, Max: vg.Point{X: x + w, Y: y1}}, img)
+	frame := figLineStyle(color.Gray{Y: 80}, 0.5)
+	c.StrokeLines(frame, []vg.Point{{X: x, Y: y0}, {X: x + w, Y: y0}, {X: x + w, Y: y1}, {X: x, Y: y1}, {X: x, Y: y0}})
+	st := text.Style{Color: color.Black, Font: figFont(8.5), XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
+	for _, v := range []float64{-1, -0.5, 0, 0.5, 1} {
+		y := y0 + vg.Length((v+1)/2)*(y1-y0)
+		c.StrokeLine2(frame, x+w, y, x+w+vg.Points(3), y)
+		c.FillText(st, vg.Point{X: x + w + vg.Points(5), Y: y}, fmt.Sprintf("%g", v))
+	}
+}
+
+// heatLabel is the name of row i: its label, or its 1-based number.
+func heatLabel(labels []string, i int) string {
+	if labels[i] != "" {
+		return labels[i]
+	}
+	return fmt.Sprint(i + 1)
+}
+
+// PairsPlot draws a scatter matrix of up to six quantities: histograms of
+// each on the diagonal, scatter plots of each pair below it, and the
+// correlation of each pair above it. draws[k] are the pooled draws of
+// quantity k, named names[k]; all must have the same, positive length.
+// Each scatter panel shows at most 1500 points (250 with six quantities),
+// thinned by a fixed stride.
+func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error) {
+	k := len(names)
+	switch {
+	case k == 0:
+		return nil, fmt.Errorf("pairs plot: no quantities")
+	case k > pairsMax:
+		return nil, fmt.Errorf("pairs plot: %d quantities, at most %d fit", k, pairsMax)
+	case len(draws) != k:
+		return nil, fmt.Errorf("pairs plot: %d names but %d series of draws", k, len(draws))
+	}
+	n := len(draws[0])
+	if n == 0 {
+		return nil, fmt.Errorf("pairs plot: no draws")
+	}
+	for i, d := range draws {
+		if len(d) != n {
+			return nil, fmt.Errorf("pairs plot: %s has %d draws but %s has %d", names[i], len(d), names[0], n)
+		}
+	}
+
+	perPanel := pairsPanelMax
+	if pairs := k * (k - 1) / 2; pairs > 0 {
+		perPanel = min(pairsPanelMax, max(pairsPanelMin, pairsScatter/pairs))
+	}
+	stride := max(1, (n+perPanel-1)/perPanel)
+	corr := make([]float64, k*k)
+	hists := make([][]plotter.HistogramBin, k)
+	widths := make([]float64, k)
+	nonFinite := 0
+	for i := range k {
+		lo, hi, finite, bad := figRange(draws[i])
+		nonFinite += bad
+		edges := figBinEdges(lo, hi, finite)
+		hists[i] = figDensity(edges, draws[i])
+		if len(edges) > 1 {
+			widths[i] = edges[1] - edges[0]
+		}
+		for j := range i {
+			corr[i*k+j] = pairsCorrelation(draws[i], draws[j])
+			corr[j*k+i] = corr[i*k+j]
+		}
+	}
+	scatter := func(i, j int) plotter.XYs { // x = quantity j, y = quantity i
+		xy := make(plotter.XYs, 0, n/stride+1)
+		for t := 0; t < n; t += stride {
+			x, y := draws[j][t], draws[i][t]
+			if figFinite(x) && figFinite(y) {
+				xy = append(xy, plotter.XY{X: x, Y: y})
+			}
+		}
+		return xy
+	}
+	points := make([]plotter.XYs, k*k)
+	for i := range k {
+		for j := range i {
+			points[i*k+j] = scatter(i, j)
+		}
+	}
+
+	var desc strings.Builder
+	fmt.Fprintf(&desc, "Pairs plot of %s: %d draws of %s", figName(title), n, strings.Join(names, ", "))
+	if k > 1 {
+		bi, bj := 1, 0
+		for i := range k {
+			for j := range i {
+				if math.Abs(corr[i*k+j]) > math.Abs(corr[bi*k+bj]) || math.IsNaN(corr[bi*k+bj]) {
+					bi, bj = i, j
+				}
+			}
+		}
+		fmt.Fprintf(&desc, "; strongest correlation %.2f between %s and %s", corr[bi*k+bj], names[bj], names[bi])
+	}
+	desc.WriteString(figNote(nonFinite))
+
+	side := max(400, 130*k+90)
+	return renderFigure(side, side, desc.String(), func(dc draw.Canvas) {
+		titleStyle := figTextStyle(12, color.Black)
+		titleH := vg.Length(0)
+		if title != "" {
+			titleH = titleStyle.Height(title) + vg.Points(8)
+			dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - titleH/2}, title)
+		}
+		plots := make([][]*plot.Plot, k)
+		for i := range k {
+			plots[i] = make([]*plot.Plot, k)
+			for j := range k {
+				pl := newFigPlot("", "", "")
+				if i < j {
+					pl = newFigPanel("", "", "")
+				}
+				pl.X.Tick.Label.Font = figFont(7)
+				pl.Y.Tick.Label.Font = figFont(7)
+				switch {
+				case i == j:
+					if len(hists[i]) > 0 {
+						pl.Add(&plotter.Histogram{
+							Bins: hists[i], Width: widths[i],
+							FillColor: color.NRGBA{R: 0xB0, G: 0xC4, B: 0xDE, A: 0xFF},
+							LineStyle: figLineStyle(color.White, 0.4),
+						})
+					}
+					pl.Y.Min = 0
+					pl.Y.Tick.Label.Color = color.Transparent
+				case i > j:
+					pl.Add(&plotter.Scatter{XYs: points[i*k+j], GlyphStyle: draw.GlyphStyle{
+						Color: figAlpha(figChainColor(0), 0.35), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{},
+					}})
+				default:
+					r := corr[i*k+j]
+					label := "r = NA"
+					if !math.IsNaN(r) {
+						label = fmt.Sprintf("r = %.2f", r)
+					}
+					st := figTextStyle(vg.Length(9+5*math.Abs(nanToZero(r))), color.Black)
+					pl.Add(figCenterText{Text: label, Style: st})
+					pl.HideAxes()
+				}
+				if i == k-1 {
+					pl.X.Label.Text = names[j]
+				} else if i >= j {
+					pl.X.Tick.Label.Color = color.Transparent
+				}
+				if j == 0 && i > 0 {
+					pl.Y.Label.Text = names[i]
+				} else if i > j {
+					pl.Y.Tick.Label.Color = color.Transparent
+				}
+				plots[i][j] = pl
+			}
+		}
+		tiles := draw.Tiles{Rows: k, Cols: k, PadX: vg.Points(4), PadY: vg.Points(4),
+			PadTop: titleH + vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
+		canvases := plot.Align(plots, tiles, dc)
+		for i := range k {
+			for j := range k {
+				plots[i][j].Draw(canvases[i][j])
+			}
+		}
+	})
+}
+
+// pairsCorrelation is the Pearson correlation of the pairs where both
+// values are finite; NaN when fewer than two or either is constant.
+func pairsCorrelation(x, y []float64) float64 {
+	var n, mx, my float64
+	for t := range x {
+		if figFinite(x[t]) && figFinite(y[t]) {
+			n++
+			mx += x[t]
+			my += y[t]
+		}
+	}
+	if n < 2 {
+		return math.NaN()
+	}
+	mx /= n
+	my /= n
+	var sxx, syy, sxy float64
+	for t := range x {
+		if figFinite(x[t]) && figFinite(y[t]) {
+			dx, dy := x[t]-mx, y[t]-my
+			sxx += dx * dx
+			syy += dy * dy
+			sxy += dx * dy
+		}
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// nanToZero maps NaN to 0.
+func nanToZero(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}

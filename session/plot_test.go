@@ -1,0 +1,541 @@
+package session
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"html"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/plotter"
+)
+
+// plotFixture holds inputs shared by the plot tests, made from fixed seeds.
+type plotFixture struct {
+	chains  [][]float64 // 4 chains × 1000 draws of an AR(1) process
+	labels8 []string
+	corr8   []float64 // an 8×8 correlation-like matrix
+	names   []string
+	draws   [][]float64 // 4 quantities × 2000 draws, correlated
+	y, z    []float64   // 3000 rows: ordinal y cut from latent z, some missing
+}
+
+func newPlotFixture() *plotFixture {
+	rng := rand.New(rand.NewPCG(11, 12))
+	f := &plotFixture{}
+	f.chains = make([][]float64, 4)
+	for m := range f.chains {
+		f.chains[m] = make([]float64, 1000)
+		v := 0.0
+		for i := range f.chains[m] {
+			v = 0.9*v + 0.1*rng.NormFloat64()
+			f.chains[m][i] = 0.3 + v
+		}
+	}
+	p := 8
+	f.labels8 = make([]string, p)
+	f.corr8 = make([]float64, p*p)
+	for i := range p {
+		f.labels8[i] = fmt.Sprintf("Q%d", i+1)
+		for j := range p {
+			f.corr8[i*p+j] = math.Pow(-0.7, math.Abs(float64(i-j)))
+		}
+	}
+	f.names = []string{"a", "b", "c", "d"}
+	f.draws = make([][]float64, 4)
+	for k := range f.draws {
+		f.draws[k] = make([]float64, 2000)
+	}
+	for i := range 2000 {
+		common := rng.NormFloat64()
+		for k := range f.draws {
+			f.draws[k][i] = common + float64(k)*rng.NormFloat64()
+		}
+	}
+	f.y = make([]float64, 3000)
+	f.z = make([]float64, 3000)
+	for i := range f.y {
+		f.z[i] = rng.NormFloat64()
+		switch {
+		case i%50 == 0:
+			f.y[i] = math.NaN()
+		case f.z[i] < -0.5:
+			f.y[i] = 1
+		case f.z[i] < 0.5:
+			f.y[i] = 2
+		default:
+			f.y[i] = 3
+		}
+	}
+	return f
+}
+
+// figureCase is one call of a plot function.
+type figureCase struct {
+	name    string
+	title   string
+	make    func() (*Figure, error)
+	wantErr string // non-empty: the call must fail with an error containing it
+	width   int    // expected width in pixels (0: the default 640)
+	height  int
+	text    string // a substring the text description must contain
+}
+
+func figureCases(fx *plotFixture) []figureCase {
+	nan, inf := math.NaN(), math.Inf(1)
+	withBad := [][]float64{{1, nan, 3, 4, inf, 2}, {2, 2, -inf, 1, 0, 1}}
+	constant := [][]float64{{0.5, 0.5, 0.5}, {0.5, 0.5, 0.5}}
+	single := [][]float64{{0.25}}
+	allNaN := [][]float64{{nan, nan}, {nan, nan}}
+	long := [][]float64{make([]float64, 100000)}
+	for i := range long[0] {
+		long[0][i] = math.Sin(float64(i) / 1000)
+	}
+	series := map[string][]float64{"gibbs": make([]float64, 500), "hmc": make([]float64, 400)}
+	for i := range 500 {
+		series["gibbs"][i] = 0.01 + math.Exp(-float64(i)/50)
+		if i < 400 {
+			series["hmc"][i] = 0.01 + math.Exp(-float64(i)/30)
+		}
+	}
+	flat := map[string][]float64{"x": {0.2, 0.1, nan, 0.1, 0}}
+	corrNaN := []float64{1, nan, nan, 1}
+	big := make([]float64, 60*60)
+	for i := range 60 {
+		for j := range 60 {
+			big[i*60+j] = math.Cos(float64(i-j) / 7)
+		}
+	}
+	bigLabels := make([]string, 60)
+
+	return []figureCase{
+		{name: "trace", title: "C[1, 2]", make: func() (*Figure, error) { return TracePlot("C[1, 2]", fx.chains, 500) },
+			text: "4 chain(s) × 1000 draws (first 500 warmup)"},
+		{name: "trace no warmup", title: "x", make: func() (*Figure, error) { return TracePlot("x", fx.chains[:1], 0) }},
+		{name: "trace warmup beyond draws", title: "x", make: func() (*Figure, error) { return TracePlot("x", constant, 10) }},
+		{name: "trace non-finite", title: "t", make: func() (*Figure, error) { return TracePlot("t", withBad, 2) },
+			text: "3 non-finite values not drawn"},
+		{name: "trace constant", title: "c", make: func() (*Figure, error) { return TracePlot("c", constant, 0) }},
+		{name: "trace single draw", title: "s", make: func() (*Figure, error) { return TracePlot("s", single, 0) }},
+		{name: "trace all NaN", title: "n", make: func() (*Figure, error) { return TracePlot("n", allNaN, 0) }},
+		{name: "trace long chain", title: "long", make: func() (*Figure, error) { return TracePlot("long", long, 0) }},
+		{name: "trace escaped title", title: `a<b & "c"`, make: func() (*Figure, error) { return TracePlot(`a<b & "c"`, single, 0) }},
+		{name: "trace no chains", make: func() (*Figure, error) { return TracePlot("x", nil, 0) }, wantErr: "no chains"},
+		{name: "trace empty chain", make: func() (*Figure, error) { return TracePlot("x", [][]float64{{}}, 0) }, wantErr: "no draws"},
+		{name: "trace ragged", make: func() (*Figure, error) { return TracePlot("x", [][]float64{{1, 2}, {1}}, 0) },
+			wantErr: "chain 2 has 1 draws but chain 1 has 2"},
+		{name: "trace negative warmup", make: func() (*Figure, error) { return TracePlot("x", single, -1) }, wantErr: "negative warmup"},
+
+		{name: "hist", title: "C[1, 2]", make: func() (*Figure, error) { return HistPlot("C[1, 2]", fx.chains, 0.3) }, text: "truth 0.3"},
+		{name: "hist truth outside", title: "h", make: func() (*Figure, error) { return HistPlot("h", fx.chains[:1], 5) }},
+		{name: "hist non-finite", title: "h", make: func() (*Figure, error) { return HistPlot("h", withBad, nan) }},
+		{name: "hist constant", title: "h", make: func() (*Figure, error) { return HistPlot("h", constant, 0.5) }},
+		{name: "hist single", title: "h", make: func() (*Figure, error) { return HistPlot("h", single, nan) }},
+		{name: "hist all NaN", title: "h", make: func() (*Figure, error) { return HistPlot("h", allNaN, inf) }},
+		{name: "hist ragged", make: func() (*Figure, error) { return HistPlot("x", [][]float64{{1}, {1, 2}}, 0) }, wantErr: "chain 2"},
+		{name: "hist empty", make: func() (*Figure, error) { return HistPlot("x", [][]float64{}, 0) }, wantErr: "no chains"},
+
+		{name: "acf", title: "C[1, 2]", make: func() (*Figure, error) { return ACFPlot("C[1, 2]", fx.chains, 30) }, text: "lags 0..30"},
+		{name: "acf default lags", title: "a", make: func() (*Figure, error) { return ACFPlot("a", fx.chains, 0) }, text: "lags 0..40"},
+		{name: "acf lags capped", title: "a", make: func() (*Figure, error) { return ACFPlot("a", withBad[1:], 100) },
+			text: "not drawn: chain 1 (non-finite draws)"},
+		{name: "acf constant", title: "a", make: func() (*Figure, error) { return ACFPlot("a", constant, 5) }, text: "chain 2 (constant)"},
+		{name: "acf single", title: "a", make: func() (*Figure, error) { return ACFPlot("a", single, 5) }, text: "lags 0..0"},
+		{name: "acf ragged", make: func() (*Figure, error) { return ACFPlot("a", [][]float64{{1, 2}, {}}, 5) }, wantErr: "chain 2"},
+
+		{name: "heatmap", title: "posterior mean of C", width: heatWidth, height: heatHeight,
+			make: func() (*Figure, error) { return HeatmapPlot("posterior mean of C", fx.labels8, fx.corr8) },
+			text: "largest off-diagonal |value| 0.7 at [Q1, Q2]"},
+		{name: "heatmap 1×1", title: "one", width: heatWidth, height: heatHeight,
+			make: func() (*Figure, error) { return HeatmapPlot("one", []string{"x"}, []float64{1}) }},
+		{name: "heatmap NaN and out of range", title: "odd", width: heatWidth, height: heatHeight,
+			make: func() (*Figure, error) { return HeatmapPlot("odd", []string{"a", "b"}, corrNaN) }, text: "2 NaN cells"},
+		{name: "heatmap clamps", title: "clamp", width: heatWidth, height: heatHeight,
+			make: func() (*Figure, error) { return HeatmapPlot("clamp", []string{"a", "b"}, []float64{inf, -3, 2, -inf}) }},
+		{name: "heatmap large unlabelled", title: "big", width: heatWidth, height: heatHeight,
+			make: func() (*Figure, error) { return HeatmapPlot("big", bigLabels, big) }, text: "|value| 1 at [1, 23]"}, // cos(22/7) ≈ −1,
+		{name: "heatmap no labels", make: func() (*Figure, error) { return HeatmapPlot("x", nil, nil) }, wantErr: "no labels"},
+		{name: "heatmap wrong size", make: func() (*Figure, error) { return HeatmapPlot("x", []string{"a", "b"}, []float64{1, 0, 1}) },
+			wantErr: "need a 2×2 matrix of 4 values, got 3"},
+
+		{name: "rmse", title: "RMSE of C", make: func() (*Figure, error) { return RMSEPlot("RMSE of C", series, 100) }, text: "log scale"},
+		{name: "rmse linear with zero and NaN", title: "r", make: func() (*Figure, error) { return RMSEPlot("r", flat, 0) },
+			text: "x final 0"},
+		{name: "rmse empty", make: func() (*Figure, error) { return RMSEPlot("r", nil, 0) }, wantErr: "no series"},
+		{name: "rmse empty series", make: func() (*Figure, error) { return RMSEPlot("r", map[string][]float64{"a": nil}, 0) },
+			wantErr: `series "a" is empty`},
+
+		{name: "pairs", title: "pairs of C", width: 610, height: 610,
+			make: func() (*Figure, error) { return PairsPlot("pairs of C", fx.names, fx.draws) }, text: "strongest correlation"},
+		{name: "pairs one", title: "p", width: 400, height: 400,
+			make: func() (*Figure, error) { return PairsPlot("p", []string{"a"}, [][]float64{{1, 2, 3}}) }},
+		{name: "pairs non-finite and constant", title: "p", width: 400, height: 400,
+			make: func() (*Figure, error) {
+				return PairsPlot("p", []string{"a", "b"}, [][]float64{{1, 1, 1}, {nan, inf, 2}})
+			}},
+		{name: "pairs too many", make: func() (*Figure, error) {
+			return PairsPlot("p", make([]string, 7), make([][]float64, 7))
+		}, wantErr: "7 quantities, at most 6"},
+		{name: "pairs mismatched names", make: func() (*Figure, error) { return PairsPlot("p", []string{"a"}, nil) }, wantErr: "1 names but 0"},
+		{name: "pairs ragged", make: func() (*Figure, error) {
+			return PairsPlot("p", []string{"a", "b"}, [][]float64{{1, 2}, {1}})
+		}, wantErr: "b has 1 draws but a has 2"},
+		{name: "pairs none", make: func() (*Figure, error) { return PairsPlot("p", nil, nil) }, wantErr: "no quantities"},
+
+		{name: "levels", title: "Q1", make: func() (*Figure, error) { return LevelsPlot("Q1", fx.y, []string{"low", "mid", "high"}) },
+			text: "NA: 60"},
+		{name: "levels numeric", title: "L", make: func() (*Figure, error) { return LevelsPlot("L", []float64{2.5, 7, 2.5, inf}, nil) },
+			text: "2.5: 2, 7: 1, +Inf: 1"},
+		{name: "levels all missing", title: "L", make: func() (*Figure, error) { return LevelsPlot("L", []float64{nan}, nil) }},
+		{name: "levels empty", make: func() (*Figure, error) { return LevelsPlot("L", nil, nil) }, wantErr: "no rows"},
+		{name: "bars", title: "B", make: func() (*Figure, error) {
+			return BarsPlot("B", "method", "seconds", []string{"gibbs", "hmc", "px"}, []float64{3, nan, -1})
+		}, text: "1 non-finite values not drawn"},
+		{name: "bars mismatched", make: func() (*Figure, error) { return BarsPlot("B", "", "", []string{"a"}, nil) }, wantErr: "1 names but 0"},
+
+		{name: "latent", title: "latent z", make: func() (*Figure, error) { return LatentPlot("latent z", fx.y, fx.z) },
+			text: "3000 rows, 3 levels, 60 missing; z respects the order of y"},
+		{name: "latent overlap", title: "z", make: func() (*Figure, error) {
+			return LatentPlot("z", []float64{1, 1, 2, 2}, []float64{0, 1, 0.5, 2})
+		}, text: "z overlaps between levels 1/2"},
+		{name: "latent non-finite", title: "z", make: func() (*Figure, error) {
+			return LatentPlot("z", []float64{1, nan, 2}, []float64{nan, inf, 0})
+		}, text: "2 non-finite values not drawn"},
+		{name: "latent mismatched", make: func() (*Figure, error) { return LatentPlot("z", []float64{1}, nil) },
+			wantErr: "1 ordinal values but 0 latent values"},
+	}
+}
+
+// TestPlots renders every case and checks the PNG (decodes, declared
+// size, within the size budget), the SVG (well-formed XML with the title)
+// and the text fallback, or the error of an invalid input.
+func TestPlots(t *testing.T) {
+	fx := newPlotFixture()
+	for _, tc := range figureCases(fx) {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := tc.make()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, h := tc.width, tc.height
+			if w == 0 {
+				w, h = figWidth, figHeight
+			}
+			checkFigure(t, f, tc.title, w, h)
+			if !strings.Contains(f.Text, tc.text) {
+				t.Errorf("text %q does not contain %q", f.Text, tc.text)
+			}
+		})
+	}
+}
+
+// checkFigure checks the invariants every figure must satisfy.
+func checkFigure(t *testing.T, f *Figure, title string, w, h int) {
+	t.Helper()
+	if f.Width != w || f.Height != h {
+		t.Errorf("declared size %d×%d, want %d×%d", f.Width, f.Height, w, h)
+	}
+	img, err := png.Decode(bytes.NewReader(f.PNG))
+	if err != nil {
+		t.Fatalf("PNG does not decode: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != f.Width || b.Dy() != f.Height {
+		t.Errorf("PNG is %d×%d, declared %d×%d", b.Dx(), b.Dy(), f.Width, f.Height)
+	}
+	if len(f.PNG) > 100<<10 {
+		t.Errorf("PNG is %d bytes, budget 100 KiB", len(f.PNG))
+	}
+	dec := xml.NewDecoder(bytes.NewReader(f.SVG))
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		t.Errorf("SVG root element %q, want svg", root)
+	}
+	if title != "" && !bytes.Contains(f.SVG, []byte(html.EscapeString(title))) {
+		t.Errorf("SVG does not contain the title %q", title)
+	}
+	if strings.TrimSpace(f.Text) == "" || strings.Contains(f.Text, "\n") {
+		t.Errorf("text fallback %q is not one non-empty line", f.Text)
+	}
+}
+
+// TestPlotsDeterministic renders each valid case twice: the same input
+// gives the same bytes.
+func TestPlotsDeterministic(t *testing.T) {
+	fx := newPlotFixture()
+	for _, tc := range figureCases(fx) {
+		if tc.wantErr != "" {
+			continue
+		}
+		a, errA := tc.make()
+		b, errB := tc.make()
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v, %v", tc.name, errA, errB)
+		}
+		if !bytes.Equal(a.SVG, b.SVG) {
+			t.Errorf("%s: SVG differs between two renderings", tc.name)
+		}
+		if !bytes.Equal(a.PNG, b.PNG) {
+			t.Errorf("%s: PNG differs between two renderings", tc.name)
+		}
+	}
+}
+
+func TestFigureBundle(t *testing.T) {
+	f := &Figure{PNG: []byte{0x89, 'P', 'N', 'G'}, SVG: []byte("<svg/>"), Text: "a plot", Width: 1, Height: 1}
+	b := f.Bundle()
+	if got, _ := b["image/png"].(string); got != base64.StdEncoding.EncodeToString(f.PNG) {
+		t.Errorf("image/png = %q", got)
+	}
+	if got, _ := b["image/svg+xml"].(string); got != "<svg/>" {
+		t.Errorf("image/svg+xml = %q", got)
+	}
+	if got, _ := b["text/plain"].(string); got != "a plot" {
+		t.Errorf("text/plain = %q", got)
+	}
+	if len(b) != 3 {
+		t.Errorf("bundle has %d entries, want 3", len(b))
+	}
+}
+
+func TestFigSegments(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name      string
+		y         []float64
+		maxPoints int
+		want      []plotter.XYs
+	}{
+		{"short", []float64{3, 1, 2}, 10, []plotter.XYs{{{X: 1, Y: 3}, {X: 2, Y: 1}, {X: 3, Y: 2}}}},
+		{"break at NaN", []float64{1, nan, 2, 3}, 10, []plotter.XYs{{{X: 1, Y: 1}}, {{X: 3, Y: 2}, {X: 4, Y: 3}}}},
+		{"break at Inf", []float64{math.Inf(1), 5}, 10, []plotter.XYs{{{X: 2, Y: 5}}}},
+		{"all NaN", []float64{nan, nan}, 10, nil},
+		// 8 values into 2 buckets of 4: each gives its min and max in order.
+		{"decimate", []float64{0, 5, -1, 2, 7, 7, 1, 3}, 4, []plotter.XYs{{
+			{X: 2, Y: 5}, {X: 3, Y: -1}, {X: 5, Y: 7}, {X: 7, Y: 1},
+		}}},
+		// 8 values into buckets of 3; the all-NaN middle bucket breaks the line.
+		{"decimate empty bucket", []float64{1, 2, nan, nan, nan, nan, 4, 0}, 6,
+			[]plotter.XYs{{{X: 1, Y: 1}, {X: 2, Y: 2}}, {{X: 7, Y: 4}, {X: 8, Y: 0}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := figSegments(tc.y, tc.maxPoints)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("figSegments(%v, %d) = %v, want %v", tc.y, tc.maxPoints, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFigBinsAndDensity(t *testing.T) {
+	tests := []struct {
+		name      string
+		values    []float64
+		wantBins  int
+		wantEdge0 float64
+		wantEdgeK float64
+	}{
+		{"spread", []float64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 5, 0, 10},
+		{"many", make([]float64, 10000), 1, -0.5, 0.5}, // constant zero
+		{"constant large", []float64{100, 100}, 1, 95, 105},
+		{"sqrt rule", append(make([]float64, 99), 1), 10, 0, 1},
+		{"capped", func() []float64 {
+			v := make([]float64, 4000)
+			for i := range v {
+				v[i] = float64(i)
+			}
+			return v
+		}(), 40, 0, 3999},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lo, hi, n, _ := figRange(tc.values)
+			edges := figBinEdges(lo, hi, n)
+			if len(edges)-1 != tc.wantBins || edges[0] != tc.wantEdge0 || edges[len(edges)-1] != tc.wantEdgeK {
+				t.Fatalf("edges %v…%v (%d bins), want %v…%v (%d bins)", edges[0], edges[len(edges)-1], len(edges)-1,
+					tc.wantEdge0, tc.wantEdgeK, tc.wantBins)
+			}
+			bins := figDensity(edges, tc.values)
+			area, count := 0.0, 0.0
+			for _, b := range bins {
+				area += b.Weight * (b.Max - b.Min)
+			}
+			count = float64(len(tc.values))
+			if math.Abs(area-1) > 1e-12 || count == 0 {
+				t.Errorf("density area %v, want 1", area)
+			}
+		})
+	}
+	if e := figBinEdges(math.Inf(1), math.Inf(-1), 0); e != nil {
+		t.Errorf("no finite values: edges %v, want none", e)
+	}
+}
+
+func TestHeatColor(t *testing.T) {
+	tests := []struct {
+		v    float64
+		want color.NRGBA
+	}{
+		{-1, color.NRGBA{R: 0x21, G: 0x66, B: 0xAC, A: 0xFF}},
+		{-5, color.NRGBA{R: 0x21, G: 0x66, B: 0xAC, A: 0xFF}},
+		{math.Inf(-1), color.NRGBA{R: 0x21, G: 0x66, B: 0xAC, A: 0xFF}},
+		{0, color.NRGBA{R: 0xFF, G: 0xFF, B: 0xFF, A: 0xFF}},
+		{1, color.NRGBA{R: 0xB2, G: 0x18, B: 0x2B, A: 0xFF}},
+		{math.Inf(1), color.NRGBA{R: 0xB2, G: 0x18, B: 0x2B, A: 0xFF}},
+		{0.25, color.NRGBA{R: 0xFA, G: 0xD2, B: 0xC1, A: 0xFF}}, // halfway white → F4A582
+		{math.NaN(), color.NRGBA{R: 0xBD, G: 0xBD, B: 0xBD, A: 0xFF}},
+	}
+	for _, tc := range tests {
+		if got := heatColor(tc.v); got != tc.want {
+			t.Errorf("heatColor(%v) = %v, want %v", tc.v, got, tc.want)
+		}
+	}
+	// Negative values are bluer than red, positive redder than blue.
+	for _, v := range []float64{-0.9, -0.5, -0.1} {
+		if c := heatColor(v); c.B <= c.R {
+			t.Errorf("heatColor(%v) = %v is not blue", v, c)
+		}
+		if c := heatColor(-v); c.R <= c.B {
+			t.Errorf("heatColor(%v) = %v is not red", -v, c)
+		}
+	}
+}
+
+func TestFigQuantize(t *testing.T) {
+	// An image with 300 colours: the 256 most frequent are kept exactly,
+	// the rest map to their nearest kept colour.
+	img := image.NewRGBA(image.Rect(0, 0, 300, 2))
+	for x := range 300 {
+		c := color.RGBA{R: uint8(x % 256), G: uint8(x / 256 * 100), B: 0, A: 255}
+		img.SetRGBA(x, 0, c)
+		if x < 256 {
+			img.SetRGBA(x, 1, c) // frequent: twice
+		} else {
+			img.SetRGBA(x, 1, color.RGBA{A: 255})
+		}
+	}
+	q := figQuantize(img)
+	if len(q.Palette) != 256 {
+		t.Fatalf("palette of %d colours, want 256", len(q.Palette))
+	}
+	for x := range 256 {
+		if got := color.RGBAModel.Convert(q.At(x, 0)); got != img.RGBAAt(x, 0) {
+			t.Fatalf("pixel %d: %v, want %v kept exactly", x, got, img.RGBAAt(x, 0))
+		}
+	}
+	for x := 256; x < 300; x++ {
+		want := color.RGBA{R: uint8(x % 256), G: 0, A: 255} // nearest: same red, green 0
+		if got := color.RGBAModel.Convert(q.At(x, 0)); got != want {
+			t.Errorf("pixel %d: %v, want nearest %v", x, got, want)
+		}
+	}
+}
+
+func TestPairsCorrelation(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name string
+		x, y []float64
+		want float64
+	}{
+		{"perfect", []float64{1, 2, 3}, []float64{2, 4, 6}, 1},
+		{"negative", []float64{1, 2, 3}, []float64{3, 2, 1}, -1},
+		// Pairs (1,1), (2,3), (3,2): r = 0.5.
+		{"half, NaN pair skipped", []float64{1, 2, 3, nan}, []float64{1, 3, 2, 7}, 0.5},
+		{"constant", []float64{1, 1, 1}, []float64{1, 2, 3}, nan},
+		{"one pair", []float64{1, nan}, []float64{1, 2}, nan},
+	}
+	for _, tc := range tests {
+		got := pairsCorrelation(tc.x, tc.y)
+		if math.IsNaN(tc.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tc.want) > 1e-12) {
+			t.Errorf("%s: correlation %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestLatentLevels(t *testing.T) {
+	nan := math.NaN()
+	levels, counts, missing := latentLevels([]float64{3, 1, nan, 3, 2.5, 1, nan, 3})
+	if fmt.Sprint(levels, counts, missing) != "[1 2.5 3] [2 1 3] 2" {
+		t.Errorf("latentLevels = %v %v %v", levels, counts, missing)
+	}
+	names := []string{"no", "yes"}
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{{1, "no"}, {2, "yes"}, {3, "3"}, {1.5, "1.5"}, {0, "0"}} {
+		if got := levelName(tc.v, names); got != tc.want {
+			t.Errorf("levelName(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func ExampleTracePlot() {
+	chains := [][]float64{{0.1, 0.3, 0.2, 0.4}, {0.2, 0.25, 0.35, 0.3}}
+	f, err := TracePlot("C[1, 2]", chains, 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(f.PNG))
+	fmt.Println(cfg.Width, cfg.Height, err)
+	fmt.Println(f.Text)
+	fmt.Println(strings.HasPrefix(string(f.SVG), "<?xml"))
+	// Output:
+	// 640 400 <nil>
+	// Trace plot of "C[1, 2]": 2 chain(s) × 4 draws (first 2 warmup), values in [0.1, 0.4]
+	// true
+}
+
+func BenchmarkHeatmapPlot(b *testing.B) {
+	const p = 20
+	labels := make([]string, p)
+	m := make([]float64, p*p)
+	for i := range p {
+		labels[i] = fmt.Sprintf("V%d", i+1)
+		for j := range p {
+			m[i*p+j] = math.Pow(0.8, math.Abs(float64(i-j)))
+		}
+	}
+	for b.Loop() {
+		if _, err := HeatmapPlot("C", labels, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTracePlot(b *testing.B) {
+	fx := newPlotFixture() // 4 chains × 1000 draws
+	for b.Loop() {
+		if _, err := TracePlot("C[1, 2]", fx.chains, 500); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

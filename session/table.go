@@ -1,0 +1,166 @@
+package session
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/copulang/copulang/inference"
+)
+
+// Table is a table of text cells, shown as HTML in a notebook and as
+// whitespace-aligned text in the CLI.
+type Table struct {
+	Header  []string
+	Rows    [][]string
+	Caption string
+}
+
+// tableColumns is the number of columns: the longest of the header and
+// the rows (short rows are padded with empty cells).
+func (t *Table) tableColumns() int {
+	n := len(t.Header)
+	for _, r := range t.Rows {
+		n = max(n, len(r))
+	}
+	return n
+}
+
+// Text returns the table as lines of whitespace-aligned columns, the header
+// first: the first column is left-aligned, the others right-aligned (they
+// hold numbers), columns separated by at least two spaces, no trailing
+// spaces. The caption is not included, so that the text stays a table a
+// program can split on whitespace.
+func (t *Table) Text() string {
+	cols := t.tableColumns()
+	if cols == 0 {
+		return ""
+	}
+	width := make([]int, cols)
+	measure := func(row []string) {
+		for j, c := range row {
+			width[j] = max(width[j], utf8.RuneCountInString(c))
+		}
+	}
+	measure(t.Header)
+	for _, r := range t.Rows {
+		measure(r)
+	}
+	var b strings.Builder
+	line := make([]byte, 0, 128)
+	write := func(row []string) {
+		line = line[:0]
+		for j := range cols {
+			cell := ""
+			if j < len(row) {
+				cell = row[j]
+			}
+			pad := width[j] - utf8.RuneCountInString(cell)
+			if j > 0 {
+				line = append(line, "  "...)
+			}
+			if j == 0 {
+				line = append(line, cell...)
+				line = append(line, strings.Repeat(" ", pad)...)
+			} else {
+				line = append(line, strings.Repeat(" ", pad)...)
+				line = append(line, cell...)
+			}
+		}
+		b.WriteString(strings.TrimRight(string(line), " "))
+		b.WriteByte('\n')
+	}
+	if len(t.Header) > 0 {
+		write(t.Header)
+	}
+	for _, r := range t.Rows {
+		write(r)
+	}
+	return b.String()
+}
+
+// HTML returns the table as an HTML <table> with the caption, a header row
+// of <th> cells and escaped cell text.
+func (t *Table) HTML() string {
+	cols := t.tableColumns()
+	var b strings.Builder
+	b.WriteString("<table>\n")
+	if t.Caption != "" {
+		fmt.Fprintf(&b, "<caption>%s</caption>\n", html.EscapeString(t.Caption))
+	}
+	row := func(tag string, cells []string) {
+		b.WriteString("<tr>")
+		for j := range cols {
+			cell := ""
+			if j < len(cells) {
+				cell = cells[j]
+			}
+			fmt.Fprintf(&b, "<%s>%s</%s>", tag, html.EscapeString(cell), tag)
+		}
+		b.WriteString("</tr>\n")
+	}
+	if len(t.Header) > 0 {
+		b.WriteString("<thead>\n")
+		row("th", t.Header)
+		b.WriteString("</thead>\n")
+	}
+	b.WriteString("<tbody>\n")
+	for _, r := range t.Rows {
+		row("td", r)
+	}
+	b.WriteString("</tbody>\n</table>\n")
+	return b.String()
+}
+
+// Bundle returns the table as Jupyter display data: "text/html" and, as
+// the fallback, "text/plain".
+func (t *Table) Bundle() MimeBundle {
+	return MimeBundle{
+		"text/html":  t.HTML(),
+		"text/plain": t.Text(),
+	}
+}
+
+// SummaryTable returns the posterior summaries of named scalar quantities
+// with the stable header
+//
+//	param mean sd q5 q50 q95 ess_bulk ess_tail rhat
+//
+// mean to q95 and rhat formatted %.3f, the ESS %.0f, NaN as "NA", and
+// negative values that round to zero without their sign.
+// It panics if names and sums differ in length.
+func SummaryTable(names []string, sums []inference.Summary) *Table {
+	if len(names) != len(sums) {
+		panic(fmt.Sprintf("session: SummaryTable: %d names for %d summaries", len(names), len(sums)))
+	}
+	t := &Table{
+		// The stable header of language.md.
+		Header: []string{"param", "mean", "sd", "q5", "q50", "q95", "ess_bulk", "ess_tail", "rhat"},
+		Rows:   make([][]string, len(sums)),
+	}
+	for i, s := range sums {
+		t.Rows[i] = []string{
+			names[i],
+			tableNum("%.3f", s.Mean), tableNum("%.3f", s.SD),
+			tableNum("%.3f", s.Q5), tableNum("%.3f", s.Q50), tableNum("%.3f", s.Q95),
+			tableNum("%.0f", s.ESSBulk), tableNum("%.0f", s.ESSTail),
+			tableNum("%.3f", s.RHat),
+		}
+	}
+	return t
+}
+
+// tableNum formats v, or "NA" for NaN. A negative value that rounds to
+// zero prints as zero ("0.000", not "-0.000").
+func tableNum(format string, v float64) string {
+	if math.IsNaN(v) {
+		return "NA"
+	}
+	s := fmt.Sprintf(format, v)
+	if strings.HasPrefix(s, "-") && strings.Trim(s[1:], "0.") == "" {
+		s = s[1:]
+	}
+	return s
+}

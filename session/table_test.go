@@ -1,0 +1,161 @@
+package session
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/copulang/copulang/inference"
+)
+
+var updateTableGolden = flag.Bool("update-tables", false, "rewrite the table golden files in testdata/")
+
+// goldenSummaries covers typical values, NaN (posterior's NA), infinities,
+// negative numbers, rounding to zero and wide ESS.
+func goldenSummaries() ([]string, []inference.Summary) {
+	nan := math.NaN()
+	names := []string{"C.1.2", "C.1.3", "C.2.3", "Lambda.1.1", "const"}
+	sums := []inference.Summary{
+		{Mean: 0.31234, SD: 0.05321, Q5: 0.22449, Q50: 0.31251, Q95: 0.39875, ESSBulk: 1523.4, ESSTail: 1788.6, RHat: 1.0012},
+		{Mean: -0.4, SD: 0.1, Q5: -0.5645, Q50: -0.40049, Q95: -0.2355, ESSBulk: 312.5, ESSTail: 98.49, RHat: 1.0234},
+		{Mean: -0.0001, SD: 0.0004, Q5: -0.0008, Q50: 0, Q95: 0.0006, ESSBulk: 12345.6, ESSTail: 9999.5, RHat: 0.9995},
+		{Mean: 1.5, SD: math.Inf(1), Q5: math.Inf(-1), Q50: 1.5, Q95: 2, ESSBulk: 3, ESSTail: 4, RHat: 1.5},
+		{Mean: 0.5, SD: 0, Q5: 0.5, Q50: 0.5, Q95: 0.5, ESSBulk: nan, ESSTail: nan, RHat: nan},
+	}
+	return names, sums
+}
+
+func TestSummaryTableGolden(t *testing.T) {
+	names, sums := goldenSummaries()
+	tab := SummaryTable(names, sums)
+	tab.Caption = "posterior of m.C <fit 1>"
+	for _, g := range []struct{ file, got string }{
+		{"summary_table.txt", tab.Text()},
+		{"summary_table.html", tab.HTML()},
+	} {
+		path := filepath.Join("testdata", g.file)
+		if *updateTableGolden {
+			if err := os.WriteFile(path, []byte(g.got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -run TestSummaryTableGolden -update-tables to create it)", err)
+		}
+		if g.got != string(want) {
+			t.Errorf("%s differs from %s:\n--- got\n%s--- want\n%s", g.file, path, g.got, want)
+		}
+	}
+}
+
+func TestSummaryTableFormat(t *testing.T) {
+	names, sums := goldenSummaries()
+	tab := SummaryTable(names, sums)
+	lines := strings.Split(strings.TrimSuffix(tab.Text(), "\n"), "\n")
+	if got := strings.Join(strings.Fields(lines[0]), " "); got != "param mean sd q5 q50 q95 ess_bulk ess_tail rhat" {
+		t.Errorf("header %q", got)
+	}
+	if len(lines) != 1+len(names) {
+		t.Fatalf("%d lines, want %d", len(lines), 1+len(names))
+	}
+	tests := []struct {
+		row  int
+		want string
+	}{
+		{0, "C.1.2 0.312 0.053 0.224 0.313 0.399 1523 1789 1.001"},
+		{2, "C.2.3 0.000 0.000 -0.001 0.000 0.001 12346 10000 1.000"},
+		{3, "Lambda.1.1 1.500 +Inf -Inf 1.500 2.000 3 4 1.500"},
+		{4, "const 0.500 0.000 0.500 0.500 0.500 NA NA NA"},
+	}
+	for _, tc := range tests {
+		if got := strings.Join(strings.Fields(lines[1+tc.row]), " "); got != tc.want {
+			t.Errorf("row %d = %q, want %q", tc.row, got, tc.want)
+		}
+		if got := strings.Join(tab.Rows[tc.row], " "); got != tc.want {
+			t.Errorf("cells of row %d = %q, want %q", tc.row, got, tc.want)
+		}
+	}
+}
+
+func TestSummaryTableMismatchPanics(t *testing.T) {
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(fmt.Sprint(r), "2 names for 1 summaries") {
+			t.Errorf("recovered %v, want a panic about 2 names for 1 summaries", r)
+		}
+	}()
+	SummaryTable([]string{"a", "b"}, make([]inference.Summary, 1))
+}
+
+func TestTableText(t *testing.T) {
+	tests := []struct {
+		name  string
+		table Table
+		want  string
+	}{
+		{"empty", Table{}, ""},
+		{"header only", Table{Header: []string{"a", "bb"}}, "a  bb\n"},
+		{"aligned", Table{Header: []string{"name", "x"}, Rows: [][]string{{"alpha", "1"}, {"b", "-22.5"}}},
+			"name       x\nalpha      1\nb      -22.5\n"},
+		{"ragged rows padded", Table{Header: []string{"k"}, Rows: [][]string{{"a", "1", "2"}, {}}},
+			"k\na  1  2\n\n"},
+		{"runes counted, not bytes", Table{Header: []string{"μ", "σ"}, Rows: [][]string{{"αβγ", "1"}}},
+			"μ    σ\nαβγ  1\n"},
+		{"caption left out", Table{Header: []string{"a"}, Rows: [][]string{{"1"}}, Caption: "cap"}, "a\n1\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.table.Text(); got != tc.want {
+				t.Errorf("Text() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTableHTML(t *testing.T) {
+	tests := []struct {
+		name  string
+		table Table
+		want  string
+	}{
+		{"empty", Table{}, "<table>\n<tbody>\n</tbody>\n</table>\n"},
+		{"escaped", Table{Header: []string{"<a>"}, Rows: [][]string{{`"x" & 'y'`}}, Caption: "1 < 2"},
+			"<table>\n<caption>1 &lt; 2</caption>\n<thead>\n<tr><th>&lt;a&gt;</th></tr>\n</thead>\n" +
+				"<tbody>\n<tr><td>&#34;x&#34; &amp; &#39;y&#39;</td></tr>\n</tbody>\n</table>\n"},
+		{"ragged", Table{Header: []string{"a", "b"}, Rows: [][]string{{"1"}}},
+			"<table>\n<thead>\n<tr><th>a</th><th>b</th></tr>\n</thead>\n<tbody>\n<tr><td>1</td><td></td></tr>\n</tbody>\n</table>\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.table.HTML(); got != tc.want {
+				t.Errorf("HTML() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTableBundle(t *testing.T) {
+	tab := &Table{Header: []string{"a"}, Rows: [][]string{{"<1>"}}}
+	b := tab.Bundle()
+	if b["text/html"] != tab.HTML() || b["text/plain"] != tab.Text() || len(b) != 2 {
+		t.Errorf("Bundle() = %v", b)
+	}
+}
+
+func ExampleSummaryTable() {
+	sums := []inference.Summary{
+		{Mean: 0.312, SD: 0.053, Q5: 0.224, Q50: 0.313, Q95: 0.399, ESSBulk: 1523.4, ESSTail: 1788.6, RHat: 1.0012},
+		{Mean: -0.4, SD: 0.1, Q5: -0.56, Q50: -0.4, Q95: -0.24, ESSBulk: math.NaN(), ESSTail: 98.5, RHat: 1.02},
+	}
+	fmt.Print(SummaryTable([]string{"C.1.2", "C.1.3"}, sums).Text())
+	// Output:
+	// param    mean     sd      q5     q50     q95  ess_bulk  ess_tail   rhat
+	// C.1.2   0.312  0.053   0.224   0.313   0.399      1523      1789  1.001
+	// C.1.3  -0.400  0.100  -0.560  -0.400  -0.240        NA        98  1.020
+}
