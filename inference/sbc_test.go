@@ -1,0 +1,117 @@
+package inference
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSBC is simulation-based calibration (Talts et al. 2018; sampling.md
+// §6c C2) of the whole Run pipeline, initialisation and warm-up included:
+// 500 replications with n = 10, p = 3; each draws V from the prior
+// IW(5, 5I), rows z_i ~ N(0, V), the data y = s(Z) with fixed level sizes
+// (so that {Z : s(Z) = y} = D(y) and the ERL posterior is the exact
+// posterior), then runs 200 warm-up iterations and keeps 99 draws thinned by
+// 5. The rank of the true C_jk among its 99 draws is uniform on 0..99 for a
+// correct sampler; binned into 20 bins of 5, the χ² statistic with 19
+// degrees of freedom must stay below 43.82 (α = 0.001) for each entry.
+func TestSBC(t *testing.T) {
+	t.Parallel()
+	const reps, p, n, bins = 500, 3, 10, 20
+	sizes := [][]int{{4, 6}, {3, 3, 4}, {2, 2, 2, 2, 2}}
+	for _, method := range []Method{Gibbs, HMC} {
+		t.Run(method.String(), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(2718, uint64(method)))
+			iw := newIWWork(p)
+			psi := []float64{5, 0, 0, 0, 5, 0, 0, 0, 5}
+			v, omega, l := make([]float64, p*p), make([]float64, p*p), make([]float64, p*p)
+			var counts [3][bins]int
+			for rep := 0; rep < reps; rep++ {
+				if _, ok := iw.draw(rng, 5, psi, v, omega); !ok {
+					t.Fatal("prior draw failed")
+				}
+				copy(l, v)
+				if !cholLower(l, p) {
+					t.Fatal("V not positive definite")
+				}
+				z := make([][]float64, p)
+				for j := range z {
+					z[j] = make([]float64, n)
+				}
+				for i := 0; i < n; i++ {
+					var e [p]float64
+					for j := range e {
+						e[j] = rng.NormFloat64()
+					}
+					for j := 0; j < p; j++ {
+						for k := 0; k <= j; k++ {
+							z[j][i] += l[j*p+k] * e[k]
+						}
+					}
+				}
+				cols := make([][]float64, p)
+				for j := range cols {
+					cols[j] = levelsBySize(z[j], sizes[j])
+				}
+				res, err := Run(context.Background(), Spec{Columns: cols, Method: method, Warmup: 200, Iter: 495, Thin: 5, Seed: uint64(rep),
+					Model: FullCorrelation{Prior: InverseWishart{DF: 5, Scale: 5}}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.C[0]) != 99 {
+					t.Fatalf("%d draws, want 99", len(res.C[0]))
+				}
+				for e, jk := range [][2]int{{0, 1}, {0, 2}, {1, 2}} {
+					truth := v[jk[0]*p+jk[1]] / math.Sqrt(v[jk[0]*p+jk[0]]*v[jk[1]*p+jk[1]])
+					rank := 0
+					for _, c := range res.C[0] {
+						if c[jk[0]*p+jk[1]] < truth {
+							rank++
+						}
+					}
+					counts[e][rank*bins/100]++
+				}
+			}
+			for e, name := range []string{"C.1.2", "C.1.3", "C.2.3"} {
+				chi2 := 0.0
+				want := float64(reps) / bins
+				for _, c := range counts[e] {
+					chi2 += (float64(c) - want) * (float64(c) - want) / want
+				}
+				t.Logf("%s %s: χ²₁₉ = %.1f (pass < 43.82), bins %v", method, name, chi2, counts[e])
+				if chi2 >= 43.82 {
+					t.Errorf("%s: rank histogram not uniform: χ²₁₉ = %.1f >= 43.82", name, chi2)
+				}
+			}
+		})
+	}
+}
+
+// levelsBySize gives the lowest sizes[0] values of z level 1, the next
+// sizes[1] level 2, and so on.
+func levelsBySize(z []float64, sizes []int) []float64 {
+	order := make([]int, len(z))
+	for i := range order {
+		order[i] = i
+	}
+	for i := 1; i < len(order); i++ { // insertion sort: n is tiny
+		for k := i; k > 0 && z[order[k]] < z[order[k-1]]; k-- {
+			order[k], order[k-1] = order[k-1], order[k]
+		}
+	}
+	y := make([]float64, len(z))
+	r := 0
+	for l, size := range sizes {
+		for range size {
+			y[order[r]] = float64(l + 1)
+			r++
+		}
+	}
+	if r != len(z) {
+		panic(fmt.Sprintf("levelsBySize: sizes sum to %d, want %d", r, len(z)))
+	}
+	return y
+}
