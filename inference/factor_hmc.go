@@ -23,19 +23,25 @@ import (
 // bounce is u̇ −= κ(G_a − G_b), ε̇_a −= κ, ε̇_b += κ with
 // κ = 2(ż_a − ż_b)/‖f‖².
 //
-// The structure makes the search cheap. The step keeps only z(t₀), ż(t₀) (and
-// u, u̇) at the last event time t₀; since every coordinate of w turns at the
-// same unit frequency, z_i(t₀+s)/cos s = z_i(t₀) + ż_i(t₀)·K with K = tan s,
-// so in K every latent curve is a straight line (for s < π/2). The gap
-// between levels ℓ and ℓ+1, f_ℓ(K) = max_{i∈ℓ}(z_i + ż_iK) − min_{j∈ℓ+1}(z_j
-// + ż_jK), is then convex and piecewise linear with f_ℓ(0) ≤ 0, so its first
-// root is found by Newton's method from the right, which lands exactly on a
-// piece after a few O(n_ℓ + n_{ℓ+1}) passes and never overshoots (every
-// tangent lies below f_ℓ). One pass over the observed rows at a trial K
-// rules out every level pair whose gap stays negative. A bounce changes every
-// ż_i by κG_iᵀ(G_a − G_b), so each event costs O(nk) for that update plus a
-// few O(n) passes: O(B·n·(k + c)) per column for B bounces, c ≈ 3–6 passes,
-// with no trigonometry per event besides one arctangent.
+// The structure makes the collision search cheap. The step keeps only z, ż
+// (and u, u̇) at the last event time t₀; since every coordinate of w turns at
+// the same unit frequency, z_i(t₀+s)/cos s = z_i(t₀) + ż_i(t₀)·K with
+// K = tan s, so in K every latent curve is a straight line (s < π/2). The gap
+// between levels ℓ and ℓ+1, f_ℓ(K) = max_{i∈ℓ}(z_i + ż_iK) −
+// min_{j∈ℓ+1}(z_j + ż_jK), is then convex and piecewise linear with
+// f_ℓ(0) ≤ 0, and the next bounce is the first root of the smallest f_ℓ:
+//   - one pass over the rows at a trial K (fused with the previous bounce's
+//     update) gives f_ℓ(0) and f_ℓ(K) for every ℓ; a pair with f_ℓ(K) ≤ 0 has
+//     no root before K, and by convexity a pair's root is at least
+//     K·(−f_ℓ(0))/(f_ℓ(K) − f_ℓ(0)), which prunes most of the others;
+//   - the root of a pair is found by Newton's method from the right: each
+//     step moves to the root of the active pair's line, which never
+//     overshoots because every pair's line lies below f_ℓ, and lands exactly
+//     on the root after a few O(n_ℓ + n_{ℓ+1}) passes.
+//
+// A bounce changes every ż_i by −κG_iᵀ(G_a − G_b), so each event costs O(nk)
+// for that update plus about one O(n) pass: O(B·n·k) per column for B
+// bounces, with no trigonometry per event besides one arctangent.
 //
 // Rows are handled in level order (level ℓ is a contiguous range of
 // positions, missing rows last). A jointHMC is not safe for concurrent use;
@@ -47,16 +53,18 @@ type jointHMC struct {
 	order   []int32 // order[r] is the data row at position r
 	start   []int32 // level ℓ is positions start[ℓ]:start[ℓ+1]
 
-	g     []float64 // n×k, row r = G_{order[r]} = η_{order[r]} ⊘ √P
+	gt    []float64 // k×n column-major: gt[c*n+r] = G_{order[r],c} = η_{order[r],c}/√P_c
 	x, v  []float64 // z and ż by position at the current event time
+	dv    []float64 // velocity change of a bounce, by position
 	u, ud []float64 // u and u̇ at the current event time
 	sq    []float64 // √P
 	dg    []float64 // G_a − G_b
 	ed    []float64 // ε̇(0) by data row (velocity draw)
-	hiVal []float64 // per level: max of z + żK at the trial K, and its position
-	loVal []float64 // per level: min of z + żK at the trial K, and its position
-	hiArg []int32
-	loArg []int32
+
+	// Per level, at the trial K of the last scan: the maximum and minimum of
+	// z + żK with their positions, and the maximum and minimum of z.
+	hiVal, loVal, hi0, lo0 []float64
+	hiArg, loArg           []int32
 
 	maxBounces int
 	kGuess     float64 // trial K for the next event search, adapted to the event rate
@@ -73,9 +81,10 @@ func newJointHMC(lv *hough.Levels, k int) *jointHMC {
 	h := &jointHMC{
 		n: n, k: k,
 		order: make([]int32, n),
-		g:     make([]float64, n*k),
+		gt:    make([]float64, n*k),
 		x:     make([]float64, n),
 		v:     make([]float64, n),
+		dv:    make([]float64, n),
 		u:     make([]float64, k),
 		ud:    make([]float64, k),
 		sq:    make([]float64, k),
@@ -104,12 +113,14 @@ func (h *jointHMC) setLevels(lv *hough.Levels) {
 		h.start = make([]int32, h.L+1)
 		h.hiVal = make([]float64, h.L)
 		h.loVal = make([]float64, h.L)
+		h.hi0 = make([]float64, h.L)
+		h.lo0 = make([]float64, h.L)
 		h.hiArg = make([]int32, h.L)
 		h.loArg = make([]int32, h.L)
 	}
 	h.start = h.start[:h.L+1]
 	copy(h.start, lv.Start)
-	h.hiVal, h.loVal = h.hiVal[:h.L], h.loVal[:h.L]
+	h.hiVal, h.loVal, h.hi0, h.lo0 = h.hiVal[:h.L], h.loVal[:h.L], h.hi0[:h.L], h.lo0[:h.L]
 	h.hiArg, h.loArg = h.hiArg[:h.L], h.loArg[:h.L]
 	h.kGuess = 0
 }
@@ -138,7 +149,7 @@ func (h *jointHMC) step(rng *rand.Rand, z, lam, eta, prec []float64, T float64) 
 // (len k) and ε̇(0) = ed0 (len n, by data row). ud0 may alias h.ud.
 func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []float64) (hough.Stats, error) {
 	var st hough.Stats
-	k := h.k
+	n, k := h.n, h.k
 	if T == 0 {
 		T = math.Pi / 2
 	}
@@ -151,12 +162,12 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 		h.ud[c] = ud0[c]
 	}
 	for r, i := range h.order {
-		gr := h.g[r*k : r*k+k]
 		er := eta[int(i)*k : int(i)*k+k]
 		s := 0.0
-		for c := range gr {
-			gr[c] = er[c] / h.sq[c]
-			s += gr[c] * h.ud[c]
+		for c, e := range er {
+			g := e / h.sq[c]
+			h.gt[c*n+r] = g
+			s += g * h.ud[c]
 		}
 		h.x[r] = z[i]
 		h.v[r] = s + ed0[i]
@@ -174,10 +185,11 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 		h.kGuess = 4 / float64(1+(h.L-1)*h.nObs)
 	}
 	remaining := T
+	scanned := -1.0 // the trial K of a fused scan of the current state, if any
 	for remaining > 0 {
 		win := math.Min(remaining, 1)
 		kw := math.Tan(win)
-		kStar, a, b, ev, err := h.nextEvent(kw)
+		kStar, a, b, ev, err := h.nextEvent(kw, scanned)
 		st.Events += ev
 		if errors.Is(err, errJointLost) {
 			st.Rejections = 1
@@ -189,6 +201,7 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 		if a < 0 {
 			h.rotate(math.Cos(win), math.Sin(win))
 			remaining -= win
+			scanned = -1
 			continue
 		}
 		s := math.Atan(kStar)
@@ -203,9 +216,10 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 		if st.Bounces > h.maxBounces {
 			return st, fmt.Errorf("joint HMC trajectory exceeded %d bounces", h.maxBounces)
 		}
+		h.kGuess = 0.8*h.kGuess + 0.2*2*math.Max(kStar, 1e-3*h.kGuess)
+		scanned = math.Min(h.kGuess, math.Tan(math.Min(remaining, 1)))
 		c := 1 / math.Sqrt(1+kStar*kStar)
-		h.bounce(c, kStar*c, a, b)
-		h.kGuess = 0.8*h.kGuess + 0.2*3*math.Max(kStar, 1e-3*h.kGuess)
+		h.bounce(c, kStar*c, a, b, scanned)
 	}
 	if !h.endCheck() {
 		st.Rejections = 1
@@ -236,15 +250,14 @@ func (h *jointHMC) rotate(c, sn float64) {
 }
 
 // bounce advances every curve by the angle s (cos s = c, sin s = sn) to the
-// contact of positions a and b and reflects the velocity off their wall.
-func (h *jointHMC) bounce(c, sn float64, a, b int) {
-	k := h.k
-	xa, xb := h.x[a]*c+h.v[a]*sn, h.x[b]*c+h.v[b]*sn
+// contact of positions a and b, reflects the velocity off their wall, and
+// scans the new lines at the trial K (scan) as levelExtremes does.
+func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
+	n := h.n
 	va, vb := h.v[a]*c-h.x[a]*sn, h.v[b]*c-h.x[b]*sn
-	ga, gb := h.g[a*k:a*k+k], h.g[b*k:b*k+k]
 	nf := h.normExtra
 	for i := range h.dg {
-		h.dg[i] = ga[i] - gb[i]
+		h.dg[i] = h.gt[i*n+a] - h.gt[i*n+b]
 		nf += h.dg[i] * h.dg[i]
 	}
 	kappa := 2 * (va - vb) / nf
@@ -253,97 +266,171 @@ func (h *jointHMC) bounce(c, sn float64, a, b int) {
 		h.u[i] = ui*c + vi*sn
 		h.ud[i] = vi*c - ui*sn - kappa*h.dg[i]
 	}
-	x, v := h.x, h.v[:len(h.x)]
-	switch k {
-	case 1:
-		d0 := kappa * h.dg[0]
-		g := h.g[:len(x)]
-		for r, xr := range x {
-			vr := v[r]
-			x[r] = xr*c + vr*sn
-			v[r] = vr*c - xr*sn - d0*g[r]
-		}
-	case 2:
-		d0, d1 := kappa*h.dg[0], kappa*h.dg[1]
-		g := h.g[:2*len(x)]
-		for r, xr := range x {
-			vr := v[r]
-			x[r] = xr*c + vr*sn
-			v[r] = vr*c - xr*sn - (d0*g[2*r] + d1*g[2*r+1])
-		}
-	default:
-		for i := range h.dg {
-			h.dg[i] *= kappa
-		}
-		for r, xr := range x {
-			vr := v[r]
-			gr := h.g[r*k : r*k+k]
-			s := 0.0
-			for i, d := range h.dg {
-				s += d * gr[i]
-			}
-			x[r] = xr*c + vr*sn
-			v[r] = vr*c - xr*sn - s
+	// dv = κ·G(G_a − G_b), one column of G at a time.
+	dv := h.dv[:n]
+	g0 := h.gt[:n]
+	d0 := kappa * h.dg[0]
+	for r, g := range g0 {
+		dv[r] = d0 * g
+	}
+	for i := 1; i < h.k; i++ {
+		gi := h.gt[i*n : i*n+n]
+		di := kappa * h.dg[i]
+		for r, g := range gi {
+			dv[r] += di * g
 		}
 	}
-	// Both rows sit exactly on the wall (the loop computed the same rotated
-	// positions xa, xb); the reflection also moves ε̇_a and ε̇_b.
-	mid := 0.5 * (xa + xb)
+	x, v := h.x[:n], h.v[:n]
+	for l := 0; l < h.L; l++ {
+		s, e := int(h.start[l]), int(h.start[l+1])
+		xs, vs, ds := x[s:e], v[s:e:e], dv[s:e:e]
+		hi, lo, hi0, lo0 := math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1)
+		i, j := 0, 0
+		for r, xr := range xs {
+			vr := vs[r]
+			xr, vr = xr*c+vr*sn, vr*c-xr*sn-ds[r]
+			xs[r], vs[r] = xr, vr
+			y := xr + vr*K
+			if y > hi || (y == hi && vr < vs[i]) {
+				hi, i = y, r
+			}
+			if y < lo || (y == lo && vr > vs[j]) {
+				lo, j = y, r
+			}
+			if xr > hi0 {
+				hi0 = xr
+			}
+			if xr < lo0 {
+				lo0 = xr
+			}
+		}
+		h.hiVal[l], h.hiArg[l], h.loVal[l], h.loArg[l] = hi, int32(s+i), lo, int32(s+j)
+		h.hi0[l], h.lo0[l] = hi0, lo0
+	}
+	// Both rows end exactly on the wall, and the reflection also moves ε̇_a
+	// and ε̇_b: patch them and the scan of their levels. Moving to the
+	// midpoint changes a position by rounding only; the bounds hi0 of a's
+	// level and lo0 of b's level are only widened, which keeps the chord
+	// bound of nextEvent conservative.
+	mid := 0.5 * (x[a] + x[b])
 	x[a], x[b] = mid, mid
 	v[a] -= kappa
 	v[b] += kappa
+	la, lb := int(h.lv.Level[h.order[a]]), int(h.lv.Level[h.order[b]])
+	h.hi0[la] = math.Max(h.hi0[la], mid)
+	h.lo0[la] = math.Min(h.lo0[la], mid)
+	h.hi0[lb] = math.Max(h.hi0[lb], mid)
+	h.lo0[lb] = math.Min(h.lo0[lb], mid)
+	h.rescan(la, a, K)
+	if lb != la {
+		h.rescan(lb, b, K)
+	}
+	for r := h.nObs; r < n; r++ {
+		xr, vr := x[r], v[r]
+		x[r], v[r] = xr*c+vr*sn, vr*c-xr*sn-dv[r]
+	}
 }
 
 // errJointLost reports a trajectory that lost feasibility by more than
 // rounding between events; the step rejects it.
 var errJointLost = errors.New("joint HMC trajectory left the constraint set")
 
+// rescan updates level l's scan at K after row position r of that level
+// changed: if r held the maximum or minimum the level is scanned again,
+// otherwise r is compared with them.
+func (h *jointHMC) rescan(l, r int, K float64) {
+	if int(h.hiArg[l]) == r || int(h.loArg[l]) == r {
+		h.scanLevel(l, K)
+		return
+	}
+	y := h.x[r] + h.v[r]*K
+	if y > h.hiVal[l] {
+		h.hiVal[l], h.hiArg[l] = y, int32(r)
+	}
+	if y < h.loVal[l] {
+		h.loVal[l], h.loArg[l] = y, int32(r)
+	}
+}
+
 // nextEvent returns the smallest K = tan(s) in [0, kw] at which the maximum of
 // some level ℓ meets the minimum of level ℓ+1 along the current lines, and the
-// two positions that meet; a = −1 if there is none. It counts the passes over
-// rows it made in events.
-func (h *jointHMC) nextEvent(kw float64) (kStar float64, a, b, events int, err error) {
+// two positions that meet; a = −1 if there is none. If scanned ≥ 0 the level
+// extremes already hold a scan of the current state at K = scanned. It counts
+// the passes over rows it made in events.
+func (h *jointHMC) nextEvent(kw, scanned float64) (kStar float64, a, b, events int, err error) {
 	a, b = -1, -1
 	if h.L < 2 {
 		return 0, a, b, 0, nil
 	}
-	kTry := math.Min(h.kGuess, kw)
-	for {
+	kTry := scanned
+	if kTry < 0 || kTry > kw {
+		kTry = math.Min(h.kGuess, kw)
 		h.levelExtremes(kTry)
 		events++
-		best := kTry
+	}
+	for {
+		// The pair whose active lines at kTry cross first goes first.
+		first, firstK := -1, math.Inf(1)
 		for l := 0; l+1 < h.L; l++ {
 			if h.hiVal[l]-h.loVal[l+1] <= 0 {
 				continue // the gap is convex and ≤ 0 at 0 and at kTry
 			}
-			i, j := int(h.hiArg[l]), int(h.loArg[l+1])
-			k0 := kTry
-			if best < kTry {
-				var f float64
-				f, i, j = h.pairAt(l, best)
-				events++
-				if f <= 0 {
-					continue
-				}
-				k0 = best
+			i, j := h.hiArg[l], h.loArg[l+1]
+			if kt := (h.x[j] - h.x[i]) / (h.v[i] - h.v[j]); first < 0 || kt < firstK {
+				first, firstK = l, kt
 			}
-			root, ri, rj, ev, err := h.newton(l, k0, i, j)
+		}
+		if first >= 0 {
+			best, ev, err := h.pairRoot(first, kTry, int(h.hiArg[first]), int(h.loArg[first+1]))
 			events += ev
 			if err != nil {
 				return 0, -1, -1, events, err
 			}
-			if a < 0 || root < best {
-				best, a, b = root, ri, rj
+			kStar, a, b = best.k, best.a, best.b
+			for l := 0; l+1 < h.L; l++ {
+				f1 := h.hiVal[l] - h.loVal[l+1]
+				if l == first || f1 <= 0 {
+					continue
+				}
+				// Chord bound: f_ℓ ≤ f_ℓ(0) + (f_ℓ(kTry) − f_ℓ(0))·K/kTry.
+				if f0 := h.hi0[l] - h.lo0[l+1]; f0 < 0 && kTry*(-f0)/(f1-f0) >= kStar {
+					continue
+				}
+				f, i, j := h.pairAt(l, kStar)
+				events++
+				if f <= 0 {
+					continue
+				}
+				r, ev, err := h.pairRoot(l, kStar, i, j)
+				events += ev
+				if err != nil {
+					return 0, -1, -1, events, err
+				}
+				if r.k < kStar {
+					kStar, a, b = r.k, r.a, r.b
+				}
 			}
-		}
-		if a >= 0 {
-			return best, a, b, events, nil
+			return kStar, a, b, events, nil
 		}
 		if kTry >= kw {
 			return 0, -1, -1, events, nil
 		}
 		kTry = math.Min(kw, 4*kTry)
+		h.levelExtremes(kTry)
+		events++
 	}
+}
+
+// pairEvent is a root of a level pair's gap and the two positions meeting.
+type pairEvent struct {
+	k    float64
+	a, b int
+}
+
+// pairRoot is newton returning a pairEvent.
+func (h *jointHMC) pairRoot(l int, K float64, i, j int) (pairEvent, int, error) {
+	r, a, b, ev, err := h.newton(l, K, i, j)
+	return pairEvent{r, a, b}, ev, err
 }
 
 // newton finds the first root of the gap f_ℓ(K) of level pair l, given
@@ -400,24 +487,39 @@ func (h *jointHMC) pairAt(l int, K float64) (f float64, i, j int) {
 }
 
 // levelExtremes sets hiVal, hiArg, loVal, loArg to every level's maximum and
-// minimum of the lines z + żK, with pairAt's tie rules.
+// minimum of the lines z + żK, with pairAt's tie rules, and hi0, lo0 to the
+// maximum and minimum of z.
 func (h *jointHMC) levelExtremes(K float64) {
-	x, v := h.x, h.v
 	for l := 0; l < h.L; l++ {
-		hi, lo := math.Inf(-1), math.Inf(1)
-		i, j := int(h.start[l]), int(h.start[l])
-		for r := int(h.start[l]); r < int(h.start[l+1]); r++ {
-			y := x[r] + v[r]*K
-			if y > hi || (y == hi && v[r] < v[i]) {
-				hi, i = y, r
-			}
-			if y < lo || (y == lo && v[r] > v[j]) {
-				lo, j = y, r
-			}
-		}
-		h.hiVal[l], h.hiArg[l] = hi, int32(i)
-		h.loVal[l], h.loArg[l] = lo, int32(j)
+		h.scanLevel(l, K)
 	}
+}
+
+// scanLevel is levelExtremes for level l.
+func (h *jointHMC) scanLevel(l int, K float64) {
+	s, e := int(h.start[l]), int(h.start[l+1])
+	xs, vs := h.x[s:e], h.v[s:e:e]
+	hi, lo, hi0, lo0 := math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1)
+	i, j := 0, 0
+	for r, xr := range xs {
+		vr := vs[r]
+		y := xr + vr*K
+		if y > hi || (y == hi && vr < vs[i]) {
+			hi, i = y, r
+		}
+		if y < lo || (y == lo && vr > vs[j]) {
+			lo, j = y, r
+		}
+		if xr > hi0 {
+			hi0 = xr
+		}
+		if xr < lo0 {
+			lo0 = xr
+		}
+	}
+	h.hiVal[l], h.hiArg[l] = hi, int32(s+i)
+	h.loVal[l], h.loArg[l] = lo, int32(s+j)
+	h.hi0[l], h.lo0[l] = hi0, lo0
 }
 
 // violation returns the first level l whose maximum exceeds the minimum of
