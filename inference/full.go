@@ -40,6 +40,9 @@ type fullSampler struct {
 	// column updates. It is 1 except in tests that plant a bug to check that
 	// the Geweke test catches it.
 	sigmaScale float64
+	// shiftBug, in tests only, draws the translation δ with sd σ instead of
+	// σ/√n (a variant sampling.md §1.4 reports failing the Geweke test).
+	shiftBug bool
 }
 
 // newFullSampler builds one chain's state for a FullCorrelation spec: it
@@ -302,7 +305,11 @@ func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
 		for i, x := range zj {
 			m += x - mu[i]
 		}
-		delta := m/float64(n) + sigma/math.Sqrt(float64(n))*rng.NormFloat64()
+		sd := sigma / math.Sqrt(float64(n))
+		if s.shiftBug {
+			sd = sigma
+		}
+		delta := m/float64(n) + sd*rng.NormFloat64()
 		for i := range zj {
 			zj[i] -= delta
 		}

@@ -74,7 +74,7 @@ func gewekeData(z [][]float64, order []int) [][]float64 {
 // iterations and returns the test functions' draws (one slice per function).
 // Each iteration draws Z's rows from N(0, V), sets y = s(Z), runs one Z sweep
 // given y and V with the sampler under test, then the V step.
-func gewekeSuccessive(t *testing.T, method Method, sigmaScale float64, iters int, seed uint64) [][]float64 {
+func gewekeSuccessive(t *testing.T, method Method, sigmaScale float64, shiftBug bool, iters int, seed uint64) [][]float64 {
 	t.Helper()
 	const p = 3
 	rng := rand.New(rand.NewPCG(seed, 77))
@@ -102,6 +102,7 @@ func gewekeSuccessive(t *testing.T, method Method, sigmaScale float64, iters int
 		t.Fatal(err)
 	}
 	s.sigmaScale = sigmaScale
+	s.shiftBug = shiftBug
 	out := make([][]float64, len(gewekeNames))
 	for k := range out {
 		out[k] = make([]float64, iters)
@@ -232,26 +233,29 @@ func meanVar(x []float64) (mean, variance float64) {
 // approximately N(0, 1); the test requires |z| < 4 for all five functions
 // (false-alarm probability about 3e-4 per sampler). The planted-bug cases
 // scale the conditional σ given to the column update by 1.2 and must fail
-// the same criterion (sampling.md reports z up to 86 at 2×10⁵ iterations).
+// the same criterion (sampling.md reports z up to 86 at 2×10⁵ iterations),
+// as must drawing the translation move's δ with sd σ instead of σ/√n.
 func TestGeweke(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name       string
 		method     Method
 		sigmaScale float64
+		shiftBug   bool
 		iters      int
 		wantPass   bool
 	}{
-		{"gibbs", Gibbs, 1, 200_000, true},
-		{"hmc", HMC, 1, 200_000, true},
-		{"gibbs sigma x1.2 bug", Gibbs, 1.2, 30_000, false},
-		{"hmc sigma x1.2 bug", HMC, 1.2, 30_000, false},
+		{"gibbs", Gibbs, 1, false, 200_000, true},
+		{"hmc", HMC, 1, false, 200_000, true},
+		{"gibbs sigma x1.2 bug", Gibbs, 1.2, false, 30_000, false},
+		{"hmc sigma x1.2 bug", HMC, 1.2, false, 30_000, false},
+		{"gibbs shift sd bug", Gibbs, 1, true, 30_000, false},
 	}
 	marg := gewekeMarginal(200_000, 11)
 	for k, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			succ := gewekeSuccessive(t, tc.method, tc.sigmaScale, tc.iters, uint64(100+k))
+			succ := gewekeSuccessive(t, tc.method, tc.sigmaScale, tc.shiftBug, tc.iters, uint64(100+k))
 			z := gewekeZ(succ, marg)
 			worst := 0.0
 			for _, v := range z {
