@@ -26,8 +26,9 @@ type samplersResult struct {
 	Levels int    `json:"levels"`
 	Warmup int    `json:"warmup"`
 	Iter   int    `json:"iter"`
+	Chains int    `json:"chains"`
 	// SecondsPer1000 is the wall time per 1000 iterations (warm-up included)
-	// of one chain.
+	// of the run (chains run in parallel).
 	SecondsPer1000 float64 `json:"seconds_per_1000_iter,omitempty"`
 	// ESS per second: bulk ESS of the post-warm-up draws of each C_jl,
 	// j < l, divided by the run's whole wall time; minimum and median.
@@ -44,7 +45,7 @@ type samplersResult struct {
 // benchSamplers runs `copulang bench samplers`: for each setup (p, k,
 // levels) of Kalaitzis & Silva's experiments it simulates n rows from a
 // copula factor model with k factors (inference.Simulate) and runs one chain
-// of each method: gibbs and hmc fit the full-correlation model, px and
+// (or --chains) of each method: gibbs and hmc fit the full-correlation model, px and
 // interweave the factor model with k factors. It reports seconds per 1000
 // iterations, the minimum and median bulk ESS per second over the entries of
 // C, and the RMSE to the true C.
@@ -57,7 +58,8 @@ func benchSamplers(args []string, stdout io.Writer) error {
 	methods := fs.String("methods", "gibbs,hmc,px,interweave", "comma-separated methods: gibbs, hmc, px, interweave")
 	n := fs.Int("n", 1000, "number of rows")
 	setups := fs.String("setups", "20:5:5,10:3:2,10:3:5", "comma-separated p:k:levels")
-	seed := fs.Uint64("seed", 1, "seed of the simulation and the chain")
+	seed := fs.Uint64("seed", 1, "seed of the simulation and the chains")
+	chains := fs.Int("chains", 1, "chains per run, run in parallel")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,6 +68,9 @@ func benchSamplers(args []string, stdout io.Writer) error {
 	}
 	if *iter < 1 {
 		return fmt.Errorf("--iter %d: want at least 1", *iter)
+	}
+	if *chains < 1 {
+		return fmt.Errorf("--chains %d: want at least 1", *chains)
 	}
 	if *warmup < 0 {
 		*warmup = *iter / 5
@@ -106,7 +111,7 @@ func benchSamplers(args []string, stdout io.Writer) error {
 			return err
 		}
 		for _, m := range ms {
-			r := samplersRun(sim, set, m, *n, *warmup, *iter, *seed)
+			r := samplersRun(sim, set, m, *n, *warmup, *iter, *chains, *seed)
 			if *asJSON {
 				b, err := json.Marshal(r)
 				if err != nil {
@@ -137,9 +142,9 @@ func samplersMethod(name string) (inference.Method, bool) {
 }
 
 // samplersRun runs one chain of method m on sim and measures it.
-func samplersRun(sim *inference.Simulated, set samplersSetup, m inference.Method, n, warmup, iter int, seed uint64) samplersResult {
-	r := samplersResult{Method: m.String(), N: n, P: set.P, K: set.K, Levels: set.Levels, Warmup: warmup, Iter: iter}
-	spec := inference.Spec{Columns: sim.Columns, Names: sim.Names, Method: m, Warmup: warmup, Iter: iter, Seed: seed}
+func samplersRun(sim *inference.Simulated, set samplersSetup, m inference.Method, n, warmup, iter, chains int, seed uint64) samplersResult {
+	r := samplersResult{Method: m.String(), N: n, P: set.P, K: set.K, Levels: set.Levels, Warmup: warmup, Iter: iter, Chains: chains}
+	spec := inference.Spec{Columns: sim.Columns, Names: sim.Names, Method: m, Warmup: warmup, Iter: iter, Chains: chains, Seed: seed}
 	if m == inference.PX || m == inference.Interweave {
 		if set.K < 1 {
 			r.Skipped = "factor methods need k >= 1"
@@ -166,13 +171,20 @@ func samplersRun(sim *inference.Simulated, set samplersSetup, m inference.Method
 			r.MedianESSPerSec = (ess[len(ess)/2-1] + ess[len(ess)/2]) / 2 / secs
 		}
 	}
-	draws := res.C[0]
 	mean := make([]float64, set.P*set.P)
-	for _, d := range draws {
-		for k, v := range d {
-			mean[k] += v / float64(len(draws))
+	total := 0
+	for _, ch := range res.C {
+		for _, d := range ch {
+			for k, v := range d {
+				mean[k] += v
+			}
 		}
+		total += len(ch)
 	}
+	for k := range mean {
+		mean[k] /= float64(total)
+	}
+	draws := res.C[0]
 	rm := inference.RMSETrace([][]float64{mean, draws[len(draws)-1]}, sim.C)
 	r.RMSEMean, r.RMSELast = rm[0], rm[1]
 	if st := res.Stats[0]; st.Iterations > 0 && st.Bounces > 0 {
