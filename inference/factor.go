@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/copulang/copulang/hough"
 )
 
 // factorSampler is one chain of the copula factor model of Murray et al.
@@ -666,4 +668,13 @@ func invGaussian(rng *rand.Rand, mean, shape float64) float64 {
 		return x
 	}
 	return mean * mean / x
+}
+
+// setLevels replaces column j's constraint structure by lv (same number of
+// rows); the Geweke tests use it to condition on freshly simulated data.
+func (s *factorSampler) setLevels(j int, lv *hough.Levels) {
+	s.d.levels[j] = lv
+	if h := s.cols[j].hmc; h != nil {
+		h.setLevels(lv)
+	}
 }
