@@ -144,11 +144,13 @@ type ExportStmt struct {
 	Path  *StringLit `parser:"'to' @@"`
 }
 
-// ShowStmt is show NAME.
+// ShowStmt is show NAME, or show [NAME, NAME, ...] to compare bindings
+// side by side. The target is any expression; the compiler accepts a name
+// or a list of names.
 type ShowStmt struct {
 	Pos, EndPos Position
 
-	Name *Ident `parser:"'show' @@"`
+	Target *Expr `parser:"'show' @@"`
 }
 
 // Ident is a name with its position.

@@ -70,6 +70,9 @@ func TestParseStatements(t *testing.T) {
 		{"show", "show gss", "show gss", &ShowStmt{}},
 		{"precedence", "summary -a + b * -(c - d) / 2e-3", "summary -a + b * -(c - d) / 2e-3", &SummaryStmt{}},
 		{"keyword as name", "show data", "show data", &ShowStmt{}},
+		{"show list", "show [hmc,px]", "show [hmc, px]", &ShowStmt{}},
+		{"plot rmse list", "plot rmse [hmc, px] vs sim", "plot rmse [hmc, px] vs sim", &PlotStmt{}},
+		{"plot latent", "plot latent m.Z[Y1]", "plot latent m.Z[Y1]", &PlotStmt{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,7 +280,7 @@ func TestErrorString(t *testing.T) {
 }
 
 func TestSeveralErrors(t *testing.T) {
-	src := "fitt m\nshow 3\nshow ok\nexplain (\n"
+	src := "fitt m\nexplain 3\nshow ok\nexplain (\n"
 	f, err := Parse("", []byte(src))
 	var list ErrorList
 	if !errors.As(err, &list) {
@@ -287,8 +290,8 @@ func TestSeveralErrors(t *testing.T) {
 	for _, e := range list {
 		got = append(got, e.Pos.String())
 	}
-	if strings.Join(got, " ") != "1:1 2:6 4:9" {
-		t.Errorf("error positions %v, want [1:1 2:6 4:9]", got)
+	if strings.Join(got, " ") != "1:1 2:9 4:9" {
+		t.Errorf("error positions %v, want [1:1 2:9 4:9]", got)
 	}
 	if len(f.Stmts) != 1 || StmtString(f.Stmts[0]) != "show ok" {
 		t.Errorf("partial file %q, want the one good statement", Format(f))

@@ -55,7 +55,7 @@ func StmtString(s Stmt) string {
 	case *ExportStmt:
 		b.WriteString("export " + s.Model.Name + " to " + strconv.Quote(s.Path.Value))
 	case *ShowStmt:
-		b.WriteString("show " + s.Name.Name)
+		b.WriteString("show " + s.Target.String())
 	}
 	return b.String()
 }
