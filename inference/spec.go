@@ -116,12 +116,14 @@ type Spec struct {
 	Seed uint64
 	// TravelTime is the exact-HMC travel time T; 0 means π/2.
 	TravelTime float64
-	// KeepWarmup stores the warm-up draws of C too (for RMSE-to-truth traces).
+	// KeepWarmup stores the warm-up draws of C too, thinned by Thin, in
+	// Result.WarmupC (for RMSE-to-truth traces).
 	KeepWarmup bool
 }
 
 // Progress reports how far a run has come. Run calls the progress callback
-// from the chains' goroutines, serialised, at most every few milliseconds.
+// from the chains' goroutines, serialised, at most every 50 ms, and once
+// more when every chain has stopped.
 type Progress struct {
 	Chain   int // 0-based chain that advanced
 	Done    int // iterations completed by that chain, warm-up included
