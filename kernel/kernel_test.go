@@ -1,0 +1,337 @@
+package kernel
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+)
+
+func TestReadConnectionFile(t *testing.T) {
+	good := map[string]any{"transport": "tcp", "ip": "127.0.0.1", "shell_port": 1, "iopub_port": 2, "stdin_port": 3,
+		"control_port": 4, "hb_port": 5, "signature_scheme": "hmac-sha256", "key": "k", "kernel_name": "copulang"}
+	tests := []struct {
+		name    string
+		key     string
+		value   any
+		wantErr string
+	}{
+		{"good", "", nil, ""},
+		{"ipc", "transport", "ipc", ""},
+		{"unsigned", "key", "", ""},
+		{"udp", "transport", "udp", "transport"},
+		{"no ip", "ip", "", "ip"},
+		{"port 0", "hb_port", 0, "hb_port"},
+		{"port too big", "shell_port", 70000, "shell_port"},
+		{"bad scheme", "signature_scheme", "rot13", "signature_scheme"},
+		{"port not a number", "iopub_port", "x", "connection file"},
+	}
+	dir := t.TempDir()
+	for _, tc := range tests {
+		m := make(map[string]any)
+		for k, v := range good {
+			m[k] = v
+		}
+		if tc.key != "" {
+			m[tc.key] = tc.value
+		}
+		b, _ := json.Marshal(m)
+		path := filepath.Join(dir, tc.name+".json")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ci, err := ReadConnectionFile(path)
+		if tc.wantErr == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			} else if ci.ControlPort != 4 || ci.IP != "127.0.0.1" {
+				t.Errorf("%s: parsed %+v", tc.name, ci)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			t.Errorf("%s: err = %v, want one mentioning %q", tc.name, err, tc.wantErr)
+		}
+	}
+	if _, err := ReadConnectionFile(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("missing file accepted")
+	}
+}
+
+// waitInput waits for the execute_input of msgID, i.e. the cell has started.
+func (c *goClient) waitInput(msgID string) {
+	c.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case m := <-c.iopubIn:
+			if parentID(m) == msgID && m.Header.MsgType == "execute_input" {
+				return
+			}
+		case <-deadline:
+			c.t.Fatal("cell never started")
+		}
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, defaultSocketOptions())
+	c := dialClient(t, tk)
+
+	// An interrupt while idle must not affect the next cell.
+	id := c.send(c.control, "interrupt_request", map[string]any{})
+	if r := c.reply(c.ctrlIn, id, 5*time.Second); r.Header.MsgType != "interrupt_reply" || contentField(r, "status") != "ok" {
+		t.Fatalf("interrupt_reply %s %s", r.Header.MsgType, r.Content)
+	}
+	if r, _ := c.execute("after idle interrupt"); contentField(r, "status") != "ok" {
+		t.Fatalf("cell after an idle interrupt: %s", r.Content)
+	}
+
+	for _, how := range []string{"control", "SIGINT"} {
+		id := c.send(c.shell, "execute_request", map[string]any{"code": "sleep"})
+		c.waitInput(id)
+		// Heartbeat and control keep answering while the cell runs.
+		hb := zmq4.NewReq(t.Context())
+		if err := hb.Dial(tk.conn.url(tk.conn.HBPort)); err != nil {
+			t.Fatal(err)
+		}
+		if err := hb.Send(zmq4.NewMsgString("ping")); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := hb.Recv(); err != nil || string(m.Frames[0]) != "ping" {
+			t.Fatalf("heartbeat during a cell: %v %q", err, m.Frames)
+		}
+		hb.Close()
+		ki := c.send(c.control, "kernel_info_request", map[string]any{})
+		c.reply(c.ctrlIn, ki, 5*time.Second)
+
+		start := time.Now()
+		if how == "control" {
+			c.send(c.control, "interrupt_request", map[string]any{})
+		} else {
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+		}
+		r := c.reply(c.shellIn, id, 5*time.Second)
+		latency := time.Since(start)
+		if contentField(r, "status") != "error" || contentField(r, "ename") != "KeyboardInterrupt" {
+			t.Errorf("%s: reply %s", how, r.Content)
+		}
+		if latency > time.Second {
+			t.Errorf("%s: interrupt took %v, want < 1 s", how, latency)
+		}
+		t.Logf("interrupt by %s answered in %v", how, latency)
+		c.collect(id, 5*time.Second)
+	}
+	if r, _ := c.execute("alive"); contentField(r, "status") != "ok" {
+		t.Fatalf("cell after interrupts: %s", r.Content)
+	}
+}
+
+// TestMalformedMessages throws 1,000 bad messages and connections at the
+// kernel (fuzzed frames, bad JSON, wrong signatures, unknown types,
+// malformed content, garbage and oversized ZMTP) and checks that only the
+// answerable ones were answered and that it still answers correctly.
+func TestMalformedMessages(t *testing.T) {
+	opts := defaultSocketOptions()
+	opts.maxFrame = 1 << 20
+	tk := startKernel(t, "tcp", "the key", fakeEngine{}, opts)
+	c := dialClient(t, tk)
+	rng := rand.New(rand.NewPCG(5, 5))
+	randBytes := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		return b
+	}
+	other, _ := newSigner("hmac-sha256", "another key")
+	sockets := []zmq4.Socket{c.shell, c.control}
+	send := func(frames [][]byte) {
+		if err := sockets[rng.IntN(2)].SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const hdr = `{"msg_id":"bad","session":"s","username":"u","date":"","msg_type":"kernel_info_request","version":"5.3"}`
+	sent, answerable := 0, 0
+	for i := 0; i < 300; i++ { // random frames, sometimes with a delimiter
+		frames := make([][]byte, 1+rng.IntN(8))
+		for j := range frames {
+			frames[j] = randBytes(rng.IntN(64))
+		}
+		if rng.IntN(2) == 0 {
+			frames[rng.IntN(len(frames))] = []byte(delimiter)
+		}
+		send(frames)
+		sent++
+	}
+	for i := 0; i < 200; i++ { // correctly signed, broken JSON
+		h := hdr[:rng.IntN(len(hdr))]
+		content := `{"code":` + string(randBytes(3))
+		if rng.IntN(2) == 0 {
+			h, content = hdr, "[]"
+		}
+		send(wire(c.sign, nil, "sign", h, "{}", "{}", content))
+		sent++
+	}
+	for i := 0; i < 200; i++ { // wrong signatures
+		switch i % 4 {
+		case 0:
+			send(wire(other, nil, "sign", hdr, "{}", "{}", "{}"))
+		case 1:
+			send(wire(c.sign, nil, "", hdr, "{}", "{}", "{}"))
+		case 2:
+			f := wire(c.sign, nil, "sign", hdr, "{}", "{}", "{}")
+			f[1][rng.IntN(len(f[1]))] ^= 1
+			send(f)
+		case 3: // signature of a different content
+			f := wire(c.sign, nil, "sign", hdr, "{}", "{}", "{}")
+			f[5] = []byte(`{"x":1}`)
+			send(f)
+		}
+		sent++
+	}
+	for i := 0; i < 150; i++ { // well signed, unknown types: status only, no reply
+		_, f := c.frames("no_such_request_"+string(rune('a'+i%26)), map[string]any{})
+		send(f)
+		sent++
+	}
+	for i := 0; i < 50; i++ { // well signed requests with nonsense content: answered with an error
+		id, f := c.frames("execute_request", map[string]any{"code": 42, "silent": "no"})
+		if err := c.shell.SendMulti(zmq4.NewMsgFrom(f...)); err != nil {
+			t.Fatal(err)
+		}
+		r := c.reply(c.shellIn, id, 5*time.Second)
+		if contentField(r, "status") != "error" {
+			t.Fatalf("nonsense execute_request: %s", r.Content)
+		}
+		sent++
+		answerable++
+	}
+	network, addr := tk.conn.endpoint(tk.conn.ShellPort)
+	ports := []int{tk.conn.ShellPort, tk.conn.ControlPort, tk.conn.StdinPort, tk.conn.IOPubPort, tk.conn.HBPort}
+	for i := 0; i < 100; i++ { // garbage connections and oversized frames
+		port := ports[i%len(ports)]
+		if i%2 == 0 {
+			_, addr = tk.conn.endpoint(port)
+			conn, err := net.Dial(network, addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conn.Write(randBytes(1 + rng.IntN(200)))
+			conn.Close()
+		} else {
+			typ := map[int]zmq4.SocketType{tk.conn.IOPubPort: zmq4.Sub, tk.conn.HBPort: zmq4.Req}[port]
+			if typ == "" {
+				typ = zmq4.Dealer
+			}
+			conn := rawPeer(t, tk.conn, port, typ)
+			conn.Write([]byte{flagLong, 0, 0, 1, 0, 0, 0, 0, 0}) // a 1 TB frame
+			conn.Close()
+		}
+		sent++
+	}
+	if sent != 1000 {
+		t.Fatalf("sent %d malformed messages, want 1000", sent)
+	}
+	// Still answering, and correctly.
+	id := c.send(c.shell, "kernel_info_request", map[string]any{})
+	r := c.reply(c.shellIn, id, 10*time.Second)
+	var info struct {
+		ProtocolVersion string       `json:"protocol_version"`
+		Language        LanguageInfo `json:"language_info"`
+	}
+	json.Unmarshal(r.Content, &info)
+	if info.ProtocolVersion != "5.3" || info.Language.Name != "copulang" {
+		t.Fatalf("kernel_info after the barrage: %s", r.Content)
+	}
+	res, io := c.execute("hello")
+	if contentField(res, "status") != "ok" {
+		t.Fatalf("execute after the barrage: %s", res.Content)
+	}
+	found := false
+	for _, m := range io {
+		if m.Header.MsgType == "execute_result" && strings.Contains(string(m.Content), `"text/plain":"hello"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no execute_result after the barrage")
+	}
+	// Only the 50 answerable requests (plus the checks above) got replies.
+	extra := len(c.shellIn) + len(c.ctrlIn)
+	if extra != 0 {
+		t.Errorf("%d unexpected replies to malformed messages", extra)
+	}
+	if n := c.rawCount.Load(); n != 0 {
+		t.Errorf("%d undecodable messages from the kernel", n)
+	}
+	logs := tk.logs.String()
+	for _, want := range []string{"signature does not verify", "no <IDS|MSG> delimiter", "ignoring unknown message type", "handshake failed", "exceeds the limit"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+}
+
+// TestSendErrorSurvival: replies to a client that vanished fail, are
+// logged, and the kernel carries on.
+func TestSendErrorSurvival(t *testing.T) {
+	tk := startKernel(t, "ipc", "key", fakeEngine{}, defaultSocketOptions())
+	c := dialClient(t, tk)
+	// A raw client sends an execute and disconnects before the reply.
+	quitter := rawPeer(t, tk.conn, tk.conn.ShellPort, zmq4.Dealer)
+	_, f := c.frames("execute_request", map[string]any{"code": "wait 200"})
+	if _, err := quitter.Write(appendMessage(nil, f)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	quitter.Close()
+	// A subscriber leaves in the middle of a large output.
+	sub := rawPeer(t, tk.conn, tk.conn.IOPubPort, zmq4.Sub)
+	sub.Write(appendMessage(nil, [][]byte{{1}}))
+	id := c.send(c.shell, "execute_request", map[string]any{"code": "spam 2000 1000"})
+	time.Sleep(5 * time.Millisecond)
+	sub.Close()
+	if r := c.reply(c.shellIn, id, 10*time.Second); contentField(r, "status") != "ok" {
+		t.Fatalf("spam reply %s", r.Content)
+	}
+	c.collect(id, 10*time.Second)
+	if !strings.Contains(tk.logs.String(), "send failed") {
+		t.Error("the failed send of the vanished client's reply was not logged")
+	}
+	if r, _ := c.execute("alive"); contentField(r, "status") != "ok" {
+		t.Fatalf("after send errors: %s", r.Content)
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	for _, onShell := range []bool{false, true} {
+		tk := startKernel(t, "ipc", "", fakeEngine{}, defaultSocketOptions())
+		c := dialClient(t, tk)
+		sock, in := c.control, c.ctrlIn
+		if onShell {
+			sock, in = c.shell, c.shellIn
+		}
+		id := c.send(sock, "shutdown_request", map[string]any{"restart": true})
+		r := c.reply(in, id, 5*time.Second)
+		var content map[string]any
+		json.Unmarshal(r.Content, &content)
+		if r.Header.MsgType != "shutdown_reply" || content["status"] != "ok" || content["restart"] != true {
+			t.Errorf("shutdown reply %s %s", r.Header.MsgType, r.Content)
+		}
+		err, stopped := tk.wait(5 * time.Second)
+		if !stopped || err != nil {
+			t.Fatalf("after shutdown_request: stopped=%v err=%v", stopped, err)
+		}
+		if _, err := os.Stat(tk.conn.IP + "-1"); !os.IsNotExist(err) {
+			t.Errorf("ipc socket file left behind: %v", err)
+		}
+	}
+}
