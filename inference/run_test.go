@@ -461,3 +461,36 @@ func TestCheckSpec(t *testing.T) {
 		})
 	}
 }
+
+// TestIterateDoesNotAllocate pins that one iteration of the full-correlation
+// sampler allocates nothing, for every column update and prior.
+func TestIterateDoesNotAllocate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	cols, _ := ordinalData(rng, d1Truth, []int{5, 2, 3, 4}, 200, 0.1)
+	for _, tc := range []struct {
+		method Method
+		prior  CorrelationPrior
+	}{{Gibbs, nil}, {HMC, nil}, {Gibbs, LKJ{Eta: 2}}} {
+		sp, err := checkSpec(Spec{Columns: cols, Method: tc.method, Iter: 1, Model: FullCorrelation{Prior: tc.prior}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := newData(&sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := newFullSampler(d, &sp, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st StepStats
+		allocs := testing.AllocsPerRun(20, func() {
+			if err := s.iterate(rng, false, &st); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%v %T: %v allocations per iteration", tc.method, tc.prior, allocs)
+		}
+	}
+}
