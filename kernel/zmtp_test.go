@@ -146,7 +146,7 @@ func TestIOPubStalledSubscriber(t *testing.T) {
 	}
 	t.Logf("%d cells, %d MB: all delivered to the reading subscriber in %v with a stalled one connected",
 		cells, cells*n*size>>20, elapsed.Round(time.Millisecond))
-	deadline := time.Now().Add(3*opts.writeTimeout)
+	deadline := time.Now().Add(3 * opts.writeTimeout)
 	for tk.k.iopub.peers() != 1 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
