@@ -1,0 +1,273 @@
+package compiler
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func check(t *testing.T, src string, env Env) (*Program, error) {
+	t.Helper()
+	f, err := dsl.Parse("", []byte(src))
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", src, err)
+	}
+	return Check(f, env)
+}
+
+func mustCheck(t *testing.T, src string, env Env) *Program {
+	t.Helper()
+	prog, err := check(t, src, env)
+	if err != nil {
+		var list dsl.ErrorList
+		errors.As(err, &list)
+		t.Fatalf("Check(%q):\n%s", src, list.Format([]byte(src)))
+	}
+	return prog
+}
+
+// TestLanguageExamples checks every example of docs/language.md, first as
+// one cell (gss is reloaded there, so its shape is unknown and the
+// statements that use it are partial), then statement by statement as the
+// session runs them, against an env whose gss is known.
+func TestLanguageExamples(t *testing.T) {
+	src, err := os.ReadFile("testdata/language_examples.cop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := mustCheck(t, string(src), newFakeEnv())
+	if len(prog.Stmts) != 26 {
+		t.Errorf("got %d statements, want 26", len(prog.Stmts))
+	}
+	partial := 0
+	for _, s := range prog.Stmts {
+		if s.Partial() {
+			partial++
+		}
+	}
+	if partial == 0 {
+		t.Error("no partial statement, though gss is loaded in the same cell")
+	}
+
+	// Without the load line every statement checks fully.
+	lines := strings.Split(string(src), "\n")
+	var kept []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "data gss = load") {
+			kept = append(kept, l)
+		}
+	}
+	prog = mustCheck(t, strings.Join(kept, "\n"), newFakeEnv())
+	for _, s := range prog.Stmts {
+		if s.Partial() {
+			t.Errorf("statement at %s is partial though gss is known", s.Pos())
+		}
+	}
+}
+
+func TestCheckGood(t *testing.T) {
+	gssModel := "model g { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"
+	tests := []struct {
+		name string
+		src  string
+		want Stmt // the last statement
+	}{
+		{"load", `data x = load("x.csv")`, &LoadData{Name: "x", Path: "x.csv"}},
+		{"load order", `data x = load("x.csv", order = {sex: ["m", "f"], "age group": [young, old]})`,
+			&LoadData{Name: "x", Path: "x.csv", Order: map[string][]string{"sex": {"m", "f"}, "age group": {"young", "old"}}}},
+		{"simulate factor", "data s = simulate(FactorCopula(p = 20, k = 5), n = 1000, levels = 5, seed = 7)",
+			&SimulateData{Name: "s", P: 20, K: 5, N: 1000, Levels: 5, Seed: 7}},
+		{"simulate full defaults", "data s = simulate(FullCopula(p = 4), n = 10, levels = 2, missing = 0.25)",
+			&SimulateData{Name: "s", P: 4, N: 10, Levels: 2, Seed: 1, Missing: 0.25}},
+		{"simulate big seed", "data s = simulate(FullCopula(p = 4), n = 10, levels = 2, seed = 18446744073709551615)",
+			&SimulateData{Name: "s", P: 4, N: 10, Levels: 2, Seed: 18446744073709551615}},
+		{"model columns", gssModel,
+			&DeclareModel{Name: "g", Data: "gss", Columns: []string{"INC", "DEG", "AGE"},
+				Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}}},
+		{"model all columns", "model g {\n Y = gss\n Z ~ GaussianCopula(C)\n Y ordinal Z\n C ~ LKJ(eta = 2)\n}",
+			&DeclareModel{Name: "g", Data: "gss", Columns: []string{"INC", "DEG", "CHILD", "PINC", "PDEG", "PCHILD", "AGE"},
+				Model: inference.FullCorrelation{Prior: inference.LKJ{Eta: 2}}}},
+		{"model positions and other names", "model g { Obs = gss[2, \"PDEG\", 7]; Lat ~ GaussianCopula(R); Obs ordinal Lat; R ~ InverseWishart }",
+			&DeclareModel{Name: "g", Data: "gss", Columns: []string{"DEG", "PDEG", "AGE"},
+				Model: inference.FullCorrelation{Prior: inference.InverseWishart{}}}},
+		{"factor model", "model f { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2, loadings = GDP(alpha = 2)) }",
+			&DeclareModel{Name: "f", Data: "sim", Columns: []string{"Y1", "Y2", "Y3", "Y4", "Y5", "Y6"},
+				Model: inference.FactorModel{K: 2, Loadings: inference.GDPLoadings{Alpha: 2, Beta: 1}}}},
+		{"factor model n and p", "model f { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = p / 2 - 1, loadings = Normal(var = n / 1000)) }",
+			&DeclareModel{Name: "f", Data: "sim", Columns: []string{"Y1", "Y2", "Y3", "Y4", "Y5", "Y6"},
+				Model: inference.FactorModel{K: 2, Loadings: inference.NormalLoadings{Var: 0.5}}}},
+		{"explain", "explain draft", &Explain{Model: "draft"}},
+		{"fit defaults", "fit draft", &Fit{Model: "draft", Method: "auto", TravelTime: DefaultTravelTime, Iter: 1000, Warmup: 500, Chains: 4, Seed: 1, Thin: 1}},
+		{"fit settings", "fit draft with hmc(T = pi/4), iter = 2000, chains = 2, seed = 9, thin = 2",
+			&Fit{Model: "draft", Method: "hmc", TravelTime: 0.7853981633974483, Iter: 2000, Warmup: 1000, Chains: 2, Seed: 9, Thin: 2}},
+		{"fit warmup zero", "fit fm with px, warmup = 0", &Fit{Model: "fm", Method: "px", TravelTime: DefaultTravelTime, Iter: 1000, Warmup: 0, Chains: 4, Seed: 1, Thin: 1}},
+		{"fit hmc on factor", "fit fm with hmc", &Fit{Model: "fm", Method: "hmc", TravelTime: DefaultTravelTime, Iter: 1000, Warmup: 500, Chains: 4, Seed: 1, Thin: 1}},
+		{"summary C", "summary hoff.C", &Summary{Target: Ref{Name: "hoff", Member: "C"}}},
+		{"summary bare model", "summary hoff", &Summary{Target: Ref{Name: "hoff"}}},
+		{"summary data", "summary gss", &Summary{Target: Ref{Name: "gss"}}},
+		{"summary names", "summary hoff.C[AGE, INC]", &Summary{Target: Ref{Name: "hoff", Member: "C", Index: []int{2, 0},
+			Items: []IndexItem{{Column: "AGE"}, {Column: "INC"}}}}},
+		{"summary row", "summary hoff.C[2]", &Summary{Target: Ref{Name: "hoff", Member: "C", Index: []int{1}, Items: []IndexItem{{Position: 2}}}}},
+		{"summary lambda", "summary fm.Lambda[Y3, 2]", &Summary{Target: Ref{Name: "fm", Member: "Lambda", Index: []int{2, 1},
+			Items: []IndexItem{{Column: "Y3"}, {Position: 2}}}}},
+		{"plot trace", "plot trace hoff.C[1, 2]", &PlotStmt{Kind: "trace", Target: Ref{Name: "hoff", Member: "C", Index: []int{0, 1},
+			Items: []IndexItem{{Position: 1}, {Position: 2}}}}},
+		{"plot pairs", "plot pairs hoff.C", &PlotStmt{Kind: "pairs", Target: Ref{Name: "hoff", Member: "C"}}},
+		{"plot heatmap truth", "plot heatmap sim", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "sim"}}},
+		{"plot rmse", "plot rmse fm vs sim", &PlotStmt{Kind: "rmse", Target: Ref{Name: "fm"}, Vs: "sim"}},
+		{"plot latent", "plot latent hoff.Z[DEG]", &PlotStmt{Kind: "latent", Target: Ref{Name: "hoff", Member: "Z", Index: []int{1}, Items: []IndexItem{{Column: "DEG"}}}}},
+		{"impute", "impute hoff", &Impute{Model: "hoff"}},
+		{"export", `export hoff to "d.csv"`, &Export{Model: "hoff", Path: "d.csv"}},
+		{"show", "show gss", &Show{Name: "gss", Names: []string{"gss"}}},
+		{"show list", "show [hoff, fm]", &Show{Name: "hoff", Names: []string{"hoff", "fm"}}},
+		{"fitted in the same cell", gssModel + "fit g\nsummary g.C[INC, AGE]",
+			&Summary{Target: Ref{Name: "g", Member: "C", Index: []int{0, 2}, Items: []IndexItem{{Column: "INC"}, {Column: "AGE"}}}}},
+		{"plot rmse list", "data s = simulate(FullCopula(p = 3), n = 50, levels = 3)\nmodel a { Y = s; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }\nfit a\nfit fm\nplot rmse [a, fm]",
+			&PlotStmt{Kind: "rmse", Target: Ref{Name: "a"}, Others: []Ref{{Name: "fm"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prog := mustCheck(t, tt.src, newFakeEnv())
+			got := prog.Stmts[len(prog.Stmts)-1]
+			clearPositions(got)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %#v\nwant %#v", got, tt.want)
+			}
+			if got.Partial() {
+				t.Error("statement is partial")
+			}
+		})
+	}
+}
+
+// clearPositions zeroes the positions of an IR statement so that tables
+// can compare the rest.
+func clearPositions(s Stmt) {
+	clearRef := func(r *Ref) {
+		r.At = dsl.Position{}
+		for i := range r.Items {
+			r.Items[i].At = dsl.Position{}
+		}
+	}
+	switch s := s.(type) {
+	case *LoadData:
+		s.At = dsl.Position{}
+	case *SimulateData:
+		s.At = dsl.Position{}
+	case *DeclareModel:
+		s.At = dsl.Position{}
+	case *Explain:
+		s.At = dsl.Position{}
+	case *Fit:
+		s.At = dsl.Position{}
+	case *Summary:
+		s.At = dsl.Position{}
+		clearRef(&s.Target)
+	case *PlotStmt:
+		s.At = dsl.Position{}
+		clearRef(&s.Target)
+		for i := range s.Others {
+			clearRef(&s.Others[i])
+		}
+	case *Impute:
+		s.At = dsl.Position{}
+	case *Export:
+		s.At = dsl.Position{}
+	case *Show:
+		s.At = dsl.Position{}
+	}
+}
+
+func TestPositionsAndPartial(t *testing.T) {
+	src := "data x = load(\"x.csv\")\nmodel m {\n  Y = x\n  Z ~ GaussianCopula(C)\n  Y ordinal Z\n  C ~ InverseWishart(df = p + 2)\n}\nfit m\nsummary m.C[A, B]\n" +
+		"model two { Y = x[A, B]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\nfit two\nsummary two.C[2, 1]"
+	prog := mustCheck(t, src, nil)
+	wantPartial := []bool{false, true, false, true, true, false, false}
+	wantLine := []int{1, 2, 8, 9, 10, 11, 12}
+	for i, s := range prog.Stmts {
+		if s.Partial() != wantPartial[i] {
+			t.Errorf("statement %d: Partial() = %v, want %v", i, s.Partial(), wantPartial[i])
+		}
+		if s.Pos().Line != wantLine[i] || s.Pos().Column != 1 {
+			t.Errorf("statement %d at %s, want %d:1", i, s.Pos(), wantLine[i])
+		}
+	}
+	if m := prog.Stmts[1].(*DeclareModel); m.Columns != nil {
+		t.Errorf("columns of Y = x are %v before x is read, want nil", m.Columns)
+	}
+	if s := prog.Stmts[3].(*Summary); s.Target.Index != nil || !s.Target.Unresolved {
+		t.Errorf("m.C[A, B] on unknown columns resolved to %v, want unresolved", s.Target.Index)
+	}
+	if m := prog.Stmts[4].(*DeclareModel); !reflect.DeepEqual(m.Columns, []string{"A", "B"}) {
+		t.Errorf("columns %v, want [A B]", m.Columns)
+	}
+	if s := prog.Stmts[6].(*Summary); !reflect.DeepEqual(s.Target.Index, []int{1, 0}) || s.Target.Unresolved {
+		t.Errorf("two.C[2, 1] resolved to %v (unresolved %v), want [1 0]", s.Target.Index, s.Target.Unresolved)
+	}
+}
+
+// TestErrorsGolden runs every case of testdata/errors.golden: sections
+// separated by "----" lines, each a cell, a ">>>" line and the expected
+// errors with snippets and hints, checked against newFakeEnv.
+func TestErrorsGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/errors.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for i, section := range strings.Split(string(data), "\n----\n") {
+		input, want, ok := strings.Cut(section, "\n>>>")
+		if !ok {
+			t.Fatalf("section %d has no >>> line", i+1)
+		}
+		want = strings.TrimPrefix(strings.TrimSuffix(want, "\n"), "\n")
+		f, err := dsl.Parse("", []byte(input))
+		if err != nil {
+			t.Fatalf("section %d does not parse: %v", i+1, err)
+		}
+		got := "no error"
+		if _, err := Check(f, newFakeEnv()); err != nil {
+			var list dsl.ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("section %d: error %T is not a dsl.ErrorList", i+1, err)
+			}
+			got = strings.TrimSuffix(list.Format([]byte(input)), "\n")
+		}
+		if !*update && got != want {
+			t.Errorf("section %d, input:\n%s\ngot:\n%s\nwant:\n%s", i+1, input, got, want)
+		}
+		if i > 0 {
+			out.WriteString("\n----\n")
+		}
+		out.WriteString(input + "\n>>>\n" + got)
+	}
+	if *update {
+		if err := os.WriteFile("testdata/errors.golden", []byte(out.String()+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestDocCoversEveryWord(t *testing.T) {
+	for _, list := range [][]string{Keywords, Distributions, Methods, PlotKinds} {
+		for _, w := range list {
+			if d, ok := Doc(w); !ok || len(d) < 20 {
+				t.Errorf("Doc(%q) = %q, %v", w, d, ok)
+			}
+		}
+	}
+	if _, ok := Doc("nonsense"); ok {
+		t.Error("Doc(nonsense) found something")
+	}
+	if !reflect.DeepEqual(Keywords, dsl.StatementKeywords()) {
+		t.Errorf("Keywords %v differ from the grammar's %v", Keywords, dsl.StatementKeywords())
+	}
+}

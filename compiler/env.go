@@ -1,0 +1,74 @@
+package compiler
+
+import "github.com/copulang/copulang/inference"
+
+// Env is the compiler's view of the session's bindings.
+type Env interface {
+	// Lookup returns the binding of name, if any.
+	Lookup(name string) (Binding, bool)
+	// Names returns every bound name.
+	Names() []string
+}
+
+// Binding is what a name is bound to: *DataInfo or *ModelInfo.
+type Binding interface {
+	// Kind is "data" or "model".
+	Kind() string
+}
+
+// DataInfo describes a data set: its size and columns.
+type DataInfo struct {
+	Name    string
+	N       int // rows
+	Columns []ColumnInfo
+	// HasTruth is true for simulated data, whose true C is known;
+	// TruthK is its number of factors (0 for a full correlation).
+	HasTruth bool
+	TruthK   int
+}
+
+// ColumnInfo describes one column of a data set.
+type ColumnInfo struct {
+	Name string
+	// Levels is the number of distinct observed values; Missing the number
+	// of missing cells.
+	Levels, Missing int
+	// Text is true for a column of text labels (ordered by load's order).
+	Text bool
+}
+
+// ModelInfo describes a declared model.
+type ModelInfo struct {
+	Name    string
+	Data    string   // the data set it is declared on
+	Columns []string // its columns, in order
+	Model   inference.Model
+	// Fitted is true once the model has been fitted, with Method.
+	Fitted bool
+	Method inference.Method
+	K      int // factors of a factor model, 0 otherwise
+}
+
+// Kind returns "data".
+func (*DataInfo) Kind() string { return "data" }
+
+// Kind returns "model".
+func (*ModelInfo) Kind() string { return "model" }
+
+// column returns the index of the named column, or -1.
+func (d *DataInfo) column(name string) int {
+	for j, c := range d.Columns {
+		if c.Name == name {
+			return j
+		}
+	}
+	return -1
+}
+
+func (d *DataInfo) columnNames() []string {
+	out := make([]string, len(d.Columns))
+	for j, c := range d.Columns {
+		out[j] = c.Name
+	}
+	return out
+}

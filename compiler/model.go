@@ -1,0 +1,404 @@
+package compiler
+
+import (
+	"strings"
+
+	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
+)
+
+// correlationPriors are the distributions a model's C may have.
+var correlationPriors = []string{"InverseWishart", "LKJ", "FactorModel"}
+
+// model checks model NAME { Y = DATA; Z ~ GaussianCopula(C); Y ordinal Z; C ~ PRIOR }.
+func (c *checker) model(s *dsl.ModelStmt) Stmt {
+	var (
+		data   *dsl.Assign
+		copula *dsl.Tilde
+		link   *dsl.Relation
+		prior  *dsl.Tilde
+		ok     = true
+	)
+	for _, it := range s.Items {
+		switch it := it.(type) {
+		case *dsl.Assign:
+			if fn, _, isCall := callOf(it.Value, false); isCall && contains(Distributions, fn.Name) {
+				c.errorf(it.Value.Pos, "write "+it.Name.Name+" ~ "+it.Value.String(), "%s is a distribution: use ~, not =", fn.Name)
+				ok = false
+				continue
+			}
+			if data != nil {
+				c.errorf(it.Pos, "a model takes one data set; list its columns as in Y = gss[INC, DEG]", "the model's data is already given by %s = %s", data.Name.Name, data.Value)
+				ok = false
+				continue
+			}
+			data = it
+		case *dsl.Tilde:
+			fn, _, isCall := callOf(it.Dist, true)
+			switch {
+			case !isCall:
+				c.errorf(it.Dist.Pos, "as in C ~ InverseWishart(df = p + 2)", "expected a distribution after ~, got %s", describeExpr(it.Dist))
+				ok = false
+			case fn.Name == "GaussianCopula":
+				if copula != nil {
+					c.errorf(it.Pos, "", "the model already has a copula: %s ~ %s", copula.Name.Name, copula.Dist)
+					ok = false
+					continue
+				}
+				copula = it
+			case contains(correlationPriors, fn.Name):
+				if prior != nil {
+					c.errorf(it.Pos, "keep one of them", "%s has two priors: %s and %s", it.Name.Name, prior.Dist, it.Dist)
+					ok = false
+					continue
+				}
+				prior = it
+			case fn.Name == "Normal" || fn.Name == "GDP":
+				c.errorf(fn.Pos, "as in C ~ FactorModel(k = 3, loadings = "+fn.Name+"(...))", "%s is a prior for factor loadings, not for %s", fn.Name, it.Name.Name)
+				ok = false
+			default:
+				hint := "distributions: " + strings.Join(Distributions, ", ")
+				if near := dsl.Nearest(fn.Name, Distributions); near != "" {
+					hint = "did you mean " + near + "?"
+				}
+				c.errorf(fn.Pos, hint, "unknown distribution %s", fn.Name)
+				ok = false
+			}
+		case *dsl.Relation:
+			if it.Relation.Name != "ordinal" {
+				hint := "the link between data and latent variables is ordinal, as in Y ordinal Z"
+				if near := dsl.Nearest(it.Relation.Name, []string{"ordinal"}); near != "" {
+					hint = "did you mean " + near + "?"
+				}
+				c.errorf(it.Relation.Pos, hint, "unknown link %s", it.Relation.Name)
+				ok = false
+				continue
+			}
+			if link != nil {
+				c.errorf(it.Pos, "", "the model already links its data: %s ordinal %s", link.Left.Name, link.Right.Name)
+				ok = false
+				continue
+			}
+			link = it
+		}
+	}
+	// Every part must be present; an item already reported may be the
+	// missing part, so say nothing more then.
+	itemsOK := ok
+	missing := func(msg, hint string) {
+		if itemsOK {
+			c.errorf(s.Name.Pos, hint, "model %s %s", s.Name.Name, msg)
+		}
+		ok = false
+	}
+	if data == nil {
+		missing("has no data", "add Y = DATA, as in Y = gss or Y = gss[INC, DEG]")
+	}
+	if copula == nil {
+		missing("has no copula", "add Z ~ GaussianCopula(C)")
+	}
+	if link == nil {
+		missing("does not link its data to the copula", "add Y ordinal Z")
+	}
+	if prior == nil {
+		missing("has no prior for the correlation", "add C ~ InverseWishart(df = p + 2) (Hoff's model) or C ~ FactorModel(k = 3)")
+	}
+	// The names must connect: Y = DATA, Z ~ GaussianCopula(C), Y ordinal Z,
+	// C ~ PRIOR. Check what is there, so that one cell reports every problem.
+	corr := ""
+	if copula != nil {
+		var good bool
+		corr, good = c.copulaArg(copula)
+		ok = ok && good
+	}
+	if data != nil && copula != nil && copula.Name.Name == data.Name.Name {
+		c.errorf(copula.Name.Pos, "as in Z ~ GaussianCopula(C)", "%s is the data; the copula needs its own latent variable", data.Name.Name)
+		ok = false
+	}
+	if link != nil && data != nil && link.Left.Name != data.Name.Name {
+		y := data.Name.Name
+		c.errorf(link.Left.Pos, "did you mean "+y+"?", "%s ordinal %s links %s, but the data is %s", link.Left.Name, link.Right.Name, link.Left.Name, y)
+		ok = false
+	}
+	if link != nil && copula != nil && link.Right.Name != copula.Name.Name {
+		z := copula.Name.Name
+		c.errorf(link.Right.Pos, "did you mean "+z+"?", "%s ordinal %s links to %s, but the latent variable is %s", link.Left.Name, link.Right.Name, link.Right.Name, z)
+		ok = false
+	}
+	if prior != nil && corr != "" && prior.Name.Name != corr {
+		c.errorf(prior.Name.Pos, "did you mean "+corr+"?", "%s has a prior, but the copula's correlation is %s", prior.Name.Name, corr)
+		ok = false
+	}
+	x := &DeclareModel{At: s.Pos, Name: s.Name.Name}
+	sc := numScope{inModel: true}
+	if data != nil {
+		d, pending, good := c.modelData(data.Value, x)
+		ok = ok && good
+		if good && !pending {
+			sc.known = x.Columns != nil
+			sc.p, sc.n = len(x.Columns), d.N
+			if sc.known && sc.p < 2 {
+				c.errorf(data.Value.Pos, "a copula models the dependence between columns", "the model needs at least 2 columns, got %d", sc.p)
+				ok = false
+			}
+		}
+	}
+	if prior == nil {
+		return nil
+	}
+	model, good := c.prior(prior, sc)
+	ok = ok && good
+	if !ok {
+		return nil
+	}
+	x.Model = model
+	x.partial = !sc.known
+	info := &ModelInfo{Name: x.Name, Data: x.Data, Columns: x.Columns, Model: model}
+	if fm, isFactor := model.(inference.FactorModel); isFactor {
+		info.K = fm.K
+	}
+	c.local[x.Name] = &local{b: info, pending: x.partial}
+	return x
+}
+
+// copulaArg checks GaussianCopula(C) and returns the correlation's name.
+func (c *checker) copulaArg(t *dsl.Tilde) (string, bool) {
+	fn, args, _ := callOf(t.Dist, true)
+	if len(args) != 1 || args[0].Name != nil {
+		c.errorf(fn.Pos, "as in Z ~ GaussianCopula(C)", "GaussianCopula takes one argument, the name of its correlation matrix")
+		return "", false
+	}
+	id, isName := args[0].Value.AsName()
+	if !isName {
+		c.errorf(args[0].Value.Pos, "as in Z ~ GaussianCopula(C)", "GaussianCopula's argument must be a name for the correlation matrix, got %s", describeExpr(args[0].Value))
+		return "", false
+	}
+	return id.Name, true
+}
+
+// modelData resolves Y = DATA or Y = DATA[COL, ...] into x.Data and
+// x.Columns (left nil when the data's columns are unknown).
+func (c *checker) modelData(e *dsl.Expr, x *DeclareModel) (*DataInfo, bool, bool) {
+	const hint = "as in Y = gss or Y = gss[INC, DEG]"
+	pf, ok := e.AsPostfix()
+	if !ok || pf.Primary.Name == nil || len(pf.Suffixes) > 1 || (len(pf.Suffixes) == 1 && pf.Suffixes[0].Index == nil) {
+		c.errorf(e.Pos, hint, "the model's data must be a data set or some of its columns, got %s", describeExpr(e))
+		return nil, false, false
+	}
+	d, pending, ok := c.dataBinding(pf.Primary.Name)
+	if !ok {
+		return nil, false, false
+	}
+	x.Data = d.Name
+	if x.Data == "" {
+		x.Data = pf.Primary.Name.Name
+	}
+	if len(pf.Suffixes) == 0 {
+		if !pending {
+			x.Columns = d.columnNames()
+		}
+		return d, pending, true
+	}
+	items := pf.Suffixes[0].Index.Items
+	if len(items) == 0 {
+		c.errorf(pf.Suffixes[0].Pos, hint, "list the columns to use, or write Y = %s for all of them", x.Data)
+		return nil, false, false
+	}
+	var cols []string
+	good := true
+	for _, it := range items {
+		name, pos, isPos := c.indexItem(it)
+		switch {
+		case name == "" && pos == 0:
+			good = false
+			continue
+		case isPos && pending:
+			// A position into columns not yet known: resolved on re-check.
+			cols = nil
+			x.Columns = nil
+			return d, true, good
+		case isPos:
+			if pos < 1 || pos > len(d.Columns) {
+				c.errorf(it.Pos, "", "column %d is out of range: %s has %d columns", pos, x.Data, len(d.Columns))
+				good = false
+				continue
+			}
+			name = d.Columns[pos-1].Name
+		case !pending && d.column(name) < 0:
+			hint := "columns of " + x.Data + ": " + shortList(d.columnNames())
+			if near := dsl.Nearest(name, d.columnNames()); near != "" {
+				hint = "did you mean " + near + "?"
+			}
+			c.errorf(it.Pos, hint, "%s has no column %s", x.Data, name)
+			good = false
+			continue
+		}
+		if contains(cols, name) {
+			c.errorf(it.Pos, "", "column %s is listed twice", name)
+			good = false
+			continue
+		}
+		cols = append(cols, name)
+	}
+	if !good {
+		return nil, false, false
+	}
+	x.Columns = cols
+	if pending {
+		// Names are known but not yet checked against the file's header.
+		return d, true, true
+	}
+	return d, false, true
+}
+
+// indexItem reads an index item: a column name (a name or a string) or a
+// 1-based position (a whole number). It reports an error and returns
+// ("", 0, false) for anything else.
+func (c *checker) indexItem(e *dsl.Expr) (name string, pos int, isPos bool) {
+	if p, ok := e.AsPrimary(); ok {
+		switch {
+		case p.Name != nil:
+			return p.Name.Name, 0, false
+		case p.Str != nil:
+			return p.Str.Value, 0, false
+		}
+	}
+	v, _, ok := c.integer(e, numScope{}, "an index")
+	if !ok {
+		return "", 0, false
+	}
+	if v < 1 {
+		c.errorf(e.Pos, "indices count from 1", "index %d is out of range", v)
+		return "", 0, false
+	}
+	return "", v, true
+}
+
+// shortList prints at most eight names.
+func shortList(names []string) string {
+	if len(names) > 8 {
+		return strings.Join(names[:8], ", ") + ", ..."
+	}
+	return strings.Join(names, ", ")
+}
+
+// prior checks C ~ InverseWishart(...) | LKJ(...) | FactorModel(...).
+func (c *checker) prior(t *dsl.Tilde, sc numScope) (inference.Model, bool) {
+	fn, args, _ := callOf(t.Dist, true)
+	// positive evaluates an optional argument that must be > 0 (or > lower
+	// when strict bound given via check).
+	num := func(a *dsl.Arg) (float64, bool, bool) {
+		if a == nil {
+			return 0, false, true
+		}
+		return c.number(a.Value, sc)
+	}
+	switch fn.Name {
+	case "InverseWishart":
+		bound, ok := c.bindArgs(fn, args, []param{{"df", false, false}, {"scale", false, false}}, "InverseWishart(df = p + 2)")
+		iw := inference.InverseWishart{}
+		if a := bound["df"]; a != nil {
+			v, known, good := num(a)
+			if good && known && sc.known && v <= float64(sc.p-1) {
+				c.errorf(a.Value.Pos, "the default is df = p + 2", "df must exceed p - 1 = %d, got %s", sc.p-1, fmtNum(v))
+				good = false
+			} else if good && known && v <= 0 {
+				c.errorf(a.Value.Pos, "the default is df = p + 2", "df must be positive, got %s", fmtNum(v))
+				good = false
+			}
+			ok = ok && good
+			if known {
+				iw.DF = v
+			}
+		}
+		if a := bound["scale"]; a != nil {
+			v, known, good := num(a)
+			if good && known && v <= 0 {
+				c.errorf(a.Value.Pos, "", "scale must be positive, got %s", fmtNum(v))
+				good = false
+			}
+			ok = ok && good
+			if known {
+				iw.Scale = v
+			}
+		}
+		return inference.FullCorrelation{Prior: iw}, ok
+	case "LKJ":
+		bound, ok := c.bindArgs(fn, args, []param{{"eta", true, false}}, "LKJ(eta = 2)")
+		lkj := inference.LKJ{Eta: 1}
+		if a := bound["eta"]; a != nil {
+			v, known, good := num(a)
+			if good && known && v <= 0 {
+				c.errorf(a.Value.Pos, "eta = 1 is uniform over correlation matrices", "eta must be positive, got %s", fmtNum(v))
+				good = false
+			}
+			ok = ok && good
+			if known {
+				lkj.Eta = v
+			}
+		}
+		return inference.FullCorrelation{Prior: lkj}, ok
+	case "FactorModel":
+		bound, ok := c.bindArgs(fn, args, []param{{"k", true, true}, {"loadings", false, false}}, "FactorModel(k = 3)")
+		fm := inference.FactorModel{Loadings: inference.NormalLoadings{Var: 1}}
+		if a := bound["k"]; a != nil {
+			v, known, good := c.integer(a.Value, sc, "k")
+			if good && known && v < 1 {
+				c.errorf(a.Value.Pos, "for an unstructured correlation use C ~ InverseWishart(df = p + 2)", "k must be at least 1, got %d", v)
+				good = false
+			} else if good && known && sc.known && v >= sc.p {
+				c.errorf(a.Value.Pos, "", "k = %d factors must be fewer than the p = %d columns", v, sc.p)
+				good = false
+			}
+			ok = ok && good
+			fm.K = v
+		}
+		if a := bound["loadings"]; a != nil {
+			l, good := c.loadings(a.Value, sc)
+			ok = ok && good
+			fm.Loadings = l
+		}
+		return fm, ok
+	}
+	return nil, false
+}
+
+// loadings checks Normal(var = 1) or GDP(alpha = 3, beta = 1).
+func (c *checker) loadings(e *dsl.Expr, sc numScope) (inference.LoadingsPrior, bool) {
+	fn, args, isCall := callOf(e, true)
+	if !isCall || (fn.Name != "Normal" && fn.Name != "GDP") {
+		hint := "as in loadings = Normal(var = 1) or loadings = GDP(alpha = 3, beta = 1)"
+		at := e.Pos
+		if isCall {
+			at = fn.Pos
+			if near := dsl.Nearest(fn.Name, []string{"Normal", "GDP"}); near != "" {
+				hint = "did you mean " + near + "?"
+			}
+		}
+		c.errorf(at, hint, "loadings must be Normal(...) or GDP(...), got %s", describeExpr(e))
+		return nil, false
+	}
+	positive := func(a *dsl.Arg, name string, def float64) (float64, bool) {
+		if a == nil {
+			return def, true
+		}
+		v, known, ok := c.number(a.Value, sc)
+		if ok && known && v <= 0 {
+			c.errorf(a.Value.Pos, "", "%s must be positive, got %s", name, fmtNum(v))
+			return 0, false
+		}
+		if !known {
+			return def, ok
+		}
+		return v, ok
+	}
+	if fn.Name == "Normal" {
+		bound, ok := c.bindArgs(fn, args, []param{{"var", true, false}}, "Normal(var = 1)")
+		v, good := positive(bound["var"], "var", 1)
+		return inference.NormalLoadings{Var: v}, ok && good
+	}
+	bound, ok := c.bindArgs(fn, args, []param{{"alpha", false, false}, {"beta", false, false}}, "GDP(alpha = 3, beta = 1)")
+	a, good1 := positive(bound["alpha"], "alpha", 3)
+	b, good2 := positive(bound["beta"], "beta", 1)
+	return inference.GDPLoadings{Alpha: a, Beta: b}, ok && good1 && good2
+}

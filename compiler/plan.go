@@ -1,0 +1,346 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/copulang/copulang/inference"
+)
+
+// MaxHMCLevels is the largest number of distinct values a column may have
+// for auto to give it the exact-HMC step. Per sampling.md §9, a trajectory
+// bounces about n·(L−1) times for L levels and about n²/6 times for a
+// total order, while exact HMC's mixing advantage over Gibbs was measured
+// for coarse columns (2.2–6.8× ESS per CPU-second at 5 levels, n = 300–3000).
+const MaxHMCLevels = 10
+
+// InferencePlan is how a model will be sampled: the sampler, the per-column
+// choice between exact HMC and Gibbs, and the ordered steps of one
+// iteration with their reasons and costs.
+type InferencePlan struct {
+	Model, Data string
+	// Method is the sampler passed to inference.Run.
+	Method inference.Method
+	// ColumnHMC, for a full-correlation model with Method HMC, is true for
+	// the columns updated by exact HMC (the others use Hoff's Gibbs update).
+	// Nil otherwise.
+	ColumnHMC []bool
+	// TravelTime is the exact-HMC travel time T.
+	TravelTime float64
+	// Asked is the method as written in the fit ("auto" if none).
+	Asked string
+	Steps []Step
+	// Notes explain substitutions and warn about costly choices.
+	Notes []string
+
+	n       int
+	columns []string
+	fit     *Fit
+	kind    string
+}
+
+// Step is one update of an iteration.
+type Step struct {
+	Name    string // what the step is
+	Updates string // which variables (and which columns) it updates
+	Why     string // why it was chosen
+	Cost    string // its cost class
+}
+
+// Plan chooses how to sample model m on its data d for the fit f (nil f
+// means fit m with its defaults). With method auto it decides per model and
+// per column; an explicit method is honoured, mapped (gibbs on a factor
+// model is px, hmc on a factor model is interweave; both say so in Notes)
+// or refused with a reason (px and interweave need a factor model).
+func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
+	if m == nil || d == nil {
+		return nil, fmt.Errorf("compiler: Plan needs a model and its data")
+	}
+	cols := m.Columns
+	if cols == nil {
+		cols = d.columnNames()
+	}
+	levels := make([]int, len(cols))
+	missing := make([]int, len(cols))
+	for j, name := range cols {
+		k := d.column(name)
+		if k < 0 {
+			return nil, fmt.Errorf("model %s: data %s has no column %s", m.Name, d.Name, name)
+		}
+		levels[j] = d.Columns[k].Levels
+		missing[j] = d.Columns[k].Missing
+	}
+	p := len(cols)
+	if p < 2 {
+		return nil, fmt.Errorf("model %s: a copula model needs at least 2 columns, got %d", m.Name, p)
+	}
+	if f == nil {
+		f = &Fit{Model: m.Name, Method: "auto", TravelTime: DefaultTravelTime, Iter: DefaultIter,
+			Warmup: DefaultWarmup(DefaultIter), Chains: DefaultChains, Seed: DefaultSeed, Thin: DefaultThin}
+	}
+	asked := f.Method
+	if asked == "" {
+		asked = "auto"
+	}
+	pl := &InferencePlan{
+		Model: m.Name, Data: d.Name, Asked: asked, TravelTime: f.TravelTime,
+		n: d.N, columns: cols, fit: f,
+	}
+	if pl.TravelTime <= 0 {
+		pl.TravelTime = DefaultTravelTime
+	}
+	switch model := m.Model.(type) {
+	case inference.FullCorrelation:
+		if err := pl.planFull(model, levels, missing); err != nil {
+			return nil, err
+		}
+	case inference.FactorModel:
+		if model.K < 1 || model.K >= p {
+			return nil, fmt.Errorf("model %s: k = %d factors must be between 1 and p - 1 = %d", m.Name, model.K, p-1)
+		}
+		pl.planFactor(model, levels)
+	default:
+		return nil, fmt.Errorf("model %s: no sampler for %T", m.Name, m.Model)
+	}
+	return pl, nil
+}
+
+func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missing []int) error {
+	pl.kind = "full correlation"
+	hmcCols := make([]bool, len(levels))
+	switch pl.Asked {
+	case "px", "interweave":
+		return fmt.Errorf("model %s: %s samples factor models, and %s has a full correlation matrix; use gibbs, hmc or auto", pl.Model, pl.Asked, pl.Model)
+	case "gibbs":
+	case "hmc":
+		for j, l := range levels {
+			hmcCols[j] = l >= 2
+			if l > MaxHMCLevels {
+				pl.Notes = append(pl.Notes, fmt.Sprintf("column %s has %d distinct values: exact HMC bounces about n·(L−1) times per trajectory there (up to n²/6 for all-distinct data), so it may be slow; auto would use Gibbs for it", pl.columns[j], l))
+			}
+		}
+	case "auto":
+		for j, l := range levels {
+			hmcCols[j] = l >= 2 && l <= MaxHMCLevels
+		}
+	default:
+		return fmt.Errorf("model %s: unknown method %q", pl.Model, pl.Asked)
+	}
+	var hmcNames, gibbsNames, constNames []string
+	for j, name := range pl.columns {
+		switch {
+		case hmcCols[j]:
+			hmcNames = append(hmcNames, name)
+		case levels[j] <= 1:
+			constNames = append(constNames, name)
+			gibbsNames = append(gibbsNames, name)
+		default:
+			gibbsNames = append(gibbsNames, name)
+		}
+	}
+	if len(constNames) > 0 {
+		pl.Notes = append(pl.Notes, fmt.Sprintf("%s %s at most one distinct value: no order information, so %s latent values are drawn from the conditional normal alone",
+			strings.Join(constNames, ", "), plural(len(constNames), "has", "have"), plural(len(constNames), "its", "their")))
+	}
+	if len(hmcNames) > 0 {
+		pl.Method = inference.HMC
+		pl.ColumnHMC = hmcCols
+		why := fmt.Sprintf("you asked for hmc; T = %s", fmtNum(pl.TravelTime))
+		if pl.Asked == "auto" {
+			why = fmt.Sprintf("coarse ordinal %s (at most %d levels): exact HMC moves a whole column between bounces off the level boundaries; at 5 levels it gave 2.2× (n = 300) to 6.8× (n = 3000) the ESS per CPU-second of Gibbs, whose boundaries drift about 1/n per sweep (sampling.md §9)",
+				plural(len(hmcNames), "column", "columns"), MaxHMCLevels)
+		}
+		pl.Steps = append(pl.Steps, Step{
+			Name:    "latent columns by exact HMC (Kalaitzis & Silva 2013)",
+			Updates: "z of " + strings.Join(hmcNames, ", ") + missingNote(pl.columns, hmcCols, missing, true),
+			Why:     why,
+			Cost:    fmt.Sprintf("O(n log² n) per column per iteration with the kinetic collision search; about n·(L−1) bounces per trajectory of travel time T = %s", fmtNum(pl.TravelTime)),
+		})
+	} else {
+		pl.Method = inference.Gibbs
+	}
+	if len(gibbsNames) > 0 {
+		why := "you asked for gibbs"
+		if pl.Asked == "auto" {
+			why = fmt.Sprintf("%s with more than %d distinct values: exact HMC would bounce about n·(L−1) times per trajectory, and n²/6 for all-distinct data (177,000 bounces at n = 1000), while a Gibbs sweep costs O(n)",
+				plural(len(gibbsNames), "column", "columns"), MaxHMCLevels)
+			if len(constNames) == len(gibbsNames) {
+				why = "no order constraint to bounce off: the column is drawn from its conditional normal"
+			}
+		}
+		pl.Steps = append(pl.Steps, Step{
+			Name:    "latent columns by Hoff's Gibbs update",
+			Updates: "z of " + strings.Join(gibbsNames, ", ") + missingNote(pl.columns, hmcCols, missing, false),
+			Why:     why,
+			Cost:    "O(n·p) per column per iteration: conditional means, then one truncated-normal draw per cell, level by level",
+		})
+	}
+	switch prior := model.Prior.(type) {
+	case inference.LKJ:
+		pl.kind += fmt.Sprintf(", LKJ(eta = %s) prior", fmtNum(prior.Eta))
+		pl.Steps = append(pl.Steps, Step{
+			Name:    "correlation by independence Metropolis–Hastings",
+			Updates: "V and C = Δ⁻¹VΔ⁻¹ (all columns)",
+			Why:     "LKJ is not conjugate: the conjugate inverse-Wishart draw given Z is proposed and accepted with the ratio of LKJ to the IW-induced density of C, which is exact; acceptance tends to 1 as n grows",
+			Cost:    "O(n·p² + p³) per iteration",
+		})
+	default:
+		pl.kind += ", inverse-Wishart prior"
+		pl.Steps = append(pl.Steps, Step{
+			Name:    "covariance by its inverse-Wishart conditional",
+			Updates: "V and C = Δ⁻¹VΔ⁻¹ (all columns)",
+			Why:     "conjugate given Z: V ~ IW(df + n, scale·I + ZᵀZ), drawn exactly (Bartlett decomposition)",
+			Cost:    "O(n·p² + p³) per iteration: ZᵀZ and a p×p factorisation",
+		})
+	}
+	return nil
+}
+
+func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
+	pl.kind = fmt.Sprintf("factor model, k = %d", model.K)
+	gdp := false
+	switch l := model.Loadings.(type) {
+	case inference.GDPLoadings:
+		gdp = true
+		pl.kind += fmt.Sprintf(", GDP(alpha = %s, beta = %s) loadings", fmtNum(orDefault(l.Alpha, 3)), fmtNum(orDefault(l.Beta, 1)))
+	case inference.NormalLoadings:
+		pl.kind += fmt.Sprintf(", Normal(var = %s) loadings", fmtNum(orDefault(l.Var, 1)))
+	}
+	all := strings.Join(pl.columns, ", ")
+	switch pl.Asked {
+	case "px", "gibbs":
+		pl.Method = inference.PX
+		if pl.Asked == "gibbs" {
+			pl.Notes = append(pl.Notes, "gibbs on a factor model is its parameter-expanded Gibbs sampler, px")
+		}
+	default: // auto, hmc, interweave
+		pl.Method = inference.Interweave
+		if pl.Asked == "hmc" {
+			pl.Notes = append(pl.Notes, "hmc on a factor model is interweave: the exact HMC step of a factor model moves a column's loadings and latent values together (K&S §5)")
+		}
+	}
+	maxL := 0
+	for _, l := range levels {
+		maxL = max(maxL, l)
+	}
+	if gdp {
+		pl.Steps = append(pl.Steps, Step{
+			Name:    "GDP hyperparameters",
+			Updates: "ζ and ψ of every loading",
+			Why:     "conjugate Gibbs conditionals of the generalised double Pareto hierarchy (Gamma and inverse Gaussian)",
+			Cost:    "O(p·k) per iteration",
+		})
+	}
+	if pl.Method == inference.PX {
+		why := "you asked for px"
+		if pl.Asked == "gibbs" {
+			why = "you asked for gibbs; the factor model's Gibbs sampler is the parameter-expanded one"
+		}
+		pl.Steps = append(pl.Steps,
+			Step{
+				Name:    "loadings with parameter expansion",
+				Updates: "λ_j and a scale of z_j for " + all,
+				Why:     why + "; the expansion rescales each latent column, which preserves its order constraints, and so mixes faster than plain Gibbs (Murray et al. 2013)",
+				Cost:    "O(n·k² + k³) per column per iteration",
+			},
+			Step{
+				Name:    "factor scores",
+				Updates: "η_i for every row",
+				Why:     "Gaussian conditional given the loadings and Z",
+				Cost:    "O(n·p·k + k³) per iteration",
+			},
+			Step{
+				Name:    "latent columns by Hoff's Gibbs update given the factors",
+				Updates: "z of " + all + " (and their missing cells)",
+				Why:     "given the factors the columns are independent with mean λ_jᵀη_i and unit variance",
+				Cost:    "O(n·k) per column per iteration",
+			})
+		return
+	}
+	why := "auto's choice for factor models: the joint move of a column's loadings and latent values mixes better than PX Gibbs per iteration (K&S 2013, §5)"
+	switch pl.Asked {
+	case "interweave":
+		why = "you asked for interweave"
+	case "hmc":
+		why = "you asked for hmc, which for a factor model is this joint step"
+	}
+	pl.Steps = append(pl.Steps,
+		Step{
+			Name:    "loadings and latent column by joint exact HMC",
+			Updates: "λ_j and z_j together for " + all,
+			Why:     why + fmt.Sprintf("; T = %s", fmtNum(pl.TravelTime)),
+			Cost:    fmt.Sprintf("O(B·n·(k + h)) per column per iteration, B ≈ n·(L−1) bounces (L ≤ %d here): the dearest step, about 13× a PX iteration in K&S's timings", maxL),
+		},
+		Step{
+			Name:    "latent columns by Hoff's Gibbs sweep (interweaving)",
+			Updates: "z of " + all + " (and their missing cells)",
+			Why:     "a cheap second move of Z given the loadings, as in K&S's interweaving",
+			Cost:    "O(n·k) per column per iteration",
+		},
+		Step{
+			Name:    "factor scores",
+			Updates: "η_i for every row",
+			Why:     "Gaussian conditional given the loadings and Z",
+			Cost:    "O(n·p·k + k³) per iteration",
+		})
+}
+
+func orDefault(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// missingNote mentions the missing cells of the selected columns.
+func missingNote(cols []string, hmc []bool, missing []int, want bool) string {
+	total := 0
+	for j := range cols {
+		if hmc[j] == want {
+			total += missing[j]
+		}
+	}
+	if total == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and their %d missing %s, drawn from the conditional normal)", total, plural(total, "cell", "cells"))
+}
+
+// Explain prints the plan: the model, the method, the fit settings, then
+// each step with what it updates, why and its cost, then any notes.
+func (pl *InferencePlan) Explain() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plan for model %s on %s (n = %d rows, p = %d columns): %s\n", pl.Model, pl.Data, pl.n, len(pl.columns), pl.kind)
+	method := pl.Method.String()
+	if pl.Method == inference.HMC && pl.ColumnHMC != nil {
+		k := 0
+		for _, h := range pl.ColumnHMC {
+			if h {
+				k++
+			}
+		}
+		if k < len(pl.ColumnHMC) {
+			method = fmt.Sprintf("hmc for %d %s, gibbs for %d", k, plural(k, "column", "columns"), len(pl.ColumnHMC)-k)
+		}
+	}
+	fmt.Fprintf(&b, "method: %s (asked: %s)\n", method, pl.Asked)
+	if f := pl.fit; f != nil {
+		fmt.Fprintf(&b, "fit: %d %s × (%d warm-up + %d kept) iterations, thin %d, seed %d\n",
+			f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter, f.Thin, f.Seed)
+	}
+	b.WriteString("each iteration:\n")
+	for i, s := range pl.Steps {
+		fmt.Fprintf(&b, "%d. %s\n   updates: %s\n   why:     %s\n   cost:    %s\n", i+1, s.Name, s.Updates, s.Why, s.Cost)
+	}
+	for _, n := range pl.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	return b.String()
+}
