@@ -66,6 +66,7 @@ type factorSampler struct {
 	next    atomic.Int32
 	wg      sync.WaitGroup
 	colWork func(j int) // set once at construction; never reassigned
+	worker  func()      // s.columnWorker, bound once so that go worker() does not allocate
 
 	bug factorBug
 }
@@ -175,6 +176,7 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		}
 	}
 	s.colWork = s.interweaveColumn
+	s.worker = s.columnWorker
 	s.initLoadings()
 	if s.gdp {
 		s.stepGDP(rng)
@@ -526,7 +528,7 @@ func (s *factorSampler) runColumns() {
 	workers := min(runtime.GOMAXPROCS(0), s.p)
 	s.wg.Add(workers - 1)
 	for w := 1; w < workers; w++ {
-		go s.columnWorker()
+		go s.worker()
 	}
 	s.columnLoop()
 	s.wg.Wait()
