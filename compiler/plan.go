@@ -36,7 +36,9 @@ type InferencePlan struct {
 	n       int
 	columns []string
 	fit     *Fit
-	kind    string
+	// defaultFit is true when Plan had no fit statement and used the defaults.
+	defaultFit bool
+	kind       string
 }
 
 // Step is one update of an iteration.
@@ -74,7 +76,8 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	if p < 2 {
 		return nil, fmt.Errorf("model %s: a copula model needs at least 2 columns, got %d", m.Name, p)
 	}
-	if f == nil {
+	defaults := f == nil
+	if defaults {
 		f = &Fit{Model: m.Name, Method: "auto", TravelTime: DefaultTravelTime, Iter: DefaultIter,
 			Warmup: DefaultWarmup(DefaultIter), Chains: DefaultChains, Seed: DefaultSeed, Thin: DefaultThin}
 	}
@@ -84,7 +87,7 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	}
 	pl := &InferencePlan{
 		Model: m.Name, Data: d.Name, Asked: asked, TravelTime: f.TravelTime,
-		n: d.N, columns: cols, fit: f,
+		n: d.N, columns: cols, fit: f, defaultFit: defaults,
 	}
 	if pl.TravelTime <= 0 {
 		pl.TravelTime = DefaultTravelTime
@@ -257,7 +260,7 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 			})
 		return
 	}
-	why := "auto's choice for factor models: the joint move of a column's loadings and latent values mixes better than PX Gibbs per iteration (K&S 2013, §5)"
+	why := "auto's choice for factor models: moving a column's loadings and latent values together, K&S (2013, §5) report better mixing per iteration than parameter-expanded Gibbs, at a higher cost per iteration"
 	switch pl.Asked {
 	case "interweave":
 		why = "you asked for interweave"
@@ -332,8 +335,12 @@ func (pl *InferencePlan) Explain() string {
 	}
 	fmt.Fprintf(&b, "method: %s (asked: %s)\n", method, pl.Asked)
 	if f := pl.fit; f != nil {
-		fmt.Fprintf(&b, "fit: %d %s × (%d warm-up + %d kept) iterations, thin %d, seed %d\n",
-			f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter, f.Thin, f.Seed)
+		label := "fit"
+		if pl.defaultFit {
+			label = "fit (defaults)"
+		}
+		fmt.Fprintf(&b, "%s: %d %s × (%d warm-up + %d kept) iterations, thin %d, seed %d\n",
+			label, f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter, f.Thin, f.Seed)
 	}
 	b.WriteString("each iteration:\n")
 	for i, s := range pl.Steps {
