@@ -181,6 +181,7 @@ func TestIOPubChurn(t *testing.T) {
 					return
 				}
 				connects.Add(1)
+				mode := rng.IntN(3)
 				go func() {
 					defer connects.Done()
 					defer conn.Close()
@@ -188,7 +189,7 @@ func TestIOPubChurn(t *testing.T) {
 						return // the kernel may see a half-open connection; that is the point
 					}
 					conn.Write(appendMessage(nil, [][]byte{{1}}))
-					switch rng.IntN(3) {
+					switch mode {
 					case 0: // leave at once
 					case 1: // read a little
 						conn.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
