@@ -393,3 +393,37 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseConcurrent parses from several goroutines at once: the kernel
+// may check completeness while a cell runs. Run with -race.
+func TestParseConcurrent(t *testing.T) {
+	src, err := os.ReadFile("testdata/language_examples.cop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	if f, err := Parse("", src); err == nil {
+		want = Format(f)
+	}
+	done := make(chan string)
+	for g := 0; g < 4; g++ {
+		go func() {
+			got := ""
+			for i := 0; i < 20; i++ {
+				f, err := Parse("", src)
+				if err != nil {
+					got = err.Error()
+					break
+				}
+				got = Format(f)
+				_ = IsComplete("fitt m")
+			}
+			done <- got
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if got := <-done; got != want {
+			t.Errorf("concurrent parse gave %q", got)
+		}
+	}
+}
