@@ -17,11 +17,12 @@ import (
 
 // Kernelspec is the kernel.json Jupyter reads to start a kernel.
 type Kernelspec struct {
-	Argv          []string       `json:"argv"`
-	DisplayName   string         `json:"display_name"`
-	Language      string         `json:"language"`
-	InterruptMode string         `json:"interrupt_mode"`
-	Metadata      map[string]any `json:"metadata,omitempty"`
+	Argv          []string          `json:"argv"`
+	DisplayName   string            `json:"display_name"`
+	Language      string            `json:"language"`
+	InterruptMode string            `json:"interrupt_mode"`
+	Env           map[string]string `json:"env,omitempty"`
+	Metadata      map[string]any    `json:"metadata,omitempty"`
 }
 
 // SpecName is the kernelspec's directory name (jupyter kernelspec list).

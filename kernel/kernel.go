@@ -179,9 +179,11 @@ loop:
 			k.log.Info("SIGINT: interrupting the running cell")
 			k.interrupt()
 		case <-k.shutdown:
+			k.log.Info("shutdown requested")
 			break loop
 		case <-ctx.Done():
 			err = ctx.Err()
+			k.log.Info("stopping", "reason", context.Cause(ctx))
 			break loop
 		}
 	}
