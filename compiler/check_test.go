@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"errors"
+	"fmt"
 	"flag"
 	"os"
 	"reflect"
@@ -65,11 +66,46 @@ func TestLanguageExamples(t *testing.T) {
 			kept = append(kept, l)
 		}
 	}
-	prog = mustCheck(t, strings.Join(kept, "\n"), newFakeEnv())
-	for _, s := range prog.Stmts {
+	env := newFakeEnv()
+	prog = mustCheck(t, strings.Join(kept, "\n"), env)
+	var fit *Fit
+	planned := 0
+	for i := len(prog.Stmts) - 1; i >= 0; i-- {
+		// Walk backwards so that each model is planned with its last fit.
+		s := prog.Stmts[i]
 		if s.Partial() {
 			t.Errorf("statement at %s is partial though gss is known", s.Pos())
 		}
+		switch s := s.(type) {
+		case *Fit:
+			fit = s
+		case *DeclareModel:
+			d, _ := env[s.Data].(*DataInfo)
+			for _, o := range prog.Stmts {
+				if sim, ok := o.(*SimulateData); ok && sim.Name == s.Data {
+					d = &DataInfo{Name: sim.Name, N: sim.N, HasTruth: true, TruthK: sim.K}
+					for j := 1; j <= sim.P; j++ {
+						d.Columns = append(d.Columns, ColumnInfo{Name: fmt.Sprintf("Y%d", j), Levels: sim.Levels})
+					}
+				}
+			}
+			f := fit
+			if f != nil && f.Model != s.Name {
+				f = nil
+			}
+			pl, err := Plan(s, d, f)
+			if err != nil {
+				t.Errorf("model %s: %v", s.Name, err)
+				continue
+			}
+			if !strings.Contains(pl.Explain(), "each iteration:") {
+				t.Errorf("model %s: explain says %q", s.Name, pl.Explain())
+			}
+			planned++
+		}
+	}
+	if planned != 4 {
+		t.Errorf("planned %d models, want 4", planned)
 	}
 }
 
