@@ -2,8 +2,8 @@ package compiler
 
 import (
 	"errors"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
