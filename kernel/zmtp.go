@@ -47,6 +47,7 @@ func (k socketKind) zmqType() zmq4.SocketType {
 // socketOptions bound what one peer may cost.
 type socketOptions struct {
 	queueLen         int           // messages waiting per peer
+	queueBytes       int           // bytes waiting per peer
 	writeTimeout     time.Duration // a peer that takes no bytes this long is dropped
 	handshakeTimeout time.Duration
 	maxFrame         int // bytes in one received frame
@@ -56,6 +57,7 @@ type socketOptions struct {
 func defaultSocketOptions() socketOptions {
 	return socketOptions{
 		queueLen:         4096,
+		queueBytes:       64 << 20,
 		writeTimeout:     30 * time.Second,
 		handshakeTimeout: 10 * time.Second,
 		maxFrame:         256 << 20,
@@ -298,9 +300,21 @@ type peer struct {
 
 	mu      sync.Mutex
 	queue   [][][]byte
+	queued  int // bytes in queue
 	writing bool
 	dropped int
 	topics  [][]byte // pub sockets: subscriptions
+}
+
+// maxWrite bounds the bytes the writer takes from the queue for one write.
+const maxWrite = 1 << 20
+
+func messageSize(frames [][]byte) int {
+	n := 0
+	for _, f := range frames {
+		n += len(f) + 9
+	}
+	return n
 }
 
 func (p *peer) close() {
@@ -318,11 +332,13 @@ func (p *peer) enqueue(frames [][]byte, dropOldest bool) error {
 		return errPeerGone
 	default:
 	}
-	if len(p.queue) >= p.s.opts.queueLen {
+	size := messageSize(frames)
+	for len(p.queue) > 0 && (len(p.queue) >= p.s.opts.queueLen || p.queued+size > p.s.opts.queueBytes) {
 		if !dropOldest {
 			p.mu.Unlock()
 			return errQueueFull
 		}
+		p.queued -= messageSize(p.queue[0])
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
 		p.dropped++
@@ -331,6 +347,7 @@ func (p *peer) enqueue(frames [][]byte, dropOldest bool) error {
 		}
 	}
 	p.queue = append(p.queue, frames)
+	p.queued += size
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
@@ -350,8 +367,8 @@ func (p *peer) pending() bool {
 	return len(p.queue) > 0 || p.writing
 }
 
-// writeLoop writes queued messages, coalescing whatever is queued into one
-// write.
+// writeLoop writes queued messages, coalescing up to maxWrite bytes of them
+// into one write.
 func (p *peer) writeLoop() {
 	defer p.s.wg.Done()
 	var (
@@ -366,9 +383,15 @@ func (p *peer) writeLoop() {
 		}
 		for {
 			p.mu.Lock()
-			batch = append(batch[:0], p.queue...)
-			clear(p.queue)
-			p.queue = p.queue[:0]
+			batch = batch[:0]
+			taken := 0
+			for len(p.queue) > 0 && (len(batch) == 0 || taken+messageSize(p.queue[0]) <= maxWrite) {
+				taken += messageSize(p.queue[0])
+				batch = append(batch, p.queue[0])
+				p.queue[0] = nil
+				p.queue = p.queue[1:]
+			}
+			p.queued -= taken
 			p.writing = len(batch) > 0
 			p.mu.Unlock()
 			if len(batch) == 0 {
@@ -389,7 +412,7 @@ func (p *peer) writeLoop() {
 				p.close()
 				return
 			}
-			if cap(buf) > 4<<20 {
+			if cap(buf) > 2*maxWrite {
 				buf = nil // do not hold on to one huge message
 			}
 		}

@@ -76,7 +76,7 @@ func TestReadMessageRejects(t *testing.T) {
 }
 
 func TestPeerQueue(t *testing.T) {
-	s := &zsocket{opts: socketOptions{queueLen: 2}, log: slog.New(slog.DiscardHandler)}
+	s := &zsocket{opts: socketOptions{queueLen: 2, queueBytes: 1 << 20}, log: slog.New(slog.DiscardHandler)}
 	p := &peer{s: s, wake: make(chan struct{}, 1), closed: make(chan struct{}), conn: nopConn{}}
 	msg := func(i int) [][]byte { return [][]byte{[]byte(fmt.Sprint(i))} }
 	for i := range 2 {
@@ -92,6 +92,20 @@ func TestPeerQueue(t *testing.T) {
 	}
 	if p.dropped != 1 || string(p.queue[0][0]) != "1" || string(p.queue[1][0]) != "3" {
 		t.Errorf("after drop-oldest: dropped=%d queue=%q", p.dropped, p.queue)
+	}
+	// The byte bound (1 MB): two 600 KB messages do not fit together.
+	big := [][]byte{make([]byte, 600<<10)}
+	if err := p.enqueue(big, true); err != nil || len(p.queue) != 2 || p.dropped != 2 {
+		t.Fatalf("big message: %v, %d queued, %d dropped; want 2 queued, 2 dropped", err, len(p.queue), p.dropped)
+	}
+	if err := p.enqueue(big, true); err != nil || len(p.queue) != 1 || p.dropped != 4 {
+		t.Errorf("second big message: %v, %d queued, %d dropped; want 1 queued, 4 dropped", err, len(p.queue), p.dropped)
+	}
+	if err := p.enqueue(big, false); err != errQueueFull {
+		t.Errorf("big message behind a big one without dropping: %v, want errQueueFull", err)
+	}
+	if err := p.enqueue(msg(5), false); err != nil {
+		t.Errorf("small message behind a big one: %v", err)
 	}
 	p.close()
 	if err := p.enqueue(msg(4), true); err != errPeerGone {
