@@ -56,8 +56,6 @@ type factorSampler struct {
 	// workspace
 	ete  []float64 // ηᵀη, k×k
 	a    []float64 // k×k
-	bvec []float64 // k
-	mvec []float64 // k
 	mu   []float64 // n
 	w    []float64 // ZΛ, n×k
 	cols []factorColumn
@@ -65,8 +63,11 @@ type factorSampler struct {
 	// parallel column work
 	next    atomic.Int32
 	wg      sync.WaitGroup
-	colWork func(j int) // set once at construction; never reassigned
-	worker  func()      // s.columnWorker, bound once so that go worker() does not allocate
+	colWork func(j int) // the column step runColumns runs: one of the three below
+	// The column steps and the worker, bound once at construction so that
+	// neither selecting them nor go worker() allocates.
+	pxLoadingsWork, pxHoffWork, interweaveWork func(j int)
+	worker                                     func()
 
 	bug factorBug
 }
@@ -77,6 +78,9 @@ type factorColumn struct {
 	rng *rand.Rand
 	hmc *jointHMC // Interweave only
 	mu  []float64 // n
+	a   []float64 // k×k
+	b   []float64 // k
+	m   []float64 // k
 	st  StepStats
 	err error
 }
@@ -125,8 +129,6 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		prec:   make([]float64, p*k),
 		ete:    make([]float64, k*k),
 		a:      make([]float64, k*k),
-		bvec:   make([]float64, k),
-		mvec:   make([]float64, k),
 		mu:     make([]float64, n),
 		w:      make([]float64, n*k),
 	}
@@ -171,11 +173,14 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		c.pcg = rand.NewPCG(0, 0)
 		c.rng = rand.New(c.pcg)
 		c.mu = make([]float64, n)
+		c.a, c.b, c.m = make([]float64, k*k), make([]float64, k), make([]float64, k)
 		if s.method == Interweave {
 			c.hmc = newJointHMC(d.levels[j], k)
 		}
 	}
-	s.colWork = s.interweaveColumn
+	s.pxLoadingsWork = s.pxLoadingsColumn
+	s.pxHoffWork = s.pxHoffColumn
+	s.interweaveWork = s.interweaveColumn
 	s.worker = s.columnWorker
 	s.initLoadings()
 	if s.gdp {
@@ -315,24 +320,59 @@ func (s *factorSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) erro
 	return nil
 }
 
-// iteratePX is one PX Gibbs iteration in bfa's order (sampling.md §4.3).
+// iteratePX is one PX Gibbs iteration in bfa's order (sampling.md §4.3). The
+// column steps given η (the scale move and λ_j; later Hoff's update of z_j
+// given η and λ_j) are conditionally independent across columns and run in
+// parallel, column j drawing from its own stream seeded from rng in column
+// order.
 func (s *factorSampler) iteratePX(rng *rand.Rand) error {
 	if s.gdp {
 		s.stepGDP(rng)
 	}
 	s.gramEta()
-	for j := 0; j < s.p; j++ {
-		if err := s.stepLoadingsPX(rng, j); err != nil {
-			return err
-		}
+	s.seedColumns(rng)
+	s.colWork = s.pxLoadingsWork
+	s.runColumns()
+	if err := s.columnError(); err != nil {
+		return err
 	}
 	if err := s.stepEta(rng); err != nil {
 		return err
 	}
-	for j := 0; j < s.p; j++ {
-		s.hoffColumn(rng, j, s.mu)
+	s.colWork = s.pxHoffWork
+	s.runColumns()
+	return nil
+}
+
+// seedColumns seeds every column's stream from rng, in column order, and
+// clears the columns' stats and errors.
+func (s *factorSampler) seedColumns(rng *rand.Rand) {
+	for j := range s.cols {
+		c := &s.cols[j]
+		c.pcg.Seed(rng.Uint64(), rng.Uint64())
+		c.st = StepStats{}
+		c.err = nil
+	}
+}
+
+// columnError returns the error of the first column that failed, if any.
+func (s *factorSampler) columnError() error {
+	for j := range s.cols {
+		if err := s.cols[j].err; err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+func (s *factorSampler) pxLoadingsColumn(j int) {
+	c := &s.cols[j]
+	c.err = s.stepLoadingsPX(c.rng, j, c)
+}
+
+func (s *factorSampler) pxHoffColumn(j int) {
+	c := &s.cols[j]
+	s.hoffColumn(c.rng, j, c.mu)
 }
 
 // gramEta sets ete = ηᵀη.
@@ -362,10 +402,10 @@ func (s *factorSampler) gramEta() {
 // marginal restricted to D_j invariant (Liu–Sabatti, Haar measure dg/g,
 // Jacobian gⁿ), and λ_j is then drawn from its conditional N(g·m_j, V_j) as
 // m_j + L⁻ᵀξ with V_j⁻¹ = LLᵀ.
-func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int) error {
+func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int, c *factorColumn) error {
 	n, k := s.n, s.k
 	zj := s.z[j]
-	b := s.bvec
+	b := c.b
 	clear(b)
 	zz := 0.0
 	for i, zi := range zj {
@@ -375,7 +415,7 @@ func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int) error {
 			b[h] += eh * zi
 		}
 	}
-	a := s.a
+	a := c.a
 	copy(a, s.ete)
 	pj := s.prec[j*k : j*k+k]
 	for h := 0; h < k; h++ {
@@ -384,7 +424,7 @@ func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int) error {
 	if !cholK(a, k) {
 		return fmt.Errorf("inference: loadings step for column %s: ηᵀη + P is not positive definite", s.d.name(j))
 	}
-	m := s.mvec
+	m := c.m
 	copy(m, b)
 	solveLowerK(a, m, k)
 	solveUpperK(a, m, k)
@@ -483,12 +523,8 @@ func (s *factorSampler) stepGDP(rng *rand.Rand) {
 // column, in parallel, the joint (λ_j, z_j) exact HMC step given η and then
 // Hoff's update of z_j; then η; then the GDP hyperparameters.
 func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
-	for j := range s.cols {
-		c := &s.cols[j]
-		c.pcg.Seed(rng.Uint64(), rng.Uint64())
-		c.st = StepStats{}
-		c.err = nil
-	}
+	s.seedColumns(rng)
+	s.colWork = s.interweaveWork
 	s.runColumns()
 	for j := range s.cols {
 		c := &s.cols[j]

@@ -266,19 +266,13 @@ func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
 		h.u[i] = ui*c + vi*sn
 		h.ud[i] = vi*c - ui*sn - kappa*h.dg[i]
 	}
-	// dv = κ·G(G_a − G_b), one column of G at a time.
+	// dv = κ·G(G_a − G_b), up to four columns of G per pass.
 	dv := h.dv[:n]
-	g0 := h.gt[:n]
-	d0 := kappa * h.dg[0]
-	for r, g := range g0 {
-		dv[r] = d0 * g
+	for i := range h.dg {
+		h.dg[i] *= kappa
 	}
-	for i := 1; i < h.k; i++ {
-		gi := h.gt[i*n : i*n+n]
-		di := kappa * h.dg[i]
-		for r, g := range gi {
-			dv[r] += di * g
-		}
+	for c0 := 0; c0 < h.k; c0 += 4 {
+		axpyColumns(dv, h.gt, h.dg, c0, n, c0 == 0)
 	}
 	x, v := h.x[:n], h.v[:n]
 	for l := 0; l < h.L; l++ {
@@ -334,6 +328,62 @@ func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
 // errJointLost reports a trajectory that lost feasibility by more than
 // rounding between events; the step rejects it.
 var errJointLost = errors.New("joint HMC trajectory left the constraint set")
+
+// axpyColumns adds Σ_c d[c]·G[:, c] over the columns c0 ≤ c < min(c0+4, k)
+// of the column-major gt (k×n) to dst, or stores it if first.
+func axpyColumns(dst, gt, d []float64, c0, n int, first bool) {
+	dst = dst[:n]
+	switch k := len(d) - c0; {
+	case k >= 4:
+		g0, g1, g2, g3 := gt[c0*n:c0*n+n], gt[(c0+1)*n:(c0+1)*n+n], gt[(c0+2)*n:(c0+2)*n+n], gt[(c0+3)*n:(c0+3)*n+n]
+		d0, d1, d2, d3 := d[c0], d[c0+1], d[c0+2], d[c0+3]
+		if first {
+			for r := range dst {
+				dst[r] = d0*g0[r] + d1*g1[r] + d2*g2[r] + d3*g3[r]
+			}
+		} else {
+			for r := range dst {
+				dst[r] += d0*g0[r] + d1*g1[r] + d2*g2[r] + d3*g3[r]
+			}
+		}
+	case k == 3:
+		g0, g1, g2 := gt[c0*n:c0*n+n], gt[(c0+1)*n:(c0+1)*n+n], gt[(c0+2)*n:(c0+2)*n+n]
+		d0, d1, d2 := d[c0], d[c0+1], d[c0+2]
+		if first {
+			for r := range dst {
+				dst[r] = d0*g0[r] + d1*g1[r] + d2*g2[r]
+			}
+		} else {
+			for r := range dst {
+				dst[r] += d0*g0[r] + d1*g1[r] + d2*g2[r]
+			}
+		}
+	case k == 2:
+		g0, g1 := gt[c0*n:c0*n+n], gt[(c0+1)*n:(c0+1)*n+n]
+		d0, d1 := d[c0], d[c0+1]
+		if first {
+			for r := range dst {
+				dst[r] = d0*g0[r] + d1*g1[r]
+			}
+		} else {
+			for r := range dst {
+				dst[r] += d0*g0[r] + d1*g1[r]
+			}
+		}
+	default:
+		g0 := gt[c0*n : c0*n+n]
+		d0 := d[c0]
+		if first {
+			for r := range dst {
+				dst[r] = d0 * g0[r]
+			}
+		} else {
+			for r := range dst {
+				dst[r] += d0 * g0[r]
+			}
+		}
+	}
+}
 
 // rescan updates level l's scan at K after row position r of that level
 // changed: if r held the maximum or minimum the level is scanned again,
