@@ -38,7 +38,7 @@ func ExampleReadConnectionFile() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(ci.Transport, ci.IP, ci.ShellPort, ci.SignatureScheme)
 	// Then: kernel.Serve(ctx, ci, engine, kernel.DefaultInfo(version), logger)
+	fmt.Println(ci.Transport, ci.IP, ci.ShellPort, ci.SignatureScheme)
 	// Output: tcp 127.0.0.1 50001 hmac-sha256
 }
