@@ -53,7 +53,8 @@ func runKernel(args []string, stderr io.Writer) error {
 
 // newEngine returns the session that runs the kernel's cells.
 //
-// TODO(lead): return session.New() once package session provides it; until
+// TODO(lead): once package session with New is committed, replace the body
+// with `return session.New(session.Options{}), nil` (import session); until
 // then the kernel command fails rather than run a stand-in.
 func newEngine() (kernel.Engine, error) {
 	return nil, errors.New("session not available: package session does not provide an engine (session.New) yet")
