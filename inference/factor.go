@@ -29,6 +29,7 @@ import (
 //     Liu–Sabatti scale move r_j ~ Ga(n/2, Q_j/2) with z_j ← √r_j·z_j and
 //     λ_j ~ N(√r_j·m_j, V_j) (λ_j integrated out of the scale move); the
 //     factors η; Hoff's block update of every column with μ_ij = λ_jᵀη_i, σ = 1.
+//     The per-column steps run in parallel like Interweave's.
 //   - Interweave (§4.4): per column, the joint exact HMC step of (λ_j, z_j)
 //     given η (jointHMC) followed by Hoff's block update of z_j; columns run
 //     in parallel goroutines, column j drawing from its own PCG stream seeded
@@ -56,7 +57,6 @@ type factorSampler struct {
 	// workspace
 	ete  []float64 // ηᵀη, k×k
 	a    []float64 // k×k
-	mu   []float64 // n
 	w    []float64 // ZΛ, n×k
 	cols []factorColumn
 
@@ -100,6 +100,20 @@ const (
 	bugReflect
 )
 
+// plant sets the planted bug of a test.
+func (s *factorSampler) plant(bug factorBug) {
+	s.bug = bug
+	for _, c := range s.cols {
+		if c.hmc == nil {
+			continue
+		}
+		c.hmc.normExtra = 2
+		if bug == bugReflect {
+			c.hmc.normExtra = 1
+		}
+	}
+}
+
 // newFactorSampler builds one chain's state for a FactorModel spec (Method PX
 // or Interweave). The latent columns start at the normal scores of their
 // ranks (tied rows share the score of their mean rank, missing rows draw
@@ -129,7 +143,6 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		prec:   make([]float64, p*k),
 		ete:    make([]float64, k*k),
 		a:      make([]float64, k*k),
-		mu:     make([]float64, n),
 		w:      make([]float64, n*k),
 	}
 	if s.travel == 0 {
@@ -705,7 +718,8 @@ func invGaussian(rng *rand.Rand, mean, shape float64) float64 {
 	if rng.Float64()*(mean+x) <= mean {
 		return x
 	}
-	return mean * mean / x
+	// mean²/x, kept finite when a GDP loading is numerically zero.
+	return math.Min(mean/x*mean, math.MaxFloat64)
 }
 
 // setLevels replaces column j's constraint structure by lv (same number of

@@ -238,12 +238,7 @@ func factorGewekeSuccessive(t *testing.T, tc factorGewekeCase, seed uint64) [][]
 		t.Fatal(err)
 	}
 	s := cs.(*factorSampler)
-	s.bug = tc.bug
-	if tc.bug == bugReflect {
-		for _, c := range s.cols {
-			c.hmc.normExtra = 1
-		}
-	}
+	s.plant(tc.bug)
 	out := make([][]float64, len(factorGewekeNames))
 	for f := range out {
 		out[f] = make([]float64, tc.iters)
