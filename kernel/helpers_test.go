@@ -187,23 +187,31 @@ func startKernel(t testing.TB, transport, key string, engine Engine, opts socket
 	t.Helper()
 	dir := t.TempDir()
 	ci := ConnectionInfo{Transport: transport, SignatureScheme: "hmac-sha256", Key: key, KernelName: "copulang"}
-	if transport == "ipc" {
-		ci.IP = filepath.Join(dir, "kernel")
-		ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = 1, 2, 3, 4, 5
-	} else {
-		p := freePorts(t, 5)
-		ci.IP = "127.0.0.1"
-		ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = p[0], p[1], p[2], p[3], p[4]
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var (
+		k   *kernel
+		err error
+	)
+	for attempt := 0; attempt < 3; attempt++ { // a free port may be taken before we bind it
+		if transport == "ipc" {
+			ci.IP = filepath.Join(dir, "kernel")
+			ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = 1, 2, 3, 4, 5
+		} else {
+			p := freePorts(t, 5)
+			ci.IP = "127.0.0.1"
+			ci.ShellPort, ci.IOPubPort, ci.StdinPort, ci.ControlPort, ci.HBPort = p[0], p[1], p[2], p[3], p[4]
+		}
+		if k, err = newKernel(ci, engine, DefaultInfo("0.0.0-test"), log, opts); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 	b, _ := json.MarshalIndent(ci, "", "  ")
 	connFile := filepath.Join(dir, "kernel.json")
 	if err := os.WriteFile(connFile, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	k, err := newKernel(ci, engine, DefaultInfo("0.0.0-test"), log, opts)
-	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

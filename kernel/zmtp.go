@@ -169,7 +169,7 @@ func (s *zsocket) serveConn(c net.Conn) {
 	}()
 	id, err := s.handshake(c)
 	if err != nil {
-		s.log.Warn("ZMTP handshake failed", "remote", c.RemoteAddr().String(), "err", err)
+		s.log.Warn("ZMTP handshake failed", "remote", fmt.Sprint(c.RemoteAddr()), "err", err)
 		return
 	}
 	p := &peer{
