@@ -102,7 +102,10 @@ func (c *goClient) waitIOPub() {
 			select {
 			case m := <-c.iopubIn:
 				if parentID(m) == id {
-					c.drainIOPub(id)
+					// The subscription may have started between busy and idle.
+					if !(m.Header.MsgType == "status" && contentField(m, "execution_state") == "idle") {
+						c.drainIOPub(id)
+					}
 					return
 				}
 			case <-timeout:

@@ -52,6 +52,24 @@ def collect_many(kc, ids):
     return out
 
 
+def ensure_iopub(kc):
+    """kernel_info until its idle status arrives on iopub: the subscription
+    is then in place (wait_for_ready does not guarantee it)."""
+    deadline = time.time() + T
+    while time.time() < deadline:
+        mid = kc.kernel_info()
+        reply(kc, mid)
+        try:
+            while True:
+                m = kc.get_iopub_msg(timeout=0.5)
+                if (m["parent_header"].get("msg_id") == mid and m["msg_type"] == "status"
+                        and m["content"]["execution_state"] == "idle"):
+                    return
+        except Exception:
+            pass
+    raise AssertionError("iopub never delivered")
+
+
 def reply(kc, msg_id, channel="shell"):
     get = kc.get_shell_msg if channel == "shell" else kc.get_control_msg
     while True:
@@ -75,6 +93,7 @@ def main(path):
     kc.load_connection_file(path)
     kc.start_channels()
     kc.wait_for_ready(timeout=T)
+    ensure_iopub(kc)
 
     # kernel_info
     mid = kc.kernel_info()

@@ -40,12 +40,14 @@ def wait_ready(kc, timeout=30):
                     break
         except Exception:
             continue
-        time.sleep(0.2)  # let the iopub subscription settle
-        while True:
-            try:
-                kc.get_iopub_msg(timeout=0.2)
-            except Exception:
-                return
+        try:  # ready once this request's idle status arrives on iopub
+            while True:
+                m = kc.get_iopub_msg(timeout=0.5)
+                if (m["parent_header"].get("msg_id") == mid and m["msg_type"] == "status"
+                        and m["content"]["execution_state"] == "idle"):
+                    return
+        except Exception:
+            continue
     raise SystemExit("kernel never answered kernel_info")
 
 
