@@ -34,7 +34,10 @@ import (
 //	anything else: the execute_result is the code as text/plain
 type fakeEngine struct{}
 
-var fakeWords = []string{"data", "explain", "fit", "fitted", "model", "simulate", "summary"}
+// fakeWords are the names the fake engine completes and documents.
+func fakeWords() []string {
+	return []string{"data", "explain", "fit", "fitted", "model", "simulate", "summary"}
+}
 
 func (fakeEngine) Execute(ctx context.Context, code string, out session.Output) (session.MimeBundle, error) {
 	cmd, arg, _ := strings.Cut(code, " ")
@@ -92,7 +95,7 @@ func wordAt(code string, cursor int, around bool) (start, end int) {
 func (fakeEngine) Complete(code string, cursor int) ([]string, int, int) {
 	start, end := wordAt(code, cursor, false)
 	var out []string
-	for _, w := range fakeWords {
+	for _, w := range fakeWords() {
 		if strings.HasPrefix(w, code[start:end]) {
 			out = append(out, w)
 		}
@@ -103,7 +106,7 @@ func (fakeEngine) Complete(code string, cursor int) ([]string, int, int) {
 func (fakeEngine) Inspect(code string, cursor, detail int) (session.MimeBundle, bool) {
 	start, end := wordAt(code, cursor, true)
 	w := code[start:end]
-	for _, known := range fakeWords {
+	for _, known := range fakeWords() {
 		if w == known {
 			return session.MimeBundle{"text/plain": fmt.Sprintf("%s: documentation (detail %d)", w, detail)}, true
 		}
