@@ -188,7 +188,6 @@ func (k *kernel) abortQueued(ctx context.Context, s *zsocket) {
 				if shutdown {
 					k.requestShutdown()
 				}
-				k.abortPending = false // only executes can fail
 				continue
 			}
 			k.publish(m, "status", map[string]string{"execution_state": "busy"})
