@@ -688,3 +688,47 @@ func TestFactorConditionalSamplers(t *testing.T) {
 		}
 	}
 }
+
+// TestFactorInterweaveColumnShapes runs the interweaved sampler on columns of
+// very different shapes — all values distinct (one level per row), binary,
+// and three levels with a fifth of the rows missing — and requires feasible
+// columns after every iteration and no rejected trajectory.
+func TestFactorInterweaveColumnShapes(t *testing.T) {
+	t.Parallel()
+	const n = 200
+	rng := rand.New(rand.NewPCG(21, 2))
+	sim, _ := simulateFactorCopula(rng, n, 3, 1, 3, 0)
+	cont := make([]float64, n)
+	for i := range cont {
+		cont[i] = sim[0][i] + rng.Float64() // distinct, still correlated with the factor
+	}
+	bin := make([]float64, n)
+	for i := range bin {
+		bin[i] = math.Min(sim[1][i], 1)
+	}
+	miss := append([]float64(nil), sim[2]...)
+	for i := 0; i < n; i += 5 {
+		miss[i] = math.NaN()
+	}
+	cols := [][]float64{cont, bin, miss}
+	d := factorTestData(t, cols)
+	cs, err := newFactorSampler(d, &Spec{Columns: cols, Model: FactorModel{K: 1}, Method: Interweave}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st StepStats
+	for it := 0; it < 30; it++ {
+		if err := cs.iterate(rng, it < 10, &st); err != nil {
+			t.Fatalf("iteration %d: %v", it, err)
+		}
+		for j, z := range cs.latent() {
+			if !d.levels[j].Feasible(z) {
+				t.Fatalf("iteration %d: column %d infeasible", it, j+1)
+			}
+		}
+	}
+	if st.Rejections != 0 {
+		t.Errorf("%d trajectories rejected", st.Rejections)
+	}
+	t.Logf("%.0f bounces per column per iteration", float64(st.Bounces)/90)
+}
