@@ -177,8 +177,14 @@ func figAlpha(c color.NRGBA, a float64) color.NRGBA {
 	return c
 }
 
-// figFinite reports whether v is neither NaN nor infinite.
-func figFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// figMaxMagnitude bounds the values that are drawn: beyond it, differences
+// of values overflow and gonum/plot's axis arithmetic breaks down.
+const figMaxMagnitude = 1e300
+
+// figFinite reports whether v can be drawn: not NaN, and not infinite or
+// beyond ±figMaxMagnitude. Values that cannot be drawn are counted in the
+// text descriptions as non-finite.
+func figFinite(v float64) bool { return math.Abs(v) <= figMaxMagnitude }
 
 // figRange returns the smallest and largest finite values of the series
 // and how many finite and non-finite values they hold.
@@ -392,6 +398,7 @@ func figNum(v float64) string {
 // figDrawLegendRight draws p on dc with its legend, when it has one, in a
 // column to the right of the data area instead of over the data.
 func figDrawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
+	figWiden(p)
 	if !hasLegend {
 		p.Draw(dc)
 		return
@@ -465,4 +472,27 @@ func figQuantize(img *image.RGBA) *image.Paletted {
 		}
 	}
 	return out
+}
+
+// figWiden widens axis ranges that are empty or too narrow to hold ticks.
+// gonum/plot widens an empty range by ±1, which is lost in rounding for
+// values beyond 2⁵³ and then panics; a range narrower than 1e-12 of its
+// values defeats its tick placement.
+func figWiden(p *plot.Plot) {
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		if _, isLog := a.Scale.(plot.LogScale); isLog {
+			continue
+		}
+		lo, hi := a.Min, a.Max
+		if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) || lo > hi {
+			continue // no data: gonum/plot shows [-1, 1]
+		}
+		mag := math.Max(math.Abs(lo), math.Abs(hi))
+		if hi-lo > 1e-12*mag {
+			continue
+		}
+		mid := lo/2 + hi/2
+		d := math.Max(1, 0.05*mag)
+		a.Min, a.Max = mid-d, mid+d
+	}
 }

@@ -148,7 +148,9 @@ func figBinEdges(lo, hi float64, count int) []float64 {
 		return nil
 	}
 	k := min(max(int(math.Ceil(math.Sqrt(float64(count)))), 5), 40)
-	if !(hi > lo) || hi-lo < 1e-12*math.Max(math.Abs(lo), math.Abs(hi)) {
+	// A range too narrow for distinct bin edges (relative to the values,
+	// or near the underflow limit) is drawn as a single bin.
+	if span := hi - lo; !(span > 0) || span < 1e-12*math.Max(math.Abs(lo), math.Abs(hi)) || span < 1e-250 {
 		half := math.Max(0.5, 0.05*math.Abs(lo))
 		lo, hi, k = lo-half, lo+half, 1
 	}
@@ -171,7 +173,7 @@ func figDensity(edges []float64, series ...[]float64) []plotter.HistogramBin {
 	for i := range bins {
 		bins[i].Min, bins[i].Max = edges[i], edges[i+1]
 	}
-	lo, width := edges[0], (edges[k]-edges[0])/float64(k)
+	lo, width := edges[0], edges[1]-edges[0]
 	total := 0
 	for _, s := range series {
 		for _, v := range s {
@@ -233,8 +235,12 @@ func ACFPlot(title string, chains [][]float64, maxLag int) (*Figure, error) {
 			continue
 		}
 		inference.Autocovariance(c, acov)
-		if !(acov[0] > 0) || !figFinite(acov[0]) {
+		if !(acov[0] > 0) {
 			skipped = append(skipped, fmt.Sprintf("chain %d (constant)", m+1))
+			continue
+		}
+		if math.IsInf(acov[0], 0) || math.IsNaN(acov[0]) {
+			skipped = append(skipped, fmt.Sprintf("chain %d (variance overflows)", m+1))
 			continue
 		}
 		xy := make(plotter.XYs, maxLag+1)

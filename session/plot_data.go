@@ -72,7 +72,7 @@ func LevelsPlot(title string, y []float64, labels []string) (*Figure, error) {
 
 // levelName names the ordinal value v, using labels for coded text values.
 func levelName(v float64, labels []string) string {
-	if labels != nil && v == math.Trunc(v) && v >= 1 && int(v) <= len(labels) {
+	if v == math.Trunc(v) && v >= 1 && v <= float64(len(labels)) {
 		return labels[int(v)-1]
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
@@ -130,6 +130,7 @@ func barsFigure(title, xLabel, yLabel string, names []string, heights []float64,
 		}
 		p.Y.Min = math.Min(p.Y.Min, 0)
 		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
+		figWiden(p)
 		p.Draw(dc)
 	})
 }

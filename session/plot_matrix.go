@@ -257,11 +257,15 @@ func (h *heatCells) Plot(c draw.Canvas, pl *plot.Plot) {
 // has no seams between slices.
 func heatColorBar(c draw.Canvas, x, y0, y1 vg.Length) {
 	w := figPixels(16)
-	const steps = 256
-	img := image.NewRGBA(image.Rect(0, 0, 1, steps))
+	// One image row per pixel of the PNG, so that nothing is resampled.
+	steps := max(2, int(math.Round((y1 - y0).Dots(figDPI))))
+	cols := int(math.Round(w.Dots(figDPI)))
+	img := image.NewRGBA(image.Rect(0, 0, cols, steps))
 	for k := range steps {
-		col := heatColor(1 - 2*(float64(k)+0.5)/steps) // image rows run top down
-		img.SetRGBA(0, k, color.RGBA{R: col.R, G: col.G, B: col.B, A: 0xFF})
+		col := heatColor(1 - 2*(float64(k)+0.5)/float64(steps)) // image rows run top down
+		for x := range cols {
+			img.SetRGBA(x, k, color.RGBA{R: col.R, G: col.G, B: col.B, A: 0xFF})
+		}
 	}
 	c.DrawImage(vg.Rectangle{Min: vg.Point{X: x, Y: y0}, Max: vg.Point{X: x + w, Y: y1}}, img)
 	frame := figLineStyle(color.Gray{Y: 80}, 0.5)
@@ -415,6 +419,7 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 				} else if i > j {
 					pl.Y.Tick.Label.Color = color.Transparent
 				}
+				figWiden(pl)
 				plots[i][j] = pl
 			}
 		}
