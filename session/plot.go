@@ -15,6 +15,8 @@ import (
 	"image/png"
 	"math"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -76,7 +78,7 @@ func renderFigure(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *F
 	w, h := figPixels(wpx), figPixels(hpx)
 
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI))
-	paint(draw.New(img))
+	paint(draw.New(figCleanText{img}))
 	var pngBuf bytes.Buffer
 	if err := png.Encode(&pngBuf, img.Image()); err != nil {
 		return nil, fmt.Errorf("encoding PNG of %s: %w", desc, err)
@@ -91,7 +93,7 @@ func renderFigure(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *F
 	}
 
 	svg := vgsvg.New(w, h)
-	paint(draw.New(svg))
+	paint(draw.New(figCleanText{svg}))
 	var svgBuf bytes.Buffer
 	if _, err := svg.WriteTo(&svgBuf); err != nil {
 		return nil, fmt.Errorf("encoding SVG of %s: %w", desc, err)
@@ -105,6 +107,30 @@ func renderFigure(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *F
 		Width:  b.Dx(),
 		Height: b.Dy(),
 	}, nil
+}
+
+// figCleanText is a canvas that replaces, in the text it draws, invalid
+// UTF-8 and the characters XML forbids (C0 controls other than tab and
+// newline, U+FFFE, U+FFFF) with U+FFFD, so that titles and labels taken from
+// user input always give a well-formed SVG.
+type figCleanText struct{ vg.CanvasSizer }
+
+// FillString implements vg.Canvas.
+func (c figCleanText) FillString(f font.Face, pt vg.Point, s string) {
+	c.CanvasSizer.FillString(f, pt, figXMLText(s))
+}
+
+// figXMLText is s with the characters XML cannot carry replaced by U+FFFD.
+func figXMLText(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n':
+			return r
+		case r < 0x20, r == 0xFFFE, r == 0xFFFF, r == utf8.RuneError:
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 // figFont is the sans-serif face used for all text, at size points.

@@ -1,7 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"encoding/binary"
+	"encoding/xml"
+	"errors"
+	"io"
 	"math"
 	"strings"
 	"testing"
@@ -29,11 +33,11 @@ func fuzzSeed(vs ...float64) []byte {
 // render (a panic inside gonum/plot would come back as an error) and every
 // figure must carry PNG, SVG and text.
 func FuzzPlots(f *testing.F) {
-	f.Add(uint8(2), fuzzSeed(0.1, 0.2, 0.3, 0.4))
-	f.Add(uint8(1), fuzzSeed(math.NaN(), math.Inf(1), math.Inf(-1), 0, -0.0, 5e-324))
-	f.Add(uint8(3), fuzzSeed(1e308, -1e308, 1e-300, 1, 1, 1, 2, 2, 2))
-	f.Add(uint8(1), fuzzSeed(7))
-	f.Fuzz(func(t *testing.T, m uint8, data []byte) {
+	f.Add(uint8(2), "C[1, 2]", fuzzSeed(0.1, 0.2, 0.3, 0.4))
+	f.Add(uint8(1), "a<b & \"c\"", fuzzSeed(math.NaN(), math.Inf(1), math.Inf(-1), 0, -0.0, 5e-324))
+	f.Add(uint8(3), "\x00\xff\n", fuzzSeed(1e308, -1e308, 1e-300, 1, 1, 1, 2, 2, 2))
+	f.Add(uint8(1), "", fuzzSeed(7))
+	f.Fuzz(func(t *testing.T, m uint8, title string, data []byte) {
 		vs := fuzzFloats(data)
 		chainsN := int(m%4) + 1
 		n := len(vs) / chainsN
@@ -46,37 +50,50 @@ func FuzzPlots(f *testing.F) {
 		}
 		p := int(math.Sqrt(float64(len(vs))))
 		labels := make([]string, min(p, 30))
+		for i := range labels {
+			labels[i] = title
+		}
 		k := min(chainsN, pairsMax)
 		half := len(vs) / 2
 		checks := []struct {
 			name string
 			make func() (*Figure, error)
 		}{
-			{"trace", func() (*Figure, error) { return TracePlot("t", chains, int(m)) }},
-			{"hist", func() (*Figure, error) { return HistPlot("h", chains, vs[0]) }},
-			{"acf", func() (*Figure, error) { return ACFPlot("a", chains, int(m)) }},
-			{"heatmap", func() (*Figure, error) { return HeatmapPlot("m", labels, vs[:len(labels)*len(labels)]) }},
-			{"rmse", func() (*Figure, error) { return RMSEPlot("r", map[string][]float64{"a": chains[0], "b": vs}, int(m)) }},
-			{"pairs", func() (*Figure, error) { return PairsPlot("p", make([]string, k), chains[:k]) }},
-			{"levels", func() (*Figure, error) { return LevelsPlot("l", vs, []string{"x"}) }},
-			{"bars", func() (*Figure, error) { return BarsPlot("b", "", "", make([]string, len(vs)), vs) }},
+			{"trace", func() (*Figure, error) { return TracePlot(title, chains, int(m)) }},
+			{"hist", func() (*Figure, error) { return HistPlot(title, chains, vs[0]) }},
+			{"acf", func() (*Figure, error) { return ACFPlot(title, chains, int(m)) }},
+			{"heatmap", func() (*Figure, error) { return HeatmapPlot(title, labels, vs[:len(labels)*len(labels)]) }},
+			{"rmse", func() (*Figure, error) { return RMSEPlot(title, map[string][]float64{title: chains[0], "b": vs}, int(m)) }},
+			{"pairs", func() (*Figure, error) { return PairsPlot(title, labels[:min(k, len(labels))], chains[:min(k, len(labels))]) }},
+			{"levels", func() (*Figure, error) { return LevelsPlot(title, vs, []string{"x"}) }},
+			{"bars", func() (*Figure, error) { return BarsPlot(title, "", "", make([]string, len(vs)), vs) }},
 			{"latent", func() (*Figure, error) {
 				if half == 0 {
-					return LatentPlot("z", vs, vs)
+					return LatentPlot(title, vs, vs)
 				}
-				return LatentPlot("z", vs[:half], vs[half:2*half])
+				return LatentPlot(title, vs[:half], vs[half:2*half])
 			}},
 		}
 		for _, c := range checks {
 			fig, err := c.make()
 			if err != nil {
-				if c.name == "heatmap" && len(labels) == 0 {
+				if (c.name == "heatmap" || c.name == "pairs") && len(labels) == 0 {
 					continue
 				}
 				t.Fatalf("%s: %v", c.name, err)
 			}
-			if len(fig.PNG) == 0 || len(fig.SVG) == 0 || strings.TrimSpace(fig.Text) == "" {
+			if len(fig.PNG) == 0 || strings.TrimSpace(fig.Text) == "" {
 				t.Fatalf("%s: empty figure", c.name)
+			}
+			dec := xml.NewDecoder(bytes.NewReader(fig.SVG))
+			for {
+				_, err := dec.Token()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%s: SVG is not well-formed XML: %v", c.name, err)
+				}
 			}
 		}
 	})

@@ -129,6 +129,8 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "trace all NaN", title: "n", make: func() (*Figure, error) { return TracePlot("n", allNaN, 0) }},
 		{name: "trace long chain", title: "long", make: func() (*Figure, error) { return TracePlot("long", long, 0) }},
 		{name: "trace escaped title", title: `a<b & "c"`, make: func() (*Figure, error) { return TracePlot(`a<b & "c"`, single, 0) }},
+		{name: "trace control characters in title", title: "", make: func() (*Figure, error) { return TracePlot("a\x01b\xff\uFFFE", single, 0) },
+			text: `"a\x01b\xff\ufffe"`}, // %q in the text; the SVG must still parse
 		{name: "trace no chains", make: func() (*Figure, error) { return TracePlot("x", nil, 0) }, wantErr: "no chains"},
 		{name: "trace empty chain", make: func() (*Figure, error) { return TracePlot("x", [][]float64{{}}, 0) }, wantErr: "no draws"},
 		{name: "trace ragged", make: func() (*Figure, error) { return TracePlot("x", [][]float64{{1, 2}, {1}}, 0) },
