@@ -63,8 +63,12 @@ func FuzzPlots(f *testing.F) {
 			{"hist", func() (*Figure, error) { return HistPlot(title, chains, vs[0]) }},
 			{"acf", func() (*Figure, error) { return ACFPlot(title, chains, int(m)) }},
 			{"heatmap", func() (*Figure, error) { return HeatmapPlot(title, labels, vs[:len(labels)*len(labels)]) }},
-			{"rmse", func() (*Figure, error) { return RMSEPlot(title, map[string][]float64{title: chains[0], "b": vs}, int(m)) }},
-			{"pairs", func() (*Figure, error) { return PairsPlot(title, labels[:min(k, len(labels))], chains[:min(k, len(labels))]) }},
+			{"rmse", func() (*Figure, error) {
+				return RMSEPlot(title, map[string][]float64{title: chains[0], "b": vs}, int(m))
+			}},
+			{"pairs", func() (*Figure, error) {
+				return PairsPlot(title, labels[:min(k, len(labels))], chains[:min(k, len(labels))])
+			}},
 			{"levels", func() (*Figure, error) { return LevelsPlot(title, vs, []string{"x"}) }},
 			{"bars", func() (*Figure, error) { return BarsPlot(title, "", "", make([]string, len(vs)), vs) }},
 			{"latent", func() (*Figure, error) {
