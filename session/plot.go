@@ -432,6 +432,7 @@ func figDrawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
 	leg := p.Legend
 	p.Legend = plot.NewLegend() // empty: the plot draws no legend of its own
 	w := leg.Rectangle(dc).Size().X + vg.Points(12)
+	w = min(w, 0.4*dc.Size().X) // very long labels run off the edge instead
 	area := draw.Crop(dc, 0, -w, 0, 0)
 	p.Draw(area)
 	da := p.DataCanvas(area)

@@ -172,6 +172,9 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "rmse", title: "RMSE of C", make: func() (*Figure, error) { return RMSEPlot("RMSE of C", series, 100) }, text: "log scale"},
 		{name: "rmse linear with zero and NaN", title: "r", make: func() (*Figure, error) { return RMSEPlot("r", flat, 0) },
 			text: "x final 0"},
+		{name: "rmse long label", title: "r", make: func() (*Figure, error) {
+			return RMSEPlot("r", map[string][]float64{strings.Repeat("very long label ", 40): {1, 2}}, 0)
+		}},
 		{name: "rmse empty", make: func() (*Figure, error) { return RMSEPlot("r", nil, 0) }, wantErr: "no series"},
 		{name: "rmse empty series", make: func() (*Figure, error) { return RMSEPlot("r", map[string][]float64{"a": nil}, 0) },
 			wantErr: `series "a" is empty`},
