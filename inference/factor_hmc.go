@@ -41,7 +41,12 @@ import (
 //
 // A bounce changes every ż_i by −κG_iᵀ(G_a − G_b), so each event costs O(nk)
 // for that update plus about one O(n) pass: O(B·n·k) per column for B
-// bounces, with no trigonometry per event besides one arctangent.
+// bounces, with no trigonometry per event besides one arctangent. Measured at
+// n = 1000, k = 5, 5 levels: B ≈ 1100 and about 2.9 passes per bounce, about
+// 6 ms per column. (A variant that keeps the curves in absolute time and
+// scans only rows that a speed bound cannot exclude over a short window saved
+// only 17%: the bound ‖G_i‖·‖u̇‖ is loose and the rows that bounce are the
+// ones that define the window's thresholds, so windows are rebuilt often.)
 //
 // Rows are handled in level order (level ℓ is a contiguous range of
 // positions, missing rows last). A jointHMC is not safe for concurrent use;
