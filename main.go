@@ -37,6 +37,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "bench":
 		err = runBench(args[1:], stdout)
+	case "run":
+		return runScript(args[1:], stdout, stderr)
 	case "kernel":
 		err = runKernel(args[1:], stderr)
 	case "install":

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/copulang/copulang/kernel"
+	"github.com/copulang/copulang/session"
 )
 
 // runKernel serves the Jupyter kernel on the sockets of a connection file:
@@ -51,13 +52,11 @@ func runKernel(args []string, stderr io.Writer) error {
 	return err
 }
 
-// newEngine returns the session that runs the kernel's cells.
-//
-// TODO(lead): once package session with New is committed, replace the body
-// with `return session.New(session.Options{}), nil` (import session); until
-// then the kernel command fails rather than run a stand-in.
+// newEngine returns the session that runs the kernel's cells; relative
+// paths in load and export resolve against the kernel's working directory,
+// which Jupyter sets to the notebook's folder.
 func newEngine() (kernel.Engine, error) {
-	return nil, errors.New("session not available: package session does not provide an engine (session.New) yet")
+	return session.New(session.Options{}), nil
 }
 
 // runInstall writes the kernelspec: copulang install [--user | --sys-prefix

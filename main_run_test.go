@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunIntroScript runs the README's main job in process: it must
+// succeed, print the plan and the summary table, and write its figures and
+// its draws.
+func TestRunIntroScript(t *testing.T) {
+	out := t.TempDir()
+	// The script exports next to itself; run a copy so the tree stays clean.
+	dir := t.TempDir()
+	src, err := os.ReadFile("notebooks/intro.cop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "intro.cop")
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", script, "--out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	text := stdout.String()
+	for _, want := range []string{"param mean sd q5 q50 q95 ess_bulk ess_tail rhat", "fit m with interweave", "wrote "} {
+		if !strings.Contains(strings.Join(strings.Fields(text), " "), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, text)
+		}
+	}
+	pngs, _ := filepath.Glob(filepath.Join(out, "intro-*.png"))
+	svgs, _ := filepath.Glob(filepath.Join(out, "intro-*.svg"))
+	if len(pngs) != 3 || len(svgs) != 3 {
+		t.Errorf("figures: %v %v, want 3 PNG and 3 SVG", pngs, svgs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "intro-draws.csv")); err != nil {
+		t.Errorf("export: %v", err)
+	}
+}
+
+// TestRunReportsErrorsWithPosition checks the CLI's error format:
+// file:line:col: message, the source line, a caret, and exit status 1.
+func TestRunReportsErrorsWithPosition(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "bad.cop")
+	src := "data d = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)\nmodel m {\n  Y = d\n  Z ~ GausianCopula(C)\n}\nexplain m\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", script}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	lines := strings.Split(stderr.String(), "\n")
+	if !strings.HasPrefix(lines[0], script+":4:7: ") {
+		t.Errorf("first line %q, want %s:4:7: ...", lines[0], script)
+	}
+	if len(lines) < 3 || lines[1] != "  Z ~ GausianCopula(C)" || lines[2] != "      ^" {
+		t.Errorf("no source line and caret:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "did you mean GaussianCopula?") {
+		t.Errorf("no hint:\n%s", stderr.String())
+	}
+	if strings.Contains(stdout.String(), "explain") {
+		t.Error("the script went on after the error")
+	}
+}

@@ -1,0 +1,185 @@
+package session
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
+)
+
+// This file holds what an editor asks of the session between cells:
+// completion, documentation and whether a cell is complete.
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// wordAt returns the identifier around byte offset cursor as [start, end).
+func wordAt(code string, cursor int) (start, end int) {
+	cursor = max(0, min(cursor, len(code)))
+	start, end = cursor, cursor
+	for start > 0 && isIdentByte(code[start-1]) {
+		start--
+	}
+	for end < len(code) && isIdentByte(code[end]) {
+		end++
+	}
+	return start, end
+}
+
+// Complete returns the completions of the identifier ending at byte offset
+// cursor and the byte range they replace: members after `m.`, column names
+// inside `[...]`, plot kinds after `plot`, methods after `with`,
+// distributions after `~`, and otherwise statements, bindings, functions
+// and distributions.
+func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
+	cursor = max(0, min(cursor, len(code)))
+	start = cursor
+	for start > 0 && isIdentByte(code[start-1]) {
+		start--
+	}
+	end = cursor
+	prefix := code[start:cursor]
+	before := strings.TrimRight(code[:start], " \t")
+	var candidates []string
+	switch {
+	case strings.HasSuffix(before, ".") && start == len(before):
+		candidates = s.members(lastIdent(before[:len(before)-1]))
+	case openBracketOwner(code[:start]) != "":
+		candidates = s.columnsOf(openBracketOwner(code[:start]))
+	case lastWord(before) == "plot":
+		candidates = compiler.PlotKinds
+	case lastWord(before) == "with":
+		candidates = compiler.Methods
+	case strings.HasSuffix(before, "~"):
+		candidates = compiler.Distributions
+	default:
+		candidates = append(candidates, compiler.Keywords...)
+		candidates = append(candidates, compiler.Distributions...)
+		candidates = append(candidates, s.names...)
+		candidates = append(candidates, "load", "simulate", "FactorCopula", "FullCopula", "pi", "ordinal", "with", "vs", "to")
+	}
+	seen := map[string]bool{}
+	for _, c := range candidates {
+		if strings.HasPrefix(c, prefix) && !seen[c] {
+			seen[c] = true
+			matches = append(matches, c)
+		}
+	}
+	sort.Strings(matches)
+	return matches, start, end
+}
+
+// lastIdent is the identifier that ends text.
+func lastIdent(text string) string {
+	i := len(text)
+	for i > 0 && isIdentByte(text[i-1]) {
+		i--
+	}
+	return text[i:]
+}
+
+// lastWord is the last whitespace-separated word of text.
+func lastWord(text string) string {
+	f := strings.Fields(text)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}
+
+// openBracketOwner returns the binding whose index bracket is open at the
+// end of text (as in `m.C[inc, ` or `gss[`), or "".
+func openBracketOwner(text string) string {
+	depth := 0
+	for i := len(text) - 1; i >= 0; i-- {
+		switch text[i] {
+		case ']':
+			depth++
+		case '[':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			owner := strings.TrimRight(text[:i], " ")
+			ident := lastIdent(owner)
+			rest := owner[:len(owner)-len(ident)]
+			if strings.HasSuffix(rest, ".") { // m.C[ → m
+				return lastIdent(rest[:len(rest)-1])
+			}
+			return ident
+		case '\n', '{', '}', ';':
+			return ""
+		}
+	}
+	return ""
+}
+
+// members lists what follows `name.` for a model binding.
+func (s *Session) members(name string) []string {
+	m, ok := s.models[name]
+	if !ok {
+		return nil
+	}
+	if _, factor := m.Decl.Model.(inference.FactorModel); factor {
+		return []string{"C", "Lambda", "Z"}
+	}
+	return []string{"C", "Z"}
+}
+
+// columnsOf lists the column names of a data set or a model.
+func (s *Session) columnsOf(name string) []string {
+	if d, ok := s.data[name]; ok {
+		return d.Names
+	}
+	if m, ok := s.models[name]; ok {
+		return m.Names()
+	}
+	return nil
+}
+
+// Inspect returns documentation for the word at byte offset cursor: a
+// description of a binding, or the reference text of a statement,
+// distribution, method or plot kind.
+func (s *Session) Inspect(code string, cursor, detail int) (MimeBundle, bool) {
+	start, end := wordAt(code, cursor)
+	if start == end && cursor > 0 {
+		start, end = wordAt(code, cursor-1)
+	}
+	word := code[start:end]
+	if word == "" {
+		return nil, false
+	}
+	var text string
+	if d, ok := s.data[word]; ok {
+		text = describeData(d)
+		if detail > 0 {
+			text += "\n\n" + dataSummaryTable(d).Text()
+		}
+	} else if m, ok := s.models[word]; ok {
+		text = fmt.Sprintf("model %s: %s on columns %s of %s", word, modelKind(m.Decl.Model), strings.Join(m.Names(), ", "), m.Data.Name)
+		if m.Fit != nil {
+			text += fmt.Sprintf("\nfitted with %s: %d chains × %d draws", m.Fit.Method, len(m.Fit.C), len(m.Fit.C[0]))
+		}
+	} else if doc, ok := compiler.Doc(word); ok {
+		text = doc
+	} else {
+		return nil, false
+	}
+	return MimeBundle{"text/plain": text}, true
+}
+
+// IsComplete says whether a cell can run as typed: "incomplete" while a
+// brace, parenthesis, bracket or string is open (the indent is then two
+// spaces per open brace), "invalid" for a syntax error, else "complete".
+func (s *Session) IsComplete(code string) (status, indent string) {
+	status = dsl.IsComplete(code)
+	if status == "incomplete" {
+		depth := strings.Count(code, "{") - strings.Count(code, "}")
+		indent = strings.Repeat("  ", max(depth, 0))
+	}
+	return status, indent
+}

@@ -1,0 +1,55 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/copulang/copulang/dsl"
+)
+
+// positionedError turns a parse or check failure into an Error whose
+// traceback prints every error as line:col: message (file:line:col: in a
+// script) with its source line, a caret and its hint.
+func positionedError(name string, err error, src []byte) *Error {
+	var list dsl.ErrorList
+	if !errors.As(err, &list) {
+		var one *dsl.Error
+		if errors.As(err, &one) {
+			list = dsl.ErrorList{one}
+		}
+	}
+	if len(list) == 0 {
+		return &Error{Name: name, Value: err.Error(), Traceback: []string{name + ": " + err.Error()}}
+	}
+	value := list[0].Error()
+	if list[0].Hint != "" {
+		value += " (" + list[0].Hint + ")"
+	}
+	if len(list) > 1 {
+		value += fmt.Sprintf(" (and %d more)", len(list)-1)
+	}
+	return &Error{Name: name, Value: value, Traceback: splitLines(list.Format(src))}
+}
+
+// runtimeError reports a failure while running a statement that starts at
+// pos: the position, the message, and the statement's source line.
+func runtimeError(err error, pos dsl.Position, src []byte) *Error {
+	name := "RuntimeError"
+	var de *DataError
+	if errors.As(err, &de) {
+		name = "DataError"
+	}
+	e := &dsl.Error{Pos: pos, Msg: err.Error()}
+	return &Error{Name: name, Value: e.Error(), Traceback: splitLines(dsl.ErrorList{e}.Format(src))}
+}
+
+// interrupted is the error of a cell stopped by an interrupt.
+func interrupted(what string) *Error {
+	msg := "interrupted " + what
+	return &Error{Name: "KeyboardInterrupt", Value: msg, Traceback: []string{"KeyboardInterrupt: " + msg}}
+}
+
+func splitLines(s string) []string {
+	return strings.Split(strings.TrimRight(s, "\n"), "\n")
+}

@@ -1,0 +1,189 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// param is one scalar of a fit: its display name, its CmdStan-style name,
+// and its draws per chain.
+type param struct {
+	label string // C[income, degree]
+	name  string // C.1.2
+	draws [][]float64
+	truth float64 // NaN when unknown
+}
+
+// entry is one selected entry of a matrix member: row and column, 0-based.
+type entry struct{ i, j int }
+
+// selectEntries turns a reference's index into the entries it selects.
+// For C (p×p): none selects every i < j; one index i selects row i
+// without the diagonal; two select one entry. For Lambda (p×k) the same
+// with columns 0..k-1.
+func selectEntries(ref *compiler.Ref, rows, cols int, square bool) ([]entry, error) {
+	idx := ref.Index
+	var out []entry
+	switch len(idx) {
+	case 0:
+		for i := 0; i < rows; i++ {
+			for j := 0; j < cols; j++ {
+				if !square || j > i {
+					out = append(out, entry{i, j})
+				}
+			}
+		}
+	case 1:
+		for j := 0; j < cols; j++ {
+			if !square || j != idx[0] {
+				out = append(out, entry{idx[0], j})
+			}
+		}
+	case 2:
+		if square && idx[0] == idx[1] {
+			return nil, fmt.Errorf("%s is 1 by definition: a correlation matrix has a unit diagonal", refText(ref))
+		}
+		out = append(out, entry{idx[0], idx[1]})
+	default:
+		return nil, fmt.Errorf("%s has %d indices; a matrix takes at most 2", refText(ref), len(idx))
+	}
+	for _, e := range out {
+		if e.i < 0 || e.i >= rows || e.j < 0 || e.j >= cols {
+			return nil, fmt.Errorf("%s: index out of range (%d×%d)", refText(ref), rows, cols)
+		}
+	}
+	return out, nil
+}
+
+// refText prints a reference as written, for messages.
+func refText(ref *compiler.Ref) string {
+	var b strings.Builder
+	b.WriteString(ref.Name)
+	if ref.Member != "" {
+		b.WriteString("." + ref.Member)
+	}
+	if len(ref.Index) > 0 {
+		parts := make([]string, len(ref.Index))
+		for k, v := range ref.Index {
+			parts[k] = fmt.Sprint(v + 1)
+		}
+		b.WriteString("[" + strings.Join(parts, ", ") + "]")
+	}
+	return b.String()
+}
+
+// params returns the scalars a reference to a fitted model selects.
+func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
+	m, err := s.fitted(ref.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := m.Fit
+	names := m.Names()
+	truthC := truthFor(m)
+	switch ref.Member {
+	case "", "C":
+		es, err := selectEntries(ref, r.P, r.P, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := make([]param, len(es))
+		for k, e := range es {
+			i, j := min(e.i, e.j), max(e.i, e.j)
+			out[k] = param{
+				label: fmt.Sprintf("C[%s, %s]", names[i], names[j]),
+				name:  fmt.Sprintf("C.%d.%d", i+1, j+1),
+				draws: r.Draws(i, j),
+				truth: math.NaN(),
+			}
+			if truthC != nil {
+				out[k].truth = truthC[i*r.P+j]
+			}
+		}
+		return m, out, nil
+	case "Lambda":
+		if r.K == 0 || len(r.Lambda) == 0 {
+			return nil, nil, fmt.Errorf("%s is a full-correlation model: it has no loadings Lambda", ref.Name)
+		}
+		es, err := selectEntries(ref, r.P, r.K, false)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := make([]param, len(es))
+		for k, e := range es {
+			draws := make([][]float64, len(r.Lambda))
+			for c, chain := range r.Lambda {
+				draws[c] = make([]float64, len(chain))
+				for t, l := range chain {
+					draws[c][t] = l[e.i*r.K+e.j]
+				}
+			}
+			out[k] = param{
+				label: fmt.Sprintf("Lambda[%s, %d]", names[e.i], e.j+1),
+				name:  fmt.Sprintf("Lambda.%d.%d", e.i+1, e.j+1),
+				draws: draws,
+				truth: math.NaN(),
+			}
+		}
+		return m, out, nil
+	}
+	return nil, nil, fmt.Errorf("%s has no draws to summarise; use %s.C or %s.Lambda", refText(ref), ref.Name, ref.Name)
+}
+
+// truthFor returns the true C of a model's columns when its data were
+// simulated, picking the model's columns out of the simulation's matrix.
+func truthFor(m *Model) []float64 {
+	t := m.Data.Truth
+	if t == nil {
+		return nil
+	}
+	P := len(m.Data.Names)
+	p := len(m.Cols)
+	out := make([]float64, p*p)
+	for a, i := range m.Cols {
+		for b, j := range m.Cols {
+			out[a*p+b] = t.C[i*P+j]
+		}
+	}
+	return out
+}
+
+// shortest cuts chains to the shortest non-empty one (only an interrupted
+// fit has chains of unequal length) and drops empty chains.
+func shortest(chains [][]float64) [][]float64 {
+	n := -1
+	for _, c := range chains {
+		if len(c) > 0 && (n < 0 || len(c) < n) {
+			n = len(c)
+		}
+	}
+	var out [][]float64
+	for _, c := range chains {
+		if len(c) > 0 {
+			out = append(out, c[:n])
+		}
+	}
+	return out
+}
+
+// posteriorMeanC is the posterior mean of C over every kept draw.
+func posteriorMeanC(r *inference.Result) []float64 {
+	mean := make([]float64, r.P*r.P)
+	count := 0
+	for _, chain := range r.C {
+		for _, c := range chain {
+			for k, v := range c {
+				mean[k] += v
+			}
+			count++
+		}
+	}
+	for k := range mean {
+		mean[k] /= float64(count)
+	}
+	return mean
+}

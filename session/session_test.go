@@ -1,0 +1,298 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// recorder is an Output that keeps everything a cell shows.
+type recorder struct {
+	stdout, stderr strings.Builder
+	displays       []MimeBundle
+	updates        int
+	ids            []string
+}
+
+func (r *recorder) Stream(name, text string) {
+	if name == "stderr" {
+		r.stderr.WriteString(text)
+		return
+	}
+	r.stdout.WriteString(text)
+}
+
+func (r *recorder) Display(b MimeBundle, id string) {
+	r.displays = append(r.displays, b)
+	r.ids = append(r.ids, id)
+}
+
+func (r *recorder) UpdateDisplay(b MimeBundle, id string) { r.updates++ }
+
+// images counts the displays holding a PNG with an SVG alternative.
+func (r *recorder) images() int {
+	n := 0
+	for _, d := range r.displays {
+		if _, ok := d["image/png"]; ok {
+			if _, ok := d["image/svg+xml"]; ok {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// text is everything shown as text, displays included.
+func (r *recorder) text() string {
+	var b strings.Builder
+	b.WriteString(r.stdout.String())
+	for _, d := range r.displays {
+		if t, ok := d["text/plain"].(string); ok {
+			b.WriteString(t + "\n")
+		}
+	}
+	return b.String()
+}
+
+func newTestSession(t *testing.T) *Session {
+	t.Helper()
+	return New(Options{Dir: "testdata"})
+}
+
+func mustRun(t *testing.T, s *Session, code string) *recorder {
+	t.Helper()
+	out := &recorder{}
+	if _, err := s.Execute(context.Background(), code, out); err != nil {
+		var se *Error
+		if errors.As(err, &se) {
+			t.Fatalf("cell failed: %s\n%s\ncell:\n%s", se.Name, strings.Join(se.Traceback, "\n"), code)
+		}
+		t.Fatalf("cell failed: %v", err)
+	}
+	return out
+}
+
+// TestCellsShareBindings runs a small analysis over several cells, as a
+// notebook does, and checks what each statement shows.
+func TestCellsShareBindings(t *testing.T) {
+	s := newTestSession(t)
+	out := mustRun(t, s, `data sim = simulate(FullCopula(p = 4), n = 200, levels = 4, seed = 7, missing = 0.05)`)
+	if !strings.Contains(out.stdout.String(), "data sim: 200 rows × 4 columns") {
+		t.Errorf("simulate printed %q", out.stdout.String())
+	}
+	mustRun(t, s, "model m {\n  Y = sim\n  Z ~ GaussianCopula(C)\n  Y ordinal Z\n  C ~ InverseWishart(df = p + 2)\n}")
+	out = mustRun(t, s, "explain m")
+	if out.stdout.Len() == 0 {
+		t.Error("explain printed nothing")
+	}
+	out = mustRun(t, s, "fit m with hmc, iter = 200, warmup = 100, chains = 2, seed = 3")
+	if len(out.ids) == 0 || out.ids[0] == "" {
+		t.Error("fit showed no live progress display")
+	}
+	if !strings.Contains(out.stdout.String(), "fit m with hmc: 2 chains") {
+		t.Errorf("fit report %q", out.stdout.String())
+	}
+	out = mustRun(t, s, "summary m.C")
+	if len(out.displays) != 1 {
+		t.Fatalf("summary showed %d displays", len(out.displays))
+	}
+	html, _ := out.displays[0]["text/html"].(string)
+	plain, _ := out.displays[0]["text/plain"].(string)
+	if !strings.Contains(html, "<table") || !strings.HasPrefix(strings.TrimSpace(plain), "param") {
+		t.Errorf("summary bundle: html %.80q, plain %.80q", html, plain)
+	}
+	if got := strings.Count(plain, "\nC."); got != 6 {
+		t.Errorf("summary of a 4×4 C has %d rows, want 6", got)
+	}
+	for _, cell := range []string{"plot trace m.C[1, 2]", "plot hist m.C[Y1, Y3]", "plot acf m.C[2, 4]", "plot heatmap m.C", "plot heatmap sim", "plot rmse m vs sim", "plot pairs m.C", "plot latent m.Z[Y2]"} {
+		if out := mustRun(t, s, cell); out.images() != 1 {
+			t.Errorf("%s: %d images", cell, out.images())
+		}
+	}
+	out = mustRun(t, s, "impute m")
+	if len(out.displays) != 1 || !strings.Contains(out.text(), "imputed missing cells") {
+		t.Errorf("impute showed %q", out.text())
+	}
+	out = mustRun(t, s, "show m")
+	if !strings.Contains(out.stdout.String(), "fitted with hmc") {
+		t.Errorf("show m: %q", out.stdout.String())
+	}
+}
+
+// TestExportLayout checks the stable CmdStan-style CSV of export.
+func TestExportLayout(t *testing.T) {
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = simulate(FactorCopula(p = 3, k = 1), n = 100, levels = 3, seed = 1)
+model f { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }
+fit f with px, iter = 20, warmup = 10, chains = 2, seed = 1
+export f to "draws.csv"`)
+	b, err := os.ReadFile(filepath.Join(dir, "draws.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if want := "chain,draw,C.1.2,C.1.3,C.2.3,Lambda.1.1,Lambda.2.1,Lambda.3.1"; lines[0] != want {
+		t.Errorf("header %q, want %q", lines[0], want)
+	}
+	if len(lines) != 1+2*20 {
+		t.Errorf("%d rows, want 40 draws", len(lines)-1)
+	}
+	if !strings.HasPrefix(lines[1], "1,1,") || !strings.HasPrefix(lines[40], "2,20,") {
+		t.Errorf("rows not numbered from 1: %q ... %q", lines[1], lines[40])
+	}
+}
+
+// TestErrors checks the class, position and hint of errors, and that the
+// session stays usable after each.
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name, code, ename string
+		want              []string
+	}{
+		{"syntax", "fit m with", "SyntaxError", []string{"1:"}},
+		{"unknown distribution", "data d = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)\nmodel m {\n  Y = d\n  Z ~ GausianCopula(C)\n  Y ordinal Z\n}", "CheckError", []string{"4:7", "did you mean GaussianCopula?"}},
+		{"unknown binding", "explain mm", "CheckError", []string{"1:9"}},
+		{"missing file", `data g = load("nope.csv")`, "RuntimeError", []string{"1:1", "nope.csv"}},
+		{"text column without order", `data g = load("x.csv")`, "DataError", []string{`column sex: cannot read "m" as a number`}},
+		{"summary before fit", "data d = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\nsummary m.C", "CheckError", []string{"3:9", "run fit m first"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newTestSession(t)
+			_, err := s.Execute(context.Background(), c.code, &recorder{})
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v, want a *session.Error", err)
+			}
+			tb := strings.Join(se.Traceback, "\n")
+			if se.Name != c.ename {
+				t.Errorf("ename %s, want %s\n%s", se.Name, c.ename, tb)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(tb, w) {
+					t.Errorf("traceback does not contain %q:\n%s", w, tb)
+				}
+			}
+			mustRun(t, s, "data ok = simulate(FullCopula(p = 2), n = 10, levels = 2, seed = 1)")
+		})
+	}
+}
+
+// TestLoadWithOrder runs language.md's load example with a text column.
+func TestLoadWithOrder(t *testing.T) {
+	s := newTestSession(t)
+	out := mustRun(t, s, `data x = load("x.csv", order = {sex: ["m", "f"]})`)
+	if !strings.Contains(out.stdout.String(), "data x: 8 rows × 3 columns") {
+		t.Errorf("load printed %q", out.stdout.String())
+	}
+	if d := s.data["x"]; d.Columns[0][1] != 2 || d.Labels[0][1] != "f" {
+		t.Errorf("sex column %v labels %v", d.Columns[0], d.Labels[0])
+	}
+}
+
+// TestInterruptKeepsDraws cancels a long fit: the cell ends with a
+// KeyboardInterrupt within a second, the draws so far are kept and the
+// session answers the next cell.
+func TestInterruptKeepsDraws(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 5), n = 300, levels = 4, seed = 1)\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	start := time.Now()
+	_, err := s.Execute(ctx, "fit m with gibbs, iter = 1000000, warmup = 10, chains = 2, seed = 1", &recorder{})
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
+		t.Fatalf("error %v, want KeyboardInterrupt", err)
+	}
+	if d := time.Since(start); d > 300*time.Millisecond+time.Second {
+		t.Errorf("interrupt took %v after the cancel", d-300*time.Millisecond)
+	}
+	out := mustRun(t, s, "summary m.C[1, 2]")
+	if !strings.Contains(out.text(), "C.1.2") {
+		t.Errorf("summary after interrupt: %q", out.text())
+	}
+}
+
+func TestIsComplete(t *testing.T) {
+	s := newTestSession(t)
+	cases := []struct{ code, status, indent string }{
+		{"explain m", "complete", ""},
+		{"model m {\n  Y = d", "incomplete", "  "},
+		{"fit m with hmc(T = pi", "incomplete", ""},
+		{"fit m with )", "invalid", ""},
+	}
+	for _, c := range cases {
+		st, in := s.IsComplete(c.code)
+		if st != c.status || in != c.indent {
+			t.Errorf("IsComplete(%q) = %q, %q; want %q, %q", c.code, st, in, c.status, c.indent)
+		}
+	}
+}
+
+func TestCompleteAndInspect(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data gss = load("gss.csv")
+model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }`)
+	cases := []struct {
+		code string
+		want string
+	}{
+		{"expl", "explain"},
+		{"model n { C ~ Inv", "InverseWishart"},
+		{"fit m with inter", "interweave"},
+		{"plot hea", "heatmap"},
+		{"summary m.", "C"},
+		{"summary m.C[I", "INC"},
+		{"data y = gss[DE", "DEG"},
+		{"show gs", "gss"},
+	}
+	for _, c := range cases {
+		matches, start, end := s.Complete(c.code, len(c.code))
+		if !slices.Contains(matches, c.want) {
+			t.Errorf("Complete(%q) = %v, want %s among them", c.code, matches, c.want)
+		}
+		if end != len(c.code) || start > end {
+			t.Errorf("Complete(%q) replaces [%d, %d)", c.code, start, end)
+		}
+	}
+	for _, word := range []string{"fit", "GaussianCopula", "interweave", "gss", "m", "heatmap"} {
+		b, ok := s.Inspect(word, 1, 0)
+		if !ok || b["text/plain"] == "" {
+			t.Errorf("Inspect(%q) found nothing", word)
+		}
+	}
+	if _, ok := s.Inspect("   ", 1, 0); ok {
+		t.Error("Inspect of blanks found something")
+	}
+}
+
+// TestNoPanics runs malformed and unusual cells: each must end in an error
+// or succeed, never panic (Execute turns a panic into InternalError, which
+// this test treats as a failure).
+func TestNoPanics(t *testing.T) {
+	s := newTestSession(t)
+	cells := []string{
+		"", "   \n\n", "#only a comment", "}", "model {", "data = load()", `data d = load("")`,
+		"fit", "summary", "plot", "plot trace", "plot trace 1", "summary 1 + 2", "show 3",
+		"data d = simulate(FullCopula(p = 1), n = 0, levels = 1, seed = -1)",
+		"data d = simulate(FactorCopula(p = 3, k = 5), n = 10, levels = 2, seed = 1)",
+		"model m { Y = nothing }", "model m { C ~ FactorModel(k = 1); C ~ InverseWishart() }",
+		"export x to \"\"", "impute 5", "plot rmse x vs y", "summary m.C[100, 200]",
+	}
+	for _, c := range cells {
+		_, err := s.Execute(context.Background(), c, &recorder{})
+		var se *Error
+		if errors.As(err, &se) && se.Name == "InternalError" {
+			t.Errorf("cell %q panicked: %s", c, strings.Join(se.Traceback, "\n"))
+		}
+	}
+}

@@ -1,0 +1,364 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// maxTableRows caps the rows of a table shown in a notebook or terminal;
+// longer tables say how many rows were left out.
+const maxTableRows = 60
+
+// summary shows the posterior summary table of a fitted model's parameters,
+// or a description of a data set's columns.
+func (s *Session) summary(x *compiler.Summary, out Output) error {
+	if d, ok := s.data[x.Target.Name]; ok && x.Target.Member == "" {
+		out.Display(dataSummaryTable(d).Bundle(), "")
+		return nil
+	}
+	_, ps, err := s.params(&x.Target)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(ps))
+	chains := make([][][]float64, len(ps))
+	for k, p := range ps {
+		names[k] = p.name
+		chains[k] = shortest(p.draws)
+	}
+	sums := inference.SummarizeAll(chains)
+	t := SummaryTable(names, sums)
+	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains", refText(&x.Target), countDraws(chains[0]), len(chains[0]))
+	out.Display(t.Bundle(), "")
+	return nil
+}
+
+func countDraws(chains [][]float64) int {
+	n := 0
+	for _, c := range chains {
+		n += len(c)
+	}
+	return n
+}
+
+// dataSummaryTable describes each column of a data set: its levels, its
+// missing cells and its smallest and largest values.
+func dataSummaryTable(d *Dataset) *Table {
+	t := &Table{Header: []string{"column", "levels", "missing", "min", "max"},
+		Caption: fmt.Sprintf("data %s: %d rows × %d columns", d.Name, d.N(), len(d.Names))}
+	for j, col := range d.Columns {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range col {
+			if !math.IsNaN(v) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		t.Rows = append(t.Rows, []string{d.Names[j], strconv.Itoa(countLevels(col)), strconv.Itoa(countMissing(col)),
+			formatValue(d, j, lo), formatValue(d, j, hi)})
+	}
+	return t
+}
+
+// formatValue prints a cell value, as its label for a text column.
+func formatValue(d *Dataset, j int, v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "NA"
+	}
+	if l := d.Labels[j]; l != nil {
+		if k := int(v) - 1; k >= 0 && k < len(l) {
+			return l[k]
+		}
+	}
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// figureName turns a plot statement into a file-name-safe figure name.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func figureName(kind, target string) string {
+	return strings.Trim(unsafeName.ReplaceAllString(kind+"-"+target, "-"), "-")
+}
+
+// emit sends a figure to the output: to a file for the CLI, as a display
+// otherwise.
+func (s *Session) emit(name string, f *Figure, out Output) error {
+	s.figures++
+	if fw, ok := out.(FigureWriter); ok {
+		return fw.WriteFigure(name, f)
+	}
+	out.Display(f.Bundle(), "")
+	return nil
+}
+
+// plot draws one figure.
+func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
+	ref := &x.Target
+	name := figureName(x.Kind, refText(ref))
+	switch x.Kind {
+	case "heatmap":
+		if d, ok := s.data[ref.Name]; ok {
+			if d.Truth == nil {
+				return fmt.Errorf("data %s was loaded, not simulated: it has no true C to show; plot heatmap of a fitted model's C instead", d.Name)
+			}
+			f, err := HeatmapPlot(fmt.Sprintf("true C of %s", d.Name), d.Names, d.Truth.C)
+			if err != nil {
+				return err
+			}
+			return s.emit(name, f, out)
+		}
+		m, err := s.fitted(ref.Name)
+		if err != nil {
+			return err
+		}
+		if ref.Member != "" && ref.Member != "C" {
+			return fmt.Errorf("plot heatmap shows a correlation matrix: use %s.C", ref.Name)
+		}
+		f, err := HeatmapPlot(fmt.Sprintf("posterior mean of %s.C", ref.Name), m.Names(), posteriorMeanC(m.Fit))
+		if err != nil {
+			return err
+		}
+		return s.emit(name, f, out)
+	case "rmse":
+		return s.plotRMSE(x, name, out)
+	case "latent":
+		return s.plotLatent(x, name, out)
+	}
+	_, ps, err := s.params(ref)
+	if err != nil {
+		return err
+	}
+	var f *Figure
+	switch x.Kind {
+	case "trace", "hist", "acf":
+		if len(ps) != 1 {
+			return fmt.Errorf("plot %s shows one parameter; %s selects %d: pick one, as in %s.C[1, 2]", x.Kind, refText(ref), len(ps), ref.Name)
+		}
+		p := ps[0]
+		switch x.Kind {
+		case "trace":
+			f, err = TracePlot(p.label, p.draws, 0)
+		case "hist":
+			f, err = HistPlot(p.label, shortest(p.draws), p.truth)
+		case "acf":
+			f, err = ACFPlot(p.label, shortest(p.draws), 40)
+		}
+	case "pairs":
+		const most = 4
+		if len(ps) > most {
+			ps = ps[:most]
+		}
+		if len(ps) < 2 {
+			return fmt.Errorf("plot pairs needs at least two parameters; %s selects %d", refText(ref), len(ps))
+		}
+		names := make([]string, len(ps))
+		draws := make([][]float64, len(ps))
+		for k, p := range ps {
+			names[k] = p.label
+			for _, c := range shortest(p.draws) {
+				draws[k] = append(draws[k], c...)
+			}
+		}
+		f, err = PairsPlot("pairs of "+refText(ref), names, draws)
+	default:
+		return fmt.Errorf("unknown plot kind %q", x.Kind)
+	}
+	if err != nil {
+		return err
+	}
+	return s.emit(name, f, out)
+}
+
+// plotRMSE draws the RMSE of each draw of C to the simulation's truth,
+// iteration by iteration, for one or more models fitted to simulated data.
+func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error {
+	series := map[string][]float64{}
+	warmup := 0
+	for _, mn := range x.Models() {
+		m, err := s.fitted(mn)
+		if err != nil {
+			return err
+		}
+		truth := truthFor(m)
+		if truth == nil {
+			return fmt.Errorf("model %s was fitted to data %s, which has no known truth; plot rmse needs simulated data", mn, m.Data.Name)
+		}
+		r := m.Fit
+		// The first chain: warm-up draws (kept when the data have a truth)
+		// followed by the post-warm-up draws.
+		var trace [][]float64
+		if len(r.WarmupC) > 0 {
+			trace = append(trace, r.WarmupC[0]...)
+			warmup = max(warmup, len(r.WarmupC[0]))
+		}
+		trace = append(trace, r.C[0]...)
+		series[fmt.Sprintf("%s (%s)", mn, r.Method)] = inference.RMSETrace(trace, truth)
+	}
+	f, err := RMSEPlot("RMSE of C to the truth", series, warmup)
+	if err != nil {
+		return err
+	}
+	return s.emit(name, f, out)
+}
+
+// plotLatent plots the posterior mean of one latent column against the
+// observed levels: the latent values respect the observed order.
+func (s *Session) plotLatent(x *compiler.PlotStmt, name string, out Output) error {
+	ref := &x.Target
+	m, err := s.fitted(ref.Name)
+	if err != nil {
+		return err
+	}
+	if len(ref.Index) != 1 {
+		return fmt.Errorf("plot latent shows one column: write %s.Z[COLUMN]", ref.Name)
+	}
+	j := ref.Index[0]
+	if j < 0 || j >= len(m.Cols) {
+		return fmt.Errorf("%s: column index out of range", refText(ref))
+	}
+	f, err := LatentPlot(fmt.Sprintf("latent z of %s against its observed levels", m.Names()[j]),
+		m.Data.Columns[m.Cols[j]], m.Fit.ZMean[j])
+	if err != nil {
+		return err
+	}
+	return s.emit(name, f, out)
+}
+
+// impute shows the posterior predictive mean and median of every missing
+// cell of a fitted model's data, on the data scale.
+func (s *Session) impute(x *compiler.Impute, out Output) error {
+	m, err := s.fitted(x.Model)
+	if err != nil {
+		return err
+	}
+	cells := m.Fit.Impute()
+	if len(cells) == 0 {
+		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in the columns of %s\n", m.Data.Name, x.Model))
+		return nil
+	}
+	names := m.Names()
+	t := &Table{Header: []string{"row", "column", "mean", "median", "q5", "q95", "draws"}}
+	perColumn := map[string]int{}
+	for _, c := range cells {
+		perColumn[names[c.Col]]++
+	}
+	for k, c := range cells {
+		if k == maxTableRows {
+			break
+		}
+		j := m.Cols[c.Col]
+		t.Rows = append(t.Rows, []string{
+			strconv.Itoa(c.Row + 1), names[c.Col],
+			strconv.FormatFloat(c.Mean, 'f', 2, 64),
+			formatValue(m.Data, j, c.Median),
+			formatValue(m.Data, j, inference.Quantile([][]float64{c.Draws}, 0.05)),
+			formatValue(m.Data, j, inference.Quantile([][]float64{c.Draws}, 0.95)),
+			strconv.Itoa(len(c.Draws)),
+		})
+	}
+	cols := make([]string, 0, len(perColumn))
+	for c, n := range perColumn {
+		cols = append(cols, fmt.Sprintf("%s: %d", c, n))
+	}
+	sort.Strings(cols)
+	caption := fmt.Sprintf("imputed missing cells of %s (%d in all; %s)", m.Data.Name, len(cells), strings.Join(cols, ", "))
+	if len(cells) > maxTableRows {
+		caption += fmt.Sprintf("; the first %d shown", maxTableRows)
+	}
+	// The caption goes out as text so that plain-text clients see it too.
+	out.Stream("stdout", caption+"\n")
+	out.Display(t.Bundle(), "")
+	return nil
+}
+
+// show displays a binding: the head of a data set, a model's declaration
+// and fit, or a side-by-side table of several fits.
+func (s *Session) show(x *compiler.Show, out Output) error {
+	if len(x.Names) > 1 {
+		return s.compare(x.Names, out)
+	}
+	name := x.Names[0]
+	if d, ok := s.data[name]; ok {
+		out.Stream("stdout", describeData(d)+"\n")
+		out.Display(dataHead(d, 6).Bundle(), "")
+		out.Display(dataSummaryTable(d).Bundle(), "")
+		return nil
+	}
+	m, err := s.model(name)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "model %s: %s\n  data %s: %d rows; columns %s\n", name, modelKind(m.Decl.Model), m.Data.Name, m.Data.N(), strings.Join(m.Names(), ", "))
+	if m.Fit == nil {
+		fmt.Fprintf(&b, "  not fitted yet: `fit %s`\n", name)
+	} else {
+		r := m.Fit
+		fmt.Fprintf(&b, "  fitted with %s: %d chains, %d warm-up + %d iterations, thin %d, seed %d, %s",
+			r.Method, len(r.C), r.Warmup, r.Iter, r.Thin, r.Seed, roundDuration(r.Elapsed))
+		if r.Interrupted {
+			b.WriteString(" (interrupted: draws so far kept)")
+		}
+		b.WriteByte('\n')
+	}
+	out.Stream("stdout", b.String())
+	return nil
+}
+
+// dataHead is a table of the first rows of a data set.
+func dataHead(d *Dataset, rows int) *Table {
+	t := &Table{Header: append([]string{"row"}, d.Names...), Caption: fmt.Sprintf("first rows of %s", d.Name)}
+	for i := 0; i < min(rows, d.N()); i++ {
+		row := []string{strconv.Itoa(i + 1)}
+		for j := range d.Columns {
+			row = append(row, formatValue(d, j, d.Columns[j][i]))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// compare is the timing and efficiency table of several fitted models.
+func (s *Session) compare(names []string, out Output) error {
+	t := &Table{Header: []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min ess_bulk", "min ess/s", "final rmse"}}
+	for _, n := range names {
+		m, err := s.fitted(n)
+		if err != nil {
+			return err
+		}
+		r := m.Fit
+		iters := 0
+		for _, it := range r.Iterations {
+			iters += it
+		}
+		minESS := math.Inf(1)
+		for _, ps := range r.Summary() {
+			if !math.IsNaN(ps.ESSBulk) {
+				minESS = math.Min(minESS, ps.ESSBulk)
+			}
+		}
+		secs := r.Elapsed.Seconds()
+		perIter := 1000 * secs / math.Max(float64(iters)/float64(max(len(r.C), 1)), 1)
+		rmse := "NA"
+		if truth := truthFor(m); truth != nil && len(r.C[0]) > 0 {
+			tr := inference.RMSETrace(r.C[0][len(r.C[0])-1:], truth)
+			rmse = strconv.FormatFloat(tr[0], 'f', 4, 64)
+		}
+		essText, essRate := "NA", "NA"
+		if !math.IsInf(minESS, 0) {
+			essText = strconv.FormatFloat(minESS, 'f', 0, 64)
+			essRate = strconv.FormatFloat(minESS/secs, 'f', 1, 64)
+		}
+		t.Rows = append(t.Rows, []string{n, r.Method.String(), strconv.Itoa(len(r.C)), strconv.Itoa(iters),
+			strconv.FormatFloat(secs, 'f', 2, 64), strconv.FormatFloat(perIter, 'f', 2, 64), essText, essRate, rmse})
+	}
+	t.Caption = "fits side by side (ms/iter is wall-clock per iteration of one chain, chains in parallel)"
+	out.Display(t.Bundle(), "")
+	return nil
+}
