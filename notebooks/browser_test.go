@@ -1,0 +1,187 @@
+package notebooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+const chromium = "/usr/bin/chromium"
+
+// TestBrowserRunsIntroNotebook opens 01-intro-copulas in classic Notebook 6
+// in headless Chromium, runs all cells through the notebook's own UI code,
+// and checks that every cell ran, none failed, and images are on the page.
+// The screenshot is kept in the test's temporary directory (logged with -v).
+func TestBrowserRunsIntroNotebook(t *testing.T) {
+	requireTool(t, "Chromium", "apt-get install -y chromium", func() error {
+		_, err := os.Stat(chromium)
+		return err
+	})
+	requireTool(t, "classic Notebook 6 under "+python, "apt-get install -y python3-notebook", func() error {
+		return exec.Command(python, "-c", "import notebook").Run()
+	})
+	requireNbconvert(t)
+	env := kernelEnv(t)
+
+	// Serve a copy, so that the notebook server's autosave never touches the repository.
+	root := t.TempDir()
+	const name = "01-intro-copulas.ipynb"
+	copyFile(t, name, filepath.Join(root, name))
+	if data, _ := filepath.Glob("data/*"); len(data) > 0 {
+		for _, f := range data {
+			copyFile(t, f, filepath.Join(root, f))
+		}
+	}
+
+	port := freePort(t)
+	const token = "copulang-browser-test"
+	server := exec.Command(python, "-m", "notebook", "--no-browser", "--allow-root",
+		"--ip=127.0.0.1", fmt.Sprintf("--port=%d", port), "--port-retries=0",
+		"--NotebookApp.token="+token, "--notebook-dir="+root)
+	server.Env = env
+	logPath := filepath.Join(t.TempDir(), "notebook-server.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	server.Stdout, server.Stderr = logFile, logFile
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		server.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { server.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			server.Process.Kill()
+			<-done
+		}
+	}()
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := waitHTTP(base+"/api/status?token="+token, 60*time.Second); err != nil {
+		log, _ := os.ReadFile(logPath)
+		t.Fatalf("notebook server did not start: %v\n%s", err, log)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 2000),
+	)
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	// The first Run starts the browser; its context must carry no timeout.
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/notebooks/"+name+"?token="+token)); err != nil {
+		failWithLog(t, "opening the notebook", err, logPath)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 6*time.Minute)
+	defer cancel()
+	poll := chromedp.WithPollingInterval(250 * time.Millisecond)
+	const connected = `typeof Jupyter !== "undefined" && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected()`
+	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](connected, poll)); err != nil {
+		failWithLog(t, "waiting for the kernel to connect", err, logPath)
+	}
+	if _, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`Jupyter.notebook.execute_all_cells(); true`)); err != nil {
+		failWithLog(t, "Run All", err, logPath)
+	}
+	// Done when every code cell has a numeric prompt (it shows * while queued
+	// or running) and the kernel indicator is idle.
+	const finished = `(() => {
+		const cells = Jupyter.notebook.get_cells().filter(c => c.cell_type === "code");
+		const ran = cells.every(c => typeof c.input_prompt_number === "number");
+		const idle = document.querySelector("#kernel_indicator_icon").classList.contains("kernel_idle_icon");
+		return ran && idle;
+	})()`
+	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](finished, poll)); err != nil {
+		failWithLog(t, "waiting for all cells to run", err, logPath)
+	}
+	count := func(selector string) int {
+		n, err := chromedp.Run(tctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", selector)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Notebook 6 prefers image/svg+xml to image/png and inlines the SVG.
+	images := count(".output_area .output_png img, .output_area .output_svg svg")
+	errorsShown := count(".output_area .output_error")
+	outputs := count(".output_area")
+	shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(80))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shotPath := filepath.Join(t.TempDir(), "01-intro-copulas.png")
+	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes); %d outputs, %d images", shotPath, len(shot), outputs, images)
+	if errorsShown > 0 {
+		t.Errorf("%d cells show an error", errorsShown)
+	}
+	if images == 0 {
+		t.Errorf("no image on the page after Run All")
+	}
+	if outputs == 0 {
+		t.Errorf("no outputs on the page after Run All")
+	}
+}
+
+func failWithLog(t *testing.T, what string, err error, logPath string) {
+	t.Helper()
+	log, _ := os.ReadFile(logPath)
+	t.Fatalf("%s: %v\nnotebook server log:\n%s", what, err, log)
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func waitHTTP(url string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return errors.New("timed out")
+}

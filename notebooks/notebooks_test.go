@@ -1,0 +1,194 @@
+// Package notebooks holds copulang's shipped notebooks and the tests that run
+// them through real Jupyter clients: every notebook is executed with
+// nbconvert and the copulang kernel, and the first one is also run in classic
+// Notebook 6 inside headless Chromium.
+package notebooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// python is the interpreter that has Debian's Jupyter packages.
+const python = "/usr/bin/python3"
+
+const installHint = "apt-get install -y jupyter-client jupyter-console python3-nbclient jupyter-nbconvert python3-ipykernel"
+
+// requireTool skips the test when check fails, or fails it when CI=true.
+func requireTool(t *testing.T, what, hint string, check func() error) {
+	t.Helper()
+	if err := check(); err != nil {
+		msg := fmt.Sprintf("%s not available (%v); install with: %s", what, err, hint)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+}
+
+func requireNbconvert(t *testing.T) {
+	requireTool(t, "Jupyter nbconvert under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import nbconvert, nbclient, jupyter_client").Run()
+	})
+}
+
+// kernelEnv builds the copulang binary into a temporary directory, installs
+// its kernelspec under a temporary prefix and returns the environment that
+// makes Jupyter find it (and nothing from the user's own Jupyter directories).
+func kernelEnv(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "copulang")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	prefix := filepath.Join(dir, "prefix")
+	if out, err := exec.Command(bin, "install", "--prefix", prefix).CombinedOutput(); err != nil {
+		t.Fatalf("copulang install --prefix: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "JUPYTER_") || strings.HasPrefix(kv, "HOME=")
+	})
+	return append(env,
+		"JUPYTER_PATH="+filepath.Join(prefix, "share", "jupyter"),
+		"JUPYTER_CONFIG_DIR="+filepath.Join(home, ".jupyter"),
+		"JUPYTER_DATA_DIR="+filepath.Join(home, ".local", "share", "jupyter"),
+		"JUPYTER_RUNTIME_DIR="+filepath.Join(dir, "runtime"),
+		"HOME="+home,
+	)
+}
+
+// shipped lists the notebooks in this directory.
+func shipped(t *testing.T) []string {
+	t.Helper()
+	names, err := filepath.Glob("*.ipynb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) == 0 {
+		t.Fatal("no notebooks in notebooks/")
+	}
+	return names
+}
+
+// notebook is the part of nbformat 4 the tests read.
+type notebook struct {
+	Metadata struct {
+		Kernelspec struct {
+			Name string `json:"name"`
+		} `json:"kernelspec"`
+	} `json:"metadata"`
+	Cells []struct {
+		CellType       string            `json:"cell_type"`
+		Source         json.RawMessage   `json:"source"`
+		ExecutionCount *int              `json:"execution_count"`
+		Outputs        []json.RawMessage `json:"outputs"`
+	} `json:"cells"`
+}
+
+type output struct {
+	OutputType string         `json:"output_type"`
+	Name       string         `json:"name"`
+	Ename      string         `json:"ename"`
+	Evalue     string         `json:"evalue"`
+	Data       map[string]any `json:"data"`
+	Text       any            `json:"text"`
+}
+
+func readNotebook(t *testing.T, path string) notebook {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nb notebook
+	if err := json.Unmarshal(b, &nb); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return nb
+}
+
+// TestShippedNotebooksAreClean checks what we ship: outputs cleared, the
+// copulang kernel named, every code cell non-empty.
+func TestShippedNotebooksAreClean(t *testing.T) {
+	for _, name := range shipped(t) {
+		nb := readNotebook(t, name)
+		if nb.Metadata.Kernelspec.Name != "copulang" {
+			t.Errorf("%s: kernelspec %q, want copulang", name, nb.Metadata.Kernelspec.Name)
+		}
+		for i, c := range nb.Cells {
+			if c.CellType != "code" {
+				continue
+			}
+			if len(c.Outputs) > 0 || c.ExecutionCount != nil {
+				t.Errorf("%s: cell %d has outputs; ship notebooks with outputs cleared", name, i+1)
+			}
+		}
+	}
+}
+
+// TestNotebooksExecute runs every shipped notebook with
+// `jupyter nbconvert --to notebook --execute` and the copulang kernel, and
+// checks that no cell produced an error and that the plots are there.
+func TestNotebooksExecute(t *testing.T) {
+	requireNbconvert(t)
+	env := kernelEnv(t)
+	for _, name := range shipped(t) {
+		t.Run(strings.TrimSuffix(name, ".ipynb"), func(t *testing.T) {
+			out := t.TempDir()
+			abs, _ := filepath.Abs(name)
+			cmd := exec.Command(python, "-m", "nbconvert", "--to", "notebook", "--execute",
+				"--ExecutePreprocessor.kernel_name=copulang",
+				"--ExecutePreprocessor.timeout=600",
+				"--output-dir", out, abs)
+			cmd.Env = env
+			// Cells read data relative to the notebook, as in a notebook server.
+			cmd.Dir = "."
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("nbconvert --execute %s: %v\n%s", name, err, b)
+			}
+			nb := readNotebook(t, filepath.Join(out, name))
+			images := 0
+			for i, c := range nb.Cells {
+				if c.CellType != "code" {
+					continue
+				}
+				if c.ExecutionCount == nil {
+					t.Errorf("cell %d was not executed", i+1)
+				}
+				for _, raw := range c.Outputs {
+					var o output
+					if err := json.Unmarshal(raw, &o); err != nil {
+						t.Fatal(err)
+					}
+					switch {
+					case o.OutputType == "error":
+						t.Errorf("cell %d: %s: %s", i+1, o.Ename, o.Evalue)
+					case o.OutputType == "stream" && o.Name == "stderr":
+						t.Logf("cell %d stderr: %v", i+1, o.Text)
+					}
+					if _, ok := o.Data["image/png"]; ok {
+						images++
+						if _, ok := o.Data["image/svg+xml"]; !ok {
+							t.Errorf("cell %d: a PNG plot without its SVG alternative", i+1)
+						}
+					}
+				}
+			}
+			if images == 0 {
+				t.Errorf("%s produced no plots", name)
+			}
+			t.Logf("%s: %d cells, %d images (GOMAXPROCS %d)", name, len(nb.Cells), images, runtime.GOMAXPROCS(0))
+		})
+	}
+}
