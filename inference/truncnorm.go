@@ -4,66 +4,101 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mathext"
-
 	"github.com/copulang/copulang/hough"
 )
 
 // truncNormal draws from N(mu, sigma²) restricted to [lo, hi] (either bound
-// may be infinite), following sampling.md §1.6: standardise, reflect so the
-// interval does not lie wholly below zero, invert the upper-tail CDF Φ̄ when
-// the interval lies in the upper tail (never forming Φ(β) − Φ(α) for two
-// points in the same tail), fall back to Robert's (1995) exponential
-// rejection when Φ̄(α) underflows, and clamp the result to the interval.
-// A degenerate interval (lo >= hi) returns lo.
+// may be infinite). It standardises to [α, β] = [(lo−μ)/σ, (hi−μ)/σ] and
+// draws exactly by rejection, choosing per interval the proposal whose
+// acceptance rate is at least about one half (Robert 1995; Chopin 2011):
+//
+//   - an interval holding 0: uniform proposals with acceptance e^{−x²/2}
+//     when it is narrower than √(2π), otherwise standard normal proposals;
+//   - an interval in the upper tail (the lower tail is reflected): uniform
+//     proposals when the density falls by less than e over it, half-normal
+//     proposals when it starts below 0.4, otherwise Robert's translated
+//     exponential.
+//
+// Unlike inverting Φ (sampling.md §1.6), this needs no erfc or quantile
+// function, stays exact in the far tails where Φ̄ underflows, and costs a
+// few uniform or ziggurat draws. The result is clamped to [lo, hi] against
+// rounding in μ + σx. A degenerate interval (lo >= hi) returns lo.
 func truncNormal(rng *rand.Rand, mu, sigma, lo, hi float64) float64 {
 	if !(lo < hi) {
 		return lo
 	}
-	if math.IsInf(lo, -1) && math.IsInf(hi, 1) {
-		return mu + sigma*rng.NormFloat64()
-	}
 	alpha := (lo - mu) / sigma
 	beta := (hi - mu) / sigma
-	sign := 1.0
-	if beta <= 0 {
-		// The interval lies below zero: draw −X on [−β, −α] instead.
-		alpha, beta = -beta, -alpha
-		sign = -1
-	}
 	var x float64
-	if alpha >= 0 {
-		x = upperTailNormal(rng, alpha, beta)
-	} else {
-		// The interval straddles zero: the inverse CDF is accurate here.
-		pa := stdNormalCDF(alpha)
-		pb := stdNormalCDF(beta)
-		u := pa + (pb-pa)*rng.Float64()
-		x = mathext.NormalQuantile(u)
+	switch {
+	case alpha >= 0:
+		x = upperTruncNormal(rng, alpha, beta)
+	case beta <= 0:
+		x = -upperTruncNormal(rng, -beta, -alpha)
+	default:
+		x = centralTruncNormal(rng, alpha, beta)
 	}
-	x = math.Max(alpha, math.Min(beta, x))
-	return mu + sigma*sign*x
+	return min(max(mu+sigma*x, lo), hi)
 }
 
-// upperTailNormal draws a standard normal restricted to [alpha, beta] with
-// 0 <= alpha < beta <= +Inf.
-func upperTailNormal(rng *rand.Rand, alpha, beta float64) float64 {
-	qa := stdNormalUpper(alpha)
-	if qa < 1e-300 {
-		return robertTail(rng, alpha, beta)
+// sqrt2Pi is √(2π): an interval holding 0 that is narrower than this
+// accepts uniform proposals more often than standard normal ones.
+const sqrt2Pi = 2.5066282746310002
+
+// centralTruncNormal draws a standard normal restricted to [a, b] with
+// a < 0 < b.
+func centralTruncNormal(rng *rand.Rand, a, b float64) float64 {
+	if b-a < sqrt2Pi {
+		w := b - a
+		for {
+			x := a + w*rng.Float64()
+			if acceptGauss(rng, x*x/2) {
+				return x
+			}
+		}
 	}
-	qb := stdNormalUpper(beta)
-	u := qb + (qa-qb)*rng.Float64()
-	if u <= 0 {
-		return alpha
+	for {
+		x := rng.NormFloat64()
+		if a <= x && x <= b {
+			return x
+		}
 	}
-	// Φ̄⁻¹(u) = −Φ⁻¹(u); AS241 is accurate for tiny u, where
-	// math.Erfcinv(2u) = Erfinv(1−2u) rounds to +Inf.
-	return -mathext.NormalQuantile(u)
+}
+
+// upperTruncNormal draws a standard normal restricted to [a, b] with
+// 0 <= a < b <= +Inf.
+func upperTruncNormal(rng *rand.Rand, a, b float64) float64 {
+	if (b-a)*(b+a) <= 2 {
+		// The density falls by at most e over [a, b]: uniform proposals
+		// accept with probability e^{−(x²−a²)/2} ≥ 1/e.
+		w := b - a
+		for {
+			x := a + w*rng.Float64()
+			if acceptGauss(rng, (x-a)*(x+a)/2) {
+				return x
+			}
+		}
+	}
+	if a < 0.4 {
+		for {
+			x := math.Abs(rng.NormFloat64())
+			if a <= x && x <= b {
+				return x
+			}
+		}
+	}
+	return robertTail(rng, a, b)
+}
+
+// acceptGauss reports whether a uniform draw falls below e^{−t} (t >= 0),
+// testing the cheap lower bound 1 − t before calling math.Exp.
+func acceptGauss(rng *rand.Rand, t float64) bool {
+	u := rng.Float64()
+	return u <= 1-t || u <= math.Exp(-t)
 }
 
 // robertTail is Robert's (1995) exponential rejection sampler for a standard
-// normal restricted to [alpha, beta] far in the upper tail: propose
+// normal restricted to [alpha, beta] in the upper tail: propose
 // x = alpha + E/λ with λ = (alpha + sqrt(alpha²+4))/2 and accept with
 // probability exp(−(x−λ)²/2). Its acceptance rate tends to 1 as alpha grows.
 func robertTail(rng *rand.Rand, alpha, beta float64) float64 {
@@ -74,7 +109,7 @@ func robertTail(rng *rand.Rand, alpha, beta float64) float64 {
 			continue
 		}
 		d := x - lambda
-		if rng.Float64() <= math.Exp(-d*d/2) {
+		if acceptGauss(rng, d*d/2) {
 			return x
 		}
 	}
@@ -102,14 +137,14 @@ func gibbsLevels(rng *rand.Rand, lv *hough.Levels, z, mu []float64, sigma float6
 		hi := math.Inf(1)
 		if l+1 < L {
 			for _, i := range lv.Rows(l + 1) {
-				hi = math.Min(hi, z[i])
+				hi = min(hi, z[i])
 			}
 		}
 		next := math.Inf(-1)
 		for _, i := range lv.Rows(l) {
 			v := truncNormal(rng, mu[i], sigma, lo, hi)
 			z[i] = v
-			next = math.Max(next, v)
+			next = max(next, v)
 		}
 		lo = next
 	}

@@ -3,6 +3,7 @@ package inference
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/copulang/copulang/hough"
@@ -159,5 +160,64 @@ func BenchmarkGibbsLevels(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		gibbsLevels(rng, lv, z, mu, 1)
+	}
+}
+
+// TestTruncNormalDistribution compares the empirical CDF of truncNormal with
+// the exact truncated normal CDF by a Kolmogorov–Smirnov test, once for
+// every proposal the sampler can choose (uniform, normal, half-normal and
+// exponential, central and tail, one- and two-sided, reflected). With
+// 20,000 draws the 0.1% critical value of √N·D is 1.95, so across the 12
+// cases a correct sampler fails with probability about 1.2% for a random
+// seed; the seed is fixed.
+func TestTruncNormalDistribution(t *testing.T) {
+	inf := math.Inf(1)
+	upper := func(x float64) float64 { return 0.5 * math.Erfc(x/math.Sqrt2) }
+	cases := []struct {
+		name   string
+		lo, hi float64
+	}{
+		{"central uniform", -0.5, 0.7},
+		{"central uniform, lopsided", -2.4, 0.05},
+		{"central normal", -1, 3},
+		{"central normal, half-line", -inf, 0.3},
+		{"upper uniform", 1, 1.5},
+		{"upper uniform far", 6, 6.2},
+		{"upper half-normal", 0.1, inf},
+		{"upper half-normal, two-sided", 0.2, 2.5},
+		{"upper exponential", 2, inf},
+		{"upper exponential, two-sided", 2, 3},
+		{"far tail", 10, inf},
+		{"lower tail, reflected", -3, -2},
+	}
+	const draws = 20000
+	for k, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(11, uint64(k)))
+			// Work in the upper tail for accuracy: X ↦ −X for lower intervals.
+			sign := 1.0
+			lo, hi := c.lo, c.hi
+			if hi <= 0 {
+				sign, lo, hi = -1, -hi, -lo
+			}
+			cdf := func(x float64) float64 { return (upper(lo) - upper(x)) / (upper(lo) - upper(hi)) }
+			xs := make([]float64, draws)
+			for i := range xs {
+				x := truncNormal(rng, 0, 1, c.lo, c.hi)
+				if x < c.lo || x > c.hi {
+					t.Fatalf("draw %v outside [%v, %v]", x, c.lo, c.hi)
+				}
+				xs[i] = sign * x
+			}
+			slices.Sort(xs)
+			d := 0.0
+			for i, x := range xs {
+				f := cdf(x)
+				d = max(d, math.Abs(f-float64(i)/draws), math.Abs(f-float64(i+1)/draws))
+			}
+			if stat := math.Sqrt(draws) * d; stat > 1.95 {
+				t.Errorf("KS statistic √N·D = %.3f > 1.95 (0.1%% level)", stat)
+			}
+		})
 	}
 }
