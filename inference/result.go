@@ -60,7 +60,7 @@ type Result struct {
 	// included.
 	Iterations []int
 	// Interrupted is true if the run was cancelled before every chain
-	// finished.
+	// finished; the draws of every chain are then cut to the shortest.
 	Interrupted bool
 	// Elapsed is the wall-clock time of the run.
 	Elapsed time.Duration
@@ -139,6 +139,29 @@ func (r *Result) finish() {
 	for _, b := range r.interrupted {
 		r.Interrupted = r.Interrupted || b
 	}
+	if r.Interrupted {
+		// Chains stop at different iterations; cut every chain to the
+		// shortest so that diagnostics, plots and exports see equal chains.
+		r.C = trimChains(r.C)
+		r.Lambda = trimChains(r.Lambda)
+		r.WarmupC = trimChains(r.WarmupC)
+		r.Imputed = trimChains(r.Imputed)
+	}
+}
+
+// trimChains cuts every chain to the length of the shortest.
+func trimChains(chains [][][]float64) [][][]float64 {
+	if len(chains) == 0 {
+		return chains
+	}
+	n := len(chains[0])
+	for _, c := range chains {
+		n = min(n, len(c))
+	}
+	for i := range chains {
+		chains[i] = chains[i][:n]
+	}
+	return chains
 }
 
 // Draws returns the kept draws of C_ij (0-based i, j) per chain:

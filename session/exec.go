@@ -225,8 +225,8 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	// The sampler reports progress from its goroutines; the cell's
 	// goroutine forwards the latest state to the output, throttled.
 	var mu sync.Mutex
-	var latest inference.Progress
-	out.Display(progressBundle(x.Model, method, inference.Progress{AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup)}, "starting"), displayID)
+	latest := inference.Progress{AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup), Warmup: x.Warmup > 0}
+	out.Display(progressBundle(x.Model, method, latest, "starting"), displayID)
 	type outcome struct {
 		res *inference.Result
 		err error
@@ -270,15 +270,24 @@ wait:
 		out.UpdateDisplay(progressBundle(x.Model, method, final, "failed"), displayID)
 		return o.err
 	}
-	m.Fit, m.FitStmt, m.Plan = o.res, x, plan
 	if o.res.Interrupted || errors.Is(o.err, context.Canceled) {
 		out.UpdateDisplay(progressBundle(x.Model, method, final, "interrupted"), displayID)
 		kept := 0
 		for _, c := range o.res.C {
 			kept += len(c)
 		}
+		if kept == 0 {
+			// Warm-up draws are not posterior draws: keep what was there.
+			before := "it stays unfitted"
+			if m.Fit != nil {
+				before = "it keeps its previous fit"
+			}
+			return interrupted(fmt.Sprintf("fit %s during warm-up: no post-warm-up draws, so %s", x.Model, before))
+		}
+		m.Fit, m.FitStmt, m.Plan = o.res, x, plan
 		return interrupted(fmt.Sprintf("fit %s: %d post-warm-up draws kept over %d chains; summaries and plots use them", x.Model, kept, len(o.res.C)))
 	}
+	m.Fit, m.FitStmt, m.Plan = o.res, x, plan
 	final.AllDone = final.AllTotal
 	out.UpdateDisplay(progressBundle(x.Model, method, final, "done"), displayID)
 	out.Stream("stdout", fitReport(x, o.res)+"\n")
