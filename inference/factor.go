@@ -436,7 +436,7 @@ func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int, c *factorColumn) e
 	for h := 0; h < k; h++ {
 		a[h*k+h] += pj[h]
 	}
-	if !cholK(a, k) {
+	if !cholLower(a, k) {
 		return fmt.Errorf("inference: loadings step for column %s: ηᵀη + P is not positive definite", s.d.name(j))
 	}
 	m := c.m
@@ -447,7 +447,7 @@ func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int, c *factorColumn) e
 	if !(q > 0) {
 		return fmt.Errorf("inference: loadings step for column %s: quadratic form %g is not positive", s.d.name(j), q)
 	}
-	g := math.Sqrt(factorGamma(rng, 0.5*float64(n)) / (0.5 * q))
+	g := math.Sqrt(gammaDraw(rng, 0.5*float64(n)) / (0.5 * q))
 	if s.bug != bugNoRescale {
 		for i := range zj {
 			zj[i] *= g
@@ -481,7 +481,7 @@ func (s *factorSampler) stepEta(rng *rand.Rand) error {
 	for h := 0; h < k; h++ {
 		a[h*k+h]++
 	}
-	if !cholK(a, k) {
+	if !cholLower(a, k) {
 		return fmt.Errorf("inference: factor step: I + ΛᵀΛ is not positive definite (non-finite loadings?)")
 	}
 	w := s.w
@@ -528,7 +528,7 @@ func (s *factorSampler) hoffColumn(rng *rand.Rand, j int, mu []float64) {
 func (s *factorSampler) stepGDP(rng *rand.Rand) {
 	for i, l := range s.lambda {
 		al := math.Abs(l)
-		z := factorGamma(rng, s.alpha+1) / (s.beta + al)
+		z := gammaDraw(rng, s.alpha+1) / (s.beta + al)
 		s.zeta[i] = z
 		s.prec[i] = invGaussian(rng, math.Min(z/al, 1e150), z*z)
 	}
@@ -642,30 +642,6 @@ func (s *factorSampler) latentSD(j int) float64 {
 	return math.Sqrt(1 + dotK(row, row))
 }
 
-// cholK overwrites the lower triangle of the symmetric k×k matrix a with its
-// Cholesky factor L (a = LLᵀ); it reports false if a is not positive definite.
-func cholK(a []float64, k int) bool {
-	for j := 0; j < k; j++ {
-		d := a[j*k+j]
-		for c := 0; c < j; c++ {
-			d -= a[j*k+c] * a[j*k+c]
-		}
-		if !(d > 0) || math.IsInf(d, 0) {
-			return false
-		}
-		d = math.Sqrt(d)
-		a[j*k+j] = d
-		for i := j + 1; i < k; i++ {
-			v := a[i*k+j]
-			for c := 0; c < j; c++ {
-				v -= a[i*k+c] * a[j*k+c]
-			}
-			a[i*k+j] = v / d
-		}
-	}
-	return true
-}
-
 // solveLowerK overwrites x with L⁻¹x, L the lower triangle of l (k×k).
 func solveLowerK(l, x []float64, k int) {
 	for i := 0; i < k; i++ {
@@ -685,31 +661,6 @@ func solveUpperK(l, x []float64, k int) {
 			v -= l[c*k+i] * x[c]
 		}
 		x[i] = v / l[i*k+i]
-	}
-}
-
-// factorGamma draws from Gamma(shape, rate 1) by Marsaglia and Tsang's (2000)
-// method; a shape below 1 uses the boost X·U^(1/shape).
-func factorGamma(rng *rand.Rand, shape float64) float64 {
-	boost := 1.0
-	if shape < 1 {
-		boost = math.Pow(rng.Float64(), 1/shape)
-		shape++
-	}
-	d := shape - 1.0/3
-	c := 1 / math.Sqrt(9*d)
-	for {
-		x := rng.NormFloat64()
-		v := 1 + c*x
-		if v <= 0 {
-			continue
-		}
-		v = v * v * v
-		u := rng.Float64()
-		x2 := x * x
-		if u < 1-0.0331*x2*x2 || math.Log(u) < 0.5*x2+d*(1-v+math.Log(v)) {
-			return boost * d * v
-		}
 	}
 }
 

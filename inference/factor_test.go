@@ -301,7 +301,7 @@ func factorGewekeMarginal(prior LoadingsPrior, k, draws int, seed uint64) [][]fl
 		for i := range lam {
 			switch pr := prior.(type) {
 			case GDPLoadings:
-				zeta := factorGamma(rng, pr.Alpha) / pr.Beta
+				zeta := gammaDraw(rng, pr.Alpha) / pr.Beta
 				psi := rng.ExpFloat64() / (zeta * zeta / 2)
 				lam[i] = math.Sqrt(psi) * rng.NormFloat64()
 			case NormalLoadings:
@@ -658,9 +658,9 @@ func TestFactorConditionalSamplers(t *testing.T) {
 		{"invgauss(0.3,4)", func(r *rand.Rand) float64 { return invGaussian(r, 0.3, 4) }, 0.3, 0.027 / 4},
 		{"invgauss(50,2500)", func(r *rand.Rand) float64 { return invGaussian(r, 50, 2500) }, 50, 50},
 		{"invgauss(1e6,1e14)", func(r *rand.Rand) float64 { return invGaussian(r, 1e6, 1e14) }, 1e6, 1e4},
-		{"gamma(0.4)", func(r *rand.Rand) float64 { return factorGamma(r, 0.4) }, 0.4, 0.4},
-		{"gamma(4)", func(r *rand.Rand) float64 { return factorGamma(r, 4) }, 4, 4},
-		{"gamma(500)", func(r *rand.Rand) float64 { return factorGamma(r, 500) }, 500, 500},
+		{"gamma(0.4)", func(r *rand.Rand) float64 { return gammaDraw(r, 0.4) }, 0.4, 0.4},
+		{"gamma(4)", func(r *rand.Rand) float64 { return gammaDraw(r, 4) }, 4, 4},
+		{"gamma(500)", func(r *rand.Rand) float64 { return gammaDraw(r, 500) }, 500, 500},
 	}
 	for ci, tc := range cases {
 		rng := rand.New(rand.NewPCG(uint64(ci), 17))
