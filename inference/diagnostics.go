@@ -364,21 +364,7 @@ func rhatOf(chains [][]float64) float64 {
 	if len(chains) == 0 || len(chains[0]) < 2 {
 		return math.NaN()
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range chains {
-		for _, v := range c {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return math.NaN()
-			}
-			if v < lo {
-				lo = v
-			}
-			if v > hi {
-				hi = v
-			}
-		}
-	}
-	if hi-lo < diagEps {
+	if !variesFinitely(chains) {
 		return math.NaN()
 	}
 	n := float64(len(chains[0]))
@@ -396,6 +382,22 @@ func rhatOf(chains [][]float64) float64 {
 	return math.Sqrt((between/within + n - 1) / n)
 }
 
+// variesFinitely reports whether every draw is finite and the draws are
+// not all equal (within diagEps), as posterior requires before computing
+// R-hat or ESS.
+func variesFinitely(chains [][]float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, c := range chains {
+		for _, v := range c {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	return hi-lo >= diagEps
+}
+
 // diagEps is R's .Machine$double.eps, posterior's tolerance for constant draws.
 const diagEps = 0x1p-52
 
@@ -409,21 +411,7 @@ func (w *diagWorkspace) ess(chains [][]float64) float64 {
 	if n < 3 {
 		return math.NaN()
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range chains {
-		for _, v := range c {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return math.NaN()
-			}
-			if v < lo {
-				lo = v
-			}
-			if v > hi {
-				hi = v
-			}
-		}
-	}
-	if hi-lo < diagEps {
+	if !variesFinitely(chains) {
 		return math.NaN()
 	}
 	if len(w.acov) < m {
