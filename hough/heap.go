@@ -4,14 +4,20 @@ import "math"
 
 // eventHeap is the event queue of a trajectory: the earliest of a small
 // number of event times keyed by an integer id (a tournament tree or a pair
-// of adjacent levels). It is a tournament tree over the ids, so changing a
-// key costs ⌈log₂ ids⌉ comparisons and reading the minimum is O(1). Ties are
-// broken by the lower id, so equal event times fire in a fixed order
-// (sampling.md §2.6 rule 5). An id that was never set has time +Inf.
+// of adjacent levels). It is a tournament tree over the ids whose nodes hold
+// the winning key next to its id, so changing a key costs at most
+// ⌈log₂ ids⌉ comparisons without indirect loads, stops as soon as a node is
+// unchanged, and reading the minimum is O(1). Ties are broken by the lower
+// id, so equal event times fire in a fixed order (sampling.md §2.6 rule 5).
+// An id that was never set has time +Inf.
 type eventHeap struct {
-	size int       // number of leaves, a power of two ≥ the number of ids
-	keys []float64 // keys[id]
-	win  []int32   // win[i] = id winning node i; leaves at size..2·size−1
+	size  int         // number of leaves, a power of two ≥ the number of ids
+	nodes []heapEntry // node i has children 2i, 2i+1; leaf of id at size+id
+}
+
+type heapEntry struct {
+	key float64
+	id  int32
 }
 
 func newEventHeap(nid int) eventHeap {
@@ -19,7 +25,7 @@ func newEventHeap(nid int) eventHeap {
 	for size < nid {
 		size *= 2
 	}
-	h := eventHeap{size: size, keys: make([]float64, size), win: make([]int32, 2*size)}
+	h := eventHeap{size: size, nodes: make([]heapEntry, 2*size)}
 	h.reset()
 	return h
 }
@@ -27,32 +33,37 @@ func newEventHeap(nid int) eventHeap {
 // reset sets every key to +Inf without releasing memory.
 func (h *eventHeap) reset() {
 	inf := math.Inf(1)
-	for id := range h.keys {
-		h.keys[id] = inf
-		h.win[h.size+id] = int32(id)
+	for id := 0; id < h.size; id++ {
+		h.nodes[h.size+id] = heapEntry{inf, int32(id)}
 	}
 	for i := h.size - 1; i >= 1; i-- {
-		h.win[i] = h.win[2*i] // all keys equal: the left (lower id) wins
+		h.nodes[i] = h.nodes[2*i] // all keys equal: the left (lower id) wins
 	}
 }
 
 // set inserts id with the given key or changes its key.
 func (h *eventHeap) set(id int, key float64) {
-	h.keys[id] = key
-	for i := (h.size + id) / 2; i >= 1; i /= 2 {
-		l, r := h.win[2*i], h.win[2*i+1]
-		if h.keys[r] < h.keys[l] {
-			l = r
+	nodes := h.nodes
+	i := h.size + id
+	if nodes[i].key == key {
+		return
+	}
+	nodes[i].key = key
+	for i > 1 {
+		i /= 2
+		w := nodes[2*i]
+		if r := nodes[2*i+1]; r.key < w.key {
+			w = r
 		}
-		h.win[i] = l
+		if nodes[i] == w {
+			return // unchanged here, so unchanged above
+		}
+		nodes[i] = w
 	}
 }
 
 // min returns the id with the smallest key (the lowest such id) and that key.
 func (h *eventHeap) min() (int, float64) {
-	if h.size == 1 {
-		return 0, h.keys[0]
-	}
-	id := h.win[1]
-	return int(id), h.keys[id]
+	e := h.nodes[1]
+	return int(e.id), e.key
 }
