@@ -46,7 +46,7 @@ func benchmarkTransition(b *testing.B, search Search, n, L int) {
 }
 
 func BenchmarkKinetic(b *testing.B) {
-	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}, {1000, 20}, {1000, 1000}, {10000, 5}} {
+	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}, {1000, 20}, {1000, 1000}, {10000, 5}, {100000, 5}} {
 		b.Run(fmt.Sprintf("n=%d/L=%d", c.n, c.L), func(b *testing.B) { benchmarkTransition(b, Kinetic, c.n, c.L) })
 	}
 }

@@ -9,14 +9,15 @@ import "math"
 // ⌈log₂ ids⌉ comparisons without indirect loads, stops as soon as a node is
 // unchanged, and reading the minimum is O(1). Ties are broken by the lower
 // id, so equal event times fire in a fixed order (sampling.md §2.6 rule 5).
-// An id that was never set has time +Inf.
+// An id that was never set has time +Inf. Times are K = tan(t/2) ≥ 0 or +Inf,
+// held as keyOf keys so that comparisons are integer ones.
 type eventHeap struct {
 	size  int         // number of leaves, a power of two ≥ the number of ids
 	nodes []heapEntry // node i has children 2i, 2i+1; leaf of id at size+id
 }
 
 type heapEntry struct {
-	key float64
+	key uint64
 	id  int32
 }
 
@@ -32,17 +33,17 @@ func newEventHeap(nid int) eventHeap {
 
 // reset sets every key to +Inf without releasing memory.
 func (h *eventHeap) reset() {
-	inf := math.Inf(1)
 	for id := 0; id < h.size; id++ {
-		h.nodes[h.size+id] = heapEntry{inf, int32(id)}
+		h.nodes[h.size+id] = heapEntry{infKey, int32(id)}
 	}
 	for i := h.size - 1; i >= 1; i-- {
 		h.nodes[i] = h.nodes[2*i] // all keys equal: the left (lower id) wins
 	}
 }
 
-// set inserts id with the given key or changes its key.
-func (h *eventHeap) set(id int, key float64) {
+// set inserts id with the event time t or changes its time.
+func (h *eventHeap) set(id int, t float64) {
+	key := keyOf(t)
 	nodes := h.nodes
 	i := h.size + id
 	if nodes[i].key == key {
@@ -62,8 +63,8 @@ func (h *eventHeap) set(id int, key float64) {
 	}
 }
 
-// min returns the id with the smallest key (the lowest such id) and that key.
+// min returns the id with the earliest time (the lowest such id) and that time.
 func (h *eventHeap) min() (int, float64) {
 	e := h.nodes[1]
-	return int(e.id), e.key
+	return int(e.id), math.Float64frombits(e.key)
 }

@@ -16,25 +16,34 @@ func (s *Sampler) better(x, y int32, isMax bool, st, ct float64) bool {
 
 // certOf returns the certificate of internal node i of tr: the time at which
 // the node's loser overtakes its winner.
-func (s *Sampler) certOf(tr *tree, i int32, t0, st, ct float64) float64 {
+func (s *Sampler) certOf(tr *tree, i int32, t0, st, ct float64) uint64 {
 	nodes := s.nodes[tr.off:]
 	w := nodes[i].winner
-	o := nodes[2*i].winner
-	if o == w {
-		o = nodes[2*i+1].winner
+	// The loser is the child winner that is not w; which child won is
+	// unpredictable, so it is found without branching.
+	a, b := tr.childWinners(nodes, i)
+	o := a ^ b ^ w
+	u, v := o, w // a max-tree fails when the loser rises above the winner
+	if !tr.isMax {
+		u, v = w, o
 	}
-	if tr.isMax {
-		return hitTime(&s.curves[o], &s.curves[w], t0, st, ct, &s.win)
-	}
-	return hitTime(&s.curves[w], &s.curves[o], t0, st, ct, &s.win)
+	return keyOf(hitTime(&s.curves[u], &s.curves[v], t0, st, ct, &s.win))
 }
+
+// keyOf returns the ordering key of a time K ≥ 0 (possibly −0) or +Inf: its
+// IEEE bits with the sign cleared, which order non-negative floats as the
+// floats are ordered, so the tree compares keys as integers, without
+// branching.
+func keyOf(k float64) uint64 { return math.Float64bits(k) &^ (1 << 63) }
+
+// infKey is keyOf(+Inf), the key of a certificate that never fails.
+const infKey uint64 = 0x7ff0000000000000
 
 // build fills tr at time t0 bottom-up.
 func (s *Sampler) build(tr *tree, t0, st, ct float64) {
 	nodes := s.nodes[tr.off : tr.off+2*tr.k]
-	inf := math.Inf(1)
 	for j := int32(0); j < tr.k; j++ {
-		nodes[tr.k+j] = node{cert: inf, sub: inf, winner: tr.first + j}
+		nodes[tr.k+j] = node{cert: infKey, sub: infKey, winner: tr.first + j}
 	}
 	for i := tr.k - 1; i >= 1; i-- {
 		a, b := nodes[2*i].winner, nodes[2*i+1].winner
@@ -43,7 +52,7 @@ func (s *Sampler) build(tr *tree, t0, st, ct float64) {
 		}
 		nodes[i].winner = a
 		nodes[i].cert = s.certOf(tr, i, t0, st, ct)
-		pull(nodes, i)
+		pull(nodes, tr.k, i)
 	}
 }
 
@@ -51,18 +60,37 @@ func (s *Sampler) build(tr *tree, t0, st, ct float64) {
 func (s *Sampler) root(tr *tree) int32 { return s.nodes[tr.off+1].winner }
 
 // rootKey returns the earliest certificate of tr.
-func (s *Sampler) rootKey(tr *tree) float64 { return s.nodes[tr.off+1].sub }
+func (s *Sampler) rootKey(tr *tree) float64 { return math.Float64frombits(s.nodes[tr.off+1].sub) }
+
+// childWinners returns the winners of the children of internal node i of
+// tr. Leaves (nodes k and beyond) are not read: their winners follow from
+// their index, which keeps the bottom of a large tree out of the cache.
+func (tr *tree) childWinners(nodes []node, i int32) (int32, int32) {
+	c := 2 * i
+	if c < tr.k {
+		return nodes[c].winner, nodes[c+1].winner
+	}
+	w := tr.first + c - tr.k
+	return w, w + 1
+}
 
 // pull recomputes the earliest certificate of the subtree of internal node i
-// from its own certificate and its children's, and reports whether it changed.
-func pull(nodes []node, i int32) bool {
+// of a tree with k leaves from its own certificate and its children's, and
+// reports whether it changed. Leaves have no certificates and are not read.
+func pull(nodes []node, k, i int32) bool {
 	nd := &nodes[i]
 	sub, at := nd.cert, i
-	if l := &nodes[2*i]; l.sub < sub {
-		sub, at = l.sub, l.at
-	}
-	if r := &nodes[2*i+1]; r.sub < sub {
-		sub, at = r.sub, r.at
+	if c := 2 * i; c < k {
+		ch := nodes[c : c+2 : c+2]
+		// The children are loaded unconditionally so that the compiler
+		// selects with conditional moves: which child wins is unpredictable.
+		ls, la, rs, ra := ch[0].sub, ch[0].at, ch[1].sub, ch[1].at
+		if ls < sub {
+			sub, at = ls, la
+		}
+		if rs < sub {
+			sub, at = rs, ra
+		}
 	}
 	if sub == nd.sub && at == nd.at {
 		return false
@@ -75,51 +103,36 @@ func pull(nodes []node, i int32) bool {
 // root, stopping early once a minimum is unchanged.
 func (s *Sampler) propagate(tr *tree, i int32) {
 	nodes := s.nodes[tr.off:]
-	for ; i >= 1 && pull(nodes, i); i /= 2 {
+	for ; i >= 1 && pull(nodes, tr.k, i); i /= 2 {
 	}
 }
 
 // nodeEvent processes the certificate failure at internal node i at time t:
 // the loser becomes the winner (forced, never re-compared, §2.5), and the
-// certificates up the path are recomputed until the winner stops changing. It
-// reports whether the root's winner changed.
+// certificates up the path are recomputed, each node's subtree minimum with
+// it, until the winner stops changing. It reports whether the root's winner
+// changed.
 func (s *Sampler) nodeEvent(tr *tree, i int32, t, st, ct float64) bool {
 	nodes := s.nodes[tr.off:]
 	old := nodes[i].winner
-	nw := nodes[2*i].winner
-	if nw == old {
-		nw = nodes[2*i+1].winner
-	}
-	nodes[i].winner = nw
-	nodes[i].cert = s.certOf(tr, i, t, st, ct)
-	j := i
-	for j > 1 {
-		j /= 2
-		nd := &nodes[j]
-		if nd.winner == old {
+	a, b := tr.childWinners(nodes, i)
+	nw := a ^ b ^ old // the loser
+	for {
+		nd := &nodes[i]
+		won := nd.winner == old
+		if won {
 			nd.winner = nw
-			nd.cert = s.certOf(tr, j, t, st, ct)
-			continue
+		} // else only the loser here changed, from old to nw
+		nd.cert = s.certOf(tr, i, t, st, ct)
+		pull(nodes, tr.k, i)
+		if !won {
+			s.propagate(tr, i/2)
+			return false
 		}
-		// The loser here changed from old to nw; the winner stays.
-		nd.cert = s.certOf(tr, j, t, st, ct)
-		s.forceSubs(tr, i, j)
-		s.propagate(tr, j/2)
-		return false
-	}
-	s.forceSubs(tr, i, 1)
-	return true
-}
-
-// forceSubs recomputes the subtree minima of the path from node i up to and
-// including ancestor j, whose certificates all changed.
-func (s *Sampler) forceSubs(tr *tree, i, j int32) {
-	nodes := s.nodes[tr.off:]
-	for ; i >= j; i /= 2 {
-		pull(nodes, i)
-		if i == j {
-			return
+		if i == 1 {
+			return true
 		}
+		i /= 2
 	}
 }
 
@@ -136,7 +149,7 @@ func (s *Sampler) repairPath(tr *tree, p int32, t, st, ct float64) {
 	for ; i >= 1; i /= 2 {
 		nd := &nodes[i]
 		nd.cert = s.certOf(tr, i, t, st, ct)
-		pull(nodes, i)
+		pull(nodes, tr.k, i)
 		if nd.winner != p {
 			s.propagate(tr, i/2)
 			return
@@ -215,10 +228,14 @@ func (s *Sampler) runKinetic(st *Stats) error {
 			s.repairPath(tr, p, t, sn, cs)
 			s.heap.set(tid, s.rootKey(tr))
 		}
-		for q := l - 1; q <= l+1; q++ {
-			if q >= 0 && q+1 < L {
-				s.heap.set(2*L+q, s.pairCert(q, t, sn, cs))
-			}
+		// Pair l involves both changed curves; pairs l−1 and l+1 only if u
+		// is also the bottom of level l or v also the top of level l+1.
+		s.heap.set(2*L+l, s.pairCert(l, t, sn, cs))
+		if l > 0 && s.root(&s.trees[2*l+1]) == u {
+			s.heap.set(2*L+l-1, s.pairCert(l-1, t, sn, cs))
+		}
+		if l+2 < L && s.root(&s.trees[2*(l+1)]) == v {
+			s.heap.set(2*L+l+1, s.pairCert(l+1, t, sn, cs))
 		}
 	}
 }

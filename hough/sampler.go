@@ -59,13 +59,14 @@ type Stats struct {
 }
 
 // node is one node of a kinetic tournament tree (24 bytes). For an internal
-// node, winner is the curve winning the node's subtree and cert the time (as
-// K = tan(t/2)) at which the loser (the other child's winner) overtakes it;
-// sub is the earliest certificate in the node's subtree and at the node
-// holding it, which makes the tree its own priority queue. Leaves hold their
-// curve in winner and +Inf in cert and sub.
+// node, winner is the curve winning the node's subtree and cert the key
+// (keyOf) of the time, as K = tan(t/2), at which the loser (the other child's
+// winner) overtakes it; sub is the earliest certificate in the node's subtree
+// and at the node holding it, which makes the tree its own priority queue.
+// Leaves hold their curve's index in winner and +Inf in cert and sub; the hot
+// paths compute them from their index instead of reading them.
 type node struct {
-	cert, sub  float64
+	cert, sub  uint64
 	winner, at int32
 }
 
