@@ -33,8 +33,8 @@ type houghResult struct {
 // benchHough runs `copulang bench hough`: for each method, n and number of
 // levels it builds a column of n rows in equally sized levels, μ = 0,
 // σ² = 0.5 (sampling.md §9), starts from sorted normal draws (feasible),
-// burns in 3 transitions and times transitions for at least --min-time and
-// --min-transitions. A configuration whose predicted run time exceeds
+// burns in --burn-in transitions (3) and times transitions for at least
+// --min-time and --min-transitions. A configuration whose predicted run time exceeds
 // --max-seconds is reported as skipped with the prediction.
 func benchHough(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("bench hough", flag.ContinueOnError)
@@ -47,8 +47,12 @@ func benchHough(args []string, stdout io.Writer) error {
 	minTrans := fs.Int("min-transitions", 5, "minimum timed transitions per configuration")
 	maxSeconds := fs.Float64("max-seconds", 120, "skip configurations predicted to take longer than this")
 	seed := fs.Uint64("seed", 1, "PCG seed")
+	burnIn := fs.Int("burn-in", 3, "untimed transitions before timing")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *burnIn < 0 {
+		return fmt.Errorf("--burn-in: %d is negative", *burnIn)
 	}
 	ns, err := parseInts(*nList, "n", false)
 	if err != nil {
@@ -80,7 +84,7 @@ func benchHough(args []string, stdout io.Writer) error {
 				if L <= 0 || L > n {
 					L = n
 				}
-				r := runHoughConfig(m, n, L, *minTime, *minTrans, *maxSeconds, *seed)
+				r := runHoughConfig(m, n, L, *burnIn, *minTime, *minTrans, *maxSeconds, *seed)
 				if *asJSON {
 					b, err := json.Marshal(r)
 					if err != nil {
@@ -117,10 +121,10 @@ func predictSeconds(m hough.Search, n, L int) float64 {
 	return b * (0.3e-6 + 100e-9*fn/fl)
 }
 
-func runHoughConfig(m hough.Search, n, L int, minTime time.Duration, minTrans int, maxSeconds float64, seed uint64) houghResult {
+func runHoughConfig(m hough.Search, n, L, burnIn int, minTime time.Duration, minTrans int, maxSeconds float64, seed uint64) houghResult {
 	r := houghResult{Method: m.String(), N: n, Levels: L}
 	per := predictSeconds(m, n, L)
-	if total := per * float64(3+minTrans); total > maxSeconds {
+	if total := per * float64(burnIn+minTrans); total > maxSeconds {
 		r.Skipped = fmt.Sprintf("predicted %.3g s per transition, %.3g s in all > --max-seconds %g", per, total, maxSeconds)
 		return r
 	}
@@ -142,7 +146,7 @@ func runHoughConfig(m hough.Search, n, L int, minTime time.Duration, minTrans in
 	sort.Float64s(x) // rows are in level order, so sorted draws are feasible
 	mu := make([]float64, n)
 	s := hough.NewSampler(lv, hough.Options{Search: m, MaxBounces: 1000*n + 1000 + n*n})
-	for k := 0; k < 3; k++ {
+	for k := 0; k < burnIn; k++ {
 		if _, err := s.Transition(rng, x, mu, sigma); err != nil {
 			r.Skipped = "burn-in: " + err.Error()
 			return r
