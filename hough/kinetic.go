@@ -63,8 +63,9 @@ func (s *Sampler) root(tr *tree) int32 { return s.nodes[tr.off+1].winner }
 func (s *Sampler) rootKey(tr *tree) float64 { return math.Float64frombits(s.nodes[tr.off+1].sub) }
 
 // childWinners returns the winners of the children of internal node i of
-// tr. Leaves (nodes k and beyond) are not read: their winners follow from
-// their index, which keeps the bottom of a large tree out of the cache.
+// tr. Leaves (nodes k and beyond) hold their curve's index, which follows
+// from theirs, so they are read only beside an internal sibling (node k, when
+// k is odd): the bottom of a large tree stays out of the cache.
 func (tr *tree) childWinners(nodes []node, i int32) (int32, int32) {
 	c := 2 * i
 	if c < tr.k {
@@ -76,7 +77,8 @@ func (tr *tree) childWinners(nodes []node, i int32) (int32, int32) {
 
 // pull recomputes the earliest certificate of the subtree of internal node i
 // of a tree with k leaves from its own certificate and its children's, and
-// reports whether it changed. Leaves have no certificates and are not read.
+// reports whether it changed. Leaves have no certificates and are read only
+// beside an internal sibling.
 func pull(nodes []node, k, i int32) bool {
 	nd := &nodes[i]
 	sub, at := nd.cert, i
