@@ -68,3 +68,12 @@ func (h *eventHeap) min() (int, float64) {
 	e := h.nodes[1]
 	return int(e.id), math.Float64frombits(e.key)
 }
+
+// keyOf returns the ordering key of a time K ≥ 0 (possibly −0) or +Inf: its
+// IEEE bits with the sign cleared, which order non-negative floats as the
+// floats are ordered, so the event queue and the tournament trees compare
+// keys as integers, without branching.
+func keyOf(k float64) uint64 { return math.Float64bits(k) &^ (1 << 63) }
+
+// infKey is keyOf(+Inf), the key of a certificate that never fails.
+const infKey uint64 = 0x7ff0000000000000

@@ -30,15 +30,6 @@ func (s *Sampler) certOf(tr *tree, i int32, t0, st, ct float64) uint64 {
 	return keyOf(hitTime(&s.curves[u], &s.curves[v], t0, st, ct, &s.win))
 }
 
-// keyOf returns the ordering key of a time K ≥ 0 (possibly −0) or +Inf: its
-// IEEE bits with the sign cleared, which order non-negative floats as the
-// floats are ordered, so the tree compares keys as integers, without
-// branching.
-func keyOf(k float64) uint64 { return math.Float64bits(k) &^ (1 << 63) }
-
-// infKey is keyOf(+Inf), the key of a certificate that never fails.
-const infKey uint64 = 0x7ff0000000000000
-
 // build fills tr at time t0 bottom-up.
 func (s *Sampler) build(tr *tree, t0, st, ct float64) {
 	nodes := s.nodes[tr.off : tr.off+2*tr.k]

@@ -66,7 +66,7 @@ type Stats struct {
 // winner) overtakes it; sub is the earliest certificate in the node's subtree
 // and at the node holding it, which makes the tree its own priority queue.
 // Leaves hold their curve's index in winner and +Inf in cert and sub; the hot
-// paths compute them from their index instead of reading them.
+// paths mostly compute these from the leaf's index (see childWinners).
 type node struct {
 	cert, sub  uint64
 	winner, at int32
@@ -282,7 +282,8 @@ func (s *Sampler) sortLevels(x, mu, xi []float64, sigma float64) {
 	for p := range s.order {
 		r := &s.order[p]
 		i := r.row
-		r.mid = mu[i] + sigma*xi[i]*s.midS + (x[i]-mu[i])*s.midC
+		c := curve{mu: mu[i], a: sigma * xi[i], b: x[i] - mu[i]}
+		r.mid = c.pos(s.midS, s.midC)
 	}
 	lv := s.lv
 	for l := 0; l < s.nlev; l++ {
