@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -10,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/copulang/copulang/hough"
@@ -37,18 +34,15 @@ type houghResult struct {
 // --min-time and --min-transitions. A configuration whose predicted run time exceeds
 // --max-seconds is reported as skipped with the prediction.
 func benchHough(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("bench hough", flag.ContinueOnError)
-	fs.SetOutput(stdout)
+	fs := newBenchFlags("hough", stdout)
 	nList := fs.String("n", "1000", "comma-separated numbers of rows")
 	levelList := fs.String("levels", "5", `comma-separated numbers of levels; "n" means all values distinct`)
 	methodList := fs.String("method", "kinetic", "comma-separated searches: kinetic, hough")
-	asJSON := fs.Bool("json", false, "print one JSON object per line")
 	minTime := fs.Duration("min-time", 500*time.Millisecond, "minimum timed duration per configuration")
 	minTrans := fs.Int("min-transitions", 5, "minimum timed transitions per configuration")
 	maxSeconds := fs.Float64("max-seconds", 120, "skip configurations predicted to take longer than this")
-	seed := fs.Uint64("seed", 1, "PCG seed")
 	burnIn := fs.Int("burn-in", 3, "untimed transitions before timing")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *burnIn < 0 {
@@ -73,10 +67,11 @@ func benchHough(args []string, stdout io.Writer) error {
 			return fmt.Errorf("unknown method %q (want kinetic or hough)", m)
 		}
 	}
-	var tw *tabwriter.Writer
-	if !*asJSON {
-		tw = tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "method\tn\tlevels\tms/transition\tbounces\tevents\ttransitions\trejections\t note")
+	table, err := newBenchTable(stdout, fs, benchColumn{"method", 8}, benchColumn{"n", 7}, benchColumn{"levels", 6},
+		benchColumn{"ms/transition", 0}, benchColumn{"bounces", 9}, benchColumn{"events", 9}, benchColumn{"transitions", 0},
+		benchColumn{"rejections", 0}, benchColumn{"note", 0})
+	if err != nil {
+		return err
 	}
 	for _, m := range methods {
 		for _, n := range ns {
@@ -84,28 +79,24 @@ func benchHough(args []string, stdout io.Writer) error {
 				if L <= 0 || L > n {
 					L = n
 				}
-				r := runHoughConfig(m, n, L, *burnIn, *minTime, *minTrans, *maxSeconds, *seed)
-				if *asJSON {
-					b, err := json.Marshal(r)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintln(stdout, string(b))
-					continue
+				r := runHoughConfig(m, n, L, *burnIn, *minTime, *minTrans, *maxSeconds, fs.seed)
+				if err := table.write(r); err != nil {
+					return err
 				}
-				if r.Skipped != "" {
-					fmt.Fprintf(tw, "%s\t%d\t%d\t-\t-\t-\t-\t-\t skipped: %s\n", r.Method, r.N, r.Levels, r.Skipped)
-					continue
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.0f\t%.0f\t%d\t%d\t\n", r.Method, r.N, r.Levels,
-					r.NsPerTransition/1e6, r.BouncesPerTransition, r.EventsPerTransition, r.Transitions, r.Rejections)
 			}
 		}
 	}
-	if tw != nil {
-		return tw.Flush()
-	}
 	return nil
+}
+
+// cells implements benchRow.
+func (r houghResult) cells() []string {
+	if r.Skipped != "" {
+		return []string{r.Method, strconv.Itoa(r.N), strconv.Itoa(r.Levels), "-", "-", "-", "-", "-", "skipped: " + r.Skipped}
+	}
+	return []string{r.Method, strconv.Itoa(r.N), strconv.Itoa(r.Levels), fmt.Sprintf("%.3f", r.NsPerTransition/1e6),
+		fmt.Sprintf("%.0f", r.BouncesPerTransition), fmt.Sprintf("%.0f", r.EventsPerTransition),
+		strconv.Itoa(r.Transitions), strconv.Itoa(r.Rejections), ""}
 }
 
 // predictSeconds is a rough cost model of one transition, fitted to runs at

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	copulang run FILE.cop [--out DIR]
+//	copulang run FILE.cop [--out DIR]      (exit status 0, 1 on an error, 130 after Ctrl-C)
 //	copulang kernel -f CONNECTION_FILE
 //	copulang install [--user | --sys-prefix | --prefix DIR]
 //	copulang bench hough|samplers [flags]
@@ -60,26 +60,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  copulang run FILE.cop [--out DIR]       run a script
+  copulang run FILE.cop [--out DIR]       run a script: checked whole first; Ctrl-C stops the
+                                          running fit, keeps its draws and goes on, a second
+                                          Ctrl-C stops the script; exit status 0, 1 (error)
+                                          or 130 (interrupted)
   copulang kernel -f CONNECTION_FILE      run the Jupyter kernel
   copulang install [--user|--sys-prefix|--prefix DIR]
                                           install the Jupyter kernelspec
-  copulang bench hough|samplers [flags]   run a benchmark
-  copulang version                        print the version
+  copulang bench NAME [flags]             run a benchmark (flags: bench NAME -h):
+`+benchUsage()+`  copulang version                        print the version
 `)
-}
-
-// runBench dispatches the benchmark subcommands.
-func runBench(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		return fmt.Errorf("which benchmark? hough or samplers")
-	}
-	switch args[0] {
-	case "hough":
-		return benchHough(args[1:], stdout)
-	case "samplers":
-		return benchSamplers(args[1:], stdout)
-	default:
-		return fmt.Errorf("unknown benchmark %q (want hough or samplers)", args[0])
-	}
 }

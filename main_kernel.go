@@ -12,18 +12,22 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/dsl"
 	"github.com/copulang/copulang/kernel"
 	"github.com/copulang/copulang/session"
 )
 
 // runKernel serves the Jupyter kernel on the sockets of a connection file:
-// copulang kernel -f CONNECTION_FILE. SIGTERM stops it; SIGINT interrupts the
-// running cell.
+// copulang kernel -f CONNECTION_FILE [--log-level LEVEL] [--log-file FILE].
+// SIGTERM stops it; SIGINT interrupts the running cell.
 func runKernel(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("f", "", "Jupyter connection file")
-	debug := fs.Bool("debug", false, "log every message at debug level")
+	debug := fs.Bool("debug", false, "log at debug level (same as --log-level debug)")
+	levelName := fs.String("log-level", "warn", "least severe log records written: debug, info, warn or error")
+	logFile := fs.String("log-file", "", "append the log to `FILE` instead of standard error (which frontends such as jupyter console show to the user)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,11 +42,25 @@ func runKernel(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	level := slog.LevelInfo
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*levelName)); err != nil {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", *levelName)
+	}
 	if *debug {
 		level = slog.LevelDebug
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logOut := stderr
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("--log-file: %w", err)
+		}
+		defer f.Close()
+		logOut = f
+	}
+	// Only warnings and errors by default: the kernel's stderr is the
+	// terminal of a jupyter console user.
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	err = kernel.Serve(ctx, conn, engine, kernel.DefaultInfo(version), log)
@@ -107,10 +125,23 @@ func runInstall(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	dir, err := kernel.Install(dataDir, exe)
+	dir, err := kernel.Install(dataDir, exe, highlighting())
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "installed kernelspec %s in %s\n", kernel.SpecName, dir)
 	return nil
+}
+
+// highlighting is the language as Notebook's editor highlights it, derived
+// from the language's own lists: keywords are the words of the grammar
+// (statement keywords and with, to, vs), builtins the distributions,
+// methods and plot kinds.
+func highlighting() kernel.Highlighting {
+	var builtins []string
+	for _, list := range [][]string{compiler.Distributions(), compiler.Methods(), compiler.PlotKinds()} {
+		builtins = append(builtins, list...)
+	}
+	info := kernel.DefaultInfo(version).Language
+	return kernel.Highlighting{Mode: info.CodeMirrorMode, MIMEType: info.MIMEType, Keywords: dsl.GrammarWords(), Builtins: builtins}
 }

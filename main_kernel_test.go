@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/copulang/copulang/dsl"
 )
 
 // python is Debian's interpreter, which has the Jupyter client packages.
@@ -18,9 +23,12 @@ const python = "/usr/bin/python3"
 const jupyterHint = "apt-get install -y jupyter-client jupyter-console python3-nbclient jupyter-nbconvert python3-ipykernel"
 
 // requirePython skips the test unless python can import the modules; with
-// CI=true a missing client is a failure.
+// CI=true a missing client is a failure. Under -short it skips.
 func requirePython(t *testing.T, modules ...string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("drives a real Jupyter client under " + python + ": skipped under -short")
+	}
 	out, err := exec.Command(python, "-c", "import "+strings.Join(modules, ", ")).CombinedOutput()
 	if err == nil {
 		return
@@ -108,9 +116,136 @@ func TestConsoleRunsSession(t *testing.T) {
 	if err != nil {
 		t.Fatalf("jupyter console: %v\n%s", err, text)
 	}
-	for _, want := range []string{"data sim: 100 rows", "fit m with gibbs", "ess_bulk", "C.1.2", "did you mean GaussianCopula?"} {
+	for _, want := range []string{"data sim: 100 rows", "fit m with gibbs", "ess_bulk", "C[Y1,Y2]", "did you mean GaussianCopula?"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("console output lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestKernelLogLevel starts `copulang kernel` and stops it with SIGTERM: by
+// default it writes nothing to stderr (a jupyter console user's terminal);
+// --log-level info shows its lifecycle, and --log-file sends the log to a
+// file instead.
+func TestKernelLogLevel(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "copulang")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	conn := filepath.Join(dir, "kernel.json")
+	ci := fmt.Sprintf(`{"transport": "ipc", "ip": %q, "shell_port": 1, "iopub_port": 2, "stdin_port": 3,
+		"control_port": 4, "hb_port": 5, "signature_scheme": "hmac-sha256", "key": "k"}`, filepath.Join(dir, "k"))
+	if err := os.WriteFile(conn, []byte(ci), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(dir, "kernel.log")
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"kernel", "-f", conn}, args...)...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for { // listening once the heartbeat socket exists
+			if _, err := os.Stat(filepath.Join(dir, "k-5")); err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("kernel %v: %v\n%s", args, err, stderr.String())
+		}
+		return stderr.String()
+	}
+	if got := run(); got != "" {
+		t.Errorf("default level wrote to stderr:\n%s", got)
+	}
+	if got := run("--log-level", "info"); !strings.Contains(got, `msg="kernel started"`) {
+		t.Errorf("--log-level info: stderr lacks the start record:\n%s", got)
+	}
+	if got := run("--log-level", "debug", "--log-file", logFile); got != "" {
+		t.Errorf("--log-file: stderr not empty:\n%s", got)
+	}
+	if b, _ := os.ReadFile(logFile); !strings.Contains(string(b), "kernel stopped") {
+		t.Errorf("log file lacks the stop record:\n%s", b)
+	}
+}
+
+// TestHighlightingWords checks that Notebook's highlighting comes from the
+// language's lists: every statement keyword and the grammar's connectives
+// are keywords, and with and iter are not Python's to colour.
+func TestHighlightingWords(t *testing.T) {
+	h := highlighting()
+	for _, w := range append(dsl.StatementKeywords(), "with", "to", "vs") {
+		if !slices.Contains(h.Keywords, w) {
+			t.Errorf("keyword %s missing from %v", w, h.Keywords)
+		}
+	}
+	for _, w := range []string{"hmc", "LKJ", "trace"} {
+		if !slices.Contains(h.Builtins, w) {
+			t.Errorf("builtin %s missing from %v", w, h.Builtins)
+		}
+	}
+	if slices.Contains(h.Keywords, "iter") {
+		t.Error("iter (a fit setting) highlighted as a keyword")
+	}
+	if h.Mode != "copulang" {
+		t.Errorf("mode %q", h.Mode)
+	}
+}
+
+// TestKernelConformance runs jupyter_kernel_test's KernelTests
+// (testdata/conformance.py) against the installed copulang kernel and,
+// for comparison, against ipykernel: copulang must pass every test, skip
+// none, and so pass every test that ipykernel passes.
+func TestKernelConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two kernels and runs two dozen protocol tests; skipped with -short")
+	}
+	requirePython(t, "jupyter_client", "ipykernel")
+	if out, err := exec.Command(python, "-c", "import jupyter_kernel_test").CombinedOutput(); err != nil {
+		msg := fmt.Sprintf("%s cannot import jupyter_kernel_test (%v: %s); install it with: apt-get install -y python3-jupyter-kernel-test",
+			python, err, strings.TrimSpace(string(out)))
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	env := installedKernel(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs("testdata/conformance.py")
+	cmd := exec.CommandContext(ctx, python, script, t.TempDir())
+	cmd.Env = env
+	cmd.Dir = t.TempDir()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("conformance.py: %v\n%s\n%s", err, out, stderr.String())
+	}
+	var res map[string]map[string]string
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("conformance.py output %q: %v\n%s", out, err, stderr.String())
+	}
+	cop, ipy := res["copulang"], res["ipykernel"]
+	if len(cop) < 12 {
+		t.Errorf("only %d tests ran against copulang", len(cop))
+	}
+	for _, name := range slices.Sorted(maps.Keys(cop)) {
+		t.Logf("%-22s copulang: %-8s ipykernel: %s", name, cop[name], ipy[name])
+		if cop[name] != "ok" {
+			t.Errorf("%s: %s (ipykernel: %s)", name, cop[name], ipy[name])
+		}
+	}
+	for name, outcome := range ipy {
+		if outcome == "ok" && cop[name] != "ok" {
+			t.Errorf("ipykernel passes %s, copulang: %q", name, cop[name])
 		}
 	}
 }

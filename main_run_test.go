@@ -6,12 +6,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRunIntroScript runs the README's main job in process: it must
 // succeed, print the plan and the summary table, and write its figures and
 // its draws.
 func TestRunIntroScript(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs notebooks/intro.cop, whose fits take minutes; skipped under -short")
+	}
 	out := t.TempDir()
 	// The script exports next to itself; run a copy so the tree stays clean.
 	dir := t.TempDir()
@@ -68,5 +72,44 @@ func TestRunReportsErrorsWithPosition(t *testing.T) {
 	}
 	if strings.Contains(stdout.String(), "explain") {
 		t.Error("the script went on after the error")
+	}
+}
+
+// TestRunTypoInLastLineFailsBeforeTheFit is issue 17's case on the command
+// line: the last line of a script that loads a CSV and runs a long fit
+// misspells a column. The script fails at once with the position, the
+// source line, a caret and the hint, before any statement runs.
+func TestRunTypoInLastLineFailsBeforeTheFit(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("notebooks/data/gss_hoff2007.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gss.csv"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "long.cop")
+	src := "data gss = load(\"gss.csv\")\nmodel m { Y = gss[income, degree, age]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m with hmc, iter = 100000000, chains = 2\nexport m to \"draws.csv\"\nsummary m.C[incom, degree]\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	if code := run([]string{"run", script}, &stdout, &stderr); code != exitError {
+		t.Fatalf("exit %d, want %d\n%s", code, exitError, &stderr)
+	}
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("took %v: the fit ran", took)
+	}
+	want := script + ":5:13: model m has no column incom\nsummary m.C[incom, degree]\n            ^\nhint: did you mean income?\n"
+	if got := strings.TrimPrefix(stderr.String(), "CheckError: "); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("the script ran before the error:\n%s", &stdout)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "draws.csv")); err == nil {
+		t.Error("the export ran")
 	}
 }

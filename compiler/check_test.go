@@ -38,15 +38,18 @@ func mustCheck(t *testing.T, src string, env Env) *Program {
 // TestLanguageExamples checks every example of docs/language.md, first as
 // one cell (gss is reloaded there, so its shape is unknown and the
 // statements that use it are partial), then statement by statement as the
-// session runs them, against an env whose gss is known.
+// session runs them, against an env whose gss is known and has the shipped
+// file's columns.
 func TestLanguageExamples(t *testing.T) {
 	src, err := os.ReadFile("testdata/language_examples.cop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog := mustCheck(t, string(src), newFakeEnv())
-	if len(prog.Stmts) != 26 {
-		t.Errorf("got %d statements, want 26", len(prog.Stmts))
+	shipped := newFakeEnv()
+	shipped["gss"] = shippedGSSInfo()
+	prog := mustCheck(t, string(src), shipped)
+	if len(prog.Stmts) != 55 {
+		t.Errorf("got %d statements, want 55", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -66,7 +69,7 @@ func TestLanguageExamples(t *testing.T) {
 			kept = append(kept, l)
 		}
 	}
-	env := newFakeEnv()
+	env := shipped
 	prog = mustCheck(t, strings.Join(kept, "\n"), env)
 	var fit *Fit
 	planned := 0
@@ -104,13 +107,14 @@ func TestLanguageExamples(t *testing.T) {
 			planned++
 		}
 	}
-	if planned != 4 {
-		t.Errorf("planned %d models, want 4", planned)
+	if planned != 7 {
+		t.Errorf("planned %d models, want 7", planned)
 	}
 }
 
 func TestCheckGood(t *testing.T) {
 	gssModel := "model g { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"
+	oneFactor := "model h1 { Y = gss[AGE, INC, DEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\nfit h1\n"
 	tests := []struct {
 		name string
 		src  string
@@ -119,6 +123,10 @@ func TestCheckGood(t *testing.T) {
 		{"load", `data x = load("x.csv")`, &LoadData{Name: "x", Path: "x.csv"}},
 		{"load order", `data x = load("x.csv", order = {sex: ["m", "f"], "age group": [young, old]})`,
 			&LoadData{Name: "x", Path: "x.csv", Order: map[string][]string{"sex": {"m", "f"}, "age group": {"young", "old"}}}},
+		{"load sep na and orders", `data x = load("x.csv", sep = "\t", na = ["-99", "."], order = {[q1, "q 2"]: [no, yes], q3: [lo, mid, hi], *: ["disagree", "agree"]})`,
+			&LoadData{Name: "x", Path: "x.csv", Sep: '\t', NA: []string{"-99", "."},
+				Order:    map[string][]string{"q1": {"no", "yes"}, "q 2": {"no", "yes"}, "q3": {"lo", "mid", "hi"}},
+				OrderAll: []string{"disagree", "agree"}}},
 		{"simulate factor", "data s = simulate(FactorCopula(p = 20, k = 5), n = 1000, levels = 5, seed = 7)",
 			&SimulateData{Name: "s", P: 20, K: 5, N: 1000, Levels: 5, Seed: 7}},
 		{"simulate full defaults", "data s = simulate(FullCopula(p = 4), n = 10, levels = 2, missing = 0.25)",
@@ -141,31 +149,52 @@ func TestCheckGood(t *testing.T) {
 			&DeclareModel{Name: "f", Data: "sim", Columns: []string{"Y1", "Y2", "Y3", "Y4", "Y5", "Y6"},
 				Model: inference.FactorModel{K: 2, Loadings: inference.NormalLoadings{Var: 0.5}}}},
 		{"explain", "explain draft", &Explain{Model: "draft"}},
+		{"explain fit", "explain fit draft with hmc(T = 1), iter = 1500, chains = 2",
+			&Explain{Model: "draft", Fit: &Fit{Model: "draft", Method: "hmc", TravelTime: 1, Iter: 1500, Warmup: 750, Chains: 2, Seed: 1, Thin: 1}}},
+		{"summary prob", "summary hoff.C, prob = 0.5", &Summary{Target: Ref{Name: "hoff", Member: "C"}, Prob: 0.5}},
+		{"impute to", `impute hoff to "cells.csv", draws = "draws.csv", prob = 0.8`, &Impute{Model: "hoff", Path: "cells.csv", DrawsPath: "draws.csv", Prob: 0.8}},
 		{"fit defaults", "fit draft", &Fit{Model: "draft", Method: "auto", TravelTime: DefaultTravelTime, Iter: 1000, Warmup: 500, Chains: 4, Seed: 1, Thin: 1}},
 		{"fit settings", "fit draft with hmc(T = pi/4), iter = 2000, chains = 2, seed = 9, thin = 2",
 			&Fit{Model: "draft", Method: "hmc", TravelTime: 0.7853981633974483, Iter: 2000, Warmup: 1000, Chains: 2, Seed: 9, Thin: 2}},
 		{"fit warmup zero", "fit fm with px, warmup = 0", &Fit{Model: "fm", Method: "px", TravelTime: DefaultTravelTime, Iter: 1000, Warmup: 0, Chains: 4, Seed: 1, Thin: 1}},
 		{"fit hmc on factor", "fit fm with hmc", &Fit{Model: "fm", Method: "hmc", TravelTime: DefaultTravelTime, Iter: 1000, Warmup: 500, Chains: 4, Seed: 1, Thin: 1}},
-		{"summary C", "summary hoff.C", &Summary{Target: Ref{Name: "hoff", Member: "C"}}},
-		{"summary bare model", "summary hoff", &Summary{Target: Ref{Name: "hoff"}}},
-		{"summary data", "summary gss", &Summary{Target: Ref{Name: "gss"}}},
+		{"summary C", "summary hoff.C", &Summary{Target: Ref{Name: "hoff", Member: "C"}, Prob: 0.9}},
+		{"summary bare model", "summary hoff", &Summary{Target: Ref{Name: "hoff"}, Prob: 0.9}},
+		{"summary data", "summary gss", &Summary{Target: Ref{Name: "gss"}, Prob: 0.9}},
 		{"summary names", "summary hoff.C[AGE, INC]", &Summary{Target: Ref{Name: "hoff", Member: "C", Index: []int{2, 0},
-			Items: []IndexItem{{Column: "AGE"}, {Column: "INC"}}}}},
-		{"summary row", "summary hoff.C[2]", &Summary{Target: Ref{Name: "hoff", Member: "C", Index: []int{1}, Items: []IndexItem{{Position: 2}}}}},
+			Items: []IndexItem{{Column: "AGE"}, {Column: "INC"}}}, Prob: 0.9}},
+		{"summary row", "summary hoff.C[2]", &Summary{Target: Ref{Name: "hoff", Member: "C", Index: []int{1}, Items: []IndexItem{{Position: 2}}}, Prob: 0.9}},
 		{"summary lambda", "summary fm.Lambda[Y3, 2]", &Summary{Target: Ref{Name: "fm", Member: "Lambda", Index: []int{2, 1},
-			Items: []IndexItem{{Column: "Y3"}, {Position: 2}}}}},
+			Items: []IndexItem{{Column: "Y3"}, {Position: 2}}}, Prob: 0.9}},
 		{"plot trace", "plot trace hoff.C[1, 2]", &PlotStmt{Kind: "trace", Target: Ref{Name: "hoff", Member: "C", Index: []int{0, 1},
 			Items: []IndexItem{{Position: 1}, {Position: 2}}}}},
 		{"plot pairs", "plot pairs hoff.C", &PlotStmt{Kind: "pairs", Target: Ref{Name: "hoff", Member: "C"}}},
 		{"plot heatmap truth", "plot heatmap sim", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "sim"}}},
 		{"plot rmse", "plot rmse fm vs sim", &PlotStmt{Kind: "rmse", Target: Ref{Name: "fm"}, Vs: "sim"}},
 		{"plot latent", "plot latent hoff.Z[DEG]", &PlotStmt{Kind: "latent", Target: Ref{Name: "hoff", Member: "Z", Index: []int{1}, Items: []IndexItem{{Column: "DEG"}}}}},
-		{"impute", "impute hoff", &Impute{Model: "hoff"}},
+		{"impute", "impute hoff", &Impute{Model: "hoff", Prob: 0.9}},
 		{"export", `export hoff to "d.csv"`, &Export{Model: "hoff", Path: "d.csv"}},
 		{"show", "show gss", &Show{Name: "gss", Names: []string{"gss"}}},
 		{"show list", "show [hoff, fm]", &Show{Name: "hoff", Names: []string{"hoff", "fm"}}},
 		{"fitted in the same cell", gssModel + "fit g\nsummary g.C[INC, AGE]",
-			&Summary{Target: Ref{Name: "g", Member: "C", Index: []int{0, 2}, Items: []IndexItem{{Column: "INC"}, {Column: "AGE"}}}}},
+			&Summary{Target: Ref{Name: "g", Member: "C", Index: []int{0, 2}, Items: []IndexItem{{Column: "INC"}, {Column: "AGE"}}}, Prob: 0.9}},
+		{"summary partial", "summary hoff.partial[DEG, INC]", &Summary{Target: Ref{Name: "hoff", Member: "partial", Index: []int{1, 0},
+			Items: []IndexItem{{Column: "DEG"}, {Column: "INC"}}}, Prob: 0.9}},
+		{"summary communality", "summary fm.communality", &Summary{Target: Ref{Name: "fm", Member: "communality"}, Prob: 0.9}},
+		{"summary regress", "summary hoff.regress(INC ~ DEG + 3)", &Summary{Target: Ref{Name: "hoff", Member: "regress",
+			Regress: &Regression{Response: 0, Predictors: []int{1, 2}}}, Prob: 0.9}},
+		{"plot hist regress R2", "plot hist hoff.regress(AGE ~ INC)[R2]", &PlotStmt{Kind: "hist", Target: Ref{Name: "hoff", Member: "regress",
+			Regress: &Regression{Response: 2, Predictors: []int{0}}, Index: []int{1}, Items: []IndexItem{{Column: "R2"}}}}},
+		{"plot trace regress beta", "plot trace hoff.regress(AGE ~ INC + DEG)[DEG]", &PlotStmt{Kind: "trace", Target: Ref{Name: "hoff", Member: "regress",
+			Regress: &Regression{Response: 2, Predictors: []int{0, 1}}, Index: []int{1}, Items: []IndexItem{{Column: "DEG"}}}}},
+		{"plot heatmap partial", "plot heatmap hoff.partial", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "hoff", Member: "partial"}}},
+		{"check", "check hoff", &CheckStmt{Model: "hoff", Draws: 200, Reps: 200}},
+		{"check pair settings", "check fm[Y2, 5], draws = 50, reps = 99, stat = kendall, seed = 3",
+			&CheckStmt{Model: "fm", Pair: []int{1, 4}, Items: []IndexItem{{Column: "Y2"}, {Position: 5}}, Draws: 50, Reps: 99,
+				Stat: inference.Kendall, Seed: 3, SeedGiven: true}},
+		{"compare", oneFactor + "compare hoff, h1", &Compare{Models: []string{"hoff", "h1"}, Holdout: 0.1, Folds: 1, Seed: 1}},
+		{"compare folds", oneFactor + "compare hoff, h1, folds = 5, seed = 2", &Compare{Models: []string{"hoff", "h1"}, Holdout: 0.1, Folds: 5, Seed: 2}},
+		{"compare holdout", oneFactor + "compare hoff, h1, holdout = 0.25", &Compare{Models: []string{"hoff", "h1"}, Holdout: 0.25, Folds: 1, Seed: 1}},
 		{"plot rmse list", "data s = simulate(FullCopula(p = 3), n = 50, levels = 3)\nmodel a { Y = s; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }\nfit a\nfit fm\nplot rmse [a, fm]",
 			&PlotStmt{Kind: "rmse", Target: Ref{Name: "a"}, Others: []Ref{{Name: "fm"}}}},
 	}
@@ -202,6 +231,9 @@ func clearPositions(s Stmt) {
 		s.At = dsl.Position{}
 	case *Explain:
 		s.At = dsl.Position{}
+		if s.Fit != nil {
+			s.Fit.At = dsl.Position{}
+		}
 	case *Fit:
 		s.At = dsl.Position{}
 	case *Summary:
@@ -218,6 +250,13 @@ func clearPositions(s Stmt) {
 	case *Export:
 		s.At = dsl.Position{}
 	case *Show:
+		s.At = dsl.Position{}
+	case *CheckStmt:
+		s.At = dsl.Position{}
+		for i := range s.Items {
+			s.Items[i].At = dsl.Position{}
+		}
+	case *Compare:
 		s.At = dsl.Position{}
 	}
 }
@@ -293,17 +332,22 @@ func TestErrorsGolden(t *testing.T) {
 }
 
 func TestDocCoversEveryWord(t *testing.T) {
-	for _, list := range [][]string{Keywords, Distributions, Methods, PlotKinds} {
+	for _, list := range [][]string{Keywords(), Distributions(), Methods(), PlotKinds()} {
 		for _, w := range list {
 			if d, ok := Doc(w); !ok || len(d) < 20 {
 				t.Errorf("Doc(%q) = %q, %v", w, d, ok)
 			}
 		}
 	}
+	for _, w := range OtherWords() {
+		if _, ok := Doc(w); !ok {
+			t.Errorf("Doc(%q) has no entry", w)
+		}
+	}
 	if _, ok := Doc("nonsense"); ok {
 		t.Error("Doc(nonsense) found something")
 	}
-	if !reflect.DeepEqual(Keywords, dsl.StatementKeywords()) {
-		t.Errorf("Keywords %v differ from the grammar's %v", Keywords, dsl.StatementKeywords())
+	if !reflect.DeepEqual(Keywords(), dsl.StatementKeywords()) {
+		t.Errorf("Keywords %v differ from the grammar's %v", Keywords(), dsl.StatementKeywords())
 	}
 }

@@ -10,6 +10,21 @@ type Env interface {
 	Names() []string
 }
 
+// Files is implemented by an Env that lets Check look at the files a
+// script reads and writes, so that a missing file, a column name that is
+// not in a file's header or a directory that cannot be written is reported
+// before the script's first statement runs (and not after a long fit).
+// Without it, Check leaves data loaded in the same file unresolved (see
+// Stmt.Partial) and does not look at paths.
+type Files interface {
+	// ReadData reads the data file of a load statement (x.Path, with its
+	// separator, missing-value markers and orders) and describes it. Its
+	// error says what is wrong with the file.
+	ReadData(x *LoadData) (*DataInfo, error)
+	// Writable returns why a file cannot be written at path, or nil.
+	Writable(path string) error
+}
+
 // Binding is what a name is bound to: *DataInfo or *ModelInfo.
 type Binding interface {
 	// Kind is "data" or "model".

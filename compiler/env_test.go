@@ -24,6 +24,16 @@ func (e fakeEnv) Names() []string {
 	return out
 }
 
+// shippedGSSInfo has the columns of notebooks/data/gss_hoff2007.csv, as
+// the language reference's examples use them.
+func shippedGSSInfo() *DataInfo {
+	d := gssInfo()
+	for j, name := range []string{"income", "degree", "children", "pincome", "pdegree", "pchildren", "age"} {
+		d.Columns[j].Name = name
+	}
+	return d
+}
+
 // gssInfo has the columns of the GSS data of Hoff (2007): income and age
 // with many distinct values, the others coarse.
 func gssInfo() *DataInfo {

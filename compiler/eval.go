@@ -92,10 +92,7 @@ func (c *checker) unary(u *dsl.Unary, sc numScope) (float64, bool, bool) {
 			} else if name == "p" || name == "n" {
 				hint = "p and n are defined inside a model only"
 			}
-			if near := dsl.Nearest(name, known); near != "" {
-				hint = "did you mean " + near + "?"
-			}
-			c.errorf(p.Pos, hint, "unknown name %s in a number", name)
+			c.errorf(p.Pos, suggest(name, known, hint), "unknown name %s in a number", name)
 			return 0, true, false
 		}
 	case p.Str != nil:
@@ -124,6 +121,25 @@ func (c *checker) integer(e *dsl.Expr, sc numScope, what string) (int, bool, boo
 		return 0, true, false
 	}
 	return int(v), true, true
+}
+
+// minimum is the smallest value an integer argument may take, and what to
+// say about a smaller one: "WHAT must be at least VALUE[UNIT], got V", with
+// hint.
+type minimum struct {
+	value int
+	unit  string // as in " columns"
+	hint  string
+}
+
+// integerAtLeast is integer for an argument with a smallest value.
+func (c *checker) integerAtLeast(e *dsl.Expr, sc numScope, what string, lo minimum) (int, bool, bool) {
+	v, known, ok := c.integer(e, sc, what)
+	if ok && known && v < lo.value {
+		c.errorf(e.Pos, lo.hint, "%s must be at least %d%s, got %d", what, lo.value, lo.unit, v)
+		return v, known, false
+	}
+	return v, known, ok
 }
 
 // seed evaluates a seed: a whole number in [0, 2^64). A literal is read

@@ -1,15 +1,35 @@
 package compiler
 
 import (
-	"strings"
+	"fmt"
+	"slices"
 
 	"github.com/copulang/copulang/dsl"
 	"github.com/copulang/copulang/inference"
 )
 
-// fit checks fit NAME [with METHOD(ARGS)] [, SETTING = VALUE ...].
+// fit checks fit NAME [with METHOD(ARGS)] [, SETTING = VALUE ...]; the
+// model counts as fitted for the statements after it.
 func (c *checker) fit(s *dsl.FitStmt) Stmt {
-	m, _, ok := c.modelBinding(s.Model, false, "fit")
+	x, m := c.fitSettings(s, "fit")
+	if x == nil {
+		return nil
+	}
+	if l, isLocal := c.local[x.Model]; isLocal {
+		l.fitted = true
+	} else {
+		info := *m
+		info.Fitted = true
+		c.local[x.Model] = &local{b: &info, fitted: true}
+	}
+	return x
+}
+
+// fitSettings checks the model, method and settings of a fit statement
+// (verb is "fit", or "explain" for explain fit ...) and returns the checked
+// fit and the model, or nil after reporting errors.
+func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
+	m, _, ok := c.modelBinding(s.Model, false, verb)
 	x := &Fit{
 		At: s.Pos, Model: s.Model.Name, Method: "auto", TravelTime: DefaultTravelTime,
 		Iter: DefaultIter, Chains: DefaultChains, Seed: DefaultSeed, Thin: DefaultThin, Warmup: -1,
@@ -17,52 +37,43 @@ func (c *checker) fit(s *dsl.FitStmt) Stmt {
 	if s.Method != nil {
 		ok = c.method(s.Method, m, x) && ok
 	}
-	settings := []string{"iter", "warmup", "chains", "seed", "thin"}
+	settings := settingsOf("fit")
 	seen := map[string]bool{}
 	for _, a := range s.Settings {
 		name := a.Name.Name
-		if !contains(settings, name) {
-			hint := "fit settings: " + strings.Join(settings, ", ")
-			if near := dsl.Nearest(name, settings); near != "" {
-				hint = "did you mean " + near + "?"
-			} else if name == "T" || contains(Methods, name) {
-				hint = "the method and its arguments come after with, as in fit m with hmc(T = pi/2)"
-			}
-			c.errorf(a.Name.Pos, hint, "fit has no setting %s", name)
+		otherwise := ""
+		if name == "T" || slices.Contains(Methods(), name) {
+			otherwise = "the method and its arguments come after with, as in fit m with hmc(T = pi/2)"
+		}
+		if !c.setting("fit", a, settings, seen, otherwise) {
 			ok = false
 			continue
 		}
-		if seen[name] {
-			c.errorf(a.Name.Pos, "", "fit: %s given twice", name)
-			ok = false
-			continue
-		}
-		seen[name] = true
 		if name == "seed" {
 			v, good := c.seed(a.Value)
 			ok = ok && good
 			x.Seed = v
 			continue
 		}
-		v, _, good := c.integer(a.Value, numScope{}, name)
-		if good {
-			switch {
-			case name == "iter" && v < 1:
-				c.errorf(a.Value.Pos, "iter counts the iterations kept after warm-up", "iter must be at least 1, got %d", v)
-				good = false
-			case name == "warmup" && v < 0:
+		var v int
+		var good bool
+		switch name {
+		case "iter":
+			v, _, good = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: 1, hint: "iter counts the iterations kept after warm-up"})
+		case "warmup":
+			v, _, good = c.integer(a.Value, numScope{}, name)
+			if good && v < 0 {
 				c.errorf(a.Value.Pos, "", "warmup must be 0 or more, got %d", v)
 				good = false
-			case name == "chains" && v < 1:
-				c.errorf(a.Value.Pos, "", "chains must be at least 1, got %d", v)
-				good = false
-			case name == "chains" && v > 1024:
+			}
+		case "chains":
+			v, _, good = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: 1})
+			if good && v > 1024 {
 				c.errorf(a.Value.Pos, "", "chains = %d is more than 1024", v)
 				good = false
-			case name == "thin" && v < 1:
-				c.errorf(a.Value.Pos, "thin = 1 keeps every draw", "thin must be at least 1, got %d", v)
-				good = false
 			}
+		case "thin":
+			v, _, good = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: 1, hint: "thin = 1 keeps every draw"})
 		}
 		ok = ok && good
 		switch name {
@@ -79,29 +90,29 @@ func (c *checker) fit(s *dsl.FitStmt) Stmt {
 	if x.Warmup < 0 {
 		x.Warmup = DefaultWarmup(x.Iter)
 	}
+	if ok && x.Thin > x.Iter {
+		// A fit that keeps no draw "succeeds" and leaves nothing to summarise.
+		at := s.Pos
+		for _, a := range s.Settings {
+			if a.Name.Name == "thin" {
+				at = a.Value.Pos
+			}
+		}
+		c.errorf(at, fmt.Sprintf("thin keeps every thin-th of the iter post-warm-up iterations: use thin ≤ %d, or raise iter", x.Iter),
+			"thin = %d keeps no draw of iter = %d", x.Thin, x.Iter)
+		ok = false
+	}
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	if l, isLocal := c.local[x.Model]; isLocal {
-		l.fitted = true
-	} else {
-		info := *m
-		info.Fitted = true
-		c.local[x.Model] = &local{b: &info, fitted: true}
-	}
-	return x
+	return x, m
 }
 
 // method checks the with-clause of a fit against the model (m may be nil
 // when the model did not resolve).
 func (c *checker) method(me *dsl.Method, m *ModelInfo, x *Fit) bool {
 	name := me.Name.Name
-	if !contains(Methods, name) {
-		hint := "methods: " + strings.Join(Methods, ", ")
-		if near := dsl.Nearest(name, Methods); near != "" {
-			hint = "did you mean " + near + "?"
-		}
-		c.errorf(me.Name.Pos, hint, "unknown method %s", name)
+	if !c.oneOf(me.Name, "method", Methods()) {
 		return false
 	}
 	x.Method = name
@@ -113,7 +124,7 @@ func (c *checker) method(me *dsl.Method, m *ModelInfo, x *Fit) bool {
 			ok = false
 		}
 	default:
-		bound, good := c.bindArgs(me.Name, me.Args, []param{{"T", true, false}}, name+"(T = pi/2)")
+		bound, good := c.bindArgs(me.Name, me.Args, parameters(name), name+"(T = pi/2)")
 		ok = good
 		if a := bound["T"]; a != nil {
 			v, _, g := c.number(a.Value, numScope{})

@@ -22,13 +22,22 @@ type Stmt interface {
 	Partial() bool
 }
 
-// LoadData is data NAME = load("PATH", order = {...}).
+// LoadData is data NAME = load("PATH", sep = ",", na = [...], order = {...}).
 type LoadData struct {
 	At   dsl.Position
 	Name string
 	Path string
-	// Order gives, for text columns, their labels from lowest to highest.
+	// Sep is the field separator; 0 means ','.
+	Sep rune
+	// NA lists the cell texts that mark a missing value besides an empty
+	// cell, NA and NaN.
+	NA []string
+	// Order gives, for text columns, their labels from lowest to highest;
+	// a key [a, b] of the order map gives each of its columns the same order.
 	Order map[string][]string
+	// OrderAll is the order of every other column holding text, from the
+	// key * of the order map; nil when there is none.
+	OrderAll []string
 }
 
 // SimulateData is data NAME = simulate(SPEC, n = N, levels = L, seed = S, missing = M).
@@ -58,10 +67,12 @@ type DeclareModel struct {
 	partial bool
 }
 
-// Explain is explain NAME.
+// Explain is explain NAME, or explain fit NAME with ... (Fit set).
 type Explain struct {
 	At    dsl.Position
 	Model string
+	// Fit holds the settings to plan with; nil means the fit's defaults.
+	Fit *Fit
 }
 
 // Fit is fit NAME with METHOD(T = ...), iter = ..., warmup = ..., chains = ..., seed = ..., thin = ...
@@ -79,10 +90,13 @@ type Fit struct {
 	Seed                       uint64
 }
 
-// Summary is summary EXPR.
+// Summary is summary EXPR [, prob = P].
 type Summary struct {
 	At     dsl.Position
 	Target Ref
+	// Prob is the probability of the central interval whose bounds the
+	// summary shows (DefaultProb, the 5% and 95% quantiles, unless given).
+	Prob float64
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].
@@ -106,10 +120,18 @@ func (p *PlotStmt) Models() []string {
 	return out
 }
 
-// Impute is impute NAME.
+// Impute is impute NAME [to "PATH"] [, draws = "PATH", prob = P].
 type Impute struct {
 	At    dsl.Position
 	Model string
+	// Path is the CSV file of one row per missing cell ("" shows a table).
+	Path string
+	// DrawsPath is the CSV file of every kept draw of every missing cell
+	// ("" for none).
+	DrawsPath string
+	// Prob is the probability of the central interval of levels shown
+	// (DefaultProb unless given).
+	Prob float64
 }
 
 // Export is export NAME to "PATH".
@@ -128,21 +150,72 @@ type Show struct {
 }
 
 // Ref is a reference to a binding or a part of a model: m, m.C, m.C[1, 2],
-// m.C[INC, DEG], m.Lambda[INC, 2], m.Z[INC], or a data set gss.
+// m.C[INC, DEG], m.Lambda[INC, 2], m.Z[INC], m.partial[INC, DEG],
+// m.communality[INC], m.regress(INC ~ DEG + AGE)[DEG], or a data set gss.
 type Ref struct {
 	At   dsl.Position
 	Name string
-	// Member is "", "C", "Lambda" or "Z".
+	// Member is "", "C", "Lambda", "Z", "partial", "communality" or
+	// "regress".
 	Member string
-	// Index holds the indices, 0-based: model columns for C and Z, a model
-	// column then a factor for Lambda. Nil when there is no index or when
-	// Unresolved.
+	// Index holds the indices, 0-based: model columns for C, Z, partial
+	// and communality, a model column then a factor for Lambda; for
+	// regress, a predictor (0..k-1, in Regress.Predictors' order) or k for
+	// R². Nil when there is no index or when Unresolved.
 	Index []int
+	// Regress is the formula of m.regress(Y ~ X1 + X2), nil otherwise (and
+	// when Unresolved).
+	Regress *Regression
 	// Items are the indices as written.
 	Items []IndexItem
 	// Unresolved is true when the model's columns were unknown at check
 	// time (see Stmt.Partial); Index is then nil.
 	Unresolved bool
+}
+
+// Regression is the formula of m.regress(Y ~ X1 + X2 + ...), as model
+// columns (0-based): the regression of latent z_Y on z_X1, z_X2, ...
+type Regression struct {
+	Response   int
+	Predictors []int
+}
+
+// CheckStmt is check NAME [, SETTING = VALUE ...], or check NAME[COL,
+// COL], which adds the two-way table of the pair.
+type CheckStmt struct {
+	At    dsl.Position
+	Model string
+	// Pair holds the two columns of check m[A, B] (0-based, model order),
+	// nil for check m or while Unresolved.
+	Pair []int
+	// Items are the pair's columns as written.
+	Items []IndexItem
+	// Draws and Reps are the replications (default
+	// inference.DefaultCheckDraws and DefaultCheckReps), Stat the rank
+	// correlation (default spearman).
+	Draws, Reps int
+	Stat        inference.RankStat
+	// Seed seeds the replications; when SeedGiven is false the fit's seed
+	// is used.
+	Seed      uint64
+	SeedGiven bool
+	// Unresolved is true when the model's columns were unknown at check
+	// time (see Stmt.Partial).
+	Unresolved bool
+}
+
+// Compare is compare M1, M2, ... [, holdout = , folds = , seed = ]: the
+// models' held-out predictive scores.
+type Compare struct {
+	At     dsl.Position
+	Models []string
+	// Holdout is the share of cells held out when Folds is 1 (default
+	// 0.1); with Folds ≥ 2 every eligible cell is held out once.
+	Holdout float64
+	Folds   int
+	// Seed chooses the held-out cells (default 1); each refit uses its
+	// model's fit settings, seed included.
+	Seed uint64
 }
 
 // IndexItem is one index as written: a 1-based position or a column name.
@@ -162,6 +235,8 @@ func (s *PlotStmt) Pos() dsl.Position     { return s.At }
 func (s *Impute) Pos() dsl.Position       { return s.At }
 func (s *Export) Pos() dsl.Position       { return s.At }
 func (s *Show) Pos() dsl.Position         { return s.At }
+func (s *CheckStmt) Pos() dsl.Position    { return s.At }
+func (s *Compare) Pos() dsl.Position      { return s.At }
 
 func (s *LoadData) Partial() bool     { return false }
 func (s *SimulateData) Partial() bool { return false }
@@ -180,6 +255,8 @@ func (s *PlotStmt) Partial() bool {
 	}
 	return false
 }
-func (s *Impute) Partial() bool { return false }
-func (s *Export) Partial() bool { return false }
-func (s *Show) Partial() bool   { return false }
+func (s *Impute) Partial() bool    { return false }
+func (s *Export) Partial() bool    { return false }
+func (s *Show) Partial() bool      { return false }
+func (s *CheckStmt) Partial() bool { return s.Unresolved }
+func (s *Compare) Partial() bool   { return false }

@@ -1,14 +1,12 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
 	"github.com/copulang/copulang/inference"
 )
-
-// correlationPriors are the distributions a model's C may have.
-var correlationPriors = []string{"InverseWishart", "LKJ", "FactorModel"}
 
 // model checks model NAME { Y = DATA; Z ~ GaussianCopula(C); Y ordinal Z; C ~ PRIOR }.
 func (c *checker) model(s *dsl.ModelStmt) Stmt {
@@ -22,7 +20,7 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 	for _, it := range s.Items {
 		switch it := it.(type) {
 		case *dsl.Assign:
-			if fn, _, isCall := callOf(it.Value, false); isCall && contains(Distributions, fn.Name) {
+			if fn, _, isCall := callOf(it.Value, false); isCall && slices.Contains(Distributions(), fn.Name) {
 				c.errorf(it.Value.Pos, "write "+it.Name.Name+" ~ "+it.Value.String(), "%s is a distribution: use ~, not =", fn.Name)
 				ok = false
 				continue
@@ -46,30 +44,22 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 					continue
 				}
 				copula = it
-			case contains(correlationPriors, fn.Name):
+			case slices.Contains(correlationPriors(), fn.Name):
 				if prior != nil {
 					c.errorf(it.Pos, "keep one of them", "%s has two priors: %s and %s", it.Name.Name, prior.Dist, it.Dist)
 					ok = false
 					continue
 				}
 				prior = it
-			case fn.Name == "Normal" || fn.Name == "GDP":
+			case slices.Contains(loadingsPriors(), fn.Name):
 				c.errorf(fn.Pos, "as in C ~ FactorModel(k = 3, loadings = "+fn.Name+"(...))", "%s is a prior for factor loadings, not for %s", fn.Name, it.Name.Name)
 				ok = false
 			default:
-				hint := "distributions: " + strings.Join(Distributions, ", ")
-				if near := dsl.Nearest(fn.Name, Distributions); near != "" {
-					hint = "did you mean " + near + "?"
-				}
-				c.errorf(fn.Pos, hint, "unknown distribution %s", fn.Name)
-				ok = false
+				ok = c.oneOf(fn, "distribution", Distributions()) && ok
 			}
 		case *dsl.Relation:
 			if it.Relation.Name != "ordinal" {
-				hint := "the link between data and latent variables is ordinal, as in Y ordinal Z"
-				if near := dsl.Nearest(it.Relation.Name, []string{"ordinal"}); near != "" {
-					hint = "did you mean " + near + "?"
-				}
+				hint := suggest(it.Relation.Name, []string{"ordinal"}, "the link between data and latent variables is ordinal, as in Y ordinal Z")
 				c.errorf(it.Relation.Pos, hint, "unknown link %s", it.Relation.Name)
 				ok = false
 				continue
@@ -169,6 +159,9 @@ func (c *checker) copulaArg(t *dsl.Tilde) (string, bool) {
 		return "", false
 	}
 	id, isName := args[0].Value.AsName()
+	if !c.noFormula(args[0]) {
+		return "", false
+	}
 	if !isName {
 		c.errorf(args[0].Value.Pos, "as in Z ~ GaussianCopula(C)", "GaussianCopula's argument must be a name for the correlation matrix, got %s", describeExpr(args[0].Value))
 		return "", false
@@ -225,15 +218,12 @@ func (c *checker) modelData(e *dsl.Expr, x *DeclareModel) (*DataInfo, bool, bool
 			}
 			name = d.Columns[pos-1].Name
 		case !pending && d.column(name) < 0:
-			hint := "columns of " + x.Data + ": " + shortList(d.columnNames())
-			if near := dsl.Nearest(name, d.columnNames()); near != "" {
-				hint = "did you mean " + near + "?"
-			}
+			hint := suggest(name, d.columnNames(), "columns of "+x.Data+": "+shortList(d.columnNames()))
 			c.errorf(it.Pos, hint, "%s has no column %s", x.Data, name)
 			good = false
 			continue
 		}
-		if contains(cols, name) {
+		if slices.Contains(cols, name) {
 			c.errorf(it.Pos, "", "column %s is listed twice", name)
 			good = false
 			continue
@@ -285,68 +275,22 @@ func shortList(names []string) string {
 // prior checks C ~ InverseWishart(...) | LKJ(...) | FactorModel(...).
 func (c *checker) prior(t *dsl.Tilde, sc numScope) (inference.Model, bool) {
 	fn, args, _ := callOf(t.Dist, true)
-	// positive evaluates an optional argument that must be > 0 (or > lower
-	// when strict bound given via check).
-	num := func(a *dsl.Arg) (float64, bool, bool) {
-		if a == nil {
-			return 0, false, true
-		}
-		return c.number(a.Value, sc)
-	}
 	switch fn.Name {
 	case "InverseWishart":
-		bound, ok := c.bindArgs(fn, args, []param{{"df", false, false}, {"scale", false, false}}, "InverseWishart(df = p + 2)")
-		iw := inference.InverseWishart{}
-		if a := bound["df"]; a != nil {
-			v, known, good := num(a)
-			if good && known && sc.known && v <= float64(sc.p-1) {
-				c.errorf(a.Value.Pos, "the default is df = p + 2", "df must exceed p - 1 = %d, got %s", sc.p-1, fmtNum(v))
-				good = false
-			} else if good && known && v <= 0 {
-				c.errorf(a.Value.Pos, "the default is df = p + 2", "df must be positive, got %s", fmtNum(v))
-				good = false
-			}
-			ok = ok && good
-			if known {
-				iw.DF = v
-			}
-		}
-		if a := bound["scale"]; a != nil {
-			v, known, good := num(a)
-			if good && known && v <= 0 {
-				c.errorf(a.Value.Pos, "", "scale must be positive, got %s", fmtNum(v))
-				good = false
-			}
-			ok = ok && good
-			if known {
-				iw.Scale = v
-			}
-		}
-		return inference.FullCorrelation{Prior: iw}, ok
+		bound, ok := c.bindArgs(fn, args, parameters(fn.Name), "InverseWishart(df = p + 2)")
+		df, good1 := c.degreesOfFreedom(bound["df"], sc)
+		scale, good2 := c.positiveArg(bound["scale"], "scale", sc, 0, "")
+		return inference.FullCorrelation{Prior: inference.InverseWishart{DF: df, Scale: scale}}, ok && good1 && good2
 	case "LKJ":
-		bound, ok := c.bindArgs(fn, args, []param{{"eta", true, false}}, "LKJ(eta = 2)")
-		lkj := inference.LKJ{Eta: 1}
-		if a := bound["eta"]; a != nil {
-			v, known, good := num(a)
-			if good && known && v <= 0 {
-				c.errorf(a.Value.Pos, "eta = 1 is uniform over correlation matrices", "eta must be positive, got %s", fmtNum(v))
-				good = false
-			}
-			ok = ok && good
-			if known {
-				lkj.Eta = v
-			}
-		}
-		return inference.FullCorrelation{Prior: lkj}, ok
+		bound, ok := c.bindArgs(fn, args, parameters(fn.Name), "LKJ(eta = 2)")
+		eta, good := c.positiveArg(bound["eta"], "eta", sc, 1, "eta = 1 is uniform over correlation matrices")
+		return inference.FullCorrelation{Prior: inference.LKJ{Eta: eta}}, ok && good
 	case "FactorModel":
-		bound, ok := c.bindArgs(fn, args, []param{{"k", true, true}, {"loadings", false, false}}, "FactorModel(k = 3)")
+		bound, ok := c.bindArgs(fn, args, parameters(fn.Name), "FactorModel(k = 3)")
 		fm := inference.FactorModel{Loadings: inference.NormalLoadings{Var: 1}}
 		if a := bound["k"]; a != nil {
-			v, known, good := c.integer(a.Value, sc, "k")
-			if good && known && v < 1 {
-				c.errorf(a.Value.Pos, "for an unstructured correlation use C ~ InverseWishart(df = p + 2)", "k must be at least 1, got %d", v)
-				good = false
-			} else if good && known && sc.known && v >= sc.p {
+			v, known, good := c.integerAtLeast(a.Value, sc, "k", minimum{value: 1, hint: "for an unstructured correlation use C ~ InverseWishart(df = p + 2)"})
+			if good && known && sc.known && v >= sc.p {
 				c.errorf(a.Value.Pos, "", "k = %d factors must be fewer than the p = %d columns", v, sc.p)
 				good = false
 			}
@@ -363,42 +307,48 @@ func (c *checker) prior(t *dsl.Tilde, sc numScope) (inference.Model, bool) {
 	return nil, false
 }
 
+// degreesOfFreedom evaluates the optional df of InverseWishart, which must
+// exceed p - 1 (and be positive while p is not known); 0, the default p + 2,
+// when it is absent or not known yet.
+func (c *checker) degreesOfFreedom(a *dsl.Arg, sc numScope) (float64, bool) {
+	const hint = "the default is df = p + 2"
+	if a == nil {
+		return 0, true
+	}
+	v, known, ok := c.number(a.Value, sc)
+	switch {
+	case !ok || !known:
+		return 0, ok
+	case sc.known && v <= float64(sc.p-1):
+		c.errorf(a.Value.Pos, hint, "df must exceed p - 1 = %d, got %s", sc.p-1, fmtNum(v))
+		return 0, false
+	case v <= 0:
+		c.errorf(a.Value.Pos, hint, "df must be positive, got %s", fmtNum(v))
+		return 0, false
+	}
+	return v, true
+}
+
 // loadings checks Normal(var = 1) or GDP(alpha = 3, beta = 1).
 func (c *checker) loadings(e *dsl.Expr, sc numScope) (inference.LoadingsPrior, bool) {
 	fn, args, isCall := callOf(e, true)
-	if !isCall || (fn.Name != "Normal" && fn.Name != "GDP") {
+	if !isCall || !slices.Contains(loadingsPriors(), fn.Name) {
 		hint := "as in loadings = Normal(var = 1) or loadings = GDP(alpha = 3, beta = 1)"
 		at := e.Pos
 		if isCall {
 			at = fn.Pos
-			if near := dsl.Nearest(fn.Name, []string{"Normal", "GDP"}); near != "" {
-				hint = "did you mean " + near + "?"
-			}
+			hint = suggest(fn.Name, loadingsPriors(), hint)
 		}
 		c.errorf(at, hint, "loadings must be Normal(...) or GDP(...), got %s", describeExpr(e))
 		return nil, false
 	}
-	positive := func(a *dsl.Arg, name string, def float64) (float64, bool) {
-		if a == nil {
-			return def, true
-		}
-		v, known, ok := c.number(a.Value, sc)
-		if ok && known && v <= 0 {
-			c.errorf(a.Value.Pos, "", "%s must be positive, got %s", name, fmtNum(v))
-			return 0, false
-		}
-		if !known {
-			return def, ok
-		}
-		return v, ok
-	}
 	if fn.Name == "Normal" {
-		bound, ok := c.bindArgs(fn, args, []param{{"var", true, false}}, "Normal(var = 1)")
-		v, good := positive(bound["var"], "var", 1)
+		bound, ok := c.bindArgs(fn, args, parameters(fn.Name), "Normal(var = 1)")
+		v, good := c.positiveArg(bound["var"], "var", sc, 1, "")
 		return inference.NormalLoadings{Var: v}, ok && good
 	}
-	bound, ok := c.bindArgs(fn, args, []param{{"alpha", false, false}, {"beta", false, false}}, "GDP(alpha = 3, beta = 1)")
-	a, good1 := positive(bound["alpha"], "alpha", 3)
-	b, good2 := positive(bound["beta"], "beta", 1)
+	bound, ok := c.bindArgs(fn, args, parameters(fn.Name), "GDP(alpha = 3, beta = 1)")
+	a, good1 := c.positiveArg(bound["alpha"], "alpha", sc, 3, "")
+	b, good2 := c.positiveArg(bound["beta"], "beta", sc, 1, "")
 	return inference.GDPLoadings{Alpha: a, Beta: b}, ok && good1 && good2
 }

@@ -2,7 +2,10 @@ package compiler
 
 import (
 	"fmt"
+	"math"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/copulang/copulang/inference"
 )
@@ -13,6 +16,36 @@ import (
 // total order, while exact HMC's mixing advantage over Gibbs was measured
 // for coarse columns (2.2–6.8× ESS per CPU-second at 5 levels, n = 300–3000).
 const MaxHMCLevels = 10
+
+// hmcBounceCap is the exact-HMC sampler's cap on the bounces of one
+// trajectory of a column with n rows, missing ones included: the default of
+// hough.Options.MaxBounces, 1000·n + 1000, beyond which the trajectory, and
+// so the fit, fails (TestBounceCapMatchesHough pins the two together).
+func hmcBounceCap(n int) float64 { return 1000*float64(n) + 1000 }
+
+// expectedBounces estimates the bounces of one exact-HMC trajectory of travel
+// time T for a column with the given observed rows in levels distinct values:
+//
+//	B̂ = n_obs·(L − 1)·T/(2π).
+//
+// For a total order (L = n_obs) with independent columns this is exact: a
+// bounce swaps the velocities of two adjacent rows, so the trajectory is the
+// sorted set of free curves a_i sin t + b_i cos t, and every pair of those
+// crosses T/π times in expectation (their difference is a sinusoid with a
+// uniform phase); correlated columns give each row its own conditional mean
+// and fewer crossings (0.20·n² against 0.25·n² at T = π/2 for a one-factor
+// correlation of 0.5, measured). For few levels it is low by up to 1.5×
+// (0.36·n per unit of L − 1 at L = 2, measured), which does not matter
+// against the cap.
+func expectedBounces(observed, levels int, travel float64) float64 {
+	return float64(observed) * float64(levels-1) * travel / (2 * math.Pi)
+}
+
+// hmcCapMargin is the share of the bounce cap that B̂ may reach before the
+// plan gives the column to Gibbs: single trajectories spread a few per cent
+// about their mean (the largest of 30 was 3.5% above it at n = 2000), and a
+// fit runs thousands of them.
+const hmcCapMargin = 0.8
 
 // InferencePlan is how a model will be sampled: the sampler, the per-column
 // choice between exact HMC and Gibbs, and the ordered steps of one
@@ -32,13 +65,19 @@ type InferencePlan struct {
 	Steps []Step
 	// Notes explain substitutions and warn about costly choices.
 	Notes []string
+	// Cores is the number of cores the chains share, for the time estimate
+	// (runtime.GOMAXPROCS when planned).
+	Cores int
 
 	n       int
 	columns []string
-	fit     *Fit
+	// levels and missing per column, for the time estimate.
+	levels, missing []int
+	fit             *Fit
 	// defaultFit is true when Plan had no fit statement and used the defaults.
 	defaultFit bool
 	kind       string
+	k          int // factors of a factor model
 }
 
 // Step is one update of an iteration.
@@ -87,7 +126,8 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	}
 	pl := &InferencePlan{
 		Model: m.Name, Data: d.Name, Asked: asked, TravelTime: f.TravelTime,
-		n: d.N, columns: cols, fit: f, defaultFit: defaults,
+		n: d.N, columns: cols, fit: f, defaultFit: defaults, levels: levels, missing: missing,
+		Cores: runtime.GOMAXPROCS(0),
 	}
 	if pl.TravelTime <= 0 {
 		pl.TravelTime = DefaultTravelTime
@@ -111,6 +151,7 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missing []int) error {
 	pl.kind = "full correlation"
 	hmcCols := make([]bool, len(levels))
+	var fallback []string // columns hmc would send past the bounce cap
 	switch pl.Asked {
 	case "px", "interweave":
 		return fmt.Errorf("model %s: %s samples factor models, and %s has a full correlation matrix; use gibbs, hmc or auto", pl.Model, pl.Asked, pl.Model)
@@ -118,8 +159,16 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 	case "hmc":
 		for j, l := range levels {
 			hmcCols[j] = l >= 2
+			observed := pl.n - missing[j]
+			if b, limit := expectedBounces(observed, l, pl.TravelTime), hmcBounceCap(pl.n); l >= 2 && b > hmcCapMargin*limit {
+				hmcCols[j] = false
+				fallback = append(fallback, pl.columns[j])
+				pl.Notes = append(pl.Notes, fmt.Sprintf("column %s has %d distinct values in %d observed rows: an exact-HMC trajectory of T = %s would bounce about %s times (n_obs·(L−1)·T/(2π)), more than %.0f%% of the sampler's cap of 1000·n + 1000 = %s, and a trajectory past the cap fails the fit, so %s gets Hoff's Gibbs update instead",
+					pl.columns[j], l, observed, fmtNum(pl.TravelTime), fmtCount(roundSig(b)), 100*hmcCapMargin, fmtCount(limit), pl.columns[j]))
+				continue
+			}
 			if l > MaxHMCLevels {
-				pl.Notes = append(pl.Notes, fmt.Sprintf("column %s has %d distinct values: exact HMC bounces about n·(L−1) times per trajectory there (up to n²/6 for all-distinct data), so it may be slow; auto would use Gibbs for it", pl.columns[j], l))
+				pl.Notes = append(pl.Notes, fmt.Sprintf("column %s has %d distinct values: exact HMC bounces about n·(L−1)·T/(2π) times per trajectory there (n²/4 for all-distinct data at T = π/2), so it may be slow; auto would use Gibbs for it", pl.columns[j], l))
 			}
 		}
 	case "auto":
@@ -164,12 +213,14 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 	}
 	if len(gibbsNames) > 0 {
 		why := "you asked for gibbs"
-		if pl.Asked == "auto" {
-			why = fmt.Sprintf("%s with more than %d distinct values: exact HMC would bounce about n·(L−1) times per trajectory, and n²/6 for all-distinct data (177,000 bounces at n = 1000), while a Gibbs sweep costs O(n)",
+		switch {
+		case pl.Asked == "hmc" && len(fallback) > 0:
+			why = fmt.Sprintf("you asked for hmc, but an exact-HMC trajectory on %s would bounce more often than the sampler allows (see the note)", strings.Join(fallback, ", "))
+		case pl.Asked != "gibbs" && len(constNames) == len(gibbsNames):
+			why = "no order constraint to bounce off: the column is drawn from its conditional normal"
+		case pl.Asked == "auto":
+			why = fmt.Sprintf("%s with more than %d distinct values: exact HMC would bounce about n·(L−1)/4 times per trajectory at T = π/2 (250,000 times for all-distinct data at n = 1000), while a Gibbs sweep costs O(n)",
 				plural(len(gibbsNames), "column", "columns"), MaxHMCLevels)
-			if len(constNames) == len(gibbsNames) {
-				why = "no order constraint to bounce off: the column is drawn from its conditional normal"
-			}
 		}
 		pl.Steps = append(pl.Steps, Step{
 			Name:    "latent columns by Hoff's Gibbs update",
@@ -201,6 +252,7 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 
 func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 	pl.kind = fmt.Sprintf("factor model, k = %d", model.K)
+	pl.k = model.K
 	gdp := false
 	switch l := model.Loadings.(type) {
 	case inference.GDPLoadings:
@@ -288,6 +340,25 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 		})
 }
 
+// fmtCount writes a count with thousands separators: 1,003,000.
+func fmtCount(x float64) string {
+	digits := fmt.Sprintf("%.0f", x)
+	var b strings.Builder
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// roundSig rounds x > 0 to three significant digits.
+func roundSig(x float64) float64 {
+	unit := math.Pow(10, math.Floor(math.Log10(x))-2)
+	return math.Round(x/unit) * unit
+}
+
 func orDefault(v, def float64) float64 {
 	if v == 0 {
 		return def
@@ -316,12 +387,9 @@ func missingNote(cols []string, hmc []bool, missing []int, want bool) string {
 	return fmt.Sprintf(" (and their %d missing %s, drawn from the conditional normal)", total, plural(total, "cell", "cells"))
 }
 
-// Explain prints the plan: the model, the method, the fit settings, then
-// each step with what it updates, why and its cost, then any notes.
-func (pl *InferencePlan) Explain() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "plan for model %s on %s (n = %d rows, p = %d columns): %s\n", pl.Model, pl.Data, pl.n, len(pl.columns), pl.kind)
-	method := pl.Method.String()
+// methodText names the sampler that runs: "hmc for 5 columns, gibbs for 2"
+// when exact HMC leaves some columns to Gibbs, else the method's name.
+func (pl *InferencePlan) methodText() string {
 	if pl.Method == inference.HMC && pl.ColumnHMC != nil {
 		k := 0
 		for _, h := range pl.ColumnHMC {
@@ -330,10 +398,72 @@ func (pl *InferencePlan) Explain() string {
 			}
 		}
 		if k < len(pl.ColumnHMC) {
-			method = fmt.Sprintf("hmc for %d %s, gibbs for %d", k, plural(k, "column", "columns"), len(pl.ColumnHMC)-k)
+			return fmt.Sprintf("hmc for %d %s, gibbs for %d", k, plural(k, "column", "columns"), len(pl.ColumnHMC)-k)
 		}
 	}
-	fmt.Fprintf(&b, "method: %s (asked: %s)\n", method, pl.Asked)
+	return pl.Method.String()
+}
+
+// Running says in a few words which sampler runs and, when that is not
+// what the fit named, what it asked for: "interweave (auto)",
+// "px (asked: gibbs)", "hmc for 5 columns, gibbs for 2".
+func (pl *InferencePlan) Running() string {
+	m := pl.methodText()
+	switch {
+	case pl.Asked == "auto":
+		return m + " (auto)"
+	case pl.Asked != pl.Method.String():
+		return m + " (asked: " + pl.Asked + ")"
+	}
+	return m
+}
+
+// Summary says in one line what the fit will run and roughly how long it
+// will take: "will run: interweave (auto), 4 chains × (500 warm-up + 1000
+// kept) iterations; about 3 min on 2 cores (a rough estimate)".
+func (pl *InferencePlan) Summary() string {
+	f := pl.fit
+	iters := fmt.Sprintf("%d %s × (%d warm-up + %d kept) iterations", f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter)
+	return fmt.Sprintf("will run: %s, %s; %s on %d %s (a rough estimate)", pl.Running(), iters,
+		aboutDuration(inference.FitDuration(pl.Cost(), f.Chains, f.Warmup+f.Iter, pl.Cores)), pl.Cores, plural(pl.Cores, "core", "cores"))
+}
+
+// Cost describes the planned fit to inference's cost model.
+func (pl *InferencePlan) Cost() inference.Cost {
+	c := inference.Cost{Method: pl.Method, N: pl.n, P: len(pl.columns), ColumnHMC: pl.ColumnHMC, TravelTime: pl.TravelTime, Levels: pl.levels}
+	for _, m := range pl.missing {
+		c.Observed = append(c.Observed, pl.n-m)
+	}
+	if pl.Method == inference.PX || pl.Method == inference.Interweave {
+		c.K = pl.k
+	}
+	return c
+}
+
+// aboutDuration rounds an estimated duration to what an estimate can say.
+func aboutDuration(d time.Duration) string {
+	switch s := d.Seconds(); {
+	case s < 1:
+		return "under a second"
+	case s < 10:
+		return fmt.Sprintf("about %.0f s", s)
+	case s < 90:
+		return fmt.Sprintf("about %.0f s", math.Round(s/5)*5)
+	case s < 90*60:
+		return fmt.Sprintf("about %.0f min", math.Round(s/60))
+	case s < 10*3600:
+		return fmt.Sprintf("about %.1f h", s/3600)
+	}
+	return fmt.Sprintf("about %.0f h", d.Hours())
+}
+
+// Explain prints the plan: the model, the method, the fit settings, then
+// each step with what it updates, why and its cost, then any notes.
+func (pl *InferencePlan) Explain() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "plan for model %s on %s (n = %d rows, p = %d columns): %s\n", pl.Model, pl.Data, pl.n, len(pl.columns), pl.kind)
+	b.WriteString(pl.Summary() + "\n")
+	fmt.Fprintf(&b, "method: %s (asked: %s)\n", pl.methodText(), pl.Asked)
 	if f := pl.fit; f != nil {
 		label := "fit"
 		if pl.defaultFit {

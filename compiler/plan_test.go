@@ -1,11 +1,17 @@
 package compiler
 
 import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/copulang/copulang/hough"
 	"github.com/copulang/copulang/inference"
 )
 
@@ -116,6 +122,7 @@ func TestExplainGolden(t *testing.T) {
 	for _, src := range []string{
 		fullGSS,
 		fullGSS + "fit m with gibbs, iter = 200, chains = 2",
+		fullGSS + "fit m with hmc(T = 100), iter = 200",
 		factorSim + "fit m with px, seed = 3",
 		factorSim,
 	} {
@@ -124,6 +131,7 @@ func TestExplainGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.WriteString(">>> " + strings.ReplaceAll(strings.TrimSpace(src), "\n", "; ") + "\n")
+		pl.Cores = 2 // the estimate's cores, as on the project's machine
 		b.WriteString(pl.Explain())
 		b.WriteString("\n")
 	}
@@ -141,5 +149,173 @@ func TestExplainGolden(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("explain output differs from %s (go test -update to accept):\n%s", path, got)
+	}
+}
+
+// TestPlanHMCFallsBackPastTheBounceCap: with hmc asked for, a column whose
+// expected bounces per trajectory, n_obs·(L−1)·T/(2π), pass 80% of the
+// sampler's cap of 1000·n + 1000 gets Hoff's Gibbs update, with a note; the
+// other columns keep exact HMC. Without the fallback such a fit fails once a
+// trajectory hits the cap (at about n = 4,000 to 5,600 for a continuous
+// column at T = π/2, depending on the correlations).
+func TestPlanHMCFallsBackPastTheBounceCap(t *testing.T) {
+	tests := []struct {
+		name    string
+		n       int
+		fine    ColumnInfo
+		travel  float64
+		wantHMC bool // exact HMC kept on the fine column
+	}{
+		{"continuous, n = 2000", 2000, ColumnInfo{Levels: 2000}, DefaultTravelTime, true},         // B̂ = 1.0e6, cap 2.0e6
+		{"continuous, n = 3200", 3200, ColumnInfo{Levels: 3200}, DefaultTravelTime, true},         // B̂ = 2.56e6 < 0.8 × 3.2e6
+		{"continuous, n = 3300", 3300, ColumnInfo{Levels: 3300}, DefaultTravelTime, false},        // B̂ = 2.72e6 > 0.8 × 3.3e6
+		{"continuous, n = 10000", 10000, ColumnInfo{Levels: 10000}, DefaultTravelTime, false},     // B̂ = 2.5e7
+		{"missing cells", 4000, ColumnInfo{Levels: 3000, Missing: 1000}, DefaultTravelTime, true}, // B̂ = 2.25e6 < 0.8 × 4.0e6
+		{"100 levels, n = 100000", 100000, ColumnInfo{Levels: 100}, DefaultTravelTime, true},      // B̂ = 2.5e6 ≪ 1e8
+		{"long travel time", 2000, ColumnInfo{Levels: 2000}, 10, false},                           // B̂ = 6.4e6
+		{"short travel time", 5000, ColumnInfo{Levels: 5000}, 0.5, true},                          // B̂ = 2.0e6
+		{"many levels, long travel time", 2000, ColumnInfo{Levels: 1000}, 12, false},              // B̂ = 3.8e6
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fine.Name = "X"
+			d := &DataInfo{Name: "big", N: tt.n, Columns: []ColumnInfo{tt.fine, {Name: "A", Levels: 5}, {Name: "B", Levels: 3}}}
+			m := &DeclareModel{Name: "m", Data: "big", Model: inference.FullCorrelation{}}
+			pl, err := Plan(m, d, &Fit{Model: "m", Method: "hmc", TravelTime: tt.travel, Iter: 100, Warmup: 100, Chains: 1, Thin: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []bool{tt.wantHMC, true, true}; pl.Method != inference.HMC || !reflect.DeepEqual(pl.ColumnHMC, want) {
+				t.Fatalf("method %v, ColumnHMC %v; want hmc, %v", pl.Method, pl.ColumnHMC, want)
+			}
+			explain := pl.Explain()
+			noted := strings.Contains(explain, "note: column X") && strings.Contains(explain, "so X gets Hoff's Gibbs update instead")
+			if noted == tt.wantHMC {
+				t.Errorf("fallback note present = %v, want %v:\n%s", noted, !tt.wantHMC, explain)
+			}
+			if !tt.wantHMC && !strings.Contains(explain, "updates: z of X\n   why:     you asked for hmc, but") {
+				t.Errorf("the Gibbs step does not say why X is there:\n%s", explain)
+			}
+		})
+	}
+	// End to end at a size a test can afford: with T = 100 a continuous
+	// column of 100 rows expects 158,000 bounces per trajectory against a
+	// cap of 101,000. The planned fit runs; exact HMC on every column fails.
+	t.Run("fit", func(t *testing.T) {
+		const n = 100
+		rng := rand.New(rand.NewPCG(5, 6))
+		cols := make([][]float64, 3)
+		for j := range cols {
+			cols[j] = make([]float64, n)
+			for i := range cols[j] {
+				cols[j][i] = rng.NormFloat64()
+				if j > 0 {
+					cols[j][i] = math.Round(cols[j][i] * float64(j))
+				}
+			}
+		}
+		d := &DataInfo{Name: "small", N: n}
+		for j, name := range []string{"X", "A", "B"} {
+			levels := len(slices.Compact(slices.Sorted(slices.Values(cols[j]))))
+			d.Columns = append(d.Columns, ColumnInfo{Name: name, Levels: levels})
+		}
+		pl, err := Plan(&DeclareModel{Name: "m", Data: "small", Model: inference.FullCorrelation{}}, d, &Fit{Model: "m", Method: "hmc", TravelTime: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []bool{false, true, true}; !reflect.DeepEqual(pl.ColumnHMC, want) {
+			t.Fatalf("ColumnHMC %v, want %v", pl.ColumnHMC, want)
+		}
+		spec := inference.Spec{Columns: cols, Model: inference.FullCorrelation{}, Method: pl.Method, ColumnHMC: pl.ColumnHMC,
+			Iter: 5, Warmup: 5, Seed: 1, TravelTime: 100}
+		if _, err := inference.Run(context.Background(), spec, nil); err != nil {
+			t.Errorf("planned fit (ColumnHMC %v): %v", pl.ColumnHMC, err)
+		}
+		spec.ColumnHMC = nil
+		if _, err := inference.Run(context.Background(), spec, nil); err == nil || !strings.Contains(err.Error(), "cap of 101000 bounces") {
+			t.Errorf("exact HMC on every column: error %v, want the bounce cap", err)
+		}
+	})
+	// When every column falls back, the plan is plain Gibbs.
+	d := &DataInfo{Name: "big", N: 8000, Columns: []ColumnInfo{{Name: "X", Levels: 8000}, {Name: "Y", Levels: 7999}}}
+	pl, err := Plan(&DeclareModel{Name: "m", Data: "big", Model: inference.FullCorrelation{}}, d, &Fit{Model: "m", Method: "hmc", TravelTime: DefaultTravelTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Method != inference.Gibbs || pl.ColumnHMC != nil || len(pl.Notes) != 2 {
+		t.Errorf("method %v, ColumnHMC %v, %d notes; want gibbs, nil and 2 notes:\n%s", pl.Method, pl.ColumnHMC, len(pl.Notes), pl.Explain())
+	}
+}
+
+// TestBounceCapMatchesHough pins hmcBounceCap to the cap that package hough
+// enforces by default, read from the error of trajectories long enough to
+// hit it (travel time 2000 on a total order gives n(n−1)/2·2000/π bounces,
+// 28,600 for n = 10 and 496,000 for n = 40).
+func TestBounceCapMatchesHough(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{10, 40} {
+		y := make([]float64, n)
+		x := make([]float64, n)
+		for i := range y {
+			y[i] = float64(i)
+			x[i] = float64(i) / float64(n)
+		}
+		lv, err := hough.NewLevels(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = hough.NewSampler(lv, hough.Options{TravelTime: 2000}).Transition(rng, x, make([]float64, n), 1)
+		want := fmt.Sprintf("cap of %.0f bounces", hmcBounceCap(n))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("n = %d: error %v, want one with %q", n, err, want)
+		}
+	}
+}
+
+// TestExpectedBouncesMatchesHough checks expectedBounces where it is exact:
+// a total order of n = 100 rows with μ = 0, started from stationarity (the
+// sorted values of n standard normal draws), so E[B] = n(n−1)/2·T/π. The
+// mean over 300 trajectories is compared within 5 standard errors, the
+// standard error being the sample sd over √ESS of the chain of counts
+// (about 0.5% of the mean here; the test also requires 5 standard errors to
+// be under 10% of the mean, so that it would fail for a formula 10% off).
+func TestExpectedBouncesMatchesHough(t *testing.T) {
+	const n, trajectories = 100, 300
+	rng := rand.New(rand.NewPCG(3, 4))
+	y := make([]float64, n)
+	x := make([]float64, n)
+	for i := range y {
+		y[i] = float64(i)
+		x[i] = rng.NormFloat64()
+	}
+	slices.Sort(x)
+	lv, err := hough.NewLevels(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu := make([]float64, n)
+	for _, travel := range []float64{DefaultTravelTime, 2.5} {
+		s := hough.NewSampler(lv, hough.Options{TravelTime: travel})
+		counts := make([]float64, trajectories)
+		for k := range counts {
+			st, err := s.Transition(rng, x, mu, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts[k] = float64(st.Bounces)
+		}
+		mean, sd := 0.0, 0.0
+		for _, c := range counts {
+			mean += c / trajectories
+		}
+		for _, c := range counts {
+			sd += (c - mean) * (c - mean) / (trajectories - 1)
+		}
+		se := math.Sqrt(sd) / math.Sqrt(inference.ESS([][]float64{counts}))
+		want := expectedBounces(n, n, travel)
+		t.Logf("T = %.4g: %.0f bounces per trajectory (se %.0f), expected %.0f", travel, mean, se, want)
+		if math.Abs(mean-want) > 5*se || 5*se > 0.1*want {
+			t.Errorf("T = %.4g: mean bounces %.0f ± %.0f, want %.0f", travel, mean, se, want)
+		}
 	}
 }

@@ -2,14 +2,12 @@ package compiler
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
 	"github.com/copulang/copulang/inference"
 )
-
-// members are the parts of a fitted model a reference may select.
-var members = []string{"C", "Lambda", "Z"}
 
 // target is a resolved reference with what is known about its binding.
 type target struct {
@@ -61,15 +59,15 @@ func (c *checker) reference(e *dsl.Expr, verb string, allowData bool) (*target, 
 	}
 	if len(sufs) > 0 && sufs[0].Member != nil {
 		mem := sufs[0].Member
-		if !contains(members, mem.Name) {
-			hint := "a model has C (correlation), Lambda (loadings of a factor model) and Z (latent columns)"
-			if near := dsl.Nearest(mem.Name, members); near != "" {
-				hint = "did you mean " + near + "?"
-			}
+		if !slices.Contains(members(), mem.Name) {
+			hint := suggest(mem.Name, members(), "a model has C (correlation), Lambda (loadings of a factor model), Z (latent columns), partial, communality and regress(Y ~ X)")
 			c.errorf(mem.Pos, hint, "model %s has no member %s", id.Name, mem.Name)
 			return nil, false
 		}
 		t.ref.Member = mem.Name
+		if !c.memberCall(t, m, mem, sufs[0].Call) {
+			return nil, false
+		}
 		sufs = sufs[1:]
 	}
 	if t.ref.Member == "Lambda" {
@@ -77,6 +75,11 @@ func (c *checker) reference(e *dsl.Expr, verb string, allowData bool) (*target, 
 			c.errorf(pf.Suffixes[0].Pos, "loadings belong to factor models, C ~ FactorModel(k = ...)", "%s is a full-correlation model: it has no loadings Lambda", id.Name)
 			return nil, false
 		}
+	}
+	if _, full := m.Model.(inference.FullCorrelation); full && t.ref.Member == "communality" {
+		c.errorf(pf.Suffixes[0].Pos, "the share of a column's latent variance the other columns explain is R2 of "+id.Name+".regress(COL ~ ...)",
+			"%s is a full-correlation model: communality belongs to factor models", id.Name)
+		return nil, false
 	}
 	if len(sufs) > 1 || (len(sufs) == 1 && sufs[0].Index == nil) {
 		c.errorf(sufs[0].Pos, hint, "unexpected %s after %s", suffixText(sufs[0]), t.refText())
@@ -96,6 +99,9 @@ func (c *checker) reference(e *dsl.Expr, verb string, allowData bool) (*target, 
 
 func suffixText(s *dsl.Suffix) string {
 	if s.Member != nil {
+		if s.Call != nil {
+			return "." + s.Member.Name + "(...)"
+		}
 		return "." + s.Member.Name
 	}
 	parts := make([]string, len(s.Index.Items))
@@ -124,8 +130,11 @@ func (c *checker) resolveIndex(t *target, items []*dsl.Expr, m *ModelInfo) bool 
 	k := m.K
 	member := t.ref.Member
 	maxItems := 2
-	if member == "Z" {
+	switch member {
+	case "Z", "communality":
 		maxItems = 1
+	case "regress":
+		return c.regressIndex(t, items, m)
 	}
 	if len(items) > maxItems {
 		c.errorf(items[maxItems].Pos, "", "%s takes at most %d indices, got %d", t.refText(), maxItems, len(items))
@@ -175,10 +184,7 @@ func (c *checker) resolveIndex(t *target, items []*dsl.Expr, m *ModelInfo) bool 
 					t.ref.Unresolved = true
 					continue
 				}
-				hint := "columns of " + t.ref.Name + ": " + shortList(cols)
-				if near := dsl.Nearest(name, cols); near != "" {
-					hint = "did you mean " + near + "?"
-				}
+				hint := suggest(name, cols, "columns of "+t.ref.Name+": "+shortList(cols))
 				c.errorf(it.Pos, hint, "model %s has no column %s", t.ref.Name, name)
 				ok = false
 				continue
@@ -194,7 +200,7 @@ func (c *checker) resolveIndex(t *target, items []*dsl.Expr, m *ModelInfo) bool 
 		return true
 	}
 	t.ref.Index = index
-	if (member == "C" || member == "") && len(index) == 2 && index[0] == index[1] {
+	if (member == "C" || member == "" || member == "partial") && len(index) == 2 && index[0] == index[1] {
 		c.errorf(t.ref.At, "pick two different columns", "%s[%s, %s] is 1: a correlation matrix has a unit diagonal",
 			t.refText(), itemText(t.ref.Items[0]), itemText(t.ref.Items[1]))
 		return false
@@ -203,11 +209,11 @@ func (c *checker) resolveIndex(t *target, items []*dsl.Expr, m *ModelInfo) bool 
 		return true
 	}
 	switch member {
-	case "", "C":
+	case "", "C", "partial":
 		t.count = [...]int{p * (p - 1) / 2, p - 1, 1}[len(index)]
 	case "Lambda":
 		t.count = [...]int{p * k, k, 1}[len(index)]
-	case "Z":
+	case "Z", "communality":
 		t.count = [...]int{p, 1}[len(index)]
 	}
 	return true
@@ -229,89 +235,6 @@ func itemText(it IndexItem) string {
 	return fmt.Sprint(it.Position)
 }
 
-// summary checks summary EXPR: a data set, or C or Lambda of a fitted model.
-func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
-	t, ok := c.reference(s.Target, "summary", true)
-	if !ok {
-		return nil
-	}
-	if t.ref.Member == "Z" {
-		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "summary shows C and Lambda; the draws of Z are not kept")
-		return nil
-	}
-	return &Summary{At: s.Pos, Target: t.ref}
-}
-
-// plot checks plot KIND EXPR [vs NAME].
-func (c *checker) plot(s *dsl.PlotStmt) Stmt {
-	kind := s.Kind.Name
-	if !contains(PlotKinds, kind) {
-		hint := "plot kinds: " + strings.Join(PlotKinds, ", ")
-		if near := dsl.Nearest(kind, PlotKinds); near != "" {
-			hint = "did you mean " + near + "?"
-		}
-		c.errorf(s.Kind.Pos, hint, "unknown plot kind %s", kind)
-		return nil
-	}
-	x := &PlotStmt{At: s.Pos, Kind: kind}
-	if s.Vs != nil {
-		x.Vs = s.Vs.Name
-		if kind != "rmse" {
-			c.errorf(s.Vs.Pos, "", "vs belongs to plot rmse, which compares draws with a simulation's truth")
-			return nil
-		}
-	}
-	switch kind {
-	case "rmse":
-		return c.plotRMSE(s, x)
-	case "heatmap":
-		t, ok := c.reference(s.Target, "plot heatmap", true)
-		if !ok {
-			return nil
-		}
-		if t.data != nil && !t.data.HasTruth {
-			c.errorf(t.ref.At, "plot heatmap of a fitted model's C instead", "data %s was loaded, not simulated: it has no true C to show", t.ref.Name)
-			return nil
-		}
-		if t.model != nil && (t.ref.Member != "" && t.ref.Member != "C" || len(t.ref.Items) > 0) {
-			c.errorf(t.ref.At, "write plot heatmap "+t.ref.Name+".C", "plot heatmap shows the whole correlation matrix")
-			return nil
-		}
-		x.Target = t.ref
-		return x
-	case "latent":
-		t, ok := c.reference(s.Target, "plot latent", false)
-		if !ok {
-			return nil
-		}
-		if t.ref.Member != "Z" || len(t.ref.Items) != 1 {
-			c.errorf(t.ref.At, "write plot latent "+t.ref.Name+".Z[COLUMN]", "plot latent shows one latent column")
-			return nil
-		}
-		x.Target = t.ref
-		return x
-	}
-	// trace, hist, acf, pairs: scalar draws of C or Lambda.
-	t, ok := c.reference(s.Target, "plot "+kind, false)
-	if !ok {
-		return nil
-	}
-	if t.ref.Member == "Z" {
-		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "the draws of Z are not kept")
-		return nil
-	}
-	switch {
-	case kind == "pairs" && t.count >= 0 && t.count < 2:
-		c.errorf(t.ref.At, "as in plot pairs "+t.ref.Name+".C", "plot pairs needs at least two parameters; %s selects %d", c.refString(t), t.count)
-		return nil
-	case kind != "pairs" && t.count >= 0 && t.count != 1:
-		c.errorf(t.ref.At, "pick one, as in "+t.ref.Name+".C[1, 2]", "plot %s shows one parameter; %s selects %d", kind, c.refString(t), t.count)
-		return nil
-	}
-	x.Target = t.ref
-	return x
-}
-
 func (c *checker) refString(t *target) string {
 	s := t.refText()
 	if len(t.ref.Items) > 0 {
@@ -322,62 +245,4 @@ func (c *checker) refString(t *target) string {
 		s += "[" + strings.Join(parts, ", ") + "]"
 	}
 	return s
-}
-
-// plotRMSE checks plot rmse MODEL [vs DATA] and plot rmse [M1, M2] [vs DATA].
-func (c *checker) plotRMSE(s *dsl.PlotStmt, x *PlotStmt) Stmt {
-	var exprs []*dsl.Expr
-	if p, ok := s.Target.AsPrimary(); ok && p.List != nil {
-		exprs = p.List.Items
-		if len(exprs) == 0 {
-			c.errorf(s.Target.Pos, "as in plot rmse [m1, m2] vs sim", "plot rmse needs at least one model")
-			return nil
-		}
-	} else {
-		exprs = []*dsl.Expr{s.Target}
-	}
-	ok := true
-	var refs []Ref
-	for _, e := range exprs {
-		id, isName := e.AsName()
-		if !isName {
-			c.errorf(e.Pos, "as in plot rmse m vs sim", "plot rmse takes fitted models, got %s", describeExpr(e))
-			ok = false
-			continue
-		}
-		m, _, good := c.modelBinding(id, true, "plot rmse")
-		if !good {
-			ok = false
-			continue
-		}
-		if b, _, _, found := c.lookup(m.Data); found {
-			if d, isData := b.(*DataInfo); isData && d.Name != "" && !d.HasTruth && d.Columns != nil {
-				c.errorf(id.Pos, "plot rmse needs simulated data, as in data sim = simulate(...)", "model %s is on data %s, which has no known truth", id.Name, m.Data)
-				ok = false
-				continue
-			}
-		}
-		if s.Vs != nil && m.Data != "" && m.Data != s.Vs.Name {
-			c.errorf(s.Vs.Pos, "did you mean "+m.Data+"?", "model %s was declared on %s, not %s", id.Name, m.Data, s.Vs.Name)
-			ok = false
-			continue
-		}
-		refs = append(refs, Ref{At: e.Pos, Name: id.Name})
-	}
-	if s.Vs != nil {
-		if d, _, good := c.dataBinding(s.Vs); good && d.Columns != nil && !d.HasTruth {
-			c.errorf(s.Vs.Pos, "plot rmse compares with the truth of simulated data", "data %s has no known truth", s.Vs.Name)
-			ok = false
-		} else if !good {
-			ok = false
-		}
-	}
-	if !ok {
-		return nil
-	}
-	x.Target = refs[0]
-	if len(refs) > 1 {
-		x.Others = refs[1:]
-	}
-	return x
 }

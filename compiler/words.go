@@ -1,20 +1,136 @@
 package compiler
 
-import "strings"
+import (
+	"slices"
+	"strings"
 
-// Word lists for completion and inspection in the kernel. They are read
-// only; do not modify them.
-var (
-	// Keywords are the words that start a statement.
-	Keywords = []string{"data", "model", "explain", "fit", "summary", "plot", "impute", "export", "show"}
-	// Distributions are the names that may follow ~ in a model, and the
-	// loadings priors of FactorModel.
-	Distributions = []string{"GaussianCopula", "InverseWishart", "LKJ", "FactorModel", "Normal", "GDP"}
-	// Methods are the samplers a fit may name after with.
-	Methods = []string{"auto", "gibbs", "hmc", "px", "interweave"}
-	// PlotKinds are the kinds of plot.
-	PlotKinds = []string{"trace", "hist", "acf", "heatmap", "rmse", "pairs", "latent"}
+	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
 )
+
+// The words of the language. Each list is defined once and returned as a
+// fresh slice: the checker, Doc (every word needs an entry in docs) and the
+// kernel's completion all read them from here. Statement keywords come from
+// the grammar (dsl.StatementKeywords) and methods from inference.Methods, so
+// adding a statement or a method is done there; a distribution or a plot
+// kind is added to its list below (and given a meaning in the checker, the
+// plan or the session).
+
+// Keywords returns the words that start a statement.
+func Keywords() []string { return dsl.StatementKeywords() }
+
+// Distributions returns the names that may follow ~ in a model, and the
+// loadings priors of FactorModel.
+func Distributions() []string {
+	return slices.Concat([]string{"GaussianCopula"}, correlationPriors(), loadingsPriors())
+}
+
+// correlationPriors are the distributions a model's C may have.
+func correlationPriors() []string { return []string{"InverseWishart", "LKJ", "FactorModel"} }
+
+// loadingsPriors are the priors of a factor model's loadings.
+func loadingsPriors() []string { return []string{"Normal", "GDP"} }
+
+// Methods returns the samplers a fit may name after with: auto, which lets
+// Plan choose, and every inference.Method.
+func Methods() []string {
+	out := []string{"auto"}
+	for _, m := range inference.Methods() {
+		out = append(out, m.String())
+	}
+	return out
+}
+
+// PlotKinds returns the kinds of plot.
+func PlotKinds() []string {
+	return []string{"trace", "hist", "acf", "heatmap", "rmse", "pairs", "latent"}
+}
+
+// dataSources are the calls a data statement may bind.
+func dataSources() []string { return []string{"load", "simulate"} }
+
+// simulationSpecs are the copulas simulate draws from.
+func simulationSpecs() []string { return []string{"FactorCopula", "FullCopula"} }
+
+// members are the parts of a fitted model a reference may select.
+func members() []string {
+	return []string{"C", "Lambda", "Z", "partial", "communality", "regress"}
+}
+
+// parameters returns the parameters of a call of the language: the data
+// sources, the simulation specs, the priors and the methods that take
+// arguments. The checks bind arguments against these lists, and Arguments
+// (which the language reference must follow) reads them too.
+func parameters(call string) []param {
+	switch call {
+	case "load":
+		return []param{{"path", true, true}, {"sep", false, false}, {"na", false, false}, {"order", false, false}}
+	case "simulate":
+		return []param{{"spec", true, true}, {"n", false, true}, {"levels", false, true}, {"seed", false, false}, {"missing", false, false}}
+	case "FullCopula":
+		return []param{{"p", false, true}}
+	case "FactorCopula":
+		return []param{{"p", false, true}, {"k", false, true}}
+	case "InverseWishart":
+		return []param{{"df", false, false}, {"scale", false, false}}
+	case "LKJ":
+		return []param{{"eta", true, false}}
+	case "FactorModel":
+		return []param{{"k", true, true}, {"loadings", false, false}}
+	case "Normal":
+		return []param{{"var", true, false}}
+	case "GDP":
+		return []param{{"alpha", false, false}, {"beta", false, false}}
+	case "auto", "hmc", "interweave":
+		return []param{{"T", true, false}}
+	}
+	panic("compiler: no parameters for " + call)
+}
+
+// settingsOf returns the NAME = VALUE settings a statement takes after its
+// target, as in fit m, iter = 2000 or summary m.C, prob = 0.8.
+func settingsOf(stmt string) []string {
+	switch stmt {
+	case "fit":
+		return []string{"iter", "warmup", "chains", "seed", "thin"}
+	case "summary":
+		return []string{"prob"}
+	case "impute":
+		return []string{"draws", "prob"}
+	case "check":
+		return []string{"draws", "reps", "stat", "seed"}
+	case "compare":
+		return []string{"holdout", "folds", "seed"}
+	}
+	panic("compiler: no settings for " + stmt)
+}
+
+// Arguments returns, for every call and statement that takes named
+// arguments or settings, their names in order: load, simulate and its
+// specs, the priors, the methods that take a travel time, and the settings
+// of fit (and explain fit), summary, impute, check and compare. The language reference
+// lists exactly these (a test compares them).
+func Arguments() map[string][]string {
+	out := map[string][]string{}
+	for _, call := range []string{"load", "simulate", "FullCopula", "FactorCopula", "InverseWishart", "LKJ", "FactorModel",
+		"Normal", "GDP", "auto", "hmc", "interweave"} {
+		for _, p := range parameters(call) {
+			out[call] = append(out[call], p.name)
+		}
+	}
+	for _, stmt := range []string{"fit", "summary", "impute", "check", "compare"} {
+		out[stmt] = settingsOf(stmt)
+	}
+	return out
+}
+
+// OtherWords returns the remaining words a cell may use: the data sources,
+// the simulation specs, pi, the ordinal link, the words with, vs and to,
+// the derived members of a fit and the statistics of check.
+func OtherWords() []string {
+	return slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to"},
+		[]string{"partial", "communality", "regress"}, Stats())
+}
 
 // Doc returns the documentation of a keyword, distribution, method, plot
 // kind or other word of the language, for the kernel's inspection.
@@ -30,13 +146,15 @@ func Doc(word string) (string, bool) {
 var docs = map[string]string{
 	// statements
 	"data": `
-data NAME = load("PATH" [, order = {COLUMN: ["low", ..., "high"]}])
+data NAME = load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}])
 data NAME = simulate(FactorCopula(p = P, k = K) | FullCopula(p = P), n = N, levels = L [, seed = S, missing = M])
 
 Binds a data set. load reads a CSV file with a header row; numeric cells are
-ordered by value, a text column needs its labels in order; empty cells, NA
-and NaN are missing. simulate draws ordinal data from a known copula (columns
-Y1..Yp); the truth stays attached for plot rmse and plot heatmap.`,
+ordered by value, a text column needs its labels in order (a key [a, b] gives
+several columns one order, * every other text column); empty cells, NA, NaN
+and the texts of na are missing; sep sets the separator. simulate draws
+ordinal data from a known copula (columns Y1..Yp); the truth stays attached
+for plot rmse and plot heatmap.`,
 	"model": `
 model NAME {
   Y = DATA                     # or Y = DATA[COL, COL, ...]
@@ -50,22 +168,25 @@ model, p is the number of columns of Y and n its number of rows. Items are
 separated by newlines or ';'.`,
 	"explain": `
 explain NAME
+explain fit NAME with METHOD, iter = ..., chains = ...
 
-Prints the inference plan for a model: each step, which columns it updates,
-why it was chosen and its cost per iteration.`,
+Prints the inference plan for a model, with the fit's defaults or with the
+fit written after explain: in one line what will run and roughly how long,
+then each step, which columns it updates, why it was chosen and its cost.`,
 	"fit": `
 fit NAME [with METHOD[(T = TIME)]] [, iter = 1000, warmup = iter/2, chains = 4, seed = 1, thin = 1]
 
 Runs the plan. METHOD is auto (default), gibbs, hmc, px or interweave. iter
 counts the iterations kept per chain after warmup; chains run in parallel;
-thin keeps every thin-th draw. An interrupt stops cleanly and keeps the
-draws so far.`,
+thin keeps every thin-th draw (at most iter). An interrupt stops the fit and
+keeps the draws so far.`,
 	"summary": `
-summary EXPR
+summary EXPR [, prob = 0.9]
 
-Table of posterior summaries (mean, sd, 5%, 50%, 95% quantiles, bulk and tail
-ESS, split R-hat) of m.C, m.C[i, j], m.C[COL, COL], m.Lambda; or a summary of
-a data set's columns.`,
+Table of posterior summaries (mean, sd, the central prob interval and the
+median, bulk and tail ESS, split R-hat, Monte Carlo standard errors of the
+mean and sd) of m.C, m.C[i, j], m.C[COL, COL], m.Lambda (aligned loadings);
+or a summary of a data set's columns.`,
 	"plot": `
 plot KIND EXPR [vs DATA]
 
@@ -73,20 +194,57 @@ KIND is trace, hist, acf (one parameter, as in m.C[1, 2]), pairs (several),
 heatmap (m.C, or a simulation's true C), rmse (m vs sim: RMSE of C to the
 truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]).`,
 	"impute": `
-impute NAME
+impute NAME [to "PATH"] [, draws = "PATH", prob = 0.9]
 
-Posterior predictive values for the missing cells of a fitted model's data,
-mapped back through each column's observed values.`,
+The posterior predictive distribution of every missing cell of a fitted
+model's data on its column's levels: mode and its probability, type-1
+quantiles, mean. to writes one row per cell (with each level's probability),
+draws every kept draw.`,
 	"export": `
 export NAME to "PATH"
 
 Writes the post-warm-up draws of a fitted model as CSV: chain, draw, then
-C.i.j for i < j (and Lambda.i.h for factor models).`,
+C.i.j for i < j (and Lambda.i.h for factor models), and beside it
+PATH.columns.csv naming each column (param,label,row,column).`,
 	"show": `
 show NAME
 
 A readable view of a binding: the head of a data set, a model's statements,
 a fit's settings.`,
+	"check": `
+check NAME [, draws = 200, reps = 200, stat = spearman, seed = FIT'S SEED]
+check NAME[COL, COL]
+
+Posterior predictive check of the dependence a fitted model reproduces.
+Data sets are replicated from the posterior with the observed marginals,
+and the rank correlation of every pair of columns (Spearman's rho, or
+Kendall's tau_b with stat = kendall) is compared with the data's: a table
+(observed, replicated mean and 90% interval, classical ppp, calibrated p,
+max-T adjusted p, flag), a plot, and a verdict resting on the calibrated
+omnibus p-value. check m[A, B] adds the two-way table of A and B.`,
+	"compare": `
+compare M1, M2, ... [, holdout = 0.1 | folds = K, seed = 1]
+
+Compares fitted models of the same data by held-out cells: observed cells
+are held out, each model is refitted with its fit's settings, and each cell
+is scored by the log posterior predictive probability of its value. Prints
+the sum of the log scores (elpd), differences to the best model and their
+standard errors.`,
+	"print": `
+print EXPR [, EXPR ...]
+
+Writes the values to standard output, separated by spaces: strings as they
+are, numbers, bindings as one-line descriptions, and parts of a fitted model
+(m.C[1, 2]) as posterior means.`,
+	"help": `
+help [WORD]
+
+The documentation of a statement, distribution, method or plot kind, in the
+notebook's pager; help alone lists the statements.`,
+	"clear": `
+clear
+
+Clears what the cell has shown so far.`,
 	// distributions
 	"GaussianCopula": `
 Z ~ GaussianCopula(C)
@@ -171,6 +329,11 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"C":            `m.C: the copula correlation matrix of a model; m.C[i, j] or m.C[COL, COL] one entry.`,
 	"Lambda":       `m.Lambda: the loadings of a factor model (p × k); m.Lambda[COL, h] one entry.`,
 	"Z":            `m.Z[COL]: a latent column (running means only; see plot latent).`,
+	"partial":      `m.partial: partial correlations of the latent columns given all the others, per draw; m.partial[COL, COL] one entry.`,
+	"communality":  `m.communality: for a factor model, the share of each column's latent variance the factors explain, per draw; m.communality[COL] one column.`,
+	"regress":      `m.regress(Y ~ X1 + X2): the regression of latent Y on latent X1, X2 implied by each draw of C (coefficients beta and R2); [X1] or [R2] selects one.`,
+	"spearman":     `check m, stat = spearman: compare Spearman's rank correlations (the default).`,
+	"kendall":      `check m, stat = kendall: compare Kendall's tau_b.`,
 	"with":         `fit m with METHOD: choose the sampler (see fit).`,
 	"vs":           `plot rmse m vs sim: the simulated data whose truth is compared.`,
 	"to":           `export m to "PATH": the file to write.`,

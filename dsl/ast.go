@@ -14,7 +14,8 @@ type File struct {
 }
 
 // Stmt is a top-level statement: *DataStmt, *ModelStmt, *ExplainStmt,
-// *FitStmt, *SummaryStmt, *PlotStmt, *ImputeStmt, *ExportStmt or *ShowStmt.
+// *FitStmt, *SummaryStmt, *PlotStmt, *ImputeStmt, *ExportStmt, *ShowStmt,
+// *CheckStmt or *CompareStmt.
 // New statements are added by adding a type to this union.
 type Stmt interface {
 	Node
@@ -79,11 +80,21 @@ type Relation struct {
 	Right    *Ident `parser:"@@"`
 }
 
-// ExplainStmt is explain NAME.
+// ExplainStmt is explain NAME, or explain fit NAME with ... to plan with a
+// fit's settings (Fit is then set and Model is nil).
 type ExplainStmt struct {
 	Pos, EndPos Position
 
-	Model *Ident `parser:"'explain' @@"`
+	Fit   *FitStmt `parser:"'explain' ( @@"`
+	Model *Ident   `parser:"| @@ )"`
+}
+
+// Target is the model explained: Model, or the model of Fit.
+func (s *ExplainStmt) Target() *Ident {
+	if s.Fit != nil {
+		return s.Fit.Model
+	}
+	return s.Model
 }
 
 // FitStmt is fit NAME [with METHOD[(ARGS)]] [, NAME = EXPR ...].
@@ -113,11 +124,13 @@ type NamedArg struct {
 	Value *Expr  `parser:"@@"`
 }
 
-// SummaryStmt is summary EXPR, as in summary m.C.
+// SummaryStmt is summary EXPR [, NAME = EXPR ...], as in
+// summary m.C, prob = 0.8.
 type SummaryStmt struct {
 	Pos, EndPos Position
 
-	Target *Expr `parser:"'summary' @@"`
+	Target   *Expr       `parser:"'summary' @@"`
+	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME], as in plot rmse m vs sim.
@@ -129,11 +142,14 @@ type PlotStmt struct {
 	Vs     *Ident `parser:"( 'vs' @@ )?"`
 }
 
-// ImputeStmt is impute NAME.
+// ImputeStmt is impute NAME [to "PATH"] [, NAME = EXPR ...], as in
+// impute m to "cells.csv", draws = "cell_draws.csv".
 type ImputeStmt struct {
 	Pos, EndPos Position
 
-	Model *Ident `parser:"'impute' @@"`
+	Model    *Ident      `parser:"'impute' @@"`
+	Path     *StringLit  `parser:"( 'to' @@ )?"`
+	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }
 
 // ExportStmt is export NAME to "PATH".
@@ -151,6 +167,33 @@ type ShowStmt struct {
 	Pos, EndPos Position
 
 	Target *Expr `parser:"'show' @@"`
+}
+
+// CheckStmt is check EXPR [, NAME = EXPR ...], as in check m or
+// check m[INC, DEG], draws = 400.
+type CheckStmt struct {
+	Pos, EndPos Position
+
+	Target   *Expr       `parser:"'check' @@"`
+	Settings []*NamedArg `parser:"( ',' @@ )*"`
+}
+
+// CompareStmt is compare NAME, NAME [, ...] [, NAME = EXPR ...]: models
+// and settings, in any order as far as the grammar goes (the compiler
+// wants the models first).
+type CompareStmt struct {
+	Pos, EndPos Position
+
+	Items []*CompareItem `parser:"'compare' @@ ( ',' @@ )*"`
+}
+
+// CompareItem is a setting (NAME = EXPR) or a model name. Exactly one
+// field is set.
+type CompareItem struct {
+	Pos, EndPos Position
+
+	Setting *NamedArg `parser:"  @@"`
+	Model   *Ident    `parser:"| @@"`
 }
 
 // Ident is a name with its position.
@@ -224,12 +267,22 @@ type Postfix struct {
 	Suffixes []*Suffix `parser:"@@*"`
 }
 
-// Suffix is '.' NAME (Member) or '[' EXPR, ... ']' (Index). Exactly one is set.
+// Suffix is '.' NAME (Member), optionally called with arguments as in
+// m.regress(INC ~ DEG + AGE) (Call), or '[' EXPR, ... ']' (Index). Exactly
+// one of Member and Index is set.
 type Suffix struct {
 	Pos, EndPos Position
 
-	Member *Ident `parser:"  '.' @@"`
-	Index  *Index `parser:"| @@"`
+	Member *Ident      `parser:"  '.' @@"`
+	Call   *MemberCall `parser:"  @@?"`
+	Index  *Index      `parser:"| @@"`
+}
+
+// MemberCall is the argument list of a called member: '(' ARG, ... ')'.
+type MemberCall struct {
+	Pos, EndPos Position
+
+	Args []*Arg `parser:"'(' ( @@ ( ',' @@ )* ','? )? ')'"`
 }
 
 // Index is '[' EXPR, ... ']' after an expression.
@@ -262,11 +315,14 @@ type Call struct {
 }
 
 // Arg is a call argument, positional (Name nil) or named (name = value).
+// A positional argument may be a formula VALUE ~ RHS, as in
+// m.regress(INC ~ DEG + AGE); Rhs is nil otherwise.
 type Arg struct {
 	Pos, EndPos Position
 
 	Name  *Ident `parser:"( @@ '=' )?"`
 	Value *Expr  `parser:"@@"`
+	Rhs   *Expr  `parser:"( '~' @@ )?"`
 }
 
 // List is '[' EXPR, ... ']'.
@@ -283,12 +339,16 @@ type Map struct {
 	Entries []*MapEntry `parser:"'{' ( @@ ( ',' @@ )* ','? )? '}'"`
 }
 
-// MapEntry is KEY: EXPR; the key is a name or a string.
+// MapEntry is KEY: EXPR. The key is a name or a string (Key), '*' (All: every
+// other key), or a list of names or strings (Keys: the same value for each),
+// as in order = {[q1, q2]: ["no", "yes"], *: ["low", "high"]}.
 type MapEntry struct {
 	Pos, EndPos Position
 
-	Key   string `parser:"@( Ident | String ) ':'"`
-	Value *Expr  `parser:"@@"`
+	Key   string   `parser:"( @( Ident | String )"`
+	All   bool     `parser:"| @'*'"`
+	Keys  []string `parser:"| '[' @( Ident | String ) ( ',' @( Ident | String ) )* ','? ']' ) ':'"`
+	Value *Expr    `parser:"@@"`
 }
 
 func (*DataStmt) stmt()    {}
@@ -300,6 +360,8 @@ func (*PlotStmt) stmt()    {}
 func (*ImputeStmt) stmt()  {}
 func (*ExportStmt) stmt()  {}
 func (*ShowStmt) stmt()    {}
+func (*CheckStmt) stmt()   {}
+func (*CompareStmt) stmt() {}
 
 func (*Assign) modelItem()   {}
 func (*Tilde) modelItem()    {}
@@ -320,6 +382,10 @@ func (n *PlotStmt) Span() (Position, Position)    { return n.Pos, n.EndPos }
 func (n *ImputeStmt) Span() (Position, Position)  { return n.Pos, n.EndPos }
 func (n *ExportStmt) Span() (Position, Position)  { return n.Pos, n.EndPos }
 func (n *ShowStmt) Span() (Position, Position)    { return n.Pos, n.EndPos }
+func (n *CheckStmt) Span() (Position, Position)   { return n.Pos, n.EndPos }
+func (n *CompareStmt) Span() (Position, Position) { return n.Pos, n.EndPos }
+func (n *CompareItem) Span() (Position, Position) { return n.Pos, n.EndPos }
+func (n *MemberCall) Span() (Position, Position)  { return n.Pos, n.EndPos }
 func (n *Ident) Span() (Position, Position)       { return n.Pos, n.EndPos }
 func (n *StringLit) Span() (Position, Position)   { return n.Pos, n.EndPos }
 func (n *NumberLit) Span() (Position, Position)   { return n.Pos, n.EndPos }

@@ -6,12 +6,24 @@ package dsl
 // (more lines may finish it), and "invalid" if it has a syntax error that
 // more input cannot fix.
 func IsComplete(src string) string {
-	s := scan("", []byte(src))
-	if s.openString || len(s.open) > 0 {
-		return "incomplete"
+	status, _ := Completeness(src)
+	return status
+}
+
+// Completeness is IsComplete with the number of braces still open (for the
+// next line's indent); brackets in comments and strings do not count. An
+// incomplete answer costs one linear scan; complete and invalid ones also
+// a parse, which the nesting limit keeps linear.
+func Completeness(src string) (status string, openBraces int) {
+	st := scanBrackets("", []byte(src))
+	if st.tooDeep != nil {
+		return "invalid", 0
+	}
+	if st.openString || len(st.open) > 0 {
+		return "incomplete", st.openBraces()
 	}
 	if _, err := Parse("", []byte(src)); err != nil {
-		return "invalid"
+		return "invalid", 0
 	}
-	return "complete"
+	return "complete", 0
 }

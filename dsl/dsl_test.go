@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestGrammarGolden(t *testing.T) {
-	golden(t, "grammar.ebnf", Grammar()+"\n")
+	golden(t, "grammar.ebnf", parser.String()+"\n")
 }
 
 // TestParseStatements parses one example of each statement form and checks
@@ -54,6 +55,13 @@ func TestParseStatements(t *testing.T) {
 			"model m {\n  Y = gss[INC, DEG]\n  Z ~ GaussianCopula(C)\n  Y ordinal Z\n  C ~ InverseWishart(df = p + 2, scale = 1)\n}", &ModelStmt{}},
 		{"model empty", "model m {}", "model m {\n}", &ModelStmt{}},
 		{"explain", "explain m", "explain m", &ExplainStmt{}},
+		{"explain fit", "explain fit m with hmc(T=1), iter=1500,chains = 2", "explain fit m with hmc(T = 1), iter = 1500, chains = 2", &ExplainStmt{}},
+		{"explain a model named fit", "explain fit", "explain fit", &ExplainStmt{}},
+		{"load order for many columns", `data x = load("x.csv", sep = ";", na = ["-99", "."], order = {[q1, "q 2"]: ["no", "yes"], *: [lo, hi]})`,
+			`data x = load("x.csv", sep = ";", na = ["-99", "."], order = {[q1, "q 2"]: ["no", "yes"], *: [lo, hi]})`, &DataStmt{}},
+		{"summary prob", "summary m.C,prob=0.8", "summary m.C, prob = 0.8", &SummaryStmt{}},
+		{"impute to", `impute m to "cells.csv", draws = "d.csv"`, `impute m to "cells.csv", draws = "d.csv"`, &ImputeStmt{}},
+		{"impute settings", `impute m, prob = 0.5`, `impute m, prob = 0.5`, &ImputeStmt{}},
 		{"fit bare", "fit m", "fit m", &FitStmt{}},
 		{"fit method", "fit m with gibbs", "fit m with gibbs", &FitStmt{}},
 		{"fit method args", "fit m with hmc(T = pi/2), iter = 2000, warmup = 500, chains = 4, seed = 1",
@@ -73,6 +81,13 @@ func TestParseStatements(t *testing.T) {
 		{"show list", "show [hmc,px]", "show [hmc, px]", &ShowStmt{}},
 		{"plot rmse list", "plot rmse [hmc, px] vs sim", "plot rmse [hmc, px] vs sim", &PlotStmt{}},
 		{"plot latent", "plot latent m.Z[Y1]", "plot latent m.Z[Y1]", &PlotStmt{}},
+		{"summary member call", "summary m.regress(INC~DEG+AGE)", "summary m.regress(INC ~ DEG + AGE)", &SummaryStmt{}},
+		{"summary member call empty", "summary m.partial()", "summary m.partial()", &SummaryStmt{}},
+		{"plot member call", "plot hist m.regress(INC ~ DEG).R2", "plot hist m.regress(INC ~ DEG).R2", &PlotStmt{}},
+		{"check", "check m", "check m", &CheckStmt{}},
+		{"check pair settings", "check m[INC,DEG], draws=400, stat=kendall", "check m[INC, DEG], draws = 400, stat = kendall", &CheckStmt{}},
+		{"compare", "compare m1,m2", "compare m1, m2", &CompareStmt{}},
+		{"compare settings", "compare k1, k2, full, folds = 5, seed = 2", "compare k1, k2, full, folds = 5, seed = 2", &CompareStmt{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,6 +132,10 @@ func fmtType(v any) string {
 		return "ExportStmt"
 	case *ShowStmt:
 		return "ShowStmt"
+	case *CheckStmt:
+		return "CheckStmt"
+	case *CompareStmt:
+		return "CompareStmt"
 	}
 	return "?"
 }
@@ -199,8 +218,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 26 {
-		t.Errorf("got %d statements, want 26", len(f.Stmts))
+	if len(f.Stmts) != 55 {
+		t.Errorf("got %d statements, want 55", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
@@ -424,6 +443,29 @@ func TestParseConcurrent(t *testing.T) {
 	for g := 0; g < 4; g++ {
 		if got := <-done; got != want {
 			t.Errorf("concurrent parse gave %q", got)
+		}
+	}
+}
+
+// TestStatementKeywords checks the keywords read from the statements'
+// grammar, and that callers get a copy.
+func TestStatementKeywords(t *testing.T) {
+	want := []string{"data", "model", "explain", "fit", "summary", "plot", "impute", "export", "show", "check", "compare", "print", "help", "clear"}
+	got := StatementKeywords()
+	if !slices.Equal(got, want) {
+		t.Fatalf("StatementKeywords() = %v, want %v", got, want)
+	}
+	got[0] = "changed"
+	if again := StatementKeywords(); again[0] != "data" {
+		t.Errorf("StatementKeywords()[0] = %q after a caller changed its copy", again[0])
+	}
+	f, err := Parse("", []byte("explain m\nshow [a, b]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, kw := range []string{"explain", "show"} {
+		if got := Keyword(f.Stmts[i]); got != kw {
+			t.Errorf("Keyword(%s) = %q, want %q", StmtString(f.Stmts[i]), got, kw)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package dsl
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -12,6 +13,10 @@ type Error struct {
 	Pos  Position
 	Msg  string
 	Hint string
+	// Kind is the class of the error, as a notebook names it, when it is
+	// not the caller's default (SyntaxError for Parse, CheckError for
+	// compiler.Check): "DataError" for a data file that cannot be read.
+	Kind string
 }
 
 // Error formats the error as file:line:col: msg, omitting the file name when
@@ -28,9 +33,10 @@ func (e *Error) Snippet(src []byte) string {
 	var b strings.Builder
 	if ok {
 		line = strings.ReplaceAll(line, "\t", " ")
+		col := max(e.Pos.Column, 1)
+		line, col = clipLine(line, col)
 		b.WriteString(line)
 		b.WriteByte('\n')
-		col := max(e.Pos.Column, 1)
 		b.WriteString(strings.Repeat(" ", col-1))
 		b.WriteString("^\n")
 	}
@@ -42,16 +48,46 @@ func (e *Error) Snippet(src []byte) string {
 	return b.String()
 }
 
+// snippetWidth is the most runes of a source line a snippet shows.
+const snippetWidth = 120
+
+// clipLine cuts a long line to snippetWidth runes around column col
+// (1-based, in runes), marking the cuts with "…", and returns the column in
+// the clipped line.
+func clipLine(line string, col int) (string, int) {
+	runes := []rune(line)
+	if len(runes) <= snippetWidth {
+		return line, col
+	}
+	start := min(max(col-1-snippetWidth/2, 0), len(runes)-snippetWidth)
+	clipped := string(runes[start : start+snippetWidth])
+	col -= start
+	if start > 0 {
+		clipped = "…" + clipped
+		col++
+	}
+	if start+snippetWidth < len(runes) {
+		clipped += "…"
+	}
+	return clipped, col
+}
+
 // sourceLine returns the text of the line pos is on, found by its line number.
 func sourceLine(src []byte, pos Position) (string, bool) {
 	if pos.Line < 1 {
 		return "", false
 	}
-	lines := strings.Split(string(src), "\n")
-	if pos.Line > len(lines) {
-		return "", false
+	for line := 1; line < pos.Line; line++ {
+		i := bytes.IndexByte(src, '\n')
+		if i < 0 {
+			return "", false
+		}
+		src = src[i+1:]
 	}
-	return strings.TrimRight(lines[pos.Line-1], "\r"), true
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		src = src[:i]
+	}
+	return strings.TrimRight(string(src), "\r"), true
 }
 
 // ErrorList is a list of errors, sorted by position. Parse and

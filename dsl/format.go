@@ -31,7 +31,11 @@ func StmtString(s Stmt) string {
 		}
 		b.WriteString("}")
 	case *ExplainStmt:
-		b.WriteString("explain " + s.Model.Name)
+		if s.Fit != nil {
+			b.WriteString("explain " + StmtString(s.Fit))
+		} else {
+			b.WriteString("explain " + s.Model.Name)
+		}
 	case *FitStmt:
 		b.WriteString("fit " + s.Model.Name)
 		if s.Method != nil {
@@ -40,11 +44,10 @@ func StmtString(s Stmt) string {
 				b.WriteString("(" + argsString(s.Method.Args) + ")")
 			}
 		}
-		for _, a := range s.Settings {
-			b.WriteString(", " + a.Name.Name + " = " + a.Value.String())
-		}
+		writeSettings(&b, s.Settings)
 	case *SummaryStmt:
 		b.WriteString("summary " + s.Target.String())
+		writeSettings(&b, s.Settings)
 	case *PlotStmt:
 		b.WriteString("plot " + s.Kind.Name + " " + s.Target.String())
 		if s.Vs != nil {
@@ -52,12 +55,51 @@ func StmtString(s Stmt) string {
 		}
 	case *ImputeStmt:
 		b.WriteString("impute " + s.Model.Name)
+		if s.Path != nil {
+			b.WriteString(" to " + strconv.Quote(s.Path.Value))
+		}
+		writeSettings(&b, s.Settings)
 	case *ExportStmt:
 		b.WriteString("export " + s.Model.Name + " to " + strconv.Quote(s.Path.Value))
 	case *ShowStmt:
 		b.WriteString("show " + s.Target.String())
+	case *CheckStmt:
+		b.WriteString("check " + s.Target.String())
+		for _, a := range s.Settings {
+			b.WriteString(", " + a.Name.Name + " = " + a.Value.String())
+		}
+	case *CompareStmt:
+		b.WriteString("compare ")
+		for i, it := range s.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if it.Setting != nil {
+				b.WriteString(it.Setting.Name.Name + " = " + it.Setting.Value.String())
+			} else {
+				b.WriteString(it.Model.Name)
+			}
+		}
+	case *PrintStmt:
+		b.WriteString("print " + exprsString(s.Values))
+	case *HelpStmt:
+		b.WriteString("help")
+		if s.Topic != nil {
+			b.WriteString(" " + s.Topic.Name)
+		}
+	case *ClearStmt:
+		b.WriteString("clear")
+	case *ExprStmt:
+		b.WriteString(s.Value.String())
 	}
 	return b.String()
+}
+
+// writeSettings prints ", NAME = VALUE" for each setting.
+func writeSettings(b *strings.Builder, settings []*NamedArg) {
+	for _, a := range settings {
+		b.WriteString(", " + a.Name.Name + " = " + a.Value.String())
+	}
 }
 
 // ItemString prints one model item in canonical form.
@@ -124,6 +166,9 @@ func (p *Postfix) String() string {
 	for _, s := range p.Suffixes {
 		if s.Member != nil {
 			b.WriteString("." + s.Member.Name)
+			if s.Call != nil {
+				b.WriteString("(" + argsString(s.Call.Args) + ")")
+			}
 		} else {
 			b.WriteString("[" + exprsString(s.Index.Items) + "]")
 		}
@@ -149,9 +194,18 @@ func (p *Primary) String() string {
 	case p.Map != nil:
 		parts := make([]string, len(p.Map.Entries))
 		for i, e := range p.Map.Entries {
-			key := e.Key
-			if !isName(key) {
-				key = strconv.Quote(key)
+			var key string
+			switch {
+			case e.All:
+				key = "*"
+			case e.Keys != nil:
+				keys := make([]string, len(e.Keys))
+				for k, name := range e.Keys {
+					keys[k] = keyString(name)
+				}
+				key = "[" + strings.Join(keys, ", ") + "]"
+			default:
+				key = keyString(e.Key)
 			}
 			parts[i] = key + ": " + e.Value.String()
 		}
@@ -165,7 +219,18 @@ func (a *Arg) String() string {
 	if a.Name != nil {
 		return a.Name.Name + " = " + a.Value.String()
 	}
+	if a.Rhs != nil {
+		return a.Value.String() + " ~ " + a.Rhs.String()
+	}
 	return a.Value.String()
+}
+
+// keyString prints a map key: bare when it is a name, quoted otherwise.
+func keyString(key string) string {
+	if isName(key) {
+		return key
+	}
+	return strconv.Quote(key)
 }
 
 // isName reports whether s lexes as one identifier.

@@ -28,6 +28,12 @@ const (
 	tokPunct  = lexer.TokenType(-6) // one of = ~ + - * / ( ) [ ] { } , . :
 )
 
+// MaxNesting is how deeply brackets ( [ { may nest. Deeper nesting is a
+// syntax error found by the scanner, before the parser (which recurses once
+// per level) ever sees it: parsing stays linear in time and bounded in
+// memory whatever the input.
+const MaxNesting = 100
+
 // punctuation lists the single-character tokens.
 const punctuation = "=~+-*/()[]{},.:"
 
@@ -103,6 +109,8 @@ type scanResult struct {
 	open []bracket
 	// openString is true when a string literal runs to the end of the source.
 	openString bool
+	// tooDeep is true when brackets nest deeper than MaxNesting.
+	tooDeep bool
 	// stmtEnds holds the offsets of the separators that end a top-level
 	// statement (outside every bracket, braces included).
 	stmtEnds []int
@@ -114,7 +122,7 @@ type scanResult struct {
 // in an argument list), so a model block takes one statement per line.
 // String tokens hold their unquoted value.
 func scanRange(src []byte, start Position, end int) *scanResult {
-	res := &scanResult{}
+	res := &scanResult{tokens: make([]lexer.Token, 0, (end-start.Offset)/4+8)}
 	pos := start
 	src = src[:end]
 	parenDepth := 0 // ( and [ currently open
@@ -180,6 +188,15 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		case bytes.IndexByte([]byte(punctuation), c) >= 0:
 			switch c {
 			case '(', '[', '{':
+				if len(res.open) == MaxNesting {
+					// Stop here: nothing after this can make the source
+					// valid, and scanning on would only cost time.
+					res.tooDeep = true
+					fail(pos, fmt.Sprintf("brackets nest deeper than %d levels", MaxNesting),
+						"split the expression, or close the brackets opened before")
+					res.tokens = append(res.tokens, lexer.EOFToken(pos))
+					return res
+				}
 				res.open = append(res.open, bracket{c, pos})
 				if c != '{' {
 					parenDepth++

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -17,30 +19,69 @@ import (
 // useful. The golden tests pin them.
 const lookahead = 1
 
+// maxUnclosedParse is the most tokens (or, for a whole source, bytes) of a
+// statement whose brackets are never closed that are given to the parser,
+// for its more precise message; longer ones get unclosedError's at once.
+const maxUnclosedParse = 4096
+
 // maxErrors bounds the number of syntax errors reported for one source.
 const maxErrors = 10
+
+// statements lists the top-level statements of the language, in the order
+// of the language reference. It is the one place where a statement is
+// added: define its node type (its grammar starts with its keyword, as
+// `parser:"'data' @@ '='"` does for DataStmt) and list it here. The
+// parser's union, StatementKeywords, Keyword and, through them,
+// compiler.Keywords and the kernel's completion all follow from this list;
+// the compiler (Check) and the session then give the statement a meaning.
+func statements() []Stmt {
+	return []Stmt{
+		&DataStmt{}, &ModelStmt{}, &ExplainStmt{}, &FitStmt{}, &SummaryStmt{},
+		&PlotStmt{}, &ImputeStmt{}, &ExportStmt{}, &ShowStmt{},
+		&CheckStmt{}, &CompareStmt{}, &PrintStmt{}, &HelpStmt{}, &ClearStmt{},
+	}
+}
 
 // parser is built once; a participle parser is immutable after Build and
 // safe for concurrent use.
 var parser = participle.MustBuild[File](
 	participle.Lexer(definition{}),
-	participle.Union[Stmt](
-		&DataStmt{}, &ModelStmt{}, &ExplainStmt{}, &FitStmt{}, &SummaryStmt{},
-		&PlotStmt{}, &ImputeStmt{}, &ExportStmt{}, &ShowStmt{},
-	),
+	participle.Union[Stmt](append(statements(), &ExprStmt{})...), // last: any other line is an expression
 	participle.Union[ModelItem](&Assign{}, &Tilde{}, &Relation{}),
 	participle.UseLookahead(lookahead),
 )
 
-// Grammar returns the grammar in participle's EBNF notation.
-func Grammar() string { return parser.String() }
-
-// statementKeywords are the words that begin a top-level statement.
-var statementKeywords = []string{"data", "model", "explain", "fit", "summary", "plot", "impute", "export", "show"}
+// statementKeywords are the keywords of statements(), in order; read only.
+var statementKeywords = func() []string {
+	var out []string
+	for _, s := range statements() {
+		out = append(out, Keyword(s))
+	}
+	return out
+}()
 
 // StatementKeywords returns the words that begin a top-level statement, in
 // the order of the language reference.
-func StatementKeywords() []string { return append([]string(nil), statementKeywords...) }
+func StatementKeywords() []string { return slices.Clone(statementKeywords) }
+
+// Keyword returns the word that begins a statement of s's type: the first
+// literal of its grammar.
+func Keyword(s Stmt) string {
+	t := reflect.TypeOf(s).Elem()
+	for i := range t.NumField() {
+		tag, ok := t.Field(i).Tag.Lookup("parser")
+		if !ok {
+			continue
+		}
+		if rest, found := strings.CutPrefix(strings.TrimPrefix(tag, "@"), "'"); found {
+			if kw, _, closed := strings.Cut(rest, "'"); closed {
+				return kw
+			}
+		}
+		break
+	}
+	panic(fmt.Sprintf("dsl: the grammar of %s does not start with its keyword", t.Name()))
+}
 
 // Parse parses a script or notebook cell. filename is used in positions
 // (it may be empty). On failure the error is an ErrorList with one error per
@@ -48,8 +89,21 @@ func StatementKeywords() []string { return append([]string(nil), statementKeywor
 // statements that did parse, so that tools can still use them; on success
 // the error is nil.
 func Parse(filename string, src []byte) (*File, error) {
+	if len(src) > maxUnclosedParse {
+		// Refuse at once, before tokenising, what cannot parse and would
+		// cost the parser a lot: brackets nested too deeply, and a long
+		// statement whose brackets are never closed.
+		st := scanBrackets(filename, src)
+		if st.tooDeep != nil {
+			return &File{}, ErrorList{st.tooDeep}
+		}
+		if len(st.open) > 0 && !st.openString && len(src)-st.open[0].pos.Offset > maxUnclosedParse {
+			b := st.open[len(st.open)-1]
+			return &File{}, ErrorList{unclosed(b, st.end)}
+		}
+	}
 	s := scan(filename, src)
-	if s.err == nil {
+	if s.err == nil && (len(s.open) == 0 || len(s.tokens) <= maxUnclosedParse) {
 		f, err := parseTokens(s.tokens)
 		if err == nil {
 			return f, nil
@@ -72,6 +126,10 @@ func Parse(filename string, src []byte) (*File, error) {
 			cs := scanRange(src, pos, end)
 			if cs.err != nil {
 				errs = append(errs, cs.err)
+			} else if len(cs.open) > 0 && len(cs.tokens) > maxUnclosedParse {
+				// The parser would parse all of it only to fail at its end
+				// (seconds for a megabyte of model block): say so at once.
+				errs = append(errs, unclosedError(cs))
 			} else if cf, err := parseTokens(cs.tokens); err != nil {
 				errs = append(errs, convertError(err, cs))
 			} else {
@@ -102,6 +160,21 @@ func Parse(filename string, src []byte) (*File, error) {
 		_, file.EndPos = stmts[len(stmts)-1].Span()
 	}
 	return file, errs
+}
+
+// unclosedError reports the end of a source whose last open bracket is
+// never closed.
+func unclosedError(s *scanResult) *Error {
+	return unclosed(s.open[len(s.open)-1], s.tokens[len(s.tokens)-1].Pos)
+}
+
+func unclosed(b bracket, end Position) *Error {
+	closer := map[byte]string{'(': ")", '[': "]", '{': "}"}[b.char]
+	return &Error{
+		Pos:  end,
+		Msg:  fmt.Sprintf("unexpected end of input (expected %q)", closer),
+		Hint: fmt.Sprintf("the %q at %d:%d is never closed", string(b.char), b.pos.Line, b.pos.Column),
+	}
 }
 
 // parseTokens runs the participle parser on scanned tokens.
@@ -145,6 +218,12 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 	prev := previousToken(s.tokens, tok.Pos.Offset)
 	next := nextToken(s.tokens, tok.Pos.Offset)
 	atStmtStart := prev == nil || prev.Type == tokSep || (prev.Type == tokPunct && prev.Value == "{")
+	if word, ok := strayWordBefore(s.tokens, tok, prev); ok {
+		// "fitt m": the misspelt keyword parsed as an expression statement
+		// and the error fell on the next token; report the word itself.
+		tok, prev, atStmtStart = word, nil, true
+		e = &Error{Pos: tok.Pos, Msg: "unexpected " + describe(tok)}
+	}
 	switch {
 	case tok.Type == tokEOF && len(s.open) > 0:
 		b := s.open[len(s.open)-1]
@@ -171,14 +250,28 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 	return e
 }
 
-func isKeyword(w string) bool {
-	for _, k := range statementKeywords {
-		if k == w {
-			return true
-		}
+// strayWordBefore reports the identifier that begins a top-level statement
+// when tok, the unexpected token, follows it on the same line: a line such
+// as "fitt m" parses its first word as an expression statement, so the
+// error falls on the second.
+func strayWordBefore(toks []lexer.Token, tok lexer.Token, prev *lexer.Token) (lexer.Token, bool) {
+	if prev == nil || prev.Type != tokIdent || isKeyword(prev.Value) || tok.Type == tokSep || tok.Type == tokEOF || tok.Pos.Line != prev.Pos.Line {
+		return lexer.Token{}, false
 	}
-	return false
+	if tok.Type == tokPunct && tok.Value != "(" && tok.Value != "{" {
+		return lexer.Token{}, false // "x =", "m.C": a genuine expression or assignment error
+	}
+	before := previousToken(toks, prev.Pos.Offset)
+	if before != nil && before.Type != tokSep {
+		return lexer.Token{}, false
+	}
+	if insideModel(toks, prev.Pos.Offset) {
+		return lexer.Token{}, false
+	}
+	return *prev, true
 }
+
+func isKeyword(w string) bool { return slices.Contains(statementKeywords, w) }
 
 // describe names a token for a message.
 func describe(tok lexer.Token) string {
@@ -226,6 +319,9 @@ func insideModel(toks []lexer.Token, offset int) bool {
 // readableExpect replaces grammar rule names in participle's "expected ..."
 // text by words a user knows.
 func readableExpect(s string) string {
+	// After explain comes a model's name or, less often, a whole fit
+	// statement: ask for the name.
+	s = strings.ReplaceAll(s, "(FitStmt | Ident)", "Ident")
 	words := strings.Fields(s)
 	for i, w := range words {
 		switch w {

@@ -83,20 +83,31 @@ func newWindow(T float64) window {
 // concave (B > m) with its vertex −A/(m−B) inside (k0, kT) and positive
 // discriminant. Most pairs fail this test.
 func hitTime(u, v *curve, k0, st, ct float64, w *window) float64 {
-	m := u.mu - v.mu
-	A := u.a - v.a
-	B := u.b - v.b
+	m, A, B := u.mu-v.mu, u.a-v.a, u.b-v.b
+	if !mayHit(m, A, B, k0, st, ct, w) {
+		return math.Inf(1)
+	}
+	return hitRoot(m, A, B, k0, st, ct, w)
+}
+
+// mayHit is the sign test of hitTime for d = m + A sin t + B cos t: it
+// reports false only if d cannot rise through zero in [t0, T). It is small
+// enough to be inlined where many certificates are computed; most pairs stop
+// here.
+func mayHit(m, A, B, k0, st, ct float64, w *window) bool {
+	if m+A*st+B*ct < 0 && m+A*w.sT+B*w.cT <= 0 {
+		c := B - m
+		return c > 0 && A > k0*c && A < w.kT*c
+	}
+	return true
+}
+
+// hitRoot finishes hitTime once mayHit has not ruled out a root.
+func hitRoot(m, A, B, k0, st, ct float64, w *window) float64 {
 	d0 := m + A*st + B*ct
 	d1 := A*ct - B*st
-	if d0 >= 0 {
-		if d1 > 0 {
-			return k0
-		}
-	} else if dT := m + A*w.sT + B*w.cT; dT <= 0 {
-		c := B - m
-		if c <= 0 || A <= k0*c || A >= w.kT*c {
-			return math.Inf(1)
-		}
+	if d0 >= 0 && d1 > 0 {
+		return k0
 	}
 	r2 := A*A + B*B
 	lim := math.Abs(m) * (1 + tangency)

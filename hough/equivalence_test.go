@@ -107,3 +107,40 @@ func TestSearchesAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchesAgreeCatchesQueueBug plants an ordering bug in the kinetic
+// search's event queue — each bucket yields its latest certificate instead of
+// its earliest — and checks that comparing with the envelope search, as
+// TestSearchesAgree does, exposes it: some trajectory differs by more than
+// 1e−9, is rejected, ends infeasible or fails.
+func TestSearchesAgreeCatchesQueueBug(t *testing.T) {
+	rng := newRNG(77)
+	n := 200
+	lv := mustLevels(t, randomColumn(rng, n, 5, 0.05))
+	mu := make([]float64, n)
+	for i := range mu {
+		mu[i] = 0.3 * rng.NormFloat64()
+	}
+	kin := NewSampler(lv, Options{})
+	kin.queue.latestFirst = true
+	env := NewSampler(lv, Options{Search: Envelope})
+	x := feasibleStart(rng, lv)
+	xi := make([]float64, n)
+	for k := 0; k < 10; k++ {
+		for i := range xi {
+			xi[i] = rng.NormFloat64()
+		}
+		xk := append([]float64(nil), x...)
+		xe := append([]float64(nil), x...)
+		sk, errK := kin.transition(xk, mu, 0.8, xi)
+		if _, err := env.transition(xe, mu, 0.8, xi); err != nil {
+			t.Fatal(err)
+		}
+		if errK != nil || sk.Rejections != 0 || !lv.Feasible(xk) || maxAbsDiff(xk, xe) > 1e-9 {
+			t.Logf("caught at trajectory %d: err %v, rejections %d, feasible %v, max difference %.3g", k, errK, sk.Rejections, lv.Feasible(xk), maxAbsDiff(xk, xe))
+			return
+		}
+		x = xe
+	}
+	t.Fatal("the planted queue-ordering bug went unnoticed in 10 trajectories")
+}

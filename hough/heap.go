@@ -2,9 +2,9 @@ package hough
 
 import "math"
 
-// eventHeap is the event queue of a trajectory: the earliest of a small
-// number of event times keyed by an integer id (a tournament tree or a pair
-// of adjacent levels). It is a tournament tree over the ids whose nodes hold
+// eventHeap is the event queue of the envelope search: the earliest of a
+// small number of event times keyed by an integer id (a pair of adjacent
+// levels). It is a tournament tree over the ids whose nodes hold
 // the winning key next to its id, so changing a key costs at most
 // ⌈log₂ ids⌉ comparisons without indirect loads, stops as soon as a node is
 // unchanged, and reading the minimum is O(1). Ties are broken by the lower
@@ -66,14 +66,17 @@ func (h *eventHeap) set(id int, t float64) {
 // min returns the id with the earliest time (the lowest such id) and that time.
 func (h *eventHeap) min() (int, float64) {
 	e := h.nodes[1]
-	return int(e.id), math.Float64frombits(e.key)
+	return int(e.id), keyTime(e.key)
 }
 
 // keyOf returns the ordering key of a time K ≥ 0 (possibly −0) or +Inf: its
 // IEEE bits with the sign cleared, which order non-negative floats as the
-// floats are ordered, so the event queue and the tournament trees compare
-// keys as integers, without branching.
+// floats are ordered, so the event queues compare keys as integers, without
+// branching.
 func keyOf(k float64) uint64 { return math.Float64bits(k) &^ (1 << 63) }
+
+// keyTime returns the time whose key is key.
+func keyTime(key uint64) float64 { return math.Float64frombits(key) }
 
 // infKey is keyOf(+Inf), the key of a certificate that never fails.
 const infKey uint64 = 0x7ff0000000000000

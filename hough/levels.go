@@ -76,20 +76,34 @@ func (lv *Levels) Violation(x []float64) (level int, amount float64) {
 	if len(x) != lv.N {
 		panic(fmt.Sprintf("hough: Violation: len(x) = %d, want %d", len(x), lv.N))
 	}
-	for l := 0; l+1 < len(lv.Values); l++ {
-		hi := math.Inf(-1)
-		for _, i := range lv.Rows(l) {
-			hi = math.Max(hi, x[i])
+	var prevMax float64
+	for l := 0; l < len(lv.Values); l++ {
+		lo, hi, nan := rangeOf(x, lv.Rows(l))
+		if l > 0 && (prevMax > lo || math.IsNaN(prevMax) || nan) {
+			if nan {
+				lo = math.NaN()
+			}
+			return l - 1, prevMax - lo
 		}
-		lo := math.Inf(1)
-		for _, i := range lv.Rows(l + 1) {
-			lo = math.Min(lo, x[i])
-		}
-		if hi > lo || math.IsNaN(hi) || math.IsNaN(lo) {
-			return l, hi - lo
+		prevMax = hi
+		if nan {
+			prevMax = math.NaN()
 		}
 	}
 	return -1, 0
+}
+
+// rangeOf returns the least and greatest of x[i] over rows, and whether one
+// of them is NaN, in one pass without calls.
+func rangeOf(x []float64, rows []int32) (lo, hi float64, nan bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, i := range rows {
+		v := x[i]
+		nan = nan || v != v
+		lo = min(lo, v)
+		hi = max(hi, v)
+	}
+	return lo, hi, nan
 }
 
 // Feasible reports whether x satisfies every order constraint.

@@ -14,8 +14,9 @@ type Search int
 
 const (
 	// Kinetic keeps, per level, kinetic tournament trees for the level's
-	// maximum and minimum, whose internal certificates double as the event
-	// queue: O(log n) work per event (sampling.md §2.5). It is the default.
+	// maximum and minimum, with their certificates in a calendar queue:
+	// O(log n) certificates per event and O(1) queue work per certificate
+	// (sampling.md §2.5). It is the default.
 	Kinetic Search = iota
 	// Envelope follows the upper envelope of each level (the Hough envelope of
 	// Kalaitzis & Silva §4.1, sampling.md §2.4), recomputing only the three
@@ -60,24 +61,15 @@ type Stats struct {
 	Rejections int
 }
 
-// node is one node of a kinetic tournament tree (24 bytes). For an internal
-// node, winner is the curve winning the node's subtree and cert the key
-// (keyOf) of the time, as K = tan(t/2), at which the loser (the other child's
-// winner) overtakes it; sub is the earliest certificate in the node's subtree
-// and at the node holding it, which makes the tree its own priority queue.
-// Leaves hold their curve's index in winner and +Inf in cert and sub; the hot
-// paths mostly compute these from the leaf's index (see childWinners).
-type node struct {
-	cert, sub  uint64
-	winner, at int32
-}
-
-// tree is one tournament over the curves of a level; its nodes are
-// nodes[off+1 : off+2k], node i having children 2i and 2i+1 and leaves k..2k−1
-// holding the level's curves in order.
+// tree is one tournament over the curves of a level; the winners of its
+// nodes are winners[off+1 : off+2k], node i having children 2i and 2i+1 and
+// leaves k..2k−1 holding the level's curves in order. An internal node's
+// certificate, the time at which its loser (the other child's winner)
+// overtakes its winner, is queued under the node's index in winners.
 type tree struct {
-	off, k, first int32 // node offset, number of leaves, first curve of the level
-	isMax         bool
+	off, k, first int32   // node offset, number of leaves, first curve of the level
+	isMax         bool    //
+	nodes         []int32 // winners[off : off+2k]
 }
 
 // Sampler draws exact HMC transitions for one column. It holds the workspace
@@ -100,11 +92,15 @@ type Sampler struct {
 	midS, midC float64   // sin and cos of half a segment
 
 	// kinetic search
-	nodes []node
-	trees []tree // trees[2l] max-tree of level l, trees[2l+1] min-tree; k = 0 if absent
-	heap  eventHeap
+	winners []int32
+	treeOf  []int32 // per index of winners, its tree
+	trees   []tree  // trees[2l] max-tree of level l, trees[2l+1] min-tree; k = 0 if absent
+	queue   calendar
+	pairID  int32 // the queue id of the pair certificate of levels 0 and 1
 
 	// envelope search
+	heap eventHeap
+
 	env []envEvent
 
 	afterBounce func(*Sampler) // test hook
@@ -183,8 +179,17 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 				total += 2 * k
 			}
 		}
-		s.nodes = make([]node, total)
-		s.heap = newEventHeap(3 * L)
+		s.winners = make([]int32, total)
+		s.treeOf = make([]int32, total)
+		for id := range s.trees {
+			tr := &s.trees[id]
+			tr.nodes = s.winners[tr.off : tr.off+2*tr.k]
+			for i := tr.off; i < tr.off+2*tr.k; i++ {
+				s.treeOf[i] = int32(id)
+			}
+		}
+		s.pairID = total
+		s.queue = newCalendar(int(total) + L - 1)
 	case Envelope:
 		s.env = make([]envEvent, L)
 		s.heap = newEventHeap(L)
@@ -314,11 +319,24 @@ func (s *Sampler) restart() {
 // a larger one rejects. It reports whether the end point is accepted.
 func (s *Sampler) finish() bool {
 	st, ct := math.Sincos(s.seg)
-	for p := range s.curves {
-		s.xnew[p] = s.curves[p].pos(st, ct)
-	}
 	lv := s.lv
 	x := s.xnew
+	// One pass evaluates the curves and checks the order; the repair below
+	// is rarely needed.
+	ok, prevMax := true, math.Inf(-1)
+	for l := 0; l < s.nlev; l++ {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for p := lv.Start[l]; p < lv.Start[l+1]; p++ {
+			v := s.curves[p].pos(st, ct)
+			x[p] = v
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		ok = ok && prevMax <= lo
+		prevMax = hi
+	}
+	if ok {
+		return true
+	}
 	for l := 0; l+1 < s.nlev; l++ {
 		lo, mid, hi := lv.Start[l], lv.Start[l+1], lv.Start[l+2]
 		mx, mn := math.Inf(-1), math.Inf(1)

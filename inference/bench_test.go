@@ -12,19 +12,8 @@ func benchSampler(b *testing.B, n, p int, method Method) (*fullSampler, *StepSta
 	if err != nil {
 		b.Fatal(err)
 	}
-	sp, err := checkSpec(Spec{Columns: sim.Columns, Method: method, Iter: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	d, err := newData(&sp)
-	if err != nil {
-		b.Fatal(err)
-	}
 	rng := chainRNG(1, 0)
-	s, err := newFullSampler(d, &sp, rng)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, _ := mustFullSampler(b, Spec{Columns: sim.Columns, Method: method, Iter: 1}, rng)
 	var st StepStats
 	for range 20 {
 		if err := s.iterate(rng, true, &st); err != nil {

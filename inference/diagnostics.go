@@ -40,10 +40,11 @@ type Summary struct {
 	RHat float64
 
 	// MCSEMean is SD/√ESS with the ESS of the split (not rank-normalised)
-	// chains. MCSEQ5 and MCSEQ95 are the Monte Carlo standard errors of the
-	// quantiles by the Beta-quantile construction.
-	MCSEMean        float64
-	MCSEQ5, MCSEQ95 float64
+	// chains. MCSESD is the Monte Carlo standard error of SD by the delta
+	// method, as posterior's mcse_sd. MCSEQ5 and MCSEQ95 are the Monte Carlo
+	// standard errors of the quantiles by the Beta-quantile construction.
+	MCSEMean, MCSESD float64
+	MCSEQ5, MCSEQ95  float64
 }
 
 // Summarize computes the Summary of one scalar quantity.
@@ -104,28 +105,11 @@ func ESSBulk(chains [][]float64) float64 {
 	return w.ess(w.zScale(splitChains(chains)))
 }
 
-// ESSTail is the smaller of the effective sample sizes of the indicators
-// I(θ ≤ q̂₀.₀₅) and I(θ ≤ q̂₀.₉₅).
-func ESSTail(chains [][]float64) float64 {
-	var w diagWorkspace
-	sorted := pooledSorted(chains)
-	return math.Min(w.essQuantile(chains, sorted, 0.05), w.essQuantile(chains, sorted, 0.95))
-}
-
 // MCSEMean is the Monte Carlo standard error of the posterior mean:
 // the pooled standard deviation over √ESS.
 func MCSEMean(chains [][]float64) float64 {
 	var w diagWorkspace
 	return w.mcseMean(chains)
-}
-
-// MCSEQuantile is the Monte Carlo standard error of the prob-quantile,
-// half the distance between the pooled draws at the 15.87% and 84.13%
-// quantiles of Beta(ESS·prob + 1, ESS·(1−prob) + 1), where ESS is that of
-// the indicator I(θ ≤ q̂_prob).
-func MCSEQuantile(chains [][]float64, prob float64) float64 {
-	var w diagWorkspace
-	return w.mcseQuantile(chains, prob)
 }
 
 // Quantile returns the prob-quantile of the pooled draws by linear
@@ -144,24 +128,20 @@ func Quantile(chains [][]float64, prob float64) float64 {
 func Autocovariance(x, dst []float64) {
 	var w diagWorkspace
 	w.autocovariance(x, dst)
-	for i := range dst {
-		dst[i] /= w.padRatio
-	}
 }
 
 // diagWorkspace keeps FFT plans and scratch buffers so that summarising
 // many quantities does not reallocate for each one.
 type diagWorkspace struct {
-	fft      *fourier.FFT
-	seq      []float64
-	coeff    []complex128
-	padRatio float64 // M/N of the last autocovariance, see autocovariance
-	acov     [][]float64
-	rho      []float64
-	order    []rankedDraw
-	ranks    []float64
-	pooled   []float64
-	scratch  [][]float64
+	fft     *fourier.FFT
+	seq     []float64
+	coeff   []complex128
+	acov    [][]float64
+	rho     []float64
+	order   []rankedDraw
+	ranks   []float64
+	pooled  []float64
+	scratch [][]float64
 }
 
 func (w *diagWorkspace) summarize(chains [][]float64) Summary {
@@ -189,6 +169,7 @@ func (w *diagWorkspace) summarize(chains [][]float64) Summary {
 		s.ESSTail = math.NaN()
 	}
 	s.MCSEMean = s.SD / math.Sqrt(w.ess(split))
+	s.MCSESD = w.mcseSD(chains, sorted)
 	s.MCSEQ5 = mcseQuantileFrom(sorted, 0.05, e5)
 	s.MCSEQ95 = mcseQuantileFrom(sorted, 0.95, e95)
 	return s
@@ -216,9 +197,32 @@ func (w *diagWorkspace) mcseMean(chains [][]float64) float64 {
 	return math.Sqrt(diagVariance(sorted, diagMean(sorted))) / math.Sqrt(w.ess(splitChains(chains)))
 }
 
-func (w *diagWorkspace) mcseQuantile(chains [][]float64, prob float64) float64 {
-	sorted := pooledSorted(chains)
-	return mcseQuantileFrom(sorted, prob, w.essQuantile(chains, sorted, prob))
+// mcseSD is posterior 1.4.0's mcse_sd: with c = θ − θ̄ over all draws,
+// E = mean(c²) and ESS₂ the ESS of the split chains of c²,
+//
+//	Var(E) ≈ (mean(c⁴) − E²)/ESS₂,  MCSE(sd) = sqrt(Var(E)/(4E)),
+//
+// the delta method for sd = √E. sorted holds the pooled draws.
+func (w *diagWorkspace) mcseSD(chains [][]float64, sorted []float64) float64 {
+	if len(sorted) == 0 || !diagAllFinite(sorted) {
+		return math.NaN()
+	}
+	mean := diagMean(sorted)
+	sq := w.buffers(len(chains), len(chains[0]))
+	var e2, e4 float64
+	for m, c := range chains {
+		for i, v := range c {
+			d := (v - mean) * (v - mean)
+			sq[m][i] = d
+			e2 += d
+			e4 += d * d
+		}
+	}
+	s := float64(len(sorted))
+	e2 /= s
+	e4 /= s
+	ess := w.ess(splitChains(sq))
+	return math.Sqrt((e4 - e2*e2) / ess / e2 / 4)
 }
 
 // mcseQuantileFrom implements posterior's Beta-quantile construction given
@@ -474,8 +478,12 @@ func (w *diagWorkspace) ess(chains [][]float64) float64 {
 		}
 	}
 	s := float64(m * n)
+	// τ̂ = −1 + 2 Σ_{t<maxT} ρ̂_t + ρ̂_maxT. When the loop above never ran
+	// (maxT = 0, split chains of 5 draws or fewer), posterior's
+	// sum(rho_hat_t[1:max_t]) still adds ρ̂₀ = 1, since R's 1:0 is c(1, 0):
+	// τ̂ = 2 and ESS = S/2.
 	tau := -1 + rho[maxT]
-	for _, r := range rho[:maxT] {
+	for _, r := range rho[:max(maxT, 1)] {
 		tau += 2 * r
 	}
 	tau = math.Max(tau, 1/math.Log10(s))
@@ -483,11 +491,11 @@ func (w *diagWorkspace) ess(chains [][]float64) float64 {
 }
 
 // autocovariance writes posterior's autocovariance of x into dst: the
-// centred series is zero-padded to 2M, M the next 2·3·5-smooth size ≥ N,
-// and the unnormalised inverse FFT of |FFT|² is divided by 2N². That equals
-// the biased autocovariance times M/N; posterior keeps that factor (it is
-// exactly 1 when N is 2·3·5-smooth) and so do we, so that ESS agrees with
-// posterior. w.padRatio records M/N for Autocovariance, which removes it.
+// centred series is zero-padded to 2M, M the next 2·3·5-smooth size ≥ N, and
+// the unnormalised inverse FFT of |FFT|² is scaled so that dst[0] is the
+// biased variance (1/N)Σ(x_i − x̄)², as posterior 1.4.0 does
+// (ac/ac[1]·var(x)·(N−1)/N); that is the biased autocovariance at every lag.
+// A series with zero variance gives zeros.
 func (w *diagWorkspace) autocovariance(x, dst []float64) {
 	n := len(x)
 	if n == 0 {
@@ -501,8 +509,15 @@ func (w *diagWorkspace) autocovariance(x, dst []float64) {
 		w.coeff = make([]complex128, size/2+1)
 	}
 	xbar := diagMean(x)
+	ss := 0.0
 	for i, v := range x {
-		w.seq[i] = v - xbar
+		d := v - xbar
+		w.seq[i] = d
+		ss += d * d
+	}
+	if ss == 0 {
+		clear(dst[:n])
+		return
 	}
 	clear(w.seq[n:])
 	w.fft.Coefficients(w.coeff, w.seq)
@@ -510,16 +525,18 @@ func (w *diagWorkspace) autocovariance(x, dst []float64) {
 		w.coeff[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
 	}
 	w.fft.Sequence(w.seq, w.coeff)
-	// gonum's inverse is unnormalised like R's fft(inverse = TRUE).
-	scale := 1 / (float64(n) * float64(n) * 2)
+	// gonum's inverse is unnormalised like R's fft(inverse = TRUE): seq[t]
+	// is 2M times the lag-t sum of products, and seq[0] is 2M·ss.
+	scale := ss / float64(n) / w.seq[0]
 	for i := range dst[:n] {
 		dst[i] = w.seq[i] * scale
 	}
-	w.padRatio = float64(m) / float64(n)
 }
 
-// nextGoodSize is posterior's fft_next_good_size: the least N' ≥ N whose
-// only prime factors are 2, 3 and 5 (and at least 2).
+// nextGoodSize is the padded length of posterior's autocovariance (R's
+// nextn(N), fft_next_good_size in older posterior): the least N' ≥ N whose
+// only prime factors are 2, 3 and 5 (and at least 2). With posterior 1.4.0's
+// normalisation it changes only rounding, not the result.
 func nextGoodSize(n int) int {
 	if n <= 2 {
 		return 2

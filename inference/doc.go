@@ -6,5 +6,5 @@
 // interweaved with Gibbs). It runs chains in parallel, one RNG stream each,
 // stores draws, imputes missing cells, computes diagnostics (split and
 // rank-normalised R-hat, bulk and tail ESS, MCSE) and simulates data with a
-// known truth. The maths is in shared/docs/sampling.md.
+// known truth. The maths is in docs/sampling.md.
 package inference

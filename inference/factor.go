@@ -37,7 +37,11 @@ import (
 //     given η (jointHMC) followed by Hoff's block update of z_j; columns run
 //     in parallel goroutines, column j drawing from its own PCG stream seeded
 //     from the chain's stream in column order, so results do not depend on
-//     GOMAXPROCS; then η, then the GDP hyperparameters.
+//     GOMAXPROCS; then η, then the GDP hyperparameters. Spec.ColumnHMC may
+//     send some columns to PX's column steps instead (the scale move and
+//     λ_j's conjugate draw, then Hoff's update of z_j): the joint step costs
+//     about n·(L−1) bounces per trajectory, so a column with many levels
+//     (0.4n² bounces when all values are distinct) is better left to Gibbs.
 //
 // Λ is stored on the unit-noise scale of the model; loadings reports the
 // identified correlation-scale loadings D^{-1/2}Λ, for which
@@ -47,6 +51,9 @@ type factorSampler struct {
 	n, p, k int
 	method  Method
 	travel  float64 // exact-HMC travel time
+	// gibbsColumns is set when Interweave sends some columns to PX's column
+	// steps instead of the joint HMC step (Spec.ColumnHMC).
+	gibbsColumns bool
 
 	z      [][]float64 // latent columns, z[j][i]
 	lambda []float64   // Λ, p×k row-major, unit-noise scale
@@ -101,6 +108,13 @@ const (
 	bugNoRescale
 	// bugReflect uses ‖f‖² = ‖G_a − G_b‖² + 1 in the joint HMC reflection.
 	bugReflect
+	// bugFrozenMissing makes the latent-column updates (Hoff's, and
+	// Interweave's joint HMC step) leave the latent values of missing cells
+	// where they were; PX's scale move still rescales them.
+	bugFrozenMissing
+	// bugLoadingsNoise multiplies the noise of λ_j's draw in PX's column step
+	// by 1.2.
+	bugLoadingsNoise
 )
 
 // plant sets the planted bug of a test.
@@ -119,8 +133,8 @@ func (s *factorSampler) plant(bug factorBug) {
 
 // newFactorSampler builds one chain's state for a FactorModel spec (Method PX
 // or Interweave). The latent columns start at the normal scores of their
-// ranks (tied rows share the score of their mean rank, missing rows draw
-// N(0, 1)); Λ starts at the principal-factor solution of the scores'
+// ranks with ties broken at random, as the full model's (normalScores;
+// missing rows draw N(0, 1)), so that no column starts constant; Λ starts at the principal-factor solution of the scores'
 // correlation matrix, moved to the unit-noise scale, each z_j is scaled to
 // the implied standard deviation √(1+‖λ_j‖²), and η and the GDP
 // hyperparameters are drawn from their conditionals.
@@ -135,6 +149,9 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 	}
 	if spec.Method != PX && spec.Method != Interweave {
 		return nil, fmt.Errorf("inference: method %v is not a factor-model sampler; use px or interweave", spec.Method)
+	}
+	if spec.ColumnHMC != nil && (spec.Method != Interweave || len(spec.ColumnHMC) != p) {
+		return nil, fmt.Errorf("inference: ColumnHMC has %d entries for %d columns with method %v; it needs one per column and interweave", len(spec.ColumnHMC), p, spec.Method)
 	}
 	s := &factorSampler{
 		d: d, n: n, p: p, k: k,
@@ -181,7 +198,7 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 	}
 	for j := 0; j < p; j++ {
 		s.z[j] = make([]float64, n)
-		factorScores(rng, d, j, s.z[j])
+		normalScores(rng, d.levels[j], s.z[j], false)
 	}
 	s.cols = make([]factorColumn, p)
 	for j := range s.cols {
@@ -190,8 +207,10 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		c.rng = rand.New(c.pcg)
 		c.mu = make([]float64, n)
 		c.a, c.b, c.m = make([]float64, k*k), make([]float64, k), make([]float64, k)
-		if s.method == Interweave {
+		if s.method == Interweave && (spec.ColumnHMC == nil || spec.ColumnHMC[j]) {
 			c.hmc = newJointHMC(d.levels[j], k)
+		} else if s.method == Interweave {
+			s.gibbsColumns = true
 		}
 	}
 	s.pxLoadingsWork = s.pxLoadingsColumn
@@ -211,25 +230,6 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 func factorFill(x []float64, v float64) {
 	for i := range x {
 		x[i] = v
-	}
-}
-
-// factorScores sets z to the normal scores of the ranks of column j's
-// observed rows, Φ⁻¹(r/(N+1)) with r the mean rank of the row's level, so
-// tied rows share a value and the column lies inside its constraint set;
-// missing rows get N(0, 1) draws.
-func factorScores(rng *rand.Rand, d *data, j int, z []float64) {
-	lv := d.levels[j]
-	nObs := float64(len(lv.Order) + 1)
-	for l := 0; l < lv.NumLevels(); l++ {
-		r := 0.5 * float64(lv.Start[l]+lv.Start[l+1]+1)
-		v := -math.Sqrt2 * math.Erfcinv(2*r/nObs)
-		for _, i := range lv.Rows(l) {
-			z[i] = v
-		}
-	}
-	for _, i := range lv.Missing {
-		z[i] = rng.NormFloat64()
 	}
 }
 
@@ -387,7 +387,18 @@ func (s *factorSampler) pxLoadingsColumn(j int) {
 
 func (s *factorSampler) pxHoffColumn(j int) {
 	c := &s.cols[j]
+	frozen := s.frozenMissing(j)
 	s.hoffColumn(c.rng, j, c.mu)
+	restoreMissing(s.d.levels[j], s.z[j], frozen)
+}
+
+// frozenMissing returns a copy of column j's missing cells if
+// bugFrozenMissing is planted, else nil (see restoreMissing).
+func (s *factorSampler) frozenMissing(j int) []float64 {
+	if s.bug != bugFrozenMissing {
+		return nil
+	}
+	return keepMissing(s.d.levels[j], s.z[j])
 }
 
 // gramEta sets ete = ηᵀη.
@@ -454,8 +465,12 @@ func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int, c *factorColumn) e
 		}
 	}
 	row := s.lambda[j*k : j*k+k]
+	noise := 1.0
+	if s.bug == bugLoadingsNoise {
+		noise = 1.2
+	}
 	for h := range row {
-		row[h] = rng.NormFloat64()
+		row[h] = noise * rng.NormFloat64()
 	}
 	solveUpperK(a, row, k)
 	for h := range row {
@@ -535,18 +550,27 @@ func (s *factorSampler) stepGDP(rng *rand.Rand) {
 }
 
 // iterateInterweave is one interweaved iteration (sampling.md §4.4): per
-// column, in parallel, the joint (λ_j, z_j) exact HMC step given η and then
-// Hoff's update of z_j; then η; then the GDP hyperparameters.
+// column, in parallel, the joint (λ_j, z_j) exact HMC step given η, or for a
+// column that Spec.ColumnHMC leaves out PX's scale move and draw of λ_j
+// given z_j and η, and then Hoff's update of z_j; then η; then the GDP
+// hyperparameters. Both column moves leave π(λ_j, z_j | η, y) invariant.
 func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
+	if s.gibbsColumns {
+		s.gramEta()
+	}
 	s.seedColumns(rng)
 	s.colWork = s.interweaveWork
 	s.runColumns(true)
 	for j := range s.cols {
 		c := &s.cols[j]
 		st.Add(c.st)
-		if c.err != nil {
-			return fmt.Errorf("inference: joint HMC on column %s: %w", s.d.name(j), c.err)
+		if c.err == nil {
+			continue
 		}
+		if c.hmc == nil {
+			return c.err // stepLoadingsPX says which step failed
+		}
+		return fmt.Errorf("inference: joint HMC on column %s: %w", s.d.name(j), c.err)
 	}
 	if err := s.stepEta(rng); err != nil {
 		return err
@@ -557,10 +581,19 @@ func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
 	return nil
 }
 
-// interweaveColumn runs column j's joint HMC step and Hoff update.
+// interweaveColumn runs column j's joint HMC step, or its PX column step if
+// it has no joint step, and then its Hoff update.
 func (s *factorSampler) interweaveColumn(j int) {
 	c := &s.cols[j]
 	k := s.k
+	frozen := s.frozenMissing(j)
+	defer restoreMissing(s.d.levels[j], s.z[j], frozen)
+	if c.hmc == nil {
+		if c.err = s.stepLoadingsPX(c.rng, j, c); c.err == nil {
+			s.hoffColumn(c.rng, j, c.mu)
+		}
+		return
+	}
 	hs, err := c.hmc.step(c.rng, s.z[j], s.lambda[j*k:j*k+k], s.eta, s.prec[j*k:j*k+k], s.travel)
 	c.st.Bounces += int64(hs.Bounces)
 	c.st.Events += int64(hs.Events)

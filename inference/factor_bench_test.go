@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/copulang/copulang/hough"
 )
 
 // cpuTime returns the CPU time (user + system) used by the process so far,
@@ -23,7 +25,7 @@ func cpuTime() time.Duration {
 // with n rows, p columns, k factors and the given number of levels (the K&S
 // setup: n = 1000, p = 20, k = 5, 5 levels), warmed up by warm PX iterations
 // so that the timed iterations start near the posterior.
-func factorBenchSampler(b *testing.B, n, p, k, levels int, method Method, warm int) (*factorSampler, *rand.Rand) {
+func factorBenchSampler(b testing.TB, n, p, k, levels int, method Method, warm int) (*factorSampler, *rand.Rand) {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(2013, 5))
 	cols, _ := simulateFactorCopula(rng, n, p, k, levels, 0)
@@ -77,8 +79,10 @@ func BenchmarkFactorPX(b *testing.B) {
 
 // BenchmarkFactorInterweave times interweaved iterations (joint (λ_j, z_j)
 // exact HMC per column in parallel, Hoff update, η) at n = 1000, p = 20,
-// k = 5, 5 levels (target ≤ 100 ms per iteration on 2 cores; K&S report
-// 690 ms on 4 cores).
+// k = 5, 5 levels. K&S report 690 ms per iteration on 4 cores; issue 14 asks
+// for 30 ms of CPU per iteration on one core (run with GOMAXPROCS=1 and read
+// cpu-ms/iter): measured 88 ms on a shared machine, 155 ms before the
+// working-set search (sampling.md §8).
 func BenchmarkFactorInterweave(b *testing.B) {
 	s, rng := factorBenchSampler(b, 1000, 20, 5, 5, Interweave, 200)
 	var st StepStats
@@ -156,4 +160,61 @@ func simulateFactorCopula(rng *rand.Rand, n, p, k, levels int, miss float64) ([]
 		}
 	}
 	return cols, c
+}
+
+// BenchmarkJointHMCColumn times one column's joint (λ_j, z_j) exact HMC
+// trajectory at n = 1000, k = 5, 5 levels (a column of the
+// BenchmarkFactorInterweave state), with the working-set search of jointHMC
+// and with the full scan it replaced (scanJointHMC), on the same column and
+// velocity stream.
+func BenchmarkJointHMCColumn(b *testing.B) {
+	s, _ := factorBenchSampler(b, 1000, 20, 5, 5, Interweave, 200)
+	const j = 3
+	k := s.k
+	type stepper interface {
+		step(rng *rand.Rand, z, lam, eta, prec []float64, T float64) (hough.Stats, error)
+	}
+	for _, tc := range []struct {
+		name string
+		hmc  stepper
+	}{
+		{"workingset", newJointHMC(s.d.levels[j], k)},
+		{"scan", newScanJointHMC(s.d.levels[j], k)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(7, 7))
+			z := append([]float64(nil), s.z[j]...)
+			lam := append([]float64(nil), s.lambda[j*k:j*k+k]...)
+			prec := s.prec[j*k : j*k+k]
+			if _, err := tc.hmc.step(rng, z, lam, s.eta, prec, 0); err != nil { // settle the event-rate guess
+				b.Fatal(err)
+			}
+			var bounces, events int
+			if h, ok := tc.hmc.(*jointHMC); ok {
+				h.workingRows, h.anchoredRows = 0, 0
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := cpuTime()
+			for range b.N {
+				st, err := tc.hmc.step(rng, z, lam, s.eta, prec, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st.Rejections != 0 {
+					b.Fatal("rejected trajectory")
+				}
+				bounces += st.Bounces
+				events += st.Events
+			}
+			b.ReportMetric(float64(bounces)/float64(b.N), "bounces/op")
+			b.ReportMetric(float64(events)/float64(bounces), "events/bounce")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(bounces), "ns/bounce")
+			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(bounces), "cpu-ns/bounce")
+			if h, ok := tc.hmc.(*jointHMC); ok {
+				b.ReportMetric(float64(h.workingRows)/float64(bounces), "wsrows/bounce")
+				b.ReportMetric(float64(h.anchoredRows)/float64(bounces), "anchoredrows/bounce")
+			}
+		})
+	}
 }

@@ -56,6 +56,22 @@ func feasibleStart(rng *rand.Rand, lv *hough.Levels) []float64 {
 	return z
 }
 
+// jointInputs draws the inputs of a joint HMC step for levels lv and k
+// factors: η ~ N(0, 1), prior precisions in [0.5, 2.5], λ ~ N(0, 1) and a
+// feasible start z.
+func jointInputs(rng *rand.Rand, lv *hough.Levels, k int) (eta, prec, lam, z []float64) {
+	eta = make([]float64, lv.N*k)
+	for i := range eta {
+		eta[i] = rng.NormFloat64()
+	}
+	prec, lam = make([]float64, k), make([]float64, k)
+	for h := range prec {
+		prec[h] = 0.5 + 2*rng.Float64()
+		lam[h] = rng.NormFloat64()
+	}
+	return eta, prec, lam, feasibleStart(rng, lv)
+}
+
 // TestJointHMCMatchesPP checks the structured joint (λ, z) step against the
 // general Pakman–Paninski sampler of package hough with one explicit row per
 // pair of rows in adjacent levels and the dense covariance
@@ -87,17 +103,7 @@ func TestJointHMCMatchesPP(t *testing.T) {
 				t.Fatal(err)
 			}
 			n, k := tc.n, tc.k
-			eta := make([]float64, n*k)
-			for i := range eta {
-				eta[i] = rng.NormFloat64()
-			}
-			prec := make([]float64, k)
-			lam := make([]float64, k)
-			for h := range prec {
-				prec[h] = 0.5 + 2*rng.Float64()
-				lam[h] = rng.NormFloat64()
-			}
-			z := feasibleStart(rng, lv)
+			eta, prec, lam, z := jointInputs(rng, lv, k)
 
 			// PP reference on x = (λ, z).
 			dim := k + n
@@ -155,31 +161,39 @@ func TestJointHMCMatchesPP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if ps.Rejections != 0 || js.Rejections != 0 {
-					t.Fatalf("step %d: rejections PP %d, joint %d", s, ps.Rejections, js.Rejections)
-				}
-				if ps.Bounces != js.Bounces {
-					t.Errorf("step %d: %d bounces, PP made %d", s, js.Bounces, ps.Bounces)
-				}
-				worst := 0.0
-				for c := 0; c < k; c++ {
-					worst = math.Max(worst, math.Abs(lam[c]-x[c]))
-				}
-				for i := 0; i < n; i++ {
-					worst = math.Max(worst, math.Abs(z[i]-x[k+i]))
-				}
-				if worst > 1e-9 {
-					t.Fatalf("step %d: max |Δ| = %g against PP (bounces %d)", s, worst, js.Bounces)
-				}
-				if !lv.Feasible(z) {
-					t.Fatalf("step %d: end point infeasible", s)
-				}
-				t.Logf("step %d: %d bounces, %d events, max |Δ| = %.1e", s, js.Bounces, js.Events, worst)
+				checkJointStep(t, s, "PP", lv, js, ps, lam, z, x[:k], x[k:])
 				copy(x[:k], lam) // continue both from the same state
 				copy(x[k:], z)
 			}
 		})
 	}
+}
+
+// checkJointStep compares step s of the joint HMC (stats got, end point lam,
+// z) with a reference's (want, lamRef, zRef): no rejection, the same bounces,
+// end points within 1e-9, and a feasible z.
+func checkJointStep(t *testing.T, s int, ref string, lv *hough.Levels, got, want hough.Stats, lam, z, lamRef, zRef []float64) {
+	t.Helper()
+	if got.Rejections != 0 || want.Rejections != 0 {
+		t.Fatalf("step %d: rejections: %d, %s %d", s, got.Rejections, ref, want.Rejections)
+	}
+	if got.Bounces != want.Bounces {
+		t.Errorf("step %d: %d bounces, %s made %d", s, got.Bounces, ref, want.Bounces)
+	}
+	worst := 0.0
+	for c := range lam {
+		worst = math.Max(worst, math.Abs(lam[c]-lamRef[c]))
+	}
+	for i := range z {
+		worst = math.Max(worst, math.Abs(z[i]-zRef[i]))
+	}
+	if worst > 1e-9 {
+		t.Fatalf("step %d: max |Δ| = %g against %s (%d bounces)", s, worst, ref, got.Bounces)
+	}
+	if !lv.Feasible(z) {
+		t.Fatalf("step %d: end point infeasible", s)
+	}
+	t.Logf("step %d: %d bounces, %d events (%s %d), max |Δ| = %.1e", s, got.Bounces, got.Events, ref, want.Events, worst)
 }
 
 // The factor-model Geweke test (sampling.md §6c, C1 adapted to §4): p = 3,
@@ -199,14 +213,16 @@ func factorGewekeFuncs(dst, lam []float64, k int) {
 	dst[2] = q1 / (1 + q1)
 }
 
-// factorGewekeCase is one successive-conditional run.
+// factorGewekeCase is one successive-conditional run; columnHMC is the
+// Spec.ColumnHMC of an interweave run (nil: every column by joint HMC).
 type factorGewekeCase struct {
-	name   string
-	method Method
-	prior  LoadingsPrior
-	k      int
-	bug    factorBug
-	iters  int
+	name      string
+	method    Method
+	prior     LoadingsPrior
+	k         int
+	bug       factorBug
+	iters     int
+	columnHMC []bool
 }
 
 // factorGewekeSuccessive runs the successive-conditional simulator: each
@@ -232,7 +248,7 @@ func factorGewekeSuccessive(t *testing.T, tc factorGewekeCase, seed uint64) [][]
 	order := make([]int, 0, n)
 	y := gewekeData(z, order)
 	d := factorTestData(t, y)
-	spec := &Spec{Columns: y, Model: FactorModel{K: k, Loadings: tc.prior}, Method: tc.method}
+	spec := &Spec{Columns: y, Model: FactorModel{K: k, Loadings: tc.prior}, Method: tc.method, ColumnHMC: tc.columnHMC}
 	cs, err := newFactorSampler(d, spec, rng)
 	if err != nil {
 		t.Fatal(err)
@@ -289,31 +305,7 @@ func factorGewekeSuccessive(t *testing.T, tc factorGewekeCase, seed uint64) [][]
 // hierarchy ζ ~ Ga(α, β), ψ ~ Exp(ζ²/2), λ ~ N(0, ψ)) and returns the test
 // functions.
 func factorGewekeMarginal(prior LoadingsPrior, k, draws int, seed uint64) [][]float64 {
-	const p = 3
-	rng := rand.New(rand.NewPCG(seed, 92))
-	out := make([][]float64, len(factorGewekeNames))
-	for f := range out {
-		out[f] = make([]float64, draws)
-	}
-	lam := make([]float64, p*k)
-	g := make([]float64, len(factorGewekeNames))
-	for it := 0; it < draws; it++ {
-		for i := range lam {
-			switch pr := prior.(type) {
-			case GDPLoadings:
-				zeta := gammaDraw(rng, pr.Alpha) / pr.Beta
-				psi := rng.ExpFloat64() / (zeta * zeta / 2)
-				lam[i] = math.Sqrt(psi) * rng.NormFloat64()
-			case NormalLoadings:
-				lam[i] = math.Sqrt(pr.Var) * rng.NormFloat64()
-			}
-		}
-		factorGewekeFuncs(g, lam, k)
-		for f := range g {
-			out[f][it] = g[f]
-		}
-	}
-	return out
+	return factorGewekeMarginalOf(prior, k, factorGewekeFuncs, len(factorGewekeNames), draws, seed)
 }
 
 // checkCorrelation asserts the invariants of a correlation draw (§6e): C is
@@ -353,21 +345,37 @@ func checkCorrelation(c []float64, p int) error {
 // planted-bug cases must fail the same criterion, max |z| ≥ 4; measured with
 // these seeds: PX without the Z rescaling (bfa 0.4) z = −12, PX with σ×1.2 in
 // the Z update z = −35, interweave with the wrong reflection norm z = 82,
-// interweave with σ×1.2 z = 6.0 (5.2 at 10⁵ iterations, hence 2×10⁵). Correct
-// samplers measured max |z| ≤ 1.7.
+// interweave with σ×1.2 z = 6.0 (5.2 at 10⁵ iterations, hence 2×10⁵). The
+// mixed schedules (interweave with Spec.ColumnHMC: some columns by joint HMC,
+// the others by PX's column step) are checked the same way: a planted ×1.2 on
+// the noise of λ_j's draw in the PX column step gives z = 14, the wrong
+// reflection norm in the HMC column z = 43. Correct samplers measured
+// max |z| ≤ 1.7 (one mixed run at 10⁵ iterations gave −3.5, shrinking to
+// −2.9 and −1.2 at 2×10⁵ and 4×10⁵: a fluctuation, hence 2×10⁵ for them).
 func TestFactorGeweke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Geweke joint-distribution test: long statistical test, skipped under -short")
+	}
 	t.Parallel()
 	normal := NormalLoadings{Var: 1}
 	gdp := GDPLoadings{Alpha: 3, Beta: 1}
+	// The mixed schedules (Spec.ColumnHMC) send column 2 to joint HMC and
+	// columns 1 and 3 to PX's column step, or the reverse, so that each
+	// planted bug sits in a column the test functions read.
+	gibbsHMCGibbs, hmcGibbsHMC := []bool{false, true, false}, []bool{true, false, true}
 	cases := []factorGewekeCase{
-		{"px normal k2", PX, normal, 2, bugNone, 200000},
-		{"px gdp k1", PX, gdp, 1, bugNone, 200000},
-		{"interweave normal k2", Interweave, normal, 2, bugNone, 100000},
-		{"interweave gdp k1", Interweave, gdp, 1, bugNone, 100000},
-		{"px no rescale (planted)", PX, normal, 2, bugNoRescale, 200000},
-		{"px sigma*1.2 (planted)", PX, normal, 2, bugSigma, 200000},
-		{"interweave reflection (planted)", Interweave, normal, 2, bugReflect, 100000},
-		{"interweave sigma*1.2 (planted)", Interweave, normal, 2, bugSigma, 200000},
+		{"px normal k2", PX, normal, 2, bugNone, 200000, nil},
+		{"px gdp k1", PX, gdp, 1, bugNone, 200000, nil},
+		{"interweave normal k2", Interweave, normal, 2, bugNone, 100000, nil},
+		{"interweave gdp k1", Interweave, gdp, 1, bugNone, 100000, nil},
+		{"px no rescale (planted)", PX, normal, 2, bugNoRescale, 200000, nil},
+		{"px sigma*1.2 (planted)", PX, normal, 2, bugSigma, 200000, nil},
+		{"interweave reflection (planted)", Interweave, normal, 2, bugReflect, 100000, nil},
+		{"interweave sigma*1.2 (planted)", Interweave, normal, 2, bugSigma, 200000, nil},
+		{"mixed normal k2", Interweave, normal, 2, bugNone, 200000, gibbsHMCGibbs},
+		{"mixed gdp k1", Interweave, gdp, 1, bugNone, 200000, hmcGibbsHMC},
+		{"mixed loadings noise*1.2 (planted)", Interweave, normal, 2, bugLoadingsNoise, 100000, gibbsHMCGibbs},
+		{"mixed reflection (planted)", Interweave, normal, 2, bugReflect, 100000, gibbsHMCGibbs},
 	}
 	for ci, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -396,12 +404,16 @@ func TestFactorGeweke(t *testing.T) {
 // TestFactorIterateDoesNotAllocate checks that an iteration of either sampler
 // allocates nothing once the chain is built.
 func TestFactorIterateDoesNotAllocate(t *testing.T) {
-	for _, method := range []Method{PX, Interweave} {
-		t.Run(method.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		method    Method
+		columnHMC []bool
+	}{{"px", PX, nil}, {"interweave", Interweave, nil}, {"mixed", Interweave, []bool{false, true, true, false, true, false}}} {
+		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, 6))
 			cols, _ := simulateFactorCopula(rng, 120, 6, 2, 4, 0.05)
 			d := factorTestData(t, cols)
-			cs, err := newFactorSampler(d, &Spec{Columns: cols, Model: FactorModel{K: 2, Loadings: GDPLoadings{}}, Method: method}, rng)
+			cs, err := newFactorSampler(d, &Spec{Columns: cols, Model: FactorModel{K: 2, Loadings: GDPLoadings{}}, Method: tc.method, ColumnHMC: tc.columnHMC}, rng)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -424,16 +436,16 @@ func TestFactorIterateDoesNotAllocate(t *testing.T) {
 
 // TestFactorDeterministic checks that a chain is a function of its seed only:
 // the interweaved sampler, whose columns run in parallel goroutines, gives
-// bitwise identical states under GOMAXPROCS = 1, 2 and 4, and PX repeats
-// itself.
+// bitwise identical states under GOMAXPROCS = 1, 2 and 4, with every column
+// by joint HMC and with some by PX's column step, and PX repeats itself.
 func TestFactorDeterministic(t *testing.T) {
-	run := func(method Method, procs int) ([]float64, []float64, [][]float64, StepStats) {
+	run := func(method Method, columnHMC []bool, procs int) ([]float64, []float64, [][]float64, StepStats) {
 		old := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(old)
 		rng := rand.New(rand.NewPCG(77, 1))
 		cols, _ := simulateFactorCopula(rng, 150, 7, 2, 3, 0.05)
 		d := factorTestData(t, cols)
-		cs, err := newFactorSampler(d, &Spec{Columns: cols, Model: FactorModel{K: 2}, Method: method}, rng)
+		cs, err := newFactorSampler(d, &Spec{Columns: cols, Model: FactorModel{K: 2}, Method: method, ColumnHMC: columnHMC}, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,10 +460,14 @@ func TestFactorDeterministic(t *testing.T) {
 		s.corr(c)
 		return c, s.lambda, s.z, st
 	}
-	for _, method := range []Method{PX, Interweave} {
-		c1, l1, z1, st1 := run(method, 1)
+	for _, tc := range []struct {
+		method    Method
+		columnHMC []bool
+	}{{PX, nil}, {Interweave, nil}, {Interweave, []bool{true, false, true, true, false, true, false}}} {
+		method := tc.method
+		c1, l1, z1, st1 := run(method, tc.columnHMC, 1)
 		for _, procs := range []int{1, 2, 4} {
-			c2, l2, z2, st2 := run(method, procs)
+			c2, l2, z2, st2 := run(method, tc.columnHMC, procs)
 			if st1 != st2 {
 				t.Errorf("%v, GOMAXPROCS %d: stats %+v, want %+v", method, procs, st2, st1)
 			}
@@ -547,6 +563,9 @@ func rmseToTruth(draws [][]float64, truth []float64, p int) float64 {
 // than with the first 250 rows of the same data (measured 0.068 there), so
 // the error shrinks as data accrue.
 func TestFactorRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("recovery of a known C: long statistical test, skipped under -short")
+	}
 	t.Parallel()
 	const p, k = 10, 3
 	rng := rand.New(rand.NewPCG(1000, 9))
@@ -573,6 +592,9 @@ func TestFactorRecovery(t *testing.T) {
 // (sqrt(MCSE₁² + MCSE₂²), each from the bulk of its chain's ESS), and both
 // must be within RMSE 0.1 of the truth.
 func TestFactorInterweaveAgreesWithPX(t *testing.T) {
+	if testing.Short() {
+		t.Skip("posterior agreement of two samplers: long statistical test, skipped under -short")
+	}
 	t.Parallel()
 	const p, k = 6, 2
 	rng := rand.New(rand.NewPCG(300, 9))
@@ -608,11 +630,18 @@ func TestFactorRun(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	cols, _ := simulateFactorCopula(rng, 80, p, k, 4, 0.05)
 	for _, tc := range []struct {
-		method Method
-		prior  LoadingsPrior
-	}{{PX, nil}, {PX, GDPLoadings{}}, {Interweave, NormalLoadings{Var: 2}}, {Interweave, GDPLoadings{Alpha: 2, Beta: 0.5}}} {
+		method    Method
+		prior     LoadingsPrior
+		columnHMC []bool
+	}{
+		{PX, nil, nil},
+		{PX, GDPLoadings{}, nil},
+		{Interweave, NormalLoadings{Var: 2}, nil},
+		{Interweave, GDPLoadings{Alpha: 2, Beta: 0.5}, nil},
+		{Interweave, GDPLoadings{}, []bool{true, false, true, false, false}},
+	} {
 		res, err := Run(context.Background(), Spec{Columns: cols, Model: FactorModel{K: k, Loadings: tc.prior},
-			Method: tc.method, Iter: 40, Warmup: 20, Chains: 2, Seed: 4}, nil)
+			Method: tc.method, ColumnHMC: tc.columnHMC, Iter: 40, Warmup: 20, Chains: 2, Seed: 4}, nil)
 		if err != nil {
 			t.Fatalf("%v %T: %v", tc.method, tc.prior, err)
 		}
@@ -694,6 +723,9 @@ func TestFactorConditionalSamplers(t *testing.T) {
 // and three levels with a fifth of the rows missing — and requires feasible
 // columns after every iteration and no rejected trajectory.
 func TestFactorInterweaveColumnShapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long run of the interweaved sampler, skipped under -short")
+	}
 	t.Parallel()
 	const n = 200
 	rng := rand.New(rand.NewPCG(21, 2))
@@ -731,4 +763,35 @@ func TestFactorInterweaveColumnShapes(t *testing.T) {
 		t.Errorf("%d trajectories rejected", st.Rejections)
 	}
 	t.Logf("%.0f bounces per column per iteration", float64(st.Bounces)/90)
+}
+
+// TestFactorContinuousColumnOffJointHMC fits a factor model whose first
+// column is continuous (all 2600 values distinct) with that column left to
+// PX's column step (Spec.ColumnHMC) and the two 3-level columns by joint HMC.
+// On the continuous column the joint step would bounce about 0.4n² ≈ 2.7×10⁶
+// times per trajectory, past its cap of 1000n + 1000 (sampling.md §4.4); off
+// it, the fit runs and every stored draw passes the invariants.
+func TestFactorContinuousColumnOffJointHMC(t *testing.T) {
+	t.Parallel()
+	const n = 2600
+	rng := rand.New(rand.NewPCG(26, 1))
+	cols, _ := simulateFactorCopula(rng, n, 3, 1, 3, 0.02)
+	for i := range cols[0] {
+		if !math.IsNaN(cols[0][i]) {
+			cols[0][i] += rng.Float64() // distinct, still ordered with the factor
+		}
+	}
+	res, err := Run(context.Background(), Spec{Columns: cols, Model: FactorModel{K: 1}, Method: Interweave,
+		ColumnHMC: []bool{false, true, true}, Warmup: 5, Iter: 10, Seed: 9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Invariants(); err != nil {
+		t.Error(err)
+	}
+	st := res.Stats[0]
+	if st.Bounces == 0 || st.Rejections != 0 {
+		t.Errorf("stats %+v: want bounces from the HMC columns and no rejection", st)
+	}
+	t.Logf("%.0f bounces per HMC column per iteration", float64(st.Bounces)/float64(2*15))
 }

@@ -28,6 +28,8 @@ type fullSampler struct {
 	vNew, omegaNew, cNew []float64
 	psi                  []float64
 	mu                   []float64
+	coef                 []float64   // the p−1 coefficients of a conditional mean …
+	cols                 [][]float64 // … and the columns they weight
 	perm                 []int
 	iw                   *iwWork
 	hmc                  []*hough.Sampler // per column; nil means Gibbs
@@ -43,6 +45,10 @@ type fullSampler struct {
 	// shiftBug, in tests only, draws the translation δ with sd σ instead of
 	// σ/√n (a variant sampling.md §1.4 reports failing the Geweke test).
 	shiftBug bool
+	// freezeMissing, in tests only, makes the column update (Gibbs or exact
+	// HMC) leave the latent values of missing cells where they were; the
+	// translation move still shifts them.
+	freezeMissing bool
 }
 
 // newFullSampler builds one chain's state for a FullCorrelation spec: it
@@ -63,6 +69,8 @@ func newFullSampler(d *data, spec *Spec, rng *rand.Rand) (*fullSampler, error) {
 		cNew:       make([]float64, p*p),
 		psi:        make([]float64, p*p),
 		mu:         make([]float64, n),
+		coef:       make([]float64, 0, p),
+		cols:       make([][]float64, 0, p),
 		perm:       make([]int, p),
 		iw:         newIWWork(p),
 		sigmaScale: 1,
@@ -273,15 +281,20 @@ func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
 	for _, j := range s.perm {
 		ojj := s.omega[j*p+j]
 		sigma := 1 / math.Sqrt(ojj)
-		clear(mu)
+		s.coef, s.cols = s.coef[:0], s.cols[:0]
 		for k := 0; k < p; k++ {
-			if k == j {
-				continue
+			if k != j {
+				s.coef = append(s.coef, -s.omega[j*p+k]/ojj)
+				s.cols = append(s.cols, s.z[k])
 			}
-			axpy(-s.omega[j*p+k]/ojj, s.z[k], mu)
 		}
+		linComb(mu, s.coef, s.cols)
 		zj := s.z[j]
 		lv := s.d.levels[j]
+		var frozen []float64
+		if s.freezeMissing {
+			frozen = keepMissing(lv, zj)
+		}
 		if s.hmc != nil && s.hmc[j] != nil {
 			hs, err := s.hmc[j].Transition(rng, zj, mu, sigma*s.sigmaScale)
 			st.Bounces += int64(hs.Bounces)
@@ -300,6 +313,7 @@ func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
 		} else {
 			gibbsLevels(rng, lv, zj, mu, sigma*s.sigmaScale)
 		}
+		restoreMissing(lv, zj, frozen)
 		// Translation move.
 		m := 0.0
 		for i, x := range zj {
@@ -317,10 +331,45 @@ func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
 	return nil
 }
 
+// keepMissing returns a copy of z at lv's missing rows, for the planted
+// frozen-cell bugs of the Geweke tests; restoreMissing puts such a copy back
+// (a nil copy restores nothing).
+func keepMissing(lv *hough.Levels, z []float64) []float64 {
+	kept := make([]float64, len(lv.Missing))
+	for k, i := range lv.Missing {
+		kept[k] = z[i]
+	}
+	return kept
+}
+
+func restoreMissing(lv *hough.Levels, z, kept []float64) {
+	for k, v := range kept {
+		z[lv.Missing[k]] = v
+	}
+}
+
 func axpy(a float64, x, y []float64) {
 	y = y[:len(x)]
 	for i, v := range x {
 		y[i] += a * v
+	}
+}
+
+// linComb sets dst to Σ_k coef[k]·cols[k], four columns per pass over dst:
+// the conditional mean of a column costs p−1 multiply-adds per row, and one
+// pass per column would load and store dst p−1 times.
+func linComb(dst, coef []float64, cols [][]float64) {
+	clear(dst)
+	k := 0
+	for ; k+4 <= len(cols); k += 4 {
+		c0, c1, c2, c3 := coef[k], coef[k+1], coef[k+2], coef[k+3]
+		x0, x1, x2, x3 := cols[k][:len(dst)], cols[k+1][:len(dst)], cols[k+2][:len(dst)], cols[k+3][:len(dst)]
+		for i := range dst {
+			dst[i] += c0*x0[i] + c1*x1[i] + c2*x2[i] + c3*x3[i]
+		}
+	}
+	for ; k < len(cols); k++ {
+		axpy(coef[k], cols[k], dst)
 	}
 }
 

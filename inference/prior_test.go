@@ -110,19 +110,8 @@ func TestLKJCorrection(t *testing.T) {
 	for k, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			cols := [][]float64{{1, 2}, {1, 2}, {2, 1}, {1, 1}}
-			sp, err := checkSpec(Spec{Columns: cols, Iter: 1, Model: FullCorrelation{Prior: tc.prior}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := newData(&sp)
-			if err != nil {
-				t.Fatal(err)
-			}
 			rng := rand.New(rand.NewPCG(uint64(k), 5))
-			s, err := newFullSampler(d, &sp, rng)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, _ := mustFullSampler(t, Spec{Columns: cols, Iter: 1, Model: FullCorrelation{Prior: tc.prior}}, rng)
 			s.n = 0 // no data: ZᵀZ = 0 and the IW step draws from the prior
 			for j := range s.z {
 				s.z[j] = s.z[j][:0]

@@ -54,6 +54,13 @@ type Result struct {
 	// observed values); see Impute for the mapping.
 	Imputed [][][]float64
 
+	// HeldOut are the cells of Spec.HeldOut, and HeldOutProb[m] the
+	// posterior predictive probability of HeldOut[m].Value, averaged over
+	// every post-warm-up iteration of every chain (Rao-Blackwellised; see
+	// heldOutScorer). NaN if no post-warm-up iteration ran.
+	HeldOut     []HeldOutCell
+	HeldOutProb []float64
+
 	// Stats are the sampler statistics accumulated by each chain.
 	Stats []StepStats
 	// Iterations is the number of iterations each chain completed, warm-up
@@ -68,6 +75,7 @@ type Result struct {
 	levels      []*hough.Levels
 	zsum        [][][]float64 // per chain, per column, per row
 	zcount      []int
+	heldSum     [][]float64 // per chain, per held-out cell
 	interrupted []bool
 }
 
@@ -84,6 +92,8 @@ func newResult(d *data, sp *Spec) *Result {
 		zsum:        make([][][]float64, m),
 		zcount:      make([]int, m),
 		interrupted: make([]bool, m),
+		HeldOut:     sp.HeldOut,
+		heldSum:     make([][]float64, m),
 	}
 	if fm, ok := sp.Model.(FactorModel); ok {
 		r.K = fm.K
@@ -110,6 +120,7 @@ func newResult(d *data, sp *Spec) *Result {
 		if len(r.Missing) > 0 {
 			r.Imputed[c] = make([][]float64, 0, keep)
 		}
+		r.heldSum[c] = make([]float64, len(sp.HeldOut))
 		r.zsum[c] = make([][]float64, d.p)
 		for j := range r.zsum[c] {
 			r.zsum[c][j] = make([]float64, d.n)
@@ -136,6 +147,14 @@ func (r *Result) finish() {
 		r.ZMean[j] = col
 	}
 	r.zsum = nil
+	r.HeldOutProb = make([]float64, len(r.HeldOut))
+	for m := range r.HeldOutProb {
+		for c := range r.heldSum {
+			r.HeldOutProb[m] += r.heldSum[c][m]
+		}
+		r.HeldOutProb[m] /= float64(total)
+	}
+	r.heldSum = nil
 	for _, b := range r.interrupted {
 		r.Interrupted = r.Interrupted || b
 	}
@@ -178,6 +197,33 @@ func (r *Result) Draws(i, j int) [][]float64 {
 		}
 	}
 	return out
+}
+
+// KeptDraws is the number of kept post-warm-up draws of C over all chains.
+func (r *Result) KeptDraws() int {
+	n := 0
+	for _, chain := range r.C {
+		n += len(chain)
+	}
+	return n
+}
+
+// MeanC is the posterior mean of C over every kept draw of every chain,
+// p×p row-major; its entries are NaN when no draw was kept.
+func (r *Result) MeanC() []float64 {
+	mean := make([]float64, r.P*r.P)
+	for _, chain := range r.C {
+		for _, c := range chain {
+			for k, v := range c {
+				mean[k] += v
+			}
+		}
+	}
+	count := float64(r.KeptDraws())
+	for k := range mean {
+		mean[k] /= count
+	}
+	return mean
 }
 
 // ParamSummary is the Summary of one named scalar.

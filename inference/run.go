@@ -41,6 +41,9 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := checkHeldOut(d, sp.HeldOut); err != nil {
+		return nil, err
+	}
 	res := newResult(d, &sp)
 	samplers := make([]chainSampler, sp.Chains)
 	rngs := make([]*rand.Rand, sp.Chains)
@@ -101,7 +104,9 @@ func newChainSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error) 
 }
 
 // checkSpec validates spec and returns a copy with the defaults filled in:
-// Names Y1..Yp, Model FullCorrelation{}, Thin 1, Chains 1.
+// Names Y1..Yp, Model FullCorrelation{}, Thin 1, Chains 1. ColumnHMC, if
+// set, needs one entry per column and a method that has a per-column HMC
+// step: hmc (full model) or interweave (factor model).
 func checkSpec(spec Spec) (Spec, error) {
 	p := len(spec.Columns)
 	if p < 2 {
@@ -162,8 +167,8 @@ func checkSpec(spec Spec) (Spec, error) {
 		return spec, fmt.Errorf("inference: unknown model %T", spec.Model)
 	}
 	if spec.ColumnHMC != nil {
-		if spec.Method != HMC {
-			return spec, fmt.Errorf("inference: ColumnHMC is set but the method is %v, not hmc", spec.Method)
+		if spec.Method != HMC && spec.Method != Interweave {
+			return spec, fmt.Errorf("inference: ColumnHMC is set but the method is %v, not hmc or interweave", spec.Method)
 		}
 		if len(spec.ColumnHMC) != p {
 			return spec, fmt.Errorf("inference: ColumnHMC has %d entries for %d columns", len(spec.ColumnHMC), p)
@@ -272,6 +277,10 @@ func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand
 	islab := drawSlab{size: nm, left: keep}
 	zsum := r.zsum[c]
 	imp := newImputer(r.levels, r.Missing)
+	var held *heldOutScorer
+	if len(r.HeldOut) > 0 {
+		held = newHeldOutScorer(r.levels, r.HeldOut)
+	}
 	var st StepStats
 	done := ctx.Done()
 	it := 0
@@ -301,6 +310,10 @@ loop:
 				axpy(1, col, zsum[j])
 			}
 			r.zcount[c]++
+			if held != nil && !held.add(r.heldSum[c], cs) {
+				err = fmt.Errorf("chain %d, iteration %d: C is not positive definite", c+1, it+1)
+				break
+			}
 			if t := it - sp.Warmup + 1; t%sp.Thin == 0 {
 				dst := cslab.next()
 				cs.corr(dst)

@@ -93,6 +93,9 @@ func rmseUpper(a, b []float64, p int) float64 {
 // TestRecoverD1 is sampling.md §6d D1: Gibbs recovers a known correlation
 // matrix from n = 2000 rows of 5/5/2/3-level data with 10% missing cells.
 func TestRecoverD1(t *testing.T) {
+	if testing.Short() {
+		t.Skip("recovery of a known C: long statistical test, skipped under -short")
+	}
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(2024, 1))
 	cols, _ := ordinalData(rng, d1Truth, []int{5, 5, 2, 3}, 2000, 0.1)
@@ -123,6 +126,9 @@ func TestRecoverD1(t *testing.T) {
 // the truth (RMSE < 0.12) and agrees with a long Gibbs run on the same data
 // within 4 combined Monte Carlo standard errors.
 func TestRecoverD2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("recovery of a known C: long statistical test, skipped under -short")
+	}
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(2025, 1))
 	cols, _ := ordinalData(rng, d1Truth, []int{5, 5, 2, 3}, 500, 0.1)
@@ -157,6 +163,9 @@ func TestRecoverD2(t *testing.T) {
 // p = 10, k = 3 truth from n = 1000 rows of 5-level data (RMSE < 0.06). It is
 // skipped while the factor sampler is still its placeholder.
 func TestRecoverD3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("recovery of a known C: long statistical test, skipped under -short")
+	}
 	t.Parallel()
 	sim, err := Simulate(SimSpec{P: 10, K: 3, N: 1000, Levels: 5, Seed: 5})
 	if err != nil {
@@ -206,19 +215,8 @@ func TestLatentsFeasible(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			sp, err := checkSpec(Spec{Columns: cols, Method: tc.method, ColumnHMC: tc.colHMC, Iter: 1, Model: FullCorrelation{Prior: tc.prior}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := newData(&sp)
-			if err != nil {
-				t.Fatal(err)
-			}
 			r := rand.New(rand.NewPCG(1, 2))
-			s, err := newFullSampler(d, &sp, r)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, d := mustFullSampler(t, Spec{Columns: cols, Method: tc.method, ColumnHMC: tc.colHMC, Iter: 1, Model: FullCorrelation{Prior: tc.prior}}, r)
 			c := make([]float64, 16)
 			var st StepStats
 			for it := 0; it < 100; it++ {
@@ -446,6 +444,8 @@ func TestCheckSpec(t *testing.T) {
 		{"df", Spec{Columns: good, Iter: 1, Model: FullCorrelation{Prior: InverseWishart{DF: 0.5}}}, "df = 0.5"},
 		{"eta", Spec{Columns: good, Iter: 1, Model: FullCorrelation{Prior: LKJ{Eta: -1}}}, "eta = -1"},
 		{"column hmc", Spec{Columns: good, Iter: 1, ColumnHMC: []bool{true, false}}, "not hmc"},
+		{"column hmc px", Spec{Columns: good, Iter: 1, Model: FactorModel{K: 1}, Method: PX, ColumnHMC: []bool{true, false}}, "method is px, not hmc or interweave"},
+		{"column hmc factor len", Spec{Columns: good, Iter: 1, Model: FactorModel{K: 1}, Method: Interweave, ColumnHMC: []bool{true, false, true}}, "3 entries for 2 columns"},
 		{"column hmc len", Spec{Columns: good, Iter: 1, Method: HMC, ColumnHMC: []bool{true}}, "1 entries for 2 columns"},
 		{"travel", Spec{Columns: good, Iter: 1, TravelTime: math.NaN()}, "travel time"},
 		{"inf", Spec{Columns: [][]float64{{1, math.Inf(1)}, {1, 2}}, Iter: 1}, "column Y1"},
@@ -473,18 +473,7 @@ func TestIterateDoesNotAllocate(t *testing.T) {
 		method Method
 		prior  CorrelationPrior
 	}{{Gibbs, nil}, {HMC, nil}, {Gibbs, LKJ{Eta: 2}}} {
-		sp, err := checkSpec(Spec{Columns: cols, Method: tc.method, Iter: 1, Model: FullCorrelation{Prior: tc.prior}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := newData(&sp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := newFullSampler(d, &sp, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, _ := mustFullSampler(t, Spec{Columns: cols, Method: tc.method, Iter: 1, Model: FullCorrelation{Prior: tc.prior}}, rng)
 		var st StepStats
 		allocs := testing.AllocsPerRun(20, func() {
 			if err := s.iterate(rng, false, &st); err != nil {
@@ -495,4 +484,23 @@ func TestIterateDoesNotAllocate(t *testing.T) {
 			t.Errorf("%v %T: %v allocations per iteration", tc.method, tc.prior, allocs)
 		}
 	}
+}
+
+// mustFullSampler builds one full-correlation chain for spec (checked and
+// defaulted as Run does) with the given stream, failing tb on any error.
+func mustFullSampler(tb testing.TB, spec Spec, rng *rand.Rand) (*fullSampler, *data) {
+	tb.Helper()
+	sp, err := checkSpec(spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := newData(&sp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := newFullSampler(d, &sp, rng)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, d
 }

@@ -18,6 +18,9 @@ import (
 // correct sampler; binned into 20 bins of 5, the χ² statistic with 19
 // degrees of freedom must stay below 43.82 (α = 0.001) for each entry.
 func TestSBC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation-based calibration: long statistical test, skipped under -short")
+	}
 	t.Parallel()
 	const reps, p, n, bins = 500, 3, 10, 20
 	sizes := [][]int{{4, 6}, {3, 3, 4}, {2, 2, 2, 2, 2}}

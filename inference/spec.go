@@ -63,6 +63,12 @@ func (NormalLoadings) isLoadingsPrior() {}
 func (GDPLoadings) isLoadingsPrior()    {}
 
 // Method is a sampler for the latent columns.
+//
+// methodNames is the one place where a method is added: a constant here,
+// its name (as written after with in a fit) there. Methods, ParseMethod,
+// String, compiler.Methods, the kernel's completion and
+// `copulang bench samplers` follow; Run and compiler.Plan then decide which
+// models it serves.
 type Method int
 
 const (
@@ -76,16 +82,33 @@ const (
 	Interweave
 )
 
+// methodNames names every Method, indexed by it; read only.
+var methodNames = [...]string{Gibbs: "gibbs", HMC: "hmc", PX: "px", Interweave: "interweave"}
+
+// Methods returns every sampler, in order.
+func Methods() []Method {
+	out := make([]Method, len(methodNames))
+	for i := range out {
+		out[i] = Method(i)
+	}
+	return out
+}
+
+// ParseMethod returns the method of the given name, as String writes it.
+func ParseMethod(name string) (Method, bool) {
+	for m, n := range methodNames {
+		if n == name {
+			return Method(m), true
+		}
+	}
+	return 0, false
+}
+
+// String returns the method's name in the language: gibbs, hmc, px or
+// interweave.
 func (m Method) String() string {
-	switch m {
-	case Gibbs:
-		return "gibbs"
-	case HMC:
-		return "hmc"
-	case PX:
-		return "px"
-	case Interweave:
-		return "interweave"
+	if m >= 0 && int(m) < len(methodNames) {
+		return methodNames[m]
 	}
 	return "unknown"
 }
@@ -103,9 +126,14 @@ type Spec struct {
 	// FactorModel, PX or Interweave (Gibbs on a factor model means PX without
 	// expansion is not offered: use PX).
 	Method Method
-	// ColumnHMC, for a FullCorrelation model with Method HMC, chooses per
-	// column whether the exact HMC step (true) or Hoff's Gibbs update (false)
-	// is used. Nil means every column uses HMC.
+	// ColumnHMC chooses per column whether the exact HMC step is used
+	// (true) or a Gibbs update (false); nil means every column uses HMC. With
+	// a FullCorrelation model and Method HMC the Gibbs update is Hoff's; with
+	// a FactorModel and Method Interweave it is PX's column step (the scale
+	// move and the conjugate draw of the column's loadings) in place of the
+	// joint (λ_j, z_j) HMC step, followed as for every column by Hoff's
+	// update. Set it false for columns with many distinct values, whose HMC
+	// trajectories bounce about 0.4n² times. Other methods reject it.
 	ColumnHMC []bool
 	// Iter is the number of iterations after warm-up per chain; Warmup the
 	// number before; Thin keeps every Thin-th post-warm-up draw (0 means 1).
@@ -119,6 +147,10 @@ type Spec struct {
 	// KeepWarmup stores the warm-up draws of C too, thinned by Thin, in
 	// Result.WarmupC (for RMSE-to-truth traces).
 	KeepWarmup bool
+	// HeldOut lists cells that are missing in Columns but whose values
+	// are known: the run scores its prediction of each (see
+	// Result.HeldOutProb and CrossValidate).
+	HeldOut []HeldOutCell
 }
 
 // Progress reports how far a run has come. Run calls the progress callback

@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"os/exec"
 	"testing"
 	"time"
@@ -41,14 +42,14 @@ func runRoundTrip(t *testing.T, args ...string) roundTrip {
 // no timing: run with -v to see them.
 func TestRoundTripVsIPyKernel(t *testing.T) {
 	requirePython(t, "jupyter_client", "ipykernel")
-	tk := startKernel(t, "tcp", "bench-key", fakeEngine{}, defaultSocketOptions())
-	ours := runRoundTrip(t, "--connection-file", tk.connFile, "-n", "200")
-	ipy := runRoundTrip(t, "--ipykernel", "-n", "200")
+	tk := startKernel(t, "tcp", "bench-key", fakeEngine{}, zmtp.DefaultOptions())
+	ours := runRoundTrip(t, "--connection-file", tk.connFile, "-n", "300")
+	ipy := runRoundTrip(t, "--ipykernel", "-n", "300")
 	for _, r := range []roundTrip{ours, ipy} {
 		t.Logf("%-9s execute round trip over %d: reply median %.3f ms (p10 %.3f, p90 %.3f), to idle median %.3f ms",
 			r.Kernel, r.N, r.ReplyMedianMS, r.ReplyP10MS, r.ReplyP90MS, r.IdleMedianMS)
 	}
-	if ours.N != 200 || ipy.N != 200 {
-		t.Fatalf("measured %d and %d executes, want 200 each", ours.N, ipy.N)
+	if ours.N != 300 || ipy.N != 300 {
+		t.Fatalf("measured %d and %d executes, want 300 each", ours.N, ipy.N)
 	}
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"os/exec"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestJupyterClient(t *testing.T) {
 		{"ipc", ""},
 	} {
 		t.Run(tc.transport, func(t *testing.T) {
-			tk := startKernel(t, tc.transport, tc.key, fakeEngine{}, defaultSocketOptions())
+			tk := startKernel(t, tc.transport, tc.key, fakeEngine{}, zmtp.DefaultOptions())
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			out, err := exec.CommandContext(ctx, python, "testdata/driver.py", tk.connFile).CombinedOutput()

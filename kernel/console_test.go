@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"os/exec"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 // in-process kernel with piped input.
 func TestJupyterConsole(t *testing.T) {
 	requirePython(t, "jupyter_console")
-	tk := startKernel(t, "tcp", "console-key", fakeEngine{}, defaultSocketOptions())
+	tk := startKernel(t, "tcp", "console-key", fakeEngine{}, zmtp.DefaultOptions())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-m", "jupyter_console", "--existing", tk.connFile, "--simple-prompt")

@@ -4,8 +4,21 @@
 // and verifies messages with HMAC, and installs the kernelspec.
 //
 // The language itself is behind the Engine interface; this package knows
-// nothing of statistics. ZMTP connections are opened with
-// github.com/go-zeromq/zmq4's handshake; framing, routing and fan-out are done
-// here so that every peer has its own bounded send queue and a stalled or
-// vanished client can never block the kernel or the other clients.
+// nothing of statistics. The sockets are those of kernel/internal/zmtp
+// (ZMTP over github.com/go-zeromq/zmq4's handshake, with a bounded send
+// queue per peer, so that a stalled or vanished client can never block the
+// kernel or the other clients).
+//
+// Shell requests are taken off the socket as they arrive: execute_requests
+// run one at a time, in order (the reader that receives one while none runs
+// runs it, handing the socket to a new reader), while kernel_info,
+// complete, inspect, is_complete, history and comm requests are answered
+// at once, also during a long cell. Control requests
+// (interrupt, shutdown) have their own goroutine. A request's iopub
+// messages are written before its shell reply. After a cell fails (with
+// stop_on_error, the default), every execute_request that arrives before
+// the shell has been quiet for a moment is answered "aborted", as ipykernel
+// does, before the failing cell's own reply is sent; so is one from the
+// same client that arrives later but is dated before that client can have
+// seen the failure (a Run All relayed by a busy notebook server).
 package kernel

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"github.com/go-zeromq/zmq4"
 )
 
@@ -217,7 +218,7 @@ func rawPeer(t testing.TB, ci ConnectionInfo, port int, typ zmq4.SocketType) net
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := zmq4.Open(conn, nullSecurity{}, typ, zmq4.SocketIdentity(""), false, nil); err != nil {
+	if _, err := zmq4.Open(conn, zmtp.NullSecurity{}, typ, zmq4.SocketIdentity(""), false, nil); err != nil {
 		conn.Close()
 		t.Fatal(err)
 	}

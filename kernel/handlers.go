@@ -7,49 +7,55 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"github.com/copulang/copulang/session"
 )
 
-// handle decodes and answers one request, wrapped in busy/idle status.
-func (k *kernel) handle(ctx context.Context, s *zsocket, in inbound) {
-	m, err := decodeMessage(in.frames, k.sign)
-	if err != nil {
-		k.log.Warn("dropping message", "socket", s.name, "err", err)
-		return
-	}
-	k.publish(m, "status", map[string]string{"execution_state": "busy"})
-	shutdown := k.dispatch(ctx, s, in.from, m)
-	k.publish(m, "status", map[string]string{"execution_state": "idle"})
+// request is a decoded request and the peer to answer.
+type request struct {
+	from    *zmtp.Peer
+	m       *Message
+	arrived time.Time // when the shell reader took it off the socket
+}
+
+// handle answers one request, wrapped in busy/idle status.
+func (k *kernel) handle(ctx context.Context, s *zmtp.Socket, r request) {
+	k.publish(r.m, "status", map[string]string{"execution_state": "busy"})
+	shutdown := k.dispatch(ctx, s, r)
+	k.publish(r.m, "status", map[string]string{"execution_state": "idle"})
 	if shutdown {
 		k.requestShutdown()
 	}
 }
 
-// dispatch answers m and reports whether it asked the kernel to shut down.
-func (k *kernel) dispatch(ctx context.Context, s *zsocket, p *peer, m *Message) (shutdown bool) {
+// dispatch answers a request other than execute_request and reports whether
+// it asked the kernel to shut down.
+func (k *kernel) dispatch(ctx context.Context, s *zmtp.Socket, r request) (shutdown bool) {
+	m := r.m
 	t := m.Header.MsgType
 	onShell := s == k.shell
 	switch {
 	case t == "kernel_info_request":
-		k.reply(s, p, m, "kernel_info_reply", k.kernelInfo())
+		k.reply(s, r, "kernel_info_reply", k.kernelInfo())
 	case t == "shutdown_request":
 		var req struct {
 			Restart bool `json:"restart"`
 		}
 		json.Unmarshal(m.Content, &req) // a missing or malformed flag means false
 		content := map[string]any{"status": "ok", "restart": req.Restart}
-		k.reply(s, p, m, "shutdown_reply", content)
+		k.reply(s, r, "shutdown_reply", content)
 		k.publish(m, "shutdown_reply", content) // as protocol 5.4 asks
 		return true
 	case t == "interrupt_request":
 		k.interrupt()
-		k.reply(s, p, m, "interrupt_reply", map[string]string{"status": "ok"})
+		k.reply(s, r, "interrupt_reply", map[string]string{"status": "ok"})
 	case t == "history_request":
-		k.reply(s, p, m, "history_reply", k.historyReply(m.Content))
+		k.reply(s, r, "history_reply", k.historyReply(m.Content))
 	case t == "comm_info_request":
-		k.reply(s, p, m, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
+		k.reply(s, r, "comm_info_reply", map[string]any{"status": "ok", "comms": map[string]any{}})
 	case t == "comm_open":
 		// No comm targets: close at once, as the protocol asks.
 		var req struct {
@@ -59,16 +65,14 @@ func (k *kernel) dispatch(ctx context.Context, s *zsocket, p *peer, m *Message) 
 		k.publish(m, "comm_close", map[string]any{"comm_id": req.CommID, "data": map[string]any{}})
 	case t == "comm_msg" || t == "comm_close":
 		k.log.Debug("ignoring comm message", "msg_type", t)
-	case onShell && t == "execute_request":
-		k.execute(ctx, s, p, m)
 	case onShell && t == "complete_request":
-		k.reply(s, p, m, "complete_reply", k.complete(m.Content))
+		k.reply(s, r, "complete_reply", k.complete(m.Content))
 	case onShell && t == "inspect_request":
-		k.reply(s, p, m, "inspect_reply", k.inspect(m.Content))
+		k.reply(s, r, "inspect_reply", k.inspect(m.Content))
 	case onShell && t == "is_complete_request":
-		k.reply(s, p, m, "is_complete_reply", k.isComplete(m.Content))
+		k.reply(s, r, "is_complete_reply", k.isComplete(m.Content))
 	default:
-		k.log.Warn("ignoring unknown message type", "socket", s.name, "msg_type", t)
+		k.log.Warn("ignoring unknown message type", "socket", s.Name(), "msg_type", t)
 	}
 	return false
 }
@@ -87,118 +91,6 @@ func (k *kernel) kernelInfo() map[string]any {
 		"banner":                 k.info.Banner,
 		"help_links":             links,
 		"debugger":               false,
-	}
-}
-
-// executeRequest is the content of execute_request.
-type executeRequest struct {
-	Code            string          `json:"code"`
-	Silent          bool            `json:"silent"`
-	StoreHistory    *bool           `json:"store_history"` // default: not silent
-	UserExpressions json.RawMessage `json:"user_expressions"`
-	AllowStdin      bool            `json:"allow_stdin"`
-	StopOnError     *bool           `json:"stop_on_error"` // default: true
-}
-
-// execute runs one cell: execute_input, outputs, execute_result or error on
-// iopub, then execute_reply. After an error with stop_on_error, executes
-// already queued are answered "aborted".
-func (k *kernel) execute(ctx context.Context, s *zsocket, p *peer, m *Message) {
-	var req executeRequest
-	if err := json.Unmarshal(m.Content, &req); err != nil {
-		k.replyError(s, p, m, "execute_reply", "InternalError", "malformed execute_request: "+err.Error())
-		return
-	}
-	store := !req.Silent
-	if req.StoreHistory != nil && !req.Silent {
-		store = *req.StoreHistory
-	}
-	k.mu.Lock()
-	if store {
-		k.count++
-		k.history = append(k.history, historyEntry{line: k.count, input: req.Code})
-	}
-	count := k.count
-	cellCtx, cancel := context.WithCancel(ctx)
-	k.cancelCell = cancel
-	k.mu.Unlock()
-
-	if !req.Silent {
-		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
-	}
-	out := &iopubOutput{k: k, parent: m, silent: req.Silent}
-	bundle, err := k.runCell(cellCtx, req.Code, out)
-
-	k.mu.Lock()
-	k.cancelCell = nil
-	k.mu.Unlock()
-	cancel()
-
-	if err == nil && bundle != nil && !req.Silent {
-		data, merr := json.Marshal(bundle)
-		if merr != nil {
-			err = &session.Error{Name: "InternalError", Value: "cannot encode the result: " + merr.Error()}
-		} else {
-			k.publish(m, "execute_result", map[string]any{
-				"execution_count": count, "data": json.RawMessage(data), "metadata": map[string]any{},
-			})
-		}
-	}
-	if err != nil {
-		e := asSessionError(err)
-		tb := e.Traceback
-		if tb == nil {
-			tb = []string{}
-		}
-		if !req.Silent {
-			k.publish(m, "error", map[string]any{"ename": e.Name, "evalue": e.Value, "traceback": tb})
-		}
-		k.reply(s, p, m, "execute_reply", map[string]any{
-			"status": "error", "execution_count": count,
-			"ename": e.Name, "evalue": e.Value, "traceback": tb,
-		})
-		// Abort what is queued once this request's idle status is out.
-		k.abortPending = req.StopOnError == nil || *req.StopOnError
-		return
-	}
-	k.reply(s, p, m, "execute_reply", map[string]any{
-		"status": "ok", "execution_count": count,
-		"payload": []any{}, "user_expressions": map[string]any{},
-	})
-}
-
-// abortQueued answers every execute_request already queued on the shell
-// with status "aborted" and handles other requests normally, until the
-// queue is empty. Like ipykernel, it does not wait for requests still in
-// flight: a client that sends its next cell after seeing the error reply
-// gets it run.
-func (k *kernel) abortQueued(ctx context.Context, s *zsocket) {
-	for {
-		select {
-		case in := <-s.inbox:
-			m, err := decodeMessage(in.frames, k.sign)
-			if err != nil {
-				k.log.Warn("dropping message", "socket", s.name, "err", err)
-				continue
-			}
-			if m.Header.MsgType != "execute_request" {
-				k.publish(m, "status", map[string]string{"execution_state": "busy"})
-				shutdown := k.dispatch(ctx, s, in.from, m)
-				k.publish(m, "status", map[string]string{"execution_state": "idle"})
-				if shutdown {
-					k.requestShutdown()
-				}
-				continue
-			}
-			k.publish(m, "status", map[string]string{"execution_state": "busy"})
-			k.mu.Lock()
-			count := k.count
-			k.mu.Unlock()
-			k.reply(s, in.from, m, "execute_reply", map[string]any{"status": "aborted", "execution_count": count})
-			k.publish(m, "status", map[string]string{"execution_state": "idle"})
-		default:
-			return
-		}
 	}
 }
 
@@ -231,11 +123,6 @@ func asSessionError(err error) *session.Error {
 	return &session.Error{Name: "InternalError", Value: err.Error(), Traceback: []string{"InternalError: " + err.Error()}}
 }
 
-// replyError sends an error reply of msgType.
-func (k *kernel) replyError(s *zsocket, p *peer, m *Message, msgType, ename, evalue string) {
-	k.reply(s, p, m, msgType, errorContent(&session.Error{Name: ename, Value: evalue}))
-}
-
 func errorContent(e *session.Error) map[string]any {
 	tb := e.Traceback
 	if tb == nil {
@@ -244,11 +131,35 @@ func errorContent(e *session.Error) map[string]any {
 	return map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": tb}
 }
 
-// iopubOutput publishes a cell's outputs on iopub.
+// iopubOutput publishes a cell's outputs on iopub and collects the pages
+// for the reply's payload.
 type iopubOutput struct {
 	k      *kernel
 	parent *Message
 	silent bool
+	pages  []any
+}
+
+// Page shows a bundle in the frontend's pager, as the "page" payload of the
+// execute_reply.
+func (o *iopubOutput) Page(bundle session.MimeBundle) {
+	o.pages = append(o.pages, map[string]any{"source": "page", "data": bundle, "start": 0})
+}
+
+func (o *iopubOutput) payloads() []any {
+	if o.pages == nil {
+		return []any{}
+	}
+	return o.pages
+}
+
+// ClearOutput clears the cell's output: at once, or with wait when the
+// next output arrives (which avoids flicker).
+func (o *iopubOutput) ClearOutput(wait bool) {
+	if o.silent {
+		return
+	}
+	o.k.publish(o.parent, "clear_output", map[string]bool{"wait": wait})
 }
 
 func (o *iopubOutput) Stream(name, text string) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"log/slog"
 	"net"
 	"os"
@@ -186,7 +187,7 @@ func freePorts(t testing.TB, n int) []int {
 // startKernel serves engine on a fresh connection file ("tcp" or "ipc"
 // transport, key "" for unsigned messages) and stops it at the end of the
 // test.
-func startKernel(t testing.TB, transport, key string, engine Engine, opts socketOptions) *testKernel {
+func startKernel(t testing.TB, transport, key string, engine Engine, opts zmtp.Options) *testKernel {
 	t.Helper()
 	dir := t.TempDir()
 	ci := ConnectionInfo{Transport: transport, SignatureScheme: "hmac-sha256", Key: key, KernelName: "copulang"}
@@ -246,9 +247,13 @@ func tail(s string, lines int) string {
 const python = "/usr/bin/python3"
 
 // requirePython skips the test unless python3 can import the modules; with
-// CI=true it fails instead.
+// CI=true it fails instead. Under -short it skips: these tests take most of
+// the package's time.
 func requirePython(t testing.TB, modules ...string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("drives a real Jupyter client under " + python + ": skipped under -short")
+	}
 	args := []string{"-c", "import " + strings.Join(modules, ", ")}
 	if out, err := exec.Command(python, args...).CombinedOutput(); err != nil {
 		msg := fmt.Sprintf("%s cannot import %s (%v: %s); install them with: apt-get install -y jupyter-client jupyter-console python3-nbclient jupyter-nbconvert python3-ipykernel",
@@ -258,4 +263,13 @@ func requirePython(t testing.TB, modules ...string) {
 		}
 		t.Skip(msg)
 	}
+}
+
+// Evaluate evaluates user_expressions like cells without side effects:
+// "error MSG" fails with ValueError MSG, anything else echoes itself.
+func (fakeEngine) Evaluate(ctx context.Context, expr string) (session.MimeBundle, error) {
+	if msg, ok := strings.CutPrefix(expr, "error "); ok {
+		return nil, &session.Error{Name: "ValueError", Value: msg, Traceback: []string{"ValueError: " + msg}}
+	}
+	return session.MimeBundle{"text/plain": expr}, nil
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -10,10 +11,12 @@ import (
 // requests for session 0 (IPython's "current session") match it too.
 const historySession = 1
 
-// historyEntry is one stored input.
+// historyEntry is one stored input and the text/plain of its
+// execute_result (nil if it had none).
 type historyEntry struct {
-	line  int // execution_count
-	input string
+	line   int // execution_count
+	input  string
+	output *string
 }
 
 // historyRequest is the content of history_request.
@@ -31,21 +34,54 @@ type historyRequest struct {
 
 // historyReply answers history_request from this session's inputs: tail
 // (last n), range (start <= line < stop) and search (glob pattern, last n,
-// optionally unique). Outputs are not stored, so output=true returns inputs
-// only.
+// optionally unique). Entries are (session, line, input), or with
+// output=true (session, line, (input, output)) where output is the
+// text/plain of the cell's execute_result or null. A negative n is refused.
 func (k *kernel) historyReply(content json.RawMessage) map[string]any {
 	var req historyRequest
 	if err := json.Unmarshal(content, &req); err != nil {
-		return map[string]any{"status": "error", "ename": "ValueError",
-			"evalue": "malformed history_request: " + err.Error(), "traceback": []string{}}
+		return historyError("malformed history_request: " + err.Error())
+	}
+	if req.N != nil && *req.N < 0 {
+		return historyError(fmt.Sprintf("history_request: n = %d; want n >= 0 (the number of latest entries)", *req.N))
 	}
 	k.mu.Lock()
 	all := append([]historyEntry(nil), k.history...)
 	k.mu.Unlock()
-	return map[string]any{"status": "ok", "history": selectHistory(all, req)}
+	picked := selectHistory(all, req)
+	out := make([][]any, 0, len(picked))
+	for _, e := range picked {
+		if req.Output {
+			var output any // null when the cell had no result
+			if e.output != nil {
+				output = *e.output
+			}
+			out = append(out, []any{historySession, e.line, []any{e.input, output}})
+		} else {
+			out = append(out, []any{historySession, e.line, e.input})
+		}
+	}
+	return map[string]any{"status": "ok", "history": out}
 }
 
-func selectHistory(all []historyEntry, req historyRequest) [][]any {
+func historyError(msg string) map[string]any {
+	return map[string]any{"status": "error", "ename": "ValueError", "evalue": msg, "traceback": []string{"ValueError: " + msg}}
+}
+
+// setHistoryOutput records the result text of history line.
+func (k *kernel) setHistoryOutput(line int, text string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i := len(k.history) - 1; i >= 0; i-- {
+		if k.history[i].line == line {
+			k.history[i].output = &text
+			return
+		}
+	}
+}
+
+// selectHistory returns the entries a request asks for, oldest first.
+func selectHistory(all []historyEntry, req historyRequest) []historyEntry {
 	var picked []historyEntry
 	switch req.HistAccessType {
 	case "tail":
@@ -80,11 +116,7 @@ func selectHistory(all []historyEntry, req historyRequest) [][]any {
 		}
 		picked = lastN(matched, req.N)
 	}
-	out := make([][]any, 0, len(picked))
-	for _, e := range picked {
-		out = append(out, []any{historySession, e.line, e.input})
-	}
-	return out
+	return picked
 }
 
 func lastN(es []historyEntry, n *int) []historyEntry {

@@ -32,7 +32,7 @@ func TestGlobRegexp(t *testing.T) {
 }
 
 func TestSelectHistory(t *testing.T) {
-	all := []historyEntry{{1, "data d = load(\"x\")"}, {2, "fit m"}, {3, "summary m.C"}, {4, "fit m"}, {5, "plot trace m.C[1,2]"}}
+	all := []historyEntry{{1, "data d = load(\"x\")", nil}, {2, "fit m", nil}, {3, "summary m.C", nil}, {4, "fit m", nil}, {5, "plot trace m.C[1,2]", nil}}
 	n := func(i int) *int { return &i }
 	tests := []struct {
 		name  string
@@ -53,10 +53,7 @@ func TestSelectHistory(t *testing.T) {
 	for _, tc := range tests {
 		var lines []int
 		for _, h := range selectHistory(all, tc.req) {
-			if h[0] != historySession {
-				t.Errorf("%s: session %v", tc.name, h[0])
-			}
-			lines = append(lines, h[1].(int))
+			lines = append(lines, h.line)
 		}
 		if !reflect.DeepEqual(lines, tc.lines) {
 			t.Errorf("%s: lines %v, want %v", tc.name, lines, tc.lines)

@@ -38,11 +38,12 @@ func NewKernelspec(exe string) Kernelspec {
 	}
 }
 
-// Install writes kernel.json, logo-32x32.png and logo-64x64.png to
+// Install writes kernel.json, kernel.js (the CodeMirror mode of hl, for
+// classic Notebook), logo-32x32.png and logo-64x64.png to
 // dataDir/kernels/copulang, where dataDir is a Jupyter data directory (see
 // UserDataDir, SysPrefixDataDir, PrefixDataDir) and exe the absolute path of
 // the copulang binary. It returns the kernelspec directory.
-func Install(dataDir, exe string) (string, error) {
+func Install(dataDir, exe string, hl Highlighting) (string, error) {
 	if !filepath.IsAbs(exe) {
 		return "", fmt.Errorf("kernel: install: executable path %q is not absolute", exe)
 	}
@@ -54,7 +55,11 @@ func Install(dataDir, exe string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("kernel: install: %w", err)
 	}
-	files := map[string][]byte{"kernel.json": append(spec, '\n')}
+	js, err := hl.KernelJS()
+	if err != nil {
+		return "", err
+	}
+	files := map[string][]byte{"kernel.json": append(spec, '\n'), "kernel.js": js}
 	for _, size := range []int{32, 64} {
 		b, err := LogoPNG(size)
 		if err != nil {

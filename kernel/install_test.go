@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -13,7 +14,7 @@ import (
 
 func TestInstall(t *testing.T) {
 	data := t.TempDir()
-	dir, err := Install(data, "/opt/copulang/bin/copulang")
+	dir, err := Install(data, "/opt/copulang/bin/copulang", testHighlighting)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,6 +38,9 @@ func TestInstall(t *testing.T) {
 	if !reflect.DeepEqual(spec, want) {
 		t.Errorf("kernel.json = %v, want %v", spec, want)
 	}
+	if js, err := os.ReadFile(filepath.Join(dir, "kernel.js")); err != nil || !bytes.Contains(js, []byte("defineSimpleMode")) {
+		t.Errorf("kernel.js: %v", err)
+	}
 	for _, size := range []int{32, 64} {
 		f, err := os.ReadFile(filepath.Join(dir, map[int]string{32: "logo-32x32.png", 64: "logo-64x64.png"}[size]))
 		if err != nil {
@@ -51,10 +55,10 @@ func TestInstall(t *testing.T) {
 		}
 	}
 	// Installing again overwrites.
-	if _, err := Install(data, "/other/copulang"); err != nil {
+	if _, err := Install(data, "/other/copulang", testHighlighting); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Install(data, "relative/copulang"); err == nil {
+	if _, err := Install(data, "relative/copulang", testHighlighting); err == nil {
 		t.Error("relative executable path accepted")
 	}
 }
@@ -126,5 +130,35 @@ func TestSysPrefixDataDir(t *testing.T) {
 		if got := SysPrefixDataDir(python); !filepath.IsAbs(got) || filepath.Base(got) != "jupyter" {
 			t.Errorf("with %s: %s", python, got)
 		}
+	}
+}
+
+var testHighlighting = Highlighting{Mode: "copulang", MIMEType: "text/x-copulang",
+	Keywords: []string{"fit", "model", "with"}, Builtins: []string{"LKJ", "hmc"}}
+
+func TestKernelJS(t *testing.T) {
+	js, err := testHighlighting.KernelJS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`CodeMirror.defineSimpleMode("copulang"`, `var keywords = ["model","with","fit"]`,
+		`var builtins = ["LKJ","hmc"]`, `CodeMirror.defineMIME("text/x-copulang", "copulang")`} {
+		if !bytes.Contains(js, []byte(want)) {
+			t.Errorf("kernel.js lacks %s:\n%s", want, js)
+		}
+	}
+	if out, err := exec.Command("node", "--version").Output(); err == nil {
+		// Check the syntax where node is installed.
+		f := filepath.Join(t.TempDir(), "kernel.js")
+		os.WriteFile(f, js, 0o644)
+		if out, err := exec.Command("node", "--check", f).CombinedOutput(); err != nil {
+			t.Errorf("node --check kernel.js: %v\n%s", err, out)
+		}
+		t.Logf("syntax checked with node %s", bytes.TrimSpace(out))
+	}
+	bad := testHighlighting
+	bad.Keywords = []string{`x"); alert(1); ("`}
+	if _, err := bad.KernelJS(); err == nil {
+		t.Error("a word that is not an identifier was accepted")
 	}
 }

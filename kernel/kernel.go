@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 )
 
 // Info describes the kernel and its language in kernel_info_reply.
@@ -42,8 +44,10 @@ type HelpLink struct {
 }
 
 // DefaultInfo returns copulang's kernel description for a release version.
-// The language is comment-, string- and number-compatible with Python, so
-// Python highlighting is the closest available in pygments and CodeMirror.
+// Notebook highlights with the CodeMirror mode that the kernelspec's
+// kernel.js defines (see Highlighting); pygments (nbconvert) has no lexer of
+// its own for the language, and its comments, strings and numbers are
+// Python's.
 func DefaultInfo(version string) Info {
 	return Info{
 		Implementation:        "copulang",
@@ -54,7 +58,7 @@ func DefaultInfo(version string) Info {
 			MIMEType:       "text/x-copulang",
 			FileExtension:  ".cop",
 			PygmentsLexer:  "python",
-			CodeMirrorMode: "python",
+			CodeMirrorMode: "copulang",
 		},
 		Banner: "copulang " + version + " — Gaussian copula models of ordinal data\n" +
 			"(Hoff's extended rank likelihood, exact HMC, copula factor models)",
@@ -68,7 +72,7 @@ func DefaultInfo(version string) Info {
 // the control socket or SIGINT cancels the running cell's context. log may
 // be nil.
 func Serve(ctx context.Context, conn ConnectionInfo, engine Engine, info Info, log *slog.Logger) error {
-	k, err := newKernel(conn, engine, info, log, defaultSocketOptions())
+	k, err := newKernel(conn, engine, info, log, zmtp.DefaultOptions())
 	if err != nil {
 		return err
 	}
@@ -84,19 +88,46 @@ type kernel struct {
 	session string
 	nextID  atomic.Uint64
 
-	shell, control, stdin, iopub, hb *zsocket
+	shell, control, stdin, iopub, hb *zmtp.Socket
 
 	shutdownOnce sync.Once
 	shutdown     chan struct{} // closed by a shutdown_request
-	abortPending bool          // shell goroutine only: an execute failed with stop_on_error
+
+	// executes holds the execute_requests waiting behind the running one;
+	// other shell requests are answered as they arrive (see serveShell).
+	executes execQueue
+	// shellWG counts the goroutines that read the shell socket or run
+	// executes (a reader becomes the executor; see serveShell).
+	shellWG sync.WaitGroup
+	// lastShell is when the latest shell message arrived (UnixNano).
+	lastShell atomic.Int64
+	// cutoffs holds, per client session, the latest client time before
+	// which that client cannot have seen its last failed cell's reply (see
+	// abortCutoff).
+	cutoffs cutoffs
 
 	mu         sync.Mutex
 	count      int            // execution_count
-	history    []historyEntry // inputs of this session
+	history    []historyEntry // inputs and outputs of this session
 	cancelCell context.CancelFunc
 }
 
-func newKernel(conn ConnectionInfo, engine Engine, info Info, log *slog.Logger, opts socketOptions) (*kernel, error) {
+// After a cell fails with stop_on_error, every execute_request that
+// arrives before the shell has been quiet for abortQuiet (at most abortMax
+// after the failure) is aborted; see awaitQuiet. The error itself is on
+// iopub at once; only the reply and the idle status wait. 250 ms outlasts
+// the pauses of a client sending a batch of cells on a loaded machine (100
+// ms did not, once in 20 trials with load average 10 on 2 cores).
+const (
+	abortQuiet = 250 * time.Millisecond
+	abortMax   = 2 * time.Second
+)
+
+// iopubWait bounds how long a reply waits for its request's iopub messages
+// to be written to the subscribers (see zmtp.Socket.WaitWritten).
+const iopubWait = time.Second
+
+func newKernel(conn ConnectionInfo, engine Engine, info Info, log *slog.Logger, opts zmtp.Options) (*kernel, error) {
 	if err := conn.check(); err != nil {
 		return nil, fmt.Errorf("kernel: %w", err)
 	}
@@ -119,25 +150,25 @@ func newKernel(conn ConnectionInfo, engine Engine, info Info, log *slog.Logger, 
 		shutdown: make(chan struct{}),
 	}
 	specs := []struct {
-		dst  **zsocket
+		dst  **zmtp.Socket
 		name string
-		kind socketKind
+		kind zmtp.Kind
 		port int
 	}{
-		{&k.hb, "heartbeat", repSocket, conn.HBPort},
-		{&k.iopub, "iopub", pubSocket, conn.IOPubPort},
-		{&k.control, "control", routerSocket, conn.ControlPort},
-		{&k.stdin, "stdin", routerSocket, conn.StdinPort},
-		{&k.shell, "shell", routerSocket, conn.ShellPort},
+		{&k.hb, "heartbeat", zmtp.Rep, conn.HBPort},
+		{&k.iopub, "iopub", zmtp.Pub, conn.IOPubPort},
+		{&k.control, "control", zmtp.Router, conn.ControlPort},
+		{&k.stdin, "stdin", zmtp.Router, conn.StdinPort},
+		{&k.shell, "shell", zmtp.Router, conn.ShellPort},
 	}
 	for i, sp := range specs {
 		network, addr := conn.endpoint(sp.port)
-		s, err := listenSocket(sp.name, sp.kind, network, addr, opts, log)
+		s, err := zmtp.Listen(sp.name, sp.kind, network, addr, opts, log)
 		if err != nil {
 			for _, prev := range specs[:i] {
-				(*prev.dst).close()
+				(*prev.dst).Close()
 			}
-			return nil, err
+			return nil, fmt.Errorf("kernel: %w", err)
 		}
 		*sp.dst = s
 	}
@@ -156,11 +187,7 @@ func (k *kernel) run(ctx context.Context) error {
 	k.publish(nil, "status", map[string]string{"execution_state": "starting"})
 
 	var wg sync.WaitGroup
-	shellDone := make(chan struct{})
-	go func() {
-		defer close(shellDone)
-		k.serveShell(runCtx)
-	}()
+	k.startShellReader(runCtx)
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -190,16 +217,21 @@ loop:
 	stop()
 	k.interrupt()
 	wg.Wait()
+	shellDone := make(chan struct{})
+	go func() {
+		k.shellWG.Wait()
+		close(shellDone)
+	}()
 	select {
 	case <-shellDone:
 	case <-time.After(2 * time.Second):
 		k.log.Warn("the running cell ignored its cancelled context; closing anyway")
 	}
-	for _, s := range []*zsocket{k.shell, k.control, k.iopub} {
-		s.flush(time.Second)
+	for _, s := range []*zmtp.Socket{k.shell, k.control, k.iopub} {
+		s.Flush(time.Second)
 	}
-	for _, s := range []*zsocket{k.shell, k.control, k.stdin, k.iopub, k.hb} {
-		s.close()
+	for _, s := range []*zmtp.Socket{k.shell, k.control, k.stdin, k.iopub, k.hb} {
+		s.Close()
 	}
 	k.log.Info("kernel stopped")
 	return err
@@ -218,16 +250,45 @@ func (k *kernel) requestShutdown() {
 	k.shutdownOnce.Do(func() { close(k.shutdown) })
 }
 
-// serveShell handles shell requests one at a time.
+// startShellReader starts a goroutine running serveShell.
+func (k *kernel) startShellReader(ctx context.Context) {
+	k.shellWG.Add(1)
+	go func() {
+		defer k.shellWG.Done()
+		k.serveShell(ctx)
+	}()
+}
+
+// serveShell takes every shell message off the socket as it arrives. It
+// answers kernel_info, complete, inspect, is_complete, history and comm
+// requests at once, so that a console's is_complete or a notebook's
+// completion never waits behind a running cell. An execute_request is
+// queued behind the running one, if any; otherwise this goroutine becomes
+// the executor: it starts another reader in its place and runs the request
+// itself (and then whatever was queued meanwhile), which spares a trivial
+// cell a hand-off between goroutines.
 func (k *kernel) serveShell(ctx context.Context) {
 	for {
 		select {
-		case in := <-k.shell.inbox:
-			k.handle(ctx, k.shell, in)
-			if k.abortPending {
-				k.abortPending = false
-				k.abortQueued(ctx, k.shell)
+		case in := <-k.shell.Inbox():
+			now := time.Now()
+			k.lastShell.Store(now.UnixNano())
+			m, err := decodeMessage(in.Frames, k.sign)
+			if err != nil {
+				k.log.Warn("dropping message", "socket", "shell", "err", err)
+				continue
 			}
+			r := request{from: in.From, m: m, arrived: now}
+			if m.Header.MsgType != "execute_request" {
+				k.handle(ctx, k.shell, r)
+				continue
+			}
+			if k.executes.enqueueUnlessIdle(r) {
+				continue
+			}
+			k.startShellReader(ctx)
+			k.runExecutes(ctx, r)
+			return
 		case <-ctx.Done():
 			return
 		}
@@ -239,8 +300,13 @@ func (k *kernel) serveShell(ctx context.Context) {
 func (k *kernel) serveControl(ctx context.Context) {
 	for {
 		select {
-		case in := <-k.control.inbox:
-			k.handle(ctx, k.control, in)
+		case in := <-k.control.Inbox():
+			m, err := decodeMessage(in.Frames, k.sign)
+			if err != nil {
+				k.log.Warn("dropping message", "socket", "control", "err", err)
+				continue
+			}
+			k.handle(ctx, k.control, request{from: in.From, m: m})
 		case <-ctx.Done():
 			return
 		}
@@ -252,8 +318,8 @@ func (k *kernel) serveControl(ctx context.Context) {
 func (k *kernel) drainStdin(ctx context.Context) {
 	for {
 		select {
-		case in := <-k.stdin.inbox:
-			m, err := decodeMessage(in.frames, k.sign)
+		case in := <-k.stdin.Inbox():
+			m, err := decodeMessage(in.Frames, k.sign)
 			if err != nil {
 				k.log.Warn("dropping message", "socket", "stdin", "err", err)
 				continue
@@ -298,18 +364,24 @@ func (k *kernel) publish(parent *Message, msgType string, content any) {
 		k.log.Error("cannot publish", "msg_type", msgType, "err", err)
 		return
 	}
-	k.iopub.publish(frames)
+	k.iopub.Publish(frames)
 }
 
-// reply answers request m, received from peer p of socket s.
-func (k *kernel) reply(s *zsocket, p *peer, m *Message, msgType string, content any) {
-	frames, err := k.build(m.Identities, m, msgType, content)
+// reply answers request r on socket s. On shell, it first waits (boundedly)
+// until what the request published on iopub has been written, so that a
+// client reading the reply finds the request's outputs already delivered;
+// control replies (interrupt, shutdown) never wait.
+func (k *kernel) reply(s *zmtp.Socket, r request, msgType string, content any) {
+	frames, err := k.build(r.m.Identities, r.m, msgType, content)
 	if err != nil {
 		k.log.Error("cannot reply", "msg_type", msgType, "err", err)
 		return
 	}
-	if err := s.sendTo(p, frames); err != nil {
-		k.log.Warn("send failed", "socket", s.name, "msg_type", msgType, "err", err)
+	if s == k.shell {
+		k.iopub.WaitWritten(iopubWait)
+	}
+	if err := s.SendTo(r.from, frames); err != nil {
+		k.log.Warn("send failed", "socket", s.Name(), "msg_type", msgType, "err", err)
 	}
 }
 

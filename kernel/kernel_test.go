@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/json"
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -82,7 +83,7 @@ func (c *goClient) waitInput(msgID string) {
 }
 
 func TestInterrupt(t *testing.T) {
-	tk := startKernel(t, "tcp", "key", fakeEngine{}, defaultSocketOptions())
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
 	c := dialClient(t, tk)
 
 	// An interrupt while idle must not affect the next cell.
@@ -139,8 +140,8 @@ func TestInterrupt(t *testing.T) {
 // malformed content, garbage and oversized ZMTP) and checks that only the
 // answerable ones were answered and that it still answers correctly.
 func TestMalformedMessages(t *testing.T) {
-	opts := defaultSocketOptions()
-	opts.maxFrame = 1 << 20
+	opts := zmtp.DefaultOptions()
+	opts.MaxFrame = 1 << 20
 	tk := startKernel(t, "tcp", "the key", fakeEngine{}, opts)
 	c := dialClient(t, tk)
 	rng := rand.New(rand.NewPCG(5, 5))
@@ -214,12 +215,12 @@ func TestMalformedMessages(t *testing.T) {
 		sent++
 		answerable++
 	}
-	network, addr := tk.conn.endpoint(tk.conn.ShellPort)
+	network, _ := tk.conn.endpoint(tk.conn.ShellPort)
 	ports := []int{tk.conn.ShellPort, tk.conn.ControlPort, tk.conn.StdinPort, tk.conn.IOPubPort, tk.conn.HBPort}
 	for i := 0; i < 100; i++ { // garbage connections and oversized frames
 		port := ports[i%len(ports)]
 		if i%2 == 0 {
-			_, addr = tk.conn.endpoint(port)
+			_, addr := tk.conn.endpoint(port)
 			conn, err := net.Dial(network, addr)
 			if err != nil {
 				t.Fatal(err)
@@ -232,7 +233,7 @@ func TestMalformedMessages(t *testing.T) {
 				typ = zmq4.Dealer
 			}
 			conn := rawPeer(t, tk.conn, port, typ)
-			conn.Write([]byte{flagLong, 0, 0, 1, 0, 0, 0, 0, 0}) // a 1 TB frame
+			conn.Write([]byte{0x02 /* long */, 0, 0, 1, 0, 0, 0, 0, 0}) // a 1 TB frame
 			conn.Close()
 		}
 		sent++
@@ -283,19 +284,19 @@ func TestMalformedMessages(t *testing.T) {
 // TestSendErrorSurvival: replies to a client that vanished fail, are
 // logged, and the kernel carries on.
 func TestSendErrorSurvival(t *testing.T) {
-	tk := startKernel(t, "ipc", "key", fakeEngine{}, defaultSocketOptions())
+	tk := startKernel(t, "ipc", "key", fakeEngine{}, zmtp.DefaultOptions())
 	c := dialClient(t, tk)
 	// A raw client sends an execute and disconnects before the reply.
 	quitter := rawPeer(t, tk.conn, tk.conn.ShellPort, zmq4.Dealer)
 	_, f := c.frames("execute_request", map[string]any{"code": "wait 200"})
-	if _, err := quitter.Write(appendMessage(nil, f)); err != nil {
+	if _, err := quitter.Write(zmtp.AppendMessage(nil, f)); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)
 	quitter.Close()
 	// A subscriber leaves in the middle of a large output.
 	sub := rawPeer(t, tk.conn, tk.conn.IOPubPort, zmq4.Sub)
-	sub.Write(appendMessage(nil, [][]byte{{1}}))
+	sub.Write(zmtp.AppendMessage(nil, [][]byte{{1}}))
 	id := c.send(c.shell, "execute_request", map[string]any{"code": "spam 2000 1000"})
 	time.Sleep(5 * time.Millisecond)
 	sub.Close()
@@ -313,7 +314,7 @@ func TestSendErrorSurvival(t *testing.T) {
 
 func TestShutdown(t *testing.T) {
 	for _, onShell := range []bool{false, true} {
-		tk := startKernel(t, "ipc", "", fakeEngine{}, defaultSocketOptions())
+		tk := startKernel(t, "ipc", "", fakeEngine{}, zmtp.DefaultOptions())
 		c := dialClient(t, tk)
 		sock, in := c.control, c.ctrlIn
 		if onShell {

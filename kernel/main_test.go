@@ -58,7 +58,7 @@ func installFakeSpec(t *testing.T) string {
 		t.Fatal(err)
 	}
 	data := filepath.Join(t.TempDir(), "share", "jupyter")
-	dir, err := Install(data, exe)
+	dir, err := Install(data, exe, testHighlighting)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,11 +17,20 @@ import (
 
 const chromium = "/usr/bin/chromium"
 
-// TestBrowserRunsIntroNotebook opens 01-intro-copulas in classic Notebook 6
-// in headless Chromium, runs all cells through the notebook's own UI code,
-// and checks that every cell ran, none failed, and images are on the page.
-// The screenshot is kept in the test's temporary directory (logged with -v).
-func TestBrowserRunsIntroNotebook(t *testing.T) {
+// browserSession is classic Notebook 6 serving a temporary copy of some
+// notebooks, with headless Chromium showing one of them.
+type browserSession struct {
+	ctx     context.Context // the page, with the test's deadline
+	logPath string          // the notebook server's log
+	poll    chromedp.PollOption
+}
+
+// openInBrowser starts a notebook server on a temporary directory holding
+// files (name → content, or copies of repository files when content is
+// nil), opens notebook name in Chromium and waits for its kernel. Everything
+// stops at the end of the test.
+func openInBrowser(t *testing.T, name string, files map[string][]byte, timeout time.Duration) *browserSession {
+	t.Helper()
 	requireTool(t, "Chromium", "apt-get install -y chromium", func() error {
 		_, err := os.Stat(chromium)
 		return err
@@ -34,11 +43,13 @@ func TestBrowserRunsIntroNotebook(t *testing.T) {
 
 	// Serve a copy, so that the notebook server's autosave never touches the repository.
 	root := t.TempDir()
-	const name = "01-intro-copulas.ipynb"
-	copyFile(t, name, filepath.Join(root, name))
-	if data, _ := filepath.Glob("data/*"); len(data) > 0 {
-		for _, f := range data {
+	for f, content := range files {
+		if content == nil {
 			copyFile(t, f, filepath.Join(root, f))
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(root, f), content, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 
@@ -53,12 +64,12 @@ func TestBrowserRunsIntroNotebook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer logFile.Close()
+	t.Cleanup(func() { logFile.Close() })
 	server.Stdout, server.Stderr = logFile, logFile
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
+	t.Cleanup(func() {
 		server.Process.Signal(os.Interrupt)
 		done := make(chan struct{})
 		go func() { server.Wait(); close(done) }()
@@ -68,7 +79,7 @@ func TestBrowserRunsIntroNotebook(t *testing.T) {
 			server.Process.Kill()
 			<-done
 		}
-	}()
+	})
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	if err := waitHTTP(base+"/api/status?token="+token, 60*time.Second); err != nil {
 		log, _ := os.ReadFile(logPath)
@@ -82,20 +93,37 @@ func TestBrowserRunsIntroNotebook(t *testing.T) {
 		chromedp.WindowSize(1280, 2000),
 	)
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
+	t.Cleanup(cancel)
 	// The first Run starts the browser; its context must carry no timeout.
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/notebooks/"+name+"?token="+token)); err != nil {
 		failWithLog(t, "opening the notebook", err, logPath)
 	}
-	tctx, cancel := context.WithTimeout(ctx, 6*time.Minute)
-	defer cancel()
-	poll := chromedp.WithPollingInterval(250 * time.Millisecond)
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancel)
+	b := &browserSession{ctx: tctx, logPath: logPath, poll: chromedp.WithPollingInterval(250 * time.Millisecond)}
 	const connected = `typeof Jupyter !== "undefined" && Jupyter.notebook && Jupyter.notebook.kernel && Jupyter.notebook.kernel.is_connected()`
-	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](connected, poll)); err != nil {
+	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](connected, b.poll)); err != nil {
 		failWithLog(t, "waiting for the kernel to connect", err, logPath)
 	}
+	return b
+}
+
+// TestBrowserRunsIntroNotebook opens 01-intro-copulas in classic Notebook 6
+// in headless Chromium, runs all cells through the notebook's own UI code,
+// and checks that every cell ran, none failed, and images are on the page.
+// The screenshot is kept in the test's temporary directory (logged with -v).
+func TestBrowserRunsIntroNotebook(t *testing.T) {
+	const name = "01-intro-copulas.ipynb"
+	files := map[string][]byte{name: nil}
+	if data, _ := filepath.Glob("data/*"); len(data) > 0 {
+		for _, f := range data {
+			files[f] = nil
+		}
+	}
+	b := openInBrowser(t, name, files, 6*time.Minute)
+	tctx, poll, logPath := b.ctx, b.poll, b.logPath
 	if _, err := chromedp.Run(tctx, chromedp.Evaluate[bool](`Jupyter.notebook.execute_all_cells(); true`)); err != nil {
 		failWithLog(t, "Run All", err, logPath)
 	}

@@ -22,8 +22,12 @@ const python = "/usr/bin/python3"
 const installHint = "apt-get install -y jupyter-client jupyter-console python3-nbclient jupyter-nbconvert python3-ipykernel"
 
 // requireTool skips the test when check fails, or fails it when CI=true.
+// Under -short it skips: the tests that need a tool execute whole notebooks.
 func requireTool(t *testing.T, what, hint string, check func() error) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("executes notebooks with " + what + ": skipped under -short")
+	}
 	if err := check(); err != nil {
 		msg := fmt.Sprintf("%s not available (%v); install with: %s", what, err, hint)
 		if os.Getenv("CI") == "true" {

@@ -1,9 +1,9 @@
 package session
 
 import (
-	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/dsl"
@@ -51,16 +51,16 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	case openBracketOwner(code[:start]) != "":
 		candidates = s.columnsOf(openBracketOwner(code[:start]))
 	case lastWord(before) == "plot":
-		candidates = compiler.PlotKinds
+		candidates = compiler.PlotKinds()
 	case lastWord(before) == "with":
-		candidates = compiler.Methods
+		candidates = compiler.Methods()
 	case strings.HasSuffix(before, "~"):
-		candidates = compiler.Distributions
+		candidates = compiler.Distributions()
 	default:
-		candidates = append(candidates, compiler.Keywords...)
-		candidates = append(candidates, compiler.Distributions...)
-		candidates = append(candidates, s.names...)
-		candidates = append(candidates, "load", "simulate", "FactorCopula", "FullCopula", "pi", "ordinal", "with", "vs", "to")
+		candidates = append(candidates, compiler.Keywords()...)
+		candidates = append(candidates, compiler.Distributions()...)
+		candidates = append(candidates, s.bindings().names...)
+		candidates = append(candidates, compiler.OtherWords()...)
 	}
 	seen := map[string]bool{}
 	for _, c := range candidates {
@@ -82,13 +82,11 @@ func lastIdent(text string) string {
 	return text[i:]
 }
 
-// lastWord is the last whitespace-separated word of text.
+// lastWord is the last whitespace-separated word of text. It looks only
+// at the end of text, so completion costs no more in a long cell.
 func lastWord(text string) string {
-	f := strings.Fields(text)
-	if len(f) == 0 {
-		return ""
-	}
-	return f[len(f)-1]
+	text = strings.TrimRightFunc(text, unicode.IsSpace)
+	return text[strings.LastIndexFunc(text, unicode.IsSpace)+1:]
 }
 
 // openBracketOwner returns the binding whose index bracket is open at the
@@ -120,22 +118,23 @@ func openBracketOwner(text string) string {
 
 // members lists what follows `name.` for a model binding.
 func (s *Session) members(name string) []string {
-	m, ok := s.models[name]
+	m, ok := s.bindings().models[name]
 	if !ok {
 		return nil
 	}
 	if _, factor := m.Decl.Model.(inference.FactorModel); factor {
-		return []string{"C", "Lambda", "Z"}
+		return []string{"C", "Lambda", "Z", "partial", "communality", "regress"}
 	}
-	return []string{"C", "Z"}
+	return []string{"C", "Z", "partial", "regress"}
 }
 
 // columnsOf lists the column names of a data set or a model.
 func (s *Session) columnsOf(name string) []string {
-	if d, ok := s.data[name]; ok {
+	b := s.bindings()
+	if d, ok := b.data[name]; ok {
 		return d.Names
 	}
-	if m, ok := s.models[name]; ok {
+	if m, ok := b.models[name]; ok {
 		return m.Names()
 	}
 	return nil
@@ -154,16 +153,14 @@ func (s *Session) Inspect(code string, cursor, detail int) (MimeBundle, bool) {
 		return nil, false
 	}
 	var text string
-	if d, ok := s.data[word]; ok {
+	b := s.bindings()
+	if d, ok := b.data[word]; ok {
 		text = describeData(d)
 		if detail > 0 {
 			text += "\n\n" + dataSummaryTable(d).Text()
 		}
-	} else if m, ok := s.models[word]; ok {
-		text = fmt.Sprintf("model %s: %s on columns %s of %s", word, modelKind(m.Decl.Model), strings.Join(m.Names(), ", "), m.Data.Name)
-		if m.Fit != nil {
-			text += fmt.Sprintf("\nfitted with %s: %d chains × %d draws", m.Fit.Method, len(m.Fit.C), len(m.Fit.C[0]))
-		}
+	} else if m, ok := b.models[word]; ok {
+		text = describeModel(word, m)
 	} else if doc, ok := compiler.Doc(word); ok {
 		text = doc
 	} else {
@@ -174,12 +171,12 @@ func (s *Session) Inspect(code string, cursor, detail int) (MimeBundle, bool) {
 
 // IsComplete says whether a cell can run as typed: "incomplete" while a
 // brace, parenthesis, bracket or string is open (the indent is then two
-// spaces per open brace), "invalid" for a syntax error, else "complete".
+// spaces per open brace, not counting those in comments and strings),
+// "invalid" for a syntax error, else "complete".
 func (s *Session) IsComplete(code string) (status, indent string) {
-	status = dsl.IsComplete(code)
+	status, braces := dsl.Completeness(code)
 	if status == "incomplete" {
-		depth := strings.Count(code, "{") - strings.Count(code, "}")
-		indent = strings.Repeat("  ", max(depth, 0))
+		indent = strings.Repeat("  ", braces)
 	}
 	return status, indent
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -70,36 +72,204 @@ func (e *DataError) Error() string {
 	return b.String()
 }
 
-// isMissing reports whether a CSV cell denotes a missing value: empty, NA or
-// NaN (surrounding spaces ignored).
-func isMissing(cell string) bool {
-	switch strings.TrimSpace(cell) {
+// CSVOptions are the options of load.
+type CSVOptions struct {
+	// Sep is the field separator; 0 means ','.
+	Sep rune
+	// NA lists cell texts that mark a missing value, besides an empty
+	// cell, NA and NaN (compared after trimming spaces).
+	NA []string
+	// Order gives the labels of text columns, lowest first.
+	Order map[string][]string
+	// OrderAll is the order of every other column that holds text (a cell
+	// that is not a number); nil when there is none.
+	OrderAll []string
+}
+
+// isMissing reports whether a trimmed CSV cell denotes a missing value:
+// empty, NA, NaN, or one of the extra markers.
+func isMissing(cell string, extra []string) bool {
+	switch cell {
 	case "", "NA", "NaN", "nan", "na":
 		return true
 	}
-	return false
+	return slices.Contains(extra, cell)
+}
+
+// maxDistinct is the number of distinct texts a column keeps before it
+// stores numbers instead: survey columns hold few distinct texts, each
+// parsed once, while a column of measurements holds many.
+const maxDistinct = 1 << 12
+
+// columnReader collects the cells of one column while the file is read.
+type columnReader struct {
+	name  string
+	order map[string]int // rank of each label (1-based) when the column has an explicit order
+	// Until the column is known to be numeric with many values, cells are
+	// interned: codes[i] indexes texts (-1 for a missing cell), and
+	// firstLine[k] is the line where texts[k] first appeared.
+	codes     []int32
+	texts     []string
+	firstLine []int
+	index     map[string]int32
+	// values holds the numbers of a column switched to numeric storage.
+	values []float64
+	many   bool // switched: values is in use, codes and texts are not
+}
+
+// add records one cell of line.
+func (c *columnReader) add(cell string, line int, na []string) error {
+	cell = strings.TrimSpace(cell)
+	missing := isMissing(cell, na)
+	if c.order != nil {
+		v := math.NaN()
+		if !missing {
+			r, ok := c.order[cell]
+			if !ok {
+				return &DataError{Line: line, Column: c.name, Msg: notInOrder(cell, c.order, "the column's order")}
+			}
+			v = float64(r)
+		}
+		c.values = append(c.values, v)
+		return nil
+	}
+	if c.many {
+		v := math.NaN()
+		if !missing {
+			var err error
+			if v, err = parseNumber(cell); err != nil {
+				return &DataError{Line: line, Column: c.name, Msg: err.Error()}
+			}
+		}
+		c.values = append(c.values, v)
+		return nil
+	}
+	if missing {
+		c.codes = append(c.codes, -1)
+		return nil
+	}
+	k, seen := c.index[cell]
+	if !seen {
+		if len(c.texts) == maxDistinct && c.switchToNumbers() == nil {
+			return c.add(cell, line, na)
+		}
+		k = int32(len(c.texts))
+		c.texts = append(c.texts, cell)
+		c.firstLine = append(c.firstLine, line)
+		c.index[cell] = k
+	}
+	c.codes = append(c.codes, k)
+	return nil
+}
+
+// switchToNumbers moves a column whose distinct texts are all numbers to
+// numeric storage; otherwise it returns the error of the first text that
+// is not a number and leaves the column as it is.
+func (c *columnReader) switchToNumbers() error {
+	nums := make([]float64, len(c.texts))
+	for k, t := range c.texts {
+		v, err := parseNumber(t)
+		if err != nil {
+			return err
+		}
+		nums[k] = v
+	}
+	c.values = make([]float64, len(c.codes), 2*len(c.codes))
+	for i, k := range c.codes {
+		c.values[i] = math.NaN()
+		if k >= 0 {
+			c.values[i] = nums[k]
+		}
+	}
+	c.many, c.codes, c.texts, c.firstLine, c.index = true, nil, nil, nil, nil
+	return nil
+}
+
+// finish returns the column's values and, for a text column, its labels.
+// A column whose texts are not all numbers takes the order orderAll; with
+// none, the first text that is not a number is an error.
+func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
+	if c.order != nil || c.many {
+		return c.values, nil, nil
+	}
+	nums := make([]float64, len(c.texts))
+	var bad error
+	badLine := 0
+	for k, t := range c.texts {
+		v, err := parseNumber(t)
+		if err != nil && (bad == nil || c.firstLine[k] < badLine) {
+			bad, badLine = err, c.firstLine[k]
+		}
+		nums[k] = v
+	}
+	var labels []string
+	if bad != nil {
+		if orderAll == nil {
+			return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: bad.Error()}
+		}
+		rank := ranks(orderAll)
+		for k, t := range c.texts {
+			r, ok := rank[t]
+			if !ok {
+				return nil, nil, &DataError{Line: c.firstLine[k], Column: c.name, Msg: notInOrder(t, rank, "the order * gives every text column")}
+			}
+			nums[k] = float64(r)
+		}
+		labels = orderAll
+	}
+	values := make([]float64, len(c.codes))
+	for i, k := range c.codes {
+		values[i] = math.NaN()
+		if k >= 0 {
+			values[i] = nums[k]
+		}
+	}
+	return values, labels, nil
+}
+
+// ranks maps each label to its 1-based position.
+func ranks(labels []string) map[string]int {
+	out := make(map[string]int, len(labels))
+	for k, l := range labels {
+		out[l] = k + 1
+	}
+	return out
 }
 
 // LoadCSV reads a data set from CSV with a header row. Numeric columns are
-// ordered by value. A column holding text needs an explicit order of its
-// labels in order[name]; its cells then take the values 1, 2, ... of their
-// label's position. Empty cells, NA and NaN are missing. It returns warnings
-// for constant and all-missing columns, which carry no information about the
-// copula.
-func LoadCSV(r io.Reader, order map[string][]string) (*Dataset, []string, error) {
+// ordered by value. A column holding text needs an order of its labels
+// (opts.Order[name], or opts.OrderAll for every text column without one);
+// its cells then take the values 1, 2, ... of their label's position. Empty
+// cells, NA, NaN and the texts of opts.NA are missing. A file whose header
+// is one column holding ';', tab or '|' is refused with the separator to
+// give. It returns warnings for constant and all-missing columns, which
+// carry no information about the copula.
+func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheet programs write
 	}
+	sep := opts.Sep
+	if sep == 0 {
+		sep = ','
+	}
 	cr := csv.NewReader(br)
+	cr.Comma = sep
 	cr.FieldsPerRecord = -1 // ragged rows get our own message
-	cr.TrimLeadingSpace = true
+	cr.TrimLeadingSpace = sep != ' ' && sep != '\t'
+	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, nil, &DataError{Msg: "the file is empty; a header row naming the columns is required"}
 	}
 	if err != nil {
 		return nil, nil, csvError(err)
+	}
+	if len(header) == 1 {
+		if other := likelySeparator(header[0], sep); other != 0 {
+			return nil, nil, &DataError{Line: 1, Msg: fmt.Sprintf("the header is one column, %q: the file looks separated by %s, not %s; load it with sep = %s",
+				shorten(header[0], 40), sepName(other), sepName(sep), sepLiteral(other))}
+		}
 	}
 	p := len(header)
 	names := make([]string, p)
@@ -115,7 +285,7 @@ func LoadCSV(r io.Reader, order map[string][]string) (*Dataset, []string, error)
 		seen[h] = j
 		names[j] = h
 	}
-	for name := range order {
+	for _, name := range slices.Sorted(maps.Keys(opts.Order)) {
 		if _, ok := seen[name]; !ok {
 			msg := fmt.Sprintf("order names column %q, which the file does not have", name)
 			if s := dsl.Nearest(name, names); s != "" {
@@ -124,19 +294,16 @@ func LoadCSV(r io.Reader, order map[string][]string) (*Dataset, []string, error)
 			return nil, nil, &DataError{Msg: msg}
 		}
 	}
-	rank := make([]map[string]int, p)
+	cols := make([]*columnReader, p)
 	for j, name := range names {
-		if labels, ok := order[name]; ok {
-			rank[j] = make(map[string]int, len(labels))
-			for k, l := range labels {
-				if _, dup := rank[j][l]; dup {
-					return nil, nil, &DataError{Column: name, Msg: fmt.Sprintf("label %q appears twice in its order", l)}
-				}
-				rank[j][l] = k + 1
+		cols[j] = &columnReader{name: name, index: map[string]int32{}}
+		if labels, ok := opts.Order[name]; ok {
+			cols[j].order = ranks(labels)
+			if len(cols[j].order) != len(labels) {
+				return nil, nil, &DataError{Column: name, Msg: "a label appears twice in its order"}
 			}
 		}
 	}
-	cols := make([][]float64, p)
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -152,49 +319,85 @@ func LoadCSV(r io.Reader, order map[string][]string) (*Dataset, []string, error)
 			return nil, nil, &DataError{Line: line, Msg: fmt.Sprintf("the row has %d cells but the header names %d columns", len(rec), p)}
 		}
 		for j, cell := range rec {
-			v, err := parseCell(cell, rank[j])
-			if err != nil {
-				return nil, nil, &DataError{Line: line, Column: names[j], Msg: err.Error()}
+			if err := cols[j].add(cell, line, opts.NA); err != nil {
+				return nil, nil, err
 			}
-			cols[j] = append(cols[j], v)
 		}
 	}
-	d := &Dataset{Names: names, Columns: cols, Labels: make([][]string, p)}
-	for j, name := range names {
-		if labels, ok := order[name]; ok {
-			d.Labels[j] = append([]string(nil), labels...)
+	d := &Dataset{Names: names, Columns: make([][]float64, p), Labels: make([][]string, p)}
+	for j, c := range cols {
+		values, labels, err := c.finish(opts.OrderAll)
+		if err != nil {
+			return nil, nil, err
 		}
+		d.Columns[j] = values
+		if l, ok := opts.Order[names[j]]; ok {
+			labels = l
+		}
+		d.Labels[j] = slices.Clone(labels)
 	}
 	return d, columnWarnings(d), nil
 }
 
-// parseCell turns one cell into a number: NaN when missing, the label's
-// position when the column has an order, else the cell's numeric value.
-func parseCell(cell string, rank map[string]int) (float64, error) {
-	if isMissing(cell) {
-		return math.NaN(), nil
+// likelySeparator returns the separator that a one-column header holds
+// most often among ';', tab, '|' and ',' (other than sep), or 0.
+func likelySeparator(header string, sep rune) rune {
+	best, count := rune(0), 0
+	for _, r := range []rune{';', '\t', '|', ','} {
+		if r == sep {
+			continue
+		}
+		if n := strings.Count(header, string(r)); n > count {
+			best, count = r, n
+		}
 	}
-	s := strings.TrimSpace(cell)
-	if rank != nil {
-		if v, ok := rank[s]; ok {
-			return float64(v), nil
-		}
-		labels := make([]string, 0, len(rank))
-		for l := range rank {
-			labels = append(labels, l)
-		}
-		sort.Slice(labels, func(a, b int) bool { return rank[labels[a]] < rank[labels[b]] })
-		msg := fmt.Sprintf("value %q is not in the column's order [%s]", s, strings.Join(quoteAll(labels), ", "))
-		if near := dsl.Nearest(s, labels); near != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", near)
-		}
-		return 0, errors.New(msg)
+	return best
+}
+
+// sepName names a separator in a sentence; sepLiteral writes it as load's
+// sep = takes it.
+func sepName(r rune) string {
+	switch r {
+	case '\t':
+		return "tabs"
+	case ' ':
+		return "spaces"
 	}
+	return fmt.Sprintf("%q", string(r))
+}
+
+func sepLiteral(r rune) string { return strconv.Quote(string(r)) }
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "..."
+	}
+	return s
+}
+
+// parseNumber reads a numeric cell; a text that is not a finite number is
+// an error that says how to order text.
+func parseNumber(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(v, 0) {
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
 		return 0, fmt.Errorf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", s)
 	}
 	return v, nil
+}
+
+// notInOrder is the message for a label that the order rank lacks; where
+// says which order it is.
+func notInOrder(s string, rank map[string]int, where string) string {
+	labels := make([]string, 0, len(rank))
+	for l := range rank {
+		labels = append(labels, l)
+	}
+	sort.Slice(labels, func(a, b int) bool { return rank[labels[a]] < rank[labels[b]] })
+	msg := fmt.Sprintf("value %q is not in %s [%s]", s, where, strings.Join(quoteAll(labels), ", "))
+	if near := dsl.Nearest(s, labels); near != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return msg
 }
 
 func quoteAll(ss []string) []string {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -13,10 +14,33 @@ func TestLoadCSV(t *testing.T) {
 		name     string
 		csv      string
 		order    map[string][]string
+		opts     CSVOptions
 		names    []string
 		cols     [][]float64
 		warnings []string
 	}{
+		{
+			name:  "semicolons, with the separator given",
+			csv:   "a;b\n1;2.5\n3;-1\n2;0\n",
+			opts:  CSVOptions{Sep: ';', NA: []string{"-1"}},
+			names: []string{"a", "b"},
+			cols:  [][]float64{{1, 3, 2}, {2.5, nan, 0}},
+		},
+		{
+			name:  "tabs and missing-value markers",
+			csv:   "a\tb c\n1\t.\n-99\t2\n 4\t3\n",
+			opts:  CSVOptions{Sep: '\t', NA: []string{"-99", "."}},
+			names: []string{"a", "b c"},
+			cols:  [][]float64{{1, nan, 4}, {nan, 2, 3}},
+		},
+		{
+			name: "one order for every text column, numeric columns by value",
+			csv:  "q1,q2,age,sex\nagree,disagree,30,m\nneutral,agree,41,f\n,neutral,25,f\n",
+			opts: CSVOptions{Order: map[string][]string{"sex": {"m", "f"}},
+				OrderAll: []string{"disagree", "neutral", "agree"}},
+			names: []string{"q1", "q2", "age", "sex"},
+			cols:  [][]float64{{3, 2, nan}, {1, 3, 2}, {30, 41, 25}, {1, 2, 2}},
+		},
 		{
 			name:  "numeric with every missing spelling",
 			csv:   "a,b\n1,2.5\n,NA\nNaN,-1\n3, 4\n",
@@ -46,7 +70,11 @@ func TestLoadCSV(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d, warns, err := LoadCSV(strings.NewReader(c.csv), c.order)
+			opts := c.opts
+			if c.order != nil {
+				opts.Order = c.order
+			}
+			d, warns, err := LoadCSV(strings.NewReader(c.csv), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,10 +118,13 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"empty header name", "a,\n1,2\n", nil, "line 1: column 2 has an empty name"},
 		{"infinite value", "a\nInf\n", nil, `cannot read "Inf" as a number`},
 		{"bad quoting", "a\n\"1\n", nil, "line 2"},
+		{"semicolon file read with commas", "income;degree;age\n1;2;30\n", nil,
+			`line 1: the header is one column, "income;degree;age": the file looks separated by ";", not ","; load it with sep = ";"`},
+		{"tab file read with commas", "income\tdegree\n1\t2\n", nil, `the file looks separated by tabs, not ","; load it with sep = "\t"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := LoadCSV(strings.NewReader(c.csv), c.order)
+			_, _, err := LoadCSV(strings.NewReader(c.csv), CSVOptions{Order: c.order})
 			if err == nil {
 				t.Fatalf("no error, want %q", c.want)
 			}
@@ -101,6 +132,44 @@ func TestLoadCSVErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestLoadCSVOrderAllErrors: a label outside the order that * gives every
+// text column is reported at the line where it first appears.
+func TestLoadCSVOrderAllErrors(t *testing.T) {
+	csv := "q1,q2\nyes,no\nno,yes\nno,maybe\n"
+	_, _, err := LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"no", "yes"}})
+	want := `line 4: column q2: value "maybe" is not in the order * gives every text column ["no", "yes"]`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
+
+// TestLoadCSVManyValues reads a column of more distinct numbers than are
+// interned (it switches to numbers) beside a text column, and a text
+// column with as many labels.
+func TestLoadCSVManyValues(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,s\n")
+	n := 3*maxDistinct + 7
+	for i := range n {
+		fmt.Fprintf(&b, "%d.5,%s\n", n-i, []string{"lo", "hi", "NA"}[i%3])
+	}
+	d, _, err := LoadCSV(strings.NewReader(b.String()), CSVOptions{OrderAll: []string{"lo", "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.N() != n || d.Columns[0][0] != float64(n)+0.5 || d.Columns[0][n-1] != 1.5 {
+		t.Errorf("x: %d rows, first %v, last %v", d.N(), d.Columns[0][0], d.Columns[0][n-1])
+	}
+	if d.Columns[1][0] != 1 || d.Columns[1][1] != 2 || !math.IsNaN(d.Columns[1][2]) || d.Labels[1] == nil {
+		t.Errorf("s: %v labels %v", d.Columns[1][:3], d.Labels[1])
+	}
+	b.WriteString("oops,lo\n")
+	_, _, err = LoadCSV(strings.NewReader(b.String()), CSVOptions{})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf(`line %d: column x: cannot read "oops" as a number`, n+2)) {
+		t.Errorf("error %v, want the line of oops", err)
 	}
 }
 
@@ -112,7 +181,7 @@ func TestLoadShippedGSS(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	d, warns, err := LoadCSV(f, nil)
+	d, warns, err := LoadCSV(f, CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,17 +204,31 @@ func TestLoadShippedGSS(t *testing.T) {
 	}
 }
 
+// FuzzLoadCSV reads arbitrary text with an order for one column (if
+// orderCol is set), a separator, a missing-value marker and an order for
+// every other text column (if all is set): it must fail with an error or
+// give equal columns of finite values.
 func FuzzLoadCSV(f *testing.F) {
-	f.Add("a,b\n1,2\n,NA\n", "")
-	f.Add("s,t\nm,1\nf,x\n", "s")
-	f.Add("\"a\nb\",c\n1,2\n", "")
-	f.Add("a\n\n\n1\n", "a")
-	f.Fuzz(func(t *testing.T, text, orderCol string) {
-		var order map[string][]string
+	f.Add("a,b\n1,2\n,NA\n", "", byte(0), "", false)
+	f.Add("s,t\nm,1\nf,x\n", "s", byte(0), "", false)
+	f.Add("\"a\nb\",c\n1,2\n", "", byte(0), "", false)
+	f.Add("a\n\n\n1\n", "a", byte(0), "", false)
+	f.Add("a;b\n1;-99\n2;3\n", "", byte(';'), "-99", false)
+	f.Add("a\tb\nm\tlo\nf\thi\n", "a", byte('\t'), ".", true)
+	f.Add("a;b;c\n1;2;3\n", "", byte(0), "", false)
+	f.Add("q1|q2\nlo|hi\n.|lo\n", "", byte('|'), ".", true)
+	f.Fuzz(func(t *testing.T, text, orderCol string, sep byte, na string, all bool) {
+		opts := CSVOptions{NA: []string{na}}
 		if orderCol != "" {
-			order = map[string][]string{orderCol: {"m", "f"}}
+			opts.Order = map[string][]string{orderCol: {"m", "f"}}
 		}
-		d, _, err := LoadCSV(strings.NewReader(text), order)
+		if sep != 0 && sep != '"' && sep != '\r' && sep != '\n' && sep < 0x80 {
+			opts.Sep = rune(sep)
+		}
+		if all {
+			opts.OrderAll = []string{"lo", "hi"}
+		}
+		d, _, err := LoadCSV(strings.NewReader(text), opts)
 		if err != nil {
 			return
 		}

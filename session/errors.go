@@ -10,7 +10,8 @@ import (
 
 // positionedError turns a parse or check failure into an Error whose
 // traceback prints every error as line:col: message (file:line:col: in a
-// script) with its source line, a caret and its hint.
+// script) with its source line, a caret and its hint. The Error is named
+// name, or by the first error's Kind when it has one.
 func positionedError(name string, err error, src []byte) *Error {
 	var list dsl.ErrorList
 	if !errors.As(err, &list) {
@@ -21,6 +22,9 @@ func positionedError(name string, err error, src []byte) *Error {
 	}
 	if len(list) == 0 {
 		return &Error{Name: name, Value: err.Error(), Traceback: []string{name + ": " + err.Error()}}
+	}
+	if list[0].Kind != "" {
+		name = list[0].Kind
 	}
 	value := list[0].Error()
 	if list[0].Hint != "" {

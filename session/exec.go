@@ -2,14 +2,11 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
@@ -29,7 +26,7 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 		if err != nil {
 			return err
 		}
-		plan, err := compiler.Plan(m.Decl, dataInfo(m.Data), nil)
+		plan, err := compiler.Plan(m.Decl, dataInfo(m.Data), x.Fit)
 		if err != nil {
 			return err
 		}
@@ -47,6 +44,17 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 		return s.export(x, out)
 	case *compiler.Show:
 		return s.show(x, out)
+	case *compiler.CheckStmt:
+		return s.check(ctx, x, out)
+	case *compiler.Compare:
+		return s.compareModels(ctx, x, out)
+	case *compiler.Print:
+		return s.print(x, out)
+	case *compiler.Help:
+		return s.help(x, out)
+	case *compiler.ClearOutput:
+		clearOutput(out)
+		return nil
 	}
 	return fmt.Errorf("statement %T is not supported yet", st)
 }
@@ -85,15 +93,11 @@ func (s *Session) setData(d *Dataset) {
 }
 
 func (s *Session) load(x *compiler.LoadData, out Output) error {
-	f, err := os.Open(s.path(x.Path))
-	if err != nil {
-		return fmt.Errorf("cannot load data: %w", err)
-	}
-	defer f.Close()
-	d, warnings, err := LoadCSV(f, x.Order)
+	d, warnings, err := s.readData(x)
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.Path, err)
 	}
+	delete(s.preloaded, loadKey(s.path(x.Path), x))
 	d.Name, d.Source = x.Name, x.Path
 	for _, w := range warnings {
 		out.Stream("stderr", fmt.Sprintf("warning: %s: %s\n", x.Path, w))
@@ -195,170 +199,32 @@ func (m *Model) columns() [][]float64 {
 	return cols
 }
 
-func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
-	m, err := s.model(x.Model)
-	if err != nil {
-		return err
-	}
-	plan, err := compiler.Plan(m.Decl, dataInfo(m.Data), x)
-	if err != nil {
-		return err
-	}
-	spec := inference.Spec{
-		Columns:    m.columns(),
-		Names:      m.Names(),
-		Model:      m.Decl.Model,
-		Method:     plan.Method,
-		ColumnHMC:  plan.ColumnHMC,
-		Iter:       x.Iter,
-		Warmup:     x.Warmup,
-		Thin:       x.Thin,
-		Chains:     x.Chains,
-		Seed:       x.Seed,
-		TravelTime: x.TravelTime,
-		KeepWarmup: m.Data.Truth != nil,
-	}
-	method := plan.Method.String()
-	s.fits++
-	displayID := fmt.Sprintf("copulang-fit-%d", s.fits)
-
-	// The sampler reports progress from its goroutines; the cell's
-	// goroutine forwards the latest state to the output, throttled.
-	var mu sync.Mutex
-	latest := inference.Progress{AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup), Warmup: x.Warmup > 0}
-	out.Display(progressBundle(x.Model, method, latest, "starting"), displayID)
-	type outcome struct {
-		res *inference.Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- outcome{nil, fmt.Errorf("internal error in the sampler: %v", r)}
-			}
-		}()
-		res, err := inference.Run(ctx, spec, func(p inference.Progress) {
-			mu.Lock()
-			latest = p
-			mu.Unlock()
-		})
-		done <- outcome{res, err}
-	}()
-	tick := time.NewTicker(progressEvery)
-	defer tick.Stop()
-	var o outcome
-wait:
-	for {
-		select {
-		case o = <-done:
-			break wait
-		case <-tick.C:
-			mu.Lock()
-			p := latest
-			mu.Unlock()
-			out.UpdateDisplay(progressBundle(x.Model, method, p, ""), displayID)
-		}
-	}
-	mu.Lock()
-	final := latest
-	mu.Unlock()
-	if o.res != nil {
-		final.Elapsed = o.res.Elapsed
-	}
-	if o.err != nil && (o.res == nil || !o.res.Interrupted) {
-		out.UpdateDisplay(progressBundle(x.Model, method, final, "failed"), displayID)
-		return o.err
-	}
-	if o.res.Interrupted || errors.Is(o.err, context.Canceled) {
-		out.UpdateDisplay(progressBundle(x.Model, method, final, "interrupted"), displayID)
-		kept := 0
-		for _, c := range o.res.C {
-			kept += len(c)
-		}
-		if kept == 0 {
-			// Warm-up draws are not posterior draws: keep what was there.
-			before := "it stays unfitted"
-			if m.Fit != nil {
-				before = "it keeps its previous fit"
-			}
-			return interrupted(fmt.Sprintf("fit %s during warm-up: no post-warm-up draws, so %s", x.Model, before))
-		}
-		m.Fit, m.FitStmt, m.Plan = o.res, x, plan
-		return interrupted(fmt.Sprintf("fit %s: %d post-warm-up draws kept over %d chains; summaries and plots use them", x.Model, kept, len(o.res.C)))
-	}
-	m.Fit, m.FitStmt, m.Plan = o.res, x, plan
-	final.AllDone = final.AllTotal
-	out.UpdateDisplay(progressBundle(x.Model, method, final, "done"), displayID)
-	out.Stream("stdout", fitReport(x, o.res)+"\n")
-	return nil
-}
-
-// fitReport is the text printed after a fit: what ran, how long, and the
-// convergence diagnostics with a warning when they are poor.
-func fitReport(x *compiler.Fit, r *inference.Result) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "fit %s with %s: %d chains × %d iterations (%d warm-up) in %s",
-		x.Model, r.Method, len(r.C), x.Iter+x.Warmup, x.Warmup, roundDuration(r.Elapsed))
-	var st inference.StepStats
-	for _, c := range r.Stats {
-		st.Add(c)
-	}
-	if st.Iterations > 0 && st.Bounces > 0 {
-		fmt.Fprintf(&b, "; %.1f HMC bounces per iteration", float64(st.Bounces)/float64(st.Iterations))
-	}
-	if st.Rejections > 0 {
-		fmt.Fprintf(&b, "; %d trajectories rejected", st.Rejections)
-	}
-	if st.LKJProposed > 0 {
-		fmt.Fprintf(&b, "; LKJ acceptance %.2f", float64(st.LKJAccepted)/float64(st.LKJProposed))
-	}
-	sums := r.Summary()
-	maxR, minBulk, minTail := math.Inf(-1), math.Inf(1), math.Inf(1)
-	for _, sm := range sums {
-		if !math.IsNaN(sm.RHat) {
-			maxR = math.Max(maxR, sm.RHat)
-		}
-		if !math.IsNaN(sm.ESSBulk) {
-			minBulk = math.Min(minBulk, sm.ESSBulk)
-		}
-		if !math.IsNaN(sm.ESSTail) {
-			minTail = math.Min(minTail, sm.ESSTail)
-		}
-	}
-	if len(sums) > 0 && !math.IsInf(maxR, 0) {
-		fmt.Fprintf(&b, "\nmax R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f over %d correlations", maxR, minBulk, minTail, len(sums))
-		if maxR > 1.01 {
-			b.WriteString("\nwarning: R-hat above 1.01: the chains disagree; run longer or check `plot trace`")
-		}
-		if minBulk < 100*float64(len(r.C)) || minTail < 100*float64(len(r.C)) {
-			b.WriteString("\nwarning: ESS below 100 per chain: quantiles and R-hat are unreliable; run more iterations")
-		}
-	}
-	return b.String()
-}
-
 func (s *Session) export(x *compiler.Export, out Output) error {
 	m, err := s.fitted(x.Model)
 	if err != nil {
 		return err
 	}
 	path := s.path(x.Path)
-	f, err := os.Create(path)
-	if err != nil {
+	if err := writeFile(path, func(w io.Writer) error { return WriteDraws(w, m.Fit) }); err != nil {
 		return fmt.Errorf("cannot export: %w", err)
 	}
-	if err := WriteDraws(f, m.Fit); err != nil {
+	sidecar := ColumnsPath(path)
+	if err := writeFile(sidecar, func(w io.Writer) error { return WriteColumns(w, m.Fit) }); err != nil {
+		return fmt.Errorf("cannot export: %w", err)
+	}
+	out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s, and the names of its columns to %s\n", m.Fit.KeptDraws(), x.Model, path, sidecar))
+	return nil
+}
+
+// writeFile creates path and writes it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	draws := 0
-	for _, c := range m.Fit.C {
-		draws += len(c)
-	}
-	out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s\n", draws, x.Model, s.path(x.Path)))
-	return nil
+	return f.Close()
 }

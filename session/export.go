@@ -2,9 +2,11 @@ package session
 
 import (
 	"bufio"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/copulang/copulang/inference"
 )
@@ -12,9 +14,11 @@ import (
 // WriteDraws writes the post-warm-up draws of a fit as CSV in the stable
 // CmdStan-style layout of language.md: a header `chain,draw,` followed by
 // one column per scalar — `C.i.j` for i < j (1-based, in the model's column
-// order) and, for factor models, `Lambda.i.h` — then one row per kept draw,
-// chains numbered from 1 and draws from 1 within each chain. ArviZ reads it
-// with pandas + az.from_dict, R's posterior with as_draws_df(read.csv(...)).
+// order) and, for factor models, `Lambda.i.h` (as the Result holds them; the
+// session aligns them across draws) — then one row per kept draw, chains
+// numbered from 1 and draws from 1 within each chain. ArviZ reads it with
+// pandas + az.from_dict, R's posterior with as_draws_df(read.csv(...));
+// WriteColumns writes the names that go with the indices.
 func WriteDraws(w io.Writer, r *inference.Result) error {
 	bw := bufio.NewWriter(w)
 	p, k := r.P, r.K
@@ -56,4 +60,41 @@ func WriteDraws(w io.Writer, r *inference.Result) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// ColumnsPath is the path of the column sidecar of an export to path:
+// draws.csv → draws.columns.csv.
+func ColumnsPath(path string) string {
+	if base, ok := strings.CutSuffix(path, ".csv"); ok {
+		return base + ".columns.csv"
+	}
+	return path + ".columns.csv"
+}
+
+// WriteColumns writes the sidecar of WriteDraws: one CSV row per exported
+// column after chain and draw, in the same order, with the header
+//
+//	param,label,row,column
+//
+// param is the CmdStan name (C.1.2), label the name summaries show
+// (C[income,degree]), row the name of the model column i, and column the
+// name of the model column j for C or the factor number h for Lambda.
+func WriteColumns(w io.Writer, r *inference.Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"param", "label", "row", "column"})
+	names := r.Names
+	for i := 0; i < r.P; i++ {
+		for j := i + 1; j < r.P; j++ {
+			cw.Write([]string{fmt.Sprintf("C.%d.%d", i+1, j+1), correlationKey(names, i, j), names[i], names[j]})
+		}
+	}
+	if len(r.Lambda) > 0 && r.K > 0 {
+		for i := 0; i < r.P; i++ {
+			for h := 0; h < r.K; h++ {
+				cw.Write([]string{fmt.Sprintf("Lambda.%d.%d", i+1, h+1), loadingKey(names, i, h), names[i], strconv.Itoa(h + 1)})
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -1,9 +1,25 @@
 package session
 
+import (
+	"encoding/base64"
+
+	"github.com/copulang/copulang/figure"
+)
+
 // MimeBundle maps a MIME type to its representation, as Jupyter's
 // display_data and execute_result messages carry it: text types are strings,
 // binary types (image/png) are base64 strings, JSON types are JSON values.
 type MimeBundle map[string]any
+
+// figureBundle returns a figure as Jupyter display data: "image/png" as a
+// base64 string, "image/svg+xml" as a string and "text/plain".
+func figureBundle(f *figure.Figure) MimeBundle {
+	return MimeBundle{
+		"image/png":     base64.StdEncoding.EncodeToString(f.PNG),
+		"image/svg+xml": string(f.SVG),
+		"text/plain":    f.Text,
+	}
+}
 
 // Output receives what a statement shows while a cell or script runs. The
 // kernel implements it with iopub messages; the CLI prints text and writes
@@ -17,6 +33,20 @@ type Output interface {
 	Display(bundle MimeBundle, displayID string)
 	// UpdateDisplay replaces the value shown earlier under displayID.
 	UpdateDisplay(bundle MimeBundle, displayID string)
+}
+
+// Pager is implemented by outputs that can show a long text in a pager
+// (the kernel: Jupyter's "page" payload); others receive it through
+// Display.
+type Pager interface {
+	Page(bundle MimeBundle)
+}
+
+// OutputClearer is implemented by outputs that can clear what the cell has
+// shown so far (the kernel: clear_output); wait defers the clearing until
+// the next output arrives.
+type OutputClearer interface {
+	ClearOutput(wait bool)
 }
 
 // Error is a failed statement, shaped like a Jupyter error reply: Name is the

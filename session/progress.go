@@ -13,6 +13,64 @@ import (
 // fit, so a notebook front end is refreshed a few times a second at most.
 const progressEvery = 250 * time.Millisecond
 
+// ProgressWriter is implemented by outputs that show a fit's progress
+// themselves (the CLI prints it on its terminal line, or as lines at a
+// steady rate); other outputs receive it as a display updated in place.
+type ProgressWriter interface {
+	FitProgress(p FitProgress)
+}
+
+// FitProgress is one state of a running fit, sent a few times a second.
+type FitProgress struct {
+	// Text is the state in one line, as the display's text/plain shows it;
+	// its elapsed time moves even while one iteration runs long.
+	Text string
+	// Phase is "starting", "warm-up", "sampling", "done", "interrupted" or
+	// "failed".
+	Phase string
+	// Final is true for the last state of the fit.
+	Final bool
+}
+
+// fitProgress sends the states of one fit to an output: to its
+// ProgressWriter, or as a display (the first state) updated in place.
+type fitProgress struct {
+	out           Output
+	id            string // the display id
+	model, method string
+	shown         bool
+}
+
+// update shows the progress p; state is "" while the fit runs, else
+// "starting", "done", "interrupted" or "failed".
+func (f *fitProgress) update(p inference.Progress, state string) {
+	b := progressBundle(f.model, f.method, p, state)
+	if pw, ok := f.out.(ProgressWriter); ok {
+		text, _ := b["text/plain"].(string)
+		final := state != "" && state != "starting"
+		pw.FitProgress(FitProgress{Text: text, Phase: progressPhase(p, state), Final: final})
+		return
+	}
+	if !f.shown {
+		f.shown = true
+		f.out.Display(b, f.id)
+		return
+	}
+	f.out.UpdateDisplay(b, f.id)
+}
+
+// progressPhase names the phase of a fit: its state when it has one, else
+// warm-up or sampling.
+func progressPhase(p inference.Progress, state string) string {
+	switch {
+	case state != "":
+		return state
+	case p.Warmup:
+		return "warm-up"
+	}
+	return "sampling"
+}
+
 // progressBundle renders the state of a running fit as one line of text and
 // an HTML progress bar.
 func progressBundle(model, method string, p inference.Progress, state string) MimeBundle {
@@ -20,13 +78,7 @@ func progressBundle(model, method string, p inference.Progress, state string) Mi
 	if p.AllTotal > 0 {
 		frac = float64(p.AllDone) / float64(p.AllTotal)
 	}
-	phase := "sampling"
-	if p.Warmup {
-		phase = "warm-up"
-	}
-	if state != "" {
-		phase = state
-	}
+	phase := progressPhase(p, state)
 	eta := ""
 	if frac > 0 && frac < 1 && state == "" {
 		left := time.Duration(float64(p.Elapsed) * (1 - frac) / frac)
@@ -34,10 +86,41 @@ func progressBundle(model, method string, p inference.Progress, state string) Mi
 	}
 	text := fmt.Sprintf("fit %s with %s: %d/%d iterations (%.0f%%), %s, %s elapsed%s",
 		model, method, p.AllDone, p.AllTotal, 100*frac, phase, roundDuration(p.Elapsed), eta)
+	return barBundle(text, p.AllDone, p.AllTotal)
+}
+
+// barBundle shows a line of progress text after an HTML progress bar.
+func barBundle(text string, done, total int) MimeBundle {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<div class="copulang-progress"><progress value="%d" max="%d" style="width: 24em"></progress> <span>%s</span></div>`,
-		p.AllDone, max(p.AllTotal, 1), html.EscapeString(text))
+		done, max(total, 1), html.EscapeString(text))
 	return MimeBundle{"text/plain": text, "text/html": b.String()}
+}
+
+// inBackground runs work on its own goroutine and, until it returns,
+// refreshes the display id every progressEvery with status(), which must be
+// safe to call while work runs. A panic in work becomes an error.
+func inBackground(out Output, id string, status func() MimeBundle, work func() error) error {
+	out.Display(status(), id)
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("internal error: %v", r)
+			}
+		}()
+		done <- work()
+	}()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-tick.C:
+			out.UpdateDisplay(status(), id)
+		}
+	}
 }
 
 // roundDuration prints a duration to a useful precision.

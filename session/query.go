@@ -3,16 +3,16 @@ package session
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/copulang/copulang/compiler"
-	"github.com/copulang/copulang/inference"
 )
 
-// param is one scalar of a fit: its display name, its CmdStan-style name,
-// and its draws per chain.
+// param is one scalar of a fit: its label in figures, its name in tables
+// (no spaces, so that a text table splits on whitespace), its CmdStan-style
+// name, and its draws per chain.
 type param struct {
 	label string // C[income, degree]
+	key   string // C[income,degree]
 	name  string // C.1.2
 	draws [][]float64
 	truth float64 // NaN when unknown
@@ -59,22 +59,9 @@ func selectEntries(ref *compiler.Ref, rows, cols int, square bool) ([]entry, err
 	return out, nil
 }
 
-// refText prints a reference as written, for messages.
-func refText(ref *compiler.Ref) string {
-	var b strings.Builder
-	b.WriteString(ref.Name)
-	if ref.Member != "" {
-		b.WriteString("." + ref.Member)
-	}
-	if len(ref.Index) > 0 {
-		parts := make([]string, len(ref.Index))
-		for k, v := range ref.Index {
-			parts[k] = fmt.Sprint(v + 1)
-		}
-		b.WriteString("[" + strings.Join(parts, ", ") + "]")
-	}
-	return b.String()
-}
+// refText prints a reference with positions for its indices, for
+// messages and figure names: m.C[1,2].
+func refText(ref *compiler.Ref) string { return refLabel(ref, nil) }
 
 // params returns the scalars a reference to a fitted model selects.
 func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
@@ -96,6 +83,7 @@ func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
 			i, j := min(e.i, e.j), max(e.i, e.j)
 			out[k] = param{
 				label: fmt.Sprintf("C[%s, %s]", names[i], names[j]),
+				key:   correlationKey(names, i, j),
 				name:  fmt.Sprintf("C.%d.%d", i+1, j+1),
 				draws: r.Draws(i, j),
 				truth: math.NaN(),
@@ -115,23 +103,33 @@ func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
 		}
 		out := make([]param, len(es))
 		for k, e := range es {
-			draws := make([][]float64, len(r.Lambda))
-			for c, chain := range r.Lambda {
-				draws[c] = make([]float64, len(chain))
-				for t, l := range chain {
-					draws[c][t] = l[e.i*r.K+e.j]
-				}
-			}
 			out[k] = param{
 				label: fmt.Sprintf("Lambda[%s, %d]", names[e.i], e.j+1),
+				key:   loadingKey(names, e.i, e.j),
 				name:  fmt.Sprintf("Lambda.%d.%d", e.i+1, e.j+1),
-				draws: draws,
+				draws: entryDraws(r.Lambda, e.i*r.K+e.j),
 				truth: math.NaN(),
 			}
 		}
 		return m, out, nil
+	case "partial", "communality", "regress":
+		out, err := derivedParams(m, ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, out, nil
 	}
 	return nil, nil, fmt.Errorf("%s has no draws to summarise; use %s.C or %s.Lambda", refText(ref), ref.Name, ref.Name)
+}
+
+// correlationKey and loadingKey name C_ij and Λ_ih (0-based) in tables and
+// in the export's column sidecar: C[income,degree], Lambda[income,1].
+func correlationKey(names []string, i, j int) string {
+	return fmt.Sprintf("C[%s,%s]", names[i], names[j])
+}
+
+func loadingKey(names []string, i, h int) string {
+	return fmt.Sprintf("Lambda[%s,%d]", names[i], h+1)
 }
 
 // truthFor returns the true C of a model's columns when its data were
@@ -168,22 +166,4 @@ func shortest(chains [][]float64) [][]float64 {
 		}
 	}
 	return out
-}
-
-// posteriorMeanC is the posterior mean of C over every kept draw.
-func posteriorMeanC(r *inference.Result) []float64 {
-	mean := make([]float64, r.P*r.P)
-	count := 0
-	for _, chain := range r.C {
-		for _, c := range chain {
-			for k, v := range c {
-				mean[k] += v
-			}
-			count++
-		}
-	}
-	for k := range mean {
-		mean[k] /= float64(count)
-	}
-	return mean
 }

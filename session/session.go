@@ -7,9 +7,12 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/figure"
 	"github.com/copulang/copulang/inference"
 )
 
@@ -18,14 +21,13 @@ type Options struct {
 	// Dir resolves relative paths in load and export; "" is the working
 	// directory.
 	Dir string
-	// OutDir is where `copulang run` writes figures; informational only
-	// (the Output decides where figures go).
-	OutDir string
 }
 
 // Session holds the bindings of one notebook kernel or script run and
-// executes cells against them. It is not safe for concurrent use: the
-// kernel runs one cell at a time.
+// executes cells against them. Execute, Evaluate and RunScript must not be
+// called concurrently (the kernel runs one cell at a time); Complete,
+// Inspect and IsComplete may be called from other goroutines meanwhile: they
+// read a view of the bindings published after each statement.
 type Session struct {
 	opts   Options
 	data   map[string]*Dataset
@@ -36,6 +38,15 @@ type Session struct {
 	figures int
 	// fits counts fits, to give each progress display its own id.
 	fits int
+	// preloaded holds the data files read while a cell was checked, by
+	// loadKey, until their load statements run; emptied after each cell.
+	preloaded map[string]*preloaded
+	// stopFit cancels the running fit only (nil when none runs); guarded
+	// by fitMu, as InterruptFit is called from other goroutines.
+	fitMu   sync.Mutex
+	stopFit context.CancelFunc
+	// view is what Complete and Inspect read; see publishView.
+	view atomic.Pointer[bindingsView]
 }
 
 // Model is a model binding: its checked declaration, its data, and its
@@ -60,13 +71,15 @@ func (m *Model) Names() []string {
 
 // New returns an empty session.
 func New(opts Options) *Session {
-	return &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}}
+	s := &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}, preloaded: map[string]*preloaded{}}
+	s.publishView()
+	return s
 }
 
 // FigureWriter is implemented by outputs that save figures as files (the
 // CLI); other outputs receive figures through Display.
 type FigureWriter interface {
-	WriteFigure(name string, f *Figure) error
+	WriteFigure(name string, f *figure.Figure) error
 }
 
 // Execute runs one notebook cell. Positions in errors count lines within
@@ -74,22 +87,34 @@ type FigureWriter interface {
 // InternalError. A cancelled ctx stops a running fit, keeps its draws and
 // returns a KeyboardInterrupt error.
 func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBundle, error) {
-	err := s.run(ctx, "", []byte(code), out)
+	result, err := s.run(ctx, "", []byte(code), out)
 	var se *Error
 	if errors.As(err, &se) && len(se.Traceback) > 0 && !strings.HasPrefix(se.Traceback[0], se.Name+":") {
 		// Clients such as jupyter console print only the traceback, so
 		// its first line names the error as ipykernel's do.
 		se.Traceback[0] = se.Name + ": " + se.Traceback[0]
 	}
-	return nil, err
+	if err != nil {
+		return nil, err
+	}
+	return result, nil
 }
 
 // RunScript runs a whole script file; errors carry the file name.
+// A script's expression statements are displayed as they run.
 func (s *Session) RunScript(ctx context.Context, filename string, src []byte, out Output) error {
-	return s.run(ctx, filename, src, out)
+	result, err := s.run(ctx, filename, src, out)
+	if result != nil {
+		out.Display(result, "")
+	}
+	return err
 }
 
-func (s *Session) run(ctx context.Context, filename string, src []byte, out Output) (err error) {
+// run runs the statements of src and returns the value of the last one if
+// it is an expression statement (the cell's result); the values of earlier
+// expression statements are displayed as they come.
+func (s *Session) run(ctx context.Context, filename string, src []byte, out Output) (result MimeBundle, err error) {
+	defer s.publishView()
 	defer func() {
 		if r := recover(); r != nil {
 			err = &Error{Name: "InternalError", Value: fmt.Sprint(r),
@@ -99,35 +124,56 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, out Outp
 	}()
 	file, perr := dsl.Parse(filename, src)
 	if perr != nil {
-		return positionedError("SyntaxError", perr, src)
+		return nil, positionedError("SyntaxError", perr, src)
+	}
+	// Check the whole cell before running any of it, reading the data it
+	// loads and testing the files it writes, so that a mistake in its last
+	// line is reported before a long fit. Each statement is checked again
+	// just before it runs, against the bindings as they then are.
+	defer clear(s.preloaded)
+	if _, cerr := compiler.Check(file, s.env()); cerr != nil {
+		return nil, positionedError("CheckError", cerr, src)
 	}
 	for _, st := range file.Stmts {
 		if err := ctx.Err(); err != nil {
-			return interrupted("before " + stmtKeyword(st))
+			return nil, interrupted("before " + stmtKeyword(st))
+		}
+		if result != nil {
+			out.Display(result, "")
+			result = nil
 		}
 		prog, cerr := compiler.Check(&dsl.File{Pos: file.Pos, EndPos: file.EndPos, Stmts: []dsl.Stmt{st}}, s.env())
 		if cerr != nil {
-			return positionedError("CheckError", cerr, src)
+			return nil, positionedError("CheckError", cerr, src)
 		}
 		for _, ir := range prog.Stmts {
-			if err := s.exec(ctx, ir, out); err != nil {
+			var err error
+			if r, ok := ir.(*compiler.Result); ok {
+				result, err = s.result(r)
+			} else {
+				err = s.exec(ctx, ir, out)
+			}
+			if err != nil {
 				var se *Error
 				if errors.As(err, &se) {
-					return se
+					return nil, se
 				}
 				start, _ := st.Span()
-				return runtimeError(err, start, src)
+				return nil, runtimeError(err, start, src)
 			}
 		}
+		s.publishView()
 	}
-	return nil
+	return result, nil
 }
 
-// stmtKeyword is the statement's leading keyword, for messages.
+// stmtKeyword is the statement's leading keyword, for messages; a bare
+// expression has none.
 func stmtKeyword(st dsl.Stmt) string {
-	name := fmt.Sprintf("%T", st)
-	name = strings.TrimSuffix(strings.TrimPrefix(name, "*dsl."), "Stmt")
-	return strings.ToLower(name)
+	if _, ok := st.(*dsl.ExprStmt); ok {
+		return "an expression"
+	}
+	return dsl.Keyword(st)
 }
 
 // bind records name as the newest binding.

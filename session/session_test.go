@@ -106,7 +106,7 @@ func TestCellsShareBindings(t *testing.T) {
 	if !strings.Contains(html, "<table") || !strings.HasPrefix(strings.TrimSpace(plain), "param") {
 		t.Errorf("summary bundle: html %.80q, plain %.80q", html, plain)
 	}
-	if got := strings.Count(plain, "\nC."); got != 6 {
+	if got := strings.Count(plain, "\nC["); got != 6 {
 		t.Errorf("summary of a 4×4 C has %d rows, want 6", got)
 	}
 	for _, cell := range []string{"plot trace m.C[1, 2]", "plot hist m.C[Y1, Y3]", "plot acf m.C[2, 4]", "plot heatmap m.C", "plot heatmap sim", "plot rmse m vs sim", "plot pairs m.C", "plot latent m.Z[Y2]"} {
@@ -158,7 +158,7 @@ func TestErrors(t *testing.T) {
 		{"syntax", "fit m with", "SyntaxError", []string{"1:"}},
 		{"unknown distribution", "data d = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)\nmodel m {\n  Y = d\n  Z ~ GausianCopula(C)\n  Y ordinal Z\n}", "CheckError", []string{"4:7", "did you mean GaussianCopula?"}},
 		{"unknown binding", "explain mm", "CheckError", []string{"1:9"}},
-		{"missing file", `data g = load("nope.csv")`, "RuntimeError", []string{"1:1", "nope.csv"}},
+		{"missing file", `data g = load("nope.csv")`, "DataError", []string{"1:15", "nope.csv: cannot load data"}},
 		{"text column without order", `data g = load("x.csv")`, "DataError", []string{`column sex: cannot read "m" as a number`}},
 		{"summary before fit", "data d = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\nsummary m.C", "CheckError", []string{"3:9", "run fit m first"}},
 	}
@@ -217,7 +217,7 @@ func TestInterruptKeepsDraws(t *testing.T) {
 		t.Errorf("interrupt took %v after the cancel", d-300*time.Millisecond)
 	}
 	out := mustRun(t, s, "summary m.C[1, 2]")
-	if !strings.Contains(out.text(), "C.1.2") {
+	if !strings.Contains(out.text(), "C[Y1,Y2]") {
 		t.Errorf("summary after interrupt: %q", out.text())
 	}
 }

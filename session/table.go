@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
 )
 
@@ -124,32 +125,14 @@ func (t *Table) Bundle() MimeBundle {
 }
 
 // SummaryTable returns the posterior summaries of named scalar quantities
-// with the stable header
+// with the stable header of language.md,
 //
-//	param mean sd q5 q50 q95 ess_bulk ess_tail rhat
+//	param mean sd q5 q50 q95 ess_bulk ess_tail rhat mcse_mean mcse_sd
 //
-// mean to q95 and rhat formatted %.3f, the ESS %.0f, NaN as "NA", and
-// negative values that round to zero without their sign.
-// It panics if names and sums differ in length.
+// (see posteriorTable in summary.go). It panics if names and sums differ in
+// length.
 func SummaryTable(names []string, sums []inference.Summary) *Table {
-	if len(names) != len(sums) {
-		panic(fmt.Sprintf("session: SummaryTable: %d names for %d summaries", len(names), len(sums)))
-	}
-	t := &Table{
-		// The stable header of language.md.
-		Header: []string{"param", "mean", "sd", "q5", "q50", "q95", "ess_bulk", "ess_tail", "rhat"},
-		Rows:   make([][]string, len(sums)),
-	}
-	for i, s := range sums {
-		t.Rows[i] = []string{
-			names[i],
-			tableNum("%.3f", s.Mean), tableNum("%.3f", s.SD),
-			tableNum("%.3f", s.Q5), tableNum("%.3f", s.Q50), tableNum("%.3f", s.Q95),
-			tableNum("%.0f", s.ESSBulk), tableNum("%.0f", s.ESSTail),
-			tableNum("%.3f", s.RHat),
-		}
-	}
-	return t
+	return posteriorTable(names, sums, compiler.DefaultProb)
 }
 
 // tableNum formats v, or "NA" for NaN. A negative value that rounds to

@@ -20,11 +20,11 @@ func goldenSummaries() ([]string, []inference.Summary) {
 	nan := math.NaN()
 	names := []string{"C.1.2", "C.1.3", "C.2.3", "Lambda.1.1", "const"}
 	sums := []inference.Summary{
-		{Mean: 0.31234, SD: 0.05321, Q5: 0.22449, Q50: 0.31251, Q95: 0.39875, ESSBulk: 1523.4, ESSTail: 1788.6, RHat: 1.0012},
-		{Mean: -0.4, SD: 0.1, Q5: -0.5645, Q50: -0.40049, Q95: -0.2355, ESSBulk: 312.5, ESSTail: 98.49, RHat: 1.0234},
-		{Mean: -0.0001, SD: 0.0004, Q5: -0.0008, Q50: 0, Q95: 0.0006, ESSBulk: 12345.6, ESSTail: 9999.5, RHat: 0.9995},
-		{Mean: 1.5, SD: math.Inf(1), Q5: math.Inf(-1), Q50: 1.5, Q95: 2, ESSBulk: 3, ESSTail: 4, RHat: 1.5},
-		{Mean: 0.5, SD: 0, Q5: 0.5, Q50: 0.5, Q95: 0.5, ESSBulk: nan, ESSTail: nan, RHat: nan},
+		{Mean: 0.31234, SD: 0.05321, Q5: 0.22449, Q50: 0.31251, Q95: 0.39875, ESSBulk: 1523.4, ESSTail: 1788.6, RHat: 1.0012, MCSEMean: 0.001363, MCSESD: 0.000962},
+		{Mean: -0.4, SD: 0.1, Q5: -0.5645, Q50: -0.40049, Q95: -0.2355, ESSBulk: 312.5, ESSTail: 98.49, RHat: 1.0234, MCSEMean: 0.00566, MCSESD: 0.00401},
+		{Mean: -0.0001, SD: 0.0004, Q5: -0.0008, Q50: 0, Q95: 0.0006, ESSBulk: 12345.6, ESSTail: 9999.5, RHat: 0.9995, MCSEMean: 0.0000036, MCSESD: -0.00000002},
+		{Mean: 1.5, SD: math.Inf(1), Q5: math.Inf(-1), Q50: 1.5, Q95: 2, ESSBulk: 3, ESSTail: 4, RHat: 1.5, MCSEMean: math.Inf(1), MCSESD: nan},
+		{Mean: 0.5, SD: 0, Q5: 0.5, Q50: 0.5, Q95: 0.5, ESSBulk: nan, ESSTail: nan, RHat: nan, MCSEMean: nan, MCSESD: nan},
 	}
 	return names, sums
 }
@@ -58,7 +58,7 @@ func TestSummaryTableFormat(t *testing.T) {
 	names, sums := goldenSummaries()
 	tab := SummaryTable(names, sums)
 	lines := strings.Split(strings.TrimSuffix(tab.Text(), "\n"), "\n")
-	if got := strings.Join(strings.Fields(lines[0]), " "); got != "param mean sd q5 q50 q95 ess_bulk ess_tail rhat" {
+	if got := strings.Join(strings.Fields(lines[0]), " "); got != "param mean sd q5 q50 q95 ess_bulk ess_tail rhat mcse_mean mcse_sd" {
 		t.Errorf("header %q", got)
 	}
 	if len(lines) != 1+len(names) {
@@ -68,10 +68,10 @@ func TestSummaryTableFormat(t *testing.T) {
 		row  int
 		want string
 	}{
-		{0, "C.1.2 0.312 0.053 0.224 0.313 0.399 1523 1789 1.001"},
-		{2, "C.2.3 0.000 0.000 -0.001 0.000 0.001 12346 10000 1.000"},
-		{3, "Lambda.1.1 1.500 +Inf -Inf 1.500 2.000 3 4 1.500"},
-		{4, "const 0.500 0.000 0.500 0.500 0.500 NA NA NA"},
+		{0, "C.1.2 0.312 0.053 0.224 0.313 0.399 1523 1789 1.001 0.0014 0.0010"},
+		{2, "C.2.3 0.000 0.000 -0.001 0.000 0.001 12346 10000 1.000 0.0000 0.0000"},
+		{3, "Lambda.1.1 1.500 +Inf -Inf 1.500 2.000 3 4 1.500 +Inf NA"},
+		{4, "const 0.500 0.000 0.500 0.500 0.500 NA NA NA NA NA"},
 	}
 	for _, tc := range tests {
 		if got := strings.Join(strings.Fields(lines[1+tc.row]), " "); got != tc.want {
@@ -79,6 +79,25 @@ func TestSummaryTableFormat(t *testing.T) {
 		}
 		if got := strings.Join(tab.Rows[tc.row], " "); got != tc.want {
 			t.Errorf("cells of row %d = %q, want %q", tc.row, got, tc.want)
+		}
+	}
+}
+
+// TestSummaryTableInterval: summary m.C, prob = P names the interval's
+// columns by their percentages and keeps the rest of the stable header.
+func TestSummaryTableInterval(t *testing.T) {
+	names, sums := goldenSummaries()
+	for _, c := range []struct {
+		prob float64
+		want string
+	}{
+		{0.9, "param mean sd q5 q50 q95 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+		{0.8, "param mean sd q10 q50 q90 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+		{0.95, "param mean sd q2.5 q50 q97.5 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+		{0.5, "param mean sd q25 q50 q75 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+	} {
+		if got := strings.Join(posteriorTable(names, sums, c.prob).Header, " "); got != c.want {
+			t.Errorf("prob %v: header %q, want %q", c.prob, got, c.want)
 		}
 	}
 }
@@ -148,14 +167,38 @@ func TestTableBundle(t *testing.T) {
 	}
 }
 
-func ExampleSummaryTable() {
-	sums := []inference.Summary{
-		{Mean: 0.312, SD: 0.053, Q5: 0.224, Q50: 0.313, Q95: 0.399, ESSBulk: 1523.4, ESSTail: 1788.6, RHat: 1.0012},
-		{Mean: -0.4, SD: 0.1, Q5: -0.56, Q50: -0.4, Q95: -0.24, ESSBulk: math.NaN(), ESSTail: 98.5, RHat: 1.02},
-	}
-	fmt.Print(SummaryTable([]string{"C.1.2", "C.1.3"}, sums).Text())
-	// Output:
-	// param    mean     sd      q5     q50     q95  ess_bulk  ess_tail   rhat
-	// C.1.2   0.312  0.053   0.224   0.313   0.399      1523      1789  1.001
-	// C.1.3  -0.400  0.100  -0.560  -0.400  -0.240        NA        98  1.020
+// FuzzTableText checks that any cells give one text line per row after
+// the header and one HTML cell per table cell.
+func FuzzTableText(f *testing.F) {
+	f.Add("param mean", "a 1\nb <2>&\n")
+	f.Add("", "\n\n")
+	f.Add("μ σ", "ξ  ψ  ω\n")
+	f.Fuzz(func(t *testing.T, header, body string) {
+		if strings.ContainsAny(header+body, "\r") {
+			return
+		}
+		tab := &Table{Header: strings.Fields(header)}
+		for _, line := range strings.Split(body, "\n") {
+			tab.Rows = append(tab.Rows, strings.Fields(line))
+		}
+		cols := tab.tableColumns()
+		text := tab.Text()
+		if cols == 0 {
+			if text != "" {
+				t.Fatalf("no columns but text %q", text)
+			}
+			return
+		}
+		want := len(tab.Rows)
+		if len(tab.Header) > 0 {
+			want++
+		}
+		if got := strings.Count(text, "\n"); got != want {
+			t.Fatalf("%d lines, want %d: %q", got, want, text)
+		}
+		h := tab.HTML()
+		if got := strings.Count(h, "<td>") + strings.Count(h, "<th>"); got != cols*want {
+			t.Fatalf("%d cells in HTML, want %d", got, cols*want)
+		}
+	})
 }

@@ -4,49 +4,13 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/figure"
 	"github.com/copulang/copulang/inference"
 )
-
-// maxTableRows caps the rows of a table shown in a notebook or terminal;
-// longer tables say how many rows were left out.
-const maxTableRows = 60
-
-// summary shows the posterior summary table of a fitted model's parameters,
-// or a description of a data set's columns.
-func (s *Session) summary(x *compiler.Summary, out Output) error {
-	if d, ok := s.data[x.Target.Name]; ok && x.Target.Member == "" {
-		out.Display(dataSummaryTable(d).Bundle(), "")
-		return nil
-	}
-	_, ps, err := s.params(&x.Target)
-	if err != nil {
-		return err
-	}
-	names := make([]string, len(ps))
-	chains := make([][][]float64, len(ps))
-	for k, p := range ps {
-		names[k] = p.name
-		chains[k] = shortest(p.draws)
-	}
-	sums := inference.SummarizeAll(chains)
-	t := SummaryTable(names, sums)
-	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains", refText(&x.Target), countDraws(chains[0]), len(chains[0]))
-	out.Display(t.Bundle(), "")
-	return nil
-}
-
-func countDraws(chains [][]float64) int {
-	n := 0
-	for _, c := range chains {
-		n += len(c)
-	}
-	return n
-}
 
 // dataSummaryTable describes each column of a data set: its levels, its
 // missing cells and its smallest and largest values.
@@ -88,12 +52,12 @@ func figureName(kind, target string) string {
 
 // emit sends a figure to the output: to a file for the CLI, as a display
 // otherwise.
-func (s *Session) emit(name string, f *Figure, out Output) error {
+func (s *Session) emit(name string, f *figure.Figure, out Output) error {
 	s.figures++
 	if fw, ok := out.(FigureWriter); ok {
 		return fw.WriteFigure(name, f)
 	}
-	out.Display(f.Bundle(), "")
+	out.Display(figureBundle(f), "")
 	return nil
 }
 
@@ -107,7 +71,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 			if d.Truth == nil {
 				return fmt.Errorf("data %s was loaded, not simulated: it has no true C to show; plot heatmap of a fitted model's C instead", d.Name)
 			}
-			f, err := HeatmapPlot(fmt.Sprintf("true C of %s", d.Name), d.Names, d.Truth.C)
+			f, err := figure.Heatmap(fmt.Sprintf("true C of %s", d.Name), d.Names, d.Truth.C)
 			if err != nil {
 				return err
 			}
@@ -117,10 +81,18 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		if err != nil {
 			return err
 		}
-		if ref.Member != "" && ref.Member != "C" {
-			return fmt.Errorf("plot heatmap shows a correlation matrix: use %s.C", ref.Name)
+		mean, member := m.Fit.MeanC(), "C"
+		switch ref.Member {
+		case "", "C":
+		case "partial":
+			if mean, err = meanPartial(m.Fit); err != nil {
+				return err
+			}
+			member = "partial"
+		default:
+			return fmt.Errorf("plot heatmap shows a correlation matrix: use %s.C or %s.partial", ref.Name, ref.Name)
 		}
-		f, err := HeatmapPlot(fmt.Sprintf("posterior mean of %s.C", ref.Name), m.Names(), posteriorMeanC(m.Fit))
+		f, err := figure.Heatmap(fmt.Sprintf("posterior mean of %s.%s", ref.Name, member), m.Names(), mean)
 		if err != nil {
 			return err
 		}
@@ -134,7 +106,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	if err != nil {
 		return err
 	}
-	var f *Figure
+	var f *figure.Figure
 	switch x.Kind {
 	case "trace", "hist", "acf":
 		if len(ps) != 1 {
@@ -143,11 +115,11 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		p := ps[0]
 		switch x.Kind {
 		case "trace":
-			f, err = TracePlot(p.label, p.draws, 0)
+			f, err = figure.Trace(p.label, p.draws, 0)
 		case "hist":
-			f, err = HistPlot(p.label, shortest(p.draws), p.truth)
+			f, err = figure.Histogram(p.label, shortest(p.draws), p.truth)
 		case "acf":
-			f, err = ACFPlot(p.label, shortest(p.draws), 40)
+			f, err = figure.ACF(p.label, shortest(p.draws), 40)
 		}
 	case "pairs":
 		const most = 4
@@ -165,7 +137,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 				draws[k] = append(draws[k], c...)
 			}
 		}
-		f, err = PairsPlot("pairs of "+refText(ref), names, draws)
+		f, err = figure.Pairs("pairs of "+refText(ref), names, draws)
 	default:
 		return fmt.Errorf("unknown plot kind %q", x.Kind)
 	}
@@ -200,7 +172,7 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 		trace = append(trace, r.C[0]...)
 		series[fmt.Sprintf("%s (%s)", mn, r.Method)] = inference.RMSETrace(trace, truth)
 	}
-	f, err := RMSEPlot("RMSE of C to the truth", series, warmup)
+	f, err := figure.RMSE("RMSE of C to the truth", series, warmup)
 	if err != nil {
 		return err
 	}
@@ -222,59 +194,12 @@ func (s *Session) plotLatent(x *compiler.PlotStmt, name string, out Output) erro
 	if j < 0 || j >= len(m.Cols) {
 		return fmt.Errorf("%s: column index out of range", refText(ref))
 	}
-	f, err := LatentPlot(fmt.Sprintf("latent z of %s against its observed levels", m.Names()[j]),
+	f, err := figure.Latent(fmt.Sprintf("latent z of %s against its observed levels", m.Names()[j]),
 		m.Data.Columns[m.Cols[j]], m.Fit.ZMean[j])
 	if err != nil {
 		return err
 	}
 	return s.emit(name, f, out)
-}
-
-// impute shows the posterior predictive mean and median of every missing
-// cell of a fitted model's data, on the data scale.
-func (s *Session) impute(x *compiler.Impute, out Output) error {
-	m, err := s.fitted(x.Model)
-	if err != nil {
-		return err
-	}
-	cells := m.Fit.Impute()
-	if len(cells) == 0 {
-		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in the columns of %s\n", m.Data.Name, x.Model))
-		return nil
-	}
-	names := m.Names()
-	t := &Table{Header: []string{"row", "column", "mean", "median", "q5", "q95", "draws"}}
-	perColumn := map[string]int{}
-	for _, c := range cells {
-		perColumn[names[c.Col]]++
-	}
-	for k, c := range cells {
-		if k == maxTableRows {
-			break
-		}
-		j := m.Cols[c.Col]
-		t.Rows = append(t.Rows, []string{
-			strconv.Itoa(c.Row + 1), names[c.Col],
-			strconv.FormatFloat(c.Mean, 'f', 2, 64),
-			formatValue(m.Data, j, c.Median),
-			formatValue(m.Data, j, inference.Quantile([][]float64{c.Draws}, 0.05)),
-			formatValue(m.Data, j, inference.Quantile([][]float64{c.Draws}, 0.95)),
-			strconv.Itoa(len(c.Draws)),
-		})
-	}
-	cols := make([]string, 0, len(perColumn))
-	for c, n := range perColumn {
-		cols = append(cols, fmt.Sprintf("%s: %d", c, n))
-	}
-	sort.Strings(cols)
-	caption := fmt.Sprintf("imputed missing cells of %s (%d in all; %s)", m.Data.Name, len(cells), strings.Join(cols, ", "))
-	if len(cells) > maxTableRows {
-		caption += fmt.Sprintf("; the first %d shown", maxTableRows)
-	}
-	// The caption goes out as text so that plain-text clients see it too.
-	out.Stream("stdout", caption+"\n")
-	out.Display(t.Bundle(), "")
-	return nil
 }
 
 // show displays a binding: the head of a data set, a model's declaration

@@ -1,4 +1,4 @@
-package session
+package figure
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func fuzzSeed(vs ...float64) []byte {
 // figure must carry PNG, SVG and text.
 func FuzzPlots(f *testing.F) {
 	f.Add(uint8(2), "C[1, 2]", fuzzSeed(0.1, 0.2, 0.3, 0.4))
-	f.Add(uint8(1), "a<b & \"c\"", fuzzSeed(math.NaN(), math.Inf(1), math.Inf(-1), 0, -0.0, 5e-324))
+	f.Add(uint8(1), "a<b & \"c\"", fuzzSeed(math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 5e-324))
 	f.Add(uint8(3), "\x00\xff\n", fuzzSeed(1e308, -1e308, 1e-300, 1, 1, 1, 2, 2, 2))
 	f.Add(uint8(1), "", fuzzSeed(7))
 	f.Fuzz(func(t *testing.T, m uint8, title string, data []byte) {
@@ -53,29 +53,34 @@ func FuzzPlots(f *testing.F) {
 		for i := range labels {
 			labels[i] = title
 		}
-		k := min(chainsN, pairsMax)
+		k := min(chainsN, maxPairs)
 		half := len(vs) / 2
 		checks := []struct {
 			name string
 			make func() (*Figure, error)
 		}{
-			{"trace", func() (*Figure, error) { return TracePlot(title, chains, int(m)) }},
-			{"hist", func() (*Figure, error) { return HistPlot(title, chains, vs[0]) }},
-			{"acf", func() (*Figure, error) { return ACFPlot(title, chains, int(m)) }},
-			{"heatmap", func() (*Figure, error) { return HeatmapPlot(title, labels, vs[:len(labels)*len(labels)]) }},
+			{"trace", func() (*Figure, error) { return Trace(title, chains, int(m)) }},
+			{"hist", func() (*Figure, error) { return Histogram(title, chains, vs[0]) }},
+			{"acf", func() (*Figure, error) { return ACF(title, chains, int(m)) }},
+			{"heatmap", func() (*Figure, error) { return Heatmap(title, labels, vs[:len(labels)*len(labels)]) }},
 			{"rmse", func() (*Figure, error) {
-				return RMSEPlot(title, map[string][]float64{title: chains[0], "b": vs}, int(m))
+				return RMSE(title, map[string][]float64{title: chains[0], "b": vs}, int(m))
 			}},
 			{"pairs", func() (*Figure, error) {
-				return PairsPlot(title, labels[:min(k, len(labels))], chains[:min(k, len(labels))])
+				return Pairs(title, labels[:min(k, len(labels))], chains[:min(k, len(labels))])
 			}},
-			{"levels", func() (*Figure, error) { return LevelsPlot(title, vs, []string{"x"}) }},
-			{"bars", func() (*Figure, error) { return BarsPlot(title, "", "", make([]string, len(vs)), vs) }},
+			{"intervals", func() (*Figure, error) {
+				q := len(vs) / 4
+				if q == 0 {
+					return Intervals(title, title, []string{title}, vs[:1], vs[:1], vs[:1], vs[:1], []bool{true})
+				}
+				return Intervals(title, title, make([]string, q), vs[:q], vs[q:2*q], vs[2*q:3*q], vs[3*q:4*q], make([]bool, q))
+			}},
 			{"latent", func() (*Figure, error) {
 				if half == 0 {
-					return LatentPlot(title, vs, vs)
+					return Latent(title, vs, vs)
 				}
-				return LatentPlot(title, vs[:half], vs[half:2*half])
+				return Latent(title, vs[:half], vs[half:2*half])
 			}},
 		}
 		for _, c := range checks {
@@ -99,42 +104,6 @@ func FuzzPlots(f *testing.F) {
 					t.Fatalf("%s: SVG is not well-formed XML: %v", c.name, err)
 				}
 			}
-		}
-	})
-}
-
-// FuzzTableText checks that any cells give one text line per row after
-// the header and one HTML cell per table cell.
-func FuzzTableText(f *testing.F) {
-	f.Add("param mean", "a 1\nb <2>&\n")
-	f.Add("", "\n\n")
-	f.Add("μ σ", "ξ  ψ  ω\n")
-	f.Fuzz(func(t *testing.T, header, body string) {
-		if strings.ContainsAny(header+body, "\r") {
-			return
-		}
-		tab := &Table{Header: strings.Fields(header)}
-		for _, line := range strings.Split(body, "\n") {
-			tab.Rows = append(tab.Rows, strings.Fields(line))
-		}
-		cols := tab.tableColumns()
-		text := tab.Text()
-		if cols == 0 {
-			if text != "" {
-				t.Fatalf("no columns but text %q", text)
-			}
-			return
-		}
-		want := len(tab.Rows)
-		if len(tab.Header) > 0 {
-			want++
-		}
-		if got := strings.Count(text, "\n"); got != want {
-			t.Fatalf("%d lines, want %d: %q", got, want, text)
-		}
-		h := tab.HTML()
-		if got := strings.Count(h, "<td>") + strings.Count(h, "<th>"); got != cols*want {
-			t.Fatalf("%d cells in HTML, want %d", got, cols*want)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package session
+package figure
 
 // Plots of MCMC output for one scalar quantity (trace, histogram,
 // autocorrelation) and of error against a known truth per iteration (RMSE).
@@ -20,14 +20,14 @@ import (
 	"github.com/copulang/copulang/inference"
 )
 
-// TracePlot draws each chain's draws against the iteration number, one
+// Trace draws each chain's draws against the iteration number, one
 // colour per chain. Iterations 1..warmup (0 for none) are shaded as warmup;
 // a warmup longer than the chains shades them all. Chains must have the
 // same, positive length; non-finite draws break the line and are counted in
 // the text description. Chains longer than 2000 draws are drawn as the
 // minimum and maximum of buckets, which keeps their envelope.
-func TracePlot(title string, chains [][]float64, warmup int) (*Figure, error) {
-	n, err := figCheckChains("trace plot", chains)
+func Trace(title string, chains [][]float64, warmup int) (*Figure, error) {
+	n, err := checkChains("trace plot", chains)
 	if err != nil {
 		return nil, err
 	}
@@ -37,87 +37,87 @@ func TracePlot(title string, chains [][]float64, warmup int) (*Figure, error) {
 	warmup = min(warmup, n)
 	segs := make([][]plotter.XYs, len(chains))
 	for m, c := range chains {
-		segs[m] = figSegments(c, figMaxLinePoints)
+		segs[m] = segments(c, maxLinePoints)
 	}
-	lo, hi, finite, nonFinite := figRange(chains...)
+	lo, hi, finite, nonFinite := valueRange(chains...)
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Trace plot of %s: %d chain(s) × %d draws", figName(title), len(chains), n)
+	fmt.Fprintf(&desc, "Trace plot of %s: %d chain(s) × %d draws", subject(title), len(chains), n)
 	if warmup > 0 {
 		fmt.Fprintf(&desc, " (first %d warmup)", warmup)
 	}
 	if finite > 0 {
-		fmt.Fprintf(&desc, ", values in [%s, %s]", figNum(lo), figNum(hi))
+		fmt.Fprintf(&desc, ", values in [%s, %s]", num(lo), num(hi))
 	}
-	desc.WriteString(figNote(nonFinite))
+	desc.WriteString(nonFiniteNote(nonFinite))
 
-	return renderFigure(figWidth, figHeight, desc.String(), func(dc draw.Canvas) {
-		p := newFigPlot(title, "iteration", "value")
+	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
+		p := newPlot(title, "iteration", "value")
 		if warmup > 0 {
-			band := figBand{X0: 0.5, X1: float64(warmup) + 0.5, Color: color.Gray{Y: 232}}
+			band := shadedBand{X0: 0.5, X1: float64(warmup) + 0.5, Color: color.Gray{Y: 232}}
 			p.Add(band)
 			p.Legend.Add("warmup", band)
 		}
 		for m := range chains {
-			th := figAddSeries(p, segs[m], figLineStyle(figChainColor(m), 0.6))
+			th := addSeries(p, segs[m], lineStyle(seriesColor(m), 0.6))
 			if len(chains) > 1 {
 				p.Legend.Add(fmt.Sprintf("chain %d", m+1), th)
 			}
 		}
 		p.X.Min = math.Min(p.X.Min, 0.5)
 		p.X.Max = math.Max(p.X.Max, float64(n)+0.5)
-		figDrawLegendRight(p, dc, warmup > 0 || len(chains) > 1)
+		drawLegendRight(p, dc, warmup > 0 || len(chains) > 1)
 	})
 }
 
-// HistPlot draws the histogram of the pooled draws of all chains, scaled as
+// Histogram draws the histogram of the pooled draws of all chains, scaled as
 // a density, with each chain's histogram outlined in its colour when there
 // are several chains, and a vertical dashed line at truth unless truth is
 // NaN. Chains must have the same, positive length; non-finite draws are
 // left out and counted in the text description.
-func HistPlot(title string, chains [][]float64, truth float64) (*Figure, error) {
-	n, err := figCheckChains("histogram", chains)
+func Histogram(title string, chains [][]float64, truth float64) (*Figure, error) {
+	n, err := checkChains("histogram", chains)
 	if err != nil {
 		return nil, err
 	}
-	lo, hi, finite, nonFinite := figRange(chains...)
-	edges := figBinEdges(lo, hi, finite)
-	pooled := figDensity(edges, chains...)
+	lo, hi, finite, nonFinite := valueRange(chains...)
+	edges := binEdges(lo, hi, finite)
+	pooled := density(edges, chains...)
 	var outlines []plotter.XYs
 	if len(chains) > 1 {
 		outlines = make([]plotter.XYs, len(chains))
 		for m, c := range chains {
-			outlines[m] = figStepOutline(edges, figDensity(edges, c))
+			outlines[m] = stepOutline(edges, density(edges, c))
 		}
 	}
-	showTruth := figFinite(truth)
+	showTruth := drawable(truth)
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Histogram of %s: %d chain(s) × %d draws", figName(title), len(chains), n)
+	fmt.Fprintf(&desc, "Histogram of %s: %d chain(s) × %d draws", subject(title), len(chains), n)
 	if finite > 0 {
 		mean := 0.0
 		for _, c := range chains {
 			for _, v := range c {
-				if figFinite(v) {
+				if drawable(v) {
 					mean += v
 				}
 			}
 		}
-		fmt.Fprintf(&desc, ", mean %s, range [%s, %s]", figNum(mean/float64(finite)), figNum(lo), figNum(hi))
+		fmt.Fprintf(&desc, ", mean %s, range [%s, %s]", num(mean/float64(finite)), num(lo), num(hi))
 	}
 	if showTruth {
-		fmt.Fprintf(&desc, ", truth %s", figNum(truth))
+		fmt.Fprintf(&desc, ", truth %s", num(truth))
 	}
-	desc.WriteString(figNote(nonFinite))
+	desc.WriteString(nonFiniteNote(nonFinite))
 
-	return renderFigure(figWidth, figHeight, desc.String(), func(dc draw.Canvas) {
-		p := newFigPlot(title, "value", "density")
+	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
+		p := newPlot(title, "value", "density")
 		if len(edges) > 1 {
 			h := &plotter.Histogram{
 				Bins:      pooled,
 				Width:     edges[1] - edges[0],
 				FillColor: color.NRGBA{R: 0xB0, G: 0xC4, B: 0xDE, A: 0xFF},
-				LineStyle: figLineStyle(color.Gray{Y: 255}, 0.5),
+				LineStyle: lineStyle(color.Gray{Y: 255}, 0.5),
 			}
 			p.Add(h)
 			if len(chains) > 1 {
@@ -125,25 +125,25 @@ func HistPlot(title string, chains [][]float64, truth float64) (*Figure, error) 
 			}
 		}
 		for m, o := range outlines {
-			l := &plotter.Line{XYs: o, LineStyle: figLineStyle(figAlpha(figChainColor(m), 0.9), 1)}
+			l := &plotter.Line{XYs: o, LineStyle: lineStyle(withAlpha(seriesColor(m), 0.9), 1)}
 			p.Add(l)
 			p.Legend.Add(fmt.Sprintf("chain %d", m+1), l)
 		}
 		if showTruth {
-			v := figVLine{X: truth, Style: figDashed(color.Black, 1.5)}
+			v := vLine{X: truth, Style: dashed(color.Black, 1.5)}
 			p.Add(v)
-			p.Legend.Add("truth "+figNum(truth), v)
+			p.Legend.Add("truth "+num(truth), v)
 		}
 		p.Y.Min = 0
-		figDrawLegendRight(p, dc, len(chains) > 1 || showTruth)
+		drawLegendRight(p, dc, len(chains) > 1 || showTruth)
 	})
 }
 
-// figBinEdges chooses equal-width histogram bins covering [lo, hi] for
+// binEdges chooses equal-width histogram bins covering [lo, hi] for
 // count finite values: about √count bins, between 5 and 40. A single value
 // gets a bin of width 1 (or a tenth of its magnitude) centred on it. With no
 // finite values there are no bins.
-func figBinEdges(lo, hi float64, count int) []float64 {
+func binEdges(lo, hi float64, count int) []float64 {
 	if count == 0 {
 		return nil
 	}
@@ -162,9 +162,9 @@ func figBinEdges(lo, hi float64, count int) []float64 {
 	return edges
 }
 
-// figDensity bins the finite values of the series with the given edges and
+// density bins the finite values of the series with the given edges and
 // scales the counts to a density (area one).
-func figDensity(edges []float64, series ...[]float64) []plotter.HistogramBin {
+func density(edges []float64, series ...[]float64) []plotter.HistogramBin {
 	if len(edges) < 2 {
 		return nil
 	}
@@ -177,7 +177,7 @@ func figDensity(edges []float64, series ...[]float64) []plotter.HistogramBin {
 	total := 0
 	for _, s := range series {
 		for _, v := range s {
-			if !figFinite(v) {
+			if !drawable(v) {
 				continue
 			}
 			i := min(max(int((v-lo)/width), 0), k-1)
@@ -193,8 +193,8 @@ func figDensity(edges []float64, series ...[]float64) []plotter.HistogramBin {
 	return bins
 }
 
-// figStepOutline is the outline of a histogram as a polyline.
-func figStepOutline(edges []float64, bins []plotter.HistogramBin) plotter.XYs {
+// stepOutline is the outline of a histogram as a polyline.
+func stepOutline(edges []float64, bins []plotter.HistogramBin) plotter.XYs {
 	if len(bins) == 0 {
 		return nil
 	}
@@ -206,14 +206,14 @@ func figStepOutline(edges []float64, bins []plotter.HistogramBin) plotter.XYs {
 	return append(out, plotter.XY{X: edges[len(edges)-1], Y: 0})
 }
 
-// ACFPlot draws the autocorrelation of each chain at lags 0..maxLag (see
+// ACF draws the autocorrelation of each chain at lags 0..maxLag (see
 // inference.Autocovariance), with dashed lines at ±1.96/√n, the band in
 // which the autocorrelations of white noise fall 95% of the time.
 // maxLag ≤ 0 selects min(40, n−1); it is capped at n−1. Chains with
 // non-finite or constant draws have no autocorrelation; they are left out
 // and named in the text description.
-func ACFPlot(title string, chains [][]float64, maxLag int) (*Figure, error) {
-	n, err := figCheckChains("autocorrelation plot", chains)
+func ACF(title string, chains [][]float64, maxLag int) (*Figure, error) {
+	n, err := checkChains("autocorrelation plot", chains)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func ACFPlot(title string, chains [][]float64, maxLag int) (*Figure, error) {
 	mean := make([]float64, maxLag+1)
 	used := 0
 	for m, c := range chains {
-		_, _, _, nonFinite := figRange(c)
+		_, _, _, nonFinite := valueRange(c)
 		if nonFinite > 0 {
 			skipped = append(skipped, fmt.Sprintf("chain %d (non-finite draws)", m+1))
 			continue
@@ -262,32 +262,32 @@ func ACFPlot(title string, chains [][]float64, maxLag int) (*Figure, error) {
 	bound := 1.96 / math.Sqrt(float64(n))
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Autocorrelation of %s: %d chain(s) × %d draws, lags 0..%d", figName(title), len(chains), n, maxLag)
+	fmt.Fprintf(&desc, "Autocorrelation of %s: %d chain(s) × %d draws, lags 0..%d", subject(title), len(chains), n, maxLag)
 	switch {
 	case used == 0:
 	case firstBelow >= 0:
 		fmt.Fprintf(&desc, ", mean autocorrelation below 0.05 from lag %d", firstBelow)
 	default:
-		fmt.Fprintf(&desc, ", mean autocorrelation still %s at lag %d", figNum(mean[maxLag]/float64(used)), maxLag)
+		fmt.Fprintf(&desc, ", mean autocorrelation still %s at lag %d", num(mean[maxLag]/float64(used)), maxLag)
 	}
 	if len(skipped) > 0 {
 		fmt.Fprintf(&desc, "; not drawn: %s", strings.Join(skipped, ", "))
 	}
 
-	return renderFigure(figWidth, figHeight, desc.String(), func(dc draw.Canvas) {
-		p := newFigPlot(title, "lag", "autocorrelation")
-		p.Add(figHLine{Y: 0, Style: figLineStyle(color.Gray{Y: 90}, 0.8)})
+	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
+		p := newPlot(title, "lag", "autocorrelation")
+		p.Add(hLine{Y: 0, Style: lineStyle(color.Gray{Y: 90}, 0.8)})
 		if n > 1 {
-			band := figDashed(color.Gray{Y: 110}, 0.8)
-			p.Add(figHLine{Y: bound, Style: band}, figHLine{Y: -bound, Style: band})
-			p.Legend.Add("±1.96/√n", figHLine{Style: band})
+			band := dashed(color.Gray{Y: 110}, 0.8)
+			p.Add(hLine{Y: bound, Style: band}, hLine{Y: -bound, Style: band})
+			p.Legend.Add("±1.96/√n", hLine{Style: band})
 		}
 		for m, xy := range acfs {
 			if xy == nil {
 				continue
 			}
-			c := figAlpha(figChainColor(m), 0.85)
-			l := &plotter.Line{XYs: xy, LineStyle: figLineStyle(c, 1)}
+			c := withAlpha(seriesColor(m), 0.85)
+			l := &plotter.Line{XYs: xy, LineStyle: lineStyle(c, 1)}
 			s := &plotter.Scatter{XYs: xy, GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(1.6), Shape: draw.CircleGlyph{}}}
 			p.Add(l, s)
 			if len(chains) > 1 {
@@ -297,16 +297,16 @@ func ACFPlot(title string, chains [][]float64, maxLag int) (*Figure, error) {
 		p.Y.Max = math.Max(p.Y.Max, 1)
 		p.X.Min = math.Min(p.X.Min, 0)
 		p.X.Max = math.Max(p.X.Max, float64(maxLag))
-		figDrawLegendRight(p, dc, true)
+		drawLegendRight(p, dc, true)
 	})
 }
 
-// RMSEPlot draws, for each labelled series, the root mean square error
+// RMSE draws, for each labelled series, the root mean square error
 // against a known truth per iteration, as lines with a legend sorted by
 // label. Iterations 1..warmup are shaded. The y axis is logarithmic when
 // all values are positive and span more than a factor of 20; non-finite
 // values break the lines.
-func RMSEPlot(title string, series map[string][]float64, warmup int) (*Figure, error) {
+func RMSE(title string, series map[string][]float64, warmup int) (*Figure, error) {
 	if len(series) == 0 {
 		return nil, fmt.Errorf("RMSE plot: no series")
 	}
@@ -325,62 +325,62 @@ func RMSEPlot(title string, series map[string][]float64, warmup int) (*Figure, e
 		all = append(all, s)
 	}
 	warmup = min(warmup, longest)
-	lo, hi, finite, nonFinite := figRange(all...)
+	lo, hi, finite, nonFinite := valueRange(all...)
 	logY := finite > 0 && lo > 0 && hi/lo > 20
 	segs := make([][]plotter.XYs, len(labels))
 	for i, s := range all {
-		segs[i] = figSegments(s, figMaxLinePoints)
+		segs[i] = segments(s, maxLinePoints)
 	}
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "RMSE plot %s: %d series over %d iterations", figName(title), len(labels), longest)
+	fmt.Fprintf(&desc, "RMSE plot %s: %d series over %d iterations", subject(title), len(labels), longest)
 	if warmup > 0 {
 		fmt.Fprintf(&desc, " (first %d warmup)", warmup)
 	}
 	for i, l := range labels {
-		if last, ok := figLastFinite(all[i]); ok {
-			fmt.Fprintf(&desc, "; %s final %s", l, figNum(last))
+		if last, ok := lastDrawable(all[i]); ok {
+			fmt.Fprintf(&desc, "; %s final %s", l, num(last))
 		}
 	}
 	if logY {
 		desc.WriteString("; log scale")
 	}
-	desc.WriteString(figNote(nonFinite))
+	desc.WriteString(nonFiniteNote(nonFinite))
 
-	return renderFigure(figWidth, figHeight, desc.String(), func(dc draw.Canvas) {
-		p := newFigPlot(title, "iteration", "RMSE")
+	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
+		p := newPlot(title, "iteration", "RMSE")
 		if logY {
 			p.Y.Scale = plot.LogScale{}
 			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 		}
 		if warmup > 0 {
-			band := figBand{X0: 0.5, X1: float64(warmup) + 0.5, Color: color.Gray{Y: 232}}
+			band := shadedBand{X0: 0.5, X1: float64(warmup) + 0.5, Color: color.Gray{Y: 232}}
 			p.Add(band)
 			p.Legend.Add("warmup", band)
 		}
 		for i, l := range labels {
-			th := figAddSeries(p, segs[i], figLineStyle(figChainColor(i), 1.2))
+			th := addSeries(p, segs[i], lineStyle(seriesColor(i), 1.2))
 			p.Legend.Add(l, th)
 		}
 		if !logY {
 			p.Y.Min = math.Min(p.Y.Min, 0)
 		}
-		figDrawLegendRight(p, dc, true)
+		drawLegendRight(p, dc, true)
 	})
 }
 
-// figLastFinite returns the last finite value of s.
-func figLastFinite(s []float64) (float64, bool) {
+// lastDrawable returns the last finite value of s.
+func lastDrawable(s []float64) (float64, bool) {
 	for i := len(s) - 1; i >= 0; i-- {
-		if figFinite(s[i]) {
+		if drawable(s[i]) {
 			return s[i], true
 		}
 	}
 	return 0, false
 }
 
-// figName is a title for the text description: quoted, or "the quantity".
-func figName(title string) string {
+// subject is a title for the text description: quoted, or "the quantity".
+func subject(title string) string {
 	if title == "" {
 		return "the quantity"
 	}

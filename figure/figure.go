@@ -1,14 +1,13 @@
-package session
+package figure
 
-// This file holds the Figure type and the machinery shared by the plot
-// functions: rendering one drawing to PNG (vgimg) and SVG (vgsvg), fonts,
-// chain colours, input checks, and small custom plotters (shaded bands,
-// vertical and horizontal reference lines, centred text). The plots
-// themselves live in plot_*.go.
+// This file holds the Figure type and the machinery shared by the plots:
+// rendering one drawing to PNG (vgimg) and SVG (vgsvg), fonts, series
+// colours, input checks, and small custom plotters (shaded bands, vertical
+// and horizontal reference lines, centred text). The plots themselves live
+// in chains.go, matrix.go and latent.go.
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"image"
 	"image/color"
@@ -37,63 +36,53 @@ type Figure struct {
 	Width, Height int // pixels
 }
 
-// Bundle returns the figure as Jupyter display data: "image/png" as a base64
-// string, "image/svg+xml" as a string and "text/plain".
-func (f *Figure) Bundle() MimeBundle {
-	return MimeBundle{
-		"image/png":     base64.StdEncoding.EncodeToString(f.PNG),
-		"image/svg+xml": string(f.SVG),
-		"text/plain":    f.Text,
-	}
-}
-
 const (
-	figDPI    = 96  // pixels per inch of the PNG; SVG lengths use the same scale
-	figWidth  = 640 // default width in pixels
-	figHeight = 400 // default height in pixels
+	dpi           = 96  // pixels per inch of the PNG; SVG lengths use the same scale
+	defaultWidth  = 640 // default width in pixels
+	defaultHeight = 400 // default height in pixels
 
-	// figPNGBudget is the PNG size above which the image is reduced to
+	// pngBudget is the PNG size above which the image is reduced to
 	// 256 colours.
-	figPNGBudget = 80 << 10
+	pngBudget = 80 << 10
 
-	// figMaxLinePoints bounds the points drawn per line: longer series are
-	// reduced to the minimum and maximum of each of figMaxLinePoints/2
+	// maxLinePoints bounds the points drawn per line: longer series are
+	// reduced to the minimum and maximum of each of maxLinePoints/2
 	// buckets, which keeps the envelope a reader sees.
-	figMaxLinePoints = 2000
+	maxLinePoints = 2000
 )
 
-// figPixels converts a length in pixels to vg units at figDPI.
-func figPixels(px int) vg.Length { return vg.Length(px) * vg.Inch / figDPI }
+// pixels converts a length in pixels to vg units at dpi.
+func pixels(px int) vg.Length { return vg.Length(px) * vg.Inch / dpi }
 
-// renderFigure draws the picture twice, to a PNG canvas and to an SVG
+// render draws the picture twice, to a PNG canvas and to an SVG
 // canvas of wpx×hpx pixels. paint must draw the same thing every time it is
 // called; it is called once per format. A panic from gonum/plot (which
 // panics on some degenerate inputs) is returned as an error.
-func renderFigure(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *Figure, err error) {
+func render(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *Figure, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			fig, err = nil, fmt.Errorf("rendering %s: %v", desc, r)
 		}
 	}()
-	w, h := figPixels(wpx), figPixels(hpx)
+	w, h := pixels(wpx), pixels(hpx)
 
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(figDPI))
-	paint(draw.New(figCleanText{img}))
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
+	paint(draw.New(cleanText{img}))
 	var pngBuf bytes.Buffer
 	if err := png.Encode(&pngBuf, img.Image()); err != nil {
 		return nil, fmt.Errorf("encoding PNG of %s: %w", desc, err)
 	}
-	if rgba, ok := img.Image().(*image.RGBA); ok && pngBuf.Len() > figPNGBudget {
+	if rgba, ok := img.Image().(*image.RGBA); ok && pngBuf.Len() > pngBudget {
 		// Dense antialiased lines make true-colour PNGs large; 256
 		// colours look the same and take about a third of the bytes.
 		pngBuf.Reset()
-		if err := png.Encode(&pngBuf, figQuantize(rgba)); err != nil {
+		if err := png.Encode(&pngBuf, quantize(rgba)); err != nil {
 			return nil, fmt.Errorf("encoding PNG of %s: %w", desc, err)
 		}
 	}
 
 	svg := vgsvg.New(w, h)
-	paint(draw.New(figCleanText{svg}))
+	paint(draw.New(cleanText{svg}))
 	var svgBuf bytes.Buffer
 	if _, err := svg.WriteTo(&svgBuf); err != nil {
 		return nil, fmt.Errorf("encoding SVG of %s: %w", desc, err)
@@ -109,19 +98,19 @@ func renderFigure(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *F
 	}, nil
 }
 
-// figCleanText is a canvas that replaces, in the text it draws, invalid
+// cleanText is a canvas that replaces, in the text it draws, invalid
 // UTF-8 and the characters XML forbids (C0 controls other than tab and
 // newline, U+FFFE, U+FFFF) with U+FFFD, so that titles and labels taken from
 // user input always give a well-formed SVG.
-type figCleanText struct{ vg.CanvasSizer }
+type cleanText struct{ vg.CanvasSizer }
 
 // FillString implements vg.Canvas.
-func (c figCleanText) FillString(f font.Face, pt vg.Point, s string) {
-	c.CanvasSizer.FillString(f, pt, figXMLText(s))
+func (c cleanText) FillString(f font.Face, pt vg.Point, s string) {
+	c.CanvasSizer.FillString(f, pt, xmlText(s))
 }
 
-// figXMLText is s with the characters XML cannot carry replaced by U+FFFD.
-func figXMLText(s string) string {
+// xmlText is s with the characters XML cannot carry replaced by U+FFFD.
+func xmlText(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\t' || r == '\n':
@@ -133,26 +122,26 @@ func figXMLText(s string) string {
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
-// figFont is the sans-serif face used for all text, at size points.
-func figFont(size vg.Length) font.Font {
+// sans is the sans-serif face used for all text, at size points.
+func sans(size vg.Length) font.Font {
 	return font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, size)
 }
 
-// figTextStyle is a centred text style in the figure font.
-func figTextStyle(size vg.Length, c color.Color) text.Style {
+// textStyle is a centred text style in the figure font.
+func textStyle(size vg.Length, c color.Color) text.Style {
 	return text.Style{
 		Color:   c,
-		Font:    figFont(size),
+		Font:    sans(size),
 		XAlign:  draw.XCenter,
 		YAlign:  draw.YCenter,
 		Handler: plot.DefaultTextHandler,
 	}
 }
 
-// newFigPlot returns a plot with the house style: sans-serif text, a light
+// newPlot returns a plot with the house style: sans-serif text, a light
 // grid, the legend at the top right.
-func newFigPlot(title, xLabel, yLabel string) *plot.Plot {
-	p := newFigPanel(title, xLabel, yLabel)
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := newPanel(title, xLabel, yLabel)
 	g := plotter.NewGrid()
 	g.Vertical.Color = color.Gray{Y: 225}
 	g.Horizontal.Color = color.Gray{Y: 225}
@@ -160,27 +149,27 @@ func newFigPlot(title, xLabel, yLabel string) *plot.Plot {
 	return p
 }
 
-// newFigPanel is newFigPlot without the grid.
-func newFigPanel(title, xLabel, yLabel string) *plot.Plot {
+// newPanel is newPlot without the grid.
+func newPanel(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
-	p.Title.TextStyle.Font = figFont(12)
+	p.Title.TextStyle.Font = sans(12)
 	p.Title.Padding = vg.Points(6)
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font = figFont(10)
-		a.Tick.Label.Font = figFont(8.5)
+		a.Label.TextStyle.Font = sans(10)
+		a.Tick.Label.Font = sans(8.5)
 	}
-	p.Legend.TextStyle.Font = figFont(8.5)
+	p.Legend.TextStyle.Font = sans(8.5)
 	p.Legend.Top = true
 	p.Legend.ThumbnailWidth = vg.Points(14)
 	return p
 }
 
-// figChainColor is the colour of series i: the Okabe–Ito palette, which
+// seriesColor is the colour of series i: the Okabe–Ito palette, which
 // stays distinguishable for colour-blind readers, cycled after eight.
-func figChainColor(i int) color.NRGBA {
+func seriesColor(i int) color.NRGBA {
 	palette := [...]color.NRGBA{
 		{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF}, // blue
 		{R: 0xD5, G: 0x5E, B: 0x00, A: 0xFF}, // vermillion
@@ -197,28 +186,28 @@ func figChainColor(i int) color.NRGBA {
 	return palette[i%len(palette)]
 }
 
-// figAlpha returns c with opacity a in [0, 1].
-func figAlpha(c color.NRGBA, a float64) color.NRGBA {
+// withAlpha returns c with opacity a in [0, 1].
+func withAlpha(c color.NRGBA, a float64) color.NRGBA {
 	c.A = uint8(math.Round(255 * a))
 	return c
 }
 
-// figMaxMagnitude bounds the values that are drawn: beyond it, differences
+// maxMagnitude bounds the values that are drawn: beyond it, differences
 // of values overflow and gonum/plot's axis arithmetic breaks down.
-const figMaxMagnitude = 1e300
+const maxMagnitude = 1e300
 
-// figFinite reports whether v can be drawn: not NaN, and not infinite or
-// beyond ±figMaxMagnitude. Values that cannot be drawn are counted in the
+// drawable reports whether v can be drawn: not NaN, and not infinite or
+// beyond ±maxMagnitude. Values that cannot be drawn are counted in the
 // text descriptions as non-finite.
-func figFinite(v float64) bool { return math.Abs(v) <= figMaxMagnitude }
+func drawable(v float64) bool { return math.Abs(v) <= maxMagnitude }
 
-// figRange returns the smallest and largest finite values of the series
+// valueRange returns the smallest and largest finite values of the series
 // and how many finite and non-finite values they hold.
-func figRange(series ...[]float64) (lo, hi float64, finite, nonFinite int) {
+func valueRange(series ...[]float64) (lo, hi float64, finite, nonFinite int) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for _, v := range s {
-			if !figFinite(v) {
+			if !drawable(v) {
 				nonFinite++
 				continue
 			}
@@ -230,9 +219,9 @@ func figRange(series ...[]float64) (lo, hi float64, finite, nonFinite int) {
 	return lo, hi, finite, nonFinite
 }
 
-// figCheckChains checks that chains is non-empty and that all chains have
+// checkChains checks that chains is non-empty and that all chains have
 // the same positive length, which it returns.
-func figCheckChains(what string, chains [][]float64) (int, error) {
+func checkChains(what string, chains [][]float64) (int, error) {
 	if len(chains) == 0 {
 		return 0, fmt.Errorf("%s: no chains", what)
 	}
@@ -248,11 +237,11 @@ func figCheckChains(what string, chains [][]float64) (int, error) {
 	return n, nil
 }
 
-// figSegments turns y (plotted against x = 1, 2, ...) into the runs of
+// segments turns y (plotted against x = 1, 2, ...) into the runs of
 // finite points to draw as lines; a non-finite value breaks the line. When
 // y is longer than maxPoints it is cut into maxPoints/2 buckets and each
 // bucket contributes its minimum and maximum, in order.
-func figSegments(y []float64, maxPoints int) []plotter.XYs {
+func segments(y []float64, maxPoints int) []plotter.XYs {
 	bucket := 1
 	if half := maxPoints / 2; half > 0 && len(y) > maxPoints {
 		bucket = (len(y) + half - 1) / half
@@ -269,7 +258,7 @@ func figSegments(y []float64, maxPoints int) []plotter.XYs {
 		end := min(start+bucket, len(y))
 		lo, hi := -1, -1
 		for i := start; i < end; i++ {
-			if !figFinite(y[i]) {
+			if !drawable(y[i]) {
 				continue
 			}
 			if lo < 0 || y[i] < y[lo] {
@@ -293,10 +282,10 @@ func figSegments(y []float64, maxPoints int) []plotter.XYs {
 	return segs
 }
 
-// figAddSeries adds the segments of one series as lines in the given style;
+// addSeries adds the segments of one series as lines in the given style;
 // single isolated points are drawn as dots so that they stay visible. It
 // returns a thumbnail for the legend.
-func figAddSeries(p *plot.Plot, segs []plotter.XYs, style draw.LineStyle) plot.Thumbnailer {
+func addSeries(p *plot.Plot, segs []plotter.XYs, style draw.LineStyle) plot.Thumbnailer {
 	for _, s := range segs {
 		if len(s) == 1 {
 			p.Add(&plotter.Scatter{XYs: s, GlyphStyle: draw.GlyphStyle{
@@ -309,24 +298,24 @@ func figAddSeries(p *plot.Plot, segs []plotter.XYs, style draw.LineStyle) plot.T
 	return &plotter.Line{LineStyle: style}
 }
 
-// figLineStyle is a solid line of the given colour and width in points.
-func figLineStyle(c color.Color, width float64) draw.LineStyle {
+// lineStyle is a solid line of the given colour and width in points.
+func lineStyle(c color.Color, width float64) draw.LineStyle {
 	return draw.LineStyle{Color: c, Width: vg.Points(width)}
 }
 
-// figDashed is a dashed line of the given colour and width in points.
-func figDashed(c color.Color, width float64) draw.LineStyle {
+// dashed is a dashed line of the given colour and width in points.
+func dashed(c color.Color, width float64) draw.LineStyle {
 	return draw.LineStyle{Color: c, Width: vg.Points(width), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 }
 
-// figBand shades the x interval [X0, X1] over the full height of the plot.
-type figBand struct {
+// shadedBand shades the x interval [X0, X1] over the full height of the plot.
+type shadedBand struct {
 	X0, X1 float64
 	Color  color.Color
 }
 
 // Plot implements plot.Plotter.
-func (b figBand) Plot(c draw.Canvas, p *plot.Plot) {
+func (b shadedBand) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x0, x1 := trX(b.X0), trX(b.X1)
 	pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
@@ -334,23 +323,23 @@ func (b figBand) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // DataRange implements plot.DataRanger; the band does not widen the y axis.
-func (b figBand) DataRange() (xmin, xmax, ymin, ymax float64) {
+func (b shadedBand) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return b.X0, b.X1, math.Inf(1), math.Inf(-1)
 }
 
 // Thumbnail implements plot.Thumbnailer.
-func (b figBand) Thumbnail(c *draw.Canvas) {
+func (b shadedBand) Thumbnail(c *draw.Canvas) {
 	c.FillPolygon(b.Color, []vg.Point{c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}})
 }
 
-// figVLine is a vertical line at X over the full height of the plot.
-type figVLine struct {
+// vLine is a vertical line at X over the full height of the plot.
+type vLine struct {
 	X     float64
 	Style draw.LineStyle
 }
 
 // Plot implements plot.Plotter.
-func (l figVLine) Plot(c draw.Canvas, p *plot.Plot) {
+func (l vLine) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x := trX(l.X)
 	if x < c.Min.X || x > c.Max.X {
@@ -360,24 +349,24 @@ func (l figVLine) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // DataRange implements plot.DataRanger: the x axis includes X.
-func (l figVLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+func (l vLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return l.X, l.X, math.Inf(1), math.Inf(-1)
 }
 
 // Thumbnail implements plot.Thumbnailer.
-func (l figVLine) Thumbnail(c *draw.Canvas) {
+func (l vLine) Thumbnail(c *draw.Canvas) {
 	y := (c.Min.Y + c.Max.Y) / 2
 	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
 }
 
-// figHLine is a horizontal line at Y over the full width of the plot.
-type figHLine struct {
+// hLine is a horizontal line at Y over the full width of the plot.
+type hLine struct {
 	Y     float64
 	Style draw.LineStyle
 }
 
 // Plot implements plot.Plotter.
-func (l figHLine) Plot(c draw.Canvas, p *plot.Plot) {
+func (l hLine) Plot(c draw.Canvas, p *plot.Plot) {
 	_, trY := p.Transforms(&c)
 	y := trY(l.Y)
 	if y < c.Min.Y || y > c.Max.Y {
@@ -387,44 +376,44 @@ func (l figHLine) Plot(c draw.Canvas, p *plot.Plot) {
 }
 
 // DataRange implements plot.DataRanger: the y axis includes Y.
-func (l figHLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+func (l hLine) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return math.Inf(1), math.Inf(-1), l.Y, l.Y
 }
 
 // Thumbnail implements plot.Thumbnailer.
-func (l figHLine) Thumbnail(c *draw.Canvas) {
+func (l hLine) Thumbnail(c *draw.Canvas) {
 	y := (c.Min.Y + c.Max.Y) / 2
 	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
 }
 
-// figCenterText writes Text in the middle of the data area.
-type figCenterText struct {
+// centerText writes Text in the middle of the data area.
+type centerText struct {
 	Text  string
 	Style text.Style
 }
 
 // Plot implements plot.Plotter.
-func (t figCenterText) Plot(c draw.Canvas, _ *plot.Plot) {
+func (t centerText) Plot(c draw.Canvas, _ *plot.Plot) {
 	c.FillText(t.Style, c.Center(), t.Text)
 }
 
-// figNote returns a short phrase about dropped values, or "".
-func figNote(nonFinite int) string {
+// nonFiniteNote returns a short phrase about dropped values, or "".
+func nonFiniteNote(nonFinite int) string {
 	if nonFinite == 0 {
 		return ""
 	}
 	return fmt.Sprintf("; %d non-finite values not drawn", nonFinite)
 }
 
-// figNum formats a number for the text descriptions.
-func figNum(v float64) string {
+// num formats a number for the text descriptions.
+func num(v float64) string {
 	return fmt.Sprintf("%.4g", v)
 }
 
-// figDrawLegendRight draws p on dc with its legend, when it has one, in a
+// drawLegendRight draws p on dc with its legend, when it has one, in a
 // column to the right of the data area instead of over the data.
-func figDrawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
-	figWiden(p)
+func drawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
+	widen(p)
 	if !hasLegend {
 		p.Draw(dc)
 		return
@@ -443,10 +432,10 @@ func figDrawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
 	}})
 }
 
-// figQuantize reduces img to a palette of its 256 most frequent colours
+// quantize reduces img to a palette of its 256 most frequent colours
 // (ties broken by colour value, so the result is deterministic); every other
 // colour maps to the nearest palette entry in RGB.
-func figQuantize(img *image.RGBA) *image.Paletted {
+func quantize(img *image.RGBA) *image.Paletted {
 	b := img.Bounds()
 	counts := make(map[color.RGBA]int)
 	for y := b.Min.Y; y < b.Max.Y; y++ {
@@ -501,11 +490,11 @@ func figQuantize(img *image.RGBA) *image.Paletted {
 	return out
 }
 
-// figWiden widens axis ranges that are empty or too narrow to hold ticks.
+// widen widens axis ranges that are empty or too narrow to hold ticks.
 // gonum/plot widens an empty range by ±1, which is lost in rounding for
 // values beyond 2⁵³ and then panics; a range narrower than 1e-12 of its
 // values defeats its tick placement.
-func figWiden(p *plot.Plot) {
+func widen(p *plot.Plot) {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		if _, isLog := a.Scale.(plot.LogScale); isLog {
 			continue

@@ -1,4 +1,4 @@
-package session
+package figure
 
 // Plots of several quantities at once: the correlation heatmap and the
 // pairs (scatter matrix) plot.
@@ -18,30 +18,30 @@ import (
 )
 
 const (
-	heatWidth, heatHeight = 600, 520
-	// heatValuesMax is the largest p for which cell values are printed.
-	heatValuesMax = 12
-	// heatLabelsMax is the largest p for which every label is printed.
-	heatLabelsMax = 40
-	// heatRasterMin is the smallest p drawn as an image instead of one
+	heatmapWidth, heatmapHeight = 600, 520
+	// maxCellValues is the largest p for which cell values are printed.
+	maxCellValues = 12
+	// maxCellLabels is the largest p for which every label is printed.
+	maxCellLabels = 40
+	// minRasterCells is the smallest p drawn as an image instead of one
 	// rectangle per cell, which keeps the SVG small for large matrices.
-	heatRasterMin = 41
+	minRasterCells = 41
 
-	// pairsMax is the largest number of quantities in a pairs plot.
-	pairsMax = 6
-	// pairsScatter bounds the points of all scatter panels together, and
-	// pairsPanelMin and pairsPanelMax the points of one panel: the SVG
+	// maxPairs is the largest number of quantities in a pairs plot.
+	maxPairs = 6
+	// maxScatterPoints bounds the points of all scatter panels together, and
+	// minPanelPoints and maxPanelPoints the points of one panel: the SVG
 	// size grows with the number of points.
-	pairsScatter, pairsPanelMin, pairsPanelMax = 4000, 250, 1500
+	maxScatterPoints, minPanelPoints, maxPanelPoints = 4000, 250, 1500
 )
 
-// HeatmapPlot draws a p×p matrix m (row-major, values in [-1, 1], such as a
+// Heatmap draws a p×p matrix m (row-major, values in [-1, 1], such as a
 // correlation matrix) as coloured cells: −1 blue, 0 white, 1 red, with a
 // colour bar. Row i is drawn at the top for i = 1, as a matrix is printed.
 // labels name the rows and columns (p = len(labels)); cell values are printed
 // when p ≤ 12. Values outside [−1, 1] take the colour of the nearer end; NaN
 // cells are grey.
-func HeatmapPlot(title string, labels []string, m []float64) (*Figure, error) {
+func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 	p := len(labels)
 	if p == 0 {
 		return nil, fmt.Errorf("heatmap: no labels")
@@ -65,25 +65,25 @@ func HeatmapPlot(title string, labels []string, m []float64) (*Figure, error) {
 		}
 	}
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Heatmap of %s: %d×%d", figName(title), p, p)
+	fmt.Fprintf(&desc, "Heatmap of %s: %d×%d", subject(title), p, p)
 	if bi >= 0 {
-		fmt.Fprintf(&desc, ", largest off-diagonal |value| %s at [%s, %s]", figNum(best), heatLabel(labels, bi), heatLabel(labels, bj))
+		fmt.Fprintf(&desc, ", largest off-diagonal |value| %s at [%s, %s]", num(best), rowName(labels, bi), rowName(labels, bj))
 	}
 	if nan > 0 {
 		fmt.Fprintf(&desc, "; %d NaN cells", nan)
 	}
 
 	var raster *image.RGBA
-	if p >= heatRasterMin {
-		raster = heatRaster(p, m)
+	if p >= minRasterCells {
+		raster = rasterize(p, m)
 	}
-	return renderFigure(heatWidth, heatHeight, desc.String(), func(dc draw.Canvas) {
-		pl := newFigPanel(title, "", "")
-		pl.Add(&heatCells{p: p, m: m, raster: raster})
+	return render(heatmapWidth, heatmapHeight, desc.String(), func(dc draw.Canvas) {
+		pl := newPanel(title, "", "")
+		pl.Add(&matrixCells{p: p, m: m, raster: raster})
 		pl.X.Min, pl.X.Max = -0.5, float64(p)-0.5
 		pl.Y.Min, pl.Y.Max = -0.5, float64(p)-0.5
 		pl.X.Padding, pl.Y.Padding = 0, 0
-		if p <= heatLabelsMax {
+		if p <= maxCellLabels {
 			xt := make(plot.ConstantTicks, p)
 			yt := make(plot.ConstantTicks, p)
 			for i, l := range labels {
@@ -95,8 +95,8 @@ func HeatmapPlot(title string, labels []string, m []float64) (*Figure, error) {
 			if p > 20 {
 				size = 6.5
 			}
-			pl.X.Tick.Label.Font, pl.Y.Tick.Label.Font = figFont(size), figFont(size)
-			if p > 6 || heatLongest(labels) > 6 {
+			pl.X.Tick.Label.Font, pl.Y.Tick.Label.Font = sans(size), sans(size)
+			if p > 6 || longestLabel(labels) > 6 {
 				pl.X.Tick.Label.Rotation = math.Pi / 2
 				pl.X.Tick.Label.XAlign = draw.XRight
 				pl.X.Tick.Label.YAlign = draw.YCenter
@@ -104,7 +104,7 @@ func HeatmapPlot(title string, labels []string, m []float64) (*Figure, error) {
 		} else {
 			pl.X.Label.Text = fmt.Sprintf("column (1..%d)", p)
 			pl.Y.Label.Text = fmt.Sprintf("row (1..%d)", p)
-			ticks := heatIndexTicks(p)
+			ticks := indexTicks(p)
 			pl.X.Tick.Marker = ticks
 			rev := make(plot.ConstantTicks, len(ticks))
 			for i, t := range ticks {
@@ -114,7 +114,7 @@ func HeatmapPlot(title string, labels []string, m []float64) (*Figure, error) {
 		}
 		// Split the canvas: the matrix on the left, the colour bar on
 		// the right; then make the matrix area square.
-		barW := figPixels(70)
+		barW := pixels(70)
 		left := draw.Crop(dc, 0, -barW, 0, 0)
 		da := pl.DataCanvas(left)
 		sz := da.Size()
@@ -125,12 +125,12 @@ func HeatmapPlot(title string, labels []string, m []float64) (*Figure, error) {
 		}
 		pl.Draw(left)
 		da = pl.DataCanvas(left)
-		heatColorBar(dc, da.Max.X+figPixels(18), da.Min.Y, da.Max.Y)
+		colorBar(dc, da.Max.X+pixels(18), da.Min.Y, da.Max.Y)
 	})
 }
 
-// heatLongest is the length in runes of the longest label.
-func heatLongest(labels []string) int {
+// longestLabel is the length in runes of the longest label.
+func longestLabel(labels []string) int {
 	n := 0
 	for _, l := range labels {
 		n = max(n, len([]rune(l)))
@@ -138,9 +138,9 @@ func heatLongest(labels []string) int {
 	return n
 }
 
-// heatIndexTicks labels every 10th (or 50th, ...) row of a large matrix,
+// indexTicks labels every 10th (or 50th, ...) row of a large matrix,
 // 1-based.
-func heatIndexTicks(p int) plot.ConstantTicks {
+func indexTicks(p int) plot.ConstantTicks {
 	step := 10
 	for p/step > 10 {
 		step *= 5
@@ -157,10 +157,10 @@ func heatIndexTicks(p int) plot.ConstantTicks {
 	return ticks
 }
 
-// heatColor maps v in [-1, 1] to a diverging blue–white–red colour
+// divergingColor maps v in [-1, 1] to a diverging blue–white–red colour
 // (ColorBrewer RdBu stops at −1, −½, 0, ½, 1, with pure white at 0),
 // interpolated linearly in RGB. NaN is grey.
-func heatColor(v float64) color.NRGBA {
+func divergingColor(v float64) color.NRGBA {
 	if math.IsNaN(v) {
 		return color.NRGBA{R: 0xBD, G: 0xBD, B: 0xBD, A: 0xFF}
 	}
@@ -179,14 +179,14 @@ func heatColor(v float64) color.NRGBA {
 	return color.NRGBA{R: mix(a.R, b.R), G: mix(a.G, b.G), B: mix(a.B, b.B), A: 0xFF}
 }
 
-// heatRaster paints the matrix as an image with several pixels per cell,
+// rasterize paints the matrix as an image with several pixels per cell,
 // so that viewers that smooth scaled images blur only the cell borders.
-func heatRaster(p int, m []float64) *image.RGBA {
+func rasterize(p int, m []float64) *image.RGBA {
 	k := max(1, 480/p)
 	img := image.NewRGBA(image.Rect(0, 0, p*k, p*k))
 	for i := range p {
 		for j := range p {
-			c := heatColor(m[i*p+j])
+			c := divergingColor(m[i*p+j])
 			for y := i * k; y < (i+1)*k; y++ {
 				for x := j * k; x < (j+1)*k; x++ {
 					img.SetRGBA(x, y, color.RGBA{R: c.R, G: c.G, B: c.B, A: 0xFF})
@@ -197,15 +197,15 @@ func heatRaster(p int, m []float64) *image.RGBA {
 	return img
 }
 
-// heatCells draws the matrix cells (and their values when p is small).
-type heatCells struct {
+// matrixCells draws the matrix cells (and their values when p is small).
+type matrixCells struct {
 	p      int
 	m      []float64
 	raster *image.RGBA // non-nil: draw this image instead of rectangles
 }
 
 // Plot implements plot.Plotter.
-func (h *heatCells) Plot(c draw.Canvas, pl *plot.Plot) {
+func (h *matrixCells) Plot(c draw.Canvas, pl *plot.Plot) {
 	trX, trY := pl.Transforms(&c)
 	p := h.p
 	if h.raster != nil {
@@ -222,8 +222,8 @@ func (h *heatCells) Plot(c draw.Canvas, pl *plot.Plot) {
 	case p > 6:
 		size = 8
 	}
-	dark := figTextStyle(size, color.Black)
-	light := figTextStyle(size, color.White)
+	dark := textStyle(size, color.Black)
+	light := textStyle(size, color.White)
 	for i := range p {
 		y := float64(p - 1 - i)
 		for j := range p {
@@ -236,8 +236,8 @@ func (h *heatCells) Plot(c draw.Canvas, pl *plot.Plot) {
 				{X: trX(x+0.5) + 0.1, Y: trY(y+0.5) + 0.1},
 				{X: trX(x - 0.5), Y: trY(y+0.5) + 0.1},
 			}
-			c.FillPolygon(heatColor(v), pts)
-			if p > heatValuesMax {
+			c.FillPolygon(divergingColor(v), pts)
+			if p > maxCellValues {
 				continue
 			}
 			st, label := dark, fmt.Sprintf("%.2f", v)
@@ -252,25 +252,25 @@ func (h *heatCells) Plot(c draw.Canvas, pl *plot.Plot) {
 	}
 }
 
-// heatColorBar draws a vertical colour bar for [-1, 1] from y0 to y1 at x,
+// colorBar draws a vertical colour bar for [-1, 1] from y0 to y1 at x,
 // with ticks at −1, −0.5, 0, 0.5 and 1. The gradient is an image, which
 // has no seams between slices.
-func heatColorBar(c draw.Canvas, x, y0, y1 vg.Length) {
-	w := figPixels(16)
+func colorBar(c draw.Canvas, x, y0, y1 vg.Length) {
+	w := pixels(16)
 	// One image row per pixel of the PNG, so that nothing is resampled.
-	steps := max(2, int(math.Round((y1 - y0).Dots(figDPI))))
-	cols := int(math.Round(w.Dots(figDPI)))
+	steps := max(2, int(math.Round((y1 - y0).Dots(dpi))))
+	cols := int(math.Round(w.Dots(dpi)))
 	img := image.NewRGBA(image.Rect(0, 0, cols, steps))
 	for k := range steps {
-		col := heatColor(1 - 2*(float64(k)+0.5)/float64(steps)) // image rows run top down
+		col := divergingColor(1 - 2*(float64(k)+0.5)/float64(steps)) // image rows run top down
 		for x := range cols {
 			img.SetRGBA(x, k, color.RGBA{R: col.R, G: col.G, B: col.B, A: 0xFF})
 		}
 	}
 	c.DrawImage(vg.Rectangle{Min: vg.Point{X: x, Y: y0}, Max: vg.Point{X: x + w, Y: y1}}, img)
-	frame := figLineStyle(color.Gray{Y: 80}, 0.5)
+	frame := lineStyle(color.Gray{Y: 80}, 0.5)
 	c.StrokeLines(frame, []vg.Point{{X: x, Y: y0}, {X: x + w, Y: y0}, {X: x + w, Y: y1}, {X: x, Y: y1}, {X: x, Y: y0}})
-	st := text.Style{Color: color.Black, Font: figFont(8.5), XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
+	st := text.Style{Color: color.Black, Font: sans(8.5), XAlign: draw.XLeft, YAlign: draw.YCenter, Handler: plot.DefaultTextHandler}
 	for _, v := range []float64{-1, -0.5, 0, 0.5, 1} {
 		y := y0 + vg.Length((v+1)/2)*(y1-y0)
 		c.StrokeLine2(frame, x+w, y, x+w+vg.Points(3), y)
@@ -278,27 +278,27 @@ func heatColorBar(c draw.Canvas, x, y0, y1 vg.Length) {
 	}
 }
 
-// heatLabel is the name of row i: its label, or its 1-based number.
-func heatLabel(labels []string, i int) string {
+// rowName is the name of row i: its label, or its 1-based number.
+func rowName(labels []string, i int) string {
 	if labels[i] != "" {
 		return labels[i]
 	}
 	return fmt.Sprint(i + 1)
 }
 
-// PairsPlot draws a scatter matrix of up to six quantities: histograms of
+// Pairs draws a scatter matrix of up to six quantities: histograms of
 // each on the diagonal, scatter plots of each pair below it, and the
 // correlation of each pair above it. draws[k] are the pooled draws of
 // quantity k, named names[k]; all must have the same, positive length.
 // Each scatter panel shows at most 1500 points (250 with six quantities),
 // thinned by a fixed stride.
-func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error) {
+func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 	k := len(names)
 	switch {
 	case k == 0:
 		return nil, fmt.Errorf("pairs plot: no quantities")
-	case k > pairsMax:
-		return nil, fmt.Errorf("pairs plot: %d quantities, at most %d fit", k, pairsMax)
+	case k > maxPairs:
+		return nil, fmt.Errorf("pairs plot: %d quantities, at most %d fit", k, maxPairs)
 	case len(draws) != k:
 		return nil, fmt.Errorf("pairs plot: %d names but %d series of draws", k, len(draws))
 	}
@@ -312,9 +312,9 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 		}
 	}
 
-	perPanel := pairsPanelMax
+	perPanel := maxPanelPoints
 	if pairs := k * (k - 1) / 2; pairs > 0 {
-		perPanel = min(pairsPanelMax, max(pairsPanelMin, pairsScatter/pairs))
+		perPanel = min(maxPanelPoints, max(minPanelPoints, maxScatterPoints/pairs))
 	}
 	stride := max(1, (n+perPanel-1)/perPanel)
 	corr := make([]float64, k*k)
@@ -322,15 +322,15 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 	widths := make([]float64, k)
 	nonFinite := 0
 	for i := range k {
-		lo, hi, finite, bad := figRange(draws[i])
+		lo, hi, finite, bad := valueRange(draws[i])
 		nonFinite += bad
-		edges := figBinEdges(lo, hi, finite)
-		hists[i] = figDensity(edges, draws[i])
+		edges := binEdges(lo, hi, finite)
+		hists[i] = density(edges, draws[i])
 		if len(edges) > 1 {
 			widths[i] = edges[1] - edges[0]
 		}
 		for j := range i {
-			corr[i*k+j] = pairsCorrelation(draws[i], draws[j])
+			corr[i*k+j] = correlation(draws[i], draws[j])
 			corr[j*k+i] = corr[i*k+j]
 		}
 	}
@@ -338,7 +338,7 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 		xy := make(plotter.XYs, 0, n/stride+1)
 		for t := 0; t < n; t += stride {
 			x, y := draws[j][t], draws[i][t]
-			if figFinite(x) && figFinite(y) {
+			if drawable(x) && drawable(y) {
 				xy = append(xy, plotter.XY{X: x, Y: y})
 			}
 		}
@@ -352,7 +352,7 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 	}
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Pairs plot of %s: %d draws of %s", figName(title), n, strings.Join(names, ", "))
+	fmt.Fprintf(&desc, "Pairs plot of %s: %d draws of %s", subject(title), n, strings.Join(names, ", "))
 	if k > 1 {
 		bi, bj := 1, 0
 		for i := range k {
@@ -364,11 +364,11 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 		}
 		fmt.Fprintf(&desc, "; strongest correlation %.2f between %s and %s", corr[bi*k+bj], names[bj], names[bi])
 	}
-	desc.WriteString(figNote(nonFinite))
+	desc.WriteString(nonFiniteNote(nonFinite))
 
 	side := max(400, 130*k+90)
-	return renderFigure(side, side, desc.String(), func(dc draw.Canvas) {
-		titleStyle := figTextStyle(12, color.Black)
+	return render(side, side, desc.String(), func(dc draw.Canvas) {
+		titleStyle := textStyle(12, color.Black)
 		titleH := vg.Length(0)
 		if title != "" {
 			titleH = titleStyle.Height(title) + vg.Points(8)
@@ -378,26 +378,26 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 		for i := range k {
 			plots[i] = make([]*plot.Plot, k)
 			for j := range k {
-				pl := newFigPlot("", "", "")
+				pl := newPlot("", "", "")
 				if i < j {
-					pl = newFigPanel("", "", "")
+					pl = newPanel("", "", "")
 				}
-				pl.X.Tick.Label.Font = figFont(7)
-				pl.Y.Tick.Label.Font = figFont(7)
+				pl.X.Tick.Label.Font = sans(7)
+				pl.Y.Tick.Label.Font = sans(7)
 				switch {
 				case i == j:
 					if len(hists[i]) > 0 {
 						pl.Add(&plotter.Histogram{
 							Bins: hists[i], Width: widths[i],
 							FillColor: color.NRGBA{R: 0xB0, G: 0xC4, B: 0xDE, A: 0xFF},
-							LineStyle: figLineStyle(color.White, 0.4),
+							LineStyle: lineStyle(color.White, 0.4),
 						})
 					}
 					pl.Y.Min = 0
 					pl.Y.Tick.Label.Color = color.Transparent
 				case i > j:
 					pl.Add(&plotter.Scatter{XYs: points[i*k+j], GlyphStyle: draw.GlyphStyle{
-						Color: figAlpha(figChainColor(0), 0.35), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{},
+						Color: withAlpha(seriesColor(0), 0.35), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{},
 					}})
 				default:
 					r := corr[i*k+j]
@@ -405,8 +405,8 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 					if !math.IsNaN(r) {
 						label = fmt.Sprintf("r = %.2f", r)
 					}
-					st := figTextStyle(vg.Length(9+5*math.Abs(nanToZero(r))), color.Black)
-					pl.Add(figCenterText{Text: label, Style: st})
+					st := textStyle(vg.Length(9+5*math.Abs(nanToZero(r))), color.Black)
+					pl.Add(centerText{Text: label, Style: st})
 					pl.HideAxes()
 				}
 				if i == k-1 {
@@ -419,7 +419,7 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 				} else if i > j {
 					pl.Y.Tick.Label.Color = color.Transparent
 				}
-				figWiden(pl)
+				widen(pl)
 				plots[i][j] = pl
 			}
 		}
@@ -434,12 +434,12 @@ func PairsPlot(title string, names []string, draws [][]float64) (*Figure, error)
 	})
 }
 
-// pairsCorrelation is the Pearson correlation of the pairs where both
+// correlation is the Pearson correlation of the pairs where both
 // values are finite; NaN when fewer than two or either is constant.
-func pairsCorrelation(x, y []float64) float64 {
+func correlation(x, y []float64) float64 {
 	var n, mx, my float64
 	for t := range x {
-		if figFinite(x[t]) && figFinite(y[t]) {
+		if drawable(x[t]) && drawable(y[t]) {
 			n++
 			mx += x[t]
 			my += y[t]
@@ -452,7 +452,7 @@ func pairsCorrelation(x, y []float64) float64 {
 	my /= n
 	var sxx, syy, sxy float64
 	for t := range x {
-		if figFinite(x[t]) && figFinite(y[t]) {
+		if drawable(x[t]) && drawable(y[t]) {
 			dx, dy := x[t]-mx, y[t]-my
 			sxx += dx * dx
 			syy += dy * dy

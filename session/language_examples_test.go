@@ -32,8 +32,9 @@ func (w *samplingWatcher) UpdateDisplay(b MimeBundle, id string) {
 }
 
 // TestLanguageExamples runs every example of docs/language.md as written
-// (compiler/testdata/language_examples.cop collects them verbatim), one
-// statement per cell, against data sets named as in the document. Every
+// (compiler/testdata/language_examples.cop collects them verbatim, which
+// compiler's tests check), one statement per cell, against the shipped GSS
+// data and the small files of testdata named as in the document. Every
 // statement must succeed.
 //
 // Run in full, the first session's fit (interweaved HMC on p = 20,
@@ -42,9 +43,14 @@ func (w *samplingWatcher) UpdateDisplay(b MimeBundle, id string) {
 // one second after its warm-up ended, and is then interrupted. A fit
 // interrupted after its warm-up must keep its draws for the statements that
 // follow; one interrupted during warm-up leaves its model unfitted, and the
-// statements that need its draws must then say exactly that. With
-// COPULANG_LONG=1 every fit runs to the end and every statement must succeed.
+// statements that need its draws must then say exactly that. A compare,
+// which refits its models, has the same 10 s and may be interrupted too.
+// With COPULANG_LONG=1 every fit and compare runs to the end and every
+// statement must succeed.
 func TestLanguageExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every example of docs/language.md with fits of 10 s each; skipped under -short")
+	}
 	long := os.Getenv("COPULANG_LONG") == "1"
 	src, err := os.ReadFile("../compiler/testdata/language_examples.cop")
 	if err != nil {
@@ -55,12 +61,19 @@ func TestLanguageExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, name := range []string{"gss.csv", "x.csv"} {
-		b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for from, to := range map[string]string{
+		"../notebooks/data/gss_hoff2007.csv": "data/gss_hoff2007.csv", // the shipped data, as the notebooks see it
+		"testdata/x.csv":                     "x.csv",
+		"testdata/survey.csv":                "survey.csv",
+	} {
+		b, err := os.ReadFile(from)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, to), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,6 +98,7 @@ func TestLanguageExamples(t *testing.T) {
 			t.Fatalf("%s failed: %v", cell, err)
 		}
 		fit, isFit := st.(*dsl.FitStmt)
+		_, isCompare := st.(*dsl.CompareStmt)
 		switch {
 		case err == nil:
 			if strings.TrimSpace(out.text()) == "" && len(out.displays) == 0 {
@@ -99,6 +113,8 @@ func TestLanguageExamples(t *testing.T) {
 				unfitted[fit.Model.Name] = true
 			}
 			t.Logf("%s: stopped after %s: %s", cell, took, se.Value)
+		case !long && isCompare && se.Name == "KeyboardInterrupt":
+			t.Logf("%s: stopped after %s: %s", firstLine(cell), took, se.Value)
 		case se.Name == "CheckError" && needsUnfitted(se, unfitted):
 			t.Logf("%s: refused as its model's fit stopped in warm-up: %s", firstLine(cell), se.Value)
 		default:

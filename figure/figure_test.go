@@ -1,8 +1,7 @@
-package session
+package figure
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -118,105 +117,112 @@ func figureCases(fx *plotFixture) []figureCase {
 	bigLabels := make([]string, 60)
 
 	return []figureCase{
-		{name: "trace", title: "C[1, 2]", make: func() (*Figure, error) { return TracePlot("C[1, 2]", fx.chains, 500) },
+		{name: "trace", title: "C[1, 2]", make: func() (*Figure, error) { return Trace("C[1, 2]", fx.chains, 500) },
 			text: "4 chain(s) × 1000 draws (first 500 warmup)"},
-		{name: "trace no warmup", title: "x", make: func() (*Figure, error) { return TracePlot("x", fx.chains[:1], 0) }},
-		{name: "trace warmup beyond draws", title: "x", make: func() (*Figure, error) { return TracePlot("x", constant, 10) }},
-		{name: "trace non-finite", title: "t", make: func() (*Figure, error) { return TracePlot("t", withBad, 2) },
+		{name: "trace no warmup", title: "x", make: func() (*Figure, error) { return Trace("x", fx.chains[:1], 0) }},
+		{name: "trace warmup beyond draws", title: "x", make: func() (*Figure, error) { return Trace("x", constant, 10) }},
+		{name: "trace non-finite", title: "t", make: func() (*Figure, error) { return Trace("t", withBad, 2) },
 			text: "3 non-finite values not drawn"},
-		{name: "trace constant", title: "c", make: func() (*Figure, error) { return TracePlot("c", constant, 0) }},
-		{name: "trace single draw", title: "s", make: func() (*Figure, error) { return TracePlot("s", single, 0) }},
-		{name: "trace all NaN", title: "n", make: func() (*Figure, error) { return TracePlot("n", allNaN, 0) }},
-		{name: "trace long chain", title: "long", make: func() (*Figure, error) { return TracePlot("long", long, 0) }},
-		{name: "trace escaped title", title: `a<b & "c"`, make: func() (*Figure, error) { return TracePlot(`a<b & "c"`, single, 0) }},
-		{name: "trace control characters in title", title: "", make: func() (*Figure, error) { return TracePlot("a\x01b\xff\uFFFE", single, 0) },
+		{name: "trace constant", title: "c", make: func() (*Figure, error) { return Trace("c", constant, 0) }},
+		{name: "trace single draw", title: "s", make: func() (*Figure, error) { return Trace("s", single, 0) }},
+		{name: "trace all NaN", title: "n", make: func() (*Figure, error) { return Trace("n", allNaN, 0) }},
+		{name: "trace long chain", title: "long", make: func() (*Figure, error) { return Trace("long", long, 0) }},
+		{name: "trace escaped title", title: `a<b & "c"`, make: func() (*Figure, error) { return Trace(`a<b & "c"`, single, 0) }},
+		{name: "trace control characters in title", title: "", make: func() (*Figure, error) { return Trace("a\x01b\xff\uFFFE", single, 0) },
 			text: `"a\x01b\xff\ufffe"`}, // %q in the text; the SVG must still parse
-		{name: "trace no chains", make: func() (*Figure, error) { return TracePlot("x", nil, 0) }, wantErr: "no chains"},
-		{name: "trace empty chain", make: func() (*Figure, error) { return TracePlot("x", [][]float64{{}}, 0) }, wantErr: "no draws"},
-		{name: "trace ragged", make: func() (*Figure, error) { return TracePlot("x", [][]float64{{1, 2}, {1}}, 0) },
+		{name: "trace no chains", make: func() (*Figure, error) { return Trace("x", nil, 0) }, wantErr: "no chains"},
+		{name: "trace empty chain", make: func() (*Figure, error) { return Trace("x", [][]float64{{}}, 0) }, wantErr: "no draws"},
+		{name: "trace ragged", make: func() (*Figure, error) { return Trace("x", [][]float64{{1, 2}, {1}}, 0) },
 			wantErr: "chain 2 has 1 draws but chain 1 has 2"},
-		{name: "trace negative warmup", make: func() (*Figure, error) { return TracePlot("x", single, -1) }, wantErr: "negative warmup"},
+		{name: "trace negative warmup", make: func() (*Figure, error) { return Trace("x", single, -1) }, wantErr: "negative warmup"},
 
-		{name: "hist", title: "C[1, 2]", make: func() (*Figure, error) { return HistPlot("C[1, 2]", fx.chains, 0.3) }, text: "truth 0.3"},
-		{name: "hist truth outside", title: "h", make: func() (*Figure, error) { return HistPlot("h", fx.chains[:1], 5) }},
-		{name: "hist non-finite", title: "h", make: func() (*Figure, error) { return HistPlot("h", withBad, nan) }},
-		{name: "hist constant", title: "h", make: func() (*Figure, error) { return HistPlot("h", constant, 0.5) }},
-		{name: "hist single", title: "h", make: func() (*Figure, error) { return HistPlot("h", single, nan) }},
-		{name: "hist all NaN", title: "h", make: func() (*Figure, error) { return HistPlot("h", allNaN, inf) }},
-		{name: "hist ragged", make: func() (*Figure, error) { return HistPlot("x", [][]float64{{1}, {1, 2}}, 0) }, wantErr: "chain 2"},
-		{name: "hist empty", make: func() (*Figure, error) { return HistPlot("x", [][]float64{}, 0) }, wantErr: "no chains"},
+		{name: "hist", title: "C[1, 2]", make: func() (*Figure, error) { return Histogram("C[1, 2]", fx.chains, 0.3) }, text: "truth 0.3"},
+		{name: "hist truth outside", title: "h", make: func() (*Figure, error) { return Histogram("h", fx.chains[:1], 5) }},
+		{name: "hist non-finite", title: "h", make: func() (*Figure, error) { return Histogram("h", withBad, nan) }},
+		{name: "hist constant", title: "h", make: func() (*Figure, error) { return Histogram("h", constant, 0.5) }},
+		{name: "hist single", title: "h", make: func() (*Figure, error) { return Histogram("h", single, nan) }},
+		{name: "hist all NaN", title: "h", make: func() (*Figure, error) { return Histogram("h", allNaN, inf) }},
+		{name: "hist ragged", make: func() (*Figure, error) { return Histogram("x", [][]float64{{1}, {1, 2}}, 0) }, wantErr: "chain 2"},
+		{name: "hist empty", make: func() (*Figure, error) { return Histogram("x", [][]float64{}, 0) }, wantErr: "no chains"},
 
-		{name: "acf", title: "C[1, 2]", make: func() (*Figure, error) { return ACFPlot("C[1, 2]", fx.chains, 30) }, text: "lags 0..30"},
-		{name: "acf default lags", title: "a", make: func() (*Figure, error) { return ACFPlot("a", fx.chains, 0) }, text: "lags 0..40"},
-		{name: "acf lags capped", title: "a", make: func() (*Figure, error) { return ACFPlot("a", withBad[1:], 100) },
+		{name: "acf", title: "C[1, 2]", make: func() (*Figure, error) { return ACF("C[1, 2]", fx.chains, 30) }, text: "lags 0..30"},
+		{name: "acf default lags", title: "a", make: func() (*Figure, error) { return ACF("a", fx.chains, 0) }, text: "lags 0..40"},
+		{name: "acf lags capped", title: "a", make: func() (*Figure, error) { return ACF("a", withBad[1:], 100) },
 			text: "not drawn: chain 1 (non-finite draws)"},
-		{name: "acf constant", title: "a", make: func() (*Figure, error) { return ACFPlot("a", constant, 5) }, text: "chain 2 (constant)"},
-		{name: "acf single", title: "a", make: func() (*Figure, error) { return ACFPlot("a", single, 5) }, text: "lags 0..0"},
-		{name: "acf ragged", make: func() (*Figure, error) { return ACFPlot("a", [][]float64{{1, 2}, {}}, 5) }, wantErr: "chain 2"},
+		{name: "acf constant", title: "a", make: func() (*Figure, error) { return ACF("a", constant, 5) }, text: "chain 2 (constant)"},
+		{name: "acf single", title: "a", make: func() (*Figure, error) { return ACF("a", single, 5) }, text: "lags 0..0"},
+		{name: "acf ragged", make: func() (*Figure, error) { return ACF("a", [][]float64{{1, 2}, {}}, 5) }, wantErr: "chain 2"},
 
-		{name: "heatmap", title: "posterior mean of C", width: heatWidth, height: heatHeight,
-			make: func() (*Figure, error) { return HeatmapPlot("posterior mean of C", fx.labels8, fx.corr8) },
+		{name: "heatmap", title: "posterior mean of C", width: heatmapWidth, height: heatmapHeight,
+			make: func() (*Figure, error) { return Heatmap("posterior mean of C", fx.labels8, fx.corr8) },
 			text: "largest off-diagonal |value| 0.7 at [Q1, Q2]"},
-		{name: "heatmap 1×1", title: "one", width: heatWidth, height: heatHeight,
-			make: func() (*Figure, error) { return HeatmapPlot("one", []string{"x"}, []float64{1}) }},
-		{name: "heatmap NaN and out of range", title: "odd", width: heatWidth, height: heatHeight,
-			make: func() (*Figure, error) { return HeatmapPlot("odd", []string{"a", "b"}, corrNaN) }, text: "2 NaN cells"},
-		{name: "heatmap clamps", title: "clamp", width: heatWidth, height: heatHeight,
-			make: func() (*Figure, error) { return HeatmapPlot("clamp", []string{"a", "b"}, []float64{inf, -3, 2, -inf}) }},
-		{name: "heatmap large unlabelled", title: "big", width: heatWidth, height: heatHeight,
-			make: func() (*Figure, error) { return HeatmapPlot("big", bigLabels, big) }, text: "|value| 1 at [1, 23]"}, // cos(22/7) ≈ −1,
-		{name: "heatmap no labels", make: func() (*Figure, error) { return HeatmapPlot("x", nil, nil) }, wantErr: "no labels"},
-		{name: "heatmap wrong size", make: func() (*Figure, error) { return HeatmapPlot("x", []string{"a", "b"}, []float64{1, 0, 1}) },
+		{name: "heatmap 1×1", title: "one", width: heatmapWidth, height: heatmapHeight,
+			make: func() (*Figure, error) { return Heatmap("one", []string{"x"}, []float64{1}) }},
+		{name: "heatmap NaN and out of range", title: "odd", width: heatmapWidth, height: heatmapHeight,
+			make: func() (*Figure, error) { return Heatmap("odd", []string{"a", "b"}, corrNaN) }, text: "2 NaN cells"},
+		{name: "heatmap clamps", title: "clamp", width: heatmapWidth, height: heatmapHeight,
+			make: func() (*Figure, error) { return Heatmap("clamp", []string{"a", "b"}, []float64{inf, -3, 2, -inf}) }},
+		{name: "heatmap large unlabelled", title: "big", width: heatmapWidth, height: heatmapHeight,
+			make: func() (*Figure, error) { return Heatmap("big", bigLabels, big) }, text: "|value| 1 at [1, 23]"}, // cos(22/7) ≈ −1,
+		{name: "heatmap no labels", make: func() (*Figure, error) { return Heatmap("x", nil, nil) }, wantErr: "no labels"},
+		{name: "heatmap wrong size", make: func() (*Figure, error) { return Heatmap("x", []string{"a", "b"}, []float64{1, 0, 1}) },
 			wantErr: "need a 2×2 matrix of 4 values, got 3"},
 
-		{name: "rmse", title: "RMSE of C", make: func() (*Figure, error) { return RMSEPlot("RMSE of C", series, 100) }, text: "log scale"},
-		{name: "rmse linear with zero and NaN", title: "r", make: func() (*Figure, error) { return RMSEPlot("r", flat, 0) },
+		{name: "rmse", title: "RMSE of C", make: func() (*Figure, error) { return RMSE("RMSE of C", series, 100) }, text: "log scale"},
+		{name: "rmse linear with zero and NaN", title: "r", make: func() (*Figure, error) { return RMSE("r", flat, 0) },
 			text: "x final 0"},
 		{name: "rmse long label", title: "r", make: func() (*Figure, error) {
-			return RMSEPlot("r", map[string][]float64{strings.Repeat("very long label ", 40): {1, 2}}, 0)
+			return RMSE("r", map[string][]float64{strings.Repeat("very long label ", 40): {1, 2}}, 0)
 		}},
-		{name: "rmse empty", make: func() (*Figure, error) { return RMSEPlot("r", nil, 0) }, wantErr: "no series"},
-		{name: "rmse empty series", make: func() (*Figure, error) { return RMSEPlot("r", map[string][]float64{"a": nil}, 0) },
+		{name: "rmse empty", make: func() (*Figure, error) { return RMSE("r", nil, 0) }, wantErr: "no series"},
+		{name: "rmse empty series", make: func() (*Figure, error) { return RMSE("r", map[string][]float64{"a": nil}, 0) },
 			wantErr: `series "a" is empty`},
 
 		{name: "pairs", title: "pairs of C", width: 610, height: 610,
-			make: func() (*Figure, error) { return PairsPlot("pairs of C", fx.names, fx.draws) }, text: "strongest correlation"},
+			make: func() (*Figure, error) { return Pairs("pairs of C", fx.names, fx.draws) }, text: "strongest correlation"},
 		{name: "pairs one", title: "p", width: 400, height: 400,
-			make: func() (*Figure, error) { return PairsPlot("p", []string{"a"}, [][]float64{{1, 2, 3}}) }},
+			make: func() (*Figure, error) { return Pairs("p", []string{"a"}, [][]float64{{1, 2, 3}}) }},
 		{name: "pairs non-finite and constant", title: "p", width: 400, height: 400,
 			make: func() (*Figure, error) {
-				return PairsPlot("p", []string{"a", "b"}, [][]float64{{1, 1, 1}, {nan, inf, 2}})
+				return Pairs("p", []string{"a", "b"}, [][]float64{{1, 1, 1}, {nan, inf, 2}})
 			}},
 		{name: "pairs too many", make: func() (*Figure, error) {
-			return PairsPlot("p", make([]string, 7), make([][]float64, 7))
+			return Pairs("p", make([]string, 7), make([][]float64, 7))
 		}, wantErr: "7 quantities, at most 6"},
-		{name: "pairs mismatched names", make: func() (*Figure, error) { return PairsPlot("p", []string{"a"}, nil) }, wantErr: "1 names but 0"},
+		{name: "pairs mismatched names", make: func() (*Figure, error) { return Pairs("p", []string{"a"}, nil) }, wantErr: "1 names but 0"},
 		{name: "pairs ragged", make: func() (*Figure, error) {
-			return PairsPlot("p", []string{"a", "b"}, [][]float64{{1, 2}, {1}})
+			return Pairs("p", []string{"a", "b"}, [][]float64{{1, 2}, {1}})
 		}, wantErr: "b has 1 draws but a has 2"},
-		{name: "pairs none", make: func() (*Figure, error) { return PairsPlot("p", nil, nil) }, wantErr: "no quantities"},
+		{name: "pairs none", make: func() (*Figure, error) { return Pairs("p", nil, nil) }, wantErr: "no quantities"},
 
-		{name: "levels", title: "Q1", make: func() (*Figure, error) { return LevelsPlot("Q1", fx.y, []string{"low", "mid", "high"}) },
-			text: "NA: 60"},
-		{name: "levels numeric", title: "L", make: func() (*Figure, error) { return LevelsPlot("L", []float64{2.5, 7, 2.5, inf}, nil) },
-			text: "2.5: 2, 7: 1, +Inf: 1"},
-		{name: "levels all missing", title: "L", make: func() (*Figure, error) { return LevelsPlot("L", []float64{nan}, nil) }},
-		{name: "levels empty", make: func() (*Figure, error) { return LevelsPlot("L", nil, nil) }, wantErr: "no rows"},
-		{name: "bars", title: "B", make: func() (*Figure, error) {
-			return BarsPlot("B", "method", "seconds", []string{"gibbs", "hmc", "px"}, []float64{3, nan, -1})
-		}, text: "1 non-finite values not drawn"},
-		{name: "bars mismatched", make: func() (*Figure, error) { return BarsPlot("B", "", "", []string{"a"}, nil) }, wantErr: "1 names but 0"},
-
-		{name: "latent", title: "latent z", make: func() (*Figure, error) { return LatentPlot("latent z", fx.y, fx.z) },
+		{name: "latent", title: "latent z", make: func() (*Figure, error) { return Latent("latent z", fx.y, fx.z) },
 			text: "3000 rows, 3 levels, 60 missing; z respects the order of y"},
 		{name: "latent overlap", title: "z", make: func() (*Figure, error) {
-			return LatentPlot("z", []float64{1, 1, 2, 2}, []float64{0, 1, 0.5, 2})
+			return Latent("z", []float64{1, 1, 2, 2}, []float64{0, 1, 0.5, 2})
 		}, text: "z overlaps between levels 1/2"},
 		{name: "latent non-finite", title: "z", make: func() (*Figure, error) {
-			return LatentPlot("z", []float64{1, nan, 2}, []float64{nan, inf, 0})
+			return Latent("z", []float64{1, nan, 2}, []float64{nan, inf, 0})
 		}, text: "2 non-finite values not drawn"},
-		{name: "latent mismatched", make: func() (*Figure, error) { return LatentPlot("z", []float64{1}, nil) },
+		{name: "latent mismatched", make: func() (*Figure, error) { return Latent("z", []float64{1}, nil) },
 			wantErr: "1 ordinal values but 0 latent values"},
+
+		{name: "intervals", title: "check of m", make: func() (*Figure, error) {
+			return Intervals("check of m", "Spearman's rho", []string{"A–B", "A–C", "B–C"},
+				[]float64{0.5, 0.1, -0.4}, []float64{0.45, 0.3, -0.35}, []float64{0.4, 0.25, -0.45}, []float64{0.55, 0.35, -0.3}, []bool{false, true, false})
+		}, text: "3 items, 1 observed outside their replicated 90% interval, 1 flagged"},
+		{name: "intervals many and non-finite", title: "i", width: 1600, make: func() (*Figure, error) {
+			n := 190
+			labels, obs, lo, hi := make([]string, n), make([]float64, n), make([]float64, n), make([]float64, n)
+			for i := range n {
+				obs[i], lo[i], hi[i] = math.Sin(float64(i)), math.Sin(float64(i))-0.1, math.Sin(float64(i))+0.1
+			}
+			obs[3] = nan
+			return Intervals("i", "", labels, obs, obs, lo, hi, make([]bool, n))
+		}, text: "1 non-finite values not drawn"},
+		{name: "intervals empty", make: func() (*Figure, error) { return Intervals("i", "", nil, nil, nil, nil, nil, nil) }, wantErr: "no items"},
+		{name: "intervals mismatched", make: func() (*Figure, error) {
+			return Intervals("i", "", []string{"a"}, []float64{1}, []float64{1}, []float64{1}, nil, []bool{false})
+		}, wantErr: "1 labels but 0 hi values"},
 	}
 }
 
@@ -239,7 +245,10 @@ func TestPlots(t *testing.T) {
 			}
 			w, h := tc.width, tc.height
 			if w == 0 {
-				w, h = figWidth, figHeight
+				w = defaultWidth
+			}
+			if h == 0 {
+				h = defaultHeight
 			}
 			checkFigure(t, f, tc.title, w, h)
 			if !strings.Contains(f.Text, tc.text) {
@@ -312,24 +321,7 @@ func TestPlotsDeterministic(t *testing.T) {
 	}
 }
 
-func TestFigureBundle(t *testing.T) {
-	f := &Figure{PNG: []byte{0x89, 'P', 'N', 'G'}, SVG: []byte("<svg/>"), Text: "a plot", Width: 1, Height: 1}
-	b := f.Bundle()
-	if got, _ := b["image/png"].(string); got != base64.StdEncoding.EncodeToString(f.PNG) {
-		t.Errorf("image/png = %q", got)
-	}
-	if got, _ := b["image/svg+xml"].(string); got != "<svg/>" {
-		t.Errorf("image/svg+xml = %q", got)
-	}
-	if got, _ := b["text/plain"].(string); got != "a plot" {
-		t.Errorf("text/plain = %q", got)
-	}
-	if len(b) != 3 {
-		t.Errorf("bundle has %d entries, want 3", len(b))
-	}
-}
-
-func TestFigSegments(t *testing.T) {
+func TestSegments(t *testing.T) {
 	nan := math.NaN()
 	tests := []struct {
 		name      string
@@ -351,15 +343,15 @@ func TestFigSegments(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := figSegments(tc.y, tc.maxPoints)
+			got := segments(tc.y, tc.maxPoints)
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-				t.Errorf("figSegments(%v, %d) = %v, want %v", tc.y, tc.maxPoints, got, tc.want)
+				t.Errorf("segments(%v, %d) = %v, want %v", tc.y, tc.maxPoints, got, tc.want)
 			}
 		})
 	}
 }
 
-func TestFigBinsAndDensity(t *testing.T) {
+func TestBinsAndDensity(t *testing.T) {
 	tests := []struct {
 		name      string
 		values    []float64
@@ -381,13 +373,13 @@ func TestFigBinsAndDensity(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			lo, hi, n, _ := figRange(tc.values)
-			edges := figBinEdges(lo, hi, n)
+			lo, hi, n, _ := valueRange(tc.values)
+			edges := binEdges(lo, hi, n)
 			if len(edges)-1 != tc.wantBins || edges[0] != tc.wantEdge0 || edges[len(edges)-1] != tc.wantEdgeK {
 				t.Fatalf("edges %v…%v (%d bins), want %v…%v (%d bins)", edges[0], edges[len(edges)-1], len(edges)-1,
 					tc.wantEdge0, tc.wantEdgeK, tc.wantBins)
 			}
-			bins := figDensity(edges, tc.values)
+			bins := density(edges, tc.values)
 			area, count := 0.0, 0.0
 			for _, b := range bins {
 				area += b.Weight * (b.Max - b.Min)
@@ -398,12 +390,12 @@ func TestFigBinsAndDensity(t *testing.T) {
 			}
 		})
 	}
-	if e := figBinEdges(math.Inf(1), math.Inf(-1), 0); e != nil {
+	if e := binEdges(math.Inf(1), math.Inf(-1), 0); e != nil {
 		t.Errorf("no finite values: edges %v, want none", e)
 	}
 }
 
-func TestHeatColor(t *testing.T) {
+func TestDivergingColor(t *testing.T) {
 	tests := []struct {
 		v    float64
 		want color.NRGBA
@@ -418,22 +410,22 @@ func TestHeatColor(t *testing.T) {
 		{math.NaN(), color.NRGBA{R: 0xBD, G: 0xBD, B: 0xBD, A: 0xFF}},
 	}
 	for _, tc := range tests {
-		if got := heatColor(tc.v); got != tc.want {
-			t.Errorf("heatColor(%v) = %v, want %v", tc.v, got, tc.want)
+		if got := divergingColor(tc.v); got != tc.want {
+			t.Errorf("divergingColor(%v) = %v, want %v", tc.v, got, tc.want)
 		}
 	}
 	// Negative values are bluer than red, positive redder than blue.
 	for _, v := range []float64{-0.9, -0.5, -0.1} {
-		if c := heatColor(v); c.B <= c.R {
-			t.Errorf("heatColor(%v) = %v is not blue", v, c)
+		if c := divergingColor(v); c.B <= c.R {
+			t.Errorf("divergingColor(%v) = %v is not blue", v, c)
 		}
-		if c := heatColor(-v); c.R <= c.B {
-			t.Errorf("heatColor(%v) = %v is not red", -v, c)
+		if c := divergingColor(-v); c.R <= c.B {
+			t.Errorf("divergingColor(%v) = %v is not red", -v, c)
 		}
 	}
 }
 
-func TestFigQuantize(t *testing.T) {
+func TestQuantize(t *testing.T) {
 	// An image with 300 colours: the 256 most frequent are kept exactly,
 	// the rest map to their nearest kept colour.
 	img := image.NewRGBA(image.Rect(0, 0, 300, 2))
@@ -446,7 +438,7 @@ func TestFigQuantize(t *testing.T) {
 			img.SetRGBA(x, 1, color.RGBA{A: 255})
 		}
 	}
-	q := figQuantize(img)
+	q := quantize(img)
 	if len(q.Palette) != 256 {
 		t.Fatalf("palette of %d colours, want 256", len(q.Palette))
 	}
@@ -463,7 +455,7 @@ func TestFigQuantize(t *testing.T) {
 	}
 }
 
-func TestPairsCorrelation(t *testing.T) {
+func TestCorrelation(t *testing.T) {
 	nan := math.NaN()
 	tests := []struct {
 		name string
@@ -478,48 +470,30 @@ func TestPairsCorrelation(t *testing.T) {
 		{"one pair", []float64{1, nan}, []float64{1, 2}, nan},
 	}
 	for _, tc := range tests {
-		got := pairsCorrelation(tc.x, tc.y)
+		got := correlation(tc.x, tc.y)
 		if math.IsNaN(tc.want) != math.IsNaN(got) || (!math.IsNaN(got) && math.Abs(got-tc.want) > 1e-12) {
 			t.Errorf("%s: correlation %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
 
-func TestLatentLevels(t *testing.T) {
+func TestDistinctLevels(t *testing.T) {
 	nan := math.NaN()
-	levels, counts, missing := latentLevels([]float64{3, 1, nan, 3, 2.5, 1, nan, 3})
+	levels, counts, missing := distinctLevels([]float64{3, 1, nan, 3, 2.5, 1, nan, 3})
 	if fmt.Sprint(levels, counts, missing) != "[1 2.5 3] [2 1 3] 2" {
-		t.Errorf("latentLevels = %v %v %v", levels, counts, missing)
+		t.Errorf("distinctLevels = %v %v %v", levels, counts, missing)
 	}
-	names := []string{"no", "yes"}
 	for _, tc := range []struct {
 		v    float64
 		want string
-	}{{1, "no"}, {2, "yes"}, {3, "3"}, {1.5, "1.5"}, {0, "0"}} {
-		if got := levelName(tc.v, names); got != tc.want {
+	}{{3, "3"}, {1.5, "1.5"}, {0, "0"}} {
+		if got := levelName(tc.v); got != tc.want {
 			t.Errorf("levelName(%v) = %q, want %q", tc.v, got, tc.want)
 		}
 	}
 }
 
-func ExampleTracePlot() {
-	chains := [][]float64{{0.1, 0.3, 0.2, 0.4}, {0.2, 0.25, 0.35, 0.3}}
-	f, err := TracePlot("C[1, 2]", chains, 2)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	cfg, err := png.DecodeConfig(bytes.NewReader(f.PNG))
-	fmt.Println(cfg.Width, cfg.Height, err)
-	fmt.Println(f.Text)
-	fmt.Println(strings.HasPrefix(string(f.SVG), "<?xml"))
-	// Output:
-	// 640 400 <nil>
-	// Trace plot of "C[1, 2]": 2 chain(s) × 4 draws (first 2 warmup), values in [0.1, 0.4]
-	// true
-}
-
-func BenchmarkHeatmapPlot(b *testing.B) {
+func BenchmarkHeatmap(b *testing.B) {
 	const p = 20
 	labels := make([]string, p)
 	m := make([]float64, p*p)
@@ -530,16 +504,16 @@ func BenchmarkHeatmapPlot(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if _, err := HeatmapPlot("C", labels, m); err != nil {
+		if _, err := Heatmap("C", labels, m); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func BenchmarkTracePlot(b *testing.B) {
+func BenchmarkTrace(b *testing.B) {
 	fx := newPlotFixture() // 4 chains × 1000 draws
 	for b.Loop() {
-		if _, err := TracePlot("C[1, 2]", fx.chains, 500); err != nil {
+		if _, err := Trace("C[1, 2]", fx.chains, 500); err != nil {
 			b.Fatal(err)
 		}
 	}

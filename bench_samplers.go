@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -50,21 +48,19 @@ type samplersResult struct {
 // iterations, the minimum and median bulk ESS per second over the entries of
 // C, and the RMSE to the true C.
 func benchSamplers(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("bench samplers", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	asJSON := fs.Bool("json", false, "print one JSON object per line")
+	var names []string
+	for _, m := range inference.Methods() {
+		names = append(names, m.String())
+	}
+	fs := newBenchFlags("samplers", stdout)
 	iter := fs.Int("iter", 1000, "post-warm-up iterations per run")
 	warmup := fs.Int("warmup", -1, "warm-up iterations per run (default iter/5)")
-	methods := fs.String("methods", "gibbs,hmc,px,interweave", "comma-separated methods: gibbs, hmc, px, interweave")
+	methods := fs.String("methods", strings.Join(names, ","), "comma-separated methods: "+strings.Join(names, ", "))
 	n := fs.Int("n", 1000, "number of rows")
 	setups := fs.String("setups", "20:5:5,10:3:2,10:3:5", "comma-separated p:k:levels")
-	seed := fs.Uint64("seed", 1, "seed of the simulation and the chains")
 	chains := fs.Int("chains", 1, "chains per run, run in parallel")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *iter < 1 {
 		return fmt.Errorf("--iter %d: want at least 1", *iter)
@@ -77,9 +73,9 @@ func benchSamplers(args []string, stdout io.Writer) error {
 	}
 	var ms []inference.Method
 	for _, name := range strings.Split(*methods, ",") {
-		m, ok := samplersMethod(strings.TrimSpace(name))
+		m, ok := inference.ParseMethod(strings.TrimSpace(name))
 		if !ok {
-			return fmt.Errorf("--methods: unknown method %q (want gibbs, hmc, px or interweave)", name)
+			return fmt.Errorf("--methods: unknown method %q (want %s)", name, orList(names))
 		}
 		ms = append(ms, m)
 	}
@@ -99,46 +95,35 @@ func benchSamplers(args []string, stdout io.Writer) error {
 		}
 		sets = append(sets, samplersSetup{P: v[0], K: v[1], Levels: v[2]})
 	}
-	// Rows are printed as each run ends (runs can take minutes), so the
-	// table uses fixed widths.
-	const row = "%-10s %7d %4d %3d %6d %6d %12s %10s %12s %9s %9s %11s  %s\n"
-	if !*asJSON {
-		fmt.Fprintf(stdout, strings.NewReplacer("d", "s").Replace(row), "method", "n", "p", "k", "levels", "iter", "s/1000 iter", "min ESS/s", "median ESS/s", "RMSE mean", "RMSE last", "bounces/col", "note")
+	table, err := newBenchTable(stdout, fs, benchColumn{"method", 10}, benchColumn{"n", 7}, benchColumn{"p", 4}, benchColumn{"k", 3},
+		benchColumn{"levels", 6}, benchColumn{"iter", 6}, benchColumn{"s/1000 iter", 0}, benchColumn{"min ESS/s", 0},
+		benchColumn{"median ESS/s", 0}, benchColumn{"RMSE mean", 0}, benchColumn{"RMSE last", 0}, benchColumn{"bounces/col", 0},
+		benchColumn{"note", 0})
+	if err != nil {
+		return err
 	}
 	for _, set := range sets {
-		sim, err := inference.Simulate(inference.SimSpec{P: set.P, K: set.K, N: *n, Levels: set.Levels, Seed: *seed})
+		sim, err := inference.Simulate(inference.SimSpec{P: set.P, K: set.K, N: *n, Levels: set.Levels, Seed: fs.seed})
 		if err != nil {
 			return err
 		}
 		for _, m := range ms {
-			r := samplersRun(sim, set, m, *n, *warmup, *iter, *chains, *seed)
-			if *asJSON {
-				b, err := json.Marshal(r)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(stdout, string(b))
-				continue
+			if err := table.write(samplersRun(sim, set, m, *n, *warmup, *iter, *chains, fs.seed)); err != nil {
+				return err
 			}
-			if r.Skipped != "" {
-				fmt.Fprintf(stdout, row, r.Method, r.N, r.P, r.K, r.Levels, r.Iter, "-", "-", "-", "-", "-", "-", "skipped: "+r.Skipped)
-				continue
-			}
-			fmt.Fprintf(stdout, row, r.Method, r.N, r.P, r.K, r.Levels, r.Iter,
-				fmt.Sprintf("%.3f", r.SecondsPer1000), fmt.Sprintf("%.2f", r.MinESSPerSec), fmt.Sprintf("%.2f", r.MedianESSPerSec),
-				fmt.Sprintf("%.4f", r.RMSEMean), fmt.Sprintf("%.4f", r.RMSELast), fmt.Sprintf("%.0f", r.Bounces), "")
 		}
 	}
 	return nil
 }
 
-func samplersMethod(name string) (inference.Method, bool) {
-	for _, m := range []inference.Method{inference.Gibbs, inference.HMC, inference.PX, inference.Interweave} {
-		if m.String() == name {
-			return m, true
-		}
+// cells implements benchRow.
+func (r samplersResult) cells() []string {
+	head := []string{r.Method, strconv.Itoa(r.N), strconv.Itoa(r.P), strconv.Itoa(r.K), strconv.Itoa(r.Levels), strconv.Itoa(r.Iter)}
+	if r.Skipped != "" {
+		return append(head, "-", "-", "-", "-", "-", "-", "skipped: "+r.Skipped)
 	}
-	return 0, false
+	return append(head, fmt.Sprintf("%.3f", r.SecondsPer1000), fmt.Sprintf("%.2f", r.MinESSPerSec), fmt.Sprintf("%.2f", r.MedianESSPerSec),
+		fmt.Sprintf("%.4f", r.RMSEMean), fmt.Sprintf("%.4f", r.RMSELast), fmt.Sprintf("%.0f", r.Bounces), "")
 }
 
 // samplersRun runs one chain of method m on sim and measures it.
@@ -171,21 +156,8 @@ func samplersRun(sim *inference.Simulated, set samplersSetup, m inference.Method
 			r.MedianESSPerSec = (ess[len(ess)/2-1] + ess[len(ess)/2]) / 2 / secs
 		}
 	}
-	mean := make([]float64, set.P*set.P)
-	total := 0
-	for _, ch := range res.C {
-		for _, d := range ch {
-			for k, v := range d {
-				mean[k] += v
-			}
-		}
-		total += len(ch)
-	}
-	for k := range mean {
-		mean[k] /= float64(total)
-	}
 	draws := res.C[0]
-	rm := inference.RMSETrace([][]float64{mean, draws[len(draws)-1]}, sim.C)
+	rm := inference.RMSETrace([][]float64{res.MeanC(), draws[len(draws)-1]}, sim.C)
 	r.RMSEMean, r.RMSELast = rm[0], rm[1]
 	if st := res.Stats[0]; st.Iterations > 0 && st.Bounces > 0 {
 		r.Bounces = float64(st.Bounces) / float64(st.Iterations) / float64(set.P)

@@ -1,0 +1,314 @@
+package compiler
+
+// The data statements: data NAME = load(...) and data NAME = simulate(...).
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/copulang/copulang/dsl"
+)
+
+// data checks data NAME = load(...) and data NAME = simulate(...).
+func (c *checker) data(s *dsl.DataStmt) Stmt {
+	fn, args, ok := callOf(s.Value, false)
+	if !ok || !slices.Contains(dataSources(), fn.Name) {
+		hint := `as in data gss = load("gss.csv") or data sim = simulate(FullCopula(p = 4), n = 500, levels = 3)`
+		if ok {
+			c.errorf(fn.Pos, suggest(fn.Name, dataSources(), hint), "data comes from load(...) or simulate(...), not %s(...)", fn.Name)
+		} else {
+			c.errorf(s.Value.Pos, hint, "data comes from load(...) or simulate(...), not %s", describeExpr(s.Value))
+		}
+		return nil
+	}
+	if fn.Name == "load" {
+		return c.load(s, fn, args)
+	}
+	return c.simulate(s, fn, args)
+}
+
+// load checks load("PATH", sep = ",", na = [...], order = {...}). When the
+// env can read files, the file is read now, so that its problems and the
+// columns later statements use are checked before anything runs.
+func (c *checker) load(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt {
+	bound, ok := c.bindArgs(fn, args, parameters("load"), `load("gss.csv", order = {sex: ["m", "f"]})`)
+	x := &LoadData{At: s.Pos, Name: s.Name.Name}
+	if a := bound["path"]; a != nil {
+		p, isPrim := a.Value.AsPrimary()
+		switch {
+		case !isPrim || p.Str == nil:
+			c.errorf(a.Value.Pos, `as in load("gss.csv")`, "load needs the file name as a string, got %s", describeExpr(a.Value))
+			ok = false
+		case strings.TrimSpace(p.Str.Value) == "":
+			c.errorf(a.Value.Pos, "", "load needs a file name")
+			ok = false
+		default:
+			x.Path = p.Str.Value
+		}
+	}
+	if a := bound["sep"]; a != nil {
+		sep, good := c.separator(a.Value)
+		ok = ok && good
+		x.Sep = sep
+	}
+	if a := bound["na"]; a != nil {
+		na, good := c.naMarkers(a.Value)
+		ok = ok && good
+		x.NA = na
+	}
+	if a := bound["order"]; a != nil {
+		good := c.order(a.Value, x)
+		ok = ok && good
+	}
+	info := &DataInfo{Name: x.Name}
+	pending := true
+	if files, canRead := c.env.(Files); ok && canRead && !c.writes[x.Path] {
+		read, err := files.ReadData(x)
+		if err != nil {
+			c.errs = append(c.errs, &dsl.Error{Pos: bound["path"].Value.Pos, Msg: x.Path + ": " + err.Error(), Kind: "DataError"})
+			ok = false
+		} else {
+			read.Name = x.Name
+			info, pending = read, false
+		}
+	}
+	// Bind the name even after an error, so that later statements that
+	// use it are not reported as well.
+	c.local[x.Name] = &local{b: info, pending: pending}
+	if !ok {
+		return nil
+	}
+	return x
+}
+
+// separator checks sep = ";": one character that can separate fields.
+func (c *checker) separator(e *dsl.Expr) (rune, bool) {
+	const hint = `as in sep = ";" or sep = "\t"`
+	p, ok := e.AsPrimary()
+	if !ok || p.Str == nil {
+		c.errorf(e.Pos, hint, "sep must be a string of one character, got %s", describeExpr(e))
+		return 0, false
+	}
+	r := []rune(p.Str.Value)
+	if len(r) != 1 || r[0] == '"' || r[0] == '\r' || r[0] == '\n' || r[0] == 0xFFFD {
+		c.errorf(e.Pos, hint, "sep must be one character other than a quote or a line break, got %q", p.Str.Value)
+		return 0, false
+	}
+	return r[0], true
+}
+
+// naMarkers checks na = ["-99", "."]: the texts of missing cells.
+func (c *checker) naMarkers(e *dsl.Expr) ([]string, bool) {
+	items, isList := oneOrList(e)
+	var out []string
+	ok := true
+	for _, item := range items {
+		p, isPrim := item.AsPrimary()
+		if !isPrim || p.Str == nil {
+			hint := `as in na = ["-99", "."]`
+			if !isList {
+				hint = `give a list of strings, as in na = ["-99", "."]`
+			} else if _, _, num := c.quietNumber(item); num {
+				hint = fmt.Sprintf("write it as a string, na = [%q]: cells are compared as text", item.String())
+			}
+			c.errorf(item.Pos, hint, "na lists the texts of missing cells as strings, got %s", describeExpr(item))
+			ok = false
+			continue
+		}
+		if strings.TrimSpace(p.Str.Value) == "" {
+			c.errorf(item.Pos, "", "empty cells are always missing; na lists other texts")
+			ok = false
+			continue
+		}
+		out = append(out, strings.TrimSpace(p.Str.Value))
+	}
+	return out, ok
+}
+
+// quietNumber reports whether e is a number, without reporting errors.
+func (c *checker) quietNumber(e *dsl.Expr) (float64, bool, bool) {
+	saved := len(c.errs)
+	v, known, ok := c.number(e, numScope{})
+	c.errs = c.errs[:saved]
+	return v, known, ok
+}
+
+// order checks order = {col: ["a", "b"], [c1, c2]: [...], *: [...]} into
+// x.Order and x.OrderAll.
+func (c *checker) order(e *dsl.Expr, x *LoadData) bool {
+	p, ok := e.AsPrimary()
+	if !ok || p.Map == nil {
+		c.errorf(e.Pos, `as in order = {sex: ["m", "f"]}`, "order must be a map from column names to lists of labels, got %s", describeExpr(e))
+		return false
+	}
+	out := map[string][]string{}
+	good := true
+	for _, ent := range p.Map.Entries {
+		keys := []string{ent.Key}
+		what := ent.Key
+		switch {
+		case ent.All:
+			keys, what = nil, "*"
+			if x.OrderAll != nil {
+				c.errorf(ent.Pos, "", "order: * given twice")
+				good = false
+				continue
+			}
+		case ent.Keys != nil:
+			keys, what = ent.Keys, "["+strings.Join(ent.Keys, ", ")+"]"
+		}
+		dup := false
+		for _, k := range keys {
+			if _, seen := out[k]; seen {
+				c.errorf(ent.Pos, "", "order: column %s given twice", k)
+				dup = true
+			}
+		}
+		if dup {
+			good = false
+			continue
+		}
+		labels, ok := c.labels(ent.Value, what)
+		if !ok {
+			good = false
+			continue
+		}
+		for _, k := range keys {
+			out[k] = labels
+		}
+		if ent.All {
+			x.OrderAll = labels
+		}
+	}
+	x.Order = out
+	return good
+}
+
+// labels checks the list of labels of one order entry, lowest first.
+func (c *checker) labels(e *dsl.Expr, what string) ([]string, bool) {
+	lp, isList := e.AsPrimary()
+	if !isList || lp.List == nil {
+		c.errorf(e.Pos, `as in sex: ["m", "f"]`, "order of %s must be a list of labels, lowest first", what)
+		return nil, false
+	}
+	var labels []string
+	good, dupLabel := true, false
+	for _, item := range lp.List.Items {
+		ip, _ := item.AsPrimary()
+		var label string
+		switch {
+		case ip != nil && ip.Str != nil:
+			label = ip.Str.Value
+		case ip != nil && ip.Number != nil:
+			label = ip.Number.Text
+		case ip != nil && ip.Name != nil:
+			label = ip.Name.Name
+		default:
+			c.errorf(item.Pos, "", "a label must be a string, got %s", describeExpr(item))
+			good = false
+			continue
+		}
+		if slices.Contains(labels, label) {
+			c.errorf(item.Pos, "", "order of %s: label %q listed twice", what, label)
+			good, dupLabel = false, true
+			continue
+		}
+		labels = append(labels, label)
+	}
+	if len(labels) < 2 && !dupLabel && good {
+		c.errorf(e.Pos, "", "order of %s needs at least 2 labels", what)
+		good = false
+	}
+	return labels, good
+}
+
+// simulate checks simulate(SPEC, n = N, levels = L, seed = S, missing = M).
+func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt {
+	const example = "simulate(FactorCopula(p = 20, k = 5), n = 1000, levels = 5, seed = 7)"
+	bound, ok := c.bindArgs(fn, args, parameters("simulate"), example)
+	x := &SimulateData{At: s.Pos, Name: s.Name.Name, Seed: DefaultSeed}
+	if a := bound["spec"]; a != nil {
+		ok = c.simSpec(a.Value, x) && ok
+	}
+	if a := bound["n"]; a != nil {
+		v, _, good := c.integerAtLeast(a.Value, numScope{}, "n", minimum{value: 2})
+		ok = ok && good
+		x.N = v
+	}
+	if a := bound["levels"]; a != nil {
+		v, _, good := c.integerAtLeast(a.Value, numScope{}, "levels", minimum{value: 2, hint: "levels = 2 gives binary data"})
+		if good && x.N >= 2 && v > x.N {
+			c.errorf(a.Value.Pos, "", "levels = %d exceeds the n = %d rows", v, x.N)
+			good = false
+		}
+		ok = ok && good
+		x.Levels = v
+	}
+	if a := bound["seed"]; a != nil {
+		v, good := c.seed(a.Value)
+		ok = ok && good
+		x.Seed = v
+	}
+	if a := bound["missing"]; a != nil {
+		v, _, good := c.number(a.Value, numScope{})
+		if good && (v < 0 || v >= 1) {
+			c.errorf(a.Value.Pos, "missing = 0.1 makes about 10% of the cells missing", "missing must be in [0, 1), got %s", fmtNum(v))
+			good = false
+		}
+		ok = ok && good
+		x.Missing = v
+	}
+	if !ok {
+		return nil
+	}
+	info := &DataInfo{Name: x.Name, N: x.N, HasTruth: true, TruthK: x.K}
+	for j := 1; j <= x.P; j++ {
+		info.Columns = append(info.Columns, ColumnInfo{
+			Name: fmt.Sprintf("Y%d", j), Levels: x.Levels, Missing: int(math.Round(x.Missing * float64(x.N))),
+		})
+	}
+	c.local[x.Name] = &local{b: info}
+	return x
+}
+
+// simSpec checks FactorCopula(p =, k =) or FullCopula(p =).
+func (c *checker) simSpec(e *dsl.Expr, x *SimulateData) bool {
+	specs := simulationSpecs()
+	fn, args, ok := callOf(e, false)
+	if !ok || !slices.Contains(specs, fn.Name) {
+		hint := "as in FactorCopula(p = 20, k = 5) or FullCopula(p = 4)"
+		at := e.Pos
+		if ok {
+			at = fn.Pos
+			hint = suggest(fn.Name, specs, hint)
+		}
+		c.errorf(at, hint, "simulate needs a copula to draw from: FactorCopula(p, k) or FullCopula(p), got %s", describeExpr(e))
+		return false
+	}
+	example := "FullCopula(p = 4)"
+	if fn.Name == "FactorCopula" {
+		example = "FactorCopula(p = 20, k = 5)"
+	}
+	bound, good := c.bindArgs(fn, args, parameters(fn.Name), example)
+	if a := bound["p"]; a != nil {
+		v, _, o := c.integerAtLeast(a.Value, numScope{}, "p", minimum{value: 2, unit: " columns"})
+		if o && v > 10000 {
+			c.errorf(a.Value.Pos, "", "p = %d columns is more than this tool handles (at most 10000)", v)
+			o = false
+		}
+		good = good && o
+		x.P = v
+	}
+	if a := bound["k"]; a != nil {
+		v, _, o := c.integerAtLeast(a.Value, numScope{}, "k", minimum{value: 1, hint: "use FullCopula(p = ...) for an unstructured correlation"})
+		if o && x.P >= 2 && v >= x.P {
+			c.errorf(a.Value.Pos, "", "k = %d factors must be fewer than p = %d columns", v, x.P)
+			o = false
+		}
+		good = good && o
+		x.K = v
+	}
+	return good
+}

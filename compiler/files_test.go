@@ -1,0 +1,121 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/copulang/copulang/dsl"
+)
+
+// filesEnv is a fakeEnv that can read the data files of load statements
+// and says which paths cannot be written, as the session's env does.
+type filesEnv struct {
+	fakeEnv
+	data     map[string]*DataInfo // by path
+	readOnly map[string]bool      // paths that cannot be written
+	reads    []string             // the paths read, in order
+}
+
+func (e *filesEnv) ReadData(x *LoadData) (*DataInfo, error) {
+	e.reads = append(e.reads, x.Path)
+	d, ok := e.data[x.Path]
+	if !ok {
+		return nil, fmt.Errorf("open %s: no such file or directory", x.Path)
+	}
+	return d, nil
+}
+
+func (e *filesEnv) Writable(path string) error {
+	if e.readOnly[path] {
+		return errors.New("permission denied")
+	}
+	return nil
+}
+
+func newFilesEnv() *filesEnv {
+	survey := &DataInfo{N: 1002}
+	for _, name := range []string{"income", "degree", "children", "age"} {
+		survey.Columns = append(survey.Columns, ColumnInfo{Name: name, Levels: 5})
+	}
+	return &filesEnv{fakeEnv: newFakeEnv(), data: map[string]*DataInfo{"survey.csv": survey},
+		readOnly: map[string]bool{"/ro/draws.csv": true}}
+}
+
+// checkErrors checks src against env and returns its formatted errors.
+func checkErrors(t *testing.T, src string, env Env) (string, dsl.ErrorList) {
+	t.Helper()
+	f, err := dsl.Parse("", []byte(src))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	_, err = Check(f, env)
+	var list dsl.ErrorList
+	if err != nil && !errors.As(err, &list) {
+		t.Fatalf("error %T is not an ErrorList", err)
+	}
+	return list.Format([]byte(src)), list
+}
+
+// TestTypoInLastLineBeforeTheFit is issue 17's case: a script loads a file,
+// fits a model on it and misspells a column in its last line. With an env
+// that reads files, Check reads the header at check time and reports the
+// typo with its position and hint, so the script fails before its fit.
+// Without Files the statement is left partial (checked again before it
+// runs, that is after the fit).
+func TestTypoInLastLineBeforeTheFit(t *testing.T) {
+	src := "data gss = load(\"survey.csv\")\nmodel m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m with gibbs, iter = 100000\nsummary m.C[incom, degree]\n"
+	env := newFilesEnv()
+	got, list := checkErrors(t, src, env)
+	want := "4:13: model m has no column incom\nsummary m.C[incom, degree]\n            ^\nhint: did you mean income?\n"
+	if got != want {
+		t.Errorf("errors:\n%s\nwant:\n%s", got, want)
+	}
+	if len(list) != 1 {
+		t.Errorf("%d errors, want 1", len(list))
+	}
+	if strings.Join(env.reads, ",") != "survey.csv" {
+		t.Errorf("read %v, want survey.csv once", env.reads)
+	}
+
+	// The env without Files: no error now, the summary is partial.
+	prog := mustCheck(t, src, newFakeEnv())
+	if !prog.Stmts[3].Partial() {
+		t.Error("without Files the summary on data loaded in the same file should be partial")
+	}
+}
+
+// TestFilesAtCheckTime: a file that cannot be read is a DataError at the
+// load's path; a path that cannot be written is an error at the export's
+// path; a file an earlier statement writes is not read before it exists.
+func TestFilesAtCheckTime(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+		reads           string
+	}{
+		{"missing file", `data d = load("nope.csv")` + "\nshow d\n",
+			"1:15: nope.csv: open nope.csv: no such file or directory\ndata d = load(\"nope.csv\")\n              ^\n", "nope.csv"},
+		{"unwritable export", `export hoff to "/ro/draws.csv"`,
+			"1:16: cannot write /ro/draws.csv: permission denied\nexport hoff to \"/ro/draws.csv\"\n               ^\n", ""},
+		{"unwritable impute draws", `impute hoff to "cells.csv", draws = "/ro/draws.csv"`,
+			"1:37: cannot write /ro/draws.csv: permission denied\nimpute hoff to \"cells.csv\", draws = \"/ro/draws.csv\"\n                                    ^\n", ""},
+		{"load what an export writes", "export hoff to \"d.csv\"\ndata d = load(\"d.csv\")\nshow d\n", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newFilesEnv()
+			got, list := checkErrors(t, tt.src, env)
+			if got != tt.want {
+				t.Errorf("errors:\n%s\nwant:\n%s", got, tt.want)
+			}
+			if strings.Join(env.reads, ",") != tt.reads {
+				t.Errorf("read %v, want %q", env.reads, tt.reads)
+			}
+			if tt.name == "missing file" && list[0].Kind != "DataError" {
+				t.Errorf("kind %q, want DataError", list[0].Kind)
+			}
+		})
+	}
+}

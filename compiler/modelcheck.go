@@ -1,0 +1,225 @@
+package compiler
+
+// The statements that judge fitted models: check (posterior predictive
+// checks) and compare (held-out predictive scores).
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
+)
+
+// Default settings of check and compare.
+const (
+	// DefaultHoldout is the share of cells compare holds out.
+	DefaultHoldout = 0.1
+	// minReps is the fewest replications at θ̃ for which a p-value can go
+	// below 0.05 (its smallest value is 1/(reps+1)).
+	minReps = 19
+	// maxFolds bounds compare's folds, each a refit of every model.
+	maxFolds = 20
+)
+
+// Stats returns the rank statistics check may compare (stat = ...).
+func Stats() []string {
+	var out []string
+	for _, s := range inference.RankStats() {
+		out = append(out, s.String())
+	}
+	return out
+}
+
+// check checks check NAME[, settings] and check NAME[COL, COL][, settings].
+func (c *checker) check(s *dsl.CheckStmt) Stmt {
+	const hint = "as in check m or check m[INC, DEG]"
+	pf, ok := s.Target.AsPostfix()
+	if !ok || pf.Primary.Name == nil || len(pf.Suffixes) > 1 || (len(pf.Suffixes) == 1 && pf.Suffixes[0].Index == nil) {
+		c.errorf(s.Target.Pos, hint, "check takes a fitted model, or a model and two of its columns, got %s", describeExpr(s.Target))
+		return nil
+	}
+	m, _, good := c.modelBinding(pf.Primary.Name, true, "check")
+	x := &CheckStmt{At: s.Pos, Model: pf.Primary.Name.Name, Draws: inference.DefaultCheckDraws, Reps: inference.DefaultCheckReps}
+	if good && len(pf.Suffixes) == 1 {
+		good = c.checkPair(pf.Suffixes[0].Index, m, x)
+	}
+	seen := map[string]bool{}
+	for _, a := range s.Settings {
+		name := a.Name.Name
+		if !c.setting("check", a, settingsOf("check"), seen, "") {
+			good = false
+			continue
+		}
+		var ok bool
+		switch name {
+		case "draws":
+			x.Draws, _, ok = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: 1, hint: "draws counts the posterior draws replicated"})
+		case "reps":
+			x.Reps, _, ok = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: minReps,
+				hint: "a calibrated p-value is at least 1/(reps + 1): 19 replications are needed to go below 0.05"})
+		case "seed":
+			x.Seed, ok = c.seed(a.Value)
+			x.SeedGiven = true
+		case "stat":
+			ok = c.stat(a.Value, x)
+		}
+		good = good && ok
+	}
+	if !good {
+		return nil
+	}
+	return x
+}
+
+// checkPair resolves the two columns of check m[A, B].
+func (c *checker) checkPair(ix *dsl.Index, m *ModelInfo, x *CheckStmt) bool {
+	if len(ix.Items) != 2 {
+		c.errorf(ix.Pos, "as in check "+x.Model+"[INC, DEG]", "check shows the two-way table of two columns; got %d", len(ix.Items))
+		return false
+	}
+	for _, it := range ix.Items {
+		name, n, isPos := c.indexItem(it)
+		if name == "" && n == 0 {
+			return false
+		}
+		x.Items = append(x.Items, IndexItem{At: it.Pos, Column: name, Position: n})
+		if m.Columns == nil {
+			x.Unresolved = true
+			continue
+		}
+		j := n - 1
+		if !isPos {
+			j = indexOf(m.Columns, name)
+		}
+		if j < 0 || j >= len(m.Columns) {
+			if isPos {
+				c.errorf(it.Pos, "", "column %d is out of range: %s has %d columns", n, x.Model, len(m.Columns))
+			} else {
+				c.errorf(it.Pos, suggest(name, m.Columns, "columns of "+x.Model+": "+shortList(m.Columns)), "model %s has no column %s", x.Model, name)
+			}
+			return false
+		}
+		x.Pair = append(x.Pair, j)
+	}
+	if x.Unresolved {
+		x.Pair = nil
+		return true
+	}
+	if x.Pair[0] == x.Pair[1] {
+		c.errorf(ix.Pos, "pick two different columns", "a two-way table needs two different columns")
+		return false
+	}
+	return true
+}
+
+// stat checks stat = spearman | kendall.
+func (c *checker) stat(e *dsl.Expr, x *CheckStmt) bool {
+	id, ok := e.AsName()
+	if !ok {
+		c.errorf(e.Pos, "as in stat = kendall", "stat is one of %s, got %s", strings.Join(Stats(), ", "), describeExpr(e))
+		return false
+	}
+	if !c.oneOf(id, "statistic", Stats()) {
+		return false
+	}
+	x.Stat, _ = inference.ParseRankStat(id.Name)
+	return true
+}
+
+// compare checks compare M1, M2, ... [, holdout = H | folds = K, seed = S].
+func (c *checker) compare(s *dsl.CompareStmt) Stmt {
+	x := &Compare{At: s.Pos, Holdout: DefaultHoldout, Folds: 1, Seed: DefaultSeed}
+	good := true
+	var models []*ModelInfo
+	seen := map[string]bool{}
+	settings := settingsOf("compare")
+	var holdout, folds *dsl.NamedArg
+	settingSeen := false
+	for _, it := range s.Items {
+		if a := it.Setting; a != nil {
+			name := a.Name.Name
+			settingSeen = true
+			if !c.setting("compare", a, settings, seen, "") {
+				good = false
+				continue
+			}
+			var ok bool
+			switch name {
+			case "holdout":
+				holdout = a
+				var v float64
+				v, _, ok = c.number(a.Value, numScope{})
+				if ok && !(v > 0 && v <= 0.5) {
+					c.errorf(a.Value.Pos, "holdout is the share of cells held out, as in holdout = 0.1", "holdout must be above 0 and at most 0.5, got %s", fmtNum(v))
+					ok = false
+				}
+				x.Holdout = v
+			case "folds":
+				folds = a
+				x.Folds, _, ok = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: 2, hint: "folds = K holds out each cell once over K refits of every model"})
+				if ok && x.Folds > maxFolds {
+					c.errorf(a.Value.Pos, "each fold refits every model", "folds must be at most %d, got %d", maxFolds, x.Folds)
+					ok = false
+				}
+			case "seed":
+				x.Seed, ok = c.seed(a.Value)
+			}
+			good = good && ok
+			continue
+		}
+		id := it.Model
+		if settingSeen {
+			c.errorf(id.Pos, "as in compare m1, m2, folds = 5", "list the models before the settings")
+			good = false
+			continue
+		}
+		m, _, ok := c.modelBinding(id, true, "compare")
+		if !ok {
+			good = false
+			continue
+		}
+		if slices.Contains(x.Models, id.Name) {
+			c.errorf(id.Pos, "", "model %s is listed twice", id.Name)
+			good = false
+			continue
+		}
+		if len(models) > 0 && !c.sameData(models[0], m, x.Models[0], id) {
+			good = false
+		}
+		x.Models = append(x.Models, id.Name)
+		models = append(models, m)
+	}
+	if holdout != nil && folds != nil {
+		c.errorf(holdout.Name.Pos, "with folds = K every eligible cell is held out once; holdout is the share of a single split", "give holdout or folds, not both")
+		good = false
+	}
+	if good && len(x.Models) < 2 {
+		c.errorf(s.Pos, "as in compare m1, m2", "compare needs at least two fitted models")
+		good = false
+	}
+	if !good {
+		return nil
+	}
+	return x
+}
+
+// sameData reports (with an error at id) whether model m, named by id, is
+// on the data and columns of the first model.
+func (c *checker) sameData(first, m *ModelInfo, firstName string, id *dsl.Ident) bool {
+	if first.Data != m.Data {
+		c.errorf(id.Pos, "compare scores models on the same held-out cells of the same data",
+			"%s is on data %s, but %s is on %s", id.Name, m.Data, firstName, first.Data)
+		return false
+	}
+	if first.Columns == nil || m.Columns == nil {
+		return true
+	}
+	a, b := slices.Sorted(slices.Values(first.Columns)), slices.Sorted(slices.Values(m.Columns))
+	if !slices.Equal(a, b) {
+		c.errorf(id.Pos, "compare scores models on the same held-out cells: declare them on the same columns",
+			"%s uses columns %s, but %s uses %s", id.Name, shortList(m.Columns), firstName, shortList(first.Columns))
+		return false
+	}
+	return true
+}

@@ -1,0 +1,121 @@
+package compiler
+
+// Bindings: looking names up, and saying what is wrong with a name.
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/copulang/copulang/dsl"
+)
+
+// lookup finds a binding, earlier statements of the file first.
+func (c *checker) lookup(name string) (b Binding, pending, fitted, found bool) {
+	if l, ok := c.local[name]; ok {
+		return l.b, l.pending, l.fitted, true
+	}
+	if c.env != nil {
+		if b, ok := c.env.Lookup(name); ok && b != nil {
+			m, isModel := b.(*ModelInfo)
+			return b, false, isModel && m.Fitted, true
+		}
+	}
+	return nil, false, false, false
+}
+
+// names returns the bound names of a kind ("" for all), sorted.
+func (c *checker) names(kind string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		if b, _, _, ok := c.lookup(n); ok && (kind == "" || b.Kind() == kind) {
+			out = append(out, n)
+		}
+	}
+	if c.env != nil {
+		for _, n := range c.env.Names() {
+			add(n)
+		}
+	}
+	for n := range c.local {
+		add(n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// suggest is the hint for an unknown name: "did you mean NEAR?" for the
+// candidate nearest to name, otherwise.
+func suggest(name string, candidates []string, otherwise string) string {
+	if near := dsl.Nearest(name, candidates); near != "" {
+		return "did you mean " + near + "?"
+	}
+	return otherwise
+}
+
+// unknownName reports an unknown name with the nearest bound name of the
+// wanted kind as a hint.
+func (c *checker) unknownName(id *dsl.Ident, kind string) {
+	what := "name"
+	if kind != "" {
+		what = kind
+	}
+	names := c.names(kind)
+	otherwise := ""
+	switch {
+	case len(names) > 0 && len(names) <= 8:
+		otherwise = "defined: " + strings.Join(names, ", ")
+	case kind == "data":
+		otherwise = `bind one first: data ` + id.Name + ` = load("FILE.csv")`
+	case kind == "model":
+		otherwise = "declare one first: model " + id.Name + " { ... }"
+	}
+	c.errorf(id.Pos, suggest(id.Name, names, otherwise), "unknown %s %s", what, id.Name)
+}
+
+// dataBinding resolves a name that must be a data set.
+func (c *checker) dataBinding(id *dsl.Ident) (*DataInfo, bool, bool) {
+	b, pending, _, ok := c.lookup(id.Name)
+	if !ok {
+		c.unknownName(id, "data")
+		return nil, false, false
+	}
+	d, isData := b.(*DataInfo)
+	if !isData {
+		c.errorf(id.Pos, "", "%s is a %s, not a data set", id.Name, kindName(b))
+		return nil, false, false
+	}
+	return d, pending, true
+}
+
+// modelBinding resolves a name that must be a model; needFit also requires
+// that it has been fitted.
+func (c *checker) modelBinding(id *dsl.Ident, needFit bool, verb string) (*ModelInfo, bool, bool) {
+	b, pending, fitted, ok := c.lookup(id.Name)
+	if !ok {
+		c.unknownName(id, "model")
+		return nil, false, false
+	}
+	m, isModel := b.(*ModelInfo)
+	if !isModel {
+		c.errorf(id.Pos, "", "%s is a %s, not a model; %s needs a model", id.Name, kindName(b), verb)
+		return nil, false, false
+	}
+	if needFit && !fitted {
+		c.errorf(id.Pos, "run fit "+id.Name+" first", "model %s is not fitted yet; %s needs its draws", id.Name, verb)
+		return nil, false, false
+	}
+	return m, pending, true
+}
+
+// kindName names a binding's kind in a sentence.
+func kindName(b Binding) string {
+	if b.Kind() == "data" {
+		return "data set"
+	}
+	return b.Kind()
+}

@@ -1,0 +1,305 @@
+package compiler
+
+// The statements that show or write what a fit found: explain, summary,
+// plot, impute, export and show.
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/copulang/copulang/dsl"
+)
+
+// explain checks explain NAME and explain fit NAME with ... .
+func (c *checker) explain(s *dsl.ExplainStmt) Stmt {
+	if s.Fit != nil {
+		if f, _ := c.fitSettings(s.Fit, "explain"); f != nil {
+			return &Explain{At: s.Pos, Model: f.Model, Fit: f}
+		}
+		return nil
+	}
+	if _, _, ok := c.modelBinding(s.Model, false, "explain"); ok {
+		return &Explain{At: s.Pos, Model: s.Model.Name}
+	}
+	return nil
+}
+
+// summary checks summary EXPR: a data set, or C, Lambda or a derived member
+// (partial, communality, regress) of a fitted model.
+func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
+	t, ok := c.reference(s.Target, "summary", true)
+	if !ok {
+		return nil
+	}
+	if t.ref.Member == "Z" {
+		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "summary shows C, Lambda, partial, communality and regress(...); the draws of Z are not kept")
+		return nil
+	}
+	x := &Summary{At: s.Pos, Target: t.ref, Prob: DefaultProb}
+	set, ok := c.settings(s.Settings, "summary", settingsOf("summary"))
+	if a := set["prob"]; a != nil {
+		if t.data != nil {
+			c.errorf(a.Name.Pos, "", "prob sets the interval of a posterior summary; summary %s describes the data", t.ref.Name)
+			ok = false
+		}
+		ok = c.probability(a.Value, &x.Prob) && ok
+	}
+	if !ok {
+		return nil
+	}
+	return x
+}
+
+// settings matches NAME = VALUE settings against the names a statement
+// takes, reporting unknown and repeated ones.
+func (c *checker) settings(args []*dsl.NamedArg, verb string, names []string) (map[string]*dsl.NamedArg, bool) {
+	out := map[string]*dsl.NamedArg{}
+	ok := true
+	for _, a := range args {
+		name := a.Name.Name
+		switch {
+		case !slices.Contains(names, name):
+			c.errorf(a.Name.Pos, suggest(name, names, verb+" settings: "+strings.Join(names, ", ")), "%s has no setting %s", verb, name)
+			ok = false
+		case out[name] != nil:
+			c.errorf(a.Name.Pos, "", "%s: %s given twice", verb, name)
+			ok = false
+		default:
+			out[name] = a
+		}
+	}
+	return out, ok
+}
+
+// probability checks the probability of a central interval, 0 < prob < 1,
+// into dst.
+func (c *checker) probability(e *dsl.Expr, dst *float64) bool {
+	v, _, ok := c.number(e, numScope{})
+	if ok && !(v > 0 && v < 1) {
+		c.errorf(e.Pos, "prob = 0.9 shows the 5% and 95% quantiles", "prob must be between 0 and 1, got %s", fmtNum(v))
+		return false
+	}
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// outputPath checks the path of a file a statement writes: not empty, and
+// (when the env can look at files) in a directory that exists and can be
+// written. Later loads of the same path in this file are not read at check
+// time.
+func (c *checker) outputPath(lit *dsl.StringLit, verb, example string) bool {
+	if strings.TrimSpace(lit.Value) == "" {
+		c.errorf(lit.Pos, "as in "+example, "%s needs a file name", verb)
+		return false
+	}
+	c.writes[lit.Value] = true
+	if files, ok := c.env.(Files); ok {
+		if err := files.Writable(lit.Value); err != nil {
+			c.errorf(lit.Pos, "", "cannot write %s: %v", lit.Value, err)
+			return false
+		}
+	}
+	return true
+}
+
+// plot checks plot KIND EXPR [vs NAME].
+func (c *checker) plot(s *dsl.PlotStmt) Stmt {
+	kind := s.Kind.Name
+	if !c.oneOf(s.Kind, "plot kind", PlotKinds()) {
+		return nil
+	}
+	x := &PlotStmt{At: s.Pos, Kind: kind}
+	if s.Vs != nil {
+		x.Vs = s.Vs.Name
+		if kind != "rmse" {
+			c.errorf(s.Vs.Pos, "", "vs belongs to plot rmse, which compares draws with a simulation's truth")
+			return nil
+		}
+	}
+	switch kind {
+	case "rmse":
+		return c.plotRMSE(s, x)
+	case "heatmap":
+		t, ok := c.reference(s.Target, "plot heatmap", true)
+		if !ok {
+			return nil
+		}
+		if t.data != nil && !t.data.HasTruth {
+			c.errorf(t.ref.At, "plot heatmap of a fitted model's C instead", "data %s was loaded, not simulated: it has no true C to show", t.ref.Name)
+			return nil
+		}
+		if t.model != nil && (t.ref.Member != "" && t.ref.Member != "C" && t.ref.Member != "partial" || len(t.ref.Items) > 0) {
+			c.errorf(t.ref.At, "write plot heatmap "+t.ref.Name+".C or plot heatmap "+t.ref.Name+".partial", "plot heatmap shows a whole correlation matrix")
+			return nil
+		}
+		x.Target = t.ref
+		return x
+	case "latent":
+		t, ok := c.reference(s.Target, "plot latent", false)
+		if !ok {
+			return nil
+		}
+		if t.ref.Member != "Z" || len(t.ref.Items) != 1 {
+			c.errorf(t.ref.At, "write plot latent "+t.ref.Name+".Z[COLUMN]", "plot latent shows one latent column")
+			return nil
+		}
+		x.Target = t.ref
+		return x
+	}
+	// trace, hist, acf, pairs: scalar draws of C or Lambda.
+	t, ok := c.reference(s.Target, "plot "+kind, false)
+	if !ok {
+		return nil
+	}
+	if t.ref.Member == "Z" {
+		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "the draws of Z are not kept")
+		return nil
+	}
+	switch {
+	case kind == "pairs" && t.count >= 0 && t.count < 2:
+		c.errorf(t.ref.At, "as in plot pairs "+t.ref.Name+".C", "plot pairs needs at least two parameters; %s selects %d", c.refString(t), t.count)
+		return nil
+	case kind != "pairs" && t.count >= 0 && t.count != 1:
+		c.errorf(t.ref.At, "pick one, as in "+t.ref.Name+".C[1, 2]", "plot %s shows one parameter; %s selects %d", kind, c.refString(t), t.count)
+		return nil
+	}
+	x.Target = t.ref
+	return x
+}
+
+// plotRMSE checks plot rmse MODEL [vs DATA] and plot rmse [M1, M2] [vs DATA].
+func (c *checker) plotRMSE(s *dsl.PlotStmt, x *PlotStmt) Stmt {
+	exprs, isList := oneOrList(s.Target)
+	if isList && len(exprs) == 0 {
+		c.errorf(s.Target.Pos, "as in plot rmse [m1, m2] vs sim", "plot rmse needs at least one model")
+		return nil
+	}
+	ok := true
+	var refs []Ref
+	for _, e := range exprs {
+		id, isName := e.AsName()
+		if !isName {
+			c.errorf(e.Pos, "as in plot rmse m vs sim", "plot rmse takes fitted models, got %s", describeExpr(e))
+			ok = false
+			continue
+		}
+		m, _, good := c.modelBinding(id, true, "plot rmse")
+		if !good {
+			ok = false
+			continue
+		}
+		if b, _, _, found := c.lookup(m.Data); found {
+			if d, isData := b.(*DataInfo); isData && d.Name != "" && !d.HasTruth && d.Columns != nil {
+				c.errorf(id.Pos, "plot rmse needs simulated data, as in data sim = simulate(...)", "model %s is on data %s, which has no known truth", id.Name, m.Data)
+				ok = false
+				continue
+			}
+		}
+		if s.Vs != nil && m.Data != "" && m.Data != s.Vs.Name {
+			c.errorf(s.Vs.Pos, "did you mean "+m.Data+"?", "model %s was declared on %s, not %s", id.Name, m.Data, s.Vs.Name)
+			ok = false
+			continue
+		}
+		refs = append(refs, Ref{At: e.Pos, Name: id.Name})
+	}
+	if s.Vs != nil {
+		if d, _, good := c.dataBinding(s.Vs); good && d.Columns != nil && !d.HasTruth {
+			c.errorf(s.Vs.Pos, "plot rmse compares with the truth of simulated data", "data %s has no known truth", s.Vs.Name)
+			ok = false
+		} else if !good {
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	x.Target = refs[0]
+	if len(refs) > 1 {
+		x.Others = refs[1:]
+	}
+	return x
+}
+
+// impute checks impute NAME [to "PATH"] [, draws = "PATH", prob = P].
+func (c *checker) impute(s *dsl.ImputeStmt) Stmt {
+	_, _, ok := c.modelBinding(s.Model, true, "impute")
+	x := &Impute{At: s.Pos, Model: s.Model.Name, Prob: DefaultProb}
+	if s.Path != nil {
+		ok = c.outputPath(s.Path, "impute", `impute m to "cells.csv"`) && ok
+		x.Path = s.Path.Value
+	}
+	set, good := c.settings(s.Settings, "impute", settingsOf("impute"))
+	ok = ok && good
+	if a := set["draws"]; a != nil {
+		p, isPrim := a.Value.AsPrimary()
+		if !isPrim || p.Str == nil {
+			c.errorf(a.Value.Pos, `as in impute m to "cells.csv", draws = "cell_draws.csv"`, "draws names the file for every draw of the missing cells, got %s", describeExpr(a.Value))
+			ok = false
+		} else {
+			ok = c.outputPath(p.Str, "draws", `draws = "cell_draws.csv"`) && ok
+			x.DrawsPath = p.Str.Value
+			if x.DrawsPath == x.Path {
+				c.errorf(a.Value.Pos, "", "draws and the cells would both be written to %s", x.Path)
+				ok = false
+			}
+		}
+	}
+	if a := set["prob"]; a != nil {
+		ok = c.probability(a.Value, &x.Prob) && ok
+	}
+	if !ok {
+		return nil
+	}
+	return x
+}
+
+// export checks export NAME to "PATH".
+func (c *checker) export(s *dsl.ExportStmt) Stmt {
+	_, _, ok := c.modelBinding(s.Model, true, "export")
+	ok = c.outputPath(s.Path, "export", `export m to "draws.csv"`) && ok
+	if ok {
+		return &Export{At: s.Pos, Model: s.Model.Name, Path: s.Path.Value}
+	}
+	return nil
+}
+
+// show checks show NAME and show [NAME, ...].
+func (c *checker) show(s *dsl.ShowStmt) Stmt {
+	exprs, isList := oneOrList(s.Target)
+	if isList && len(exprs) == 0 {
+		c.errorf(s.Target.Pos, "as in show [m1, m2]", "show needs at least one name")
+		return nil
+	}
+	x := &Show{At: s.Pos}
+	ok := true
+	for _, e := range exprs {
+		id, isName := e.AsName()
+		if !isName {
+			c.errorf(e.Pos, "as in show gss or show [m1, m2]", "show takes names of data sets or models, got %s", describeExpr(e))
+			ok = false
+			continue
+		}
+		if _, _, _, found := c.lookup(id.Name); !found {
+			c.unknownName(id, "")
+			ok = false
+			continue
+		}
+		x.Names = append(x.Names, id.Name)
+	}
+	if !ok {
+		return nil
+	}
+	x.Name = x.Names[0]
+	return x
+}
+
+// oneOrList returns the items of a list [A, B, ...] (isList true), or e
+// alone, for the statements that take one name or several.
+func oneOrList(e *dsl.Expr) (items []*dsl.Expr, isList bool) {
+	if p, ok := e.AsPrimary(); ok && p.List != nil {
+		return p.List.Items, true
+	}
+	return []*dsl.Expr{e}, false
+}

@@ -1,0 +1,87 @@
+package dsl
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestExprStmtNeverStartsWithAKeyword keeps ExprStmt's negative lookahead
+// equal to the statement keywords: a keyword alone is an incomplete
+// statement (a syntax error), never a name.
+func TestExprStmtNeverStartsWithAKeyword(t *testing.T) {
+	for _, kw := range StatementKeywords() {
+		f, err := Parse("", []byte(kw+" + 1"))
+		if err == nil {
+			t.Errorf("%q parsed as %T", kw+" + 1", f.Stmts[0])
+		}
+	}
+	grammar := parser.String()
+	if !strings.Contains(grammar, "ExprStmt = (?! ") {
+		t.Fatal("ExprStmt lost its lookahead")
+	}
+	n := strings.Count(grammar[strings.Index(grammar, "ExprStmt = "):], `"`) / 2
+	if n != len(StatementKeywords()) {
+		t.Errorf("ExprStmt's lookahead lists %d words, want the %d statement keywords", n, len(StatementKeywords()))
+	}
+}
+
+func TestValueStatements(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string // StmtString of the only statement
+	}{
+		{"m.C[1, 2]", "m.C[1, 2]"},
+		{"1 + 2 * 3", "1 + 2 * 3"},
+		{"gss", "gss"},
+		{`print "hello, world", 2`, `print "hello, world", 2`},
+		{"help fit", "help fit"},
+		{"help", "help"},
+		{"clear", "clear"},
+	}
+	for _, tc := range tests {
+		f, err := Parse("", []byte(tc.src))
+		if err != nil {
+			t.Errorf("%q: %v", tc.src, err)
+			continue
+		}
+		if len(f.Stmts) != 1 || StmtString(f.Stmts[0]) != tc.want {
+			t.Errorf("%q: got %d statements, first %q", tc.src, len(f.Stmts), StmtString(f.Stmts[0]))
+		}
+	}
+}
+
+func TestCompleteness(t *testing.T) {
+	tests := []struct {
+		src    string
+		status string
+		braces int
+	}{
+		{"model m {", "incomplete", 1},
+		{"model m {\n  # } a brace in a comment\n", "incomplete", 1},
+		{"model m {\n  Y = load(\"{\")\n", "incomplete", 1},
+		{"model m {\n  Y = d[a,", "incomplete", 1},
+		{"# { only a comment", "complete", 0},
+		{`print "{"`, "complete", 0},
+		{`print "abc`, "incomplete", 0},
+		{"}", "invalid", 0},
+		{"fit = 3", "invalid", 0},
+		{strings.Repeat("(", MaxNesting+1), "invalid", 0},
+		{strings.Repeat("(", MaxNesting), "incomplete", 0},
+	}
+	for _, tc := range tests {
+		status, braces := Completeness(tc.src)
+		if status != tc.status || braces != tc.braces {
+			t.Errorf("Completeness(%q) = %s, %d; want %s, %d", tc.src, status, braces, tc.status, tc.braces)
+		}
+	}
+}
+
+func TestGrammarWords(t *testing.T) {
+	words := GrammarWords()
+	for _, w := range append(StatementKeywords(), "with", "to", "vs") {
+		if !slices.Contains(words, w) {
+			t.Errorf("%s missing from %v", w, words)
+		}
+	}
+}

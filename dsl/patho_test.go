@@ -1,0 +1,112 @@
+package dsl
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// pathological returns the inputs of issue 16 that once made parsing
+// superlinear or unbounded: deeply nested brackets, and a 1.2 MB model
+// block that is never closed.
+func pathological() map[string]string {
+	var model strings.Builder
+	model.WriteString("model m {\n")
+	for model.Len() < 1200000 {
+		model.WriteString("  Y = gss[income, degree]\n  Z ~ GaussianCopula(C)\n  C ~ LKJ(eta = 2)\n")
+	}
+	return map[string]string{
+		"parens-40k":     strings.Repeat("(", 40000),
+		"parens-100k":    strings.Repeat("(", 100000),
+		"unclosed-model": model.String(),
+		"nested-lists":   "data d = load(\"x\", order = {a: " + strings.Repeat("[", 5000) + "})",
+	}
+}
+
+func BenchmarkPathological(b *testing.B) {
+	for name, src := range pathological() {
+		b.Run(name+"/parse", func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				Parse("", []byte(src))
+			}
+		})
+		b.Run(name+"/is_complete", func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				IsComplete(src)
+			}
+		})
+	}
+}
+
+// TestPathologicalInputsAreRefusedQuickly checks the errors of the inputs
+// above; their cost is measured by BenchmarkPathological (the issue's
+// target: each under 100 ms and 50 MB).
+func TestPathologicalInputsAreRefusedQuickly(t *testing.T) {
+	want := map[string]string{
+		"parens-40k":     "1:101: brackets nest deeper than 100 levels",
+		"parens-100k":    "1:101: brackets nest deeper than 100 levels",
+		"unclosed-model": `unexpected end of input (expected "}")`,
+		"nested-lists":   "brackets nest deeper than 100 levels",
+	}
+	for name, src := range pathological() {
+		_, err := Parse("", []byte(src))
+		if err == nil || !strings.Contains(err.Error(), want[name]) {
+			t.Errorf("%s: %v, want %q", name, err, want[name])
+		}
+		if got := IsComplete(src); got != map[bool]string{true: "incomplete", false: "invalid"}[name == "unclosed-model"] {
+			t.Errorf("%s: IsComplete = %s", name, got)
+		}
+	}
+}
+
+// FuzzCompleteness checks on any input that the bracket pass and the
+// scanner agree: IsComplete never panics, never calls a source complete
+// that does not parse, and Parse refuses too-deep nesting with a positioned
+// error.
+func FuzzCompleteness(f *testing.F) {
+	for _, s := range []string{"model m {", "# {\nfit m", `"{"`, "((((", "m.C[1, 2]", "print \"a\", 1", "}"} {
+		f.Add(s)
+	}
+	f.Add(strings.Repeat("[", MaxNesting+1))
+	f.Fuzz(func(t *testing.T, src string) {
+		status, braces := Completeness(src)
+		_, err := Parse("", []byte(src))
+		switch status {
+		case "complete":
+			if err != nil {
+				t.Fatalf("complete but Parse fails: %v", err)
+			}
+		case "incomplete":
+			if braces < 0 || braces > MaxNesting {
+				t.Fatalf("%d open braces", braces)
+			}
+		case "invalid":
+			if err == nil {
+				t.Fatal("invalid but Parse succeeds")
+			}
+		default:
+			t.Fatalf("status %q", status)
+		}
+		if st := scanBrackets("", []byte(src)); st.tooDeep != nil {
+			if err == nil || !strings.Contains(err.Error(), "nest deeper") {
+				t.Fatalf("too deep, but Parse says %v", err)
+			}
+		}
+	})
+}
+
+func TestSnippetOfALongLine(t *testing.T) {
+	src := []byte(strings.Repeat("(", 40000))
+	_, err := Parse("", src)
+	var errs ErrorList
+	if !errors.As(err, &errs) {
+		t.Fatalf("%v", err)
+	}
+	snip := errs[0].Snippet(src)
+	lines := strings.Split(snip, "\n")
+	if len(snip) > 1000 || !strings.HasSuffix(lines[0], "…") || strings.Index(lines[1], "^") != 61 {
+		t.Errorf("snippet of a 40,000-character line:\n%s", snip)
+	}
+}

@@ -1,0 +1,8 @@
+// Package figure draws the plots of copulang with gonum/plot: trace,
+// histogram and autocorrelation plots of MCMC draws, RMSE-to-truth traces,
+// correlation heatmaps, pairs plots and latent-against-observed plots. Each
+// returns a Figure: the same drawing as PNG and SVG bytes, with a one-line
+// text description for readers who cannot see it. The package knows nothing
+// of Jupyter or of the language; package session turns figures into display
+// data or files.
+package figure

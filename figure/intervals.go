@@ -1,0 +1,141 @@
+package figure
+
+// The interval plot of a posterior predictive check: observed values
+// against the intervals of their replications.
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// maxIntervalLabels is the largest number of items labelled by name.
+const maxIntervalLabels = 40
+
+// Intervals draws a posterior predictive check of several statistics
+// (the pairs of a check, the cells of a two-way table): for item i, in the
+// order given, the replicated 90% interval lo[i]..hi[i] as a grey bar, the
+// replicated mean as a dark tick, and the observed value as a dot, blue, or
+// vermillion when flagged[i]. labels name the items on the x axis (by
+// position when there are more than 40). Items with a non-finite value are
+// left out of the drawing and counted in the text description, which also
+// counts the observed values outside their interval and the flagged ones.
+func Intervals(title, yLabel string, labels []string, observed, mean, lo, hi []float64, flagged []bool) (*Figure, error) {
+	n := len(labels)
+	if n == 0 {
+		return nil, fmt.Errorf("interval plot: no items")
+	}
+	for _, s := range []struct {
+		name string
+		len  int
+	}{{"observed", len(observed)}, {"mean", len(mean)}, {"lo", len(lo)}, {"hi", len(hi)}, {"flagged", len(flagged)}} {
+		if s.len != n {
+			return nil, fmt.Errorf("interval plot: %d labels but %d %s values", n, s.len, s.name)
+		}
+	}
+	var bars []interval
+	var plain, marked plotter.XYs
+	outside, nFlagged, nonFinite := 0, 0, 0
+	for i := range n {
+		vals := []float64{observed[i], mean[i], lo[i], hi[i]}
+		if !drawable(vals[0]) || !drawable(vals[1]) || !drawable(vals[2]) || !drawable(vals[3]) {
+			nonFinite++
+			continue
+		}
+		x := float64(i)
+		bars = append(bars, interval{x: x, lo: lo[i], hi: hi[i], mid: mean[i]})
+		if observed[i] < lo[i] || observed[i] > hi[i] {
+			outside++
+		}
+		if flagged[i] {
+			nFlagged++
+			marked = append(marked, plotter.XY{X: x, Y: observed[i]})
+		} else {
+			plain = append(plain, plotter.XY{X: x, Y: observed[i]})
+		}
+	}
+	var desc strings.Builder
+	fmt.Fprintf(&desc, "Interval plot of %s: %d items, %d observed outside their replicated 90%% interval, %d flagged",
+		subject(title), n, outside, nFlagged)
+	desc.WriteString(nonFiniteNote(nonFinite))
+
+	width := min(max(defaultWidth, 14*n+160), 1600)
+	return render(width, defaultHeight, desc.String(), func(dc draw.Canvas) {
+		p := newPlot(title, "", yLabel)
+		barColor := color.NRGBA{R: 0x9E, G: 0x9E, B: 0x9E, A: 0xFF}
+		meanColor := color.NRGBA{R: 0x33, G: 0x33, B: 0x33, A: 0xFF}
+		ib := &intervalBars{bars: bars, bar: lineStyle(barColor, 3), tick: lineStyle(meanColor, 1.2)}
+		p.Add(ib)
+		p.Legend.Add("replicated 90% interval", &plotter.Line{LineStyle: ib.bar})
+		p.Legend.Add("replicated mean", &plotter.Line{LineStyle: ib.tick})
+		dot := func(xys plotter.XYs, c color.Color, name string) {
+			if len(xys) == 0 {
+				return
+			}
+			s := &plotter.Scatter{XYs: xys, GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}}
+			p.Add(s)
+			p.Legend.Add(name, s)
+		}
+		dot(plain, seriesColor(0), "observed")
+		dot(marked, seriesColor(1), "observed, flagged")
+		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
+		if n <= maxIntervalLabels {
+			ticks := make(plot.ConstantTicks, n)
+			for i, l := range labels {
+				ticks[i] = plot.Tick{Value: float64(i), Label: l}
+			}
+			p.X.Tick.Marker = ticks
+			if n > 8 || longestLabel(labels) > 8 {
+				p.X.Tick.Label.Rotation = math.Pi / 2
+				p.X.Tick.Label.XAlign = draw.XRight
+				p.X.Tick.Label.YAlign = draw.YCenter
+			}
+		} else {
+			p.X.Tick.Marker = indexTicks(n)
+			p.X.Label.Text = fmt.Sprintf("item (1..%d)", n)
+		}
+		drawLegendRight(p, dc, true)
+	})
+}
+
+// interval is one item's replicated interval and mean at position x.
+type interval struct{ x, lo, hi, mid float64 }
+
+// intervalBars draws each interval as a vertical bar with a tick at its
+// mean.
+type intervalBars struct {
+	bars      []interval
+	bar, tick draw.LineStyle
+}
+
+// Plot implements plot.Plotter.
+func (b *intervalBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	half := vg.Points(5)
+	for _, iv := range b.bars {
+		x := trX(iv.x)
+		c.StrokeLines(b.bar, c.ClipLinesY([]vg.Point{{X: x, Y: trY(iv.lo)}, {X: x, Y: trY(iv.hi)}})...)
+		y := trY(iv.mid)
+		c.StrokeLines(b.tick, c.ClipLinesY([]vg.Point{{X: x - half, Y: y}, {X: x + half, Y: y}})...)
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (b *intervalBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	if len(b.bars) == 0 {
+		return 0, 0, 0, 0
+	}
+	xmin, ymin = math.Inf(1), math.Inf(1)
+	xmax, ymax = math.Inf(-1), math.Inf(-1)
+	for _, iv := range b.bars {
+		xmin, xmax = math.Min(xmin, iv.x), math.Max(xmax, iv.x)
+		ymin, ymax = math.Min(ymin, iv.lo), math.Max(ymax, iv.hi)
+	}
+	return xmin, xmax, ymin, ymax
+}

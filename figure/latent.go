@@ -1,0 +1,164 @@
+package figure
+
+// The latent plot: latent values against the ordinal values they explain.
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// levelName names the ordinal value v.
+func levelName(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// distinctLevels returns the distinct non-NaN values of y in increasing
+// order, how many rows take each, and the number of NaN rows.
+func distinctLevels(y []float64) (levels []float64, counts []int, missing int) {
+	sorted := make([]float64, 0, len(y))
+	for _, v := range y {
+		if math.IsNaN(v) {
+			missing++
+			continue
+		}
+		sorted = append(sorted, v)
+	}
+	slices.Sort(sorted)
+	for i, v := range sorted {
+		if i == 0 || v != sorted[i-1] {
+			levels = append(levels, v)
+			counts = append(counts, 0)
+		}
+		counts[len(counts)-1]++
+	}
+	return levels, counts, missing
+}
+
+// maxLatentPoints bounds the points of a latent plot.
+const maxLatentPoints = 2000
+
+// Latent draws the latent values z against the ordinal values y of the
+// same rows, with horizontal jitter, one colour per level, to show that z
+// respects the order of y: every z at a level lies below every z at the
+// next level. Dashed lines mark the gaps between consecutive levels (the
+// midpoint between the largest z of one level and the smallest of the
+// next); the text description counts the pairs of levels whose z overlap.
+// Rows with missing y (NaN) are drawn in grey at "NA"; their z is
+// unconstrained. At most 2000 rows are drawn, thinned by a fixed stride;
+// the gaps use all rows. Jitter comes from a fixed seed.
+func Latent(title string, y []float64, z []float64) (*Figure, error) {
+	if len(y) == 0 {
+		return nil, fmt.Errorf("latent plot: no rows")
+	}
+	if len(z) != len(y) {
+		return nil, fmt.Errorf("latent plot: %d ordinal values but %d latent values", len(y), len(z))
+	}
+	levels, _, missing := distinctLevels(y)
+	index := func(v float64) int { // position of v on the x axis
+		if math.IsNaN(v) {
+			return len(levels)
+		}
+		i, _ := slices.BinarySearch(levels, v)
+		return i
+	}
+	lo := make([]float64, len(levels))
+	hi := make([]float64, len(levels))
+	for i := range levels {
+		lo[i], hi[i] = math.Inf(1), math.Inf(-1)
+	}
+	nonFinite := 0
+	for r, v := range y {
+		if !drawable(z[r]) {
+			nonFinite++
+			continue
+		}
+		if math.IsNaN(v) {
+			continue
+		}
+		i := index(v)
+		lo[i] = math.Min(lo[i], z[r])
+		hi[i] = math.Max(hi[i], z[r])
+	}
+	var cuts []float64
+	var overlaps []string
+	for i := 0; i+1 < len(levels); i++ {
+		a, b := hi[i], lo[i+1]
+		if math.IsInf(a, 0) || math.IsInf(b, 0) {
+			continue // a level with no finite z
+		}
+		if a < b {
+			cuts = append(cuts, (a+b)/2)
+		} else {
+			overlaps = append(overlaps, fmt.Sprintf("%s/%s", levelName(levels[i]), levelName(levels[i+1])))
+		}
+	}
+
+	groups := make([]plotter.XYs, len(levels)+1)
+	rng := rand.New(rand.NewPCG(0x1a7e, 0xd07)) // fixed: the same input gives the same picture
+	stride := max(1, (len(y)+maxLatentPoints-1)/maxLatentPoints)
+	for r := 0; r < len(y); r += stride {
+		jitter := (rng.Float64() - 0.5) * 0.5
+		if !drawable(z[r]) {
+			continue
+		}
+		i := index(y[r])
+		groups[i] = append(groups[i], plotter.XY{X: float64(i) + jitter, Y: z[r]})
+	}
+
+	var desc strings.Builder
+	fmt.Fprintf(&desc, "Latent plot of %s: %d rows, %d levels", subject(title), len(y), len(levels))
+	if missing > 0 {
+		fmt.Fprintf(&desc, ", %d missing", missing)
+	}
+	if len(overlaps) == 0 {
+		desc.WriteString("; z respects the order of y")
+	} else {
+		fmt.Fprintf(&desc, "; z overlaps between levels %s", strings.Join(overlaps, ", "))
+	}
+	desc.WriteString(nonFiniteNote(nonFinite))
+
+	names := make([]string, 0, len(levels)+1)
+	for _, v := range levels {
+		names = append(names, levelName(v))
+	}
+	if missing > 0 {
+		names = append(names, "NA")
+	}
+	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
+		p := newPlot(title, "observed level y", "latent z")
+		cut := dashed(color.Gray{Y: 90}, 0.8)
+		for _, c := range cuts {
+			p.Add(hLine{Y: c, Style: cut})
+		}
+		if len(cuts) > 0 {
+			p.Legend.Add("gap between levels", hLine{Style: cut})
+		}
+		for i, g := range groups {
+			if len(g) == 0 {
+				continue
+			}
+			c := withAlpha(seriesColor(i), 0.45)
+			if i == len(levels) {
+				c = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x70}
+			}
+			p.Add(&plotter.Scatter{XYs: g, GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(1.3), Shape: draw.CircleGlyph{}}})
+		}
+		ticks := make(plot.ConstantTicks, len(names))
+		for i, nm := range names {
+			ticks[i] = plot.Tick{Value: float64(i), Label: nm}
+		}
+		p.X.Tick.Marker = ticks
+		p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+		drawLegendRight(p, dc, len(cuts) > 0)
+	})
+}

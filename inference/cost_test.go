@@ -1,0 +1,73 @@
+package inference
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestIterationCostFitsTheMeasurements compares IterationCost with the CPU
+// times it was fitted to (testdata/cost_measured.csv, see the coefficients'
+// comment): every estimate must stay within the factors stated there.
+func TestIterationCostFitsTheMeasurements(t *testing.T) {
+	f, err := os.Open("testdata/cost_measured.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := map[string][2]float64{"gibbs": {0.82, 1.24}, "hmc": {0.75, 1.25}, "px": {0.71, 1.28}, "interweave": {0.63, 1.14}}
+	seen := map[string]int{}
+	for _, r := range rows[1:] {
+		m, ok := ParseMethod(r[0])
+		if !ok {
+			t.Fatalf("method %q", r[0])
+		}
+		num := func(i int) int { v, _ := strconv.Atoi(r[i]); return v }
+		n, p, k, levels := num(1), num(2), num(3), num(4)
+		cpu, _ := strconv.ParseFloat(r[6], 64)
+		c := Cost{Method: m, N: n, P: p, TravelTime: math.Pi / 2}
+		if m == PX || m == Interweave {
+			c.K = k
+		}
+		for range p {
+			c.Observed = append(c.Observed, n)
+			c.Levels = append(c.Levels, levels)
+		}
+		ratio := IterationCost(c).Seconds() / cpu
+		if b := bounds[r[0]]; ratio < b[0]-0.005 || ratio > b[1]+0.005 {
+			t.Errorf("%v: estimate/measured = %.2f, outside [%.2f, %.2f]", r[:5], ratio, b[0], b[1])
+		}
+		seen[r[0]]++
+	}
+	if len(seen) != 4 {
+		t.Errorf("measurements of %v, want the four methods", seen)
+	}
+}
+
+// TestFitDuration: chains beyond the cores share them; fewer take one
+// chain's time; columns left to Gibbs cost less than exact-HMC ones.
+func TestFitDuration(t *testing.T) {
+	c := Cost{Method: HMC, N: 1000, P: 4, Observed: []int{1000, 1000, 1000, 1000}, Levels: []int{5, 5, 5, 5}, TravelTime: math.Pi / 2}
+	one := FitDuration(c, 1, 100, 2)
+	if two := FitDuration(c, 2, 100, 2); two != one {
+		t.Errorf("2 chains on 2 cores take %v, one chain %v", two, one)
+	}
+	if four := FitDuration(c, 4, 100, 2); four != 2*one {
+		t.Errorf("4 chains on 2 cores take %v, want twice %v", four, one)
+	}
+	mixed := c
+	mixed.ColumnHMC = []bool{true, false, true, false}
+	if IterationCost(mixed) >= IterationCost(c) {
+		t.Errorf("two Gibbs columns cost %v, all HMC %v", IterationCost(mixed), IterationCost(c))
+	}
+	if IterationCost(c) <= 0 || IterationCost(c) > time.Second {
+		t.Errorf("IterationCost = %v", IterationCost(c))
+	}
+}

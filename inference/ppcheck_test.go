@@ -1,0 +1,501 @@
+package inference
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// TestReplicatorKeepsMarginals checks that a replicated data set has the
+// observed level counts of every column and the observed missing cells,
+// and that the replicated levels follow the replicated latent order.
+func TestReplicatorKeepsMarginals(t *testing.T) {
+	sim, err := Simulate(SimSpec{P: 4, N: 300, Levels: 4, Seed: 3, Missing: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim.Columns[2] = slices.Clone(sim.Columns[2])
+	for i := range sim.Columns[2] { // an unbalanced column with a rare top level
+		if v := sim.Columns[2][i]; v == 4 && i%5 != 0 {
+			sim.Columns[2][i] = 3
+		}
+	}
+	levels := make([]*hough.Levels, len(sim.Columns))
+	for j, col := range sim.Columns {
+		if levels[j], err = hough.NewLevels(col); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep := newReplicator(levels)
+	rng := rand.New(rand.NewPCG(1, 1))
+	for trial := 0; trial < 5; trial++ {
+		if !rep.draw(rng, sim.C) {
+			t.Fatal("draw failed")
+		}
+		for j, lv := range levels {
+			counts := make([]int32, lv.NumLevels())
+			for i, code := range rep.codes[j] {
+				if (code < 0) != (lv.Level[i] < 0) {
+					t.Fatalf("column %d row %d: replicated code %d, observed level %d: missing cells differ", j, i, code, lv.Level[i])
+				}
+				if code >= 0 {
+					counts[code]++
+				}
+			}
+			for l := range counts {
+				if want := lv.Start[l+1] - lv.Start[l]; counts[l] != want {
+					t.Fatalf("column %d level %d: %d replicated rows, %d observed", j, l, counts[l], want)
+				}
+			}
+			// Levels are monotone in the replicated latent values.
+			for _, a := range lv.Order {
+				for _, b := range lv.Order[:20] {
+					if rep.z[j][a] < rep.z[j][b] && rep.codes[j][a] > rep.codes[j][b] {
+						t.Fatalf("column %d: row %d has the smaller z but the higher level", j, a)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestReplicatedRankCorrelation checks the replication against theory:
+// for continuous columns (all values distinct) the replicated Spearman ρ
+// has mean (6/π) arcsin(C_jk/2) up to O(1/n); 400 replications at n = 400
+// give a standard error of the mean of about 0.04/√400 = 0.002, and the
+// test allows 0.01 (4 standard errors plus the O(1/n) bias).
+func TestReplicatedRankCorrelation(t *testing.T) {
+	const n, reps = 400, 400
+	c := []float64{1, 0.7, -0.3, 0.7, 1, 0.1, -0.3, 0.1, 1}
+	cols := make([][]float64, 3)
+	for j := range cols {
+		cols[j] = make([]float64, n)
+		for i := range cols[j] {
+			cols[j][i] = float64((i*(7+2*j) + j) % n) // distinct values
+		}
+	}
+	levels := make([]*hough.Levels, 3)
+	for j := range cols {
+		levels[j], _ = hough.NewLevels(cols[j])
+	}
+	w := newCheckWorker(levels, Spearman, allPairs(3), nil)
+	sums := make([]float64, 3)
+	for s := 0; s < reps; s++ {
+		if !w.rep.draw(replicaRNG(9, s), c) {
+			t.Fatal("draw failed")
+		}
+		st, _ := w.statistics(w.rep.codes)
+		for k, v := range st {
+			sums[k] += v / reps
+		}
+	}
+	for k, pr := range allPairs(3) {
+		want := 6 / math.Pi * math.Asin(c[pr[0]*3+pr[1]]/2)
+		if math.Abs(sums[k]-want) > 0.01 {
+			t.Errorf("pair %v: mean replicated ρ_S %.4f, want %.4f", pr, sums[k], want)
+		}
+	}
+}
+
+// checkFixture fits a small factor model to simulated data.
+func checkFixture(t *testing.T) *Result {
+	t.Helper()
+	sim, err := Simulate(SimSpec{P: 5, K: 1, N: 150, Levels: 3, Seed: 4, Missing: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Spec{Columns: sim.Columns, Model: FactorModel{K: 1}, Method: PX,
+		Iter: 100, Warmup: 100, Chains: 2, Seed: 4}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestCheckDeterministic checks that a check depends on its seed only, not
+// on the number of goroutines, and that its p-values are coherent.
+func TestCheckDeterministic(t *testing.T) {
+	res := checkFixture(t)
+	opt := CheckOptions{Draws: 50, Reps: 40, Seed: 7, Stat: Kendall, Tables: [][2]int{{0, 2}}}
+	prev := runtime.GOMAXPROCS(1)
+	one, err := res.Check(context.Background(), opt)
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := res.Check(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Discrepancy != two.Discrepancy || one.P != two.P || one.Pairs[3] != two.Pairs[3] || one.Tables[0].X2 != two.Tables[0].X2 {
+		t.Fatalf("check differs with GOMAXPROCS: %+v vs %+v", one.Pairs[3], two.Pairs[3])
+	}
+	if len(one.Pairs) != 10 || one.Draws != 50 || one.Reps != 40 {
+		t.Fatalf("%d pairs, %d draws, %d reps", len(one.Pairs), one.Draws, one.Reps)
+	}
+	for _, pc := range one.Pairs {
+		if !(pc.P > 0 && pc.P <= 1 && pc.PAdjusted >= pc.P && pc.PAdjusted <= 1 && pc.Q5 <= pc.Mean && pc.Mean <= pc.Q95) {
+			t.Errorf("incoherent pair %+v", pc)
+		}
+		// P is a rank among Reps+1 data sets.
+		if k := pc.P * 41; math.Abs(k-math.Round(k)) > 1e-9 {
+			t.Errorf("P = %v is not a multiple of 1/41", pc.P)
+		}
+	}
+	tab := one.Tables[0]
+	if len(tab.RowGroups) != 3 || len(tab.ColGroups) != 3 {
+		t.Fatalf("table groups %v × %v, want 3 × 3", tab.RowGroups, tab.ColGroups)
+	}
+	var obs, mean float64
+	for c := range tab.Observed {
+		obs += tab.Observed[c]
+		mean += tab.Mean[c]
+	}
+	if math.Abs(obs-mean) > 1e-9 {
+		t.Errorf("observed table total %v, replicated mean total %v: the same rows are complete in both", obs, mean)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := res.Check(ctx, opt); err != context.Canceled {
+		t.Errorf("cancelled check returned %v", err)
+	}
+}
+
+func TestLevelGroups(t *testing.T) {
+	y := make([]float64, 100)
+	for i := range y {
+		y[i] = float64(i % 20) // 20 levels of 5 rows each
+	}
+	lv, _ := hough.NewLevels(y)
+	groups, of := levelGroups(lv)
+	if len(groups) != tableGroups {
+		t.Fatalf("%d groups, want %d: %v", len(groups), tableGroups, groups)
+	}
+	for g, gr := range groups {
+		if gr.Last-gr.First+1 != 4 {
+			t.Errorf("group %d = %v, want 4 levels", g, gr)
+		}
+		for l := gr.First; l <= gr.Last; l++ {
+			if of[l] != g {
+				t.Errorf("level %d in group %d, want %d", l, of[l], g)
+			}
+		}
+	}
+}
+
+// TestCheckFlagsMisspecifiedModel fits a one-factor and a three-factor
+// model to data simulated from three factors (p = 10, n = 500, 5 levels)
+// with ten seeds, and flags a model when the calibrated omnibus p-value is
+// below 0.05. The one-factor model must be flagged for every seed; the
+// three-factor model, which is right, is flagged with probability 0.05 per
+// seed if the p-value is calibrated, so at most 2 of 10 flags are allowed
+// (probability 0.012 under calibration). Measured: one factor flagged
+// 10/10 (P = 1/201, the smallest possible, every time); three factors
+// flagged 0/10.
+func TestCheckFlagsMisspecifiedModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 20 factor models: skipped under -short")
+	}
+	flagged := map[int]int{}
+	for seed := uint64(1); seed <= 10; seed++ {
+		sim, err := Simulate(SimSpec{P: 10, K: 3, N: 500, Levels: 5, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{1, 3} {
+			res, err := Run(context.Background(), Spec{Columns: sim.Columns, Model: FactorModel{K: k}, Method: PX,
+				Iter: 300, Warmup: 300, Chains: 2, Seed: seed}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ck, err := res.Check(context.Background(), CheckOptions{Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ck.P < 0.05 {
+				flagged[k]++
+			}
+			t.Logf("seed %2d, k = %d: D = %6.1f, P = %.3f, PMax = %.3f, classical PPP = %.3f, reproduced %.3f",
+				seed, k, ck.Discrepancy, ck.P, ck.PMax, ck.PPP, ck.Reproduced)
+		}
+	}
+	t.Logf("flagged: one factor %d/10, three factors %d/10", flagged[1], flagged[3])
+	if flagged[1] != 10 {
+		t.Errorf("the one-factor model was flagged for %d of 10 seeds, want 10", flagged[1])
+	}
+	if flagged[3] > 2 {
+		t.Errorf("the right three-factor model was flagged for %d of 10 seeds, want at most 2", flagged[3])
+	}
+}
+
+// TestCheckCalibration checks that the calibrated p-values are uniform when
+// the data come from the model: for each of 200 data sets, C is drawn from
+// the prior, the data from C (n = 100, p = 4, levels 2 to 5, 5% missing
+// completely at random, level counts fixed so that the extended rank
+// likelihood is the exact likelihood, sampling.md §6c), the model is
+// fitted, and the check is run with 99 replications at θ̃. The omnibus P,
+// PMax and one pair's P are then uniform on k/100; adding −U/100 (U uniform)
+// makes them continuous uniform, and the Kolmogorov–Smirnov statistic over
+// the 200 data sets must stay below 1.949/√200 = 0.138 (α = 0.001; under
+// uniformity its typical value is about 0.87/√200 = 0.06).
+//
+// The classical posterior predictive p-values of the same data sets must be
+// conservative: their share below 0.1 (0.1 for a calibrated p-value, with
+// standard error 0.021 over 200 data sets) must be below 0.1 − 3·0.021 =
+// 0.037, and their mean above 0.5. They are also the planted bug that shows
+// the KS test has power: taken for calibrated p-values they must fail it.
+//
+// Both the full model (inverse-Wishart prior, Gibbs) and the one-factor
+// model (normal loadings, PX) are checked.
+func TestCheckCalibration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 400 models: skipped under -short")
+	}
+	const sets, n, p, reps = 200, 100, 4, 99
+	sizes := []int{2, 3, 4, 5}
+	for _, tc := range []struct {
+		name   string
+		model  Model
+		method Method
+	}{
+		{"full", FullCorrelation{}, Gibbs},
+		{"factor", FactorModel{K: 1}, PX},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(31, uint64(len(tc.name))))
+			var omnibus, maxZ, pair, classical, classicalPair []float64
+			for set := 0; set < sets; set++ {
+				c := priorC(t, rng, tc.model, p)
+				cols := dataFromC(rng, c, n, sizes, 0.05)
+				res, err := Run(context.Background(), Spec{Columns: cols, Model: tc.model, Method: tc.method,
+					Iter: 100, Warmup: 200, Chains: 1, Seed: uint64(set + 1)}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ck, err := res.Check(context.Background(), CheckOptions{Draws: 100, Reps: reps, Seed: uint64(set + 1)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				jitter := func(p float64) float64 { return p - rng.Float64()/(reps+1) }
+				omnibus = append(omnibus, jitter(ck.P))
+				maxZ = append(maxZ, jitter(ck.PMax))
+				pair = append(pair, jitter(ck.Pairs[1].P))
+				classical = append(classical, ck.PPP)
+				classicalPair = append(classicalPair, ck.Pairs[1].PPP)
+			}
+			const crit = 1.949 / 14.142135623730951 // 1.949/√200
+			for _, c := range []struct {
+				name string
+				ps   []float64
+			}{{"omnibus P", omnibus}, {"PMax", maxZ}, {"pair (1,3) P", pair}} {
+				name, ps := c.name, c.ps
+				d := ksUniform(ps)
+				t.Logf("%s: KS D = %.4f (critical %.3f)", name, d, crit)
+				if d > crit {
+					t.Errorf("%s is not uniform: KS D = %.4f > %.3f", name, d, crit)
+				}
+			}
+			for _, c := range []struct {
+				name string
+				ps   []float64
+			}{{"classical omnibus PPP", classical}, {"classical pair PPP", classicalPair}} {
+				name, ps := c.name, c.ps
+				below, m := 0.0, 0.0
+				for _, v := range ps {
+					if v < 0.1 {
+						below++
+					}
+					m += v
+				}
+				below /= sets
+				m /= sets
+				d := ksUniform(ps)
+				t.Logf("%s: share below 0.1 = %.3f, mean %.3f, KS D = %.3f", name, below, m, d)
+				if below > 0.037 || m < 0.5 {
+					t.Errorf("%s is not conservative: share below 0.1 = %.3f, mean %.3f", name, below, m)
+				}
+				if d <= crit {
+					t.Errorf("the KS test does not tell %s from a calibrated p-value: D = %.3f", name, d)
+				}
+			}
+		})
+	}
+}
+
+// priorC draws a copula correlation from the model's prior: the
+// correlation of V ~ IW(p+2, (p+2)I) for the full model, of ΛΛᵀ + I with
+// Λ_jh ~ N(0, 1) for the factor model.
+func priorC(t *testing.T, rng *rand.Rand, model Model, p int) []float64 {
+	t.Helper()
+	c := make([]float64, p*p)
+	switch m := model.(type) {
+	case FullCorrelation:
+		psi := make([]float64, p*p)
+		for j := 0; j < p; j++ {
+			psi[j*p+j] = float64(p + 2)
+		}
+		v, omega := make([]float64, p*p), make([]float64, p*p)
+		if _, ok := newIWWork(p).draw(rng, float64(p+2), psi, v, omega); !ok {
+			t.Fatal("prior draw failed")
+		}
+		corrFromCov(c, v, p)
+	case FactorModel:
+		lambda := make([]float64, p*m.K)
+		for i := range lambda {
+			lambda[i] = rng.NormFloat64()
+		}
+		cov := make([]float64, p*p)
+		for a := 0; a < p; a++ {
+			for b := 0; b < p; b++ {
+				cov[a*p+b] = dotK(lambda[a*m.K:(a+1)*m.K], lambda[b*m.K:(b+1)*m.K])
+			}
+			cov[a*p+a]++
+		}
+		corrFromCov(c, cov, p)
+	}
+	return c
+}
+
+// dataFromC draws n rows z_i ~ N(0, C) and cuts column j into levels[j]
+// levels of equal counts by rank, then makes cells missing with the given
+// probability.
+func dataFromC(rng *rand.Rand, c []float64, n int, levels []int, missing float64) [][]float64 {
+	p := len(levels)
+	l := slices.Clone(c)
+	cholLower(l, p)
+	cols := make([][]float64, p)
+	z := make([][]float64, p)
+	for j := range z {
+		z[j] = make([]float64, n)
+	}
+	e := make([]float64, p)
+	for i := 0; i < n; i++ {
+		for k := range e {
+			e[k] = rng.NormFloat64()
+		}
+		for j := 0; j < p; j++ {
+			z[j][i] = dotK(l[j*p:j*p+j+1], e[:j+1])
+		}
+	}
+	for j := range cols {
+		cols[j] = make([]float64, n)
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool { return z[j][order[a]] < z[j][order[b]] })
+		for r, i := range order {
+			cols[j][i] = float64(1 + r*levels[j]/n)
+		}
+		for i := range cols[j] {
+			if rng.Float64() < missing {
+				cols[j][i] = math.NaN()
+			}
+		}
+	}
+	return cols
+}
+
+// ksUniform is the Kolmogorov–Smirnov distance of the sample to U(0, 1).
+func ksUniform(x []float64) float64 {
+	s := slices.Sorted(slices.Values(x))
+	d := 0.0
+	n := float64(len(s))
+	for i, v := range s {
+		d = math.Max(d, math.Max(float64(i+1)/n-v, v-float64(i)/n))
+	}
+	return d
+}
+
+func BenchmarkCheck(b *testing.B) {
+	sim, err := Simulate(SimSpec{P: 10, K: 2, N: 1000, Levels: 5, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := Run(context.Background(), Spec{Columns: sim.Columns, Model: FactorModel{K: 2}, Method: PX, Iter: 200, Warmup: 50, Chains: 1, Seed: 1}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, stat := range RankStats() {
+		b.Run(stat.String(), func(b *testing.B) {
+			for range b.N {
+				if _, err := res.Check(context.Background(), CheckOptions{Draws: 50, Reps: 50, Stat: stat}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestPartitionAt checks the multi-way selection against sorting: after
+// partitionAt, the rows before each cut are the cut's smallest, for random
+// values with ties, any number of cuts, and sizes around the insertion-sort
+// threshold.
+func TestPartitionAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for trial := 0; trial < 500; trial++ {
+		n := 1 + rng.IntN(300)
+		keys := make([]rankedRow, n)
+		for i := range keys {
+			keys[i] = rankedRow{z: float64(rng.IntN(n/2 + 1)), row: int32(i)}
+		}
+		var cuts []int32
+		for c := 1; c < n; c++ {
+			if rng.IntN(n/4+1) == 0 {
+				cuts = append(cuts, int32(c))
+			}
+		}
+		sorted := slices.Clone(keys)
+		slices.SortFunc(sorted, func(a, b rankedRow) int { return cmp.Compare(a.z, b.z) })
+		partitionAt(keys, cuts, 0)
+		seen := make([]bool, n)
+		for _, k := range keys {
+			seen[k.row] = true
+		}
+		if slices.Contains(seen, false) {
+			t.Fatalf("trial %d: rows lost", trial)
+		}
+		for _, c := range cuts {
+			maxLeft, minRight := math.Inf(-1), math.Inf(1)
+			for _, k := range keys[:c] {
+				maxLeft = math.Max(maxLeft, k.z)
+			}
+			for _, k := range keys[c:] {
+				minRight = math.Min(minRight, k.z)
+			}
+			if maxLeft > minRight || maxLeft != sorted[c-1].z {
+				t.Fatalf("trial %d (n = %d): cut %d: max left %v, min right %v, sorted %v", trial, n, c, maxLeft, minRight, sorted[c-1].z)
+			}
+		}
+	}
+}
+
+func BenchmarkReplicate(b *testing.B) {
+	for _, levels := range []int{5, 1000} {
+		sim, err := Simulate(SimSpec{P: 10, K: 2, N: 1000, Levels: levels, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		lvs := make([]*hough.Levels, len(sim.Columns))
+		for j, col := range sim.Columns {
+			lvs[j], _ = hough.NewLevels(col)
+		}
+		b.Run(fmt.Sprintf("n=1000,p=10,L=%d", levels), func(b *testing.B) {
+			rep := newReplicator(lvs)
+			rng := rand.New(rand.NewPCG(1, 2))
+			b.ReportAllocs()
+			for range b.N {
+				rep.draw(rng, sim.C)
+			}
+		})
+	}
+}

@@ -1,0 +1,92 @@
+package kernel
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+)
+
+// Highlighting describes the language to classic Notebook's editor: the
+// kernelspec's kernel.js (which Notebook 6 loads when the kernel is
+// selected) defines a CodeMirror 5 mode of this name, and kernel_info's
+// language_info.codemirror_mode names it.
+type Highlighting struct {
+	Mode     string   // CodeMirror mode name, e.g. "copulang"
+	MIMEType string   // also registered for the mode, e.g. "text/x-copulang"
+	Keywords []string // highlighted as keywords
+	Builtins []string // highlighted as builtins (distributions, methods, ...)
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// KernelJS returns the kernel.js that defines h's CodeMirror mode with
+// CodeMirror's simple-mode addon: strings, # comments, numbers, keywords,
+// builtins, operators, and indentation after an open bracket.
+func (h Highlighting) KernelJS() ([]byte, error) {
+	if !identifier.MatchString(h.Mode) {
+		return nil, fmt.Errorf("kernel: CodeMirror mode name %q is not an identifier", h.Mode)
+	}
+	words := func(list []string) (string, error) {
+		list = append([]string(nil), list...)
+		sort.Slice(list, func(i, j int) bool {
+			return len(list[i]) > len(list[j]) || len(list[i]) == len(list[j]) && list[i] < list[j]
+		})
+		for _, w := range list {
+			if !identifier.MatchString(w) {
+				return "", fmt.Errorf("kernel: highlighted word %q is not an identifier", w)
+			}
+		}
+		b, err := json.Marshal(list)
+		return string(b), err
+	}
+	keywords, err := words(h.Keywords)
+	if err != nil {
+		return nil, err
+	}
+	builtins, err := words(h.Builtins)
+	if err != nil {
+		return nil, err
+	}
+	mime, _ := json.Marshal(h.MIMEType)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, kernelJSTemplate, h.Mode, keywords, builtins, h.Mode, h.Mode, mime, h.Mode)
+	return b.Bytes(), nil
+}
+
+const kernelJSTemplate = `// CodeMirror 5 mode %[1]q for classic Jupyter Notebook, written by
+// "copulang install" from the language's own word lists.
+define(["codemirror/lib/codemirror", "codemirror/addon/mode/simple"], function (CodeMirror) {
+  "use strict";
+  var keywords = %[2]s;
+  var builtins = %[3]s;
+  function words(list) { return new RegExp("(?:" + list.join("|") + ")\\b"); }
+  CodeMirror.defineSimpleMode(%[4]q, {
+    start: [
+      {regex: /"(?:[^\\"]|\\.)*?(?:"|$)/, token: "string"},
+      {regex: /#.*/, token: "comment"},
+      {regex: /(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/, token: "number"},
+      {regex: words(keywords), token: "keyword"},
+      {regex: words(builtins), token: "builtin"},
+      {regex: /[A-Za-z_][A-Za-z0-9_]*/, token: "variable"},
+      {regex: /[-+*\/=~:]/, token: "operator"},
+      {regex: /[\{\[\(]/, indent: true},
+      {regex: /[\}\]\)]/, dedent: true}
+    ],
+    meta: {lineComment: "#"}
+  });
+  CodeMirror.defineMIME(%[6]s, %[7]q);
+  return {onload: function () {
+    // Notebook loads kernel.js and starts the kernel at the same time. When
+    // the kernel's language_info wins that race, Notebook has already looked
+    // for the mode among its own static files, failed, and kept its old mode;
+    // apply the mode now that it exists (a no-op when it is already set).
+    var notebook = window.Jupyter && window.Jupyter.notebook;
+    if (notebook && notebook.set_codemirror_mode) {
+      notebook.set_codemirror_mode(%[5]q);
+    }
+    console.info("copulang: CodeMirror mode %[5]s defined");
+  }};
+});
+`

@@ -1,0 +1,147 @@
+package kernel
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/copulang/copulang/kernel/internal/zmtp"
+	"github.com/go-zeromq/zmq4"
+)
+
+// TestIOPubStalledSubscriber connects a subscriber that never reads while
+// 15 cells write 12 MB to iopub. A reading subscriber (whose queue drains
+// between cells) must still get every message in order and every reply must
+// come; the stalled subscriber's queue overflows (oldest dropped, logged)
+// and it is disconnected once a write has blocked for writeTimeout.
+func TestIOPubStalledSubscriber(t *testing.T) {
+	opts := zmtp.DefaultOptions()
+	opts.QueueLen = 256
+	opts.WriteTimeout = 2 * time.Second
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, opts)
+	stalled := rawPeer(t, tk.conn, tk.conn.IOPubPort, zmq4.Sub)
+	defer stalled.Close()
+	if _, err := stalled.Write(zmtp.AppendMessage(nil, [][]byte{{1}})); err != nil { // subscribe to everything
+		t.Fatal(err)
+	}
+	c := dialClient(t, tk)
+	const cells, n, size = 15, 200, 4096
+	start := time.Now()
+	for cell := 0; cell < cells; cell++ {
+		r, io := c.execute(fmt.Sprintf("spam %d %d", n, size))
+		if st := contentField(r, "status"); st != "ok" {
+			t.Fatalf("cell %d: reply status %q", cell, st)
+		}
+		next := 0
+		for _, m := range io {
+			if m.Header.MsgType != "stream" {
+				continue
+			}
+			if text := contentField(m, "text"); !strings.HasPrefix(text, fmt.Sprint(next)+":") {
+				t.Fatalf("cell %d: stream message %d out of order or missing: %.20q", cell, next, text)
+			}
+			next++
+		}
+		if next != n {
+			t.Fatalf("cell %d: reading subscriber got %d of %d stream messages", cell, next, n)
+		}
+	}
+	elapsed := time.Since(start)
+	if !strings.Contains(tk.logs.String(), "slow subscriber") {
+		t.Error("the stalled subscriber's queue never overflowed: the test did not stall it")
+	}
+	t.Logf("%d cells, %d MB: all delivered to the reading subscriber in %v with a stalled one connected",
+		cells, cells*n*size>>20, elapsed.Round(time.Millisecond))
+	deadline := time.Now().Add(3 * opts.WriteTimeout)
+	for tk.k.iopub.Peers() != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := tk.k.iopub.Peers(); got != 1 {
+		t.Errorf("stalled subscriber still connected: %d iopub peers, want 1", got)
+	}
+}
+
+// TestIOPubChurn connects and disconnects subscribers 300 times while cells
+// stream; a steady subscriber must get everything, and no peer may leak.
+func TestIOPubChurn(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var connects sync.WaitGroup
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 1))
+			for i := 0; i < 100; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				network, addr := tk.conn.endpoint(tk.conn.IOPubPort)
+				conn, err := net.Dial(network, addr)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				connects.Add(1)
+				mode := rng.IntN(3)
+				go func() {
+					defer connects.Done()
+					defer conn.Close()
+					if _, err := zmq4.Open(conn, zmtp.NullSecurity{}, zmq4.Sub, zmq4.SocketIdentity(""), false, nil); err != nil {
+						return // the kernel may see a half-open connection; that is the point
+					}
+					conn.Write(zmtp.AppendMessage(nil, [][]byte{{1}}))
+					switch mode {
+					case 0: // leave at once
+					case 1: // read a little
+						conn.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+						io.Copy(io.Discard, conn)
+					case 2: // leave mid-frame from our side: write half a frame
+						conn.Write([]byte{1 /* more */, 200, 'x'})
+					}
+				}()
+				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+			}
+		}()
+	}
+	total := 0
+	for round := 0; round < 5; round++ {
+		_, io := c.execute("spam 500 100")
+		got := 0
+		for _, m := range io {
+			if m.Header.MsgType == "stream" {
+				if !strings.HasPrefix(contentField(m, "text"), fmt.Sprint(got)+":") {
+					t.Fatalf("round %d: stream message %d out of order", round, got)
+				}
+				got++
+			}
+		}
+		if got != 500 {
+			t.Fatalf("round %d: steady subscriber got %d of 500", round, got)
+		}
+		total += got
+	}
+	wg.Wait()
+	connects.Wait()
+	close(stop)
+	deadline := time.Now().Add(5 * time.Second)
+	for tk.k.iopub.Peers() != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := tk.k.iopub.Peers(); got != 1 {
+		t.Errorf("%d iopub peers after churn, want 1 (the steady client)", got)
+	}
+	if r, _ := c.execute("still fine"); contentField(r, "status") != "ok" {
+		t.Error("kernel unhealthy after churn")
+	}
+	t.Logf("steady subscriber received all %d stream messages during 300 connect/disconnect cycles", total)
+}

@@ -1,0 +1,53 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestCellIsCheckedBeforeItRuns: issue 17's scripts found a typo in a
+// later statement only after a long fit. The whole cell is checked first,
+// the CSV it loads included, so nothing runs (no data line, no fit
+// progress) and the error has its position and hint.
+func TestCellIsCheckedBeforeItRuns(t *testing.T) {
+	prefix := "data gss = load(\"gss.csv\")\nmodel m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m with gibbs, iter = 1000000, chains = 1\n"
+	cases := []struct {
+		name, last, ename string
+		want              []string
+	}{
+		{"column typo", "summary m.C[INCC, DEG]", "CheckError", []string{"4:13: model m has no column INCC", "hint: did you mean INC?"}},
+		{"unwritable export", `export m to "no/such/dir/draws.csv"`, "CheckError", []string{"4:13: cannot write no/such/dir/draws.csv: the directory testdata/no/such/dir does not exist"}},
+		{"bad setting", "summary m.C, prob = 2", "CheckError", []string{"4:21: prob must be between 0 and 1"}},
+		{"thin beyond iter", "fit m, iter = 10, thin = 20", "CheckError", []string{"4:26: thin = 20 keeps no draw of iter = 10"}},
+		{"unreadable data", `data x2 = load("x.csv")`, "DataError", []string{`4:16: x.csv: line 2: column sex: cannot read "m" as a number`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newTestSession(t)
+			out := &recorder{}
+			_, err := s.Execute(context.Background(), prefix+c.last, out)
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v, want a *session.Error", err)
+			}
+			tb := strings.Join(se.Traceback, "\n")
+			if se.Name != c.ename {
+				t.Errorf("ename %s, want %s:\n%s", se.Name, c.ename, tb)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(tb, w) {
+					t.Errorf("traceback lacks %q:\n%s", w, tb)
+				}
+			}
+			if out.stdout.Len() > 0 || len(out.displays) > 0 || out.updates > 0 {
+				t.Errorf("the cell ran before the error: %q", out.text())
+			}
+			if len(s.names) != 0 || len(s.preloaded) != 0 {
+				t.Errorf("bindings %v and preloaded files %d after a cell that did not run", s.names, len(s.preloaded))
+			}
+		})
+	}
+}

@@ -1,0 +1,186 @@
+package session
+
+// The members of a fit computed from its draws: m.partial, m.communality
+// and m.regress(Y ~ X1 + X2). They are scalars with draws per chain like
+// the entries of C, so summary and plot treat them alike.
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// derivedParams returns the scalars a reference to a derived member
+// selects, with the truth when the data were simulated.
+func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
+	r := m.Fit
+	names := m.Names()
+	truthC := truthFor(m)
+	switch ref.Member {
+	case "partial":
+		draws, err := r.Partial()
+		if err != nil {
+			return nil, err
+		}
+		es, err := selectEntries(ref, r.P, r.P, true)
+		if err != nil {
+			return nil, err
+		}
+		var truth []float64
+		if truthC != nil {
+			truth = make([]float64, r.P*r.P)
+			if !inference.PartialCorrelation(truth, truthC, r.P) {
+				truth = nil
+			}
+		}
+		out := make([]param, len(es))
+		for k, e := range es {
+			i, j := min(e.i, e.j), max(e.i, e.j)
+			out[k] = param{
+				label: fmt.Sprintf("partial[%s, %s]", names[i], names[j]),
+				key:   fmt.Sprintf("partial[%s,%s]", names[i], names[j]),
+				name:  fmt.Sprintf("partial.%d.%d", i+1, j+1),
+				draws: entryDraws(draws, i*r.P+j),
+				truth: at(truth, i*r.P+j),
+			}
+		}
+		return out, nil
+	case "communality":
+		draws, err := r.Communality()
+		if err != nil {
+			return nil, err
+		}
+		cols := ref.Index
+		if len(cols) == 0 {
+			for j := range r.P {
+				cols = append(cols, j)
+			}
+		}
+		truth := trueCommunality(m)
+		out := make([]param, len(cols))
+		for k, j := range cols {
+			if j < 0 || j >= r.P {
+				return nil, fmt.Errorf("%s: index out of range (%d columns)", refText(ref), r.P)
+			}
+			out[k] = param{
+				label: fmt.Sprintf("communality[%s]", names[j]),
+				key:   fmt.Sprintf("communality[%s]", names[j]),
+				name:  fmt.Sprintf("communality.%d", j+1),
+				draws: draws[j],
+				truth: at(truth, j),
+			}
+		}
+		return out, nil
+	case "regress":
+		reg := ref.Regress
+		beta, r2, err := r.Regress(reg.Response, reg.Predictors)
+		if err != nil {
+			return nil, err
+		}
+		k := len(reg.Predictors)
+		var truth []float64
+		if truthC != nil {
+			truth = make([]float64, k+1)
+			if v, ok := inference.Regression(truthC, r.P, reg.Response, reg.Predictors, truth); ok {
+				truth[k] = v
+			} else {
+				truth = nil
+			}
+		}
+		var out []param
+		for a, j := range reg.Predictors {
+			out = append(out, param{
+				label: fmt.Sprintf("beta[%s]", names[j]),
+				key:   fmt.Sprintf("beta[%s]", names[j]),
+				name:  fmt.Sprintf("beta.%d", j+1),
+				draws: beta[a],
+				truth: at(truth, a),
+			})
+		}
+		out = append(out, param{label: "R2", key: "R2", name: "R2", draws: r2, truth: at(truth, k)})
+		if len(ref.Index) == 1 {
+			if a := ref.Index[0]; a >= 0 && a < len(out) {
+				return out[a : a+1], nil
+			}
+			return nil, fmt.Errorf("%s: index out of range", refText(ref))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s is not a derived member", ref.Member)
+}
+
+// regressText prints a regression as written: regress(Y ~ X1 + X2).
+func regressText(m *Model, reg *compiler.Regression) string {
+	names := m.Names()
+	preds := make([]string, len(reg.Predictors))
+	for a, j := range reg.Predictors {
+		preds[a] = names[j]
+	}
+	return fmt.Sprintf("regress(%s ~ %s)", names[reg.Response], strings.Join(preds, " + "))
+}
+
+// entryDraws picks entry idx of every draw of a matrix member,
+// out[chain][draw], from mats[chain][draw].
+func entryDraws(mats [][][]float64, idx int) [][]float64 {
+	out := make([][]float64, len(mats))
+	for c, chain := range mats {
+		out[c] = make([]float64, len(chain))
+		for t, m := range chain {
+			out[c][t] = m[idx]
+		}
+	}
+	return out
+}
+
+// at is x[i], or NaN when x is nil.
+func at(x []float64, i int) float64 {
+	if x == nil {
+		return math.NaN()
+	}
+	return x[i]
+}
+
+// trueCommunality is ‖λ_j‖²/(1 + ‖λ_j‖²) of the simulation's loadings for
+// each of the model's columns, or nil when the data were not simulated
+// from a factor copula.
+func trueCommunality(m *Model) []float64 {
+	t := m.Data.Truth
+	if t == nil || m.Data.TruthK == 0 {
+		return nil
+	}
+	k := m.Data.TruthK
+	out := make([]float64, len(m.Cols))
+	for a, j := range m.Cols {
+		ss := 0.0
+		for _, l := range t.Lambda[j*k : j*k+k] {
+			ss += l * l
+		}
+		out[a] = ss / (1 + ss)
+	}
+	return out
+}
+
+// meanPartial is the posterior mean of the partial correlation matrix.
+func meanPartial(r *inference.Result) ([]float64, error) {
+	draws, err := r.Partial()
+	if err != nil {
+		return nil, err
+	}
+	mean := make([]float64, r.P*r.P)
+	n := 0
+	for _, chain := range draws {
+		for _, m := range chain {
+			for k, v := range m {
+				mean[k] += v
+			}
+			n++
+		}
+	}
+	for k := range mean {
+		mean[k] /= float64(n)
+	}
+	return mean, nil
+}

@@ -1,0 +1,109 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/copulang/copulang/compiler"
+)
+
+// This file holds what the session does with files before a cell runs:
+// the compiler reads the data a cell loads and tests the paths it writes
+// (compiler.Files), so that a typo in a cell's last line is found before
+// its first statement runs. A data file read at check time is kept until
+// its load statement runs, so it is read once.
+
+// preloaded is a data file read at check time.
+type preloaded struct {
+	size     int64
+	modTime  time.Time
+	data     *Dataset
+	warnings []string
+}
+
+// loadKey identifies a load statement's file and options.
+func loadKey(path string, x *compiler.LoadData) string {
+	return fmt.Sprintf("%s\x00%q\x00%q\x00%v\x00%q", path, x.Sep, x.NA, x.Order, x.OrderAll)
+}
+
+// csvOptions are the LoadCSV options of a load statement.
+func csvOptions(x *compiler.LoadData) CSVOptions {
+	return CSVOptions{Sep: x.Sep, NA: x.NA, Order: x.Order, OrderAll: x.OrderAll}
+}
+
+// readData reads the file of a load statement, or returns the copy read
+// at check time when the file has not changed since.
+func (s *Session) readData(x *compiler.LoadData) (*Dataset, []string, error) {
+	path := s.path(x.Path)
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot load data: %w", err)
+	}
+	if info.IsDir() {
+		return nil, nil, fmt.Errorf("cannot load data: %s is a directory", x.Path)
+	}
+	key := loadKey(path, x)
+	if p, ok := s.preloaded[key]; ok && p.size == info.Size() && p.modTime.Equal(info.ModTime()) {
+		return p.data, p.warnings, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot load data: %w", err)
+	}
+	defer f.Close()
+	d, warnings, err := LoadCSV(f, csvOptions(x))
+	if err != nil {
+		return nil, nil, err
+	}
+	s.preloaded[key] = &preloaded{size: info.Size(), modTime: info.ModTime(), data: d, warnings: warnings}
+	return d, warnings, nil
+}
+
+// ReadData implements compiler.Files: the file is read whole (and kept
+// for the load statement), so that its problems are found before the cell
+// runs.
+func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
+	d, _, err := e.s.readData(x)
+	if err != nil {
+		return nil, err
+	}
+	info := dataInfo(d)
+	info.Name = x.Name
+	return info, nil
+}
+
+// Writable implements compiler.Files.
+func (e sessionEnv) Writable(path string) error { return writable(e.s.path(path)) }
+
+// writable returns why a file cannot be written at path: its directory
+// does not exist or cannot be written, or path is a directory. It writes
+// and removes a temporary file to find out.
+func writable(path string) error {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("the directory %s does not exist", dir)
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".copulang-write-test-*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("the directory %s cannot be written: %v", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

@@ -1,0 +1,238 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// fit runs a fit statement: it plans the fit, says what will run, samples
+// with live progress, and reports the fit and its diagnostics.
+//
+// Cancelling ctx (the kernel's interrupt) stops the fit, keeps its draws
+// and ends the cell with a KeyboardInterrupt. InterruptFit stops only the
+// fit: its draws are kept and the statements after it run on them.
+func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
+	m, err := s.model(x.Model)
+	if err != nil {
+		return err
+	}
+	plan, err := compiler.Plan(m.Decl, dataInfo(m.Data), x)
+	if err != nil {
+		return err
+	}
+	spec := fitSpec(m, x, plan)
+	// The plan's notes say what was substituted for what the fit asked
+	// (a column given to Gibbs, hmc on a factor model) and what may be slow.
+	for _, note := range plan.Notes {
+		out.Stream("stdout", "note: "+note+"\n")
+	}
+	ran := plan.Running()
+	s.fits++
+	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), model: x.Model, method: ran}
+
+	fitCtx, stopFit := context.WithCancel(ctx)
+	defer stopFit()
+	s.fitMu.Lock()
+	s.stopFit = stopFit
+	s.fitMu.Unlock()
+	defer func() {
+		s.fitMu.Lock()
+		s.stopFit = nil
+		s.fitMu.Unlock()
+	}()
+
+	// The sampler reports progress from its goroutines; the cell's
+	// goroutine forwards the latest state to the output on a ticker, with
+	// the elapsed time of its own clock, so that it moves even while one
+	// iteration takes longer than a tick.
+	var mu sync.Mutex
+	latest := inference.Progress{AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup), Warmup: x.Warmup > 0}
+	show.update(latest, "starting")
+	type outcome struct {
+		res *inference.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	start := time.Now()
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- outcome{nil, fmt.Errorf("internal error in the sampler: %v", r)}
+			}
+		}()
+		res, err := inference.Run(fitCtx, spec, func(p inference.Progress) {
+			mu.Lock()
+			latest = p
+			mu.Unlock()
+		})
+		done <- outcome{res, err}
+	}()
+	o := forwardProgress(done, progressEvery, start, func() inference.Progress {
+		mu.Lock()
+		defer mu.Unlock()
+		return latest
+	}, func(p inference.Progress) { show.update(p, "") })
+	mu.Lock()
+	final := latest
+	mu.Unlock()
+	final.Elapsed = time.Since(start)
+	if o.res != nil {
+		final.Elapsed = o.res.Elapsed
+	}
+	if o.err != nil && (o.res == nil || !o.res.Interrupted) {
+		show.update(final, "failed")
+		return o.err
+	}
+	if o.res.Interrupted || errors.Is(o.err, context.Canceled) {
+		show.update(final, "interrupted")
+		return s.keepInterrupted(ctx, m, x, plan, o.res, out)
+	}
+	s.setFit(m, x, plan, o.res)
+	final.AllDone = final.AllTotal
+	show.update(final, "done")
+	writeFitReport(out, x, ran, o.res)
+	return nil
+}
+
+// fitSpec is what a fit of model m with settings x and plan runs.
+func fitSpec(m *Model, x *compiler.Fit, plan *compiler.InferencePlan) inference.Spec {
+	return inference.Spec{
+		Columns:    m.columns(),
+		Names:      m.Names(),
+		Model:      m.Decl.Model,
+		Method:     plan.Method,
+		ColumnHMC:  plan.ColumnHMC,
+		Iter:       x.Iter,
+		Warmup:     x.Warmup,
+		Thin:       x.Thin,
+		Chains:     x.Chains,
+		Seed:       x.Seed,
+		TravelTime: x.TravelTime,
+		KeepWarmup: m.Data.Truth != nil,
+	}
+}
+
+// forwardProgress shows the latest progress every tick until done
+// delivers, and returns what it delivered. The elapsed time is the time
+// since start, not the sampler's last report, so that it keeps moving
+// while one iteration runs long.
+func forwardProgress[T any](done <-chan T, every time.Duration, start time.Time, latest func() inference.Progress, show func(inference.Progress)) T {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case o := <-done:
+			return o
+		case <-tick.C:
+			p := latest()
+			p.Elapsed = time.Since(start)
+			show(p)
+		}
+	}
+}
+
+// keepInterrupted keeps the draws of an interrupted fit. When the cell was
+// interrupted (ctx is cancelled) it ends with a KeyboardInterrupt; when
+// only the fit was (InterruptFit), the statements after it go on.
+func (s *Session) keepInterrupted(ctx context.Context, m *Model, x *compiler.Fit, plan *compiler.InferencePlan, res *inference.Result, out Output) error {
+	kept := res.KeptDraws()
+	var msg string
+	if kept == 0 {
+		// Warm-up draws are not posterior draws: keep what was there.
+		before := "it stays unfitted"
+		if m.Fit != nil {
+			before = "it keeps its previous fit"
+		}
+		msg = fmt.Sprintf("fit %s during warm-up: no post-warm-up draws, so %s", x.Model, before)
+	} else {
+		s.setFit(m, x, plan, res)
+		msg = fmt.Sprintf("fit %s: %d post-warm-up draws kept over %d chains; summaries and plots use them", x.Model, kept, len(res.C))
+	}
+	if ctx.Err() != nil {
+		return interrupted(msg)
+	}
+	out.Stream("stdout", "interrupted "+msg+"\n")
+	if kept > 0 {
+		writeFitReport(out, x, plan.Running(), res)
+	}
+	return nil
+}
+
+// setFit records a model's fit, with its loadings aligned across chains
+// and draws (inference.AlignLoadings) so that every summary, plot and
+// export of Lambda means the same thing.
+func (s *Session) setFit(m *Model, x *compiler.Fit, plan *compiler.InferencePlan, res *inference.Result) {
+	if len(res.Lambda) > 0 {
+		res.Lambda = inference.AlignLoadings(res.Lambda, res.P, res.K, loadingsAlignment(m.Decl.Model))
+	}
+	m.Fit, m.FitStmt, m.Plan = res, x, plan
+}
+
+// InterruptFit stops the fit that is running, if any, keeping its draws,
+// and lets the cell or script go on with the statements after it, which
+// use them; it reports whether a fit was running. It may be called from
+// any goroutine: `copulang run` calls it on the first Ctrl-C.
+func (s *Session) InterruptFit() bool {
+	s.fitMu.Lock()
+	defer s.fitMu.Unlock()
+	if s.stopFit == nil {
+		return false
+	}
+	s.stopFit()
+	return true
+}
+
+// fitReport is the text printed after a fit: what ran (ran, from the
+// plan), how long, and the convergence diagnostics with a warning when
+// they are poor.
+func fitReport(x *compiler.Fit, ran string, r *inference.Result) (report string, warnings []string) {
+	var b strings.Builder
+	iters := fmt.Sprintf("%d iterations (%d warm-up)", x.Iter+x.Warmup, x.Warmup)
+	if r.Interrupted {
+		iters = fmt.Sprintf("%d of %d iterations (%d warm-up), interrupted", minIterations(r), x.Iter+x.Warmup, x.Warmup)
+	}
+	fmt.Fprintf(&b, "fit %s with %s: %d chains × %s in %s", x.Model, ran, len(r.C), iters, roundDuration(r.Elapsed))
+	var st inference.StepStats
+	for _, c := range r.Stats {
+		st.Add(c)
+	}
+	if st.Iterations > 0 && st.Bounces > 0 {
+		fmt.Fprintf(&b, "; %.1f HMC bounces per iteration", float64(st.Bounces)/float64(st.Iterations))
+	}
+	if st.Rejections > 0 {
+		fmt.Fprintf(&b, "; %d trajectories rejected", st.Rejections)
+	}
+	if st.LKJProposed > 0 {
+		fmt.Fprintf(&b, "; LKJ acceptance %.2f", float64(st.LKJAccepted)/float64(st.LKJProposed))
+	}
+	warnings = fitDiagnostics(r).report(&b, len(r.C))
+	return b.String(), warnings
+}
+
+// writeFitReport writes a fit's report to stdout and its warnings, when
+// the diagnostics are poor, to stderr.
+func writeFitReport(out Output, x *compiler.Fit, ran string, r *inference.Result) {
+	report, warnings := fitReport(x, ran, r)
+	out.Stream("stdout", report+"\n")
+	for _, w := range warnings {
+		out.Stream("stderr", "warning: "+w+"\n")
+	}
+}
+
+// minIterations is the fewest iterations a chain of r completed.
+func minIterations(r *inference.Result) int {
+	least := -1
+	for _, it := range r.Iterations {
+		if least < 0 || it < least {
+			least = it
+		}
+	}
+	return max(least, 0)
+}

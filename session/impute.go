@@ -1,0 +1,147 @@
+package session
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// impute shows or writes the posterior predictive distribution of every
+// missing cell of a fitted model's data, on its column's levels: the mode
+// and its probability, type-1 quantiles (always observed levels) and, for a
+// numeric column, the mean. With a path it writes one row per cell, and
+// with draws = PATH every kept draw of every cell.
+func (s *Session) impute(x *compiler.Impute, out Output) error {
+	m, err := s.fitted(x.Model)
+	if err != nil {
+		return err
+	}
+	cells := m.Fit.Impute()
+	if len(cells) == 0 {
+		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in the columns of %s\n", m.Data.Name, x.Model))
+		return nil
+	}
+	t := s.imputeTable(m, cells, x.Prob)
+	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %d draws", m.Data.Name, perColumn(m, cells), len(cells[0].Draws))
+	if x.Path == "" && x.DrawsPath == "" {
+		// The caption also goes out as text, for plain-text clients.
+		out.Stream("stdout", about+fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file\n", x.Model))
+		t.Caption = about
+		b := t.Bundle()
+		b["text/html"] = `<div style="max-height: 32em; overflow-y: auto">` + b["text/html"].(string) + "</div>"
+		out.Display(b, "")
+		return nil
+	}
+	if x.Path != "" {
+		path := s.path(x.Path)
+		if err := writeFile(path, func(w io.Writer) error { return writeImputed(w, t, m, cells) }); err != nil {
+			return fmt.Errorf("cannot write the imputed cells: %w", err)
+		}
+		out.Stream("stdout", fmt.Sprintf("wrote %s to %s\n", about, path))
+	}
+	if x.DrawsPath != "" {
+		path := s.path(x.DrawsPath)
+		if err := writeFile(path, func(w io.Writer) error { return writeImputedDraws(w, m, cells) }); err != nil {
+			return fmt.Errorf("cannot write the imputed draws: %w", err)
+		}
+		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s to %s\n", len(cells), m.Data.Name, path))
+	}
+	return nil
+}
+
+// perColumn counts the missing cells of each column: "income: 12, age: 3".
+func perColumn(m *Model, cells []inference.Imputed) string {
+	names := m.Names()
+	count := map[string]int{}
+	for _, c := range cells {
+		count[names[c.Col]]++
+	}
+	parts := make([]string, 0, len(count))
+	for c, n := range count {
+		parts = append(parts, fmt.Sprintf("%s: %d", c, n))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("%d in all; %s", len(cells), strings.Join(parts, ", "))
+}
+
+// imputeTable is one row per missing cell:
+//
+//	row column mode p_mode qLO q50 qHI mean
+//
+// with values printed as their column's labels; mean is NA for a column of
+// text, whose levels have no numeric value.
+func (s *Session) imputeTable(m *Model, cells []inference.Imputed, prob float64) *Table {
+	names := m.Names()
+	t := &Table{Header: []string{"row", "column", "mode", "p_mode", "q" + percent((1-prob)/2), "q50", "q" + percent((1+prob)/2), "mean"}}
+	for _, c := range cells {
+		j := m.Cols[c.Col]
+		lv := c.Levels(prob)
+		mean := tableNum("%.3f", c.Mean)
+		if m.Data.Labels[j] != nil {
+			mean = "NA"
+		}
+		t.Rows = append(t.Rows, []string{
+			strconv.Itoa(c.Row + 1), names[c.Col],
+			formatValue(m.Data, j, lv.Mode), tableNum("%.3f", lv.PMode),
+			formatValue(m.Data, j, lv.Lo), formatValue(m.Data, j, lv.Median), formatValue(m.Data, j, lv.Hi),
+			mean,
+		})
+	}
+	return t
+}
+
+// writeImputed writes the table of imputed cells as CSV with one more
+// column, probs: the probability of every level drawn, as a JSON object
+// from level to probability.
+func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.Imputed) error {
+	cw := csv.NewWriter(w)
+	cw.Write(append(t.Header, "probs"))
+	for k, c := range cells {
+		j := m.Cols[c.Col]
+		lv := c.Levels(compiler.DefaultProb)
+		probs := make(map[string]float64, len(lv.Values))
+		for i, v := range lv.Values {
+			probs[formatValue(m.Data, j, v)] = math.Round(lv.Probs[i]*1e6) / 1e6
+		}
+		js, err := json.Marshal(probs)
+		if err != nil {
+			return err
+		}
+		cw.Write(append(t.Rows[k], string(js)))
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeImputedDraws writes every kept draw of every missing cell as CSV:
+// chain, draw, then one column per cell named COLUMN[ROW] (its data row,
+// 1-based), values as the column's labels.
+func writeImputedDraws(w io.Writer, m *Model, cells []inference.Imputed) error {
+	names := m.Names()
+	cw := csv.NewWriter(w)
+	head := []string{"chain", "draw"}
+	for _, c := range cells {
+		head = append(head, fmt.Sprintf("%s[%d]", names[c.Col], c.Row+1))
+	}
+	cw.Write(head)
+	row := make([]string, len(head))
+	for ch, draws := range m.Fit.Imputed {
+		for d, vals := range draws {
+			row[0], row[1] = strconv.Itoa(ch+1), strconv.Itoa(d+1)
+			for k, c := range cells {
+				row[2+k] = formatValue(m.Data, m.Cols[c.Col], vals[k])
+			}
+			cw.Write(row)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

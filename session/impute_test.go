@@ -1,0 +1,101 @@
+package session
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestImputeLevelsAllCellsAndFiles: issue 17 found impute showing the first
+// 60 cells with quantiles between levels. Every missing cell is shown, with
+// level-valued summaries (mode, its probability, type-1 quantiles: always
+// observed values); impute m to "cells.csv" writes one row per cell with
+// the probability of each level, and draws = "..." every draw.
+func TestImputeLevelsAllCellsAndFiles(t *testing.T) {
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 400, levels = 4, seed = 3, missing = 0.1)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 60, warmup = 20, chains = 2")
+	d := s.data["d"]
+	missing := 0
+	observed := make([]map[string]bool, 3)
+	for j, col := range d.Columns {
+		observed[j] = map[string]bool{}
+		for _, v := range col {
+			if math.IsNaN(v) {
+				missing++
+			} else {
+				observed[j][formatValue(d, j, v)] = true
+			}
+		}
+	}
+	if missing <= 60 {
+		t.Fatalf("%d missing cells: the test needs more than the 60 shown before", missing)
+	}
+	out := mustRun(t, s, "impute m, prob = 0.8")
+	plain, _ := out.displays[0]["text/plain"].(string)
+	lines := strings.Split(strings.TrimSpace(plain), "\n")
+	if got := strings.Join(strings.Fields(lines[0]), " "); got != "row column mode p_mode q10 q50 q90 mean" {
+		t.Errorf("header %q", got)
+	}
+	if len(lines)-1 != missing {
+		t.Errorf("%d rows for %d missing cells", len(lines)-1, missing)
+	}
+	col := map[string]int{"Y1": 0, "Y2": 1, "Y3": 2}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		j := col[f[1]]
+		for _, v := range []string{f[2], f[4], f[5], f[6]} {
+			if !observed[j][v] {
+				t.Errorf("row %q: %s is not an observed level of %s", l, v, f[1])
+			}
+		}
+		if p, err := strconv.ParseFloat(f[3], 64); err != nil || p <= 0 || p > 1 {
+			t.Errorf("row %q: p_mode %s", l, f[3])
+		}
+	}
+	if !strings.Contains(out.stdout.String(), `impute m to "cells.csv"`) {
+		t.Errorf("impute does not say how to write the cells: %q", out.stdout.String())
+	}
+
+	mustRun(t, s, `impute m to "cells.csv", draws = "cell_draws.csv"`)
+	cells := readCSV(t, filepath.Join(dir, "cells.csv"))
+	if got := strings.Join(cells[0], ","); got != "row,column,mode,p_mode,q5,q50,q95,mean,probs" {
+		t.Errorf("cells.csv header %s", got)
+	}
+	if len(cells)-1 != missing {
+		t.Errorf("cells.csv has %d rows for %d missing cells", len(cells)-1, missing)
+	}
+	for _, row := range cells[1:] {
+		var probs map[string]float64
+		if err := json.Unmarshal([]byte(row[8]), &probs); err != nil {
+			t.Fatalf("probs %q: %v", row[8], err)
+		}
+		sum := 0.0
+		for level, p := range probs {
+			if !observed[col[row[1]]][level] {
+				t.Errorf("probs %q has level %s, not observed in %s", row[8], level, row[1])
+			}
+			sum += p
+		}
+		if math.Abs(sum-1) > 1e-5 || math.Abs(probs[row[2]]-parseOr(row[3])) > 0.0005 {
+			t.Errorf("row %v: probabilities sum to %v; the mode's is %v", row, sum, probs[row[2]])
+		}
+	}
+	draws := readCSV(t, filepath.Join(dir, "cell_draws.csv"))
+	if len(draws[0]) != 2+missing || len(draws)-1 != s.models["m"].Fit.KeptDraws() {
+		t.Errorf("cell_draws.csv: %d columns, %d rows; want %d and %d", len(draws[0]), len(draws)-1, 2+missing, s.models["m"].Fit.KeptDraws())
+	}
+	if !strings.HasPrefix(draws[0][2], "Y1[") {
+		t.Errorf("draw columns are named %v", draws[0][:3])
+	}
+}
+
+func parseOr(s string) float64 {
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
+}

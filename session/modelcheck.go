@@ -1,0 +1,404 @@
+package session
+
+// check (posterior predictive checks) and compare (held-out predictive
+// scores) of fitted models.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/figure"
+	"github.com/copulang/copulang/inference"
+)
+
+// checkAlpha is the level at which check flags a model or a pair.
+const checkAlpha = 0.05
+
+// statLabel names a rank statistic in prose and on axes.
+func statLabel(s inference.RankStat) string {
+	if s == inference.Kendall {
+		return "Kendall's τ_b"
+	}
+	return "Spearman's ρ"
+}
+
+// check runs a posterior predictive check and shows its table, plot and
+// verdict.
+func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) error {
+	m, err := s.fitted(x.Model)
+	if err != nil {
+		return err
+	}
+	r := m.Fit
+	seed := x.Seed
+	if !x.SeedGiven {
+		seed = r.Seed
+	}
+	opt := inference.CheckOptions{Draws: x.Draws, Reps: x.Reps, Stat: x.Stat, Seed: seed}
+	if x.Pair != nil {
+		opt.Tables = [][2]int{{x.Pair[0], x.Pair[1]}}
+	}
+	var mu sync.Mutex
+	done, total := 0, min(x.Draws, r.KeptDraws())+x.Reps
+	opt.Progress = func(d, t int) {
+		mu.Lock()
+		done, total = d, t
+		mu.Unlock()
+	}
+	status := func(state string) MimeBundle {
+		mu.Lock()
+		defer mu.Unlock()
+		if state == "" {
+			state = "replicating"
+		}
+		return barBundle(fmt.Sprintf("check %s: %d/%d replicated data sets, %s", x.Model, done, total, state), done, total)
+	}
+	s.fits++
+	id := fmt.Sprintf("copulang-check-%d", s.fits)
+	var res *inference.CheckResult
+	err = inBackground(out, id, func() MimeBundle { return status("") }, func() error {
+		var err error
+		res, err = r.Check(ctx, opt)
+		return err
+	})
+	if errors.Is(err, context.Canceled) {
+		out.UpdateDisplay(status("interrupted"), id)
+		return interrupted("check " + x.Model + " before its replications were done")
+	}
+	if err != nil {
+		out.UpdateDisplay(status("failed"), id)
+		return err
+	}
+	out.UpdateDisplay(status("done"), id)
+
+	names := m.Names()
+	pairName := func(pc inference.PairCheck) string { return names[pc.I] + "–" + names[pc.J] }
+	pairs := res.Pairs
+	if x.Pair != nil {
+		for _, pc := range res.Pairs {
+			if pc.I == min(x.Pair[0], x.Pair[1]) && pc.J == max(x.Pair[0], x.Pair[1]) {
+				pairs = []inference.PairCheck{pc}
+			}
+		}
+	}
+	shown := pairsToShow(pairs)
+	t := &Table{Header: []string{"pair", "observed", "rep_mean", "rep_q5", "rep_q95", "ppp", "p", "p_adj", "flag"}}
+	for _, pc := range shown {
+		flag := ""
+		if pc.PAdjusted < checkAlpha {
+			flag = "*"
+		}
+		t.Rows = append(t.Rows, []string{pairName(pc), tableNum("%.3f", pc.Observed), tableNum("%.3f", pc.Mean),
+			tableNum("%.3f", pc.Q5), tableNum("%.3f", pc.Q95), tableNum("%.3f", pc.PPP), tableNum("%.3f", pc.P),
+			tableNum("%.3f", pc.PAdjusted), flag})
+	}
+	t.Caption = fmt.Sprintf("posterior predictive check of %s: %s of %s; mean, 90%% interval and classical ppp from %d data sets replicated from %d posterior draws; "+
+		"calibrated p and max-T adjusted p_adj from %d data sets replicated from draw %d of chain %d; flag: p_adj < %g",
+		x.Model, statLabel(res.Stat), plural(len(pairs), "pair"), res.Draws, res.Draws, res.Reps, res.SampledDraw+1, res.SampledChain+1, checkAlpha)
+	if len(shown) < len(pairs) {
+		t.Caption += fmt.Sprintf("; the %d pairs with the smallest p-values of %d shown", len(shown), len(pairs))
+	}
+	// The caption goes out as text too: plain-text clients need it to
+	// read the table.
+	out.Stream("stdout", t.Caption+"\n")
+	out.Display(t.Bundle(), "")
+	for _, tc := range res.Tables {
+		s.showTwoWay(m, x, tc, out)
+	}
+	if x.Pair == nil {
+		sorted := slices.Clone(res.Pairs)
+		sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].Observed < sorted[b].Observed })
+		n := len(sorted)
+		labels, obs, mean, lo, hi, flagged := make([]string, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]bool, n)
+		for k, pc := range sorted {
+			labels[k], obs[k], mean[k], lo[k], hi[k], flagged[k] = pairName(pc), pc.Observed, pc.Mean, pc.Q5, pc.Q95, pc.PAdjusted < checkAlpha
+		}
+		f, err := figure.Intervals(fmt.Sprintf("check %s: %s of each pair", x.Model, statLabel(res.Stat)),
+			statLabel(res.Stat), labels, obs, mean, lo, hi, flagged)
+		if err != nil {
+			return err
+		}
+		if err := s.emit(figureName("check", x.Model), f, out); err != nil {
+			return err
+		}
+	}
+	out.Stream("stdout", checkVerdict(x.Model, res)+"\n")
+	return nil
+}
+
+// plural is "1 pair" or "n pairs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// maxTableRows caps the pairs a check table shows; a longer table says how
+// many pairs were left out.
+const maxTableRows = 60
+
+// pairsToShow is every pair when they fit in a table, otherwise the
+// maxTableRows with the smallest adjusted and then unadjusted p-values,
+// in their original order.
+func pairsToShow(pairs []inference.PairCheck) []inference.PairCheck {
+	if len(pairs) <= maxTableRows {
+		return pairs
+	}
+	idx := make([]int, len(pairs))
+	for k := range idx {
+		idx[k] = k
+	}
+	key := func(v float64) float64 {
+		if math.IsNaN(v) {
+			return 2
+		}
+		return v
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		pa, pb := pairs[idx[a]], pairs[idx[b]]
+		if key(pa.PAdjusted) != key(pb.PAdjusted) {
+			return key(pa.PAdjusted) < key(pb.PAdjusted)
+		}
+		return key(pa.P) < key(pb.P)
+	})
+	idx = idx[:maxTableRows]
+	slices.Sort(idx)
+	out := make([]inference.PairCheck, len(idx))
+	for k, i := range idx {
+		out[k] = pairs[i]
+	}
+	return out
+}
+
+// checkVerdict is the one-line verdict of a check, resting on the
+// calibrated omnibus p-value.
+func checkVerdict(model string, res *inference.CheckResult) string {
+	flagged := 0
+	for _, pc := range res.Pairs {
+		if pc.PAdjusted < checkAlpha {
+			flagged++
+		}
+	}
+	var b strings.Builder
+	if res.P < checkAlpha {
+		fmt.Fprintf(&b, "check %s: the model does NOT reproduce the observed dependence: calibrated omnibus p = %.3f < %g", model, res.P, checkAlpha)
+	} else {
+		fmt.Fprintf(&b, "check %s: no evidence that the model misses the observed dependence: calibrated omnibus p = %.3f", model, res.P)
+	}
+	fmt.Fprintf(&b, " (classical ppp %.3f, conservative); %d of %d pairs flagged (max-T adjusted p < %g)", res.PPP, flagged, len(res.Pairs), checkAlpha)
+	if !math.IsNaN(res.Reproduced) {
+		fmt.Fprintf(&b, "; the replications reproduce %.1f%% of the observed %s sum of squares", 100*res.Reproduced, statLabel(res.Stat))
+	}
+	return b.String()
+}
+
+// showTwoWay shows the two-way table of a checked pair: a table of its
+// cells and a plot of observed counts against their replications.
+func (s *Session) showTwoWay(m *Model, x *compiler.CheckStmt, tc inference.TwoWayCheck, out Output) {
+	names := m.Names()
+	groupName := func(col int, g inference.LevelGroup) string {
+		vals := m.Fit.LevelValues(col)
+		j := m.Cols[col]
+		if g.First == g.Last {
+			return formatValue(m.Data, j, vals[g.First])
+		}
+		return formatValue(m.Data, j, vals[g.First]) + "–" + formatValue(m.Data, j, vals[g.Last])
+	}
+	t := &Table{Header: []string{names[tc.I], names[tc.J], "observed", "rep_mean", "rep_q5", "rep_q95", "outside"}}
+	var labels []string
+	w := len(tc.ColGroups)
+	for a, ga := range tc.RowGroups {
+		for b, gb := range tc.ColGroups {
+			c := a*w + b
+			outside := tc.Observed[c] < tc.Q5[c] || tc.Observed[c] > tc.Q95[c]
+			mark := ""
+			if outside {
+				mark = "*"
+			}
+			ra, rb := groupName(tc.I, ga), groupName(tc.J, gb)
+			t.Rows = append(t.Rows, []string{ra, rb, strconv.FormatFloat(tc.Observed[c], 'f', 0, 64),
+				tableNum("%.1f", tc.Mean[c]), tableNum("%.0f", tc.Q5[c]), tableNum("%.0f", tc.Q95[c]), mark})
+			labels = append(labels, ra+", "+rb)
+		}
+	}
+	t.Caption = fmt.Sprintf("two-way table of %s and %s in %s: observed counts against replicated counts (mean, 90%% interval); outside: observed outside its interval",
+		names[tc.I], names[tc.J], x.Model)
+	out.Stream("stdout", t.Caption+"\n")
+	out.Display(t.Bundle(), "")
+	if f, err := figure.Intervals(fmt.Sprintf("check %s: counts of %s × %s", x.Model, names[tc.I], names[tc.J]),
+		"count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
+		if err := s.emit(figureName("check", x.Model+"-"+names[tc.I]+"-"+names[tc.J]), f, out); err != nil {
+			out.Stream("stderr", "warning: "+err.Error()+"\n")
+		}
+	}
+	out.Stream("stdout", fmt.Sprintf("two-way table of %s and %s: Pearson discrepancy X2 = %.1f, calibrated p = %.3f (classical ppp %.3f)\n",
+		names[tc.I], names[tc.J], tc.X2, tc.P, tc.PPP))
+}
+
+// compareModels refits each model with held-out cells and shows their
+// predictive scores side by side.
+func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Output) error {
+	models := make([]*Model, len(x.Models))
+	for k, name := range x.Models {
+		m, err := s.fitted(name)
+		if err != nil {
+			return err
+		}
+		if m.FitStmt == nil || m.Plan == nil {
+			return fmt.Errorf("model %s has no fit settings to refit with: run `fit %s` first", name, name)
+		}
+		if k > 0 {
+			if m.Data != models[0].Data {
+				return fmt.Errorf("%s is on data %s but %s is on %s: compare scores models on the same cells", name, m.Data.Name, x.Models[0], models[0].Data.Name)
+			}
+			if !sameColumns(m.Cols, models[0].Cols) {
+				return fmt.Errorf("%s and %s use different columns: compare scores models on the same cells", name, x.Models[0])
+			}
+		}
+		models[k] = m
+	}
+	base := models[0]
+	folds, err := inference.HoldOut(base.columns(), x.Folds, x.Holdout, x.Seed)
+	if err != nil {
+		return err
+	}
+	cells := 0
+	for _, f := range folds {
+		cells += len(f)
+	}
+	var mu sync.Mutex
+	current, fold := 0, 0
+	var latest inference.Progress
+	status := func(state string) MimeBundle {
+		mu.Lock()
+		defer mu.Unlock()
+		if state == "" {
+			state = fmt.Sprintf("refitting %s (%d of %d), fold %d of %d: %d/%d iterations", x.Models[current], current+1, len(models), fold+1, len(folds), latest.AllDone, latest.AllTotal)
+		}
+		doneIters := (current*len(folds)+fold)*max(latest.AllTotal, 1) + latest.AllDone
+		return barBundle("compare: "+state, doneIters, len(models)*len(folds)*max(latest.AllTotal, 1))
+	}
+	s.fits++
+	id := fmt.Sprintf("copulang-compare-%d", s.fits)
+	start := time.Now()
+	scores := make([][]float64, len(models))
+	err = inBackground(out, id, func() MimeBundle { return status("") }, func() error {
+		for k, m := range models {
+			mu.Lock()
+			current, fold, latest = k, 0, inference.Progress{}
+			mu.Unlock()
+			spec := fitSpec(m, m.FitStmt, m.Plan)
+			spec.KeepWarmup = false
+			lp, err := inference.CrossValidate(ctx, spec, remapCells(folds, base, m), func(f int, p inference.Progress) {
+				mu.Lock()
+				fold, latest = f, p
+				mu.Unlock()
+			})
+			if err != nil {
+				return fmt.Errorf("refitting %s: %w", m.Decl.Name, err)
+			}
+			scores[k] = lp
+		}
+		return nil
+	})
+	if errors.Is(err, context.Canceled) {
+		out.UpdateDisplay(status("interrupted"), id)
+		return interrupted("compare while refitting the models with held-out cells")
+	}
+	if err != nil {
+		out.UpdateDisplay(status("failed"), id)
+		return err
+	}
+	out.UpdateDisplay(status(fmt.Sprintf("done: %d models refitted %d time(s) in %s", len(models), len(folds), roundDuration(time.Since(start)))), id)
+	sums, best, err := inference.CompareScores(scores)
+	if err != nil {
+		return err
+	}
+	order := make([]int, len(models))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sums[order[a]].ELPD > sums[order[b]].ELPD })
+	t := &Table{Header: []string{"model", "structure", "method", "elpd", "se", "elpd_diff", "se_diff", "mean_lpd"}}
+	for _, k := range order {
+		sm := sums[k]
+		t.Rows = append(t.Rows, []string{x.Models[k], structure(models[k]), models[k].Fit.Method.String(),
+			tableNum("%.1f", sm.ELPD), tableNum("%.1f", sm.SE), tableNum("%.1f", sm.Diff), tableNum("%.1f", sm.SEDiff),
+			tableNum("%.3f", sm.ELPD/float64(cells))})
+	}
+	how := fmt.Sprintf("%d held-out cells (%g%% of the observed cells whose value recurs in their column, seed %d)", cells, 100*x.Holdout, x.Seed)
+	if len(folds) > 1 {
+		how = fmt.Sprintf("%d cells held out in %d folds (every observed cell whose value recurs in its column, seed %d)", cells, len(folds), x.Seed)
+	}
+	t.Caption = "held-out predictive scores: " + how + "; each model refitted on the rest with its fit's settings; " +
+		"elpd = Σ log Pr(held-out value | the rest of the data), elpd_diff against the best with the standard error of the paired differences"
+	out.Stream("stdout", t.Caption+"\n")
+	out.Display(t.Bundle(), "")
+	out.Stream("stdout", compareVerdict(x.Models, sums, best, len(folds))+"\n")
+	return nil
+}
+
+// sameColumns reports whether a and b hold the same columns in any order.
+func sameColumns(a, b []int) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// remapCells translates held-out cells from base's column order to m's.
+func remapCells(folds [][]inference.HeldOutCell, base, m *Model) [][]inference.HeldOutCell {
+	out := make([][]inference.HeldOutCell, len(folds))
+	for f, cells := range folds {
+		out[f] = make([]inference.HeldOutCell, len(cells))
+		for i, c := range cells {
+			c.Col = slices.Index(m.Cols, base.Cols[c.Col])
+			out[f][i] = c
+		}
+	}
+	return out
+}
+
+// structure names a model's correlation structure briefly, for tables.
+func structure(m *Model) string {
+	if fm, ok := m.Decl.Model.(inference.FactorModel); ok {
+		return fmt.Sprintf("factor(k=%d)", fm.K)
+	}
+	return "full"
+}
+
+// compareVerdict says which model scored best, which others are clearly
+// worse (by more than 2 standard errors of the difference) and which the
+// held-out cells cannot tell from it.
+func compareVerdict(names []string, sums []inference.ScoreSummary, best int, folds int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "compare: %s scores best", names[best])
+	var clear, close []string
+	for k, sm := range sums {
+		if k == best {
+			continue
+		}
+		if -sm.Diff > 2*sm.SEDiff {
+			clear = append(clear, fmt.Sprintf("%s by %.1f ± %.1f", names[k], -sm.Diff, sm.SEDiff))
+		} else {
+			close = append(close, fmt.Sprintf("%s by %.1f ± %.1f", names[k], -sm.Diff, sm.SEDiff))
+		}
+	}
+	if len(clear) > 0 {
+		fmt.Fprintf(&b, "; clearly worse (by more than 2 standard errors): %s", strings.Join(clear, ", "))
+	}
+	if len(close) > 0 {
+		fmt.Fprintf(&b, "; worse by less than 2 standard errors, which these cells cannot tell apart from it: %s", strings.Join(close, ", "))
+		if folds == 1 {
+			b.WriteString(" (folds = 5 scores every cell once and narrows the standard errors)")
+		}
+	}
+	return b.String()
+}

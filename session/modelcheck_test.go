@@ -1,0 +1,219 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// checkSession fits a one-factor and a two-factor model to data simulated
+// from two factors.
+func checkSession(t *testing.T) *Session {
+	t.Helper()
+	s := newTestSession(t)
+	mustRun(t, s, `data two = simulate(FactorCopula(p = 6, k = 2), n = 300, levels = 4, seed = 5)
+model k1 { Y = two; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }
+model k2 { Y = two; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }
+fit k1 with px, iter = 300, warmup = 200, chains = 2, seed = 1
+fit k2 with px, iter = 300, warmup = 200, chains = 2, seed = 1`)
+	return s
+}
+
+// tableRows returns the text rows of the displayed table whose header
+// starts with first.
+func tableRows(t *testing.T, out *recorder, first string) [][]string {
+	t.Helper()
+	for _, d := range out.displays {
+		text, _ := d["text/plain"].(string)
+		lines := strings.Split(strings.TrimSpace(text), "\n")
+		if len(lines) > 0 && strings.HasPrefix(lines[0], first) {
+			if _, ok := d["text/html"]; !ok {
+				t.Errorf("table %q has no HTML", first)
+			}
+			var rows [][]string
+			for _, l := range lines[1:] {
+				rows = append(rows, strings.Fields(l))
+			}
+			return rows
+		}
+	}
+	t.Fatalf("no table starting %q in:\n%s", first, out.text())
+	return nil
+}
+
+func TestCheckStatement(t *testing.T) {
+	s := checkSession(t)
+	out := mustRun(t, s, "check k1, reps = 99")
+	rows := tableRows(t, out, "pair")
+	if len(rows) != 15 {
+		t.Fatalf("%d pair rows, want 15", len(rows))
+	}
+	if rows[0][0] != "Y1–Y2" || len(rows[0]) < 8 {
+		t.Errorf("first row %v", rows[0])
+	}
+	if out.images() != 1 {
+		t.Errorf("%d images, want the check plot", out.images())
+	}
+	if !regexp.MustCompile(`check k1: .* calibrated omnibus p = [0-9.]+`).MatchString(out.stdout.String()) {
+		t.Errorf("no verdict in %q", out.stdout.String())
+	}
+	if out.updates == 0 {
+		t.Error("no progress updates")
+	}
+
+	out = mustRun(t, s, "check k2[Y2, Y1], stat = kendall, draws = 50, reps = 49, seed = 3")
+	if rows := tableRows(t, out, "pair"); len(rows) != 1 || rows[0][0] != "Y1–Y2" {
+		t.Errorf("pair rows %v, want the one pair", rows)
+	}
+	cells := tableRows(t, out, "Y2  Y1")
+	if len(cells) != 16 {
+		t.Errorf("%d cells in the two-way table, want 16", len(cells))
+	}
+	total := 0.0
+	for _, c := range cells {
+		v, _ := strconv.ParseFloat(c[2], 64)
+		total += v
+	}
+	if total != 300 {
+		t.Errorf("two-way table counts sum to %v, want 300", total)
+	}
+	for _, want := range []string{"two-way table of Y2 and Y1: Pearson discrepancy X2 =", "Kendall's τ_b"} {
+		if !strings.Contains(out.text(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.text())
+		}
+	}
+	again := mustRun(t, s, "check k2[Y2, Y1], stat = kendall, draws = 50, reps = 49, seed = 3")
+	if again.stdout.String() != out.stdout.String() {
+		t.Errorf("check with a seed is not reproducible:\n%s\n%s", out.stdout.String(), again.stdout.String())
+	}
+}
+
+func TestCompareStatement(t *testing.T) {
+	s := checkSession(t)
+	out := mustRun(t, s, "compare k1, k2, holdout = 0.2, seed = 4")
+	rows := tableRows(t, out, "model")
+	if len(rows) != 2 {
+		t.Fatalf("rows %v", rows)
+	}
+	if rows[0][5] != "0.0" || rows[0][6] != "0.0" {
+		t.Errorf("the best model's difference is %s ± %s, want 0.0 ± 0.0", rows[0][5], rows[0][6])
+	}
+	if d, _ := strconv.ParseFloat(rows[1][5], 64); !(d < 0) {
+		t.Errorf("the second model's elpd_diff %s is not negative", rows[1][5])
+	}
+	if !strings.Contains(out.text(), "scores best") || !strings.Contains(out.text(), "held-out cells") {
+		t.Errorf("output lacks the verdict or the caption:\n%s", out.text())
+	}
+	if out.updates == 0 {
+		t.Error("no progress updates")
+	}
+
+	// A model on other data is refused by the checker.
+	mustRun(t, s, "data other = simulate(FactorCopula(p = 6, k = 2), n = 100, levels = 4, seed = 6)\nmodel o { Y = other; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\nfit o with px, iter = 20, warmup = 10, chains = 1")
+	_, err := s.Execute(context.Background(), "compare k1, o", &recorder{})
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "CheckError" || !strings.Contains(se.Value, "o is on data other, but k1 is on two") {
+		t.Errorf("compare across data sets: %v", err)
+	}
+}
+
+// TestCompareInterrupt cancels a compare while it refits: the cell ends
+// with a KeyboardInterrupt soon after, and the models keep their fits.
+func TestCompareInterrupt(t *testing.T) {
+	s := checkSession(t)
+	// A fit interrupted after its warm-up keeps its draws and its settings,
+	// here far too many iterations for compare to finish its refit.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	if _, err := s.Execute(ctx, "fit k2 with px, iter = 1000000, warmup = 10, chains = 1, seed = 1", &recorder{}); err == nil {
+		t.Fatal("the long fit was not interrupted")
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := s.Execute(ctx, "compare k1, k2", &recorder{})
+	if d := time.Since(start); d > 300*time.Millisecond+time.Second {
+		t.Errorf("interrupt took %v after the cancel", d-300*time.Millisecond)
+	}
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" || !strings.Contains(se.Value, "compare") {
+		t.Fatalf("error %v, want a KeyboardInterrupt of compare", err)
+	}
+	mustRun(t, s, "summary k2.C[1, 2]")
+}
+
+// TestDerivedOnGSS fits sbgcop's model to the GSS extract and checks that
+// the summaries of the derived members are the means of their draws from
+// inference (whose values inference's TestDerivedOnGSS checks against
+// independent computations), and that they can be plotted.
+func TestDerivedOnGSS(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data gss = load("gss.csv")
+model g { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit g with gibbs, iter = 200, warmup = 100, chains = 2, seed = 1`)
+	r := s.models["g"].Fit
+	p := r.P
+	partial, err := r.Partial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta, r2, err := r.Regress(0, []int{1, 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := func(chains [][]float64) float64 {
+		s, n := 0.0, 0
+		for _, c := range chains {
+			for _, v := range c {
+				s += v
+				n++
+			}
+		}
+		return s / float64(n)
+	}
+	out := mustRun(t, s, "summary g.partial")
+	rows := tableRows(t, out, "param")
+	if len(rows) != p*(p-1)/2 {
+		t.Fatalf("%d rows, want %d", len(rows), p*(p-1)/2)
+	}
+	names := s.models["g"].Names()
+	column := func(name string) int { return slices.Index(names, name) + 1 }
+	for _, row := range rows {
+		var j, k int
+		if pair, ok := strings.CutPrefix(row[0], "partial["); ok {
+			a, b, _ := strings.Cut(strings.TrimSuffix(pair, "]"), ",")
+			j, k = column(a), column(b)
+		}
+		if j == 0 || k == 0 {
+			t.Fatalf("param %q is not partial[COLUMN,COLUMN]", row[0])
+		}
+		got, _ := strconv.ParseFloat(row[1], 64)
+		if w := mean(entryDraws(partial, (j-1)*p+k-1)); math.Abs(got-w) > 0.0005+1e-9 {
+			t.Errorf("%s: table mean %v, mean of the draws %.4f", row[0], got, w)
+		}
+	}
+	out = mustRun(t, s, "summary g.regress(INC ~ DEG + AGE)")
+	rows = tableRows(t, out, "param")
+	if len(rows) != 3 || rows[0][0] != "beta[DEG]" || rows[1][0] != "beta[AGE]" || rows[2][0] != "R2" {
+		t.Fatalf("rows %v", rows)
+	}
+	for i, draws := range [][][]float64{beta[0], beta[1], r2} {
+		got, _ := strconv.ParseFloat(rows[i][1], 64)
+		if w := mean(draws); math.Abs(got-w) > 0.0005+1e-9 {
+			t.Errorf("%s: table mean %v, mean of the draws %.4f", rows[i][0], got, w)
+		}
+	}
+	if html, _ := out.displays[0]["text/html"].(string); !strings.Contains(html, "g.regress(INC ~ DEG + AGE)") {
+		t.Errorf("caption does not show the formula:\n%s", out.text())
+	}
+	out = mustRun(t, s, "plot heatmap g.partial\nplot hist g.regress(INC ~ DEG + AGE)[R2]\nplot trace g.partial[INC, DEG]")
+	if out.images() != 3 {
+		t.Errorf("%d images, want 3", out.images())
+	}
+}

@@ -1,0 +1,214 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// This file holds the posterior summary: its table (names, the interval of
+// summary ..., prob =, Monte Carlo standard errors) and the convergence
+// diagnostics a fit reports (C and, aligned, Lambda).
+
+// summary shows the posterior summary table of a fitted model's parameters,
+// or a description of a data set's columns.
+func (s *Session) summary(x *compiler.Summary, out Output) error {
+	if d, ok := s.data[x.Target.Name]; ok && x.Target.Member == "" {
+		out.Display(dataSummaryTable(d).Bundle(), "")
+		return nil
+	}
+	m, ps, err := s.params(&x.Target)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(ps))
+	chains := make([][][]float64, len(ps))
+	for k, p := range ps {
+		names[k] = p.key
+		chains[k] = shortest(p.draws)
+	}
+	sums := summarize(chains, x.Prob)
+	t := posteriorTable(names, sums, x.Prob)
+	what := refLabel(&x.Target, m.Names())
+	if reg := x.Target.Regress; reg != nil {
+		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
+	}
+	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; q%s and q%s bound the central %s%% interval",
+		what, m.Fit.KeptDraws(), len(chains[0]),
+		percent((1-x.Prob)/2), percent((1+x.Prob)/2), percent(x.Prob))
+	if x.Target.Member == "Lambda" {
+		t.Caption += "; " + loadingsNote(m)
+	}
+	out.Display(t.Bundle(), "")
+	return nil
+}
+
+// summarize is inference.SummarizeAll with the interval bounds Q5 and Q95
+// replaced by the quantiles (1 ∓ prob)/2 when prob is not the default,
+// with their Monte Carlo standard errors.
+func summarize(chains [][][]float64, prob float64) []inference.Summary {
+	sums := inference.SummarizeAll(chains)
+	if prob == compiler.DefaultProb {
+		return sums
+	}
+	for k := range sums {
+		sums[k].Q5 = inference.Quantile(chains[k], (1-prob)/2)
+		sums[k].Q95 = inference.Quantile(chains[k], (1+prob)/2)
+		if math.IsNaN(sums[k].Mean) {
+			sums[k].Q5, sums[k].Q95 = math.NaN(), math.NaN()
+		}
+	}
+	return sums
+}
+
+// posteriorTable is the summary table of named scalars whose Q5 and Q95
+// hold the bounds of the central prob interval:
+//
+//	param mean sd qLO q50 qHI ess_bulk ess_tail rhat mcse_mean mcse_sd
+//
+// with qLO and qHI named by their percentages (q5 and q95 for prob 0.9, the
+// stable header of language.md). mean to qHI and rhat are formatted %.3f,
+// the ESS %.0f, the Monte Carlo standard errors %.4f, NaN as "NA", and
+// negative values that round to zero without their sign. It panics if names
+// and sums differ in length.
+func posteriorTable(names []string, sums []inference.Summary, prob float64) *Table {
+	if len(names) != len(sums) {
+		panic(fmt.Sprintf("session: SummaryTable: %d names for %d summaries", len(names), len(sums)))
+	}
+	t := &Table{
+		Header: []string{"param", "mean", "sd", "q" + percent((1-prob)/2), "q50", "q" + percent((1+prob)/2),
+			"ess_bulk", "ess_tail", "rhat", "mcse_mean", "mcse_sd"},
+		Rows: make([][]string, len(sums)),
+	}
+	for i, s := range sums {
+		t.Rows[i] = []string{
+			names[i],
+			tableNum("%.3f", s.Mean), tableNum("%.3f", s.SD),
+			tableNum("%.3f", s.Q5), tableNum("%.3f", s.Q50), tableNum("%.3f", s.Q95),
+			tableNum("%.0f", s.ESSBulk), tableNum("%.0f", s.ESSTail),
+			tableNum("%.3f", s.RHat),
+			tableNum("%.4f", s.MCSEMean), tableNum("%.4f", s.MCSESD),
+		}
+	}
+	return t
+}
+
+// percent prints a probability as a percentage without trailing zeros:
+// 0.05 → "5", 0.025 → "2.5".
+func percent(p float64) string {
+	return strconv.FormatFloat(math.Round(p*1e6)/1e4, 'f', -1, 64)
+}
+
+// refLabel prints a reference with column names for its indices, as in
+// m.C[income,degree] (positions when names is nil).
+func refLabel(ref *compiler.Ref, names []string) string {
+	var b strings.Builder
+	b.WriteString(ref.Name)
+	if ref.Member != "" {
+		b.WriteString("." + ref.Member)
+	}
+	if len(ref.Index) > 0 {
+		parts := make([]string, len(ref.Index))
+		for k, v := range ref.Index {
+			if ref.Member == "Lambda" && k == 1 || v < 0 || v >= len(names) {
+				parts[k] = strconv.Itoa(v + 1)
+			} else {
+				parts[k] = names[v]
+			}
+		}
+		b.WriteString("[" + strings.Join(parts, ",") + "]")
+	}
+	return b.String()
+}
+
+// loadingsAlignment is how a factor model's loadings are aligned: by
+// rotation when their prior is rotation-invariant (normal), by signed
+// permutations of the factors for GDP.
+func loadingsAlignment(m inference.Model) inference.Alignment {
+	if fm, ok := m.(inference.FactorModel); ok {
+		if _, gdp := fm.Loadings.(inference.GDPLoadings); gdp {
+			return inference.SignedPermutation
+		}
+	}
+	return inference.Rotation
+}
+
+// loadingsNote says what the loadings of a factor model mean after
+// alignment.
+func loadingsNote(m *Model) string {
+	if loadingsAlignment(m.Decl.Model) == inference.Rotation {
+		return "loadings are identified only up to rotation and sign: every draw is rotated to a common reference (Procrustes), with the posterior mean positive lower triangular in the first k columns, which define the factors"
+	}
+	return "loadings are identified only up to the order and signs of the factors: every draw's factors are matched to a common reference, ordered by decreasing sum of squares, largest loading positive"
+}
+
+// diagnostics is what a fit report says about convergence: the worst
+// R-hat and ESS over the entries of C and, for a factor model, the aligned
+// loadings.
+type diagnostics struct {
+	maxRHat, minBulk, minTail float64
+	correlations, loadings    int
+}
+
+// fitDiagnostics summarises every C_ij, i < j, and every aligned loading.
+func fitDiagnostics(r *inference.Result) diagnostics {
+	d := diagnostics{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1)}
+	var chains [][][]float64
+	for i := 0; i < r.P; i++ {
+		for j := i + 1; j < r.P; j++ {
+			chains = append(chains, shortest(r.Draws(i, j)))
+		}
+	}
+	d.correlations = len(chains)
+	if r.K > 0 && len(r.Lambda) > 0 {
+		for e := range r.P * r.K {
+			draws := make([][]float64, len(r.Lambda))
+			for c, chain := range r.Lambda {
+				for _, l := range chain {
+					draws[c] = append(draws[c], l[e])
+				}
+			}
+			chains = append(chains, shortest(draws))
+		}
+		d.loadings = r.P * r.K
+	}
+	if len(chains) == 0 || len(chains[0]) == 0 {
+		return d
+	}
+	for _, s := range inference.SummarizeAll(chains) {
+		if !math.IsNaN(s.RHat) {
+			d.maxRHat = math.Max(d.maxRHat, s.RHat)
+		}
+		if !math.IsNaN(s.ESSBulk) {
+			d.minBulk = math.Min(d.minBulk, s.ESSBulk)
+		}
+		if !math.IsNaN(s.ESSTail) {
+			d.minTail = math.Min(d.minTail, s.ESSTail)
+		}
+	}
+	return d
+}
+
+// report writes the diagnostics and their warnings for a fit of chains
+// chains.
+func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) {
+	if math.IsInf(d.maxRHat, 0) {
+		return nil
+	}
+	over := fmt.Sprintf("%d correlations", d.correlations)
+	if d.loadings > 0 {
+		over += fmt.Sprintf(" and %d loadings (aligned)", d.loadings)
+	}
+	fmt.Fprintf(b, "\nmax R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f over %s", d.maxRHat, d.minBulk, d.minTail, over)
+	if d.maxRHat > 1.01 {
+		warnings = append(warnings, "R-hat above 1.01: the chains disagree; run longer or check `plot trace`")
+	}
+	if d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains) {
+		warnings = append(warnings, "ESS below 100 per chain: quantiles and R-hat are unreliable; run more iterations")
+	}
+	return warnings
+}

@@ -1,0 +1,164 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
+)
+
+// This file runs the statements that show values: a bare expression (the
+// cell's result), print, help and clear; and Evaluate, for the kernel's
+// user_expressions.
+
+// result is the value of a bare expression statement, as a bundle.
+func (s *Session) result(x *compiler.Result) (MimeBundle, error) {
+	text, err := s.valueText(x.Value, true)
+	if err != nil {
+		return nil, err
+	}
+	return MimeBundle{"text/plain": text}, nil
+}
+
+// print writes the values to stdout, separated by spaces.
+func (s *Session) print(x *compiler.Print, out Output) error {
+	parts := make([]string, len(x.Values))
+	for i, v := range x.Values {
+		text, err := s.valueText(v, false)
+		if err != nil {
+			return err
+		}
+		parts[i] = text
+	}
+	out.Stream("stdout", strings.Join(parts, " ")+"\n")
+	return nil
+}
+
+// help pages the documentation of a word, or lists the statements.
+func (s *Session) help(x *compiler.Help, out Output) error {
+	text := helpIndex()
+	if x.Topic != "" {
+		text, _ = compiler.Doc(x.Topic)
+	}
+	bundle := MimeBundle{"text/plain": text}
+	if p, ok := out.(Pager); ok {
+		p.Page(bundle)
+		return nil
+	}
+	out.Stream("stdout", text+"\n")
+	return nil
+}
+
+// helpIndex lists the statements with the first line of each one's
+// documentation.
+func helpIndex() string {
+	var b strings.Builder
+	b.WriteString("copulang statements (help WORD for more):\n")
+	for _, kw := range compiler.Keywords() {
+		doc, _ := compiler.Doc(kw)
+		first, _, _ := strings.Cut(doc, "\n")
+		fmt.Fprintf(&b, "  %s\n", first)
+	}
+	b.WriteString("An expression alone (a name, m.C[1, 2], 2 * pi) shows its value.")
+	return b.String()
+}
+
+// clearOutput clears the cell's output where the output can.
+func clearOutput(out Output) {
+	if c, ok := out.(OutputClearer); ok {
+		c.ClearOutput(false)
+	}
+}
+
+// valueText renders a value. quoted writes strings as literals (a cell's
+// result), else as their text (print).
+func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
+	switch v.Kind {
+	case compiler.NumberValue:
+		return strconv.FormatFloat(v.Number, 'g', -1, 64), nil
+	case compiler.StringValue:
+		if quoted {
+			return strconv.Quote(v.Text), nil
+		}
+		return v.Text, nil
+	}
+	ref := v.Ref
+	if ref.Member == "" && len(ref.Index) == 0 {
+		if d, ok := s.data[ref.Name]; ok {
+			return describeData(d), nil
+		}
+		if m, ok := s.models[ref.Name]; ok {
+			return describeModel(ref.Name, m), nil
+		}
+		return "", fmt.Errorf("%s is not bound", ref.Name)
+	}
+	m, ps, err := s.params(&ref)
+	if err != nil {
+		return "", err
+	}
+	chains := make([][][]float64, len(ps))
+	for k, p := range ps {
+		chains[k] = shortest(p.draws)
+	}
+	sums := inference.SummarizeAll(chains)
+	if len(ps) == 1 {
+		sm := sums[0]
+		return fmt.Sprintf("%s = %.3f (posterior mean; sd %.3f, 90%% interval %.3f to %.3f, %d draws)",
+			ps[0].label, sm.Mean, sm.SD, sm.Q5, sm.Q95, m.Fit.KeptDraws()), nil
+	}
+	width := 0
+	for _, p := range ps {
+		width = max(width, len(p.label))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "posterior means of %s (%d draws):", refText(&ref), m.Fit.KeptDraws())
+	for k, p := range ps {
+		fmt.Fprintf(&b, "\n  %-*s  %6.3f  (sd %.3f)", width, p.label, sums[k].Mean, sums[k].SD)
+	}
+	return b.String(), nil
+}
+
+// describeModel is the one-line description of a model binding and its fit.
+func describeModel(name string, m *Model) string {
+	text := fmt.Sprintf("model %s: %s on columns %s of %s", name, modelKind(m.Decl.Model), strings.Join(m.Names(), ", "), m.Data.Name)
+	if m.Fit != nil && len(m.Fit.C) > 0 {
+		text += fmt.Sprintf("\nfitted with %s: %d chains × %d draws", m.Fit.Method, len(m.Fit.C), len(m.Fit.C[0]))
+	}
+	return text
+}
+
+// Evaluate computes one expression (a name, a part of a fitted model, a
+// number or a string) against the bindings, without running anything: the
+// kernel's user_expressions. Anything but a single expression is an error.
+func (s *Session) Evaluate(ctx context.Context, expr string) (MimeBundle, error) {
+	src := []byte(expr)
+	file, err := dsl.Parse("", src)
+	if err != nil {
+		return nil, positionedError("SyntaxError", err, src)
+	}
+	if len(file.Stmts) != 1 {
+		return nil, &Error{Name: "SyntaxError", Value: fmt.Sprintf("want one expression, got %d statements", len(file.Stmts))}
+	}
+	st, ok := file.Stmts[0].(*dsl.ExprStmt)
+	if !ok {
+		return nil, &Error{Name: "SyntaxError", Value: "want an expression, got a " + stmtKeyword(file.Stmts[0]) + " statement"}
+	}
+	prog, err := compiler.Check(&dsl.File{Pos: file.Pos, EndPos: file.EndPos, Stmts: []dsl.Stmt{st}}, s.env())
+	if err != nil {
+		return nil, positionedError("CheckError", err, src)
+	}
+	bundle, err := s.result(prog.Stmts[0].(*compiler.Result))
+	if err != nil {
+		var se *Error
+		if errors.As(err, &se) {
+			return nil, se
+		}
+		return nil, runtimeError(err, st.Pos, src)
+	}
+	return bundle, nil
+}

@@ -1,0 +1,128 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// pager records pages and clears besides what recorder records.
+type pager struct {
+	recorder
+	pages  []MimeBundle
+	clears int
+}
+
+func (p *pager) Page(b MimeBundle)     { p.pages = append(p.pages, b) }
+func (p *pager) ClearOutput(bool)      { p.clears++ }
+func (p *pager) Stream(n, text string) { p.recorder.Stream(n, text) }
+
+func TestValueStatements(t *testing.T) {
+	s := New(Options{})
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 2)`)
+	mustRun(t, s, "model m {\n  Y = sim\n  Z ~ GaussianCopula(C)\n  Y ordinal Z\n  C ~ LKJ(eta = 2)\n}")
+	fit := mustRun(t, s, "fit m, iter = 100, warmup = 50, chains = 2, seed = 1")
+	// 100 draws per chain cannot have an ESS of 100 per chain: warned on stderr.
+	if !strings.Contains(fit.stderr.String(), "warning: ESS below 100 per chain") || strings.Contains(fit.stdout.String(), "warning") {
+		t.Errorf("fit warnings: stdout %q, stderr %q", fit.stdout.String(), fit.stderr.String())
+	}
+	tests := []struct {
+		code, want string
+	}{
+		{"1 + 2", "3"},
+		{"2 * pi", "6.283185307179586"},
+		{`"copulas"`, `"copulas"`},
+		{"sim", "data sim: 100 rows × 3 columns"},
+		{"m", "model m: Gaussian copula, full correlation"},
+		{"m.C[1, 2]", "C[Y1, Y2] = "},
+		{"m.C[Y1, Y3]", "(posterior mean; sd "},
+		{"m.C", "posterior means of m.C (200 draws):"},
+	}
+	for _, tc := range tests {
+		r, err := s.Execute(context.Background(), tc.code, &recorder{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.code, err)
+			continue
+		}
+		if got, _ := r["text/plain"].(string); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: result %q, want it to contain %q", tc.code, got, tc.want)
+		}
+	}
+	// Only the last expression is the result; earlier ones are displayed.
+	out := &recorder{}
+	r, err := s.Execute(context.Background(), "1\n2", out)
+	if err != nil || r["text/plain"] != "2" || len(out.displays) != 1 || out.displays[0]["text/plain"] != "1" {
+		t.Errorf("two expressions: result %v, displays %v, err %v", r, out.displays, err)
+	}
+	p := &pager{}
+	if _, err := s.Execute(context.Background(), "print \"hello, world\", 1 + 1, sim\nhelp fit\nclear", p); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.stdout.String(); !strings.HasPrefix(got, "hello, world 2 data sim: 100 rows") {
+		t.Errorf("print wrote %q", got)
+	}
+	if len(p.pages) != 1 || !strings.Contains(p.pages[0]["text/plain"].(string), "fit NAME [with METHOD") || p.clears != 1 {
+		t.Errorf("help paged %v; %d clears", p.pages, p.clears)
+	}
+	for _, bad := range []struct{ code, want string }{
+		{"nothing", "nothing"},
+		{"m.Z[Y1]", "draws of Z are not kept"},
+		{"help nonsense", "no help for nonsense"},
+		{"sim.C", "sim is a data set"},
+	} {
+		_, err := s.Execute(context.Background(), bad.code, &recorder{})
+		var se *Error
+		if !errors.As(err, &se) || !strings.Contains(strings.Join(se.Traceback, "\n")+se.Value, bad.want) {
+			t.Errorf("%s: %v, want an error mentioning %q", bad.code, err, bad.want)
+		}
+	}
+	if b, err := s.Evaluate(context.Background(), "m.C[1, 2]"); err != nil || !strings.Contains(b["text/plain"].(string), "posterior mean") {
+		t.Errorf("Evaluate: %v %v", b, err)
+	}
+	if _, err := s.Evaluate(context.Background(), "fit m"); err == nil {
+		t.Error("Evaluate ran a statement")
+	}
+}
+
+// TestCompleteWhileExecuting calls Complete, Inspect and IsComplete from
+// another goroutine while cells declare, fit and redefine bindings; run
+// with -race it shows that they read only the published view.
+func TestCompleteWhileExecuting(t *testing.T) {
+	s := New(Options{})
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 2)`)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	calls := 0
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			s.Complete("summary m.", len("summary m."))
+			s.Complete("plot trace sim[", len("plot trace sim["))
+			s.Inspect("m", 0, 1)
+			s.Inspect("sim", 0, 1)
+			s.IsComplete("model m {")
+			calls++
+		}
+	}()
+	for i := 0; i < 3; i++ {
+		mustRun(t, s, "model m {\n  Y = sim\n  Z ~ GaussianCopula(C)\n  Y ordinal Z\n  C ~ LKJ(eta = 2)\n}")
+		mustRun(t, s, "fit m, iter = 60, warmup = 30, chains = 2, seed = 1")
+		mustRun(t, s, `data sim = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 3)`)
+	}
+	close(stop)
+	wg.Wait()
+	if calls == 0 {
+		t.Fatal("no concurrent calls were made")
+	}
+	if m, _, _ := s.Complete("m.", 2); len(m) == 0 {
+		t.Errorf("members of m after the cells: %v", m)
+	}
+}
