@@ -57,36 +57,50 @@ func (h Highlighting) KernelJS() ([]byte, error) {
 
 const kernelJSTemplate = `// CodeMirror 5 mode %[1]q for classic Jupyter Notebook, written by
 // "copulang install" from the language's own word lists.
-define(["codemirror/lib/codemirror", "codemirror/addon/mode/simple"], function (CodeMirror) {
+//
+// Notebook loads kernel.js and starts the kernel at the same time, and a saved
+// notebook's language_info makes it ask requirejs for the mode as the file
+// opens, from "codemirror/mode/NAME/NAME" among its own static files. This
+// file therefore also defines that module, which answers a request still in
+// flight; and on load it applies the mode itself, which repairs the editor
+// when an earlier request failed and left it as plain text.
+(function () {
   "use strict";
-  var keywords = %[2]s;
-  var builtins = %[3]s;
-  function words(list) { return new RegExp("(?:" + list.join("|") + ")\\b"); }
-  CodeMirror.defineSimpleMode(%[4]q, {
-    start: [
-      {regex: /"(?:[^\\"]|\\.)*?(?:"|$)/, token: "string"},
-      {regex: /#.*/, token: "comment"},
-      {regex: /(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/, token: "number"},
-      {regex: words(keywords), token: "keyword"},
-      {regex: words(builtins), token: "builtin"},
-      {regex: /[A-Za-z_][A-Za-z0-9_]*/, token: "variable"},
-      {regex: /[-+*\/=~:]/, token: "operator"},
-      {regex: /[\{\[\(]/, indent: true},
-      {regex: /[\}\]\)]/, dedent: true}
-    ],
-    meta: {lineComment: "#"}
-  });
-  CodeMirror.defineMIME(%[6]s, %[7]q);
-  return {onload: function () {
-    // Notebook loads kernel.js and starts the kernel at the same time. When
-    // the kernel's language_info wins that race, Notebook has already looked
-    // for the mode among its own static files, failed, and kept its old mode;
-    // apply the mode now that it exists (a no-op when it is already set).
-    var notebook = window.Jupyter && window.Jupyter.notebook;
-    if (notebook && notebook.set_codemirror_mode) {
-      notebook.set_codemirror_mode(%[5]q);
+  var modeModule = "codemirror/mode/" + %[4]q + "/" + %[4]q;
+  function defineMode(CodeMirror) {
+    if (CodeMirror.modes.hasOwnProperty(%[4]q)) {
+      return {};
     }
-    console.info("copulang: CodeMirror mode %[5]s defined");
-  }};
-});
+    var keywords = %[2]s;
+    var builtins = %[3]s;
+    function words(list) { return new RegExp("(?:" + list.join("|") + ")\\b"); }
+    CodeMirror.defineSimpleMode(%[4]q, {
+      start: [
+        {regex: /"(?:[^\\"]|\\.)*?(?:"|$)/, token: "string"},
+        {regex: /#.*/, token: "comment"},
+        {regex: /(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/, token: "number"},
+        {regex: words(keywords), token: "keyword"},
+        {regex: words(builtins), token: "builtin"},
+        {regex: /[A-Za-z_][A-Za-z0-9_]*/, token: "variable"},
+        {regex: /[-+*\/=~:]/, token: "operator"},
+        {regex: /[\{\[\(]/, indent: true},
+        {regex: /[\}\]\)]/, dedent: true}
+      ],
+      meta: {lineComment: "#"}
+    });
+    CodeMirror.defineMIME(%[6]s, %[7]q);
+    return {};
+  }
+  define(modeModule, ["codemirror/lib/codemirror", "codemirror/addon/mode/simple"], defineMode);
+  define(["codemirror/lib/codemirror", "codemirror/addon/mode/simple"], function (CodeMirror) {
+    defineMode(CodeMirror);
+    return {onload: function () {
+      var notebook = window.Jupyter && window.Jupyter.notebook;
+      if (notebook && notebook.set_codemirror_mode) {
+        notebook.set_codemirror_mode(%[5]q);
+      }
+      console.info("copulang: CodeMirror mode %[5]s defined");
+    }};
+  });
+})();
 `

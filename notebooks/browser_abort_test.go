@@ -107,6 +107,10 @@ func TestBrowserRunAllStopsAtError(t *testing.T) {
 	})()`
 	raw, err := chromedp.Run(b.ctx, chromedp.Poll[string](`Jupyter.notebook.get_cell(6).code_mirror.getMode().name === "copulang" && `+tokens, b.poll))
 	if err != nil {
+		state, serr := chromedp.Run(b.ctx, chromedp.Evaluate[string](`JSON.stringify({notebook: String(Jupyter.notebook.codemirror_mode),
+			defined: Object.keys(require("codemirror/lib/codemirror").modes).includes("copulang"),
+			cell: Jupyter.notebook.get_cell(6).code_mirror.getMode().name})`))
+		t.Logf("editor modes: %s (%v)", state, serr)
 		failWithLog(t, "waiting for the copulang CodeMirror mode", err, b.logPath)
 	}
 	var tok map[string]any
