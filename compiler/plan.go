@@ -54,9 +54,10 @@ type InferencePlan struct {
 	Model, Data string
 	// Method is the sampler passed to inference.Run.
 	Method inference.Method
-	// ColumnHMC, for a full-correlation model with Method HMC, is true for
-	// the columns updated by exact HMC (the others use Hoff's Gibbs update).
-	// Nil otherwise.
+	// ColumnHMC is true for the columns updated by exact HMC: with a
+	// full-correlation model and Method HMC the others get Hoff's Gibbs
+	// update, with a factor model and Method Interweave PX's column step.
+	// Nil when every column gets the method's own step.
 	ColumnHMC []bool
 	// TravelTime is the exact-HMC travel time T.
 	TravelTime float64
@@ -274,9 +275,32 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 			pl.Notes = append(pl.Notes, "hmc on a factor model is interweave: the exact HMC step of a factor model moves a column's loadings and latent values together (K&S §5)")
 		}
 	}
-	maxL := 0
-	for _, l := range levels {
-		maxL = max(maxL, l)
+	// Interweave's joint step bounces about 1.2·n_obs·(L−1)·T/(2π) times per
+	// trajectory, and about 0.4·n² times on a column of distinct values,
+	// which passes the cap of 1000·n + 1000 bounces (and fails the fit) once
+	// n is about 2,450. Columns with more than MaxHMCLevels values get PX's
+	// column step instead, whatever the method asked.
+	var hmcCols, pxCols []string
+	if pl.Method == inference.Interweave {
+		columnHMC := make([]bool, len(levels))
+		for j, l := range levels {
+			columnHMC[j] = l <= MaxHMCLevels
+			if columnHMC[j] {
+				hmcCols = append(hmcCols, pl.columns[j])
+			} else {
+				pxCols = append(pxCols, pl.columns[j])
+			}
+		}
+		switch {
+		case len(pxCols) == 0:
+		case len(hmcCols) == 0:
+			pl.Method = inference.PX
+			pl.Notes = append(pl.Notes, fmt.Sprintf("every column has more than %d distinct values, where the joint exact-HMC step would bounce about 0.4·n² times per trajectory; the fit runs px instead of interweave", MaxHMCLevels))
+		default:
+			pl.ColumnHMC = columnHMC
+			pl.Notes = append(pl.Notes, fmt.Sprintf("%s %s more than %d distinct values, where the joint exact-HMC step would bounce about 0.4·n² times per trajectory (past its cap once n is about 2,450): %s PX's column step instead",
+				strings.Join(pxCols, ", "), plural(len(pxCols), "has", "have"), MaxHMCLevels, plural(len(pxCols), "it gets", "they get")))
+		}
 	}
 	if gdp {
 		pl.Steps = append(pl.Steps, Step{
@@ -286,18 +310,22 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 			Cost:    "O(p·k) per iteration",
 		})
 	}
+	pxStep := Step{
+		Name:    "loadings with parameter expansion",
+		Updates: "λ_j and a scale of z_j for " + all,
+		Cost:    "O(n·k² + k³) per column per iteration",
+	}
 	if pl.Method == inference.PX {
 		why := "you asked for px"
-		if pl.Asked == "gibbs" {
+		switch pl.Asked {
+		case "gibbs":
 			why = "you asked for gibbs; the factor model's Gibbs sampler is the parameter-expanded one"
+		case "auto", "hmc", "interweave":
+			why = fmt.Sprintf("no column has %d or fewer distinct values, so no column can take interweave's joint exact-HMC step", MaxHMCLevels)
 		}
+		pxStep.Why = why + "; the expansion rescales each latent column, which preserves its order constraints, and so mixes faster than plain Gibbs (Murray et al. 2013)"
 		pl.Steps = append(pl.Steps,
-			Step{
-				Name:    "loadings with parameter expansion",
-				Updates: "λ_j and a scale of z_j for " + all,
-				Why:     why + "; the expansion rescales each latent column, which preserves its order constraints, and so mixes faster than plain Gibbs (Murray et al. 2013)",
-				Cost:    "O(n·k² + k³) per column per iteration",
-			},
+			pxStep,
 			Step{
 				Name:    "factor scores",
 				Updates: "η_i for every row",
@@ -319,13 +347,24 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 	case "hmc":
 		why = "you asked for hmc, which for a factor model is this joint step"
 	}
+	maxL := 0
+	for j, l := range levels {
+		if pl.ColumnHMC == nil || pl.ColumnHMC[j] {
+			maxL = max(maxL, l)
+		}
+	}
+	pl.Steps = append(pl.Steps, Step{
+		Name:    "loadings and latent column by joint exact HMC",
+		Updates: "λ_j and z_j together for " + strings.Join(hmcCols, ", "),
+		Why:     why + fmt.Sprintf("; T = %s", fmtNum(pl.TravelTime)),
+		Cost:    fmt.Sprintf("O(B·n·(k + h)) per column per iteration, B ≈ n·(L−1) bounces (L ≤ %d here): the dearest step, about 13× a PX iteration in K&S's timings", maxL),
+	})
+	if len(pxCols) > 0 {
+		pxStep.Updates = "λ_j and a scale of z_j for " + strings.Join(pxCols, ", ")
+		pxStep.Why = fmt.Sprintf("more than %d distinct values: the joint exact-HMC step would bounce about 0.4·n² times per trajectory; PX's column move leaves the same conditional invariant", MaxHMCLevels)
+		pl.Steps = append(pl.Steps, pxStep)
+	}
 	pl.Steps = append(pl.Steps,
-		Step{
-			Name:    "loadings and latent column by joint exact HMC",
-			Updates: "λ_j and z_j together for " + all,
-			Why:     why + fmt.Sprintf("; T = %s", fmtNum(pl.TravelTime)),
-			Cost:    fmt.Sprintf("O(B·n·(k + h)) per column per iteration, B ≈ n·(L−1) bounces (L ≤ %d here): the dearest step, about 13× a PX iteration in K&S's timings", maxL),
-		},
 		Step{
 			Name:    "latent columns by Hoff's Gibbs sweep (interweaving)",
 			Updates: "z of " + all + " (and their missing cells)",

@@ -59,6 +59,10 @@ func TestPlan(t *testing.T) {
 		{"hmc factor", factorSim + "fit m with hmc", inference.Interweave, nil, 3, "hmc on a factor model is interweave"},
 		{"px factor", factorSim + "fit m with px", inference.PX, nil, 3, ""},
 		{"gibbs factor", factorSim + "fit m with gibbs", inference.PX, nil, 3, "gibbs on a factor model is its parameter-expanded"},
+		// gss: INC (26 levels) and AGE (71) get PX's column step under interweave.
+		{"auto factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "INC, AGE have more than 10 distinct values"},
+		{"interweave factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with interweave", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "they get PX's column step instead"},
+		{"auto factor only fine columns", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }", inference.PX, nil, 3, "the fit runs px instead of interweave"},
 		{"px gdp", "model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2, loadings = GDP) }\nfit m with px", inference.PX, nil, 4, ""},
 	}
 	for _, tt := range tests {

@@ -13,7 +13,8 @@ type Cost struct {
 	// Observed[j] and Levels[j] are the observed rows and the distinct
 	// observed values of column j.
 	Observed, Levels []int
-	// ColumnHMC marks the columns that HMC updates by exact HMC (nil: all).
+	// ColumnHMC marks the columns that HMC or Interweave update by exact
+	// HMC (nil: all); the others get Hoff's update or PX's column step.
 	ColumnHMC []bool
 	// TravelTime is the exact-HMC travel time T.
 	TravelTime float64
@@ -76,6 +77,10 @@ func IterationCost(c Cost) time.Duration {
 	case Interweave:
 		s = costIWColumn * n * p
 		for j := range c.P {
+			if c.ColumnHMC != nil && !c.ColumnHMC[j] {
+				s += costPXCell*n + costPXFactor*n*float64(c.K) // PX's column step
+				continue
+			}
 			s += costIWBounce * n * bounces(j)
 		}
 	}

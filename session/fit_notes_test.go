@@ -1,6 +1,10 @@
 package session
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,4 +24,46 @@ func TestFitPrintsPlanNotes(t *testing.T) {
 	if i, j := strings.Index(text, "note: "), strings.Index(text, "fit m with gibbs"); i < 0 || j < i {
 		t.Errorf("fit printed %q, want the notes before the fit report", text)
 	}
+}
+
+// TestFactorFitWithContinuousColumn is issue 14's acceptance case: a factor
+// model with a continuous column at n = 10,000 fits under auto. The joint
+// exact-HMC step would bounce about 0.4·n² = 4·10⁷ times per trajectory on
+// that column, past its cap of 1000·n + 1000; the plan gives the column PX's
+// column step, says so, and the binary columns keep the joint step.
+func TestFactorFitWithContinuousColumn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits n = 10,000 rows; skipped with -short")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	b.WriteString("x,a,b\n")
+	for range 10000 {
+		f := rng.NormFloat64()
+		x := 0.8*f + 0.6*rng.NormFloat64()
+		a := 0.7*f + 0.7*rng.NormFloat64()
+		c := 0.6*f + 0.8*rng.NormFloat64()
+		fmt.Fprintf(&b, "%.6f,%d,%d\n", x, btoi(a > 0), btoi(c > 0.3))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "mixed.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = load("mixed.csv")`+"\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }")
+	out := mustRun(t, s, "fit m, iter = 3, warmup = 2, chains = 1, seed = 1")
+	text := out.stdout.String()
+	if !strings.Contains(text, "note: x has more than 10 distinct values") || !strings.Contains(text, "it gets PX's column step instead") {
+		t.Errorf("fit printed %q, want the plan's note on x", text)
+	}
+	if !strings.Contains(text, "interweave") {
+		t.Errorf("fit printed %q, want interweave for the binary columns", text)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
