@@ -3,10 +3,11 @@ package kernel
 import (
 	"context"
 	"encoding/json"
-	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 )
 
 type roundTrip struct {

@@ -2,11 +2,12 @@ package kernel
 
 import (
 	"context"
-	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 )
 
 // TestJupyterClient drives the in-process kernel with jupyter_client's

@@ -2,11 +2,12 @@ package kernel
 
 import (
 	"context"
-	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 )
 
 // TestJupyterConsole runs jupyter console --simple-prompt against the

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"log/slog"
 	"net"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"github.com/copulang/copulang/session"
 )
 

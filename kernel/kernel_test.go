@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"encoding/json"
-	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copulang/copulang/kernel/internal/zmtp"
 	"github.com/go-zeromq/zmq4"
 )
 
