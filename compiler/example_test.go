@@ -81,7 +81,7 @@ func ExampleCheck_errors() {
 }
 
 func ExamplePlan() {
-	src := []byte("model m { Y = survey; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }")
+	src := []byte("model m { Y = survey; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }\nfit m with hmc")
 	file, _ := dsl.Parse("", src)
 	e := survey()
 	prog, err := compiler.Check(file, e)
@@ -90,7 +90,7 @@ func ExamplePlan() {
 		return
 	}
 	m := prog.Stmts[0].(*compiler.DeclareModel)
-	plan, err := compiler.Plan(m, e["survey"].(*compiler.DataInfo), nil)
+	plan, err := compiler.Plan(m, e["survey"].(*compiler.DataInfo), prog.Stmts[1].(*compiler.Fit))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -100,8 +100,7 @@ func ExamplePlan() {
 		fmt.Printf("%s: %s\n", s.Name, s.Updates)
 	}
 	// Output:
-	// hmc [false true true]
-	// latent columns by exact HMC (Kalaitzis & Silva 2013): z of degree, happy (and their 7 missing cells, drawn from the conditional normal)
-	// latent columns by Hoff's Gibbs update: z of income
+	// hmc [true true true]
+	// latent columns by exact HMC (Kalaitzis & Silva 2013): z of income, degree, happy (and their 7 missing cells, drawn from the conditional normal)
 	// covariance by its inverse-Wishart conditional: V and C = Δ⁻¹VΔ⁻¹ (all columns)
 }

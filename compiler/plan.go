@@ -69,6 +69,9 @@ type InferencePlan struct {
 	// Cores is the number of cores the chains share, for the time estimate
 	// (runtime.GOMAXPROCS when planned).
 	Cores int
+	// Candidates, for auto, are the samplers it weighed, the chosen one
+	// first.
+	Candidates []Candidate
 
 	n       int
 	columns []string
@@ -79,6 +82,17 @@ type InferencePlan struct {
 	defaultFit bool
 	kind       string
 	k          int // factors of a factor model
+}
+
+// Candidate is a sampler auto weighed: its predicted time per iteration
+// (inference.IterationCost) and what was measured of its mixing.
+type Candidate struct {
+	Method    string
+	ColumnHMC []bool
+	// Measured compares its bulk ESS per second of C's worst-mixing entry
+	// with the chosen sampler's, as measured (sampling.md §9.1); empty for
+	// the chosen one.
+	Measured string
 }
 
 // Step is one update of an iteration.
@@ -149,6 +163,17 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	return pl, nil
 }
 
+// autoFullWhy is why auto gives a full-correlation model Hoff's Gibbs
+// sampler: measured on the entries of C (sampling.md §9.1), it gave the
+// most bulk ESS per second of the worst-mixing entry on every data set
+// measured, coarse ordinal columns included, where exact HMC's better
+// mixing per iteration did not pay for its cost per iteration.
+const autoFullWhy = "auto's choice for a full correlation matrix: on every data set measured (sampling.md §9.1: the shipped GSS, simulated data with 2, 5 and 6 levels, n = 1000 to 2800, p = 7 to 25) Hoff's Gibbs sampler gave 3× to 29× the bulk ESS per second of C's worst-mixing entry that exact HMC gave; exact HMC mixes better per iteration on coarse columns (3.7× at 1000×20, 5 levels) but costs 10× to 20× more per iteration"
+
+// autoFactorWhy is why auto gives a factor model the parameter-expanded
+// Gibbs sampler (sampling.md §9.1).
+const autoFactorWhy = "auto's choice for a factor model: in Kalaitzis & Silva's setups (n = 1000; p, k = 10, 3 and 20, 5; 2 and 5 levels; 10,000 iterations, 5 seeds; docs/paper-reproduction.md) interweave's joint exact-HMC step mixed 2× to 3× better per iteration but cost about 30× more, and px gave about 10× its bulk ESS per second of C's worst-mixing entry"
+
 func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missing []int) error {
 	pl.kind = "full correlation"
 	hmcCols := make([]bool, len(levels))
@@ -173,9 +198,13 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 			}
 		}
 	case "auto":
+		// Hoff's Gibbs sampler for every column: see autoFullWhy.
+		hmc := make([]bool, len(levels))
 		for j, l := range levels {
-			hmcCols[j] = l >= 2 && l <= MaxHMCLevels
+			hmc[j] = l >= 2 && l <= MaxHMCLevels
 		}
+		pl.Candidates = []Candidate{{Method: "gibbs"}, {Method: "hmc", ColumnHMC: hmc,
+			Measured: "0.04× to 0.3× gibbs's bulk ESS/s (HMC on the columns of at most 10 levels)"}}
 	default:
 		return fmt.Errorf("model %s: unknown method %q", pl.Model, pl.Asked)
 	}
@@ -199,10 +228,6 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		pl.Method = inference.HMC
 		pl.ColumnHMC = hmcCols
 		why := fmt.Sprintf("you asked for hmc; T = %s", fmtNum(pl.TravelTime))
-		if pl.Asked == "auto" {
-			why = fmt.Sprintf("coarse ordinal %s (at most %d levels): exact HMC moves a whole column between bounces off the level boundaries; at 5 levels it gave 2.2× (n = 300) to 6.8× (n = 3000) the ESS per CPU-second of Gibbs, whose boundaries drift about 1/n per sweep (sampling.md §9)",
-				plural(len(hmcNames), "column", "columns"), MaxHMCLevels)
-		}
 		pl.Steps = append(pl.Steps, Step{
 			Name:    "latent columns by exact HMC (Kalaitzis & Silva 2013)",
 			Updates: "z of " + strings.Join(hmcNames, ", ") + missingNote(pl.columns, hmcCols, missing, true),
@@ -220,8 +245,7 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		case pl.Asked != "gibbs" && len(constNames) == len(gibbsNames):
 			why = "no order constraint to bounce off: the column is drawn from its conditional normal"
 		case pl.Asked == "auto":
-			why = fmt.Sprintf("%s with more than %d distinct values: exact HMC would bounce about n·(L−1)/4 times per trajectory at T = π/2 (250,000 times for all-distinct data at n = 1000), while a Gibbs sweep costs O(n)",
-				plural(len(gibbsNames), "column", "columns"), MaxHMCLevels)
+			why = autoFullWhy
 		}
 		pl.Steps = append(pl.Steps, Step{
 			Name:    "latent columns by Hoff's Gibbs update",
@@ -264,12 +288,20 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 	}
 	all := strings.Join(pl.columns, ", ")
 	switch pl.Asked {
-	case "px", "gibbs":
+	case "px", "gibbs", "auto":
 		pl.Method = inference.PX
 		if pl.Asked == "gibbs" {
 			pl.Notes = append(pl.Notes, "gibbs on a factor model is its parameter-expanded Gibbs sampler, px")
 		}
-	default: // auto, hmc, interweave
+		if pl.Asked == "auto" {
+			hmc := make([]bool, len(levels))
+			for j, l := range levels {
+				hmc[j] = l <= MaxHMCLevels
+			}
+			pl.Candidates = []Candidate{{Method: "px"}, {Method: "interweave", ColumnHMC: hmc,
+				Measured: "about 0.1× px's bulk ESS/s"}}
+		}
+	default: // hmc, interweave
 		pl.Method = inference.Interweave
 		if pl.Asked == "hmc" {
 			pl.Notes = append(pl.Notes, "hmc on a factor model is interweave: the exact HMC step of a factor model moves a column's loadings and latent values together (K&S §5)")
@@ -320,7 +352,9 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 		switch pl.Asked {
 		case "gibbs":
 			why = "you asked for gibbs; the factor model's Gibbs sampler is the parameter-expanded one"
-		case "auto", "hmc", "interweave":
+		case "auto":
+			why = autoFactorWhy
+		case "hmc", "interweave":
 			why = fmt.Sprintf("no column has %d or fewer distinct values, so no column can take interweave's joint exact-HMC step", MaxHMCLevels)
 		}
 		pxStep.Why = why + "; the expansion rescales each latent column, which preserves its order constraints, and so mixes faster than plain Gibbs (Murray et al. 2013)"
@@ -340,10 +374,8 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 			})
 		return
 	}
-	why := "auto's choice for factor models: moving a column's loadings and latent values together, K&S (2013, §5) report better mixing per iteration than parameter-expanded Gibbs, at a higher cost per iteration"
+	why := "you asked for interweave"
 	switch pl.Asked {
-	case "interweave":
-		why = "you asked for interweave"
 	case "hmc":
 		why = "you asked for hmc, which for a factor model is this joint step"
 	}
@@ -444,7 +476,7 @@ func (pl *InferencePlan) methodText() string {
 }
 
 // Running says in a few words which sampler runs and, when that is not
-// what the fit named, what it asked for: "interweave (auto)",
+// what the fit named, what it asked for: "px (auto)",
 // "px (asked: gibbs)", "hmc for 5 columns, gibbs for 2".
 func (pl *InferencePlan) Running() string {
 	m := pl.methodText()
@@ -458,7 +490,7 @@ func (pl *InferencePlan) Running() string {
 }
 
 // Summary says in one line what the fit will run and roughly how long it
-// will take: "will run: interweave (auto), 4 chains × (500 warm-up + 1000
+// will take: "will run: px (auto), 4 chains × (500 warm-up + 1000
 // kept) iterations; about 3 min on 2 cores (a rough estimate)".
 func (pl *InferencePlan) Summary() string {
 	f := pl.fit
@@ -510,6 +542,20 @@ func (pl *InferencePlan) Explain() string {
 		}
 		fmt.Fprintf(&b, "%s: %d %s × (%d warm-up + %d kept) iterations, thin %d, seed %d\n",
 			label, f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter, f.Thin, f.Seed)
+	}
+	if len(pl.Candidates) > 0 {
+		b.WriteString("auto weighed (predicted time per chain on one core; measured mixing, sampling.md §9.1):\n")
+		for i, c := range pl.Candidates {
+			cost := pl.Cost()
+			cost.Method, _ = inference.ParseMethod(c.Method)
+			cost.ColumnHMC = c.ColumnHMC
+			per1000 := inference.IterationCost(cost) * 1000
+			measured := "chosen"
+			if i > 0 {
+				measured = c.Measured
+			}
+			fmt.Fprintf(&b, "  %-10s %s per 1000 iterations; %s\n", c.Method, aboutDuration(per1000), measured)
+		}
 	}
 	b.WriteString("each iteration:\n")
 	for i, s := range pl.Steps {

@@ -47,22 +47,24 @@ func TestPlan(t *testing.T) {
 		steps     int
 		note      string // a substring of some note, "" for no notes
 	}{
-		// gss: INC (26 levels) and AGE (71) get Gibbs, the coarse columns HMC.
-		{"auto full", fullGSS, inference.HMC, []bool{false, true, true, true, true, true, false}, 3, ""},
-		{"auto full by default", fullGSS + "fit m", inference.HMC, []bool{false, true, true, true, true, true, false}, 3, ""},
+		// auto: Hoff's Gibbs sampler for a full correlation matrix, px for a
+		// factor model (sampling.md §9.1).
+		{"auto full", fullGSS, inference.Gibbs, nil, 2, ""},
+		{"auto full by default", fullGSS + "fit m", inference.Gibbs, nil, 2, ""},
 		{"gibbs full", fullGSS + "fit m with gibbs", inference.Gibbs, nil, 2, ""},
 		{"hmc full", fullGSS + "fit m with hmc(T = 1)", inference.HMC, []bool{true, true, true, true, true, true, true}, 2, "column INC has 26 distinct values"},
-		{"auto coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }", inference.HMC, []bool{true, true}, 2, ""},
+		{"auto coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }", inference.Gibbs, nil, 2, ""},
+		{"hmc coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\nfit m with hmc", inference.HMC, []bool{true, true}, 2, ""},
 		{"auto fine only", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }", inference.Gibbs, nil, 2, ""},
-		{"auto factor", factorSim, inference.Interweave, nil, 3, ""},
+		{"auto factor", factorSim, inference.PX, nil, 3, ""},
 		{"interweave factor", factorSim + "fit m with interweave(T = 2)", inference.Interweave, nil, 3, ""},
 		{"hmc factor", factorSim + "fit m with hmc", inference.Interweave, nil, 3, "hmc on a factor model is interweave"},
 		{"px factor", factorSim + "fit m with px", inference.PX, nil, 3, ""},
 		{"gibbs factor", factorSim + "fit m with gibbs", inference.PX, nil, 3, "gibbs on a factor model is its parameter-expanded"},
 		// gss: INC (26 levels) and AGE (71) get PX's column step under interweave.
-		{"auto factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "INC, AGE have more than 10 distinct values"},
+		{"hmc factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with hmc", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "INC, AGE have more than 10 distinct values"},
 		{"interweave factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with interweave", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "they get PX's column step instead"},
-		{"auto factor only fine columns", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }", inference.PX, nil, 3, "the fit runs px instead of interweave"},
+		{"interweave factor only fine columns", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\nfit m with interweave", inference.PX, nil, 3, "the fit runs px instead of interweave"},
 		{"px gdp", "model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2, loadings = GDP) }\nfit m with px", inference.PX, nil, 4, ""},
 	}
 	for _, tt := range tests {

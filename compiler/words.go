@@ -281,9 +281,10 @@ Generalised double Pareto loadings prior of bfa: density
 	"auto": `
 fit m with auto
 
-The default. Full correlation: exact HMC for coarse ordinal columns (at most
-10 levels), Hoff's Gibbs update for columns with many distinct values.
-Factor model: interweave.`,
+The default: the sampler that gave the most effective draws per second of
+C's worst-mixing entry on every data set measured (docs/sampling.md §9.1).
+Full correlation: gibbs. Factor model: px. explain shows the other
+candidate, its predicted time and its measured efficiency.`,
 	"gibbs": `
 fit m with gibbs
 

@@ -110,7 +110,7 @@ func TestFitSaysWhatRan(t *testing.T) {
 	for _, c := range []struct{ method, ran string }{
 		{"gibbs", "px (asked: gibbs)"},
 		{"hmc", "interweave (asked: hmc)"},
-		{"auto", "interweave (auto)"},
+		{"auto", "px (auto)"},
 		{"px", "px"},
 	} {
 		out := mustRun(t, s, "fit f with "+c.method+", iter = 10, warmup = 5, chains = 1")
@@ -234,7 +234,7 @@ func TestExplainFit(t *testing.T) {
 	if s.models["f"].Fit != nil {
 		t.Error("explain fit ran the fit")
 	}
-	if text := mustRun(t, s, "explain f").stdout.String(); !strings.Contains(text, "will run: interweave (auto), 4 chains × (500 warm-up + 1000 kept) iterations; ") {
+	if text := mustRun(t, s, "explain f").stdout.String(); !strings.Contains(text, "will run: px (auto), 4 chains × (500 warm-up + 1000 kept) iterations; ") {
 		t.Errorf("explain f:\n%s", text)
 	}
 }

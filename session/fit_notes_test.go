@@ -27,10 +27,11 @@ func TestFitPrintsPlanNotes(t *testing.T) {
 }
 
 // TestFactorFitWithContinuousColumn is issue 14's acceptance case: a factor
-// model with a continuous column at n = 10,000 fits under auto. The joint
-// exact-HMC step would bounce about 0.4·n² = 4·10⁷ times per trajectory on
-// that column, past its cap of 1000·n + 1000; the plan gives the column PX's
-// column step, says so, and the binary columns keep the joint step.
+// model with a continuous column at n = 10,000 fits, under auto (px) and
+// under interweave. The joint exact-HMC step would bounce about
+// 0.4·n² = 4·10⁷ times per trajectory on that column, past its cap of
+// 1000·n + 1000; the interweave plan gives the column PX's column step, says
+// so, and the binary columns keep the joint step.
 func TestFactorFitWithContinuousColumn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits n = 10,000 rows; skipped with -short")
@@ -51,12 +52,14 @@ func TestFactorFitWithContinuousColumn(t *testing.T) {
 	}
 	s := New(Options{Dir: dir})
 	mustRun(t, s, `data d = load("mixed.csv")`+"\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }")
-	out := mustRun(t, s, "fit m, iter = 3, warmup = 2, chains = 1, seed = 1")
-	text := out.stdout.String()
+	if text := mustRun(t, s, "fit m, iter = 3, warmup = 2, chains = 1, seed = 1").stdout.String(); !strings.Contains(text, "fit m with px (auto): 1 chains") {
+		t.Errorf("fit m printed %q, want px (auto)", text)
+	}
+	text := mustRun(t, s, "fit m with interweave, iter = 3, warmup = 2, chains = 1, seed = 1").stdout.String()
 	if !strings.Contains(text, "note: x has more than 10 distinct values") || !strings.Contains(text, "it gets PX's column step instead") {
 		t.Errorf("fit printed %q, want the plan's note on x", text)
 	}
-	if !strings.Contains(text, "interweave") {
+	if !strings.Contains(text, "fit m with interweave: 1 chains") {
 		t.Errorf("fit printed %q, want interweave for the binary columns", text)
 	}
 }
