@@ -496,7 +496,15 @@ func (pl *InferencePlan) Summary() string {
 	f := pl.fit
 	iters := fmt.Sprintf("%d %s × (%d warm-up + %d kept) iterations", f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter)
 	return fmt.Sprintf("will run: %s, %s; %s on %d %s (a rough estimate)", pl.Running(), iters,
-		aboutDuration(inference.FitDuration(pl.Cost(), f.Chains, f.Warmup+f.Iter, pl.Cores)), pl.Cores, plural(pl.Cores, "core", "cores"))
+		aboutDuration(pl.Duration()), pl.Cores, plural(pl.Cores, "core", "cores"))
+}
+
+// Duration estimates the fit's wall time on pl.Cores cores
+// (inference.FitDuration): a rough guide, within a factor of about 1.4 of
+// the CPU time measured on an idle core.
+func (pl *InferencePlan) Duration() time.Duration {
+	f := pl.fit
+	return inference.FitDuration(pl.Cost(), f.Chains, f.Warmup+f.Iter, pl.Cores)
 }
 
 // Cost describes the planned fit to inference's cost model.

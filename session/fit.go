@@ -12,6 +12,10 @@ import (
 	"github.com/copulang/copulang/inference"
 )
 
+// longFit is the expected duration past which fit prints its estimate
+// before sampling.
+const longFit = time.Minute
+
 // fit runs a fit statement: it plans the fit, says what will run, samples
 // with live progress, and reports the fit and its diagnostics.
 //
@@ -32,6 +36,10 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	// (a column given to Gibbs, hmc on a factor model) and what may be slow.
 	for _, note := range plan.Notes {
 		out.Stream("stdout", "note: "+note+"\n")
+	}
+	// A fit expected to take more than a minute says so before it starts.
+	if plan.Duration() > longFit {
+		out.Stream("stdout", plan.Summary()+"\n")
 	}
 	ran := plan.Running()
 	s.fits++

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -69,4 +70,27 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestLongFitSaysHowLong: a fit expected to take more than a minute prints
+// its estimate ("will run: ..., about N min on C cores") before sampling, and
+// a short one does not. The long fit is interrupted as soon as it starts.
+func TestLongFitSaysHowLong(t *testing.T) {
+	s := New(Options{Dir: t.TempDir()})
+	mustRun(t, s, "data d = simulate(FullCopula(p = 20), n = 1000, levels = 5, seed = 1)\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+	if text := mustRun(t, s, "fit m, iter = 5, warmup = 5, chains = 1").stdout.String(); strings.Contains(text, "will run:") {
+		t.Errorf("a short fit printed its estimate:\n%s", text)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &recorder{onStream: func(text string) {
+		if strings.HasPrefix(text, "will run:") {
+			cancel()
+		}
+	}}
+	s.Execute(ctx, "fit m with hmc, iter = 100000, warmup = 1000, chains = 2", out)
+	cancel()
+	text := out.stdout.String()
+	if !strings.Contains(text, "will run: hmc, 2 chains × (1000 warm-up + 100000 kept) iterations; about ") || !strings.Contains(text, " (a rough estimate)") {
+		t.Errorf("a long fit printed:\n%s\nwant its estimate first", text)
+	}
 }

@@ -17,9 +17,14 @@ type recorder struct {
 	displays       []MimeBundle
 	updates        int
 	ids            []string
+	// onStream, if set, sees every stdout text as it is written.
+	onStream func(text string)
 }
 
 func (r *recorder) Stream(name, text string) {
+	if r.onStream != nil && name == "stdout" {
+		r.onStream(text)
+	}
 	if name == "stderr" {
 		r.stderr.WriteString(text)
 		return
