@@ -72,6 +72,10 @@ type InferencePlan struct {
 	// Candidates, for auto, are the samplers it weighed, the chosen one
 	// first.
 	Candidates []Candidate
+	// IfPoorMixing is what to try when the fit's diagnostics warn (R-hat
+	// or ESS), where the plan knows of a sampler that may mix better; empty
+	// otherwise.
+	IfPoorMixing string
 
 	n       int
 	columns []string
@@ -165,10 +169,14 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 
 // autoFullWhy is why auto gives a full-correlation model Hoff's Gibbs
 // sampler: measured on the entries of C (sampling.md §9.1), it gave the
-// most bulk ESS per second of the worst-mixing entry on every data set
-// measured, coarse ordinal columns included, where exact HMC's better
-// mixing per iteration did not pay for its cost per iteration.
-const autoFullWhy = "auto's choice for a full correlation matrix: on every data set measured (sampling.md §9.1: the shipped GSS, simulated data with 2, 5 and 6 levels, n = 1000 to 2800, p = 7 to 25) Hoff's Gibbs sampler gave 3× to 29× the bulk ESS per second of C's worst-mixing entry that exact HMC gave; exact HMC mixes better per iteration on coarse columns (3.7× at 1000×20, 5 levels) but costs 10× to 20× more per iteration"
+// most bulk ESS per second of the worst-mixing entry on most data sets,
+// where exact HMC's better mixing per iteration did not pay for its cost
+// per iteration, but not where coarse columns are strongly correlated.
+const autoFullWhy = "auto's choice for a full correlation matrix: on the shipped GSS and on simulated data with 2 and 6 levels (sampling.md §9.1) Hoff's Gibbs sampler gave 13× to 29× the bulk ESS per second of C's worst-mixing entry that exact HMC gave, as exact HMC costs 10× to 20× more per iteration; where coarse columns are strongly correlated (|C| up to 0.8 at 1000×20, 5 levels) Gibbs mixed so slowly that hmc gave 3.3× its bulk ESS per CPU-second, and the fit's R-hat and ESS warnings show it"
+
+// gibbsPoorMixing is the advice after a Gibbs fit of a full correlation
+// matrix with coarse columns whose diagnostics warn; %s is the model.
+const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowly where coarse columns are strongly correlated; `fit %s with hmc` gave 3.3× its bulk ESS per CPU-second on such data (sampling.md §9.1)"
 
 // autoFactorWhy is why auto gives a factor model the parameter-expanded
 // Gibbs sampler (sampling.md §9.1).
@@ -204,7 +212,7 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 			hmc[j] = l >= 2 && l <= MaxHMCLevels
 		}
 		pl.Candidates = []Candidate{{Method: "gibbs"}, {Method: "hmc", ColumnHMC: hmc,
-			Measured: "0.04× to 0.3× gibbs's bulk ESS/s (HMC on the columns of at most 10 levels)"}}
+			Measured: "0.03× to 0.08× gibbs's bulk ESS/s on most data measured, 3.3× where coarse columns are strongly correlated (HMC on the columns of at most 10 levels)"}}
 	default:
 		return fmt.Errorf("model %s: unknown method %q", pl.Model, pl.Asked)
 	}
@@ -236,6 +244,12 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		})
 	} else {
 		pl.Method = inference.Gibbs
+		for _, l := range levels {
+			if l >= 2 && l <= MaxHMCLevels {
+				pl.IfPoorMixing = fmt.Sprintf(gibbsPoorMixing, pl.Model)
+				break
+			}
+		}
 	}
 	if len(gibbsNames) > 0 {
 		why := "you asked for gibbs"

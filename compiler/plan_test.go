@@ -95,6 +95,36 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+// TestPlanIfPoorMixing checks that a Gibbs fit of a full correlation
+// matrix with coarse columns, and only it, carries the advice to try hmc.
+func TestPlanIfPoorMixing(t *testing.T) {
+	tests := []struct {
+		name, src string
+		advise    bool
+	}{
+		{"auto full", fullGSS, true},
+		{"gibbs full", fullGSS + "fit m with gibbs", true},
+		{"hmc full", fullGSS + "fit m with hmc", false},
+		{"auto fine only", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }", false},
+		{"auto factor", factorSim, false},
+		{"gibbs factor", factorSim + "fit m with gibbs", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pl, err := planFor(t, tt.src, newFakeEnv())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := pl.IfPoorMixing != ""; got != tt.advise {
+				t.Fatalf("IfPoorMixing = %q, want advice: %v", pl.IfPoorMixing, tt.advise)
+			}
+			if tt.advise && !strings.Contains(pl.IfPoorMixing, "`fit m with hmc`") {
+				t.Errorf("IfPoorMixing = %q, want it to name `fit m with hmc`", pl.IfPoorMixing)
+			}
+		})
+	}
+}
+
 func TestPlanRefuses(t *testing.T) {
 	env := newFakeEnv()
 	full := &DeclareModel{Name: "m", Data: "gss", Columns: []string{"DEG", "PDEG"}, Model: inference.FullCorrelation{}}

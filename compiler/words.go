@@ -282,9 +282,11 @@ Generalised double Pareto loadings prior of bfa: density
 fit m with auto
 
 The default: the sampler that gave the most effective draws per second of
-C's worst-mixing entry on every data set measured (docs/sampling.md §9.1).
+C's worst-mixing entry on most data sets measured (docs/sampling.md §9.1).
 Full correlation: gibbs. Factor model: px. explain shows the other
-candidate, its predicted time and its measured efficiency.`,
+candidate, its predicted time and its measured efficiency. Where coarse
+columns are strongly correlated hmc mixes better; a Gibbs fit whose R-hat
+or ESS warns says so.`,
 	"gibbs": `
 fit m with gibbs
 

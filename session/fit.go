@@ -105,7 +105,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	s.setFit(m, x, plan, o.res)
 	final.AllDone = final.AllTotal
 	show.update(final, "done")
-	writeFitReport(out, x, ran, o.res)
+	writeFitReport(out, x, plan, o.res)
 	return nil
 }
 
@@ -168,7 +168,7 @@ func (s *Session) keepInterrupted(ctx context.Context, m *Model, x *compiler.Fit
 	}
 	out.Stream("stdout", "interrupted "+msg+"\n")
 	if kept > 0 {
-		writeFitReport(out, x, plan.Running(), res)
+		writeFitReport(out, x, plan, res)
 	}
 	return nil
 }
@@ -225,12 +225,16 @@ func fitReport(x *compiler.Fit, ran string, r *inference.Result) (report string,
 }
 
 // writeFitReport writes a fit's report to stdout and its warnings, when
-// the diagnostics are poor, to stderr.
-func writeFitReport(out Output, x *compiler.Fit, ran string, r *inference.Result) {
-	report, warnings := fitReport(x, ran, r)
+// the diagnostics are poor, to stderr, with the plan's advice for poor
+// mixing after them.
+func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r *inference.Result) {
+	report, warnings := fitReport(x, plan.Running(), r)
 	out.Stream("stdout", report+"\n")
 	for _, w := range warnings {
 		out.Stream("stderr", "warning: "+w+"\n")
+	}
+	if len(warnings) > 0 && plan.IfPoorMixing != "" {
+		out.Stream("stderr", "hint: "+plan.IfPoorMixing+"\n")
 	}
 }
 

@@ -28,6 +28,11 @@ func TestValueStatements(t *testing.T) {
 	if !strings.Contains(fit.stderr.String(), "warning: ESS below 100 per chain") || strings.Contains(fit.stdout.String(), "warning") {
 		t.Errorf("fit warnings: stdout %q, stderr %q", fit.stdout.String(), fit.stderr.String())
 	}
+	// auto ran Gibbs on 3-level columns: the warning comes with the advice
+	// to try hmc.
+	if !strings.Contains(fit.stderr.String(), "hint: Hoff's Gibbs sampler mixes slowly") || !strings.Contains(fit.stderr.String(), "`fit m with hmc`") {
+		t.Errorf("fit advice: stderr %q", fit.stderr.String())
+	}
 	tests := []struct {
 		code, want string
 	}{
