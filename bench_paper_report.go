@@ -53,6 +53,11 @@ type paperPair struct {
 	// deviations, other/interweave: below 1 the other arm's RMSE draws are
 	// the more concentrated, the paper's observation about PX.
 	spreadRatio float64
+	// reachIW and reachOther are the iterations each arm took to first
+	// bring the RMSE down to the 90% quantile of interweave's post-burn-in
+	// RMSE draws (0 if it never did): how soon it reached the region of
+	// small error, the paper's other observation.
+	reachIW, reachOther int
 }
 
 // paperExperiment is every run read from DIR/results.
@@ -151,9 +156,22 @@ func (ex *paperExperiment) pairs(arm string) ([]paperPair, error) {
 		pr.rmseDiff = r.RMSEMean - iw.RMSEMean
 		pr.rmseSE = math.Hypot(r.RMSEMCSE, iw.RMSEMCSE)
 		pr.spreadRatio = sampleSD(r.RMSE[r.Burn:]) / sampleSD(iw.RMSE[iw.Burn:])
+		post := slices.Sorted(slices.Values(iw.RMSE[iw.Burn:]))
+		q90 := post[int(0.9*float64(len(post)-1))]
+		pr.reachIW, pr.reachOther = firstAtMost(iw.RMSE, q90), firstAtMost(r.RMSE, q90)
 		out = append(out, pr)
 	}
 	return out, nil
+}
+
+// firstAtMost is the 1-based index of the first value of x at most t, or 0.
+func firstAtMost(x []float64, t float64) int {
+	for i, v := range x {
+		if v <= t {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // ratioSummary summarises positive ratios across pairs: their geometric
@@ -220,6 +238,9 @@ func sampleSD(x []float64) float64 {
 func (s ratioSummary) String() string {
 	if s.n == 0 {
 		return "no pairs"
+	}
+	if s.n == 1 {
+		return fmt.Sprintf("%.3f (one pair, no interval)", s.geoMean)
 	}
 	return fmt.Sprintf("%.3f [%.3f, %.3f]", s.geoMean, s.lo, s.hi)
 }
@@ -440,17 +461,22 @@ func (ex *paperExperiment) markdown(figs []paperFigure, prefix string) (string, 
 		w("Per pair (same setup and seed, hence the same data, truth and start): the geometric mean over the entries of C of "+
 			"the posterior sd ratio %[1]s/interweave; the ratio of the standard deviations of the post-burn-in RMSE traces "+
 			"(below 1: %[1]s's RMSE draws are more concentrated, the paper's observation about PX); and the difference of the "+
-			"post-burn-in RMSE means %[1]s − interweave with its standard error from the two traces' ESS-based MCSEs.\n\n", a.name)
-		w("| (p, k, levels) | pairs | sd ratio: geometric mean [95%% CI] | smaller sd | sign p | RMSE spread ratio [95%% CI] | smaller spread | sign p |\n|---|---|---|---|---|---|---|---|\n")
+			"post-burn-in RMSE means %[1]s − interweave with its standard error from the two traces' ESS-based MCSEs. \"Reach\" is the iteration "+
+			"at which each arm's RMSE first fell to the 90%% quantile of interweave's post-burn-in RMSE draws (the region of small error).\n\n", a.name)
+		w("| (p, k, levels) | pairs | sd ratio: geometric mean [95%% CI] | smaller sd | sign p | RMSE spread ratio [95%% CI] | smaller spread | sign p | reach, median: interweave / %s |\n|---|---|---|---|---|---|---|---|---|\n", a.name)
 		groups := append(slices.Clone(ex.setups), samplersSetup{})
 		for _, set := range groups {
-			var sd, spread []float64
+			var sd, spread, reachIW, reachOther []float64
 			for _, pr := range pairs {
 				if set == (samplersSetup{}) || pr.setup == set {
 					sd = append(sd, pr.sdRatio)
 					spread = append(spread, pr.spreadRatio)
+					reachIW = append(reachIW, float64(pr.reachIW))
+					reachOther = append(reachOther, float64(pr.reachOther))
 				}
 			}
+			slices.Sort(reachIW)
+			slices.Sort(reachOther)
 			if len(sd) == 0 {
 				continue
 			}
@@ -459,9 +485,10 @@ func (ex *paperExperiment) markdown(figs []paperFigure, prefix string) (string, 
 				name = "**pooled**"
 			}
 			s, t := summariseRatios(sd), summariseRatios(spread)
-			w("| %s | %d | %s | %d/%d | %.2g | %s | %d/%d | %.2g |\n", name, s.n, s, s.below, s.n, s.signP, t, t.below, t.n, t.signP)
+			w("| %s | %d | %s | %d/%d | %.2g | %s | %d/%d | %.2g | %g / %g |\n", name, s.n, s, s.below, s.n, s.signP, t, t.below, t.n, t.signP,
+				median(reachIW), median(reachOther))
 		}
-		w("\nPer pair:\n\n| (p, k, levels) | seed | sd ratio | RMSE spread ratio | RMSE mean interweave | RMSE mean %s | difference ± SE | z |\n|---|---|---|---|---|---|---|---|\n", a.name)
+		w("\nPer pair:\n\n| (p, k, levels) | seed | sd ratio | RMSE spread ratio | RMSE mean interweave | RMSE mean %s | difference ± SE | z | reach: interweave / %[1]s |\n|---|---|---|---|---|---|---|---|---|\n", a.name)
 		higher, lower := 0, 0
 		for _, pr := range pairs {
 			z := pr.rmseDiff / pr.rmseSE
@@ -470,8 +497,8 @@ func (ex *paperExperiment) markdown(figs []paperFigure, prefix string) (string, 
 			} else if z < -2 {
 				lower++
 			}
-			w("| (%d, %d, %d) | %d | %.3f | %.3f | %.4f ± %.4f | %.4f ± %.4f | %+.4f ± %.4f | %+.1f |\n", pr.setup.P, pr.setup.K, pr.setup.Levels, pr.seed,
-				pr.sdRatio, pr.spreadRatio, pr.iw.RMSEMean, pr.iw.RMSEMCSE, pr.other.RMSEMean, pr.other.RMSEMCSE, pr.rmseDiff, pr.rmseSE, z)
+			w("| (%d, %d, %d) | %d | %.3f | %.3f | %.4f ± %.4f | %.4f ± %.4f | %+.4f ± %.4f | %+.1f | %d / %d |\n", pr.setup.P, pr.setup.K, pr.setup.Levels, pr.seed,
+				pr.sdRatio, pr.spreadRatio, pr.iw.RMSEMean, pr.iw.RMSEMCSE, pr.other.RMSEMean, pr.other.RMSEMCSE, pr.rmseDiff, pr.rmseSE, z, pr.reachIW, pr.reachOther)
 		}
 		w("\nThe post-burn-in mean RMSE of %s is more than 2 standard errors above interweave's in %d of %d pairs and more than 2 below in %d.\n",
 			a.name, higher, len(pairs), lower)
