@@ -446,6 +446,9 @@ func (ex *paperExperiment) markdown(figs []paperFigure, prefix string) (string, 
 		}
 	}
 
+	if err := ex.perSeed(w); err != nil {
+		return "", err
+	}
 	for _, a := range paperArms[1:] {
 		pairs, err := ex.pairs(a.name)
 		if err != nil {
@@ -511,6 +514,52 @@ func (ex *paperExperiment) markdown(figs []paperFigure, prefix string) (string, 
 		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n", nil
+}
+
+// perSeed writes the table of every setup and seed: each arm's minutes and
+// post-burn-in mean RMSE, and the sd ratios of px and bfa to interweave.
+func (ex *paperExperiment) perSeed(w func(string, ...any)) error {
+	ratios := map[paperKey]float64{}
+	for _, a := range paperArms[1:] {
+		pairs, err := ex.pairs(a.name)
+		if err != nil {
+			return err
+		}
+		for _, pr := range pairs {
+			ratios[paperKey{pr.setup, pr.seed, a.name}] = pr.sdRatio
+		}
+	}
+	w("\n## Per seed\n\nMinutes per run, post-burn-in mean RMSE of C to the truth, and the geometric mean over the entries of C of " +
+		"the posterior sd ratio to interweave on the same data (– where the run did not finish).\n\n")
+	w("| (p, k, levels) | seed | minutes: interweave / px / bfa | RMSE: interweave / px / bfa | sd ratio px/iw | sd ratio bfa/iw |\n|---|---|---|---|---|---|\n")
+	for _, set := range ex.setups {
+		var seeds []uint64
+		for _, r := range ex.runs {
+			if r.setup() == set && !slices.Contains(seeds, r.Seed) {
+				seeds = append(seeds, r.Seed)
+			}
+		}
+		for _, seed := range seeds {
+			var mins, rmse []string
+			for _, a := range paperArms {
+				if r := ex.byKey[paperKey{set, seed, a.name}]; r != nil {
+					mins = append(mins, fmt.Sprintf("%.2f", r.ElapsedSeconds/60))
+					rmse = append(rmse, fmt.Sprintf("%.4f", r.RMSEMean))
+				} else {
+					mins, rmse = append(mins, "–"), append(rmse, "–")
+				}
+			}
+			ratio := func(arm string) string {
+				if v, ok := ratios[paperKey{set, seed, arm}]; ok {
+					return fmt.Sprintf("%.3f", v)
+				}
+				return "–"
+			}
+			w("| (%d, %d, %d) | %d | %s | %s | %s | %s |\n", set.P, set.K, set.Levels, seed, strings.Join(mins, " / "), strings.Join(rmse, " / "),
+				ratio("px"), ratio("bfa"))
+		}
+	}
+	return nil
 }
 
 // seedList writes seeds as "1–5" when consecutive, else "1, 2, 4".
