@@ -465,7 +465,7 @@ func (ex *paperExperiment) markdown(figs []paperFigure, prefix string) (string, 
 			"the posterior sd ratio %[1]s/interweave; the ratio of the standard deviations of the post-burn-in RMSE traces "+
 			"(below 1: %[1]s's RMSE draws are more concentrated, the paper's observation about PX); and the difference of the "+
 			"post-burn-in RMSE means %[1]s − interweave with its standard error from the two traces' ESS-based MCSEs. \"Reach\" is the iteration "+
-			"at which each arm's RMSE first fell to the 90%% quantile of interweave's post-burn-in RMSE draws (the region of small error).\n\n", a.name)
+			"at which each arm's RMSE first fell to the 90%% quantile of interweave's post-burn-in RMSE draws (the region of small error), in iterations and in seconds at the run's mean time per iteration.\n\n", a.name)
 		w("| (p, k, levels) | pairs | sd ratio: geometric mean [95%% CI] | smaller sd | sign p | RMSE spread ratio [95%% CI] | smaller spread | sign p | reach, median: interweave / %s |\n|---|---|---|---|---|---|---|---|---|\n", a.name)
 		groups := append(slices.Clone(ex.setups), samplersSetup{})
 		for _, set := range groups {
@@ -491,7 +491,7 @@ func (ex *paperExperiment) markdown(figs []paperFigure, prefix string) (string, 
 			w("| %s | %d | %s | %d/%d | %.2g | %s | %d/%d | %.2g | %g / %g |\n", name, s.n, s, s.below, s.n, s.signP, t, t.below, t.n, t.signP,
 				median(reachIW), median(reachOther))
 		}
-		w("\nPer pair:\n\n| (p, k, levels) | seed | sd ratio | RMSE spread ratio | RMSE mean interweave | RMSE mean %s | difference ± SE | z | reach: interweave / %[1]s |\n|---|---|---|---|---|---|---|---|---|\n", a.name)
+		w("\nPer pair:\n\n| (p, k, levels) | seed | sd ratio | RMSE spread ratio | RMSE mean interweave | RMSE mean %s | difference ± SE | z | reach: interweave / %[1]s | reach, seconds: interweave / %[1]s |\n|---|---|---|---|---|---|---|---|---|---|\n", a.name)
 		higher, lower := 0, 0
 		for _, pr := range pairs {
 			z := pr.rmseDiff / pr.rmseSE
@@ -500,8 +500,9 @@ func (ex *paperExperiment) markdown(figs []paperFigure, prefix string) (string, 
 			} else if z < -2 {
 				lower++
 			}
-			w("| (%d, %d, %d) | %d | %.3f | %.3f | %.4f ± %.4f | %.4f ± %.4f | %+.4f ± %.4f | %+.1f | %d / %d |\n", pr.setup.P, pr.setup.K, pr.setup.Levels, pr.seed,
-				pr.sdRatio, pr.spreadRatio, pr.iw.RMSEMean, pr.iw.RMSEMCSE, pr.other.RMSEMean, pr.other.RMSEMCSE, pr.rmseDiff, pr.rmseSE, z, pr.reachIW, pr.reachOther)
+			w("| (%d, %d, %d) | %d | %.3f | %.3f | %.4f ± %.4f | %.4f ± %.4f | %+.4f ± %.4f | %+.1f | %d / %d | %.2g / %.2g |\n", pr.setup.P, pr.setup.K, pr.setup.Levels, pr.seed,
+				pr.sdRatio, pr.spreadRatio, pr.iw.RMSEMean, pr.iw.RMSEMCSE, pr.other.RMSEMean, pr.other.RMSEMCSE, pr.rmseDiff, pr.rmseSE, z, pr.reachIW, pr.reachOther,
+				float64(pr.reachIW)*pr.iw.ElapsedSeconds/float64(pr.iw.Iter), float64(pr.reachOther)*pr.other.ElapsedSeconds/float64(pr.other.Iter))
 		}
 		w("\nThe post-burn-in mean RMSE of %s is more than 2 standard errors above interweave's in %d of %d pairs and more than 2 below in %d.\n",
 			a.name, higher, len(pairs), lower)

@@ -151,7 +151,7 @@ func TestBenchPaper(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| (6, 2, 3) | 2 (seeds 1–2) | 2 (seeds 1–2) | 2 (seeds 1–2) |", "## px against interweave", "## bfa against interweave",
-		"| **pooled** | 2 |", "## Per seed", "![rmse-6-2-3-seed1](rmse-6-2-3-seed1.svg)", "![sd-vs-interweave](sd-vs-interweave.svg)"} {
+		"| **pooled** | 2 |", "## Per seed", "reach, seconds: interweave / px", "![rmse-6-2-3-seed1](rmse-6-2-3-seed1.svg)", "![sd-vs-interweave](sd-vs-interweave.svg)"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, report)
 		}
