@@ -21,10 +21,13 @@ import (
 // labelled trace: on the left the RMSE to the truth against the iteration
 // with iterations 1..burn shaded, on the right the histogram of the
 // post-burn-in values lying along the same y axis. Every row shares the y
-// range, so that the spreads of the samplers compare at a glance. Traces
-// must be non-empty and longer than burn; non-finite values break the lines
-// and are left out of the histograms. The text description gives each
-// trace's post-burn-in mean, standard deviation and range.
+// range and the density axis, so that the spreads of the samplers compare at
+// a glance; the y range is that of the post-burn-in values of all traces,
+// widened by a quarter, so that the larger errors of the first iterations
+// run off the top of the panels (the description gives the largest value).
+// Traces must be non-empty and longer than burn; non-finite values break
+// the lines and are left out of the histograms. The text description gives
+// each trace's post-burn-in mean, standard deviation and range.
 func RMSEPanels(title string, labels []string, traces [][]float64, burn int) (*Figure, error) {
 	if len(labels) == 0 {
 		return nil, fmt.Errorf("RMSE panels: no traces")
@@ -42,9 +45,18 @@ func RMSEPanels(title string, labels []string, traces [][]float64, burn int) (*F
 		}
 		longest = max(longest, len(tr))
 	}
-	lo, hi, _, nonFinite := valueRange(traces...)
+	_, top, _, nonFinite := valueRange(traces...)
+	posts := make([][]float64, len(traces))
+	for i, tr := range traces {
+		posts[i] = tr[burn:]
+	}
+	lo, hi, postFinite, _ := valueRange(posts...)
+	if pad := 0.25 * (hi - lo); postFinite > 0 {
+		lo, hi = lo-pad, hi+pad
+	}
 	segs := make([][]plotter.XYs, len(traces))
 	hists := make([]plotter.XYs, len(traces))
+	maxDensity := 0.0
 	var desc strings.Builder
 	fmt.Fprintf(&desc, "RMSE panels %s: %d traces over %d iterations (first %d burn-in); after burn-in", subject(title), len(traces), longest, burn)
 	for i, tr := range traces {
@@ -52,7 +64,11 @@ func RMSEPanels(title string, labels []string, traces [][]float64, burn int) (*F
 		post := tr[burn:]
 		plo, phi, finite, _ := valueRange(post)
 		edges := binEdges(plo, phi, finite)
-		hists[i] = stepOutline(edges, density(edges, post))
+		bins := density(edges, post)
+		hists[i] = stepOutline(edges, bins)
+		for _, b := range bins {
+			maxDensity = math.Max(maxDensity, b.Weight)
+		}
 		if finite == 0 {
 			fmt.Fprintf(&desc, "; %s no finite values", labels[i])
 			continue
@@ -63,6 +79,9 @@ func RMSEPanels(title string, labels []string, traces [][]float64, burn int) (*F
 			sep = ""
 		}
 		fmt.Fprintf(&desc, "%s %s mean %s sd %s range [%s, %s]", sep, labels[i], num(m), num(sd), num(plo), num(phi))
+	}
+	if postFinite > 0 && top > hi {
+		fmt.Fprintf(&desc, "; values above %s (at most %s, in the first iterations) run off the top", num(hi), num(top))
 	}
 	desc.WriteString(nonFiniteNote(nonFinite))
 
@@ -105,11 +124,11 @@ func RMSEPanels(title string, labels []string, traces [][]float64, burn int) (*F
 				hp.Add(&plotter.Polygon{XYs: []plotter.XYs{poly}, Color: withAlpha(seriesColor(i), 0.45),
 					LineStyle: lineStyle(seriesColor(i), 0.8)})
 			}
-			hp.X.Min = 0
+			hp.X.Min, hp.X.Max = 0, maxDensity
 			hp.Y.Tick.Label.Color = color.Transparent
 			hp.Title.Text = " " // the same height above the data as the trace's title
 			for _, p := range []*plot.Plot{tp, hp} {
-				if nonFinite < len(traces)*longest {
+				if postFinite > 0 {
 					p.Y.Min, p.Y.Max = lo, hi
 				}
 				p.X.Tick.Label.Font = sans(8)
