@@ -130,6 +130,20 @@ func TestBenchPaper(t *testing.T) {
 		t.Errorf("run file: %d RMSE values, %d sds, %d truths, %d ESS, entries %q; want 30 and 15 of each", len(run.RMSE), len(run.SD), len(run.Truth), len(run.ESSBulk), run.Entries)
 	}
 
+	// px and bfa share the data and the start, and the defect first acts
+	// on z after the first draw of Λ, so their first draws of C coincide.
+	var px paperRun
+	if b, err = os.ReadFile(filepath.Join(dir, "results", "6-2-3-seed2-px.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &px); err != nil {
+		t.Fatal(err)
+	}
+	if px.RMSE[0] != run.RMSE[0] || px.RMSE[len(px.RMSE)-1] == run.RMSE[len(run.RMSE)-1] {
+		t.Errorf("RMSE of px and bfa: first %v and %v (want equal), last %v and %v (want different)",
+			px.RMSE[0], run.RMSE[0], px.RMSE[len(px.RMSE)-1], run.RMSE[len(run.RMSE)-1])
+	}
+
 	out.Reset()
 	if err := runBench(args[:len(args)-1], &out); err != nil {
 		t.Fatal(err)
