@@ -153,6 +153,30 @@ var claims = map[string][]string{
 	},
 }
 
+// TestNotebook03MatchesCommittedRuns checks notebook 03's claim that its
+// live run is the first 500 iterations of the committed runs: the RMSE at
+// iteration 500 in the run files is what the notebook's plot reports.
+func TestNotebook03MatchesCommittedRuns(t *testing.T) {
+	for arm, want := range map[string]string{"interweave": "0.06711", "px": "0.05459"} {
+		b, err := os.ReadFile(filepath.Join("..", "docs", "paper", "results", "10-3-2-seed1-"+arm+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var run struct {
+			RMSE []float64 `json:"rmse"`
+		}
+		if err := json.Unmarshal(b, &run); err != nil {
+			t.Fatal(err)
+		}
+		if len(run.RMSE) < 500 {
+			t.Fatalf("%s: %d RMSE values, want at least 500", arm, len(run.RMSE))
+		}
+		if got := fmt.Sprintf("%.4g", run.RMSE[499]); got != want {
+			t.Errorf("%s: committed RMSE at iteration 500 is %s, notebook 03 says %s", arm, got, want)
+		}
+	}
+}
+
 // TestNotebookImagesExist checks that every image a notebook's Markdown
 // links to (relative to the notebook, as Jupyter resolves it) exists.
 func TestNotebookImagesExist(t *testing.T) {
