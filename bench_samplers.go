@@ -79,21 +79,9 @@ func benchSamplers(args []string, stdout io.Writer) error {
 		}
 		ms = append(ms, m)
 	}
-	var sets []samplersSetup
-	for _, s := range strings.Split(*setups, ",") {
-		parts := strings.Split(strings.TrimSpace(s), ":")
-		if len(parts) != 3 {
-			return fmt.Errorf("--setups: %q is not p:k:levels", s)
-		}
-		var v [3]int
-		for i, part := range parts {
-			x, err := strconv.Atoi(part)
-			if err != nil || x < 0 {
-				return fmt.Errorf("--setups: %q is not p:k:levels", s)
-			}
-			v[i] = x
-		}
-		sets = append(sets, samplersSetup{P: v[0], K: v[1], Levels: v[2]})
+	sets, err := parseSetups("--setups", *setups)
+	if err != nil {
+		return err
 	}
 	table, err := newBenchTable(stdout, fs, benchColumn{"method", 10}, benchColumn{"n", 7}, benchColumn{"p", 4}, benchColumn{"k", 3},
 		benchColumn{"levels", 6}, benchColumn{"iter", 6}, benchColumn{"s/1000 iter", 0}, benchColumn{"min ESS/s", 0},
@@ -166,4 +154,27 @@ func samplersRun(sim *inference.Simulated, set samplersSetup, m inference.Method
 		r.MinESSPerSec = 0
 	}
 	return r
+}
+
+// parseSetups parses a comma-separated list of p:k:levels, as the --setups
+// flags of `copulang bench samplers` and `copulang bench paper` take it;
+// flag names the flag in errors.
+func parseSetups(flag, list string) ([]samplersSetup, error) {
+	var sets []samplersSetup
+	for _, s := range strings.Split(list, ",") {
+		parts := strings.Split(strings.TrimSpace(s), ":")
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("%s: %q is not p:k:levels", flag, s)
+		}
+		var v [3]int
+		for i, part := range parts {
+			x, err := strconv.Atoi(part)
+			if err != nil || x < 0 {
+				return nil, fmt.Errorf("%s: %q is not p:k:levels", flag, s)
+			}
+			v[i] = x
+		}
+		sets = append(sets, samplersSetup{P: v[0], K: v[1], Levels: v[2]})
+	}
+	return sets, nil
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -12,8 +15,8 @@ func TestBenchDispatch(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{nil, "which benchmark? hough or samplers"},
-		{[]string{"nope"}, `unknown benchmark "nope" (want hough or samplers)`},
+		{nil, "which benchmark? hough, paper or samplers"},
+		{[]string{"nope"}, `unknown benchmark "nope" (want hough, paper or samplers)`},
 		{[]string{"hough", "extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"hough", "--burn-in", "-1"}, "--burn-in: -1 is negative"},
 		{[]string{"hough", "--n", "0"}, `--n: "0" is not a positive integer`},
@@ -21,6 +24,11 @@ func TestBenchDispatch(t *testing.T) {
 		{[]string{"samplers", "--methods", "gibbs,fast"}, `--methods: unknown method "fast" (want gibbs, hmc, px or interweave)`},
 		{[]string{"samplers", "--setups", "4:1"}, `--setups: "4:1" is not p:k:levels`},
 		{[]string{"samplers", "--iter", "0"}, "--iter 0: want at least 1"},
+		{[]string{"paper", "--arms", "px,gibbs"}, `--arms: unknown arm "gibbs" (want interweave, px or bfa)`},
+		{[]string{"paper", "--setups", "6:0:3"}, "--setups: 6:0:3: the factor model needs 1 <= k < p"},
+		{[]string{"paper", "--iter", "10", "--burn", "8"}, "--iter 10: want more than --burn + 3 = 11"},
+		{[]string{"paper", "--doc", "x.md"}, "--doc needs --report"},
+		{[]string{"paper", "--report", "testdata/no-such-dir"}, "no runs in testdata/no-such-dir/results"},
 	}
 	for _, tc := range tests {
 		var out bytes.Buffer
@@ -81,6 +89,111 @@ func TestBenchOutput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBenchPaper runs `bench paper` at a tiny size into a directory, checks
+// the files and that a second run skips them, then runs --report with --doc.
+func TestBenchPaper(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"paper", "--iter", "30", "--burn", "10", "--seeds", "2", "--setups", "6:2:3", "--n", "100", "--out", dir, "--json"}
+	var out bytes.Buffer
+	if err := runBench(args, &out); err != nil {
+		t.Fatal(err)
+	}
+	arms := []string{"interweave", "px", "bfa", "interweave", "px", "bfa"}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(arms) {
+		t.Fatalf("%d JSON lines, want %d:\n%s", len(lines), len(arms), out.String())
+	}
+	for i, l := range lines {
+		var row paperSummary
+		if err := json.Unmarshal([]byte(l), &row); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		if row.Arm != arms[i] || row.Seed != uint64(1+i/3) || row.Skipped != "" || row.BFADefect != (row.Arm == "bfa") {
+			t.Errorf("line %d: arm %q seed %d defect %v skipped %q, want %s seed %d", i+1, row.Arm, row.Seed, row.BFADefect, row.Skipped, arms[i], 1+i/3)
+		}
+		if !(row.ElapsedSeconds > 0 && row.RMSEMean > 0 && row.RMSEMCSE > 0 && row.MinESSPerSec > 0) {
+			t.Errorf("line %d: missing measurements: %s", i+1, l)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results", "6-2-3-seed2-bfa.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run paperRun
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	if len(run.RMSE) != 30 || len(run.SD) != 15 || len(run.Truth) != 15 || len(run.ESSBulk) != 15 || run.Entries[14] != "C.5.6" {
+		t.Errorf("run file: %d RMSE values, %d sds, %d truths, %d ESS, entries %q; want 30 and 15 of each", len(run.RMSE), len(run.SD), len(run.Truth), len(run.ESSBulk), run.Entries)
+	}
+
+	// px and bfa share the data and the start, and the defect first acts
+	// on z after the first draw of Λ, so their first draws of C coincide.
+	var px paperRun
+	if b, err = os.ReadFile(filepath.Join(dir, "results", "6-2-3-seed2-px.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &px); err != nil {
+		t.Fatal(err)
+	}
+	if px.RMSE[0] != run.RMSE[0] || px.RMSE[len(px.RMSE)-1] == run.RMSE[len(run.RMSE)-1] {
+		t.Errorf("RMSE of px and bfa: first %v and %v (want equal), last %v and %v (want different)",
+			px.RMSE[0], run.RMSE[0], px.RMSE[len(px.RMSE)-1], run.RMSE[len(run.RMSE)-1])
+	}
+
+	out.Reset()
+	if err := runBench(args[:len(args)-1], &out); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "skipped: file exists"); n != len(arms) {
+		t.Errorf("second run skipped %d runs, want %d:\n%s", n, len(arms), out.String())
+	}
+
+	doc := filepath.Join(dir, "doc.md")
+	if err := os.WriteFile(doc, []byte("# Doc\n\n"+paperDocBegin+"\nold\n"+paperDocEnd+"\n\ntail\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := runBench([]string{"paper", "--report", dir, "--doc", doc}, &out); err != nil {
+		t.Fatal(err)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| (6, 2, 3) | 2 (seeds 1–2) | 2 (seeds 1–2) | 2 (seeds 1–2) |", "## px against interweave", "## bfa against interweave",
+		"| **pooled** | 2 |", "## Per seed", "reach, seconds: interweave / px", "![rmse-6-2-3-seed1](rmse-6-2-3-seed1.svg)", "![sd-vs-interweave](sd-vs-interweave.svg)"} {
+		if !strings.Contains(string(report), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, report)
+		}
+	}
+	for _, f := range []string{"rmse-6-2-3-seed1.svg", "rmse-6-2-3-seed1.png", "sd-vs-interweave.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	d, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(d); strings.Contains(s, "old") || !strings.Contains(s, "### px against interweave") || !strings.HasSuffix(s, paperDocEnd+"\n\ntail\n") ||
+		!strings.Contains(s, "](./rmse-6-2-3-seed1.svg)") && !strings.Contains(s, "](rmse-6-2-3-seed1.svg)") {
+		t.Errorf("doc after --doc:\n%s", s)
+	}
+}
+
+func TestSignTestP(t *testing.T) {
+	// binom.test(k, n)$p.value in R.
+	for _, tc := range []struct {
+		k, n int
+		want float64
+	}{{10, 18, 0.8145294}, {18, 18, 7.629395e-06}, {0, 5, 0.0625}, {2, 4, 1}, {3, 10, 0.34375}} {
+		if got := signTestP(tc.k, tc.n); math.Abs(got-tc.want) > 1e-6*tc.want {
+			t.Errorf("signTestP(%d, %d) = %.7g, want %.7g", tc.k, tc.n, got, tc.want)
+		}
 	}
 }
 

@@ -178,6 +178,27 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "rmse empty series", make: func() (*Figure, error) { return RMSE("r", map[string][]float64{"a": nil}, 0) },
 			wantErr: `series "a" is empty`},
 
+		{name: "rmse panels", title: "10:3:2 seed 1", width: 760, height: 3*170 + 40, make: func() (*Figure, error) {
+			return RMSEPanels("10:3:2 seed 1", []string{"interweave", "px", "bfa"}, fx.chains[:3], 100)
+		}, text: "3 traces over 1000 iterations (first 100 burn-in); after burn-in interweave mean"},
+		{name: "rmse panels constant and NaN", title: "r", width: 760, height: 2*170 + 40, make: func() (*Figure, error) {
+			return RMSEPanels("r", []string{"a", "b"}, [][]float64{{1, 1, 1}, {nan, nan, 2}}, 1)
+		}, text: "a mean 1 sd 0 range [1, 1], b mean 2"},
+		{name: "rmse panels short", make: func() (*Figure, error) { return RMSEPanels("r", []string{"a"}, [][]float64{{1, 2}}, 2) },
+			wantErr: `trace "a" has 2 values, want more than the burn-in 2`},
+		{name: "rmse panels mismatched", make: func() (*Figure, error) { return RMSEPanels("r", []string{"a"}, nil, 0) },
+			wantErr: "1 labels but 0 traces"},
+		{name: "compare", title: "sd of C", width: 560, make: func() (*Figure, error) {
+			return Compare("sd of C", "interweave", "px", []string{"px", "bfa"},
+				[][]float64{{0.1, 0.2, 0.3}, {0.1, 0.2}}, [][]float64{{0.09, 0.21, 0.3}, {0.2, nan}})
+		}, text: "px: 3 points, 1 below y = x, geometric mean y/x 0.9813; bfa: 1 points, 0 below y = x, geometric mean y/x 2; 1 non-finite"},
+		{name: "compare log", title: "c", width: 560, make: func() (*Figure, error) {
+			return Compare("c", "x", "y", []string{"s"}, [][]float64{{0.01, 1}}, [][]float64{{0.02, 0.5}})
+		}, text: "s: 2 points, 1 below y = x, geometric mean y/x 1; log scales"},
+		{name: "compare mismatched", make: func() (*Figure, error) {
+			return Compare("c", "x", "y", []string{"s"}, [][]float64{{1}}, [][]float64{{}})
+		}, wantErr: `series "s" has 1 x values but 0 y values`},
+
 		{name: "pairs", title: "pairs of C", width: 610, height: 610,
 			make: func() (*Figure, error) { return Pairs("pairs of C", fx.names, fx.draws) }, text: "strongest correlation"},
 		{name: "pairs one", title: "p", width: 400, height: 400,

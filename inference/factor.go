@@ -104,7 +104,7 @@ const (
 	// bugSigma multiplies σ = 1 in Hoff's column update by 1.2.
 	bugSigma
 	// bugNoRescale draws r_j and λ_j ~ N(√r_j·m_j, V_j) but leaves z_j
-	// unscaled, as bfa 0.4 does.
+	// unscaled, as bfa 0.4 does; Spec.BFADefect plants it outside tests.
 	bugNoRescale
 	// bugReflect uses ‖f‖² = ‖G_a − G_b‖² + 1 in the joint HMC reflection.
 	bugReflect
@@ -212,6 +212,12 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		} else if s.method == Interweave {
 			s.gibbsColumns = true
 		}
+	}
+	if spec.BFADefect {
+		if s.method != PX {
+			return nil, fmt.Errorf("inference: BFADefect needs method px, not %v", s.method)
+		}
+		s.bug = bugNoRescale
 	}
 	s.pxLoadingsWork = s.pxLoadingsColumn
 	s.pxHoffWork = s.pxHoffColumn

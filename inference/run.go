@@ -174,6 +174,11 @@ func checkSpec(spec Spec) (Spec, error) {
 			return spec, fmt.Errorf("inference: ColumnHMC has %d entries for %d columns", len(spec.ColumnHMC), p)
 		}
 	}
+	if spec.BFADefect {
+		if _, ok := spec.Model.(FactorModel); !ok || spec.Method != PX {
+			return spec, fmt.Errorf("inference: BFADefect plants bfa's defect in PX's scale move; it needs method px on a factor model, not %v on %T", spec.Method, spec.Model)
+		}
+	}
 	if spec.Iter < 1 {
 		return spec, fmt.Errorf("inference: iter = %d, want at least 1", spec.Iter)
 	}

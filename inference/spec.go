@@ -151,6 +151,14 @@ type Spec struct {
 	// are known: the run scores its prediction of each (see
 	// Result.HeldOutProb and CrossValidate).
 	HeldOut []HeldOutCell
+	// BFADefect plants the defect of the R package bfa 0.4 in PX's scale
+	// move: the loadings are drawn on the rescaled scale, λ_j ~ N(√r_j·m_j,
+	// V_j), but z_j is left unscaled, so the chain does not leave the
+	// posterior invariant. It exists to reproduce the PX sampler that
+	// Kalaitzis & Silva (2013) compared against (`copulang bench paper`);
+	// it is valid only with Method PX on a FactorModel, and Run returns an
+	// error otherwise.
+	BFADefect bool
 }
 
 // Progress reports how far a run has come. Run calls the progress callback

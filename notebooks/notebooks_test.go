@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -141,9 +142,100 @@ func TestShippedNotebooksAreClean(t *testing.T) {
 	}
 }
 
+// claims lists, per notebook, text that its outputs must contain because its
+// prose states it: a notebook's prose may state only what its output shows.
+var claims = map[string][]string{
+	// The live run of notebook 03 is the first 500 iterations of the
+	// committed (10, 3, 2) seed-1 runs of `copulang bench paper`.
+	"03-paper-hmc-vs-px.ipynb": {
+		"hmc (interweave) final 0.06711; px (px) final 0.05459",
+		"R-hat above 1.01", "ESS below 100",
+	},
+}
+
+// TestNotebook03MatchesCommittedRuns checks notebook 03's claim that its
+// live run is the first 500 iterations of the committed runs: the RMSE at
+// iteration 500 in the run files is what the notebook's plot reports.
+func TestNotebook03MatchesCommittedRuns(t *testing.T) {
+	for arm, want := range map[string]string{"interweave": "0.06711", "px": "0.05459"} {
+		b, err := os.ReadFile(filepath.Join("..", "docs", "paper", "results", "10-3-2-seed1-"+arm+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var run struct {
+			RMSE []float64 `json:"rmse"`
+		}
+		if err := json.Unmarshal(b, &run); err != nil {
+			t.Fatal(err)
+		}
+		if len(run.RMSE) < 500 {
+			t.Fatalf("%s: %d RMSE values, want at least 500", arm, len(run.RMSE))
+		}
+		if got := fmt.Sprintf("%.4g", run.RMSE[499]); got != want {
+			t.Errorf("%s: committed RMSE at iteration 500 is %s, notebook 03 says %s", arm, got, want)
+		}
+	}
+}
+
+// TestNotebookImagesExist checks that every image a notebook's Markdown
+// links to (relative to the notebook, as Jupyter resolves it) exists.
+func TestNotebookImagesExist(t *testing.T) {
+	link := regexp.MustCompile(`!\[[^\]]*\]\(([^)\s]+)\)`)
+	for _, name := range shipped(t) {
+		nb := readNotebook(t, name)
+		for i, c := range nb.Cells {
+			if c.CellType != "markdown" {
+				continue
+			}
+			for _, m := range link.FindAllStringSubmatch(cellSource(t, c.Source), -1) {
+				if strings.Contains(m[1], "://") {
+					continue
+				}
+				if _, err := os.Stat(filepath.FromSlash(m[1])); err != nil {
+					t.Errorf("%s: cell %d links to an image that is not there: %v", name, i+1, err)
+				}
+			}
+		}
+	}
+}
+
+// cellSource joins a cell's source, stored as a string or a list of lines.
+func cellSource(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var lines []string
+	if err := json.Unmarshal(raw, &lines); err == nil {
+		return strings.Join(lines, "")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		t.Fatalf("cell source: %v", err)
+	}
+	return s
+}
+
+// outputText is the text of an output: its stream text or text/plain data.
+func outputText(o output) string {
+	v := o.Text
+	if v == nil {
+		v = o.Data["text/plain"]
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var b strings.Builder
+		for _, l := range x {
+			fmt.Fprint(&b, l)
+		}
+		return b.String()
+	}
+	return ""
+}
+
 // TestNotebooksExecute runs every shipped notebook with
 // `jupyter nbconvert --to notebook --execute` and the copulang kernel, and
-// checks that no cell produced an error and that the plots are there.
+// checks that no cell produced an error, that the plots are there and that
+// the outputs show what the prose claims (claims).
 func TestNotebooksExecute(t *testing.T) {
 	requireNbconvert(t)
 	env := kernelEnv(t)
@@ -163,6 +255,7 @@ func TestNotebooksExecute(t *testing.T) {
 			}
 			nb := readNotebook(t, filepath.Join(out, name))
 			images := 0
+			var text strings.Builder
 			for i, c := range nb.Cells {
 				if c.CellType != "code" {
 					continue
@@ -181,6 +274,7 @@ func TestNotebooksExecute(t *testing.T) {
 					case o.OutputType == "stream" && o.Name == "stderr":
 						t.Logf("cell %d stderr: %v", i+1, o.Text)
 					}
+					text.WriteString(outputText(o) + "\n")
 					if _, ok := o.Data["image/png"]; ok {
 						images++
 						if _, ok := o.Data["image/svg+xml"]; !ok {
@@ -191,6 +285,11 @@ func TestNotebooksExecute(t *testing.T) {
 			}
 			if images == 0 {
 				t.Errorf("%s produced no plots", name)
+			}
+			for _, want := range claims[name] {
+				if !strings.Contains(text.String(), want) {
+					t.Errorf("%s: the prose claims %q but no output shows it", name, want)
+				}
 			}
 			t.Logf("%s: %d cells, %d images (GOMAXPROCS %d)", name, len(nb.Cells), images, runtime.GOMAXPROCS(0))
 		})
