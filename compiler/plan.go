@@ -180,7 +180,7 @@ const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowly where coarse columns 
 
 // autoFactorWhy is why auto gives a factor model the parameter-expanded
 // Gibbs sampler (sampling.md §9.1).
-const autoFactorWhy = "auto's choice for a factor model: in Kalaitzis & Silva's setups (n = 1000; p, k = 10, 3 and 20, 5; 2 and 5 levels; 10,000 iterations, 5 seeds; docs/paper-reproduction.md) interweave's joint exact-HMC step mixed 2× to 3× better per iteration but cost about 30× more, and px gave about 10× its bulk ESS per second of C's worst-mixing entry"
+const autoFactorWhy = "auto's choice for a factor model: in Kalaitzis & Silva's setups (n = 1000; p, k = 10, 3 and 20, 5; 2 and 5 levels; 10,000 iterations, 4 or 5 seeds each; docs/paper-reproduction.md) interweave's joint exact-HMC step mixed C's worst-mixing entry 1.3× to 2.7× better per iteration but cost 30× to 105× more, and px gave 11× to 77× its bulk ESS per second of that entry"
 
 func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missing []int) error {
 	pl.kind = "full correlation"
@@ -313,7 +313,7 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 				hmc[j] = l <= MaxHMCLevels
 			}
 			pl.Candidates = []Candidate{{Method: "px"}, {Method: "interweave", ColumnHMC: hmc,
-				Measured: "about 0.1× px's bulk ESS/s"}}
+				Measured: "0.01× to 0.09× px's bulk ESS/s"}}
 		}
 	default: // hmc, interweave
 		pl.Method = inference.Interweave
