@@ -180,7 +180,7 @@ const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowly where coarse columns 
 
 // autoFactorWhy is why auto gives a factor model the parameter-expanded
 // Gibbs sampler (sampling.md §9.1).
-const autoFactorWhy = "auto's choice for a factor model: in Kalaitzis & Silva's setups (n = 1000; p, k = 10, 3 and 20, 5; 2 and 5 levels; 10,000 iterations, 4 or 5 seeds each; docs/paper-reproduction.md) interweave's joint exact-HMC step mixed C's worst-mixing entry 1.3× to 2.7× better per iteration but cost 30× to 105× more, and px gave 11× to 77× its bulk ESS per second of that entry"
+const autoFactorWhy = "auto's choice for a factor model: in Kalaitzis & Silva's setups (n = 1000; p, k = 10, 3 and 20, 5; 2 and 5 levels; 10,000 iterations, 5 seeds each; docs/paper-reproduction.md) interweave's joint exact-HMC step mixed C's worst-mixing entry 1.1× to 2.7× better per iteration but cost 30× to 100× more, and px gave 11× to 85× its bulk ESS per second of that entry"
 
 func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missing []int) error {
 	pl.kind = "full correlation"
