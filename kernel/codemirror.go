@@ -63,7 +63,11 @@ const kernelJSTemplate = `// CodeMirror 5 mode %[1]q for classic Jupyter Noteboo
 // opens, from "codemirror/mode/NAME/NAME" among its own static files. This
 // file therefore also defines that module, which answers a request still in
 // flight; and on load it applies the mode itself, which repairs the editor
-// when an earlier request failed and left it as plain text.
+// when an earlier request failed and left it as plain text. A request that
+// fails after that (a 404 arriving late) would make Notebook switch the
+// editor back to plain text, since the mode it asked for is by then the
+// current one: Notebook's dispatch is wrapped to ignore exactly that switch
+// while the mode is defined.
 (function () {
   "use strict";
   var modeModule = "codemirror/mode/" + %[4]q + "/" + %[4]q;
@@ -96,6 +100,20 @@ const kernelJSTemplate = `// CodeMirror 5 mode %[1]q for classic Jupyter Noteboo
     defineMode(CodeMirror);
     return {onload: function () {
       var notebook = window.Jupyter && window.Jupyter.notebook;
+      // The notebook object is sealed: wrap its prototype's method.
+      var proto = notebook && Object.getPrototypeOf(notebook);
+      if (proto && proto._dispatch_mode && !proto._dispatch_mode.keepsDefinedMode) {
+        var dispatch = proto._dispatch_mode;
+        var keep = function (spec, newmode) {
+          if (spec === "null" && newmode === "null" && this.codemirror_mode === %[5]q &&
+              CodeMirror.modes.hasOwnProperty(%[5]q)) {
+            return;
+          }
+          return dispatch.apply(this, arguments);
+        };
+        keep.keepsDefinedMode = true;
+        proto._dispatch_mode = keep;
+      }
       if (notebook && notebook.set_codemirror_mode) {
         notebook.set_codemirror_mode(%[5]q);
       }
