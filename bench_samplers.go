@@ -37,21 +37,31 @@ type samplersResult struct {
 	RMSEMean float64 `json:"rmse_posterior_mean,omitempty"`
 	RMSELast float64 `json:"rmse_last_draw,omitempty"`
 	Bounces  float64 `json:"bounces_per_column,omitempty"`
-	Skipped  string  `json:"skipped,omitempty"`
+	// Seed seeds both the simulated data and the chains.
+	Seed uint64 `json:"seed"`
+	// Choice is what auto ran after its Gibbs warm-up iterations: gibbs or
+	// hmc (empty for the other methods).
+	Choice  string `json:"auto_chose,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // benchSamplers runs `copulang bench samplers`: for each setup (p, k,
 // levels) of Kalaitzis & Silva's experiments it simulates n rows from a
 // copula factor model with k factors (inference.Simulate) and runs one chain
-// (or --chains) of each method: gibbs and hmc fit the full-correlation model, px and
-// interweave the factor model with k factors. It reports seconds per 1000
-// iterations, the minimum and median bulk ESS per second over the entries of
-// C, and the RMSE to the true C.
+// (or --chains) of each method: gibbs, hmc and auto (the language's auto for
+// a full correlation matrix: Gibbs that may move the columns to exact HMC
+// after its first warm-up iterations, inference.Spec.Adapt) fit the
+// full-correlation model, px and interweave the factor model with k
+// factors. It reports seconds per 1000 iterations, the minimum and median
+// bulk ESS per second over the entries of C, the RMSE to the true C, and
+// what auto chose. --seeds repeats every run with the next seeds (data and
+// chains), so that a minimum ESS is not one run's luck.
 func benchSamplers(args []string, stdout io.Writer) error {
 	var names []string
 	for _, m := range inference.Methods() {
 		names = append(names, m.String())
 	}
+	names = append(names, "auto")
 	fs := newBenchFlags("samplers", stdout)
 	iter := fs.Int("iter", 1000, "post-warm-up iterations per run")
 	warmup := fs.Int("warmup", -1, "warm-up iterations per run (default iter/5)")
@@ -59,6 +69,7 @@ func benchSamplers(args []string, stdout io.Writer) error {
 	n := fs.Int("n", 1000, "number of rows")
 	setups := fs.String("setups", "20:5:5,10:3:2,10:3:5", "comma-separated p:k:levels")
 	chains := fs.Int("chains", 1, "chains per run, run in parallel")
+	seeds := fs.Int("seeds", 1, "runs per setup and method, with seeds --seed, --seed+1, ...")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -68,36 +79,41 @@ func benchSamplers(args []string, stdout io.Writer) error {
 	if *chains < 1 {
 		return fmt.Errorf("--chains %d: want at least 1", *chains)
 	}
+	if *seeds < 1 {
+		return fmt.Errorf("--seeds %d: want at least 1", *seeds)
+	}
 	if *warmup < 0 {
 		*warmup = *iter / 5
 	}
-	var ms []inference.Method
+	var ms []string
 	for _, name := range strings.Split(*methods, ",") {
-		m, ok := inference.ParseMethod(strings.TrimSpace(name))
-		if !ok {
+		name = strings.TrimSpace(name)
+		if !slices.Contains(names, name) {
 			return fmt.Errorf("--methods: unknown method %q (want %s)", name, orList(names))
 		}
-		ms = append(ms, m)
+		ms = append(ms, name)
 	}
 	sets, err := parseSetups("--setups", *setups)
 	if err != nil {
 		return err
 	}
 	table, err := newBenchTable(stdout, fs, benchColumn{"method", 10}, benchColumn{"n", 7}, benchColumn{"p", 4}, benchColumn{"k", 3},
-		benchColumn{"levels", 6}, benchColumn{"iter", 6}, benchColumn{"s/1000 iter", 0}, benchColumn{"min ESS/s", 0},
+		benchColumn{"levels", 6}, benchColumn{"iter", 6}, benchColumn{"seed", 4}, benchColumn{"s/1000 iter", 0}, benchColumn{"min ESS/s", 0},
 		benchColumn{"median ESS/s", 0}, benchColumn{"RMSE mean", 0}, benchColumn{"RMSE last", 0}, benchColumn{"bounces/col", 0},
 		benchColumn{"note", 0})
 	if err != nil {
 		return err
 	}
 	for _, set := range sets {
-		sim, err := inference.Simulate(inference.SimSpec{P: set.P, K: set.K, N: *n, Levels: set.Levels, Seed: fs.seed})
-		if err != nil {
-			return err
-		}
-		for _, m := range ms {
-			if err := table.write(samplersRun(sim, set, m, *n, *warmup, *iter, *chains, fs.seed)); err != nil {
+		for seed := fs.seed; seed < fs.seed+uint64(*seeds); seed++ {
+			sim, err := inference.Simulate(inference.SimSpec{P: set.P, K: set.K, N: *n, Levels: set.Levels, Seed: seed})
+			if err != nil {
 				return err
+			}
+			for _, m := range ms {
+				if err := table.write(samplersRun(sim, set, m, *n, *warmup, *iter, *chains, seed)); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -106,18 +122,27 @@ func benchSamplers(args []string, stdout io.Writer) error {
 
 // cells implements benchRow.
 func (r samplersResult) cells() []string {
-	head := []string{r.Method, strconv.Itoa(r.N), strconv.Itoa(r.P), strconv.Itoa(r.K), strconv.Itoa(r.Levels), strconv.Itoa(r.Iter)}
+	head := []string{r.Method, strconv.Itoa(r.N), strconv.Itoa(r.P), strconv.Itoa(r.K), strconv.Itoa(r.Levels), strconv.Itoa(r.Iter), strconv.FormatUint(r.Seed, 10)}
 	if r.Skipped != "" {
 		return append(head, "-", "-", "-", "-", "-", "-", "skipped: "+r.Skipped)
 	}
+	note := ""
+	if r.Choice != "" {
+		note = "auto chose " + r.Choice
+	}
 	return append(head, fmt.Sprintf("%.3f", r.SecondsPer1000), fmt.Sprintf("%.2f", r.MinESSPerSec), fmt.Sprintf("%.2f", r.MedianESSPerSec),
-		fmt.Sprintf("%.4f", r.RMSEMean), fmt.Sprintf("%.4f", r.RMSELast), fmt.Sprintf("%.0f", r.Bounces), "")
+		fmt.Sprintf("%.4f", r.RMSEMean), fmt.Sprintf("%.4f", r.RMSELast), fmt.Sprintf("%.0f", r.Bounces), note)
 }
 
-// samplersRun runs one chain of method m on sim and measures it.
-func samplersRun(sim *inference.Simulated, set samplersSetup, m inference.Method, n, warmup, iter, chains int, seed uint64) samplersResult {
-	r := samplersResult{Method: m.String(), N: n, P: set.P, K: set.K, Levels: set.Levels, Warmup: warmup, Iter: iter, Chains: chains}
+// samplersRun runs the chains of method name (a method, or auto) on sim and
+// measures them.
+func samplersRun(sim *inference.Simulated, set samplersSetup, name string, n, warmup, iter, chains int, seed uint64) samplersResult {
+	r := samplersResult{Method: name, N: n, P: set.P, K: set.K, Levels: set.Levels, Warmup: warmup, Iter: iter, Chains: chains, Seed: seed}
+	m, _ := inference.ParseMethod(name)
 	spec := inference.Spec{Columns: sim.Columns, Names: sim.Names, Method: m, Warmup: warmup, Iter: iter, Chains: chains, Seed: seed}
+	if name == "auto" {
+		spec.Method, spec.Adapt = inference.HMC, true
+	}
 	if m == inference.PX || m == inference.Interweave {
 		if set.K < 1 {
 			r.Skipped = "factor methods need k >= 1"
@@ -129,6 +154,12 @@ func samplersRun(sim *inference.Simulated, set samplersSetup, m inference.Method
 	if err != nil {
 		r.Skipped = err.Error()
 		return r
+	}
+	if sc := res.Schedule; sc != nil {
+		r.Choice = "gibbs"
+		if slices.Contains(sc.HMC, true) {
+			r.Choice = "hmc"
+		}
 	}
 	secs := res.Elapsed.Seconds()
 	r.SecondsPer1000 = secs / float64(warmup+iter) * 1000

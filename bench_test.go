@@ -21,9 +21,10 @@ func TestBenchDispatch(t *testing.T) {
 		{[]string{"hough", "--burn-in", "-1"}, "--burn-in: -1 is negative"},
 		{[]string{"hough", "--n", "0"}, `--n: "0" is not a positive integer`},
 		{[]string{"hough", "--method", "fast"}, `unknown method "fast"`},
-		{[]string{"samplers", "--methods", "gibbs,fast"}, `--methods: unknown method "fast" (want gibbs, hmc, px or interweave)`},
+		{[]string{"samplers", "--methods", "gibbs,fast"}, `--methods: unknown method "fast" (want gibbs, hmc, px, interweave or auto)`},
 		{[]string{"samplers", "--setups", "4:1"}, `--setups: "4:1" is not p:k:levels`},
 		{[]string{"samplers", "--iter", "0"}, "--iter 0: want at least 1"},
+		{[]string{"samplers", "--seeds", "0"}, "--seeds 0: want at least 1"},
 		{[]string{"paper", "--arms", "px,gibbs"}, `--arms: unknown arm "gibbs" (want interweave, px or bfa)`},
 		{[]string{"paper", "--setups", "6:0:3"}, "--setups: 6:0:3: the factor model needs 1 <= k < p"},
 		{[]string{"paper", "--iter", "10", "--burn", "8"}, "--iter 10: want more than --burn + 3 = 11"},
@@ -50,7 +51,9 @@ func TestBenchOutput(t *testing.T) {
 		{[]string{"hough", "--n", "60", "--levels", "3,n", "--method", "kinetic,hough", "--min-time", "1ms", "--min-transitions", "1"},
 			[]string{"kinetic", "kinetic", "hough", "hough"}, []bool{false, false, false, false}},
 		{[]string{"samplers", "--n", "60", "--iter", "20", "--setups", "4:0:3"},
-			[]string{"gibbs", "hmc", "px", "interweave"}, []bool{false, false, true, true}},
+			[]string{"gibbs", "hmc", "px", "interweave", "auto"}, []bool{false, false, true, true, false}},
+		{[]string{"samplers", "--n", "60", "--iter", "20", "--setups", "4:0:3", "--methods", "auto", "--seeds", "2"},
+			[]string{"auto", "auto"}, []bool{false, false}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.args[0], func(t *testing.T) {

@@ -61,6 +61,11 @@ type InferencePlan struct {
 	ColumnHMC []bool
 	// TravelTime is the exact-HMC travel time T.
 	TravelTime float64
+	// Adapt is set when auto lets the fit choose per column between Gibbs
+	// and exact HMC during warm-up (inference.Spec.Adapt): Method is then
+	// HMC and ColumnHMC marks the columns that may take it, but every column
+	// starts on Gibbs.
+	Adapt bool
 	// Asked is the method as written in the fit ("auto" if none).
 	Asked string
 	Steps []Step
@@ -167,12 +172,16 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	return pl, nil
 }
 
-// autoFullWhy is why auto gives a full-correlation model Hoff's Gibbs
-// sampler: measured on the entries of C (sampling.md §9.1), it gave the
-// most bulk ESS per second of the worst-mixing entry on most data sets,
-// where exact HMC's better mixing per iteration did not pay for its cost
-// per iteration, but not where coarse columns are strongly correlated.
-const autoFullWhy = "auto's choice for a full correlation matrix: on the shipped GSS and on simulated data with 2 and 6 levels (sampling.md §9.1) Hoff's Gibbs sampler gave 13× to 29× the bulk ESS per second of C's worst-mixing entry that exact HMC gave, as exact HMC costs 10× to 20× more per iteration; where coarse columns are strongly correlated (|C| up to 0.8 at 1000×20, 5 levels) Gibbs mixed so slowly that hmc gave 3.3× its bulk ESS per CPU-second, and the fit's R-hat and ESS warnings show it"
+// autoFullWhy is why auto starts a full-correlation model on Hoff's Gibbs
+// sampler and may move columns to exact HMC after after warm-up iterations
+// (sampling.md §9.2); after 0 means the warm-up is too short to adapt in.
+func autoFullWhy(after int) string {
+	const why = "auto's choice for a full correlation matrix: Hoff's Gibbs sampler costs 10× to 40× less per iteration than exact HMC and gave the most bulk ESS per second of C's worst entry on the shipped GSS, but it mixes that entry slowly where many columns are strongly correlated (autocorrelation time 3 at R² 0.69 with 5 such columns, 130 to 260 at R² 0.77 with 20; sampling.md §9.2), where exact HMC mixes far better per iteration"
+	if after == 0 {
+		return why + "; the warm-up is too short (under 20 iterations) to measure the columns' R² and adapt, so every column keeps Gibbs"
+	}
+	return why + fmt.Sprintf("; so after %d warm-up iterations the fit predicts both from the columns' R² and moves the columns of 3 to 10 levels to exact HMC if that is predicted to give at least 1.5× Gibbs's bulk ESS per second, and says which it chose", after)
+}
 
 // gibbsPoorMixing is the advice after a Gibbs fit of a full correlation
 // matrix with coarse columns whose diagnostics warn; %s is the model.
@@ -206,13 +215,23 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 			}
 		}
 	case "auto":
-		// Hoff's Gibbs sampler for every column: see autoFullWhy.
+		// Hoff's Gibbs sampler for every column, and, when the warm-up is
+		// long enough to adapt in, exact HMC for the columns the mixing
+		// model picks after the first warm-up iterations: see autoFullWhy.
 		hmc := make([]bool, len(levels))
+		some := false
 		for j, l := range levels {
-			hmc[j] = l >= 2 && l <= MaxHMCLevels
+			// Binary columns stay on Gibbs: exact HMC mixed them no better
+			// per iteration (sampling.md §9.2).
+			hmc[j] = l >= 3 && l <= MaxHMCLevels && expectedBounces(pl.n-missing[j], l, pl.TravelTime) <= hmcCapMargin*hmcBounceCap(pl.n)
+			some = some || hmc[j]
+		}
+		if some && pl.fit != nil && inference.AdaptAfter(pl.fit.Warmup) > 0 {
+			pl.Adapt = true
+			pl.ColumnHMC = hmc
 		}
 		pl.Candidates = []Candidate{{Method: "gibbs"}, {Method: "hmc", ColumnHMC: hmc,
-			Measured: "0.03× to 0.08× gibbs's bulk ESS/s on most data measured, 3.3× where coarse columns are strongly correlated (HMC on the columns of at most 10 levels)"}}
+			Measured: "per iteration it mixes C's worst entry far better than gibbs where columns are strongly correlated (sampling.md §9.2)"}}
 	default:
 		return fmt.Errorf("model %s: unknown method %q", pl.Model, pl.Asked)
 	}
@@ -244,6 +263,9 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		})
 	} else {
 		pl.Method = inference.Gibbs
+		if pl.Adapt {
+			pl.Method = inference.HMC
+		}
 		for _, l := range levels {
 			if l >= 2 && l <= MaxHMCLevels {
 				pl.IfPoorMixing = fmt.Sprintf(gibbsPoorMixing, pl.Model)
@@ -259,10 +281,14 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		case pl.Asked != "gibbs" && len(constNames) == len(gibbsNames):
 			why = "no order constraint to bounce off: the column is drawn from its conditional normal"
 		case pl.Asked == "auto":
-			why = autoFullWhy
+			why = autoFullWhy(inference.AdaptAfter(pl.fit.Warmup))
+		}
+		name := "latent columns by Hoff's Gibbs update"
+		if pl.Adapt {
+			name = fmt.Sprintf("latent columns by Hoff's Gibbs update, then (after %d warm-up iterations) by exact HMC on the columns of 3 to 10 levels if predicted faster", inference.AdaptAfter(pl.fit.Warmup))
 		}
 		pl.Steps = append(pl.Steps, Step{
-			Name:    "latent columns by Hoff's Gibbs update",
+			Name:    name,
 			Updates: "z of " + strings.Join(gibbsNames, ", ") + missingNote(pl.columns, hmcCols, missing, false),
 			Why:     why,
 			Cost:    "O(n·p) per column per iteration: conditional means, then one truncated-normal draw per cell, level by level",
@@ -475,6 +501,9 @@ func missingNote(cols []string, hmc []bool, missing []int, want bool) string {
 // methodText names the sampler that runs: "hmc for 5 columns, gibbs for 2"
 // when exact HMC leaves some columns to Gibbs, else the method's name.
 func (pl *InferencePlan) methodText() string {
+	if pl.Adapt {
+		return "gibbs, switching to hmc where predicted faster"
+	}
 	if pl.Method == inference.HMC && pl.ColumnHMC != nil {
 		k := 0
 		for _, h := range pl.ColumnHMC {
@@ -524,6 +553,10 @@ func (pl *InferencePlan) Duration() time.Duration {
 // Cost describes the planned fit to inference's cost model.
 func (pl *InferencePlan) Cost() inference.Cost {
 	c := inference.Cost{Method: pl.Method, N: pl.n, P: len(pl.columns), ColumnHMC: pl.ColumnHMC, TravelTime: pl.TravelTime, Levels: pl.levels}
+	if pl.Adapt {
+		// Every column starts on Gibbs, and most data keep it there.
+		c.Method, c.ColumnHMC = inference.Gibbs, nil
+	}
 	for _, m := range pl.missing {
 		c.Observed = append(c.Observed, pl.n-m)
 	}
@@ -566,14 +599,23 @@ func (pl *InferencePlan) Explain() string {
 			label, f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter, f.Thin, f.Seed)
 	}
 	if len(pl.Candidates) > 0 {
-		b.WriteString("auto weighed (predicted time per chain on one core; measured mixing, sampling.md §9.1):\n")
+		if pl.Adapt {
+			fmt.Fprintf(&b, "auto decides after %d warm-up iterations between (predicted time per chain on one core; sampling.md §9.2):\n", inference.AdaptAfter(pl.fit.Warmup))
+		} else {
+			b.WriteString("auto weighed (predicted time per chain on one core; measured mixing, sampling.md §9.1):\n")
+		}
 		for i, c := range pl.Candidates {
 			cost := pl.Cost()
 			cost.Method, _ = inference.ParseMethod(c.Method)
 			cost.ColumnHMC = c.ColumnHMC
 			per1000 := inference.IterationCost(cost) * 1000
 			measured := "chosen"
-			if i > 0 {
+			switch {
+			case pl.Adapt && i == 0:
+				measured = "every column starts here"
+			case pl.Adapt:
+				measured = "on the columns of 3 to 10 levels, taken if predicted to give 1.5× gibbs's bulk ESS/s, from the columns' R² at that point"
+			case i > 0:
 				measured = c.Measured
 			}
 			fmt.Fprintf(&b, "  %-10s %s per 1000 iterations; %s\n", c.Method, aboutDuration(per1000), measured)

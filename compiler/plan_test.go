@@ -46,26 +46,30 @@ func TestPlan(t *testing.T) {
 		columnHMC []bool
 		steps     int
 		note      string // a substring of some note, "" for no notes
+		adapt     bool
 	}{
-		// auto: Hoff's Gibbs sampler for a full correlation matrix, px for a
-		// factor model (sampling.md §9.1).
-		{"auto full", fullGSS, inference.Gibbs, nil, 2, ""},
-		{"auto full by default", fullGSS + "fit m", inference.Gibbs, nil, 2, ""},
-		{"gibbs full", fullGSS + "fit m with gibbs", inference.Gibbs, nil, 2, ""},
-		{"hmc full", fullGSS + "fit m with hmc(T = 1)", inference.HMC, []bool{true, true, true, true, true, true, true}, 2, "column INC has 26 distinct values"},
-		{"auto coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }", inference.Gibbs, nil, 2, ""},
-		{"hmc coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\nfit m with hmc", inference.HMC, []bool{true, true}, 2, ""},
-		{"auto fine only", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }", inference.Gibbs, nil, 2, ""},
-		{"auto factor", factorSim, inference.PX, nil, 3, ""},
-		{"interweave factor", factorSim + "fit m with interweave(T = 2)", inference.Interweave, nil, 3, ""},
-		{"hmc factor", factorSim + "fit m with hmc", inference.Interweave, nil, 3, "hmc on a factor model is interweave"},
-		{"px factor", factorSim + "fit m with px", inference.PX, nil, 3, ""},
-		{"gibbs factor", factorSim + "fit m with gibbs", inference.PX, nil, 3, "gibbs on a factor model is its parameter-expanded"},
+		// auto: for a full correlation matrix, Gibbs that may switch the
+		// columns of 3 to 10 levels to exact HMC during warm-up (sampling.md
+		// §9.2), if the warm-up is long enough; px for a factor model (§9.1).
+		{"auto full", fullGSS, inference.HMC, []bool{false, true, true, true, true, true, false}, 2, "", true},
+		{"auto full by default", fullGSS + "fit m", inference.HMC, []bool{false, true, true, true, true, true, false}, 2, "", true},
+		{"auto full short warm-up", fullGSS + "fit m, warmup = 19", inference.Gibbs, nil, 2, "", false},
+		{"auto full no warm-up", fullGSS + "fit m, warmup = 0", inference.Gibbs, nil, 2, "", false},
+		{"gibbs full", fullGSS + "fit m with gibbs", inference.Gibbs, nil, 2, "", false},
+		{"hmc full", fullGSS + "fit m with hmc(T = 1)", inference.HMC, []bool{true, true, true, true, true, true, true}, 2, "column INC has 26 distinct values", false},
+		{"auto coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }", inference.HMC, []bool{true, true}, 2, "", true},
+		{"hmc coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\nfit m with hmc", inference.HMC, []bool{true, true}, 2, "", false},
+		{"auto fine only", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }", inference.Gibbs, nil, 2, "", false},
+		{"auto factor", factorSim, inference.PX, nil, 3, "", false},
+		{"interweave factor", factorSim + "fit m with interweave(T = 2)", inference.Interweave, nil, 3, "", false},
+		{"hmc factor", factorSim + "fit m with hmc", inference.Interweave, nil, 3, "hmc on a factor model is interweave", false},
+		{"px factor", factorSim + "fit m with px", inference.PX, nil, 3, "", false},
+		{"gibbs factor", factorSim + "fit m with gibbs", inference.PX, nil, 3, "gibbs on a factor model is its parameter-expanded", false},
 		// gss: INC (26 levels) and AGE (71) get PX's column step under interweave.
-		{"hmc factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with hmc", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "INC, AGE have more than 10 distinct values"},
-		{"interweave factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with interweave", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "they get PX's column step instead"},
-		{"interweave factor only fine columns", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\nfit m with interweave", inference.PX, nil, 3, "the fit runs px instead of interweave"},
-		{"px gdp", "model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2, loadings = GDP) }\nfit m with px", inference.PX, nil, 4, ""},
+		{"hmc factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with hmc", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "INC, AGE have more than 10 distinct values", false},
+		{"interweave factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with interweave", inference.Interweave, []bool{false, true, true, true, true, true, false}, 4, "they get PX's column step instead", false},
+		{"interweave factor only fine columns", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\nfit m with interweave", inference.PX, nil, 3, "the fit runs px instead of interweave", false},
+		{"px gdp", "model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2, loadings = GDP) }\nfit m with px", inference.PX, nil, 4, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +82,9 @@ func TestPlan(t *testing.T) {
 			}
 			if !reflect.DeepEqual(pl.ColumnHMC, tt.columnHMC) {
 				t.Errorf("ColumnHMC %v, want %v", pl.ColumnHMC, tt.columnHMC)
+			}
+			if pl.Adapt != tt.adapt {
+				t.Errorf("Adapt %v, want %v", pl.Adapt, tt.adapt)
 			}
 			if len(pl.Steps) != tt.steps {
 				t.Errorf("%d steps, want %d:\n%s", len(pl.Steps), tt.steps, pl.Explain())

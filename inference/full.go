@@ -33,6 +33,10 @@ type fullSampler struct {
 	perm                 []int
 	iw                   *iwWork
 	hmc                  []*hough.Sampler // per column; nil means Gibbs
+	// gibbsOnly, when set, sends column j to Hoff's Gibbs update even if it
+	// has an exact-HMC sampler: an adaptive run (Spec.Adapt) starts with
+	// every column there and switches some to HMC (setSchedule).
+	gibbsOnly []bool
 
 	df, scale float64 // IW prior (proposal prior for LKJ): V ~ IW(df, scale·I)
 	lkj       bool
@@ -110,6 +114,12 @@ func newFullSampler(d *data, spec *Spec, rng *rand.Rand) (*fullSampler, error) {
 			if spec.ColumnHMC == nil || spec.ColumnHMC[j] {
 				s.hmc[j] = hough.NewSampler(d.levels[j], hough.Options{TravelTime: spec.TravelTime})
 			}
+		}
+	}
+	if spec.Adapt {
+		s.gibbsOnly = make([]bool, p)
+		for j := range s.gibbsOnly {
+			s.gibbsOnly[j] = true
 		}
 	}
 	for j := 0; j < p; j++ {
@@ -295,7 +305,7 @@ func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
 		if s.freezeMissing {
 			frozen = keepMissing(lv, zj)
 		}
-		if s.hmc != nil && s.hmc[j] != nil {
+		if s.hmc != nil && s.hmc[j] != nil && (s.gibbsOnly == nil || !s.gibbsOnly[j]) {
 			hs, err := s.hmc[j].Transition(rng, zj, mu, sigma*s.sigmaScale)
 			st.Bounces += int64(hs.Bounces)
 			st.Events += int64(hs.Events)
@@ -398,7 +408,12 @@ func (s *fullSampler) stepV(rng *rand.Rand, st *StepStats) error {
 	return nil
 }
 
-func (s *fullSampler) corr(dst []float64)          { copy(dst, s.c) }
+func (s *fullSampler) corr(dst []float64) { copy(dst, s.c) }
+
+// r2 is the share of latent column j's variance that the other columns
+// explain under the current V: 1 − 1/(V_jj·Ω_jj).
+func (s *fullSampler) r2(j int) float64 { return 1 - 1/(s.v[j*s.p+j]*s.omega[j*s.p+j]) }
+
 func (s *fullSampler) loadings(dst []float64) bool { return false }
 func (s *fullSampler) latent() [][]float64         { return s.z }
 func (s *fullSampler) latentSD(j int) float64      { return math.Sqrt(s.v[j*s.p+j]) }

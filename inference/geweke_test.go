@@ -87,7 +87,7 @@ func levelData(z []float64, sizes, missing []int, order []int) []float64 {
 // iterations and returns the test functions' draws (one slice per function).
 // Each iteration draws Z's rows from N(0, V), sets y = s(Z), runs one Z sweep
 // given y and V with the sampler under test, then the V step.
-func gewekeSuccessive(t *testing.T, method Method, sigmaScale float64, shiftBug bool, iters int, seed uint64) [][]float64 {
+func gewekeSuccessive(t *testing.T, method Method, gibbsOnly []bool, sigmaScale float64, shiftBug bool, iters int, seed uint64) [][]float64 {
 	t.Helper()
 	const p = 3
 	rng := rand.New(rand.NewPCG(seed, 77))
@@ -103,6 +103,7 @@ func gewekeSuccessive(t *testing.T, method Method, sigmaScale float64, shiftBug 
 	s := chain.s
 	s.sigmaScale = sigmaScale
 	s.shiftBug = shiftBug
+	s.gibbsOnly = gibbsOnly
 	out := make([][]float64, len(gewekeNames))
 	for k := range out {
 		out[k] = make([]float64, iters)
@@ -271,30 +272,37 @@ func meanVar(x []float64) (mean, variance float64) {
 // scale the conditional σ given to the column update by 1.2 and must fail
 // the same criterion (sampling.md reports z up to 86 at 2×10⁵ iterations),
 // as must drawing the translation move's δ with sd σ instead of σ/√n.
+// The mixed schedule an adaptive run (Spec.Adapt) may switch to, exact HMC
+// on column 2 and Gibbs on columns 1 and 3 (fullSampler.gibbsOnly), is
+// tested the same way, with its own planted bug.
 func TestGeweke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Geweke joint-distribution test: long statistical test, skipped under -short")
 	}
 	t.Parallel()
+	mixed := []bool{true, false, true} // gibbsOnly: HMC on column 2 only
 	cases := []struct {
 		name       string
 		method     Method
+		gibbsOnly  []bool
 		sigmaScale float64
 		shiftBug   bool
 		iters      int
 		wantPass   bool
 	}{
-		{"gibbs", Gibbs, 1, false, 200_000, true},
-		{"hmc", HMC, 1, false, 200_000, true},
-		{"gibbs sigma x1.2 bug", Gibbs, 1.2, false, 30_000, false},
-		{"hmc sigma x1.2 bug", HMC, 1.2, false, 30_000, false},
-		{"gibbs shift sd bug", Gibbs, 1, true, 30_000, false},
+		{"gibbs", Gibbs, nil, 1, false, 200_000, true},
+		{"hmc", HMC, nil, 1, false, 200_000, true},
+		{"hmc on column 2, gibbs on 1 and 3", HMC, mixed, 1, false, 200_000, true},
+		{"gibbs sigma x1.2 bug", Gibbs, nil, 1.2, false, 30_000, false},
+		{"hmc sigma x1.2 bug", HMC, nil, 1.2, false, 30_000, false},
+		{"mixed schedule sigma x1.2 bug", HMC, mixed, 1.2, false, 30_000, false},
+		{"gibbs shift sd bug", Gibbs, nil, 1, true, 30_000, false},
 	}
 	marg := gewekeMarginal(200_000, 11)
 	for k, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			succ := gewekeSuccessive(t, tc.method, tc.sigmaScale, tc.shiftBug, tc.iters, uint64(100+k))
+			succ := gewekeSuccessive(t, tc.method, tc.gibbsOnly, tc.sigmaScale, tc.shiftBug, tc.iters, uint64(100+k))
 			z := gewekeZ(succ, marg)
 			worst := 0.0
 			for _, v := range z {

@@ -61,6 +61,10 @@ type Result struct {
 	HeldOut     []HeldOutCell
 	HeldOutProb []float64
 
+	// Schedule is the per-column choice of an adaptive run (Spec.Adapt);
+	// nil if the run did not adapt.
+	Schedule *Schedule
+
 	// Stats are the sampler statistics accumulated by each chain.
 	Stats []StepStats
 	// Iterations is the number of iterations each chain completed, warm-up

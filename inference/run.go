@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,17 +55,33 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 			return nil, err
 		}
 	}
-	gate := &progressGate{fn: progress, start: start, total: sp.Warmup + sp.Iter, allTotal: sp.Chains * (sp.Warmup + sp.Iter)}
+	total := sp.Warmup + sp.Iter
+	gate := &progressGate{fn: progress, start: start, total: total, allTotal: sp.Chains * total}
 	errs := make([]error, sp.Chains)
-	var wg sync.WaitGroup
-	for c := range samplers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[c] = res.runChain(ctx, c, samplers[c], rngs[c], &sp, gate)
-		}()
+	// The chains run in phases separated by barriers: one, or two when the
+	// schedule adapts (the second phase starts with the schedule chosen from
+	// every chain's state at the end of the first).
+	bounds := []int{0, total}
+	if a := adaptAfter(&sp); a > 0 {
+		bounds = []int{0, a, total}
 	}
-	wg.Wait()
+	for ph := 0; ph+1 < len(bounds); ph++ {
+		var wg sync.WaitGroup
+		for c := range samplers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[c] = res.runChain(ctx, c, samplers[c], rngs[c], &sp, gate, bounds[ph], bounds[ph+1])
+			}()
+		}
+		wg.Wait()
+		if errors.Join(errs...) != nil || slices.Contains(res.interrupted, true) {
+			break
+		}
+		if ph == 0 && len(bounds) == 3 {
+			res.Schedule = adaptSchedule(d, &sp, samplers, bounds[1])
+		}
+	}
 	res.finish()
 	res.Elapsed = time.Since(start)
 	gate.final(res)
@@ -174,6 +191,11 @@ func checkSpec(spec Spec) (Spec, error) {
 			return spec, fmt.Errorf("inference: ColumnHMC has %d entries for %d columns", len(spec.ColumnHMC), p)
 		}
 	}
+	if spec.Adapt {
+		if _, ok := spec.Model.(FullCorrelation); !ok || spec.Method != HMC {
+			return spec, fmt.Errorf("inference: Adapt chooses between Gibbs and exact HMC per column; it needs method hmc on the full-correlation model, not %v on %T", spec.Method, spec.Model)
+		}
+	}
 	if spec.BFADefect {
 		if _, ok := spec.Model.(FactorModel); !ok || spec.Method != PX {
 			return spec, fmt.Errorf("inference: BFADefect plants bfa's defect in PX's scale move; it needs method px on a factor model, not %v on %T", spec.Method, spec.Model)
@@ -268,12 +290,11 @@ func (g *progressGate) final(r *Result) {
 		AllDone: int(g.allDone.Load()), AllTotal: g.allTotal})
 }
 
-// runChain runs chain c to the end or until ctx is cancelled or the sampler
-// fails, storing its draws into r's per-chain slots (no other goroutine
-// touches them).
-func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand.Rand, sp *Spec, gate *progressGate) error {
+// runChain runs iterations from (0-based, warm-up included) up to to of
+// chain c, or until ctx is cancelled or the sampler fails, storing its draws
+// into r's per-chain slots (no other goroutine touches them).
+func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand.Rand, sp *Spec, gate *progressGate, from, to int) error {
 	p, k := r.P, r.K
-	total := sp.Warmup + sp.Iter
 	keep := sp.Iter / sp.Thin
 	cslab := drawSlab{size: p * p, left: keep}
 	lslab := drawSlab{size: p * k, left: keep}
@@ -286,12 +307,11 @@ func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand
 	if len(r.HeldOut) > 0 {
 		held = newHeldOutScorer(r.levels, r.HeldOut)
 	}
-	var st StepStats
+	st := &r.Stats[c]
 	done := ctx.Done()
-	it := 0
 	var err error
 loop:
-	for ; it < total; it++ {
+	for it := from; it < to; it++ {
 		select {
 		case <-done:
 			r.interrupted[c] = true
@@ -299,7 +319,7 @@ loop:
 		default:
 		}
 		warm := it < sp.Warmup
-		if err = cs.iterate(rng, warm, &st); err != nil {
+		if err = cs.iterate(rng, warm, st); err != nil {
 			err = fmt.Errorf("chain %d, iteration %d: %w", c+1, it+1, err)
 			break
 		}
@@ -338,7 +358,6 @@ loop:
 		r.Iterations[c] = it + 1
 		gate.tick(c, it+1, warm)
 	}
-	r.Stats[c] = st
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -17,6 +18,10 @@ import (
 // 5. The rank of the true C_jk among its 99 draws is uniform on 0..99 for a
 // correct sampler; binned into 20 bins of 5, the χ² statistic with 19
 // degrees of freedom must stay below 43.82 (α = 0.001) for each entry.
+// The adaptive case (Spec.Adapt) checks the run in two phases with the
+// choice between them; at n = 10 and p = 3 its rule keeps Gibbs in most
+// replications (the log says how many switched), so the mixed schedule it
+// may switch to is checked by TestGeweke.
 func TestSBC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation-based calibration: long statistical test, skipped under -short")
@@ -24,10 +29,17 @@ func TestSBC(t *testing.T) {
 	t.Parallel()
 	const reps, p, n, bins = 500, 3, 10, 20
 	sizes := [][]int{{4, 6}, {3, 3, 4}, {2, 2, 2, 2, 2}}
-	for _, method := range []Method{Gibbs, HMC} {
-		t.Run(method.String(), func(t *testing.T) {
+	cases := []struct {
+		name   string
+		method Method
+		adapt  bool
+	}{{"gibbs", Gibbs, false}, {"hmc", HMC, false}, {"adaptive", HMC, true}}
+	for k, tc := range cases {
+		method := tc.method
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rng := rand.New(rand.NewPCG(2718, uint64(method)))
+			rng := rand.New(rand.NewPCG(2718, uint64(k)))
+			switched := 0
 			iw := newIWWork(p)
 			psi := []float64{5, 0, 0, 0, 5, 0, 0, 0, 5}
 			v, omega, l := make([]float64, p*p), make([]float64, p*p), make([]float64, p*p)
@@ -59,10 +71,13 @@ func TestSBC(t *testing.T) {
 				for j := range cols {
 					cols[j] = levelsBySize(z[j], sizes[j])
 				}
-				res, err := Run(context.Background(), Spec{Columns: cols, Method: method, Warmup: 200, Iter: 495, Thin: 5, Seed: uint64(rep),
+				res, err := Run(context.Background(), Spec{Columns: cols, Method: method, Adapt: tc.adapt, Warmup: 200, Iter: 495, Thin: 5, Seed: uint64(rep),
 					Model: FullCorrelation{Prior: InverseWishart{DF: 5, Scale: 5}}}, nil)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if res.Schedule != nil && slices.Contains(res.Schedule.HMC, true) {
+					switched++
 				}
 				if len(res.C[0]) != 99 {
 					t.Fatalf("%d draws, want 99", len(res.C[0]))
@@ -78,13 +93,16 @@ func TestSBC(t *testing.T) {
 					counts[e][rank*bins/100]++
 				}
 			}
+			if tc.adapt {
+				t.Logf("adaptive: %d of %d replications moved columns to exact HMC after 50 warm-up iterations", switched, reps)
+			}
 			for e, name := range []string{"C.1.2", "C.1.3", "C.2.3"} {
 				chi2 := 0.0
 				want := float64(reps) / bins
 				for _, c := range counts[e] {
 					chi2 += (float64(c) - want) * (float64(c) - want) / want
 				}
-				t.Logf("%s %s: χ²₁₉ = %.1f (pass < 43.82), bins %v", method, name, chi2, counts[e])
+				t.Logf("%s %s: χ²₁₉ = %.1f (pass < 43.82), bins %v", tc.name, name, chi2, counts[e])
 				if chi2 >= 43.82 {
 					t.Errorf("%s: rank histogram not uniform: χ²₁₉ = %.1f >= 43.82", name, chi2)
 				}

@@ -151,6 +151,16 @@ type Spec struct {
 	// are known: the run scores its prediction of each (see
 	// Result.HeldOutProb and CrossValidate).
 	HeldOut []HeldOutCell
+	// Adapt, with Method HMC on a FullCorrelation model, lets the run choose
+	// per column between Hoff's Gibbs update and exact HMC (what the
+	// language's auto does): every column starts on Gibbs, and after the
+	// first AdaptAfter(Warmup) warm-up iterations the columns that the mixing
+	// model of sampling.md §9.2 predicts to be worth it get exact HMC (among
+	// those ColumnHMC allows) for the rest of the run. The choice uses every
+	// chain's state at that point and is the same for all chains; it is
+	// reported in Result.Schedule. With a warm-up too short to adapt in,
+	// every column keeps Gibbs.
+	Adapt bool
 	// BFADefect plants the defect of the R package bfa 0.4 in PX's scale
 	// move: the loadings are drawn on the rescaled scale, λ_j ~ N(√r_j·m_j,
 	// V_j), but z_j is left unscaled, so the chain does not leave the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -117,6 +118,7 @@ func fitSpec(m *Model, x *compiler.Fit, plan *compiler.InferencePlan) inference.
 		Model:      m.Decl.Model,
 		Method:     plan.Method,
 		ColumnHMC:  plan.ColumnHMC,
+		Adapt:      plan.Adapt,
 		Iter:       x.Iter,
 		Warmup:     x.Warmup,
 		Thin:       x.Thin,
@@ -228,14 +230,81 @@ func fitReport(x *compiler.Fit, ran string, r *inference.Result) (report string,
 // the diagnostics are poor, to stderr, with the plan's advice for poor
 // mixing after them.
 func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r *inference.Result) {
-	report, warnings := fitReport(x, plan.Running(), r)
+	ran := plan.Running()
+	if sc := r.Schedule; sc != nil {
+		ran = scheduleRan(sc) + " (auto)"
+	}
+	report, warnings := fitReport(x, ran, r)
+	if sc := r.Schedule; sc != nil {
+		report += "\n" + scheduleReport(sc, r.Names)
+	}
 	out.Stream("stdout", report+"\n")
 	for _, w := range warnings {
 		out.Stream("stderr", "warning: "+w+"\n")
 	}
-	if len(warnings) > 0 && plan.IfPoorMixing != "" {
+	if len(warnings) > 0 && plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) {
 		out.Stream("stderr", "hint: "+plan.IfPoorMixing+"\n")
 	}
+}
+
+// scheduleRan names what an adaptive run ran after its choice: "gibbs",
+// "hmc" or "hmc for 3 columns, gibbs for 17".
+func scheduleRan(sc *inference.Schedule) string {
+	k := 0
+	for _, h := range sc.HMC {
+		if h {
+			k++
+		}
+	}
+	switch k {
+	case 0:
+		return "gibbs"
+	case len(sc.HMC):
+		return "hmc"
+	}
+	return fmt.Sprintf("hmc for %s, gibbs for %d", plural(k, "column"), len(sc.HMC)-k)
+}
+
+// scheduleReport says what an adaptive run chose after its Gibbs warm-up
+// iterations, and the predictions behind it (sampling.md §9.2).
+func scheduleReport(sc *inference.Schedule, names []string) string {
+	worst := 0
+	for j, r2 := range sc.R2 {
+		if r2 > sc.R2[worst] {
+			worst = j
+		}
+	}
+	var hmc []string
+	for j, h := range sc.HMC {
+		if h {
+			hmc = append(hmc, names[j])
+		}
+	}
+	why := fmt.Sprintf("the largest R² of a column given the others is %.2f (%s), where Gibbs's predicted autocorrelation time of C's worst entry is %s", sc.R2[worst], names[worst], fmtTau(sc.GibbsTau))
+	which := strings.Join(hmc, ", ")
+	switch {
+	case len(hmc) == len(sc.HMC):
+		which = "every column"
+	case len(hmc) > 8:
+		which = fmt.Sprintf("the %d columns of 3 to 10 levels", len(hmc))
+	}
+	switch {
+	case len(hmc) > 0:
+		return fmt.Sprintf("auto switched %s to exact HMC after %d warm-up iterations: %s, and exact HMC's %s, at %.1f× the time per iteration: about %.1f× Gibbs's bulk ESS per second predicted (sampling.md §9.2)",
+			which, sc.After, why, fmtTau(sc.Tau), sc.PerIter.Seconds()/sc.GibbsPerIter.Seconds(), sc.Speedup())
+	case sc.Tau == 0:
+		return fmt.Sprintf("auto kept Hoff's Gibbs update for every column after %d warm-up iterations: no column has 3 to 10 levels, where exact HMC could help (sampling.md §9.2)", sc.After)
+	}
+	return fmt.Sprintf("auto kept Hoff's Gibbs update for every column after %d warm-up iterations: %s, and exact HMC's %s does not pay for its %.0f× time per iteration (predicted %.2g× Gibbs's bulk ESS per second; sampling.md §9.2)",
+		sc.After, why, fmtTau(sc.Tau), sc.PerIter.Seconds()/sc.GibbsPerIter.Seconds(), sc.Speedup())
+}
+
+// fmtTau prints a predicted autocorrelation time to the precision it has.
+func fmtTau(tau float64) string {
+	if tau < 10 {
+		return fmt.Sprintf("%.1f", tau)
+	}
+	return fmt.Sprintf("%.0f", tau)
 }
 
 // minIterations is the fewest iterations a chain of r completed.

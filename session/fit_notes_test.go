@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -92,5 +93,58 @@ func TestLongFitSaysHowLong(t *testing.T) {
 	text := out.stdout.String()
 	if !strings.Contains(text, "will run: hmc, 2 chains × (1000 warm-up + 100000 kept) iterations; about ") || !strings.Contains(text, " (a rough estimate)") {
 		t.Errorf("a long fit printed:\n%s\nwant its estimate first", text)
+	}
+}
+
+// TestAutoScheduleReport: a fit under auto of a full correlation matrix says
+// after its report what the adaptive run chose and why (sampling.md §9.2):
+// Gibbs throughout on weakly correlated columns, exact HMC on the 4-level
+// columns of 20 strongly correlated ones, written into the fit's first
+// line too. The hint to try hmc after poor diagnostics is left out once the
+// run has taken it.
+func TestAutoScheduleReport(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	write := func(name string, p int, rho float64) {
+		var b strings.Builder
+		for j := range p {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "y%d", j+1)
+		}
+		b.WriteString("\n")
+		for range 200 {
+			f := rng.NormFloat64()
+			for j := range p {
+				if j > 0 {
+					b.WriteString(",")
+				}
+				z := math.Sqrt(rho)*f + math.Sqrt(1-rho)*rng.NormFloat64()
+				fmt.Fprintf(&b, "%d", 1+btoi(z > -0.7)+btoi(z > 0)+btoi(z > 0.7))
+			}
+			b.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("weak.csv", 4, 0.2)
+	write("strong.csv", 20, 0.95)
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data weak = load("weak.csv")`+"\n"+`data strong = load("strong.csv")`+
+		"\nmodel w { Y = weak; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }"+
+		"\nmodel s { Y = strong; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }")
+	text := mustRun(t, s, "fit w, iter = 10, warmup = 40, chains = 2, seed = 1").stdout.String()
+	if !strings.Contains(text, "fit w with gibbs (auto)") || !strings.Contains(text, "auto kept Hoff's Gibbs update for every column after 20 warm-up iterations") {
+		t.Errorf("weak correlation: fit printed %q", text)
+	}
+	out := mustRun(t, s, "fit s, iter = 10, warmup = 40, chains = 2, seed = 1")
+	text = out.stdout.String()
+	if !strings.Contains(text, "fit s with hmc (auto)") || !strings.Contains(text, "auto switched every column to exact HMC after 20 warm-up iterations") {
+		t.Errorf("strong correlation: fit printed %q", text)
+	}
+	if strings.Contains(out.stderr.String(), "hint:") {
+		t.Errorf("a run that took exact HMC hints to try it: %q", out.stderr.String())
 	}
 }
