@@ -35,8 +35,8 @@ func GibbsTau(r2 float64, p int, binary bool) float64 {
 // Gibbs's, it did not grow with p; the one run at n = 300 with R² 0.89 was
 // 3× slower than at n = 1000, where Gibbs was 15× faster, so on small data
 // exact HMC gains less than the model says. Binary columns are not given
-// exact HMC: at p = 10 it mixed them 1.1× to 2.7× better per iteration than
-// Gibbs (sampling.md §9.2), not enough to pay for its cost.
+// exact HMC: it mixed them no better than Gibbs per iteration except at R²
+// 0.89 (2.7×; sampling.md §9.2), not enough to pay for its cost.
 func HMCTau(r2 float64) float64 {
 	r2 = clampR2(r2)
 	return math.Max(1, math.Exp(hmcTauConst+hmcTauR2*math.Log(1/(1-r2))))
