@@ -27,16 +27,17 @@ func GibbsTau(r2 float64, p int, binary bool) float64 {
 }
 
 // HMCTau is GibbsTau's counterpart for exact HMC on every column of 3 to 10
-// levels, from the largest R² among them, fitted the same way to 12 runs:
+// levels, from the largest R² among them, fitted the same way to 14 runs:
 //
-//	log τ = 0.221 + 0.91·log(1/(1 − R²))
+//	log τ = 0.263 + 0.885·log(1/(1 − R²))
 //
-// with residual sd 0.79 (within a factor of 4.6 on every run). Unlike
-// Gibbs's, it did not grow with p; the one run at n = 300 with R² 0.89 was
-// 3× slower than at n = 1000, where Gibbs was 15× faster, so on small data
-// exact HMC gains less than the model says. Binary columns are not given
-// exact HMC: it mixed them no better than Gibbs per iteration except at R²
-// 0.89 (2.7×; sampling.md §9.2), not enough to pay for its cost.
+// with residual sd 0.73 (within a factor of 4.6 on every run). Unlike
+// Gibbs's, it did not grow with p. It fell with n (R² 0.89, p = 10: 42, 15
+// and 8.9 at n = 300, 1000 and 3000, where Gibbs gave 36, 539 and 463);
+// the model leaves n out, which errs against exact HMC at large n and for
+// it at small n. Binary columns are not given exact HMC: it mixed them no
+// better than Gibbs per iteration except at R² 0.89 (2.7×; sampling.md
+// §9.2), not enough to pay for its cost.
 func HMCTau(r2 float64) float64 {
 	r2 = clampR2(r2)
 	return math.Max(1, math.Exp(hmcTauConst+hmcTauR2*math.Log(1/(1-r2))))
@@ -55,6 +56,6 @@ const (
 	gibbsTauR2     = 2.524
 	gibbsTauP      = 2.107
 	gibbsTauBinary = 0.813
-	hmcTauConst    = 0.221
-	hmcTauR2       = 0.91
+	hmcTauConst    = 0.263
+	hmcTauR2       = 0.885
 )
