@@ -6,10 +6,10 @@ import "math"
 // C's worst-mixing entry under Hoff's Gibbs sampler, from the largest share
 // r2 of a latent column's variance that the other columns explain (R² =
 // 1 − 1/(V_jj·Ω_jj)), the number of columns p, and whether that column is
-// binary. It is a least-squares fit on the log scale to 47 long runs
+// binary. It is a least-squares fit on the log scale to 45 long runs
 // (sampling.md §9.2; testdata/mixing_measured.csv):
 //
-//	log τ = −0.506 + 2.524·log(1/(1 − R²)) + 2.107·log(p/10) + 0.813·[binary]
+//	log τ = −0.506 + 2.525·log(1/(1 − R²)) + 2.103·log(p/10) + 0.813·[binary]
 //
 // with residual sd 0.74: a prediction is typically within a factor of 2 of
 // the measurement and was within 5.6 on every run; the same setting with
@@ -53,8 +53,8 @@ func clampR2(r2 float64) float64 {
 
 const (
 	gibbsTauConst  = -0.506
-	gibbsTauR2     = 2.524
-	gibbsTauP      = 2.107
+	gibbsTauR2     = 2.525
+	gibbsTauP      = 2.103
 	gibbsTauBinary = 0.813
 	hmcTauConst    = 0.263
 	hmcTauR2       = 0.885
