@@ -570,46 +570,89 @@ func (h *jointHMC) swapSlots(i, j int) {
 }
 
 // freeState sets x (and v if vel) of slots s0:s1 to their state at the
-// current time from G, u and ε.
+// current time from G, u and ε. The noise and the first block of columns
+// are taken in one pass, and five columns left make one block, not four and
+// one (the same sums in the same order).
 func (h *jointHMC) freeState(s0, s1 int, vel bool) {
 	if s0 >= s1 {
 		return
 	}
 	sn, cs := math.Sincos(h.t)
 	x, v, ea, eb := h.x[s0:s1], h.v[s0:s1], h.ea[s0:s1], h.eb[s0:s1]
-	for i := range x {
-		x[i] = ea[i]*sn + eb[i]*cs
-	}
-	if vel {
-		v = v[:len(x)]
-		for i := range v {
-			v[i] = ea[i]*cs - eb[i]*sn
-		}
-	}
+	m := len(x)
+	v, ea, eb = v[:len(x)], ea[:len(x)], eb[:len(x)]
 	n, k := h.n, h.k
-	col := func(c int) []float64 { return h.gt[c*n+s0 : c*n+s1 : c*n+s1] }
+	col := func(c int) []float64 { return h.gt[c*n+s0 : c*n+s0+m : c*n+s0+m][:len(x)] }
 	c := 0
-	for ; c+4 <= k; c += 4 {
+	for first := true; c+4 <= k; first = false {
 		g0, g1, g2, g3 := col(c), col(c+1), col(c+2), col(c+3)
-		g0, g1, g2, g3 = g0[:len(x)], g1[:len(x)], g2[:len(x)], g3[:len(x)]
 		u0, u1, u2, u3 := h.u[c], h.u[c+1], h.u[c+2], h.u[c+3]
-		if !vel {
-			for r := range x {
-				x[r] += g0[r]*u0 + g1[r]*u1 + g2[r]*u2 + g3[r]*u3
+		w0, w1, w2, w3 := h.ud[c], h.ud[c+1], h.ud[c+2], h.ud[c+3]
+		if k-c == 5 {
+			g4 := col(c + 4)
+			u4, w4 := h.u[c+4], h.ud[c+4]
+			c += 5
+			switch {
+			case first && vel:
+				for r := range x {
+					a0, a1, a2, a3, a4 := g0[r], g1[r], g2[r], g3[r], g4[r]
+					x[r] = ea[r]*sn + eb[r]*cs + (a0*u0 + a1*u1 + a2*u2 + a3*u3) + a4*u4
+					v[r] = ea[r]*cs - eb[r]*sn + (a0*w0 + a1*w1 + a2*w2 + a3*w3) + a4*w4
+				}
+			case first:
+				for r := range x {
+					x[r] = ea[r]*sn + eb[r]*cs + (g0[r]*u0 + g1[r]*u1 + g2[r]*u2 + g3[r]*u3) + g4[r]*u4
+				}
+			case vel:
+				for r := range x {
+					a0, a1, a2, a3, a4 := g0[r], g1[r], g2[r], g3[r], g4[r]
+					x[r] = x[r] + (a0*u0 + a1*u1 + a2*u2 + a3*u3) + a4*u4
+					v[r] = v[r] + (a0*w0 + a1*w1 + a2*w2 + a3*w3) + a4*w4
+				}
+			default:
+				for r := range x {
+					x[r] = x[r] + (g0[r]*u0 + g1[r]*u1 + g2[r]*u2 + g3[r]*u3) + g4[r]*u4
+				}
 			}
 			continue
 		}
-		w0, w1, w2, w3 := h.ud[c], h.ud[c+1], h.ud[c+2], h.ud[c+3]
-		v := v[:len(x)]
-		for r := range x {
-			a0, a1, a2, a3 := g0[r], g1[r], g2[r], g3[r]
-			x[r] += a0*u0 + a1*u1 + a2*u2 + a3*u3
-			v[r] += a0*w0 + a1*w1 + a2*w2 + a3*w3
+		c += 4
+		switch {
+		case first && vel:
+			for r := range x {
+				a0, a1, a2, a3 := g0[r], g1[r], g2[r], g3[r]
+				x[r] = ea[r]*sn + eb[r]*cs + (a0*u0 + a1*u1 + a2*u2 + a3*u3)
+				v[r] = ea[r]*cs - eb[r]*sn + (a0*w0 + a1*w1 + a2*w2 + a3*w3)
+			}
+		case first:
+			for r := range x {
+				x[r] = ea[r]*sn + eb[r]*cs + (g0[r]*u0 + g1[r]*u1 + g2[r]*u2 + g3[r]*u3)
+			}
+		case vel:
+			for r := range x {
+				a0, a1, a2, a3 := g0[r], g1[r], g2[r], g3[r]
+				x[r] += a0*u0 + a1*u1 + a2*u2 + a3*u3
+				v[r] += a0*w0 + a1*w1 + a2*w2 + a3*w3
+			}
+		default:
+			for r := range x {
+				x[r] += g0[r]*u0 + g1[r]*u1 + g2[r]*u2 + g3[r]*u3
+			}
+		}
+	}
+	if c == 0 {
+		// Fewer than four columns: the noise first.
+		for i := range x {
+			x[i] = ea[i]*sn + eb[i]*cs
+		}
+		if vel {
+			for i := range v {
+				v[i] = ea[i]*cs - eb[i]*sn
+			}
 		}
 	}
 	for ; c < k; c++ {
 		g0 := col(c)
-		g0 = g0[:len(x)]
 		u0, w0 := h.u[c], h.ud[c]
 		if !vel {
 			for r, a0 := range g0 {
@@ -617,7 +660,6 @@ func (h *jointHMC) freeState(s0, s1 int, vel bool) {
 			}
 			continue
 		}
-		v := v[:len(x)]
 		for r, a0 := range g0 {
 			x[r] += a0 * u0
 			v[r] += a0 * w0
@@ -738,12 +780,17 @@ func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
 		h.u[i] = ui*c + vi*sn
 		h.ud[i] = vi*c - ui*sn - kappa*dg[i]
 	}
-	h.rotateWindows(c, sn)
+	// Rotate every window's δ and δ̇ and give δ̇ the kick, in one pass.
 	for l := range h.win {
-		if w := &h.win[l]; w.partial {
-			for i, d := range dg {
-				w.dud[i] -= kappa * d
-			}
+		w := &h.win[l]
+		if !w.partial {
+			continue
+		}
+		du, dud := w.du[:k], w.dud[:k]
+		for i, d := range du {
+			dd := dud[i]
+			du[i] = d*c + dd*sn
+			dud[i] = dd*c - d*sn - kappa*dg[i]
 		}
 	}
 	for i := range dg {
@@ -753,7 +800,7 @@ func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
 		s, e := int(h.start[l]), int(h.cend[l])
 		h.workingRows += e - s
 		dv := h.dv[s:e]
-		for c0 := 0; c0 < k; c0 += 4 {
+		for c0 := 0; c0 < k; c0 += axpyWidth(k - c0) {
 			axpyColumns(dv, h.gt, dg, c0, n, s, c0 == 0)
 		}
 		h.moveLevel(l, c, sn, K)
@@ -807,44 +854,68 @@ func (h *jointHMC) fixArgs(l, p, q int) {
 
 // moveLevel advances level l's working set by the angle s (cos s = c,
 // sin s = sn), less the velocity change in dv, and scans it at K as
-// scanLevel does.
+// scanLevel does. It visits each row once: the rows that may be the maximum
+// only (start:botS), those that may be either (botS:topE), and those that
+// may be the minimum only (topE:cend).
 func (h *jointHMC) moveLevel(l int, c, sn, K float64) {
 	s, bs, te, e := int(h.start[l]), int(h.botS[l]), int(h.topE[l]), int(h.cend[l])
-	x, v, dv := h.x[:e], h.v[:e], h.dv[:e]
-	// The rows that may be the maximum: start:topE.
 	hi, hi0 := math.Inf(-1), math.Inf(-1)
 	i, i0 := s, s
-	for r := s; r < te; r++ {
-		xr, vr := x[r], v[r]
-		xr, vr = xr*c+vr*sn, vr*c-xr*sn-dv[r]
-		x[r], v[r] = xr, vr
+	lo, lo0 := math.Inf(1), math.Inf(1)
+	j, j0 := bs, bs
+	x, v, dv := h.x[:e], h.v[:e], h.dv[:e]
+	// The maximum only.
+	xs := x[s:bs]
+	vs, dvs := v[s:bs][:len(xs)], dv[s:bs][:len(xs)]
+	for r, xr := range xs {
+		vr := vs[r]
+		xr, vr = xr*c+vr*sn, vr*c-xr*sn-dvs[r]
+		xs[r], vs[r] = xr, vr
 		y := xr + vr*K
 		if y > hi || (y == hi && vr < v[i]) {
-			hi, i = y, r
+			hi, i = y, s+r
 		}
 		if xr > hi0 {
-			hi0, i0 = xr, r
+			hi0, i0 = xr, s+r
+		}
+	}
+	// Either.
+	xs = x[bs:te]
+	vs, dvs = v[bs:te][:len(xs)], dv[bs:te][:len(xs)]
+	for r, xr := range xs {
+		vr := vs[r]
+		xr, vr = xr*c+vr*sn, vr*c-xr*sn-dvs[r]
+		xs[r], vs[r] = xr, vr
+		y := xr + vr*K
+		if y > hi || (y == hi && vr < v[i]) {
+			hi, i = y, bs+r
+		}
+		if xr > hi0 {
+			hi0, i0 = xr, bs+r
+		}
+		if y < lo || (y == lo && vr > v[j]) {
+			lo, j = y, bs+r
+		}
+		if xr < lo0 {
+			lo0, j0 = xr, bs+r
+		}
+	}
+	// The minimum only.
+	xs = x[te:e]
+	vs, dvs = v[te:e][:len(xs)], dv[te:e][:len(xs)]
+	for r, xr := range xs {
+		vr := vs[r]
+		xr, vr = xr*c+vr*sn, vr*c-xr*sn-dvs[r]
+		xs[r], vs[r] = xr, vr
+		y := xr + vr*K
+		if y < lo || (y == lo && vr > v[j]) {
+			lo, j = y, te+r
+		}
+		if xr < lo0 {
+			lo0, j0 = xr, te+r
 		}
 	}
 	h.hiVal[l], h.hiArg[l], h.hi0[l], h.hi0Arg[l] = hi, int32(i), hi0, int32(i0)
-	// The rows that may be the minimum: botS:cend, of which those before
-	// topE have moved already.
-	for r := te; r < e; r++ {
-		xr, vr := x[r], v[r]
-		x[r], v[r] = xr*c+vr*sn, vr*c-xr*sn-dv[r]
-	}
-	lo, lo0 := math.Inf(1), math.Inf(1)
-	j, j0 := bs, bs
-	for r := bs; r < e; r++ {
-		xr, vr := x[r], v[r]
-		y := xr + vr*K
-		if y < lo || (y == lo && vr > v[j]) {
-			lo, j = y, r
-		}
-		if xr < lo0 {
-			lo0, j0 = xr, r
-		}
-	}
 	h.loVal[l], h.loArg[l], h.lo0[l], h.lo0Arg[l] = lo, int32(j), lo0, int32(j0)
 }
 
@@ -980,24 +1051,28 @@ func (h *jointHMC) newton(l int, K float64, i, j int) (root float64, a, b, event
 // attaining them (ties broken towards the smaller slope for the maximum and
 // the larger for the minimum, which gives the left derivative).
 func (h *jointHMC) pairAt(l int, K float64) (f float64, i, j int) {
-	x, v := h.x, h.v
-	hi := math.Inf(-1)
-	i = int(h.start[l])
-	for r := int(h.start[l]); r < int(h.topE[l]); r++ {
-		y := x[r] + v[r]*K
-		if y > hi || (y == hi && v[r] < v[i]) {
-			hi, i = y, r
+	s, bs := int(h.start[l]), int(h.botS[l+1])
+	hi, vhi := math.Inf(-1), 0.0
+	xs, vs := h.x[s:h.topE[l]], h.v[s:h.topE[l]]
+	vs = vs[:len(xs)]
+	for r, xr := range xs {
+		vr := vs[r]
+		y := xr + vr*K
+		if y > hi || (y == hi && vr < vhi) {
+			hi, i, vhi = y, r, vr
 		}
 	}
-	lo := math.Inf(1)
-	j = int(h.botS[l+1])
-	for r := int(h.botS[l+1]); r < int(h.cend[l+1]); r++ {
-		y := x[r] + v[r]*K
-		if y < lo || (y == lo && v[r] > v[j]) {
-			lo, j = y, r
+	lo, vlo := math.Inf(1), 0.0
+	xs, vs = h.x[bs:h.cend[l+1]], h.v[bs:h.cend[l+1]]
+	vs = vs[:len(xs)]
+	for r, xr := range xs {
+		vr := vs[r]
+		y := xr + vr*K
+		if y < lo || (y == lo && vr > vlo) {
+			lo, j, vlo = y, r, vr
 		}
 	}
-	return hi - lo, i, j
+	return hi - lo, s + i, bs + j
 }
 
 // levelExtremes sets hiVal, hiArg, loVal, loArg to every level's maximum and
@@ -1084,13 +1159,36 @@ func (h *jointHMC) noteTop(l, r int, K float64) {
 	}
 }
 
+// axpyWidth is the number of columns axpyColumns takes when k columns are
+// left.
+func axpyWidth(k int) int {
+	if k == 5 {
+		return 5
+	}
+	return 4
+}
+
 // axpyColumns adds Σ_c d[c]·G[off:off+len(dst), c] over the columns
-// c0 ≤ c < min(c0+4, k) of the column-major gt (k×n) to dst, or stores it if
-// first.
+// c0 ≤ c < c0+axpyWidth(k−c0) (at most k) of the column-major gt (k×n) to
+// dst, or stores it if first.
 func axpyColumns(dst, gt, d []float64, c0, n, off int, first bool) {
 	m := len(dst)
-	col := func(c int) []float64 { return gt[c*n+off : c*n+off+m : c*n+off+m] }
+	col := func(c int) []float64 { return gt[c*n+off : c*n+off+m : c*n+off+m][:len(dst)] }
 	switch k := len(d) - c0; {
+	case k == 5:
+		// Five columns left: one pass rather than four and one (the same
+		// sums, in the same order).
+		g0, g1, g2, g3, g4 := col(c0), col(c0+1), col(c0+2), col(c0+3), col(c0+4)
+		d0, d1, d2, d3, d4 := d[c0], d[c0+1], d[c0+2], d[c0+3], d[c0+4]
+		if first {
+			for r := range dst {
+				dst[r] = d0*g0[r] + d1*g1[r] + d2*g2[r] + d3*g3[r] + d4*g4[r]
+			}
+		} else {
+			for r := range dst {
+				dst[r] += d0*g0[r] + d1*g1[r] + d2*g2[r] + d3*g3[r] + d4*g4[r]
+			}
+		}
 	case k >= 4:
 		g0, g1, g2, g3 := col(c0), col(c0+1), col(c0+2), col(c0+3)
 		d0, d1, d2, d3 := d[c0], d[c0+1], d[c0+2], d[c0+3]
