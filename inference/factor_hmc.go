@@ -461,44 +461,61 @@ func (h *jointHMC) anchor(l, i int) {
 	// Classes: 0 may be the maximum only, 1 either, 2 the minimum only (the
 	// working set); 2+j in tier j.
 	var count [3 + windowTiers]int
-	cls := h.cls[:s1]
-	for s := s0; s < s1; s++ {
-		xs, vs, g := x[s], v[s], gnorm[s]
-		ax, av := math.Abs(xs), math.Abs(vs)
-		vp, vm := 0.5*(av+vs), 0.5*(vs-av)
-		c := uint8(1)
-		for j := i - 1; j >= 0; j-- {
+	cls := h.cls[s0:s1]
+	xs, vs, gs := x[s0:s1][:len(cls)], v[s0:s1][:len(cls)], gnorm[s0:s1][:len(cls)]
+	// The first tier's budget in registers: every row is tested against it
+	// unless a deeper tier certifies it.
+	S0, B0, c20, refHi0, refLo0 := S[0], B[0], c2[0], refHi[0], refLo[0]
+	ncHi0, ncLo0 := ncHi[0], ncLo[0]
+rows:
+	for r, xr := range xs {
+		vr, g := vs[r], gs[r]
+		ax, av := math.Abs(xr), math.Abs(vr)
+		vp, vm := 0.5*(av+vr), 0.5*(vr-av)
+		for j := i - 1; j > 0; j-- {
 			d := ax*c2[j] + 1e-12 + g*B[j]
-			up, lo := xs+d+vp*S[j], xs-d+vm*S[j]
+			up, lo := xr+d+vp*S[j], xr-d+vm*S[j]
 			top, bot := up >= refHi[j], lo <= refLo[j]
 			if !top && !bot {
-				c = uint8(3 + j)
+				cls[r] = uint8(3 + j)
+				count[3+j]++
 				if up > ncHi[j] {
 					ncHi[j] = up
 				}
 				if lo < ncLo[j] {
 					ncLo[j] = lo
 				}
-				break
-			}
-			if j > 0 {
-				continue
-			}
-			if !bot {
-				c = 0
-				if lo < ncLo[0] {
-					ncLo[0] = lo
-				}
-			} else if !top {
-				c = 2
-				if up > ncHi[0] {
-					ncHi[0] = up
-				}
+				continue rows
 			}
 		}
-		cls[s] = c
+		d := ax*c20 + 1e-12 + g*B0
+		up, lo := xr+d+vp*S0, xr-d+vm*S0
+		top, bot := up >= refHi0, lo <= refLo0
+		c := uint8(1)
+		switch {
+		case !top && !bot:
+			c = 3
+			if up > ncHi0 {
+				ncHi0 = up
+			}
+			if lo < ncLo0 {
+				ncLo0 = lo
+			}
+		case !bot:
+			c = 0
+			if lo < ncLo0 {
+				ncLo0 = lo
+			}
+		case !top:
+			c = 2
+			if up > ncHi0 {
+				ncHi0 = up
+			}
+		}
+		cls[r] = c
 		count[c]++
 	}
+	ncHi[0], ncLo[0] = ncHi0, ncLo0
 	for j := range i {
 		if !hasUp {
 			ncHi[j] = math.Inf(-1)
