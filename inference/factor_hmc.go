@@ -820,7 +820,13 @@ func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
 		for c0 := 0; c0 < k; c0 += axpyWidth(k - c0) {
 			axpyColumns(dv, h.gt, dg, c0, n, s, c0 == 0)
 		}
-		h.moveLevel(l, c, sn, K)
+		skipHi, skipLo := -1, -1
+		if l == int(h.levelOf[a]) {
+			skipHi = a
+		} else if l == int(h.levelOf[b]) {
+			skipLo = b
+		}
+		h.moveLevel(l, c, sn, K, skipHi, skipLo)
 	}
 	x, v := h.x, h.v
 	// Both rows end exactly on the wall (moving them to the midpoint changes
@@ -834,7 +840,8 @@ func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
 	v[a] -= kappa
 	v[b] += kappa
 	// a may now be its level's minimum and b its level's maximum: they join
-	// the rows that may be. Then the scans see their new lines.
+	// the rows that may be. moveLevel left a out of its level's maximum and
+	// b out of its level's minimum: the scans now take their new lines.
 	la, lb := int(h.levelOf[a]), int(h.levelOf[b])
 	if a < int(h.botS[la]) {
 		h.botS[la]--
@@ -850,9 +857,9 @@ func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
 		h.topE[lb]++
 		b = p
 	}
-	h.scanTop(la, K)
+	h.noteTop(la, a, K)
 	h.noteBottom(la, a, K)
-	h.scanBottom(lb, K)
+	h.noteBottom(lb, b, K)
 	h.noteTop(lb, b, K)
 }
 
@@ -873,8 +880,9 @@ func (h *jointHMC) fixArgs(l, p, q int) {
 // sin s = sn), less the velocity change in dv, and scans it at K as
 // scanLevel does. It visits each row once: the rows that may be the maximum
 // only (start:botS), those that may be either (botS:topE), and those that
-// may be the minimum only (topE:cend).
-func (h *jointHMC) moveLevel(l int, c, sn, K float64) {
+// may be the minimum only (topE:cend). The maximum leaves out slot skipHi
+// and the minimum slot skipLo (−1: none).
+func (h *jointHMC) moveLevel(l int, c, sn, K float64, skipHi, skipLo int) {
 	s, bs, te, e := int(h.start[l]), int(h.botS[l]), int(h.topE[l]), int(h.cend[l])
 	hi, hi0 := math.Inf(-1), math.Inf(-1)
 	i, i0 := s, s
@@ -889,10 +897,10 @@ func (h *jointHMC) moveLevel(l int, c, sn, K float64) {
 		xr, vr = xr*c+vr*sn, vr*c-xr*sn-dvs[r]
 		xs[r], vs[r] = xr, vr
 		y := xr + vr*K
-		if y > hi || (y == hi && vr < v[i]) {
+		if (y > hi || (y == hi && vr < v[i])) && s+r != skipHi {
 			hi, i = y, s+r
 		}
-		if xr > hi0 {
+		if xr > hi0 && s+r != skipHi {
 			hi0, i0 = xr, s+r
 		}
 	}
@@ -904,16 +912,16 @@ func (h *jointHMC) moveLevel(l int, c, sn, K float64) {
 		xr, vr = xr*c+vr*sn, vr*c-xr*sn-dvs[r]
 		xs[r], vs[r] = xr, vr
 		y := xr + vr*K
-		if y > hi || (y == hi && vr < v[i]) {
+		if (y > hi || (y == hi && vr < v[i])) && bs+r != skipHi {
 			hi, i = y, bs+r
 		}
-		if xr > hi0 {
+		if xr > hi0 && bs+r != skipHi {
 			hi0, i0 = xr, bs+r
 		}
-		if y < lo || (y == lo && vr > v[j]) {
+		if (y < lo || (y == lo && vr > v[j])) && bs+r != skipLo {
 			lo, j = y, bs+r
 		}
-		if xr < lo0 {
+		if xr < lo0 && bs+r != skipLo {
 			lo0, j0 = xr, bs+r
 		}
 	}
@@ -925,10 +933,10 @@ func (h *jointHMC) moveLevel(l int, c, sn, K float64) {
 		xr, vr = xr*c+vr*sn, vr*c-xr*sn-dvs[r]
 		xs[r], vs[r] = xr, vr
 		y := xr + vr*K
-		if y < lo || (y == lo && vr > v[j]) {
+		if (y < lo || (y == lo && vr > v[j])) && te+r != skipLo {
 			lo, j = y, te+r
 		}
-		if xr < lo0 {
+		if xr < lo0 && te+r != skipLo {
 			lo0, j0 = xr, te+r
 		}
 	}
