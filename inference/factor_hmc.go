@@ -155,6 +155,7 @@ type levelWindow struct {
 	smax, bmax float64 // budget: window length and bound on ‖δ‖
 	ncHi, ncLo float64 // every excluded row stays below ncHi and above ncLo
 	du, dud    []float64
+	du2, dud2  float64 // ‖δ‖² and ‖δ̇‖², summed where δ and δ̇ change
 }
 
 // The tiers' windows: the first is windowBounces mean bounce spacings long,
@@ -550,6 +551,7 @@ rows:
 		w.ncHi, w.ncLo = ncHi[j], ncLo[j]
 		clear(w.du)
 		clear(w.dud)
+		w.du2, w.dud2 = 0, 0
 	}
 }
 
@@ -695,12 +697,7 @@ func (h *jointHMC) freeState(s0, s1 int, vel bool) {
 // to hold (see jointHMC), ≤ 0 if it has run out, and which limit binds.
 func (h *jointHMC) horizon(l int, w *levelWindow) (float64, windowLimit) {
 	hz, lim := w.smax-(h.t-w.t), limitLength
-	du, dud := 0.0, 0.0
-	for c, d := range w.du {
-		du += d * d
-		dud += w.dud[c] * w.dud[c]
-	}
-	du, dud = math.Sqrt(du), math.Sqrt(dud)
+	du, dud := math.Sqrt(w.du2), math.Sqrt(w.dud2)
 	if du >= w.bmax {
 		return 0, limitDrift
 	}
@@ -776,11 +773,16 @@ func (h *jointHMC) rotateWindows(c, sn float64) {
 		if !w.partial {
 			continue
 		}
-		for i, d := range w.du {
-			dd := w.dud[i]
-			w.du[i] = d*c + dd*sn
-			w.dud[i] = dd*c - d*sn
+		du, dud := w.du, w.dud[:len(w.du)]
+		du2, dud2 := 0.0, 0.0
+		for i, d := range du {
+			dd := dud[i]
+			d, dd = d*c+dd*sn, dd*c-d*sn
+			du[i], dud[i] = d, dd
+			du2 += d * d
+			dud2 += dd * dd
 		}
+		w.du2, w.dud2 = du2, dud2
 	}
 }
 
@@ -811,11 +813,15 @@ func (h *jointHMC) bounce(c, sn float64, a, b int, K float64) {
 			continue
 		}
 		du, dud := w.du[:k], w.dud[:k]
+		du2, dud2 := 0.0, 0.0
 		for i, d := range du {
 			dd := dud[i]
-			du[i] = d*c + dd*sn
-			dud[i] = dd*c - d*sn - kappa*dg[i]
+			d, dd = d*c+dd*sn, dd*c-d*sn-kappa*dg[i]
+			du[i], dud[i] = d, dd
+			du2 += d * d
+			dud2 += dd * dd
 		}
+		w.du2, w.dud2 = du2, dud2
 	}
 	for i := range dg {
 		dg[i] *= kappa
