@@ -83,7 +83,7 @@ func BenchmarkFactorPX(b *testing.B) {
 // for 30 ms of CPU per iteration on one core (run with GOMAXPROCS=1 and read
 // cpu-ms/iter): measured 88 ms on a shared machine, 155 ms before the
 // working-set search; the inner-loop pass of issue 14 item 5 took a noisy
-// 2-core machine's median from 130 to 105 ms (sampling.md §8).
+// 2-core machine's median from 156 to 123 ms (sampling.md §8).
 func BenchmarkFactorInterweave(b *testing.B) {
 	s, rng := factorBenchSampler(b, 1000, 20, 5, 5, Interweave, 200)
 	var st StepStats
