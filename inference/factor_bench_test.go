@@ -82,7 +82,8 @@ func BenchmarkFactorPX(b *testing.B) {
 // k = 5, 5 levels. K&S report 690 ms per iteration on 4 cores; issue 14 asks
 // for 30 ms of CPU per iteration on one core (run with GOMAXPROCS=1 and read
 // cpu-ms/iter): measured 88 ms on a shared machine, 155 ms before the
-// working-set search (sampling.md §8).
+// working-set search; the inner-loop pass of issue 14 item 5 took a noisy
+// 2-core machine's median from 156 to 123 ms (sampling.md §8).
 func BenchmarkFactorInterweave(b *testing.B) {
 	s, rng := factorBenchSampler(b, 1000, 20, 5, 5, Interweave, 200)
 	var st StepStats
