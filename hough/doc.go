@@ -7,7 +7,8 @@
 //
 // A Sampler runs one column: NewSampler(levels, Options{}) then Transition
 // once per iteration. Two collision searches give the same trajectories: the
-// kinetic tournament (Kinetic, the default, O(log n) per event) and the Hough
+// kinetic search (Kinetic, the default, O(1) expected work per event on the
+// columns measured) and the Hough
 // envelope of the paper (Envelope, O(n) per bounce). PP is the general
 // Pakman–Paninski sampler with a dense covariance or precision.
 //
