@@ -7,9 +7,11 @@
 //
 // A Sampler runs one column: NewSampler(levels, Options{}) then Transition
 // once per iteration. Two collision searches give the same trajectories: the
-// kinetic tournament (Kinetic, the default, O(log n) per event) and the Hough
-// envelope of the paper (Envelope, O(n) per bounce). PP is the general
-// Pakman–Paninski sampler with a dense covariance or precision.
+// kinetic search (Kinetic, the default: each level's extremes tracked among
+// the few curves near its walls, or kinetic tournaments for levels of more
+// than 1,024 curves) and the Hough envelope of the paper (Envelope, O(n) per
+// bounce). PP is the general Pakman–Paninski sampler with a dense covariance
+// or precision.
 //
 // The maths and the tests are specified in sampling.md §2, §3 and §6.
 package hough

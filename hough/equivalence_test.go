@@ -11,8 +11,18 @@ import (
 // TestSearchesAgree is B3 (sampling.md §6(b)): from the same state with the
 // same velocity draw, the kinetic search, the Hough envelope and
 // Pakman–Paninski with one explicit row per pair of adjacent-level rows end
-// at the same point, max |Δx| < 1e−9, and every output is feasible.
-func TestSearchesAgree(t *testing.T) {
+// at the same point, max |Δx| < 1e−9, and every output is feasible. The
+// kinetic search runs with sides and, in TestSearchesAgreeTrees, with
+// tournament trees.
+func TestSearchesAgree(t *testing.T) { searchesAgree(t) }
+
+func TestSearchesAgreeTrees(t *testing.T) {
+	defer func(k int32) { sideMaxLevel = k }(sideMaxLevel)
+	sideMaxLevel = 0
+	searchesAgree(t)
+}
+
+func searchesAgree(t *testing.T) {
 	for _, n := range []int{12, 30, 250} {
 		for _, L := range []int{2, 3, 5} {
 			t.Run(fmt.Sprintf("n=%d/L=%d", n, L), func(t *testing.T) {

@@ -1,5 +1,7 @@
 package hough
 
+import "math"
+
 // better reports whether curve x beats curve y at the time with sin st, cos
 // ct in a max-tree (higher position, ties by higher velocity) or a min-tree
 // (lower position, ties by lower velocity).
@@ -12,122 +14,328 @@ func (s *Sampler) better(x, y int32, isMax bool, st, ct float64) bool {
 	return (cx.vel(st, ct) > cy.vel(st, ct)) == isMax
 }
 
-// certOf returns the certificate of internal node i of tr: the time at which
-// the node's loser overtakes its winner.
-func (s *Sampler) certOf(tr *tree, i int32, t0, st, ct float64) uint64 {
-	nodes := tr.nodes
-	w := nodes[i]
-	// The loser is the child winner that is not w; which child won is
-	// unpredictable, so it is found without branching.
-	a, b := tr.childWinners(nodes, i)
-	o := a ^ b ^ w
-	u, v := o, w // a max-tree fails when the loser rises above the winner
-	if !tr.isMax {
-		u, v = w, o
+// side is the top (isMax) or the bottom of one level in the kinetic search:
+// it knows the level's extreme (the root) and, among the curves that may
+// overtake it, the one that does so first.
+//
+// A curve is awake or asleep. A guide curve theta — a sinusoid fitted to an
+// estimate of the wall the side faces — and a margin c define the floor
+// F = theta − c of a top (theta + c for a bottom; below, "under" means
+// farther from the wall). The root stays over F: the floor certificate fires
+// when it reaches F + eps, and then c is widened. A sleeping curve stays
+// under F − eps: its wake certificate fires when it reaches that line. An
+// awake curve other than the root falls asleep when it reaches F − 2eps. So
+// a sleeping curve is never the extreme, and the root and its challenger are
+// found among the awake curves, a handful of the level's.
+type side struct {
+	first, k int32 // the level's curves are first .. first+k−1
+	isMax    bool
+	id0      int32   // queue ids: id0+j the certificate of leaf j, id0+k the root's, id0+k+1 the floor's
+	awake    []int32 // awake leaves
+	apos     []int32 // per leaf: its index in awake, or −1 when asleep
+	root     int32   // the extreme, a curve index
+	chal     int32   // the awake curve that overtakes root first, or −1
+	theta    curve   // the guide
+	c, eps   float64 // the floor's margin and rounding allowance
+}
+
+// crossNow returns the key of the time at which u − v rises through zero, or
+// the present key k0 if u − v ≥ 0 already.
+func (s *Sampler) crossNow(u, v *curve, k0, st, ct float64) uint64 {
+	if u.pos(st, ct)-v.pos(st, ct) >= 0 {
+		return keyOf(k0)
 	}
-	cu, cv := &s.curves[u], &s.curves[v]
-	m, A, B := cu.mu-cv.mu, cu.a-cv.a, cu.b-cv.b
-	if !mayHit(m, A, B, t0, st, ct, &s.win) { // hitTime's sign test, inlined
+	return keyOf(hitTime(u, v, k0, st, ct, &s.win))
+}
+
+// rises returns the key of the time at which x rises past y towards the
+// wall of sd (up for a top, down for a bottom), k0 if it is there already.
+func (s *Sampler) rises(sd *side, x, y *curve, k0, st, ct float64) uint64 {
+	if sd.isMax {
+		return s.crossNow(x, y, k0, st, ct)
+	}
+	return s.crossNow(y, x, k0, st, ct)
+}
+
+// line returns the floor of sd moved off·eps towards the wall.
+func (sd *side) line(off float64) curve {
+	l := sd.theta
+	if sd.isMax {
+		l.mu += -sd.c + off*sd.eps
+	} else {
+		l.mu += sd.c - off*sd.eps
+	}
+	return l
+}
+
+// leafCert queues the certificate of leaf j of sd: its wake certificate if
+// it sleeps, its sleep certificate if it is awake (none for the root).
+func (s *Sampler) leafCert(sd *side, j int32, k0, st, ct float64) {
+	p := sd.first + j
+	c := &s.curves[p]
+	var key uint64
+	switch {
+	case sd.apos[j] < 0:
+		l := sd.line(-1)
+		key = s.rises(sd, c, &l, k0, st, ct)
+	case p == sd.root:
+		key = infKey
+	default:
+		l := sd.line(-2)
+		key = s.rises(sd, &l, c, k0, st, ct)
+	}
+	s.queue.set(sd.id0+j, key)
+}
+
+// floorCert queues the floor certificate of sd: when the root reaches
+// F + eps; none when no curve sleeps.
+func (s *Sampler) floorCert(sd *side, k0, st, ct float64) {
+	key := infKey
+	if int(sd.k) > len(sd.awake) {
+		l := sd.line(1)
+		key = s.rises(sd, &l, &s.curves[sd.root], k0, st, ct)
+	}
+	s.queue.set(sd.id0+sd.k+1, key)
+}
+
+// rootCert returns the key of the time at which curve p overtakes the root
+// of sd (hitTime, §2.2 and §2.6).
+func (s *Sampler) rootCert(sd *side, p int32, k0, st, ct float64) uint64 {
+	u, v := &s.curves[p], &s.curves[sd.root]
+	if !sd.isMax {
+		u, v = v, u
+	}
+	m, A, B := u.mu-v.mu, u.a-v.a, u.b-v.b
+	if !mayHit(m, A, B, k0, st, ct, &s.win) {
 		return infKey
 	}
-	return keyOf(hitRoot(m, A, B, t0, st, ct, &s.win))
+	return keyOf(hitRoot(m, A, B, k0, st, ct, &s.win))
 }
 
-// build fills tr at time t0 bottom-up and queues its certificates.
-func (s *Sampler) build(tr *tree, t0, st, ct float64) {
-	nodes := tr.nodes
-	for j := int32(0); j < tr.k; j++ {
-		nodes[tr.k+j] = tr.first + j
-	}
-	for i := tr.k - 1; i >= 1; i-- {
-		a, b := nodes[2*i], nodes[2*i+1]
-		if !s.better(a, b, tr.isMax, st, ct) {
-			a = b
+// recalcRoot finds the awake curve that overtakes the root first and queues
+// that time as the root's certificate. Once a crossing is found, the others
+// are tested against it instead of the end of the segment (mayHit with a
+// nearer horizon), so few need the root solve.
+func (s *Sampler) recalcRoot(sd *side, k0, st, ct float64) {
+	best, chal := infKey, int32(-1)
+	hz := s.win
+	r := &s.curves[sd.root]
+	for _, j := range sd.awake {
+		p := sd.first + j
+		if p == sd.root {
+			continue
 		}
-		nodes[i] = a
-		s.queue.set(tr.off+i, s.certOf(tr, i, t0, st, ct))
-	}
-}
-
-// root returns the winner of tr.
-func (s *Sampler) root(tr *tree) int32 { return tr.nodes[1] }
-
-// childWinners returns the winners of the children of internal node i of
-// tr. Leaves (nodes k and beyond) hold their curve's index, which follows
-// from theirs, so they are read only beside an internal sibling (node k, when
-// k is odd): the bottom of a large tree stays out of the cache.
-func (tr *tree) childWinners(nodes []int32, i int32) (int32, int32) {
-	c := 2 * i
-	if c < tr.k {
-		return nodes[c], nodes[c+1]
-	}
-	w := tr.first + c - tr.k
-	return w, w + 1
-}
-
-// nodeEvent processes the certificate failure at internal node i at time t:
-// the loser becomes the winner (forced, never re-compared, §2.5), and the
-// certificates up the path are recomputed until the winner stops changing.
-// It reports whether the root's winner changed.
-func (s *Sampler) nodeEvent(tr *tree, i int32, t, st, ct float64) bool {
-	nodes := tr.nodes
-	old := nodes[i]
-	a, b := tr.childWinners(nodes, i)
-	nw := a ^ b ^ old // the loser
-	for {
-		won := nodes[i] == old
-		if won {
-			nodes[i] = nw
-		} // else only the loser here changed, from old to nw
-		s.queue.set(tr.off+i, s.certOf(tr, i, t, st, ct))
-		if !won {
-			return false
+		c := &s.curves[p]
+		m, A, B := c.mu-r.mu, c.a-r.a, c.b-r.b
+		if !sd.isMax {
+			m, A, B = -m, -A, -B
 		}
-		if i == 1 {
-			return true
+		if !mayHit(m, A, B, k0, st, ct, &hz) {
+			continue
 		}
-		i /= 2
+		k := hitRoot(m, A, B, k0, st, ct, &s.win)
+		if key := keyOf(k); key < best {
+			best, chal = key, p
+			hz.kT = k
+			hz.sT, hz.cT = sinCosK(k)
+		}
 	}
+	sd.chal = chal
+	s.queue.set(sd.id0+sd.k, best)
 }
 
-// repairPath recomputes the certificates involving curve p, whose curve
-// changed at a bounce, from p's leaf to the first node p does not win.
-// Winners are kept: the positions did not change, and a winner whose lead is
-// lost fires at once through §2.6 rule 2.
-func (s *Sampler) repairPath(tr *tree, p int32, t, st, ct float64) {
-	if tr.k < 2 {
+// changed updates sd after curve p (awake, not the root) changed or woke at
+// time k0: p may now overtake the root first.
+func (s *Sampler) challenge(sd *side, p int32, k0, st, ct float64) {
+	if p == sd.chal {
+		s.recalcRoot(sd, k0, st, ct)
 		return
 	}
-	nodes := tr.nodes
-	for i := (tr.k + p - tr.first) / 2; i >= 1; i /= 2 {
-		s.queue.set(tr.off+i, s.certOf(tr, i, t, st, ct))
-		if nodes[i] != p {
-			return
+	id := sd.id0 + sd.k
+	if key := s.rootCert(sd, p, k0, st, ct); key < s.queue.e[id].key {
+		sd.chal = p
+		s.queue.set(id, key)
+	}
+}
+
+// guideMargin is the initial margin of a floor in units of σ.
+const guideMargin = 0.03
+
+// buildSide starts sd at the beginning of a segment.
+func (s *Sampler) buildSide(sd *side, w1, w2 float64) {
+	ext := sd.first
+	for j := int32(1); j < sd.k; j++ {
+		if s.better(sd.first+j, ext, sd.isMax, 0, 1) {
+			ext = sd.first + j
+		}
+	}
+	sd.root = ext
+	sd.theta = s.fitGuide(s.curves[ext].pos(0, 1), w1, w2)
+	th := &sd.theta
+	sd.eps = 1e-9 * (1 + math.Abs(th.mu) + math.Abs(th.a) + math.Abs(th.b))
+	sd.c = guideMargin * s.sigma
+	l := sd.line(-1)
+	at := l.pos(0, 1)
+	sd.awake = sd.awake[:0]
+	for j := int32(0); j < sd.k; j++ {
+		p := sd.first + j
+		x := s.curves[p].pos(0, 1)
+		if p == ext || (sd.isMax && x >= at) || (!sd.isMax && x <= at) {
+			sd.apos[j] = int32(len(sd.awake))
+			sd.awake = append(sd.awake, j)
+		} else {
+			sd.apos[j] = -1
+		}
+	}
+	for j := int32(0); j < sd.k; j++ {
+		s.leafCert(sd, j, 0, 0, 1)
+	}
+	s.recalcRoot(sd, 0, 0, 1)
+	s.floorCert(sd, 0, 0, 1)
+}
+
+// fitGuide returns the sinusoid μ + a sin t + b cos t through w0, w1 and w2 at
+// the start, middle and end of the segment.
+func (s *Sampler) fitGuide(w0, w1, w2 float64) curve {
+	// a·sM + b·(cM − 1) = w1 − w0 and a·sT + b·(cT − 1) = w2 − w0.
+	sM, cM, sT, cT := s.midS, s.midC, s.win.sT, s.win.cT
+	r1, r2 := w1-w0, w2-w0
+	det := sM*(cT-1) - sT*(cM-1)
+	a := (r1*(cT-1) - r2*(cM-1)) / det
+	b := (sM*r2 - sT*r1) / det
+	if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
+		return curve{mu: w0}
+	}
+	return curve{mu: w0 - b, a: a, b: b}
+}
+
+// estimateWalls estimates the wall between levels l and l+1 at the middle
+// and the end of the segment as the midpoint of the order statistics of
+// ranks n_≤l − 1 and n_≤l of the free curves: the exact wall when every μ_i
+// is equal, where a bounce only exchanges labels. Any estimate keeps the
+// search exact; a good one keeps few curves awake.
+func (s *Sampler) estimateWalls() {
+	lv := s.lv
+	s.ranks = s.ranks[:0]
+	for l := 1; l < s.nlev; l++ {
+		r := lv.Start[l]
+		if n := len(s.ranks); n == 0 || s.ranks[n-1] != r-1 {
+			s.ranks = append(s.ranks, r-1)
+		}
+		s.ranks = append(s.ranks, r)
+	}
+	for _, at := range [2]struct {
+		st, ct float64
+		out    []float64
+	}{{s.midS, s.midC, s.wallMid}, {s.win.sT, s.win.cT, s.wallEnd}} {
+		for p := range s.curves {
+			s.pos[p] = s.curves[p].pos(at.st, at.ct)
+		}
+		selectRanks(s.pos, s.ranks, 0)
+		for l := 1; l < s.nlev; l++ {
+			r := lv.Start[l]
+			at.out[l-1] = 0.5 * (s.pos[r-1] + s.pos[r])
 		}
 	}
 }
 
-// pairCert queues the bounce of levels l and l+1: when the top of level l
-// crosses the bottom of level l+1.
-func (s *Sampler) pairCert(l int, t, st, ct float64) {
-	u := s.root(&s.trees[2*l])
-	v := s.root(&s.trees[2*(l+1)+1])
+// sideEvent processes a certificate of sd at time t: a curve waking or
+// falling asleep, the root being overtaken, or the root reaching the floor.
+// It reports whether the root changed.
+func (s *Sampler) sideEvent(sd *side, j int32, t, st, ct float64) bool {
+	switch {
+	case j < sd.k && sd.apos[j] < 0: // wake
+		sd.apos[j] = int32(len(sd.awake))
+		sd.awake = append(sd.awake, j)
+		s.leafCert(sd, j, t, st, ct)
+		s.challenge(sd, sd.first+j, t, st, ct)
+		if int(sd.k) == len(sd.awake) {
+			s.floorCert(sd, t, st, ct)
+		}
+	case j < sd.k: // sleep
+		p := sd.first + j
+		if p == sd.root {
+			s.queue.set(sd.id0+j, infKey)
+			return false
+		}
+		i := sd.apos[j]
+		last := sd.awake[len(sd.awake)-1]
+		sd.awake[i] = last
+		sd.apos[last] = i
+		sd.awake = sd.awake[:len(sd.awake)-1]
+		sd.apos[j] = -1
+		s.leafCert(sd, j, t, st, ct)
+		if p == sd.chal {
+			s.recalcRoot(sd, t, st, ct)
+		}
+		if int(sd.k) == len(sd.awake)+1 {
+			s.floorCert(sd, t, st, ct)
+		}
+	case j == sd.k: // the challenger overtakes the root (forced, §2.5)
+		old := sd.root
+		sd.root = sd.chal
+		s.queue.set(sd.id0+(old-sd.first), infKey) // re-timed below
+		s.recalcRoot(sd, t, st, ct)
+		s.leafCert(sd, old-sd.first, t, st, ct)
+		s.leafCert(sd, sd.root-sd.first, t, st, ct)
+		s.floorCert(sd, t, st, ct)
+		return true
+	default: // the root reached the floor: widen it, re-time every leaf
+		depth := sd.theta.pos(st, ct) - s.curves[sd.root].pos(st, ct)
+		if !sd.isMax {
+			depth = -depth
+		}
+		// The step is at least a few eps, so the floor moves clear of the root
+		// however small σ is beside the values.
+		sd.c = max(sd.c, depth) + max(guideMargin*s.sigma, 4*sd.eps)
+		for j := int32(0); j < sd.k; j++ {
+			s.leafCert(sd, j, t, st, ct)
+		}
+		s.floorCert(sd, t, st, ct)
+	}
+	return false
+}
+
+// modified updates sd after curve p changed at a bounce at time t.
+func (s *Sampler) modified(sd *side, p int32, t, st, ct float64) {
+	j := p - sd.first
+	switch {
+	case p == sd.root:
+		s.recalcRoot(sd, t, st, ct)
+		s.floorCert(sd, t, st, ct)
+	case sd.apos[j] >= 0:
+		s.leafCert(sd, j, t, st, ct)
+		s.challenge(sd, p, t, st, ct)
+	default:
+		s.leafCert(sd, j, t, st, ct)
+	}
+}
+
+// sidePair queues the bounce of levels l and l+1.
+func (s *Sampler) sidePair(l int, t, st, ct float64) {
+	u := s.sides[2*l].root
+	v := s.sides[2*(l+1)+1].root
 	s.queue.set(s.pairID+int32(l), keyOf(hitTime(&s.curves[u], &s.curves[v], t, st, ct, &s.win)))
 }
 
-// runKinetic runs one segment of a trajectory with the kinetic search. The
-// queue holds every tree's node certificates, under the id of the node in
-// s.winners, and the pair certificates, under s.pairID + l for levels l, l+1.
-func (s *Sampler) runKinetic(st *Stats) error {
+// runSides runs one segment of a trajectory with the kinetic search over
+// sides. The queue holds every side's certificates, under ids from its id0,
+// and the pair certificates, under s.pairID + l for levels l, l+1.
+func (s *Sampler) runSides(st *Stats) error {
 	L := s.nlev
 	s.queue.reset(s.win.kT)
-	for id := range s.trees {
-		if tr := &s.trees[id]; tr.k > 0 {
-			s.build(tr, 0, 0, 1)
+	s.estimateWalls()
+	for id := range s.sides {
+		if sd := &s.sides[id]; sd.k > 0 {
+			wall := id/2 - 1 // the bottom of level l faces wall l−1|l
+			if sd.isMax {
+				wall = id / 2
+			}
+			s.buildSide(sd, s.wallMid[wall], s.wallEnd[wall])
 		}
 	}
 	for l := 0; l+1 < L; l++ {
-		s.pairCert(l, 0, 0, 1)
+		s.sidePair(l, 0, 0, 1)
 	}
 	for {
 		id, key := s.queue.min()
@@ -141,14 +349,13 @@ func (s *Sampler) runKinetic(st *Stats) error {
 		t := keyTime(key)
 		sn, cs := sinCosK(t)
 		if id < s.pairID {
-			tid := int(s.treeOf[id])
-			tr := &s.trees[tid]
-			if s.nodeEvent(tr, id-tr.off, t, sn, cs) {
-				l := tid / 2
-				if tr.isMax {
-					s.pairCert(l, t, sn, cs)
+			sid := int(s.sideOf[id])
+			sd := &s.sides[sid]
+			if s.sideEvent(sd, id-sd.id0, t, sn, cs) {
+				if sd.isMax {
+					s.sidePair(sid/2, t, sn, cs)
 				} else {
-					s.pairCert(l-1, t, sn, cs)
+					s.sidePair(sid/2-1, t, sn, cs)
 				}
 			}
 			continue
@@ -158,24 +365,26 @@ func (s *Sampler) runKinetic(st *Stats) error {
 		if st.Bounces > s.maxB {
 			return capError("bounces", s.maxB)
 		}
-		u := s.root(&s.trees[2*l])
-		v := s.root(&s.trees[2*(l+1)+1])
+		u := s.sides[2*l].root
+		v := s.sides[2*(l+1)+1].root
 		s.bounce(u, v, sn, cs)
-		for _, tid := range [4]int{2 * l, 2*l + 1, 2 * (l + 1), 2*(l+1) + 1} {
+		for _, sid := range [4]int{2 * l, 2*l + 1, 2 * (l + 1), 2*(l+1) + 1} {
 			p := u
-			if tid >= 2*(l+1) {
+			if sid >= 2*(l+1) {
 				p = v
 			}
-			s.repairPath(&s.trees[tid], p, t, sn, cs) // absent trees have k = 0
+			if sd := &s.sides[sid]; sd.k > 0 {
+				s.modified(sd, p, t, sn, cs)
+			}
 		}
 		// Pair l involves both changed curves; pairs l−1 and l+1 only if u
 		// is also the bottom of level l or v also the top of level l+1.
-		s.pairCert(l, t, sn, cs)
-		if l > 0 && s.root(&s.trees[2*l+1]) == u {
-			s.pairCert(l-1, t, sn, cs)
+		s.sidePair(l, t, sn, cs)
+		if l > 0 && s.sides[2*l+1].root == u {
+			s.sidePair(l-1, t, sn, cs)
 		}
-		if l+2 < L && s.root(&s.trees[2*(l+1)]) == v {
-			s.pairCert(l+1, t, sn, cs)
+		if l+2 < L && s.sides[2*(l+1)].root == v {
+			s.sidePair(l+1, t, sn, cs)
 		}
 	}
 }

@@ -13,9 +13,10 @@ import (
 type Search int
 
 const (
-	// Kinetic keeps, per level, kinetic tournament trees for the level's
-	// maximum and minimum, with their certificates in a calendar queue:
-	// O(log n) certificates per event and O(1) queue work per certificate
+	// Kinetic keeps, per level, its maximum and minimum and the curve that
+	// will overtake each first, found among the few curves near the wall
+	// the level faces (the others sleep, each with a certificate of the time
+	// it could come near); all certificates are in a calendar queue
 	// (sampling.md §2.5). It is the default.
 	Kinetic Search = iota
 	// Envelope follows the upper envelope of each level (the Hough envelope of
@@ -54,7 +55,8 @@ type Stats struct {
 	// Bounces is the number of reflections between adjacent levels.
 	Bounces int
 	// Events is the number of events processed: bounces plus internal events
-	// (tournament swaps for Kinetic, envelope steps for Envelope).
+	// (for Kinetic: changes of a level's extreme, curves waking or falling
+	// asleep and floors widened; for Envelope: envelope steps).
 	Events int
 	// Rejections is 1 if the end-of-trajectory check rejected the trajectory
 	// (sampling.md §2.6 rule 7), else 0.
@@ -72,6 +74,11 @@ type tree struct {
 	nodes         []int32 // winners[off : off+2k]
 }
 
+// sideMaxLevel is the largest level for which the kinetic search uses sides
+// (kinetic.go); a column with a larger level uses tournament trees
+// (tournament.go). A variable so that tests can run both.
+var sideMaxLevel int32 = 1024
+
 // Sampler draws exact HMC transitions for one column. It holds the workspace
 // for the column's levels and is reusable across transitions; it is not safe
 // for concurrent use. Transition does not allocate.
@@ -85,18 +92,26 @@ type Sampler struct {
 	maxE int
 
 	nlev       int
-	order      []rowKey  // the observed rows level by level, each level sorted by sortLevels
 	curves     []curve   // curves[p] for row order[p].row
 	xi         []float64 // standard normal draws, in row order
 	xnew       []float64 // end positions, indexed as curves
 	midS, midC float64   // sin and cos of half a segment
 
 	// kinetic search
-	winners []int32
-	treeOf  []int32 // per index of winners, its tree
-	trees   []tree  // trees[2l] max-tree of level l, trees[2l+1] min-tree; k = 0 if absent
-	queue   calendar
-	pairID  int32 // the queue id of the pair certificate of levels 0 and 1
+	useTrees bool     // tournament trees instead of sides
+	order    []rowKey // with trees: the observed rows level by level, each level sorted by sortLevels
+	winners  []int32  // with trees
+	treeOf   []int32  // with trees: per index of winners, its tree
+	trees    []tree   // with trees: trees[2l] max-tree of level l, trees[2l+1] min-tree; k = 0 if absent
+	sideOf   []int32  // per queue id below pairID, its side
+	queue    calendar
+	pairID   int32  // the queue id of the pair certificate of levels 0 and 1
+	sides    []side // sides[2l] the top of level l, sides[2l+1] its bottom; k = 0 if absent
+	sigma    float64
+	pos      []float64 // scratch: free positions, for the wall estimates
+	ranks    []int32   // scratch: the ranks selected in pos
+	wallMid  []float64 // per wall l|l+1: estimated wall at the middle of the segment
+	wallEnd  []float64 // and at its end
 
 	// envelope search
 	heap eventHeap
@@ -147,16 +162,12 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 	}
 	s.seg = opt.TravelTime / float64(s.nseg)
 	s.midS, s.midC = math.Sincos(s.seg / 2)
-	s.order = make([]rowKey, m)
-	for p, i := range lv.Order {
-		s.order[p].row = i
-	}
 	s.win = newWindow(s.seg)
 	s.maxB = opt.MaxBounces
 	if s.maxB <= 0 {
 		s.maxB = 1000*n + 1000
 	}
-	// Internal events per bounce are O(log n); this cap only stops runaway loops.
+	// Internal events per bounce are O(1) on average; this cap only stops runaway loops.
 	s.maxE = 64*s.maxB + 64*n + 64
 	if s.maxE < 0 || s.maxE/64 < s.maxB {
 		s.maxE = math.MaxInt
@@ -164,8 +175,17 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 	if L == 0 {
 		return s
 	}
-	switch opt.Search {
-	case Kinetic:
+	s.order = make([]rowKey, m)
+	for p, i := range lv.Order {
+		s.order[p].row = i
+	}
+	if opt.Search == Kinetic {
+		for l := 0; l < L; l++ {
+			s.useTrees = s.useTrees || lv.Start[l+1]-lv.Start[l] > sideMaxLevel
+		}
+	}
+	switch {
+	case opt.Search == Kinetic && s.useTrees:
 		s.trees = make([]tree, 2*L)
 		total := int32(0)
 		for l := 0; l < L; l++ {
@@ -190,7 +210,38 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 		}
 		s.pairID = total
 		s.queue = newCalendar(int(total) + L - 1)
-	case Envelope:
+	case opt.Search == Kinetic:
+		s.sides = make([]side, 2*L)
+		total := int32(0)
+		for l := 0; l < L; l++ {
+			k := lv.Start[l+1] - lv.Start[l]
+			for _, top := range []bool{true, false} {
+				if (top && l == L-1) || (!top && l == 0) {
+					continue
+				}
+				id := 2 * l
+				if !top {
+					id++
+				}
+				s.sides[id] = side{first: lv.Start[l], k: k, isMax: top, id0: total,
+					awake: make([]int32, 0, k), apos: make([]int32, k)}
+				total += k + 2
+			}
+		}
+		s.sideOf = make([]int32, total)
+		for id := range s.sides {
+			sd := &s.sides[id]
+			for i := sd.id0; i < sd.id0+sd.k+2 && sd.k > 0; i++ {
+				s.sideOf[i] = int32(id)
+			}
+		}
+		s.pairID = total
+		s.queue = newCalendar(int(total) + L - 1)
+		s.pos = make([]float64, m)
+		s.ranks = make([]int32, 0, 2*L)
+		s.wallMid = make([]float64, L)
+		s.wallEnd = make([]float64, L)
+	default:
 		s.env = make([]envEvent, L)
 		s.heap = newEventHeap(L)
 	}
@@ -237,7 +288,10 @@ func (s *Sampler) transition(x, mu []float64, sigma float64, xi []float64) (Stat
 	if l, amt := lv.Violation(x); l >= 0 {
 		return st, fmt.Errorf("hough: transition: start is infeasible: max of level %d exceeds min of level %d by %g", l+1, l+2, amt)
 	}
-	s.sortLevels(x, mu, xi, sigma)
+	s.sigma = sigma
+	if s.useTrees {
+		s.sortLevels(x, mu, xi, sigma)
+	}
 	for p, r := range s.order {
 		i := r.row
 		s.curves[p] = curve{mu: mu[i], a: sigma * xi[i], b: x[i] - mu[i]}
@@ -248,8 +302,10 @@ func (s *Sampler) transition(x, mu []float64, sigma float64, xi []float64) (Stat
 				s.restart()
 			}
 			var err error
-			if s.opt.Search == Kinetic {
-				err = s.runKinetic(&st)
+			if s.useTrees {
+				err = s.runTrees(&st)
+			} else if s.opt.Search == Kinetic {
+				err = s.runSides(&st)
 			} else {
 				err = s.runEnvelope(&st)
 			}
@@ -282,7 +338,7 @@ func (s *Sampler) transition(x, mu []float64, sigma float64, xi []float64) (Stat
 // trees and those that fail read nearby memory: with 5 levels, 10% fewer
 // events at n = 1000 and 11% at n ≥ 10⁴, 3% less time at n ≤ 10⁴ and 7% at
 // n = 10⁵. The order changes no trajectory, only which of two simultaneous
-// events is processed first.
+// events is processed first. It is used with tournament trees only.
 func (s *Sampler) sortLevels(x, mu, xi []float64, sigma float64) {
 	for p := range s.order {
 		r := &s.order[p]
