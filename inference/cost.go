@@ -22,26 +22,29 @@ type Cost struct {
 
 // The coefficients of IterationCost, in CPU seconds, fitted by weighted
 // least squares (relative error) to the CPU time (getrusage) of one chain on
-// one core (GOMAXPROCS=1) of the samplers at commit fa00328, on simulated
-// data with n = 500, 2000, 5000 rows, p = 5 and 20 columns (k = 2 and 4
-// factors), 2, 5 and 10 levels (interweave: n ≤ 2000, levels ≤ 5), on the
-// project's shared 2-core machine. testdata/cost_measured.csv holds the
-// measurements (cpu: seconds per iteration; wall, under the load of other
-// work, was 2–6 times more); on that grid every estimate is within these
-// factors of the measured time: gibbs 0.82–1.24, hmc 0.75–1.25, px
-// 0.71–1.28, interweave 0.63–1.14 (TestIterationCostFitsTheMeasurements).
-// B̂ is the expected number of bounces of a column's trajectory,
-// n_obs·(L − 1)·T/(2π) (compiler's expectedBounces): hmc makes about
-// 0.8–1.0 B̂ and interweave 1.2 B̂, which the coefficients absorb.
+// one core (GOMAXPROCS=1) of the samplers, re-measured on 2026-11-26 after
+// issue 14's faster exact-HMC search and interweaved step (the hmc and
+// interweave rows changed; the machine itself measured about 25% slower
+// than at the first fit, on every method), on simulated data with n = 500,
+// 2000, 5000 rows, p = 5 and 20 columns (k = 2 and 4 factors), 2, 5 and 10
+// levels (interweave: n ≤ 2000, levels ≤ 5), on the project's shared 2-core
+// machine. testdata/cost_measured.csv holds the measurements (cpu: seconds
+// per iteration); on that grid every estimate is within these factors of
+// the measured time: gibbs 0.75–1.27, hmc 0.57–1.25, px 0.68–1.29,
+// interweave 0.85–1.20 (TestIterationCostFitsTheMeasurements). B̂ is the
+// expected number of bounces of a column's trajectory, n_obs·(L − 1)·T/(2π)
+// (compiler's expectedBounces): hmc makes about 0.8–1.0 B̂ and interweave
+// 1.2 B̂, which the coefficients absorb. Interweave's iteration is PX's
+// Gibbs sweep and factor scores plus the joint exact-HMC steps, whose cost
+// per bounce now grows like log n rather than n.
 const (
-	costCovariance  = 6.12e-10 // × n·p²: ZᵀZ and the correlation's draw
-	costGibbsColumn = 3.34e-8  // × n: one column's Gibbs sweep
-	costHMCColumn   = 3.14e-7  // × n: one exact-HMC column's set-up and conditional means
-	costHMCBounce   = 1.03e-7  // × log₂ n per expected bounce (kinetic collision search)
-	costPXCell      = 4.62e-8  // × n·p
-	costPXFactor    = 3.2e-10  // × n·p·k
-	costIWColumn    = 3.15e-7  // × n·p: interweave's Gibbs sweep, factor scores and set-up
-	costIWBounce    = 9.02e-9  // × n per expected bounce: every bounce moves the n latent values and the loadings
+	costCovariance  = 8.03e-10 // × n·p²: ZᵀZ and the correlation's draw
+	costGibbsColumn = 4.05e-8  // × n: one column's Gibbs sweep
+	costHMCColumn   = 2.52e-7  // × n: one exact-HMC column's set-up and conditional means
+	costHMCBounce   = 1.37e-7  // × log₂ n per expected bounce (kinetic collision search)
+	costPXCell      = 5.89e-8  // × n·p
+	costPXFactor    = 1.55e-9  // × n·p·k
+	costIWBounce    = 4.24e-7  // × log₂ n per expected bounce of the joint step
 )
 
 // IterationCost estimates the time one chain takes for one iteration on
@@ -75,13 +78,13 @@ func IterationCost(c Cost) time.Duration {
 	case PX:
 		s = costPXCell*n*p + costPXFactor*n*p*float64(c.K)
 	case Interweave:
-		s = costIWColumn * n * p
+		s = costPXCell*n*p + costPXFactor*n*p*float64(c.K) // the Gibbs sweep and factor scores
 		for j := range c.P {
 			if c.ColumnHMC != nil && !c.ColumnHMC[j] {
 				s += costPXCell*n + costPXFactor*n*float64(c.K) // PX's column step
 				continue
 			}
-			s += costIWBounce * n * bounces(j)
+			s += costIWBounce * math.Log2(math.Max(n, 2)) * bounces(j)
 		}
 	}
 	return time.Duration(s * float64(time.Second))

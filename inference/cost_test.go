@@ -22,7 +22,7 @@ func TestIterationCostFitsTheMeasurements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bounds := map[string][2]float64{"gibbs": {0.82, 1.24}, "hmc": {0.75, 1.25}, "px": {0.71, 1.28}, "interweave": {0.63, 1.14}}
+	bounds := map[string][2]float64{"gibbs": {0.75, 1.27}, "hmc": {0.57, 1.25}, "px": {0.68, 1.29}, "interweave": {0.85, 1.20}}
 	seen := map[string]int{}
 	for _, r := range rows[1:] {
 		m, ok := ParseMethod(r[0])
