@@ -165,14 +165,12 @@ type levelWindow struct {
 // worst-case fall over the window (a heuristic: any reference gives a valid
 // certificate). Chosen by instruction counts at n = 1000, k = 5, 5 levels,
 // where the cost is flat within about 5% for 5–12 spacings, growth 3–4 and
-// reference 0.15–0.5. Renewing at one spacing left rather than half a
-// spacing saves 3.6% (callgrind: fewer steps that stop at a window's end
-// without a bounce; 1.5 and 2 save less, 3 costs 5% more).
+// reference 0.15–0.5.
 const (
 	windowTiers     = 2
 	windowBounces   = 8
 	windowGrowth    = 3
-	windowRenew     = 1
+	windowRenew     = 0.5
 	windowReference = 0.25
 )
 
