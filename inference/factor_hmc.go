@@ -87,10 +87,12 @@ import (
 // (the branchier code runs at a lower IPC). The working sets do not grow
 // with n, so at n = 10⁴ a bounce costs 7 µs against 62 µs. Issue 14's pass
 // over the inner loops (one pass per row in moveLevel, no rescans after a
-// bounce, five-column blocks, fewer bounds checks, renewal at one spacing,
-// window norms kept) took the same column from 43.7k to 34.7k instructions
-// per bounce (callgrind, 21 trajectories, 843.7 M -> 670.0 M), with about
-// 134 working-set rows moved and 66 recomputed per bounce.
+// bounce, five-column blocks, fewer bounds checks, window norms kept) took
+// the same column from 43.7k to about 36k instructions per bounce
+// (callgrind, 21 trajectories, 843.7 M -> 670.0 M with a renewal at one
+// spacing that saved another 3.6% but moved trajectories by rounding and
+// was reverted, so about 695 M), with about 134 working-set rows moved and
+// 66 recomputed per bounce.
 //
 // Rows sit in slots in level order (level ℓ is slots start[ℓ]:start[ℓ+1],
 // missing rows last); within a level the working set comes first, in slots
