@@ -37,6 +37,13 @@ type samplersResult struct {
 	RMSEMean float64 `json:"rmse_posterior_mean,omitempty"`
 	RMSELast float64 `json:"rmse_last_draw,omitempty"`
 	Bounces  float64 `json:"bounces_per_column,omitempty"`
+	// ConvergedAt is the first checkpoint (50, 100, 200, ... iterations,
+	// warm-up included) at which the rank-normalised split R-hat of every
+	// entry of C, over the chains' draws of the checkpoint's second half, is
+	// below 1.01; ConvergedSeconds is that many iterations' share of the
+	// run's wall time. Zero if no checkpoint got there.
+	ConvergedAt      int     `json:"converged_at_iter,omitempty"`
+	ConvergedSeconds float64 `json:"converged_seconds,omitempty"`
 	// Seed seeds both the simulated data and the chains.
 	Seed uint64 `json:"seed"`
 	// Choice is what auto ran after its Gibbs warm-up iterations: gibbs or
@@ -99,7 +106,7 @@ func benchSamplers(args []string, stdout io.Writer) error {
 	}
 	table, err := newBenchTable(stdout, fs, benchColumn{"method", 10}, benchColumn{"n", 7}, benchColumn{"p", 4}, benchColumn{"k", 3},
 		benchColumn{"levels", 6}, benchColumn{"iter", 6}, benchColumn{"seed", 4}, benchColumn{"s/1000 iter", 0}, benchColumn{"min ESS/s", 0},
-		benchColumn{"median ESS/s", 0}, benchColumn{"RMSE mean", 0}, benchColumn{"RMSE last", 0}, benchColumn{"bounces/col", 0},
+		benchColumn{"median ESS/s", 0}, benchColumn{"R-hat<1.01 at", 0}, benchColumn{"RMSE mean", 0}, benchColumn{"RMSE last", 0}, benchColumn{"bounces/col", 0},
 		benchColumn{"note", 0})
 	if err != nil {
 		return err
@@ -124,14 +131,18 @@ func benchSamplers(args []string, stdout io.Writer) error {
 func (r samplersResult) cells() []string {
 	head := []string{r.Method, strconv.Itoa(r.N), strconv.Itoa(r.P), strconv.Itoa(r.K), strconv.Itoa(r.Levels), strconv.Itoa(r.Iter), strconv.FormatUint(r.Seed, 10)}
 	if r.Skipped != "" {
-		return append(head, "-", "-", "-", "-", "-", "-", "skipped: "+r.Skipped)
+		return append(head, "-", "-", "-", "-", "-", "-", "-", "skipped: "+r.Skipped)
 	}
 	note := ""
 	if r.Choice != "" {
 		note = "auto chose " + r.Choice
 	}
+	converged := "never"
+	if r.ConvergedAt > 0 {
+		converged = fmt.Sprintf("%d it, %.2f s", r.ConvergedAt, r.ConvergedSeconds)
+	}
 	return append(head, fmt.Sprintf("%.3f", r.SecondsPer1000), fmt.Sprintf("%.2f", r.MinESSPerSec), fmt.Sprintf("%.2f", r.MedianESSPerSec),
-		fmt.Sprintf("%.4f", r.RMSEMean), fmt.Sprintf("%.4f", r.RMSELast), fmt.Sprintf("%.0f", r.Bounces), note)
+		converged, fmt.Sprintf("%.4f", r.RMSEMean), fmt.Sprintf("%.4f", r.RMSELast), fmt.Sprintf("%.0f", r.Bounces), note)
 }
 
 // samplersRun runs the chains of method name (a method, or auto) on sim and
@@ -139,7 +150,7 @@ func (r samplersResult) cells() []string {
 func samplersRun(sim *inference.Simulated, set samplersSetup, name string, n, warmup, iter, chains int, seed uint64) samplersResult {
 	r := samplersResult{Method: name, N: n, P: set.P, K: set.K, Levels: set.Levels, Warmup: warmup, Iter: iter, Chains: chains, Seed: seed}
 	m, _ := inference.ParseMethod(name)
-	spec := inference.Spec{Columns: sim.Columns, Names: sim.Names, Method: m, Warmup: warmup, Iter: iter, Chains: chains, Seed: seed}
+	spec := inference.Spec{Columns: sim.Columns, Names: sim.Names, Method: m, Warmup: warmup, Iter: iter, Chains: chains, Seed: seed, KeepWarmup: true}
 	if name == "auto" {
 		spec.Method, spec.Adapt = inference.HMC, true
 	}
@@ -175,6 +186,10 @@ func samplersRun(sim *inference.Simulated, set samplersSetup, name string, n, wa
 			r.MedianESSPerSec = (ess[len(ess)/2-1] + ess[len(ess)/2]) / 2 / secs
 		}
 	}
+	if at := convergedAt(res); at > 0 {
+		r.ConvergedAt = at
+		r.ConvergedSeconds = secs * float64(at) / float64(warmup+iter)
+	}
 	draws := res.C[0]
 	rm := inference.RMSETrace([][]float64{res.MeanC(), draws[len(draws)-1]}, sim.C)
 	r.RMSEMean, r.RMSELast = rm[0], rm[1]
@@ -185,6 +200,42 @@ func samplersRun(sim *inference.Simulated, set samplersSetup, name string, n, wa
 		r.MinESSPerSec = 0
 	}
 	return r
+}
+
+// convergedAt is the first of the checkpoints 50, 100, 200, ... (and the
+// run's end) at which every off-diagonal entry of C has a rank-normalised
+// split R-hat below 1.01 over the second half of the draws so far, warm-up
+// included, of all chains; 0 if none. It measures time to convergence from
+// the default start, which a run's post-warm-up ESS does not.
+func convergedAt(res *inference.Result) int {
+	total := len(res.WarmupC[0]) + len(res.C[0])
+	trace := make([][][]float64, len(res.C))
+	for c := range trace {
+		trace[c] = append(append([][]float64(nil), res.WarmupC[c]...), res.C[c]...)
+	}
+	p := res.P
+	window := make([][]float64, len(trace))
+	for t := 50; ; t *= 2 {
+		t = min(t, total)
+		ok := t >= 4
+		for i := 0; i < p && ok; i++ {
+			for j := i + 1; j < p && ok; j++ {
+				for c := range trace {
+					window[c] = window[c][:0]
+					for _, d := range trace[c][t/2 : t] {
+						window[c] = append(window[c], d[i*p+j])
+					}
+				}
+				ok = inference.RHat(window) < 1.01
+			}
+		}
+		if ok {
+			return t
+		}
+		if t == total {
+			return 0
+		}
+	}
 }
 
 // parseSetups parses a comma-separated list of p:k:levels, as the --setups

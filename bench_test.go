@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/copulang/copulang/inference"
 )
 
 func TestBenchDispatch(t *testing.T) {
@@ -208,5 +211,37 @@ func TestOrList(t *testing.T) {
 		if got := orList(tc.words); got != tc.want {
 			t.Errorf("orList(%q) = %q, want %q", tc.words, got, tc.want)
 		}
+	}
+}
+
+// TestConvergedAt: two chains of a 2×2 C that sit apart for their first 150
+// draws and then mix as iid noise converge at the first checkpoint whose
+// second half lies past 150 (400: draws 200 to 399), and chains that never
+// agree never converge.
+func TestConvergedAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	res := func(apart int) *inference.Result {
+		r := &inference.Result{P: 2, WarmupC: make([][][]float64, 2), C: make([][][]float64, 2)}
+		for c := range 2 {
+			for it := range 1000 {
+				x := 0.1 * rng.NormFloat64()
+				if it < apart {
+					x += float64(c)
+				}
+				d := []float64{1, x, x, 1}
+				if it < 300 {
+					r.WarmupC[c] = append(r.WarmupC[c], d)
+				} else {
+					r.C[c] = append(r.C[c], d)
+				}
+			}
+		}
+		return r
+	}
+	if got := convergedAt(res(150)); got != 400 {
+		t.Errorf("chains apart for 150 draws converged at %d, want 400", got)
+	}
+	if got := convergedAt(res(1000)); got != 0 {
+		t.Errorf("chains that never agree converged at %d, want 0", got)
 	}
 }
