@@ -24,6 +24,7 @@ type benchmark struct {
 func benchmarks() []benchmark {
 	return []benchmark{
 		{"hough", "exact-HMC transitions of one ordinal column, kinetic against Hough-envelope search", benchHough},
+		{"mixing", "autocorrelation times of C's entries under gibbs and hmc on equicorrelated data, beside auto's mixing model", benchMixing},
 		{"paper", "Kalaitzis & Silva's experiment: interweave, px and px with bfa's defect, per setup and seed; --report compares them", benchPaper},
 		{"samplers", "the samplers on data simulated from a factor copula: time, ESS per second, time to R-hat < 1.01, RMSE to the truth, auto's choice", benchSamplers},
 	}

@@ -18,8 +18,8 @@ func TestBenchDispatch(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{nil, "which benchmark? hough, paper or samplers"},
-		{[]string{"nope"}, `unknown benchmark "nope" (want hough, paper or samplers)`},
+		{nil, "which benchmark? hough, mixing, paper or samplers"},
+		{[]string{"nope"}, `unknown benchmark "nope" (want hough, mixing, paper or samplers)`},
 		{[]string{"hough", "extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"hough", "--burn-in", "-1"}, "--burn-in: -1 is negative"},
 		{[]string{"hough", "--n", "0"}, `--n: "0" is not a positive integer`},
@@ -28,6 +28,8 @@ func TestBenchDispatch(t *testing.T) {
 		{[]string{"samplers", "--setups", "4:1"}, `--setups: "4:1" is not p:k:levels`},
 		{[]string{"samplers", "--iter", "0"}, "--iter 0: want at least 1"},
 		{[]string{"samplers", "--seeds", "0"}, "--seeds 0: want at least 1"},
+		{[]string{"mixing", "--rho", "1"}, `--rho: "1" is not a correlation in [0, 1)`},
+		{[]string{"mixing", "--methods", "px"}, `--methods: "px" is not gibbs or hmc`},
 		{[]string{"paper", "--arms", "px,gibbs"}, `--arms: unknown arm "gibbs" (want interweave, px or bfa)`},
 		{[]string{"paper", "--setups", "6:0:3"}, "--setups: 6:0:3: the factor model needs 1 <= k < p"},
 		{[]string{"paper", "--iter", "10", "--burn", "8"}, "--iter 10: want more than --burn + 3 = 11"},
@@ -57,6 +59,8 @@ func TestBenchOutput(t *testing.T) {
 			[]string{"gibbs", "hmc", "px", "interweave", "auto"}, []bool{false, false, true, true, false}},
 		{[]string{"samplers", "--n", "60", "--iter", "20", "--setups", "4:0:3", "--methods", "auto", "--seeds", "2"},
 			[]string{"auto", "auto"}, []bool{false, false}},
+		{[]string{"mixing", "--n", "60", "--p", "3", "--levels", "3", "--rho", "0.5", "--iter", "50", "--warmup", "10"},
+			[]string{"gibbs", "hmc"}, []bool{false, false}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.args[0], func(t *testing.T) {

@@ -1,11 +1,9 @@
 package inference
 
 import (
-	"cmp"
 	"context"
 	"encoding/csv"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"sort"
@@ -81,32 +79,6 @@ func TestMixingModelDirections(t *testing.T) {
 	}
 }
 
-// equicorrelated returns p columns of n rows cut into levels balanced
-// levels from a one-factor latent with correlation rho between columns.
-func equicorrelated(rng *rand.Rand, n, p, levels int, rho float64) [][]float64 {
-	f := make([]float64, n)
-	for i := range f {
-		f[i] = rng.NormFloat64()
-	}
-	cols := make([][]float64, p)
-	for j := range cols {
-		z := make([]float64, n)
-		for i := range z {
-			z[i] = math.Sqrt(rho)*f[i] + math.Sqrt(1-rho)*rng.NormFloat64()
-		}
-		order := make([]int, n)
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(z[a], z[b]) })
-		cols[j] = make([]float64, n)
-		for r, i := range order {
-			cols[j][i] = float64(1 + r*levels/n)
-		}
-	}
-	return cols
-}
-
 // TestAdaptiveSchedule runs Spec.Adapt on data where the choice is clear
 // either way: weakly correlated columns keep Gibbs (no bounce in the whole
 // run), strongly correlated 4-level columns with p = 20 move to exact HMC
@@ -114,10 +86,16 @@ func equicorrelated(rng *rand.Rand, n, p, levels int, rho float64) [][]float64 {
 // too short to adapt in keeps Gibbs without a schedule; and an adaptive run
 // is reproducible from its seed.
 func TestAdaptiveSchedule(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	weak := equicorrelated(rng, 300, 6, 4, 0.2)
-	strong := equicorrelated(rng, 200, 20, 4, 0.95)
-	strong[0] = equicorrelated(rng, 200, 1, 2, 0.5)[0] // one binary column
+	data := func(n, p, levels int, rho float64, seed uint64) [][]float64 {
+		cols, err := Equicorrelated(n, p, levels, rho, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cols
+	}
+	weak := data(300, 6, 4, 0.2, 1)
+	strong := data(200, 20, 4, 0.95, 2)
+	strong[0] = data(200, 2, 2, 0.5, 3)[0] // one binary column
 	run := func(cols [][]float64, warmup int) *Result {
 		t.Helper()
 		res, err := Run(context.Background(), Spec{Columns: cols, Method: HMC, Adapt: true, Warmup: warmup, Iter: 10, Chains: 2, Seed: 3}, nil)

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -186,4 +187,50 @@ func RMSETrace(trace [][]float64, truth []float64) []float64 {
 		out[t] = math.Sqrt(ss / m)
 	}
 	return out
+}
+
+// Equicorrelated draws n rows of p columns with equal latent correlation
+// rho between every pair (a one-factor truth, z_ij = √rho·f_i +
+// √(1−rho)·ε_ij), each column cut at its sample quantiles into levels
+// balanced levels, as Simulate does. It is the data of the mixing runs of
+// sampling.md §9.2 (`copulang bench mixing`); the PCG stream is (seed, 99).
+func Equicorrelated(n, p, levels int, rho float64, seed uint64) ([][]float64, error) {
+	switch {
+	case n < 2 || p < 2:
+		return nil, fmt.Errorf("inference: equicorrelated data of %d rows and %d columns, want at least 2 of each", n, p)
+	case levels < 2 || levels > n:
+		return nil, fmt.Errorf("inference: %d levels, want 2 to n = %d", levels, n)
+	case !(rho >= 0 && rho < 1):
+		return nil, fmt.Errorf("inference: correlation %v, want 0 <= rho < 1", rho)
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	f := make([]float64, n)
+	for i := range f {
+		f[i] = rng.NormFloat64()
+	}
+	cols := make([][]float64, p)
+	order := make([]int, n)
+	for j := range cols {
+		z := make([]float64, n)
+		for i := range z {
+			z[i] = math.Sqrt(rho)*f[i] + math.Sqrt(1-rho)*rng.NormFloat64()
+		}
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(z[a], z[b]) })
+		cols[j] = make([]float64, n)
+		for r, i := range order {
+			cols[j][i] = float64(1 + r*levels/n)
+		}
+	}
+	return cols, nil
+}
+
+// EquicorrelatedR2 is the share of each column's latent variance that the
+// others explain when all p columns have correlation rho:
+// 1 − (1−rho)(1+(p−1)rho)/(1+(p−2)rho).
+func EquicorrelatedR2(p int, rho float64) float64 {
+	q := float64(p)
+	return 1 - (1-rho)*(1+(q-1)*rho)/(1+(q-2)*rho)
 }
