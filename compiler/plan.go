@@ -185,7 +185,7 @@ func autoFullWhy(after int) string {
 
 // gibbsPoorMixing is the advice after a Gibbs fit of a full correlation
 // matrix with coarse columns whose diagnostics warn; %s is the model.
-const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowly where coarse columns are strongly correlated; `fit %s with hmc` gave 3.3× its bulk ESS per CPU-second on such data (sampling.md §9.1)"
+const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowly where coarse columns are strongly correlated; `fit %s with hmc` gave 3× to 5× its bulk ESS per CPU-second on such data (sampling.md §9.2)"
 
 // autoFactorWhy is why auto gives a factor model the parameter-expanded
 // Gibbs sampler (sampling.md §9.1).
