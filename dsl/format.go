@@ -163,6 +163,10 @@ func (u *Unary) String() string {
 func (p *Postfix) String() string {
 	var b strings.Builder
 	b.WriteString(p.Primary.String())
+	if p.Primary.Number != nil && len(p.Suffixes) > 0 && p.Suffixes[0].Member != nil {
+		// "0 .x" written as "0.x" would lex as the number "0." and then x.
+		b.WriteByte(' ')
+	}
 	for _, s := range p.Suffixes {
 		if s.Member != nil {
 			b.WriteString("." + s.Member.Name)
