@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -59,6 +60,8 @@ func TestBenchOutput(t *testing.T) {
 			[]string{"gibbs", "hmc", "px", "interweave", "auto"}, []bool{false, false, true, true, false}},
 		{[]string{"samplers", "--n", "60", "--iter", "20", "--setups", "4:0:3", "--methods", "auto", "--seeds", "2"},
 			[]string{"auto", "auto"}, []bool{false, false}},
+		{[]string{"samplers", "--iter", "20", "--setups", "3:0:c:50:0.1,gss:1", "--methods", "gibbs,px"},
+			[]string{"gibbs", "px", "gibbs", "px"}, []bool{false, true, false, false}},
 		{[]string{"mixing", "--n", "60", "--p", "3", "--levels", "3", "--rho", "0.5", "--iter", "50", "--warmup", "10"},
 			[]string{"gibbs", "hmc"}, []bool{false, false}},
 	}
@@ -247,5 +250,64 @@ func TestConvergedAt(t *testing.T) {
 	}
 	if got := convergedAt(res(1000)); got != 0 {
 		t.Errorf("chains that never agree converged at %d, want 0", got)
+	}
+}
+
+func TestParseSamplersSetups(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []samplersCase
+		err  bool
+	}{
+		{in: "20:5:5", want: []samplersCase{{samplersSetup: samplersSetup{P: 20, K: 5, Levels: 5}}}},
+		{in: "5:1:c:300, 10:0:2:1000:0.2", want: []samplersCase{
+			{samplersSetup: samplersSetup{P: 5, K: 1}, N: 300},
+			{samplersSetup: samplersSetup{P: 10, Levels: 2}, N: 1000, Missing: 0.2}}},
+		{in: "gss,gss:3", want: []samplersCase{{samplersSetup: samplersSetup{K: 2}, GSS: true}, {samplersSetup: samplersSetup{K: 3}, GSS: true}}},
+		{in: "4:1", err: true},
+		{in: "4:1:1", err: true},       // one level
+		{in: "4:1:3:1", err: true},     // one row
+		{in: "4:1:3:100:1", err: true}, // every cell missing
+		{in: "4:1:x", err: true},
+		{in: "gss:2:3", err: true},
+		{in: "gss:x", err: true},
+		{in: "4:1:3:100:0.1:9", err: true},
+	}
+	for _, tc := range tests {
+		got, err := parseSamplersSetups("--setups", tc.in)
+		if (err != nil) != tc.err {
+			t.Errorf("%q: error %v, want error %v", tc.in, err, tc.err)
+			continue
+		}
+		if !tc.err && !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestCompareWithBest checks which row carries auto's comparison and with
+// what: auto against gibbs and hmc, px against interweave, nothing when
+// the only method of its model that ran is auto's own choice.
+func TestCompareWithBest(t *testing.T) {
+	rows := []samplersResult{
+		{Method: "gibbs", MinESSPerSec: 10}, {Method: "hmc", MinESSPerSec: 40}, {Method: "auto", MinESSPerSec: 30},
+		{Method: "px", MinESSPerSec: 8}, {Method: "interweave", MinESSPerSec: 2},
+	}
+	compareWithBest(rows)
+	if r := rows[2]; r.Best != "hmc" || r.VsBest != 0.75 {
+		t.Errorf("auto: %.2f× best (%s), want 0.75× hmc", r.VsBest, r.Best)
+	}
+	if r := rows[3]; r.Best != "px" || r.VsBest != 1 {
+		t.Errorf("px: %.2f× best (%s), want 1× px", r.VsBest, r.Best)
+	}
+	for _, i := range []int{0, 1, 4} {
+		if rows[i].Best != "" {
+			t.Errorf("%s carries a comparison", rows[i].Method)
+		}
+	}
+	alone := []samplersResult{{Method: "px", MinESSPerSec: 8}, {Method: "interweave", Skipped: "no"}}
+	compareWithBest(alone)
+	if alone[0].Best != "" {
+		t.Errorf("px alone compared with %s", alone[0].Best)
 	}
 }
