@@ -305,6 +305,20 @@ func TestCompareWithBest(t *testing.T) {
 			t.Errorf("%s carries a comparison", rows[i].Method)
 		}
 	}
+	// auto kept Gibbs: the same draws, timed apart; the ratio is Gibbs's.
+	same := []samplersResult{
+		{Method: "gibbs", MinESSPerSec: 10, MinESS: 100, MedianESS: 300}, {Method: "hmc", MinESSPerSec: 20, MinESS: 400},
+		{Method: "auto", Choice: "gibbs", MinESSPerSec: 15, MinESS: 100, MedianESS: 300},
+	}
+	compareWithBest(same)
+	if r := same[2]; r.SameAs != "gibbs" || r.Best != "hmc" || r.VsBest != 0.5 {
+		t.Errorf("auto with Gibbs's draws: same as %q, %.2f× best (%s), want gibbs, 0.5× hmc", r.SameAs, r.VsBest, r.Best)
+	}
+	same[2].MedianESS, same[2].SameAs = 301, ""
+	compareWithBest(same)
+	if r := same[2]; r.SameAs != "" || r.VsBest != 0.75 {
+		t.Errorf("auto with other draws: same as %q, %.2f× best, want none, 0.75×", r.SameAs, r.VsBest)
+	}
 	alone := []samplersResult{{Method: "px", MinESSPerSec: 8}, {Method: "interweave", Skipped: "no"}}
 	compareWithBest(alone)
 	if alone[0].Best != "" {
