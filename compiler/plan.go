@@ -180,7 +180,7 @@ func autoFullWhy(after int) string {
 	if after == 0 {
 		return why + "; the warm-up is too short (under 20 iterations) to measure the columns' R² and adapt, so every column keeps Gibbs"
 	}
-	return why + fmt.Sprintf("; so after %d warm-up iterations the fit predicts both from the columns' R² and moves the columns of 3 to 10 levels to exact HMC if that is predicted to give more bulk ESS per second than Gibbs, and says which it chose", after)
+	return why + fmt.Sprintf("; so after %d warm-up iterations the fit predicts both from the columns' R² and moves the most strongly correlated of the columns of 3 to 10 levels (as many as the prediction favours) to exact HMC if that is predicted to give more bulk ESS per second than Gibbs, and says which it chose", after)
 }
 
 // gibbsPoorMixing is the advice after a Gibbs fit of a full correlation
@@ -285,7 +285,7 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		}
 		name := "latent columns by Hoff's Gibbs update"
 		if pl.Adapt {
-			name = fmt.Sprintf("latent columns by Hoff's Gibbs update, then (after %d warm-up iterations) by exact HMC on the columns of 3 to 10 levels if predicted faster", inference.AdaptAfter(pl.fit.Warmup))
+			name = fmt.Sprintf("latent columns by Hoff's Gibbs update, then (after %d warm-up iterations) by exact HMC on those of the columns of 3 to 10 levels where predicted faster", inference.AdaptAfter(pl.fit.Warmup))
 		}
 		pl.Steps = append(pl.Steps, Step{
 			Name:    name,
@@ -614,7 +614,7 @@ func (pl *InferencePlan) Explain() string {
 			case pl.Adapt && i == 0:
 				measured = "every column starts here"
 			case pl.Adapt:
-				measured = "on the columns of 3 to 10 levels, taken if predicted to give more bulk ESS/s than gibbs, from the columns' R² at that point"
+				measured = "on the most strongly correlated columns of 3 to 10 levels, as many as predicted best, taken if predicted to give more bulk ESS/s than gibbs, from the columns' R² at that point"
 			case i > 0:
 				measured = c.Measured
 			}

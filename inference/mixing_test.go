@@ -134,6 +134,23 @@ func TestAdaptiveSchedule(t *testing.T) {
 		t.Error("two adaptive runs with the same seed differ")
 	}
 
+	// One strongly correlated pair among independent columns: exact HMC
+	// on the pair only, the schedule that costs least for the same
+	// predicted mixing (adaptSchedule's per-column candidates).
+	pair := data(300, 2, 5, 0.98, 4)
+	pairCols := append(data(300, 6, 5, 0.05, 5)[:5], pair[0])
+	pairCols = append(pairCols, data(300, 6, 5, 0.05, 6)[:5]...)
+	pairCols = append(pairCols, pair[1])
+	r = run(pairCols, 40)
+	sc = r.Schedule
+	t.Logf("one strong pair: R² %.2f, τ Gibbs %.0f, best with HMC %.1f, time per iteration ×%.1f, speed-up %.1f",
+		sc.R2, sc.GibbsTau, sc.Tau, sc.PerIter.Seconds()/sc.GibbsPerIter.Seconds(), sc.Speedup())
+	want := make([]bool, 12)
+	want[5], want[11] = true, true
+	if !slices.Equal(sc.HMC, want) {
+		t.Errorf("one strong pair: HMC %v (R² %.2f), want %v", sc.HMC, sc.R2, want)
+	}
+
 	if r := run(strong, 19); r.Schedule != nil || bounces(r) != 0 {
 		t.Errorf("warm-up 19: schedule %+v, %d bounces; want no adaptation", r.Schedule, bounces(r))
 	}

@@ -1,7 +1,9 @@
 package inference
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -16,19 +18,19 @@ type Schedule struct {
 	// other columns, 1 − 1/(V_jj·Ω_jj), averaged over the chains at that point.
 	R2 []float64
 	// HMC[j] is true for the columns given exact HMC for the rest of the run:
-	// all the columns that can take it, or none.
+	// none, or the eligible columns of largest R² (adaptSchedule).
 	HMC []bool
 	// Tau and PerIter are the predicted autocorrelation time of C's
 	// worst-mixing entry (GibbsTau, HMCTau) and the predicted time per
-	// iteration of one chain on one core (IterationCost) of the schedule with
-	// exact HMC on the eligible columns; GibbsTau and GibbsPerIter the same
-	// with Gibbs on every column.
+	// iteration of one chain on one core (IterationCost) of the best
+	// schedule with exact HMC on some columns (taken or not); GibbsTau and
+	// GibbsPerIter the same with Gibbs on every column.
 	Tau, GibbsTau         float64
 	PerIter, GibbsPerIter time.Duration
 }
 
 // Speedup is the predicted ratio of the bulk ESS per second of C's
-// worst-mixing entry with exact HMC on the eligible columns to that with
+// worst-mixing entry with the best schedule using exact HMC to that with
 // Gibbs on every column (0 if no column can take exact HMC).
 func (s *Schedule) Speedup() float64 {
 	if s.Tau == 0 {
@@ -65,12 +67,17 @@ func adaptAfter(sp *Spec) int {
 const adaptMargin = 1.0
 
 // adaptSchedule chooses, after the first after iterations of every chain,
-// between Gibbs on every column and exact HMC on the columns that can take
-// it (those with an exact-HMC sampler, which an adaptive spec gives to the
-// columns of 3 to 10 levels), and switches every chain to the choice. It
-// predicts τ × time per iteration of C's worst entry for both from the
-// chains' R² (GibbsTau, HMCTau, IterationCost) and takes exact HMC if that
-// is smaller (adaptMargin).
+// which of the columns that can take exact HMC (those with an exact-HMC
+// sampler, which an adaptive spec gives to the columns of 3 to 10 levels)
+// move to it, and switches every chain to the choice. The candidates are
+// Gibbs on every column and exact HMC on the m eligible columns of largest
+// R², m = 1 … all: a column's slow mixing under Gibbs grows with its R²
+// (GibbsTau), so the strongly correlated columns are the ones worth the
+// cost. For each it predicts τ × time per iteration of C's worst entry
+// from the chains' R² (HMCTau of the largest R² on exact HMC, GibbsTau of
+// the largest left on Gibbs with p the number of columns left on it,
+// IterationCost) and takes the smallest, exact HMC only if better than
+// Gibbs's by adaptMargin.
 func adaptSchedule(d *data, sp *Spec, samplers []chainSampler, after int) *Schedule {
 	p := d.p
 	s := &Schedule{After: after, R2: make([]float64, p), HMC: make([]bool, p)}
@@ -87,44 +94,55 @@ func adaptSchedule(d *data, sp *Spec, samplers []chainSampler, after int) *Sched
 	if cost.TravelTime == 0 {
 		cost.TravelTime = math.Pi / 2
 	}
-	// The largest R² over all columns, over those exact HMC may take, and
-	// over the others, with whether each of the others is binary.
-	all, hmcMax, gibbsMax := -1, -1, -1
+	var eligible []int
 	for j, lv := range d.levels {
 		for _, fs := range fulls {
 			s.R2[j] += fs.r2(j) / float64(len(fulls))
 		}
 		cost.Observed[j] = d.n - len(lv.Missing)
 		cost.Levels[j] = lv.NumLevels()
-		larger := func(k int) bool { return k < 0 || s.R2[j] > s.R2[k] }
-		if larger(all) {
-			all = j
-		}
-		switch {
-		case fulls[0].hmc != nil && fulls[0].hmc[j] != nil && cost.Levels[j] >= 3:
-			s.HMC[j] = true
-			if larger(hmcMax) {
-				hmcMax = j
-			}
-		case larger(gibbsMax):
-			gibbsMax = j
+		if fulls[0].hmc != nil && fulls[0].hmc[j] != nil && cost.Levels[j] >= 3 {
+			eligible = append(eligible, j)
 		}
 	}
+	// Columns by decreasing R², ties by index: the eligible ones, and all.
+	byR2 := func(cols []int) {
+		slices.SortStableFunc(cols, func(a, b int) int { return cmp.Compare(s.R2[b], s.R2[a]) })
+	}
+	byR2(eligible)
+	all := make([]int, p)
+	for j := range all {
+		all[j] = j
+	}
+	byR2(all)
 	binary := func(j int) bool { return cost.Levels[j] == 2 }
-	s.GibbsTau = GibbsTau(s.R2[all], p, binary(all))
+	s.GibbsTau = GibbsTau(s.R2[all[0]], p, binary(all[0]))
 	s.GibbsPerIter = IterationCost(cost)
-	if hmcMax < 0 {
-		clear(s.HMC)
+	if len(eligible) == 0 {
 		return s
 	}
-	s.Tau = HMCTau(s.R2[hmcMax])
-	if gibbsMax >= 0 {
-		s.Tau = math.Max(s.Tau, GibbsTau(s.R2[gibbsMax], p, binary(gibbsMax)))
+	cost.Method, cost.ColumnHMC = HMC, make([]bool, p)
+	best := math.Inf(1)
+	var bestHMC []bool
+	for m := 1; m <= len(eligible); m++ {
+		cost.ColumnHMC[eligible[m-1]] = true
+		tau := HMCTau(s.R2[eligible[0]])
+		// The column of largest R² left on Gibbs, if any, mixing as Gibbs
+		// does among the columns left on it (GibbsTau's p term; at least
+		// 5, the fewest columns measured): its strongly correlated partners
+		// now move by exact HMC (sampling.md §9.2, mixed schedules).
+		if i := slices.IndexFunc(all, func(j int) bool { return !cost.ColumnHMC[j] }); i >= 0 {
+			onGibbs := max(p-m, min(p, 5))
+			tau = math.Max(tau, GibbsTau(s.R2[all[i]], onGibbs, binary(all[i])))
+		}
+		per := IterationCost(cost)
+		if v := tau * per.Seconds(); v < best {
+			best, s.Tau, s.PerIter = v, tau, per
+			bestHMC = slices.Clone(cost.ColumnHMC)
+		}
 	}
-	cost.Method, cost.ColumnHMC = HMC, s.HMC
-	s.PerIter = IterationCost(cost)
-	if s.Speedup() < adaptMargin {
-		clear(s.HMC)
+	if s.Speedup() >= adaptMargin {
+		copy(s.HMC, bestHMC)
 	}
 	for _, fs := range fulls {
 		for j := range fs.gibbsOnly {

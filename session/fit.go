@@ -286,16 +286,20 @@ func scheduleReport(sc *inference.Schedule, names []string) string {
 	case len(hmc) == len(sc.HMC):
 		which = "every column"
 	case len(hmc) > 8:
-		which = fmt.Sprintf("the %d columns of 3 to 10 levels", len(hmc))
+		which = fmt.Sprintf("the %d columns of largest R²", len(hmc))
+	}
+	rest := ""
+	if k := len(sc.HMC) - len(hmc); k > 0 && len(hmc) > 0 {
+		rest = fmt.Sprintf(" (the other %s keep Gibbs)", plural(k, "column"))
 	}
 	switch {
 	case len(hmc) > 0:
-		return fmt.Sprintf("auto switched %s to exact HMC after %d warm-up iterations: %s, and exact HMC's %s, at %.1f× the time per iteration: about %.1f× Gibbs's bulk ESS per second predicted (sampling.md §9.2)",
-			which, sc.After, why, fmtTau(sc.Tau), sc.PerIter.Seconds()/sc.GibbsPerIter.Seconds(), sc.Speedup())
+		return fmt.Sprintf("auto switched %s to exact HMC after %d warm-up iterations%s: %s, and this schedule's %s, at %.1f× the time per iteration: about %.1f× Gibbs's bulk ESS per second predicted (sampling.md §9.2)",
+			which, sc.After, rest, why, fmtTau(sc.Tau), sc.PerIter.Seconds()/sc.GibbsPerIter.Seconds(), sc.Speedup())
 	case sc.Tau == 0:
 		return fmt.Sprintf("auto kept Hoff's Gibbs update for every column after %d warm-up iterations: no column has 3 to 10 levels, where exact HMC could help (sampling.md §9.2)", sc.After)
 	}
-	return fmt.Sprintf("auto kept Hoff's Gibbs update for every column after %d warm-up iterations: %s, and exact HMC's %s does not pay for its %.0f× time per iteration (predicted %.2g× Gibbs's bulk ESS per second; sampling.md §9.2)",
+	return fmt.Sprintf("auto kept Hoff's Gibbs update for every column after %d warm-up iterations: %s, and the best schedule with exact HMC, at %s, does not pay for its %.1f× time per iteration (predicted %.2g× Gibbs's bulk ESS per second; sampling.md §9.2)",
 		sc.After, why, fmtTau(sc.Tau), sc.PerIter.Seconds()/sc.GibbsPerIter.Seconds(), sc.Speedup())
 }
 
