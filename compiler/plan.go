@@ -174,9 +174,13 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 
 // autoFullWhy is why auto starts a full-correlation model on Hoff's Gibbs
 // sampler and may move columns to exact HMC after after warm-up iterations
-// (sampling.md §9.2); after 0 means the warm-up is too short to adapt in.
-func autoFullWhy(after int) string {
+// (sampling.md §9.2); after 0 means the warm-up is too short to adapt in,
+// and more rows than inference.MixingMaxRows that the fit keeps Gibbs.
+func autoFullWhy(after, rows int) string {
 	const why = "auto's choice for a full correlation matrix: Hoff's Gibbs sampler costs 10× to 40× less per iteration than exact HMC and gave the most bulk ESS per second of C's worst entry on the shipped GSS, but it mixes that entry slowly where many columns are strongly correlated (autocorrelation time 3 at R² 0.69 with 5 such columns, 130 to 260 at R² 0.77 with 20; sampling.md §9.2), where exact HMC mixes far better per iteration"
+	if rows > inference.MixingMaxRows {
+		return why + fmt.Sprintf("; with %d rows the data are beyond the %d of the largest runs the mixing model was fitted to, and beyond them Gibbs mixed well where measured while exact HMC grew costlier, so every column keeps Gibbs", rows, inference.MixingMaxRows)
+	}
 	if after == 0 {
 		return why + "; the warm-up is too short (under 20 iterations) to measure the columns' R² and adapt, so every column keeps Gibbs"
 	}
@@ -226,7 +230,7 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 			hmc[j] = l >= 3 && l <= MaxHMCLevels && expectedBounces(pl.n-missing[j], l, pl.TravelTime) <= hmcCapMargin*hmcBounceCap(pl.n)
 			some = some || hmc[j]
 		}
-		if some && pl.fit != nil && inference.AdaptAfter(pl.fit.Warmup) > 0 {
+		if some && pl.fit != nil && inference.AdaptAfter(pl.fit.Warmup) > 0 && pl.n <= inference.MixingMaxRows {
 			pl.Adapt = true
 			pl.ColumnHMC = hmc
 		}
@@ -281,7 +285,7 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		case pl.Asked != "gibbs" && len(constNames) == len(gibbsNames):
 			why = "no order constraint to bounce off: the column is drawn from its conditional normal"
 		case pl.Asked == "auto":
-			why = autoFullWhy(inference.AdaptAfter(pl.fit.Warmup))
+			why = autoFullWhy(inference.AdaptAfter(pl.fit.Warmup), pl.n)
 		}
 		name := "latent columns by Hoff's Gibbs update"
 		if pl.Adapt {

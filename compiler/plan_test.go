@@ -362,3 +362,27 @@ func TestExpectedBouncesMatchesHough(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanAutoBeyondMixingRows: with more rows than auto's mixing model was
+// fitted to, auto keeps Gibbs for a full correlation matrix and says why;
+// at the limit it still adapts.
+func TestPlanAutoBeyondMixingRows(t *testing.T) {
+	for _, n := range []int{inference.MixingMaxRows, inference.MixingMaxRows + 1} {
+		d := &DataInfo{Name: "d", N: n}
+		for _, name := range []string{"a", "b", "c"} {
+			d.Columns = append(d.Columns, ColumnInfo{Name: name, Levels: 5})
+		}
+		m := &DeclareModel{Name: "m", Data: "d", Columns: []string{"a", "b", "c"}, Model: inference.FullCorrelation{}}
+		pl, err := Plan(m, d, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		beyond := n > inference.MixingMaxRows
+		if pl.Adapt == beyond || (pl.Method == inference.Gibbs) != beyond {
+			t.Errorf("n = %d: method %v, adapt %v; want adaptation only up to %d rows", n, pl.Method, pl.Adapt, inference.MixingMaxRows)
+		}
+		if got := strings.Contains(pl.Steps[0].Why, "beyond the 3000"); got != beyond {
+			t.Errorf("n = %d: why %q", n, pl.Steps[0].Why)
+		}
+	}
+}

@@ -18,6 +18,28 @@ type Cost struct {
 	ColumnHMC []bool
 	// TravelTime is the exact-HMC travel time T.
 	TravelTime float64
+	// R2, if set, is each column's R² given the others, which sets how
+	// often a full-model exact-HMC trajectory bounces (BounceShare); nil
+	// means unknown, as before a fit, and the grid's typical share.
+	R2 []float64
+}
+
+// typicalBounceShare is the mean ratio of measured to expected bounces
+// (n_obs·(L − 1)·T/(2π)) over the exact-HMC rows of
+// testdata/cost_measured.csv, whose k-factor truths have the columns' R² of
+// typical data; costHMCBounce was fitted per expected bounce on that grid.
+const typicalBounceShare = 0.79
+
+// BounceShare is the measured number of bounces of a full-model exact-HMC
+// trajectory over its expected n_obs·(L − 1)·T/(2π), for a column of L
+// levels whose R² given the others is r2: (1 + 0.8/L)·√(1 − R²). Bounces
+// come from the rows' motion relative to each other, whose scale is the
+// conditional sd √(1 − R²); the factor 1 + 0.8/L is 1.4, 1.16 and 1.08 at
+// 2, 5 and 10 levels. Measured on equicorrelated columns (n = 300, 1000,
+// 3000; R² 0.14 to 0.89; 2, 5, 10 levels; sampling.md §9.2), it is within 6%
+// of every one (TestBounceShare).
+func BounceShare(levels int, r2 float64) float64 {
+	return (1 + 0.8/float64(levels)) * math.Sqrt(math.Max(0, 1-r2))
 }
 
 // The coefficients of IterationCost, in CPU seconds, fitted by weighted
@@ -73,7 +95,11 @@ func IterationCost(c Cost) time.Duration {
 				s += costGibbsColumn * n
 				continue
 			}
-			s += costHMCColumn*n + costHMCBounce*math.Log2(math.Max(n, 2))*bounces(j)
+			share := typicalBounceShare
+			if j < len(c.R2) && !math.IsNaN(c.R2[j]) {
+				share = BounceShare(c.Levels[j], c.R2[j])
+			}
+			s += costHMCColumn*n + costHMCBounce/typicalBounceShare*math.Log2(math.Max(n, 2))*bounces(j)*share
 		}
 	case PX:
 		s = costPXCell*n*p + costPXFactor*n*p*float64(c.K)

@@ -2,6 +2,14 @@ package inference
 
 import "math"
 
+// MixingMaxRows is the largest number of rows among the runs GibbsTau and
+// HMCTau were fitted to. An adaptive run on more rows keeps Gibbs rather
+// than extrapolate: beyond it Gibbs's worst entry mixed well where
+// measured (τ 3.0 at n = 10⁴ on the 3-factor truth whose τ was 360 at
+// n = 1000) and exact HMC's cost per bounce grows faster than at the fitted
+// sizes (sampling.md §9.2).
+const MixingMaxRows = 3000
+
 // GibbsTau predicts the integrated autocorrelation time, in iterations, of
 // C's worst-mixing entry under Hoff's Gibbs sampler, from the largest share
 // r2 of a latent column's variance that the other columns explain (R² =

@@ -151,6 +151,12 @@ func TestAdaptiveSchedule(t *testing.T) {
 		t.Errorf("one strong pair: HMC %v (R² %.2f), want %v", sc.HMC, sc.R2, want)
 	}
 
+	// Beyond the rows the mixing model was fitted to: Gibbs, however strong.
+	big := data(MixingMaxRows+1, 4, 5, 0.95, 7)
+	if sc := run(big, 40).Schedule; !sc.BeyondRows || slices.Contains(sc.HMC, true) {
+		t.Errorf("%d rows: schedule %+v, want Gibbs kept beyond MixingMaxRows", MixingMaxRows+1, sc)
+	}
+
 	if r := run(strong, 19); r.Schedule != nil || bounces(r) != 0 {
 		t.Errorf("warm-up 19: schedule %+v, %d bounces; want no adaptation", r.Schedule, bounces(r))
 	}

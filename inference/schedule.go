@@ -20,6 +20,9 @@ type Schedule struct {
 	// HMC[j] is true for the columns given exact HMC for the rest of the run:
 	// none, or the eligible columns of largest R² (adaptSchedule).
 	HMC []bool
+	// BeyondRows is set when the data have more rows than MixingMaxRows:
+	// the run kept Gibbs without predicting exact HMC.
+	BeyondRows bool
 	// Tau and PerIter are the predicted autocorrelation time of C's
 	// worst-mixing entry (GibbsTau, HMCTau) and the predicted time per
 	// iteration of one chain on one core (IterationCost) of the best
@@ -76,7 +79,7 @@ const adaptMargin = 1.0
 // cost. For each it predicts τ × time per iteration of C's worst entry
 // from the chains' R² (HMCTau of the largest R² on exact HMC, GibbsTau of
 // the largest left on Gibbs with p the number of columns left on it,
-// IterationCost) and takes the smallest, exact HMC only if better than
+// IterationCost with the bounces the columns' R² imply) and takes the smallest, exact HMC only if better than
 // Gibbs's by adaptMargin.
 func adaptSchedule(d *data, sp *Spec, samplers []chainSampler, after int) *Schedule {
 	p := d.p
@@ -118,10 +121,13 @@ func adaptSchedule(d *data, sp *Spec, samplers []chainSampler, after int) *Sched
 	binary := func(j int) bool { return cost.Levels[j] == 2 }
 	s.GibbsTau = GibbsTau(s.R2[all[0]], p, binary(all[0]))
 	s.GibbsPerIter = IterationCost(cost)
-	if len(eligible) == 0 {
+	if d.n > MixingMaxRows {
+		s.BeyondRows = true
+	}
+	if len(eligible) == 0 || s.BeyondRows {
 		return s
 	}
-	cost.Method, cost.ColumnHMC = HMC, make([]bool, p)
+	cost.Method, cost.ColumnHMC, cost.R2 = HMC, make([]bool, p), s.R2
 	best := math.Inf(1)
 	var bestHMC []bool
 	for m := 1; m <= len(eligible); m++ {

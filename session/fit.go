@@ -296,6 +296,8 @@ func scheduleReport(sc *inference.Schedule, names []string) string {
 	case len(hmc) > 0:
 		return fmt.Sprintf("auto switched %s to exact HMC after %d warm-up iterations%s: %s, and this schedule's %s, at %.1f× the time per iteration: about %.1f× Gibbs's bulk ESS per second predicted (sampling.md §9.2)",
 			which, sc.After, rest, why, fmtTau(sc.Tau), sc.PerIter.Seconds()/sc.GibbsPerIter.Seconds(), sc.Speedup())
+	case sc.BeyondRows:
+		return fmt.Sprintf("auto kept Hoff's Gibbs update for every column after %d warm-up iterations: the data have more rows than the %d of the largest runs its mixing model was fitted to, and beyond them Gibbs mixed well where measured while exact HMC grew costlier (sampling.md §9.2)", sc.After, inference.MixingMaxRows)
 	case sc.Tau == 0:
 		return fmt.Sprintf("auto kept Hoff's Gibbs update for every column after %d warm-up iterations: no column has 3 to 10 levels, where exact HMC could help (sampling.md §9.2)", sc.After)
 	}
