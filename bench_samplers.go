@@ -208,7 +208,7 @@ func benchSamplers(args []string, stdout io.Writer) error {
 						return err
 					}
 				}
-				d = samplersData{columns: gss.Columns, names: gss.Names}
+				d = samplersData{Dataset: gss}
 				set.P, set.N = len(gss.Columns), gss.N()
 			default:
 				levels := set.Levels
@@ -219,7 +219,7 @@ func benchSamplers(args []string, stdout io.Writer) error {
 				if err != nil {
 					return err
 				}
-				d = samplersData{columns: sim.Columns, names: sim.Names, truth: sim.C}
+				d = samplersData{Dataset: &session.Dataset{Name: "sim", Names: sim.Names, Columns: sim.Columns}, truth: sim.C}
 			}
 			rows := make([]samplersResult, 0, len(setMethods))
 			for _, m := range setMethods {
@@ -239,9 +239,8 @@ func benchSamplers(args []string, stdout io.Writer) error {
 // samplersData is the data of one setup and seed, with the true C when
 // it is simulated.
 type samplersData struct {
-	columns [][]float64
-	names   []string
-	truth   []float64
+	*session.Dataset
+	truth []float64
 }
 
 // samplersRunSettings are the iterations and chains of one run.
@@ -256,7 +255,11 @@ func loadGSS() (*session.Dataset, error) {
 	}
 	defer f.Close()
 	d, _, err := session.LoadCSV(f, session.CSVOptions{})
-	return d, err
+	if err != nil {
+		return nil, err
+	}
+	d.Name = "gss"
+	return d, nil
 }
 
 // compareWithBest sets, on the row that ran auto's choice for each model,
@@ -356,11 +359,8 @@ func samplersRun(d samplersData, set samplersCase, name string, run samplersRunS
 		}
 		model = inference.FactorModel{K: set.K}
 	}
-	decl := &compiler.DeclareModel{Name: "m", Data: "d", Columns: d.names, Model: model}
-	info := &compiler.DataInfo{Name: "d", N: set.N}
-	for j, col := range d.columns {
-		info.Columns = append(info.Columns, compiler.ColumnInfo{Name: d.names[j], Levels: distinctValues(col), Missing: missingCells(col)})
-	}
+	decl := &compiler.DeclareModel{Name: "m", Data: d.Name, Columns: d.Names, Model: model}
+	info := d.Info()
 	fit := &compiler.Fit{Model: "m", Method: name, TravelTime: compiler.DefaultTravelTime, Iter: run.iter, Warmup: run.warmup,
 		Chains: run.chains, Thin: 1, Seed: seed}
 	plan, err := compiler.Plan(decl, info, fit)
@@ -368,7 +368,7 @@ func samplersRun(d samplersData, set samplersCase, name string, run samplersRunS
 		r.Skipped = err.Error()
 		return r
 	}
-	spec := inference.Spec{Columns: d.columns, Names: d.names, Model: model, Method: plan.Method, ColumnHMC: plan.ColumnHMC, Adapt: plan.Adapt,
+	spec := inference.Spec{Columns: d.Columns, Names: d.Names, Model: model, Method: plan.Method, ColumnHMC: plan.ColumnHMC, Adapt: plan.Adapt,
 		Warmup: run.warmup, Iter: run.iter, Chains: run.chains, Seed: seed, TravelTime: plan.TravelTime, KeepWarmup: true}
 	res, err := inference.Run(context.Background(), spec, nil)
 	if err != nil {
@@ -411,28 +411,6 @@ func samplersRun(d samplersData, set samplersCase, name string, run samplersRunS
 		r.MinESSPerSec, r.MinESS = 0, 0
 	}
 	return r
-}
-
-// distinctValues is the number of distinct observed values of col.
-func distinctValues(col []float64) int {
-	seen := make(map[float64]bool)
-	for _, v := range col {
-		if !math.IsNaN(v) {
-			seen[v] = true
-		}
-	}
-	return len(seen)
-}
-
-// missingCells is the number of NaN cells of col.
-func missingCells(col []float64) int {
-	k := 0
-	for _, v := range col {
-		if math.IsNaN(v) {
-			k++
-		}
-	}
-	return k
 }
 
 // convergedAt is the first of the checkpoints 50, 100, 200, ... (and the

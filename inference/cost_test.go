@@ -14,15 +14,7 @@ import (
 // times it was fitted to (testdata/cost_measured.csv, see the coefficients'
 // comment): every estimate must stay within the factors stated there.
 func TestIterationCostFitsTheMeasurements(t *testing.T) {
-	f, err := os.Open("testdata/cost_measured.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readTestCSV(t, "testdata/cost_measured.csv")
 	bounds := map[string][2]float64{"gibbs": {0.75, 1.27}, "hmc": {0.57, 1.25}, "px": {0.68, 1.29}, "interweave": {0.85, 1.20}}
 	seen := map[string]int{}
 	for _, r := range rows[1:] {
@@ -101,4 +93,19 @@ func TestBounceShare(t *testing.T) {
 			}
 		}
 	}
+}
+
+// readTestCSV reads a committed measurement table from testdata.
+func readTestCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

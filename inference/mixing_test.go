@@ -2,9 +2,7 @@ package inference
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,15 +17,7 @@ import (
 // made): every prediction within the factors stated with the models, 7.5
 // for Gibbs and 5 for exact HMC on columns of 3 or more levels.
 func TestMixingModelFitsTheMeasurements(t *testing.T) {
-	f, err := os.Open("testdata/mixing_measured.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readTestCSV(t, "testdata/mixing_measured.csv")
 	col := map[string]int{}
 	for i, name := range rows[0] {
 		col[name] = i

@@ -26,7 +26,7 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 		if err != nil {
 			return err
 		}
-		plan, err := compiler.Plan(m.Decl, dataInfo(m.Data), x.Fit)
+		plan, err := compiler.Plan(m.Decl, m.Data.Info(), x.Fit)
 		if err != nil {
 			return err
 		}

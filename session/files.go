@@ -70,7 +70,7 @@ func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := dataInfo(d)
+	info := d.Info()
 	info.Name = x.Name
 	return info, nil
 }

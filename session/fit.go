@@ -28,7 +28,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	if err != nil {
 		return err
 	}
-	plan, err := compiler.Plan(m.Decl, dataInfo(m.Data), x)
+	plan, err := compiler.Plan(m.Decl, m.Data.Info(), x)
 	if err != nil {
 		return err
 	}

@@ -194,7 +194,7 @@ type sessionEnv struct{ s *Session }
 
 func (e sessionEnv) Lookup(name string) (compiler.Binding, bool) {
 	if d, ok := e.s.data[name]; ok {
-		return dataInfo(d), true
+		return d.Info(), true
 	}
 	if m, ok := e.s.models[name]; ok {
 		return modelInfo(m), true
@@ -208,15 +208,16 @@ func (e sessionEnv) Names() []string {
 	return out
 }
 
-// dataInfo describes a data set to the compiler.
-func dataInfo(d *Dataset) *compiler.DataInfo {
+// Info describes the data set to the compiler (compiler.Plan and the
+// checker): its rows and, per column, the distinct values and missing cells.
+func (d *Dataset) Info() *compiler.DataInfo {
 	info := &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK}
 	for j, col := range d.Columns {
 		info.Columns = append(info.Columns, compiler.ColumnInfo{
 			Name:    d.Names[j],
 			Levels:  countLevels(col),
 			Missing: countMissing(col),
-			Text:    d.Labels[j] != nil,
+			Text:    j < len(d.Labels) && d.Labels[j] != nil,
 		})
 	}
 	return info
