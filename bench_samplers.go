@@ -86,6 +86,12 @@ type samplersResult struct {
 	// j < l, divided by the run's whole wall time; minimum and median.
 	MinESSPerSec    float64 `json:"min_bulk_ess_per_s,omitempty"`
 	MedianESSPerSec float64 `json:"median_bulk_ess_per_s,omitempty"`
+	// MinESSPerCPUSec is the minimum bulk ESS divided by the CPU time the
+	// process spent on the run (all chains, user and system): unlike wall
+	// time it hardly moves when other work shares the machine. CPUSeconds is
+	// that time. Both are zero where CPU time is not measured (non-Unix).
+	MinESSPerCPUSec float64 `json:"min_bulk_ess_per_cpu_s,omitempty"`
+	CPUSeconds      float64 `json:"cpu_seconds,omitempty"`
 	// MinESS and MedianESS are the same bulk ESS, not divided by time.
 	MinESS    float64 `json:"min_bulk_ess,omitempty"`
 	MedianESS float64 `json:"median_bulk_ess,omitempty"`
@@ -113,10 +119,13 @@ type samplersResult struct {
 	// "gibbs"), and a second's difference in their timing is noise on this
 	// machine (sub-second runs vary up to 2×): VsBest is then Gibbs's own
 	// ratio, the same work timed once.
-	VsBest  float64 `json:"auto_vs_best,omitempty"`
-	Best    string  `json:"best,omitempty"`
-	SameAs  string  `json:"same_draws_as,omitempty"`
-	Skipped string  `json:"skipped,omitempty"`
+	VsBest float64 `json:"auto_vs_best,omitempty"`
+	// VsBestCPU is VsBest by min bulk ESS per CPU-second, against the
+	// best explicit method by that measure.
+	VsBestCPU float64 `json:"auto_vs_best_cpu,omitempty"`
+	Best      string  `json:"best,omitempty"`
+	SameAs    string  `json:"same_draws_as,omitempty"`
+	Skipped   string  `json:"skipped,omitempty"`
 }
 
 // benchSamplers runs `copulang bench samplers`: for each setup it simulates
@@ -181,7 +190,7 @@ func benchSamplers(args []string, stdout io.Writer) error {
 	}
 	table, err := newBenchTable(stdout, fs, benchColumn{"method", 10}, benchColumn{"data", 9}, benchColumn{"n", 7}, benchColumn{"p", 4}, benchColumn{"k", 3},
 		benchColumn{"levels", 6}, benchColumn{"iter", 6}, benchColumn{"seed", 4}, benchColumn{"s/1000 iter", 0}, benchColumn{"min ESS/s", 0},
-		benchColumn{"median ESS/s", 0}, benchColumn{"R-hat<1.01 at", 0}, benchColumn{"RMSE mean", 0}, benchColumn{"RMSE last", 0}, benchColumn{"bounces/col", 0},
+		benchColumn{"min ESS/CPU-s", 0}, benchColumn{"median ESS/s", 0}, benchColumn{"R-hat<1.01 at", 0}, benchColumn{"RMSE mean", 0}, benchColumn{"RMSE last", 0}, benchColumn{"bounces/col", 0},
 		benchColumn{"note", 0})
 	if err != nil {
 		return err
@@ -272,7 +281,7 @@ func compareWithBest(rows []samplersResult) {
 		if ai < 0 {
 			return
 		}
-		best, bestName, others := 0.0, "", 0
+		best, bestName, others, bestCPU := 0.0, "", 0, 0.0
 		for i, r := range rows {
 			if r.Skipped != "" || !slices.Contains(explicit, r.Method) {
 				continue
@@ -283,16 +292,23 @@ func compareWithBest(rows []samplersResult) {
 			if r.MinESSPerSec > best {
 				best, bestName = r.MinESSPerSec, r.Method
 			}
+			bestCPU = max(bestCPU, r.MinESSPerCPUSec)
 		}
 		if best == 0 || others == 0 {
 			return
 		}
 		a := &rows[ai]
 		a.VsBest, a.Best = a.MinESSPerSec/best, bestName
+		if bestCPU > 0 {
+			a.VsBestCPU = a.MinESSPerCPUSec / bestCPU
+		}
 		for _, r := range rows {
 			if r.Method != a.Method && r.Skipped == "" && slices.Contains(explicit, r.Method) && a.Choice == r.Method &&
 				r.MinESS == a.MinESS && r.MedianESS == a.MedianESS {
 				a.SameAs, a.VsBest = r.Method, r.MinESSPerSec/best
+				if bestCPU > 0 {
+					a.VsBestCPU = r.MinESSPerCPUSec / bestCPU
+				}
 			}
 		}
 	}
@@ -329,7 +345,11 @@ func (r samplersResult) cells() []string {
 		if r.SameAs != "" {
 			who = "same draws as " + r.SameAs + ":"
 		}
-		notes = append(notes, fmt.Sprintf("%s %.2f× best (%s)", who, r.VsBest, r.Best))
+		note := fmt.Sprintf("%s %.2f× best (%s)", who, r.VsBest, r.Best)
+		if r.VsBestCPU > 0 {
+			note += fmt.Sprintf(", %.2f× by CPU time", r.VsBestCPU)
+		}
+		notes = append(notes, note)
 	}
 	converged := "never"
 	if r.ConvergedAt > 0 {
@@ -339,7 +359,7 @@ func (r samplersResult) cells() []string {
 	if r.RMSEMean > 0 {
 		rmseMean, rmseLast = fmt.Sprintf("%.4f", r.RMSEMean), fmt.Sprintf("%.4f", r.RMSELast)
 	}
-	return append(head, fmt.Sprintf("%.3f", r.SecondsPer1000), fmt.Sprintf("%.2f", r.MinESSPerSec), fmt.Sprintf("%.2f", r.MedianESSPerSec),
+	return append(head, fmt.Sprintf("%.3f", r.SecondsPer1000), fmt.Sprintf("%.2f", r.MinESSPerSec), fmt.Sprintf("%.2f", r.MinESSPerCPUSec), fmt.Sprintf("%.2f", r.MedianESSPerSec),
 		converged, rmseMean, rmseLast, fmt.Sprintf("%.0f", r.Bounces), strings.Join(notes, "; "))
 }
 
@@ -370,7 +390,9 @@ func samplersRun(d samplersData, set samplersCase, name string, run samplersRunS
 	}
 	spec := inference.Spec{Columns: d.Columns, Names: d.Names, Model: model, Method: plan.Method, ColumnHMC: plan.ColumnHMC, Adapt: plan.Adapt,
 		Warmup: run.warmup, Iter: run.iter, Chains: run.chains, Seed: seed, TravelTime: plan.TravelTime, KeepWarmup: true}
+	cpu0 := processCPUSeconds()
 	res, err := inference.Run(context.Background(), spec, nil)
+	cpu := processCPUSeconds() - cpu0
 	if err != nil {
 		r.Skipped = err.Error()
 		return r
@@ -394,6 +416,9 @@ func samplersRun(d samplersData, set samplersCase, name string, run samplersRunS
 			r.MedianESS = (ess[len(ess)/2-1] + ess[len(ess)/2]) / 2
 		}
 		r.MinESSPerSec, r.MedianESSPerSec = r.MinESS/secs, r.MedianESS/secs
+		if cpu > 0 {
+			r.CPUSeconds, r.MinESSPerCPUSec = cpu, r.MinESS/cpu
+		}
 	}
 	if at := convergedAt(res); at > 0 {
 		r.ConvergedAt = at
@@ -408,7 +433,7 @@ func samplersRun(d samplersData, set samplersCase, name string, run samplersRunS
 		r.Bounces = float64(st.Bounces) / float64(st.Iterations) / float64(set.P)
 	}
 	if math.IsNaN(r.MinESSPerSec) {
-		r.MinESSPerSec, r.MinESS = 0, 0
+		r.MinESSPerSec, r.MinESS, r.MinESSPerCPUSec = 0, 0, 0
 	}
 	return r
 }

@@ -290,12 +290,13 @@ func TestParseSamplersSetups(t *testing.T) {
 // the only method of its model that ran is auto's own choice.
 func TestCompareWithBest(t *testing.T) {
 	rows := []samplersResult{
-		{Method: "gibbs", MinESSPerSec: 10}, {Method: "hmc", MinESSPerSec: 40}, {Method: "auto", MinESSPerSec: 30},
+		{Method: "gibbs", MinESSPerSec: 10, MinESSPerCPUSec: 6}, {Method: "hmc", MinESSPerSec: 40, MinESSPerCPUSec: 20},
+		{Method: "auto", MinESSPerSec: 30, MinESSPerCPUSec: 25},
 		{Method: "px", MinESSPerSec: 8}, {Method: "interweave", MinESSPerSec: 2},
 	}
 	compareWithBest(rows)
-	if r := rows[2]; r.Best != "hmc" || r.VsBest != 0.75 {
-		t.Errorf("auto: %.2f× best (%s), want 0.75× hmc", r.VsBest, r.Best)
+	if r := rows[2]; r.Best != "hmc" || r.VsBest != 0.75 || r.VsBestCPU != 1.25 {
+		t.Errorf("auto: %.2f× best (%s), %.2f× by CPU time, want 0.75× hmc, 1.25×", r.VsBest, r.Best, r.VsBestCPU)
 	}
 	if r := rows[3]; r.Best != "px" || r.VsBest != 1 {
 		t.Errorf("px: %.2f× best (%s), want 1× px", r.VsBest, r.Best)
@@ -307,12 +308,12 @@ func TestCompareWithBest(t *testing.T) {
 	}
 	// auto kept Gibbs: the same draws, timed apart; the ratio is Gibbs's.
 	same := []samplersResult{
-		{Method: "gibbs", MinESSPerSec: 10, MinESS: 100, MedianESS: 300}, {Method: "hmc", MinESSPerSec: 20, MinESS: 400},
-		{Method: "auto", Choice: "gibbs", MinESSPerSec: 15, MinESS: 100, MedianESS: 300},
+		{Method: "gibbs", MinESSPerSec: 10, MinESSPerCPUSec: 4, MinESS: 100, MedianESS: 300}, {Method: "hmc", MinESSPerSec: 20, MinESSPerCPUSec: 16, MinESS: 400},
+		{Method: "auto", Choice: "gibbs", MinESSPerSec: 15, MinESSPerCPUSec: 5, MinESS: 100, MedianESS: 300},
 	}
 	compareWithBest(same)
-	if r := same[2]; r.SameAs != "gibbs" || r.Best != "hmc" || r.VsBest != 0.5 {
-		t.Errorf("auto with Gibbs's draws: same as %q, %.2f× best (%s), want gibbs, 0.5× hmc", r.SameAs, r.VsBest, r.Best)
+	if r := same[2]; r.SameAs != "gibbs" || r.Best != "hmc" || r.VsBest != 0.5 || r.VsBestCPU != 0.25 {
+		t.Errorf("auto with Gibbs's draws: same as %q, %.2f× best (%s), %.2f× by CPU time, want gibbs, 0.5× hmc, 0.25×", r.SameAs, r.VsBest, r.Best, r.VsBestCPU)
 	}
 	same[2].MedianESS, same[2].SameAs = 301, ""
 	compareWithBest(same)
