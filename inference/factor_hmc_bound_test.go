@@ -31,17 +31,27 @@ import (
 // It also reports the smallest over the largest eigenvalue of GᵀG
 // (Geig-min/max): 1 when G's rows have no preferred direction.
 //
-// It measures the trajectories once, whatever b.N.
+// The sub-benchmark "prior" takes the column's prior precisions (P = I under
+// the default prior); "anisotropic" takes P = diag(1, 3, 10, 30, 100)
+// instead, so that G's rows and the kicks concentrate in few directions. It
+// measures the trajectories once, whatever b.N.
 func BenchmarkJointHMCDriftBound(b *testing.B) {
 	s, _ := factorBenchSampler(b, 1000, 20, 5, 5, Interweave, 200)
 	const j = 3
+	k := s.k
+	b.Run("prior", func(b *testing.B) { driftBound(b, s, j, s.prec[j*k:j*k+k]) })
+	b.Run("anisotropic", func(b *testing.B) { driftBound(b, s, j, []float64{1, 3, 10, 30, 100}) })
+}
+
+// driftBound is BenchmarkJointHMCDriftBound for column j with prior
+// precisions prec.
+func driftBound(b *testing.B, s *factorSampler, j int, prec []float64) {
 	k := s.k
 	n := len(s.z[j])
 	h := newScanJointHMC(s.d.levels[j], k)
 	rng := rand.New(rand.NewPCG(7, 7))
 	z := append([]float64(nil), s.z[j]...)
 	lam := append([]float64(nil), s.lambda[j*k:j*k+k]...)
-	prec := s.prec[j*k : j*k+k]
 	if _, err := h.step(rng, z, lam, s.eta, prec, 0); err != nil {
 		b.Fatal(err)
 	}
@@ -67,6 +77,7 @@ func BenchmarkJointHMCDriftBound(b *testing.B) {
 		bounces += st.Bounces
 	}
 	sp := float64(len(trajs)) * math.Pi / 2 / float64(bounces)
+	b.ReportMetric(float64(bounces), "bounces")
 
 	// G by row, its principal axes, and the mean of ‖G_i‖ and of |g_im| in
 	// each basis.
