@@ -105,12 +105,14 @@ import (
 // unknown when the window is anchored. Over windows of 8 spacings the
 // realized max |G_iᵀδ| is 0.40 of ‖G_i‖·max ‖δ‖ on average, and
 // per-coordinate bounds Σ_m |g_im|·max |δ_m| (in u's axes or G's principal
-// axes) 0.73; with budgets fixed in advance, as a window needs, one budget
-// per coordinate gives a 7% smaller bound but ends windows 14% sooner.
+// axes) 0.73–0.74; with budgets fixed in advance, as a window needs, one
+// budget per coordinate gives a 7% smaller bound but ends windows 14%
+// sooner.
 // Tried in this step, per-coordinate budgets moved 121 rather than 127
 // working-set rows and recomputed 78 rather than 66 per bounce (and cost
-// 1074 M against 724 M instructions for the benchmark's 24 trajectories); it
-// was reverted. Any change of the certificates also moves the horizons,
+// 1074 M against 724 M instructions for the benchmark's 24 trajectories,
+// partly a quick per-row sum over k; the row counts decide); it was
+// reverted. Any change of the certificates also moves the horizons,
 // hence where the path is split, hence the end state by rounding.
 //
 // Rows sit in slots in level order (level ℓ is slots start[ℓ]:start[ℓ+1],
