@@ -92,7 +92,28 @@ import (
 // (callgrind, 21 trajectories, 843.7 M -> 670.0 M with a renewal at one
 // spacing that saved another 3.6% but moved trajectories by rounding and
 // was reverted, so about 695 M), with about 134 working-set rows moved and
-// 66 recomputed per bounce.
+// 66 recomputed per bounce. Re-measured the same way on this code:
+// jointHMC.step's 22 calls in the timed loops (b.N = 1, then 21) take
+// 665.8 M instructions, 33.0k per bounce at 918 bounces per trajectory,
+// with 127 working-set rows moved and 66 recomputed per bounce.
+//
+// The drift term ‖G_i‖B is most of a row's band (about five times |v_i|S),
+// yet no bound fixed before a window is much tighter
+// (BenchmarkJointHMCDriftBound, sampling.md §4.4): the kicks are
+// κ(G_a − G_b), so δ lies where G's rows lie, and ‖G_i‖‖δ‖ overstates
+// |G_iᵀδ| only through the angle between G_i and δ, which is random and
+// unknown when the window is anchored. Over windows of 8 spacings the
+// realized max |G_iᵀδ| is 0.40 of ‖G_i‖·max ‖δ‖ on average, and
+// per-coordinate bounds Σ_m |g_im|·max |δ_m| (in u's axes or G's principal
+// axes) 0.73–0.74; with budgets fixed in advance, as a window needs, one
+// budget per coordinate gives a 7% smaller bound but ends windows 14%
+// sooner.
+// Tried in this step, per-coordinate budgets moved 121 rather than 127
+// working-set rows and recomputed 78 rather than 66 per bounce (and cost
+// 1074 M against 724 M instructions for the benchmark's 24 trajectories,
+// partly a quick per-row sum over k; the row counts decide); it was
+// reverted. Any change of the certificates also moves the horizons,
+// hence where the path is split, hence the end state by rounding.
 //
 // Rows sit in slots in level order (level ℓ is slots start[ℓ]:start[ℓ+1],
 // missing rows last); within a level the working set comes first, in slots

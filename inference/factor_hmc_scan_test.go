@@ -83,6 +83,11 @@ type scanJointHMC struct {
 	// normExtra is the 2 in ‖f‖² = ‖G_a − G_b‖² + 2. It is 2 except in tests
 	// that plant a bug to check that the Geweke test catches it.
 	normExtra float64
+
+	// kicked, if set, is told the time since the trajectory's start and the
+	// kick κ(G_a − G_b) taken off u̇ at each bounce
+	// (BenchmarkJointHMCDriftBound).
+	kicked func(t float64, kick []float64)
 }
 
 // newScanJointHMC returns the joint step's workspace for a column with levels lv
@@ -227,6 +232,9 @@ func (h *scanJointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0
 		scanned = math.Min(h.kGuess, math.Tan(math.Min(remaining, 1)))
 		c := 1 / math.Sqrt(1+kStar*kStar)
 		h.bounce(c, kStar*c, a, b, scanned)
+		if h.kicked != nil {
+			h.kicked(T-remaining, h.dg)
+		}
 	}
 	if !h.endCheck() {
 		st.Rejections = 1
