@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/copulang/copulang/inference"
 )
 
 // TestFitPrintsPlanNotes: fit prints the plan's notes before it samples, so
@@ -146,5 +149,36 @@ func TestAutoScheduleReport(t *testing.T) {
 	}
 	if strings.Contains(out.stderr.String(), "hint:") {
 		t.Errorf("a run that took exact HMC hints to try it: %q", out.stderr.String())
+	}
+}
+
+// TestScheduleReportCloseCall: the report of an adaptive choice says when the
+// predicted speed-up, either way, is within the mixing model's scatter, and
+// names the two fits to compare; a clear choice says nothing more.
+func TestScheduleReportCloseCall(t *testing.T) {
+	names := []string{"a", "b", "c"}
+	sched := func(gibbsTau, tau float64, hmc ...bool) *inference.Schedule {
+		return &inference.Schedule{After: 50, R2: []float64{0.8, 0.7, 0.1}, HMC: hmc,
+			GibbsTau: gibbsTau, Tau: tau, GibbsPerIter: time.Millisecond, PerIter: 10 * time.Millisecond}
+	}
+	tests := []struct {
+		name  string
+		sc    *inference.Schedule
+		close bool
+	}{
+		{"hmc predicted 1.5x", sched(150, 10, true, true, false), true},
+		{"hmc predicted 20x", sched(2000, 10, true, true, false), false},
+		{"gibbs kept, predicted 0.5x", sched(50, 10, false, false, false), true},
+		{"gibbs kept, predicted 0.05x", sched(5, 10, false, false, false), false},
+	}
+	for _, tc := range tests {
+		text := scheduleReport(tc.sc, names, "m")
+		got := strings.Contains(text, "This is a close call")
+		if got != tc.close {
+			t.Errorf("%s (speed-up %.2f): close call %v, want %v:\n%s", tc.name, tc.sc.Speedup(), got, tc.close, text)
+		}
+		if got && !strings.Contains(text, "`fit m with gibbs` and `fit m with hmc`") {
+			t.Errorf("%s: the close call names no fits to compare:\n%s", tc.name, text)
+		}
 	}
 }
