@@ -87,7 +87,7 @@ func levelData(z []float64, sizes, missing []int, order []int) []float64 {
 // iterations and returns the test functions' draws (one slice per function).
 // Each iteration draws Z's rows from N(0, V), sets y = s(Z), runs one Z sweep
 // given y and V with the sampler under test, then the V step.
-func gewekeSuccessive(t *testing.T, method Method, gibbsOnly []bool, sigmaScale float64, shiftBug bool, iters int, seed uint64) [][]float64 {
+func gewekeSuccessive(t *testing.T, method Method, gibbsOnly []bool, bug plantedBug, iters int, seed uint64) [][]float64 {
 	t.Helper()
 	const p = 3
 	rng := rand.New(rand.NewPCG(seed, 77))
@@ -101,8 +101,12 @@ func gewekeSuccessive(t *testing.T, method Method, gibbsOnly []bool, sigmaScale 
 	order := make([]int, 0, gewekeN)
 	chain := newGewekeChain(t, gewekeData(z, order), method, rng)
 	s := chain.s
-	s.sigmaScale = sigmaScale
-	s.shiftBug = shiftBug
+	s.sigmaScale = 1
+	if bug.sigmaScale != 0 {
+		s.sigmaScale = bug.sigmaScale
+	}
+	s.shiftBug = bug.shiftBug
+	s.scaleBug = bug.scaleBug
 	s.gibbsOnly = gibbsOnly
 	out := make([][]float64, len(gewekeNames))
 	for k := range out {
@@ -141,6 +145,14 @@ func gewekeSuccessive(t *testing.T, method Method, gibbsOnly []bool, sigmaScale 
 	}
 	chain.checkRejections(t)
 	return out
+}
+
+// plantedBug is a deliberate error in the full model's Z sweep that a
+// Geweke test must catch; the zero value plants none.
+type plantedBug struct {
+	sigmaScale float64 // multiplies the conditional σ (0 means 1)
+	shiftBug   bool    // translation δ with sd σ instead of σ/√n
+	scaleBug   float64 // added to the scaling move's exponent n−1
 }
 
 // gewekeChain is the sampler under test in a full-model successive-
@@ -271,7 +283,11 @@ func meanVar(x []float64) (mean, variance float64) {
 // (false-alarm probability about 3e-4 per sampler). The planted-bug cases
 // scale the conditional σ given to the column update by 1.2 and must fail
 // the same criterion (sampling.md reports z up to 86 at 2×10⁵ iterations),
-// as must drawing the translation move's δ with sd σ instead of σ/√n.
+// as must drawing the translation move's δ with sd σ instead of σ/√n, and
+// the scaling move without the Haar measure's 1/a (target a^n instead of
+// a^(n−1)). The scaling move draws with the true σ and so partly undoes the
+// σ bug: on the mixed schedule it needs 100,000 iterations to show (z 3.9 at
+// 30,000, 8.0 at 100,000).
 // The mixed schedule an adaptive run (Spec.Adapt) may switch to, exact HMC
 // on column 2 and Gibbs on columns 1 and 3 (fullSampler.gibbsOnly), is
 // tested the same way, with its own planted bug.
@@ -282,27 +298,28 @@ func TestGeweke(t *testing.T) {
 	t.Parallel()
 	mixed := []bool{true, false, true} // gibbsOnly: HMC on column 2 only
 	cases := []struct {
-		name       string
-		method     Method
-		gibbsOnly  []bool
-		sigmaScale float64
-		shiftBug   bool
-		iters      int
-		wantPass   bool
+		name      string
+		method    Method
+		gibbsOnly []bool
+		bug       plantedBug
+		iters     int
+		wantPass  bool
 	}{
-		{"gibbs", Gibbs, nil, 1, false, 200_000, true},
-		{"hmc", HMC, nil, 1, false, 200_000, true},
-		{"hmc on column 2, gibbs on 1 and 3", HMC, mixed, 1, false, 200_000, true},
-		{"gibbs sigma x1.2 bug", Gibbs, nil, 1.2, false, 30_000, false},
-		{"hmc sigma x1.2 bug", HMC, nil, 1.2, false, 30_000, false},
-		{"mixed schedule sigma x1.2 bug", HMC, mixed, 1.2, false, 30_000, false},
-		{"gibbs shift sd bug", Gibbs, nil, 1, true, 30_000, false},
+		{"gibbs", Gibbs, nil, plantedBug{}, 200_000, true},
+		{"hmc", HMC, nil, plantedBug{}, 200_000, true},
+		{"hmc on column 2, gibbs on 1 and 3", HMC, mixed, plantedBug{}, 200_000, true},
+		{"gibbs sigma x1.2 bug", Gibbs, nil, plantedBug{sigmaScale: 1.2}, 30_000, false},
+		{"hmc sigma x1.2 bug", HMC, nil, plantedBug{sigmaScale: 1.2}, 30_000, false},
+		{"mixed schedule sigma x1.2 bug", HMC, mixed, plantedBug{sigmaScale: 1.2}, 100_000, false},
+		{"gibbs shift sd bug", Gibbs, nil, plantedBug{shiftBug: true}, 30_000, false},
+		{"gibbs scale without Haar measure bug", Gibbs, nil, plantedBug{scaleBug: 1}, 30_000, false},
+		{"hmc scale without Haar measure bug", HMC, nil, plantedBug{scaleBug: 1}, 30_000, false},
 	}
 	marg := gewekeMarginal(200_000, 11)
 	for k, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			succ := gewekeSuccessive(t, tc.method, tc.gibbsOnly, tc.sigmaScale, tc.shiftBug, tc.iters, uint64(100+k))
+			succ := gewekeSuccessive(t, tc.method, tc.gibbsOnly, tc.bug, tc.iters, uint64(100+k))
 			z := gewekeZ(succ, marg)
 			worst := 0.0
 			for _, v := range z {
