@@ -110,7 +110,7 @@ func benchMixing(args []string, stdout io.Writer) error {
 func mixingRun(m inference.Method, n, p, levels int, rho float64, warmup, iter, chains int, seed uint64) mixingResult {
 	r := mixingResult{Method: m.String(), N: n, P: p, Levels: levels, Rho: rho, R2: inference.EquicorrelatedR2(p, rho), Iter: iter, Chains: chains, Seed: seed}
 	if m == inference.Gibbs {
-		r.Predicted = inference.GibbsTau(r.R2, p, levels == 2)
+		r.Predicted = inference.GibbsTau(r.R2, levels == 2)
 	} else {
 		r.Predicted = inference.HMCTau(r.R2)
 	}

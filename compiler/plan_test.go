@@ -103,7 +103,7 @@ func TestPlan(t *testing.T) {
 }
 
 // TestPlanIfPoorMixing checks that a Gibbs fit of a full correlation
-// matrix with coarse columns, and only it, carries the advice to try hmc.
+// matrix with coarse columns, and only it, carries the advice to run longer.
 func TestPlanIfPoorMixing(t *testing.T) {
 	tests := []struct {
 		name, src string
@@ -125,8 +125,8 @@ func TestPlanIfPoorMixing(t *testing.T) {
 			if got := pl.IfPoorMixing != ""; got != tt.advise {
 				t.Fatalf("IfPoorMixing = %q, want advice: %v", pl.IfPoorMixing, tt.advise)
 			}
-			if tt.advise && !strings.Contains(pl.IfPoorMixing, "`fit m with hmc`") {
-				t.Errorf("IfPoorMixing = %q, want it to name `fit m with hmc`", pl.IfPoorMixing)
+			if tt.advise && !strings.Contains(pl.IfPoorMixing, "`fit m with gibbs, iter = 10000`") {
+				t.Errorf("IfPoorMixing = %q, want it to name `fit m with gibbs, iter = 10000`", pl.IfPoorMixing)
 			}
 		})
 	}

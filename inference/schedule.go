@@ -64,9 +64,8 @@ func adaptAfter(sp *Spec) int {
 // adaptMargin is how much better than Gibbs on every column the schedule
 // with exact HMC must be predicted to be before an adaptive run takes it.
 // It is 1: GibbsTau and HMCTau are least-squares fits on the log scale,
-// unbiased there, and typically within a factor of 2 of a run either way,
-// so a margin would only bias the choice. (At 1000×20, 5 levels, a 5-factor
-// truth, the prediction was 1.3× and the measured ratio about 4×.)
+// unbiased there, and typically within a factor of 1.6 (Gibbs) and 2
+// (exact HMC) of a run either way, so a margin would only bias the choice.
 const adaptMargin = 1.0
 
 // adaptSchedule chooses, after the first after iterations of every chain,
@@ -77,10 +76,13 @@ const adaptMargin = 1.0
 // R², m = 1 … all: a column's slow mixing under Gibbs grows with its R²
 // (GibbsTau), so the strongly correlated columns are the ones worth the
 // cost. For each it predicts τ × time per iteration of C's worst entry
-// from the chains' R² (HMCTau of the largest R² on exact HMC, GibbsTau of
-// the largest left on Gibbs with p the number of columns left on it,
-// IterationCost with the bounces the columns' R² imply) and takes the smallest, exact HMC only if better than
-// Gibbs's by adaptMargin.
+// from the chains' R² (HMCTau of the largest R² on exact HMC; GibbsTau of
+// the largest left on Gibbs, to which a mixing model may also give the
+// number of columns left on it; IterationCost with the bounces the
+// columns' R² imply) and takes the smallest, exact HMC only if better than
+// Gibbs's by adaptMargin. With the fitted model (sampling.md §9.5) exact
+// HMC mixes no better per iteration, so the choice is Gibbs wherever
+// measured; the tests reach the other outcome with another model.
 func adaptSchedule(d *data, sp *Spec, samplers []chainSampler, after int) *Schedule {
 	p := d.p
 	s := &Schedule{After: after, R2: make([]float64, p), HMC: make([]bool, p)}
@@ -119,7 +121,11 @@ func adaptSchedule(d *data, sp *Spec, samplers []chainSampler, after int) *Sched
 	}
 	byR2(all)
 	binary := func(j int) bool { return cost.Levels[j] == 2 }
-	s.GibbsTau = GibbsTau(s.R2[all[0]], p, binary(all[0]))
+	mm := fittedMixing()
+	if sp.mixing != nil {
+		mm = *sp.mixing
+	}
+	s.GibbsTau = mm.gibbs(s.R2[all[0]], p, binary(all[0]))
 	s.GibbsPerIter = IterationCost(cost)
 	if d.n > MixingMaxRows {
 		s.BeyondRows = true
@@ -132,14 +138,14 @@ func adaptSchedule(d *data, sp *Spec, samplers []chainSampler, after int) *Sched
 	var bestHMC []bool
 	for m := 1; m <= len(eligible); m++ {
 		cost.ColumnHMC[eligible[m-1]] = true
-		tau := HMCTau(s.R2[eligible[0]])
+		tau := mm.hmc(s.R2[eligible[0]])
 		// The column of largest R² left on Gibbs, if any, mixing as Gibbs
-		// does among the columns left on it (GibbsTau's p term; at least
-		// 5, the fewest columns measured): its strongly correlated partners
-		// now move by exact HMC (sampling.md §9.2, mixed schedules).
+		// does among the columns left on it (for a model with a p term; at
+		// least 5, the fewest columns measured): its strongly correlated
+		// partners now move by exact HMC (sampling.md §9.2, mixed schedules).
 		if i := slices.IndexFunc(all, func(j int) bool { return !cost.ColumnHMC[j] }); i >= 0 {
 			onGibbs := max(p-m, min(p, 5))
-			tau = math.Max(tau, GibbsTau(s.R2[all[i]], onGibbs, binary(all[i])))
+			tau = math.Max(tau, mm.gibbs(s.R2[all[i]], onGibbs, binary(all[i])))
 		}
 		per := IterationCost(cost)
 		if v := tau * per.Seconds(); v < best {

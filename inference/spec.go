@@ -169,6 +169,11 @@ type Spec struct {
 	// it is valid only with Method PX on a FactorModel, and Run returns an
 	// error otherwise.
 	BFADefect bool
+
+	// mixing, in tests only, replaces the fitted mixing model (GibbsTau,
+	// HMCTau) that an adaptive run predicts from, so that the tests can
+	// reach both of adaptSchedule's outcomes whatever the fit says.
+	mixing *mixingModel
 }
 
 // Progress reports how far a run has come. Run calls the progress callback

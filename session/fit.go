@@ -268,10 +268,10 @@ func scheduleRan(sc *inference.Schedule) string {
 // closeCall bounds the predicted speed-ups of the adaptive schedule, either
 // way, that scheduleReport calls a close call: within it the mixing model's
 // scatter decides the choice as much as the data do. Its prediction of
-// Gibbs's τ has residual sd 0.79 on the log scale (a factor 2.2) over the
-// runs it was fitted to, but was 22× to 58× too high on four of twelve data
-// sets alike (sampling.md §9.3), and on one of them the choice it made gave
-// 0.19× Gibbs.
+// Gibbs's τ has residual sd 0.46 on the log scale (a factor 1.6) over the
+// 46 runs it was fitted to and was at most 4.3× off there (sampling.md
+// §9.5); before the scaling move it was 22× to 58× off on four of twelve
+// data sets alike, and on one of them the choice it made gave 0.19× Gibbs.
 const closeCall = 4.0
 
 // scheduleReport says what an adaptive run chose after its Gibbs warm-up
@@ -279,7 +279,7 @@ const closeCall = 4.0
 func scheduleReport(sc *inference.Schedule, names []string, model string) string {
 	text := scheduleChoice(sc, names)
 	if s := sc.Speedup(); s > 0 && s < closeCall && s > 1/closeCall {
-		text += fmt.Sprintf("\nThis is a close call: the mixing model's predictions of Gibbs's τ were off by 2× typically, and by 20× to 60× on a third of the data sets measured like these (sampling.md §9.3). If the run's speed matters, compare `fit %s with gibbs` and `fit %s with hmc` on their min bulk ESS per second.", model, model)
+		text += fmt.Sprintf("\nThis is a close call: the mixing model's predictions of Gibbs's τ were off by 1.6× typically and by up to 4.3× on the runs it was fitted to (sampling.md §9.5). If the run's speed matters, compare `fit %s with gibbs` and `fit %s with hmc` on their min bulk ESS per second.", model, model)
 	}
 	return text
 }

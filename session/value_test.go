@@ -29,8 +29,8 @@ func TestValueStatements(t *testing.T) {
 		t.Errorf("fit warnings: stdout %q, stderr %q", fit.stdout.String(), fit.stderr.String())
 	}
 	// auto ran Gibbs on 3-level columns: the warning comes with the advice
-	// to try hmc.
-	if !strings.Contains(fit.stderr.String(), "hint: Hoff's Gibbs sampler mixes slowly") || !strings.Contains(fit.stderr.String(), "`fit m with hmc`") {
+	// to run longer.
+	if !strings.Contains(fit.stderr.String(), "hint: Hoff's Gibbs sampler mixes slowest") || !strings.Contains(fit.stderr.String(), "`fit m with gibbs, iter = 10000`") {
 		t.Errorf("fit advice: stderr %q", fit.stderr.String())
 	}
 	tests := []struct {
