@@ -25,24 +25,15 @@ func benchSampler(b *testing.B, n, p int, method Method) (*fullSampler, *StepSta
 
 // BenchmarkGibbsIteration is one full Hoff Gibbs iteration (Z sweep with
 // shift and scaling moves, IW step) at n = 1000, p = 20, 5 levels
-// (sampling.md §8), and the same without the scaling move (§1.4), to show
-// what the move costs.
+// (sampling.md §8).
 func BenchmarkGibbsIteration(b *testing.B) {
-	for _, tc := range []struct {
-		name    string
-		noScale bool
-	}{{"scale", false}, {"noScale", true}} {
-		b.Run(tc.name, func(b *testing.B) {
-			s, st := benchSampler(b, 1000, 20, Gibbs)
-			s.noScale = tc.noScale
-			rng := chainRNG(2, 0)
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := s.iterate(rng, false, st); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+	s, st := benchSampler(b, 1000, 20, Gibbs)
+	rng := chainRNG(2, 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.iterate(rng, false, st); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

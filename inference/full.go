@@ -50,10 +50,8 @@ type fullSampler struct {
 	// σ/√n (a variant sampling.md §1.4 reports failing the Geweke test).
 	shiftBug bool
 	// scaleBug, in tests only, is added to the exponent n−1 of the scaling
-	// move's target (−1 drops the Haar measure's 1/a); noScale, in tests and
-	// benchmarks only, leaves the scaling move out.
+	// move's target (+1 leaves out the Haar measure's 1/a).
 	scaleBug float64
-	noScale  bool
 	// freezeMissing, in tests only, makes the column update (Gibbs or exact
 	// HMC) leave the latent values of missing cells where they were; the
 	// translation move still shifts them.
@@ -362,13 +360,10 @@ func (s *fullSampler) shiftAndScale(rng *rand.Rand, zj, mu []float64, sigma floa
 		sd = sigma
 	}
 	delta := (sz-sm)/n + sd*rng.NormFloat64()
-	a := 1.0
-	if !s.noScale {
-		s2 := sigma * sigma
-		A := (szz - 2*delta*sz + n*delta*delta) / s2
-		B := (szm - delta*sm) / s2
-		a = drawScale(rng, A, B, n-1+s.scaleBug)
-	}
+	s2 := sigma * sigma
+	A := (szz - 2*delta*sz + n*delta*delta) / s2
+	B := (szm - delta*sm) / s2
+	a := drawScale(rng, A, B, n-1+s.scaleBug)
 	for i, x := range zj {
 		zj[i] = a * (x - delta)
 	}

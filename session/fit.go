@@ -280,7 +280,7 @@ const closeCall = 2.0
 func scheduleReport(sc *inference.Schedule, names []string, model string) string {
 	text := scheduleChoice(sc, names)
 	if s := sc.Speedup(); s > 0 && s < closeCall && s > 1/closeCall {
-		text += fmt.Sprintf("\nThis is a close call: the mixing model's predictions of Gibbs's τ were off by 1.6× typically and by up to 4.3× on the runs it was fitted to (sampling.md §9.5). If the run's speed matters, compare `fit %s with gibbs` and `fit %s with hmc` on their min bulk ESS per second.", model, model)
+		text += fmt.Sprintf("\nThis is a close call: the mixing model's predictions of Gibbs's τ were off by 1.6× typically and by up to 4.4× on the runs it was fitted to (sampling.md §9.5). If the run's speed matters, compare `fit %s with gibbs` and `fit %s with hmc` on their min bulk ESS per second.", model, model)
 	}
 	return text
 }
