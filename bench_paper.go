@@ -230,7 +230,7 @@ func (r paperSummary) cells() []string {
 // the chain's stream the same way) and measures it.
 func paperRunOne(sim *inference.Simulated, sum paperSummary, arm paperArm) (*paperRun, error) {
 	spec := inference.Spec{Columns: sim.Columns, Names: sim.Names, Model: inference.FactorModel{K: sum.K}, Method: arm.method,
-		BFADefect: arm.bfaDefect, Warmup: sum.Burn, Iter: sum.Iter - sum.Burn, Seed: sum.Seed, KeepWarmup: true}
+		BFADefect: arm.bfaDefect, PaperSamplers: true, Warmup: sum.Burn, Iter: sum.Iter - sum.Burn, Seed: sum.Seed, KeepWarmup: true}
 	res, err := inference.Run(context.Background(), spec, nil)
 	if err != nil {
 		return nil, err

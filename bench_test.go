@@ -326,3 +326,43 @@ func TestCompareWithBest(t *testing.T) {
 		t.Errorf("px alone compared with %s", alone[0].Best)
 	}
 }
+
+// TestPaperRunsReproduceCommitted checks that `bench paper` still makes the
+// committed runs of docs/paper/results (the paper's samplers, without the
+// factor group moves that fit's px and interweave have since gained): the
+// first 60 iterations of (10, 3, 2), seed 1, of every arm give the committed
+// RMSE trace to the last bit.
+func TestPaperRunsReproduceCommitted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the paper's samplers at n = 1000; skipped under -short")
+	}
+	const iters = 60
+	set := samplersSetup{P: 10, K: 3, Levels: 2}
+	sim, err := inference.Simulate(inference.SimSpec{P: set.P, K: set.K, N: 1000, Levels: set.Levels, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arm := range paperArms {
+		t.Run(arm.name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("docs", "paper", "results", paperFile(set, 1, arm.name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var committed paperRun
+			if err := json.Unmarshal(b, &committed); err != nil {
+				t.Fatal(err)
+			}
+			sum := paperSummary{Arm: arm.name, Method: arm.method.String(), BFADefect: arm.bfaDefect, P: set.P, K: set.K,
+				Levels: set.Levels, N: 1000, Seed: 1, Iter: iters + 4, Burn: iters}
+			run, err := paperRunOne(sim, sum, arm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range iters {
+				if run.RMSE[i] != committed.RMSE[i] {
+					t.Fatalf("iteration %d: RMSE %v, committed %v", i+1, run.RMSE[i], committed.RMSE[i])
+				}
+			}
+		})
+	}
+}

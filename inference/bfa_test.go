@@ -9,10 +9,11 @@ import (
 
 // TestBFADefectSameStart checks that Spec.BFADefect changes PX's chain only
 // where bfa's defect acts: from the same seed the two samplers start from the
-// same state and, after one iteration, have drawn the same loadings Λ (the
-// scale move's g and the draw λ_j ~ N(g·m_j, V_j) do not depend on whether z_j
-// is then rescaled) but different latent columns (Hoff's update, and η
-// before it, see the rescaled z_j only without the defect).
+// same state and, after the loadings part of an iteration, have drawn the
+// same loadings Λ (the scale move's g and the draw λ_j ~ N(g·m_j, V_j) do not
+// depend on whether z_j is then rescaled) but different latent columns; and
+// the rest of the iteration (η, which sees the rescaled z_j only without the
+// defect, the factor moves that bfa lacks, Hoff's update) keeps them apart.
 func TestBFADefectSameStart(t *testing.T) {
 	sim, err := Simulate(SimSpec{P: 5, K: 2, N: 200, Levels: 3, Seed: 4})
 	if err != nil {
@@ -42,9 +43,9 @@ func TestBFADefectSameStart(t *testing.T) {
 	if !sameZ() || !slices.Equal(good.lambda, bad.lambda) || !slices.Equal(good.eta, bad.eta) {
 		t.Fatal("the samplers with and without the defect start from different states")
 	}
-	var st StepStats
-	for _, s := range samplers {
-		if err := s.iterate(rand.New(rand.NewPCG(10, 11)), false, &st); err != nil {
+	rngs := [2]*rand.Rand{rand.New(rand.NewPCG(10, 11)), rand.New(rand.NewPCG(10, 11))}
+	for i, s := range samplers {
+		if err := s.pxLoadings(rngs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,7 +53,16 @@ func TestBFADefectSameStart(t *testing.T) {
 		t.Errorf("first draws of Λ differ:\n%v\n%v", good.lambda, bad.lambda)
 	}
 	if sameZ() {
-		t.Error("the defect left the latent columns of the first iteration unchanged")
+		t.Error("the defect left the latent columns unscaled in both samplers")
+	}
+	var st StepStats
+	for i, s := range samplers {
+		if err := s.iterate(rngs[i], false, &st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sameZ() || slices.Equal(good.lambda, bad.lambda) {
+		t.Error("the defect left the second iteration's latent columns or loadings unchanged")
 	}
 }
 

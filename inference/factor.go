@@ -33,11 +33,13 @@ import (
 //     run in turn on the chain's goroutine: at about 40 µs per column step,
 //     handing them to goroutines cost 50% more CPU time for 15% less wall
 //     time (n = 1000, p = 20), a bad trade when chains already fill the cores.
+//     After η come the factor group moves (moveFactors, §4.5), which
+//     rebalance the scale and shear of η against Λ.
 //   - Interweave (§4.4): per column, the joint exact HMC step of (λ_j, z_j)
 //     given η (jointHMC) followed by Hoff's block update of z_j; columns run
 //     in parallel goroutines, column j drawing from its own PCG stream seeded
 //     from the chain's stream in column order, so results do not depend on
-//     GOMAXPROCS; then η, then the GDP hyperparameters. Spec.ColumnHMC may
+//     GOMAXPROCS; then η, the factor group moves, then the GDP hyperparameters. Spec.ColumnHMC may
 //     send some columns to PX's column steps instead (the scale move and
 //     λ_j's conjugate draw, then Hoff's update of z_j): the joint step costs
 //     about n·(L−1) bounces per trajectory, so a column with many levels
@@ -54,6 +56,9 @@ type factorSampler struct {
 	// gibbsColumns is set when Interweave sends some columns to PX's column
 	// steps instead of the joint HMC step (Spec.ColumnHMC).
 	gibbsColumns bool
+	// groupMoves is false when the factor group moves are left out
+	// (Spec.PaperSamplers, or bfa's defect, which reproduces bfa 0.4).
+	groupMoves bool
 
 	z      [][]float64 // latent columns, z[j][i]
 	lambda []float64   // Λ, p×k row-major, unit-noise scale
@@ -65,10 +70,11 @@ type factorSampler struct {
 	zeta        []float64 // p×k GDP rates ζ (GDP only)
 
 	// workspace
-	ete  []float64 // ηᵀη, k×k
-	a    []float64 // k×k
-	w    []float64 // ZΛ, n×k
-	cols []factorColumn
+	ete   []float64 // ηᵀη, k×k
+	a     []float64 // k×k
+	w     []float64 // ZΛ, n×k
+	cols  []factorColumn
+	group factorGroup
 
 	// parallel column work
 	next    atomic.Int32
@@ -115,6 +121,12 @@ const (
 	// bugLoadingsNoise multiplies the noise of λ_j's draw in PX's column step
 	// by 1.2.
 	bugLoadingsNoise
+	// bugFactorScaleJacobian leaves out the Jacobian a^(−p) of Λ's columns in
+	// the factor scale move (moveFactors).
+	bugFactorScaleJacobian
+	// bugFactorShearSD multiplies the standard deviation of the factor shear
+	// moves by 1.5 (moveFactors).
+	bugFactorShearSD
 )
 
 // plant sets the planted bug of a test.
@@ -164,6 +176,9 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		ete:    make([]float64, k*k),
 		a:      make([]float64, k*k),
 		w:      make([]float64, n*k),
+		group:  newFactorGroup(k),
+
+		groupMoves: !spec.PaperSamplers && !spec.BFADefect,
 	}
 	if s.travel == 0 {
 		s.travel = math.Pi / 2
@@ -342,11 +357,29 @@ func (s *factorSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) erro
 	return nil
 }
 
-// iteratePX is one PX Gibbs iteration in bfa's order (sampling.md §4.3). The
-// column steps given η (the scale move and λ_j; later Hoff's update of z_j
-// given η and λ_j) are conditionally independent across columns; column j
-// draws from its own stream seeded from rng in column order.
+// iteratePX is one PX Gibbs iteration in bfa's order (sampling.md §4.3):
+// pxLoadings, then η, the factor group moves of §4.5 (unless groupMoves is
+// off), then Hoff's update of every column.
 func (s *factorSampler) iteratePX(rng *rand.Rand) error {
+	if err := s.pxLoadings(rng); err != nil {
+		return err
+	}
+	if err := s.stepEta(rng); err != nil {
+		return err
+	}
+	if s.groupMoves {
+		s.moveFactors(rng)
+	}
+	s.colWork = s.pxHoffWork
+	s.runColumns(false)
+	return nil
+}
+
+// pxLoadings is the first part of a PX iteration: the GDP hyperparameters,
+// then every column's scale move and draw of λ_j given η. The column steps
+// given η are conditionally independent across columns; column j draws from
+// its own stream seeded from rng in column order.
+func (s *factorSampler) pxLoadings(rng *rand.Rand) error {
 	if s.gdp {
 		s.stepGDP(rng)
 	}
@@ -354,15 +387,7 @@ func (s *factorSampler) iteratePX(rng *rand.Rand) error {
 	s.seedColumns(rng)
 	s.colWork = s.pxLoadingsWork
 	s.runColumns(false)
-	if err := s.columnError(); err != nil {
-		return err
-	}
-	if err := s.stepEta(rng); err != nil {
-		return err
-	}
-	s.colWork = s.pxHoffWork
-	s.runColumns(false)
-	return nil
+	return s.columnError()
 }
 
 // seedColumns seeds every column's stream from rng, in column order, and
@@ -407,9 +432,13 @@ func (s *factorSampler) frozenMissing(j int) []float64 {
 	return keepMissing(s.d.levels[j], s.z[j])
 }
 
-// gramEta sets ete = ηᵀη.
+// gramEta sets ete = ηᵀη, from the group moves' S if that is current.
 func (s *factorSampler) gramEta() {
 	k := s.k
+	if s.group.fresh {
+		copy(s.ete, s.group.s)
+		return
+	}
 	clear(s.ete)
 	for i := 0; i < s.n; i++ {
 		e := s.eta[i*k : i*k+k]
@@ -489,6 +518,7 @@ func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int, c *factorColumn) e
 // L⁻ᵀ(L⁻¹Λᵀz_i + ξ) with B⁻¹ = LLᵀ.
 func (s *factorSampler) stepEta(rng *rand.Rand) error {
 	n, p, k := s.n, s.p, s.k
+	s.group.fresh = false
 	a := s.a
 	clear(a)
 	for j := 0; j < p; j++ {
@@ -558,7 +588,8 @@ func (s *factorSampler) stepGDP(rng *rand.Rand) {
 // iterateInterweave is one interweaved iteration (sampling.md §4.4): per
 // column, in parallel, the joint (λ_j, z_j) exact HMC step given η, or for a
 // column that Spec.ColumnHMC leaves out PX's scale move and draw of λ_j
-// given z_j and η, and then Hoff's update of z_j; then η; then the GDP
+// given z_j and η, and then Hoff's update of z_j; then η; then the factor
+// group moves of §4.5 (unless groupMoves is off); then the GDP
 // hyperparameters. Both column moves leave π(λ_j, z_j | η, y) invariant.
 func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
 	if s.gibbsColumns {
@@ -580,6 +611,9 @@ func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
 	}
 	if err := s.stepEta(rng); err != nil {
 		return err
+	}
+	if s.groupMoves {
+		s.moveFactors(rng)
 	}
 	if s.gdp {
 		s.stepGDP(rng)

@@ -343,15 +343,17 @@ func checkCorrelation(c []float64, p int) error {
 // sampler each z is approximately N(0, 1), and the test requires |z| < 4
 // (false-alarm probability about 2e-4 per case over three functions). The
 // planted-bug cases must fail the same criterion, max |z| ≥ 4; measured with
-// these seeds: PX without the Z rescaling (bfa 0.4) z = −12, PX with σ×1.2 in
-// the Z update z = −35, interweave with the wrong reflection norm z = 82,
-// interweave with σ×1.2 z = 6.0 (5.2 at 10⁵ iterations, hence 2×10⁵). The
-// mixed schedules (interweave with Spec.ColumnHMC: some columns by joint HMC,
-// the others by PX's column step) are checked the same way: a planted ×1.2 on
-// the noise of λ_j's draw in the PX column step gives z = 14, the wrong
-// reflection norm in the HMC column z = 43. Correct samplers measured
-// max |z| ≤ 1.7 (one mixed run at 10⁵ iterations gave −3.5, shrinking to
-// −2.9 and −1.2 at 2×10⁵ and 4×10⁵: a fluctuation, hence 2×10⁵ for them).
+// these seeds: PX without the Z rescaling (bfa 0.4) z = −14, PX with σ×1.2 in
+// the Z update z = −33, the factor scale move without the Jacobian of Λ's
+// columns z = −38, the factor shear moves with their sd ×1.5 z = 17 (PX) and
+// 9.5 (interweave), interweave with the wrong reflection norm z = 63,
+// interweave with σ×1.2 z = 21. The mixed schedules (interweave with
+// Spec.ColumnHMC: some columns by joint HMC, the others by PX's column step)
+// are checked the same way: a planted ×1.2 on the noise of λ_j's draw in the
+// PX column step gives z = 10, the wrong reflection norm in the HMC column
+// z = 33. Correct samplers measured max |z| ≤ 1.9 (before the factor group
+// moves one mixed run at 10⁵ iterations gave −3.5, shrinking to −2.9 and −1.2
+// at 2×10⁵ and 4×10⁵: a fluctuation, hence 2×10⁵ for them).
 func TestFactorGeweke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Geweke joint-distribution test: long statistical test, skipped under -short")
@@ -370,6 +372,9 @@ func TestFactorGeweke(t *testing.T) {
 		{"interweave gdp k1", Interweave, gdp, 1, bugNone, 100000, nil},
 		{"px no rescale (planted)", PX, normal, 2, bugNoRescale, 200000, nil},
 		{"px sigma*1.2 (planted)", PX, normal, 2, bugSigma, 200000, nil},
+		{"px factor scale jacobian (planted)", PX, normal, 2, bugFactorScaleJacobian, 200000, nil},
+		{"px factor shear sd*1.5 (planted)", PX, normal, 2, bugFactorShearSD, 200000, nil},
+		{"interweave factor shear sd*1.5 (planted)", Interweave, gdp, 2, bugFactorShearSD, 100000, nil},
 		{"interweave reflection (planted)", Interweave, normal, 2, bugReflect, 100000, nil},
 		{"interweave sigma*1.2 (planted)", Interweave, normal, 2, bugSigma, 200000, nil},
 		{"mixed normal k2", Interweave, normal, 2, bugNone, 200000, gibbsHMCGibbs},

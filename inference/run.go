@@ -201,6 +201,11 @@ func checkSpec(spec Spec) (Spec, error) {
 			return spec, fmt.Errorf("inference: BFADefect plants bfa's defect in PX's scale move; it needs method px on a factor model, not %v on %T", spec.Method, spec.Model)
 		}
 	}
+	if spec.PaperSamplers {
+		if _, ok := spec.Model.(FactorModel); !ok {
+			return spec, fmt.Errorf("inference: PaperSamplers leaves out the factor group moves; it needs a factor model, not %T", spec.Model)
+		}
+	}
 	if spec.Iter < 1 {
 		return spec, fmt.Errorf("inference: iter = %d, want at least 1", spec.Iter)
 	}

@@ -13,14 +13,19 @@ import (
 func orbitMoments(A, B, k float64) (m1, m2 float64) {
 	mode := (B + math.Sqrt(B*B+4*A*k)) / (2 * A)
 	sd := 1 / math.Sqrt(k/(mode*mode)+A)
-	lo, hi := math.Max(1e-12, mode-14*sd), mode+14*sd
 	logf := func(u float64) float64 { return k*math.Log(u) - A*u*u/2 + B*u }
-	top := logf(mode)
+	return simpsonMoments(logf, func(u float64) float64 { return u }, math.Max(1e-12, mode-14*sd), mode+14*sd, logf(mode))
+}
+
+// simpsonMoments returns the mean and second moment of g(x) under the
+// density ∝ exp(logf(x)) on [lo, hi], by Simpson's rule with 20,000
+// steps; top is logf's maximum there (it keeps exp from overflowing).
+func simpsonMoments(logf, g func(float64) float64, lo, hi, top float64) (m1, m2 float64) {
 	const steps = 20000 // even
 	h := (hi - lo) / steps
 	var z, s1, s2 float64
 	for i := 0; i <= steps; i++ {
-		u := lo + float64(i)*h
+		x := lo + float64(i)*h
 		w := 2.0
 		switch {
 		case i == 0 || i == steps:
@@ -28,12 +33,27 @@ func orbitMoments(A, B, k float64) (m1, m2 float64) {
 		case i%2 == 1:
 			w = 4
 		}
-		f := w * math.Exp(logf(u)-top)
+		f := w * math.Exp(logf(x)-top)
+		gx := g(x)
 		z += f
-		s1 += f * u
-		s2 += f * u * u
+		s1 += f * gx
+		s2 += f * gx * gx
 	}
 	return s1 / z, s2 / z
+}
+
+// batchZ returns the z-score of the mean of batch means b against want,
+// with the standard error estimated from the batches.
+func batchZ(b []float64, want float64) float64 {
+	var mean, ss float64
+	for _, v := range b {
+		mean += v / float64(len(b))
+	}
+	for _, v := range b {
+		ss += (v - mean) * (v - mean)
+	}
+	nb := float64(len(b))
+	return (mean - want) / math.Sqrt(ss/(nb-1)/nb)
 }
 
 // orbitChain runs the scaling move on one orbit for steps steps: the state
@@ -52,18 +72,7 @@ func orbitChain(rng *rand.Rand, A, B, k, kMove float64, steps int) (zMean, zSqua
 		b2[i/per] += u * u / float64(per)
 	}
 	m1, m2 := orbitMoments(A, B, k)
-	z := func(b *[batches]float64, want float64) float64 {
-		var mean, ss float64
-		for _, v := range b {
-			mean += v / batches
-		}
-		for _, v := range b {
-			ss += (v - mean) * (v - mean)
-		}
-		se := math.Sqrt(ss / (batches - 1) / batches)
-		return (mean - want) / se
-	}
-	return z(&b1, m1), z(&b2, m2)
+	return batchZ(b1[:], m1), batchZ(b2[:], m2)
 }
 
 // TestScaleMoveTarget checks drawScale as a Markov chain along one orbit:

@@ -169,6 +169,12 @@ type Spec struct {
 	// it is valid only with Method PX on a FactorModel, and Run returns an
 	// error otherwise.
 	BFADefect bool
+	// PaperSamplers runs the factor-model samplers as Kalaitzis & Silva
+	// (2013) compared them: without the factor group moves of sampling.md
+	// §4.5, which neither bfa's PX nor their interweaved sampler has.
+	// `copulang bench paper` sets it so that its runs reproduce the paper's
+	// experiment; fit never does. It is valid only on a FactorModel.
+	PaperSamplers bool
 
 	// mixing, in tests only, replaces the fitted mixing model (GibbsTau,
 	// HMCTau) that an adaptive run predicts from, so that the tests can
