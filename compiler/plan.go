@@ -193,7 +193,7 @@ const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowest where binary columns
 
 // autoFactorWhy is why auto gives a factor model the parameter-expanded
 // Gibbs sampler (sampling.md §9.1).
-const autoFactorWhy = "auto's choice for a factor model: in Kalaitzis & Silva's setups (n = 1000; p, k = 10, 3 and 20, 5; 2 and 5 levels; 10,000 iterations, 5 seeds each; docs/paper-reproduction.md) interweave's joint exact-HMC step mixed C's worst-mixing entry 1.1× to 2.7× better per iteration but cost 30× to 100× more, and px gave 11× to 85× its bulk ESS per second of that entry"
+const autoFactorWhy = "auto's choice for a factor model: in Kalaitzis & Silva's setups (n = 1000; p, k = 10, 3 and 20, 5; 2 and 5 levels) px gave 4× to 60× the min bulk ESS per second of C that interweave gave, whose joint exact-HMC step costs 13× to 80× more per iteration (sampling.md §9.6, both samplers with the factor group moves; 11× to 85× without them over 10,000 iterations and 5 seeds: docs/paper-reproduction.md)"
 
 func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missing []int) error {
 	pl.kind = "full correlation"
@@ -343,7 +343,7 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 				hmc[j] = l <= MaxHMCLevels
 			}
 			pl.Candidates = []Candidate{{Method: "px"}, {Method: "interweave", ColumnHMC: hmc,
-				Measured: "0.01× to 0.09× px's bulk ESS/s"}}
+				Measured: "0.02× to 0.25× px's min bulk ESS/s"}}
 		}
 	default: // hmc, interweave
 		pl.Method = inference.Interweave
@@ -410,6 +410,7 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 				Why:     "Gaussian conditional given the loadings and Z",
 				Cost:    "O(n·p·k + k³) per iteration",
 			},
+			factorMovesStep(pl.k),
 			Step{
 				Name:    "latent columns by Hoff's Gibbs update given the factors",
 				Updates: "z of " + all + " (and their missing cells)",
@@ -452,7 +453,22 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 			Updates: "η_i for every row",
 			Why:     "Gaussian conditional given the loadings and Z",
 			Cost:    "O(n·p·k + k³) per iteration",
-		})
+		},
+		factorMovesStep(pl.k))
+}
+
+// factorMovesStep is the step of the factor group moves (sampling.md §4.5).
+func factorMovesStep(k int) Step {
+	what := "the scale of each factor"
+	if k > 1 {
+		what = "the scale of each factor and the shear of each ordered pair"
+	}
+	return Step{
+		Name:    "factor group moves",
+		Updates: what + ": η against Λ, λ_jᵀη_i unchanged",
+		Why:     "Gibbs moves η and Λ along these directions in small steps when the loadings are strong, and they change C; each move draws its parameter from its conditional along the orbit (generalised Gibbs), which leaves the posterior invariant (sampling.md §4.5)",
+		Cost:    "O(n·k² + p·k³) per iteration",
+	}
 }
 
 // fmtCount writes a count with thousands separators: 1,003,000.
@@ -606,7 +622,11 @@ func (pl *InferencePlan) Explain() string {
 		if pl.Adapt {
 			fmt.Fprintf(&b, "auto decides after %d warm-up iterations between (predicted time per chain on one core; sampling.md §9.2):\n", inference.AdaptAfter(pl.fit.Warmup))
 		} else {
-			b.WriteString("auto weighed (predicted time per chain on one core; measured mixing, sampling.md §9.1):\n")
+			sec := "§9.1"
+			if pl.k > 0 {
+				sec = "§9.6" // since the factor group moves
+			}
+			fmt.Fprintf(&b, "auto weighed (predicted time per chain on one core; measured mixing, sampling.md %s):\n", sec)
 		}
 		for i, c := range pl.Candidates {
 			cost := pl.Cost()

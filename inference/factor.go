@@ -434,16 +434,20 @@ func (s *factorSampler) frozenMissing(j int) []float64 {
 
 // gramEta sets ete = ηᵀη, from the group moves' S if that is current.
 func (s *factorSampler) gramEta() {
-	k := s.k
 	if s.group.fresh {
 		copy(s.ete, s.group.s)
 		return
 	}
-	clear(s.ete)
-	for i := 0; i < s.n; i++ {
-		e := s.eta[i*k : i*k+k]
+	gramRows(s.ete, s.eta, s.n, s.k)
+}
+
+// gramRows sets dst (k×k) to xᵀx for x with n rows of k, row-major.
+func gramRows(dst, x []float64, n, k int) {
+	clear(dst)
+	for i := 0; i < n; i++ {
+		e := x[i*k : i*k+k]
 		for a, ea := range e {
-			row := s.ete[a*k : a*k+a+1]
+			row := dst[a*k : a*k+a+1]
 			for b := range row {
 				row[b] += ea * e[b]
 			}
@@ -451,7 +455,7 @@ func (s *factorSampler) gramEta() {
 	}
 	for a := 0; a < k; a++ {
 		for b := 0; b < a; b++ {
-			s.ete[b*k+a] = s.ete[a*k+b]
+			dst[b*k+a] = dst[a*k+b]
 		}
 	}
 }

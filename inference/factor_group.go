@@ -46,23 +46,10 @@ func (s *factorSampler) moveFactors(rng *rand.Rand) {
 	n, p, k := s.n, s.p, s.k
 	g := &s.group
 	sm, am := g.s, g.a
-	// S = ηᵀη (both triangles) and A = I.
-	clear(sm)
-	for i := 0; i < n; i++ {
-		e := s.eta[i*k : i*k+k]
-		for x, ex := range e {
-			row := sm[x*k : x*k+x+1]
-			for y := range row {
-				row[y] += ex * e[y]
-			}
-		}
-	}
+	gramRows(sm, s.eta, n, k)
 	clear(am)
 	for x := 0; x < k; x++ {
 		am[x*k+x] = 1
-		for y := 0; y < x; y++ {
-			sm[y*k+x] = sm[x*k+y]
-		}
 	}
 	for h := 0; h < k; h++ {
 		r := 0.0
@@ -73,6 +60,9 @@ func (s *factorSampler) moveFactors(rng *rand.Rand) {
 		nu := float64(n - p)
 		if s.bug == bugFactorScaleJacobian {
 			nu = float64(n)
+		}
+		if !(r > 0) { // all of factor h's loadings 0: no orbit to move along
+			continue
 		}
 		w := scaleDraw(rng, nu/2, sm[h*k+h], r)
 		if w == 1 {

@@ -268,13 +268,20 @@ func TestCompareScores(t *testing.T) {
 // TestCompareChoosesTrueFactors simulates data from a two-factor copula
 // (p = 8, n = 300, 5 levels) with ten seeds, holds out 10% of the cells,
 // and compares factor models with k = 1, 2, 3 and the full-correlation
-// model by their held-out log scores. The true k = 2 must have the best
-// score in at least 8 of the 10 seeds. Measured: k = 2 best in 9 of 10
-// (in the other the full model beat it by 1.0 ± 1.6); k = 1 worse than
-// the best by more than 2 standard errors of the difference in 7 of 10;
-// k = 3 and the full model within 0 to 2.5 of k = 2, about 1 to 2
-// standard errors (more parameters cost little at n = 300, and held-out
-// cells cannot tell such models apart: compare's verdict says so).
+// model by their held-out log scores. What compare can promise here: the
+// model with too few factors is found out, and the true one is never
+// clearly beaten. So k = 1 must be worse than k = 2 by more than 2
+// standard errors of the difference in at least 6 of the 10 seeds, and
+// k = 2 must be within 2 standard errors of the best model in every seed.
+// Measured: k = 1 clearly worse in 8 of 10, k = 2 at most 1.6 standard
+// errors below the best. Which of k = 2, k = 3 and the full model scores
+// best is not asserted: they nest k = 2, cost little at n = 300, and
+// held-out cells cannot tell them apart (compare's verdict says so). k = 2
+// was best in 8 of 10 seeds before the factor group moves (sampling.md
+// §4.5) and is in 6 since: the mean held-out difference k = 3 − k = 2 went
+// from −0.66 to −0.13 (differences of about 1 standard error per seed),
+// because the k = 3 fits of 800 iterations now mix, where before their
+// slower chains cost them predictive score.
 func TestCompareChoosesTrueFactors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("refits 40 models: skipped under -short")
@@ -312,11 +319,14 @@ func TestCompareChoosesTrueFactors(t *testing.T) {
 		if sums[0].Diff-sums[1].Diff < -2*math.Max(sums[0].SEDiff, sums[1].SEDiff) {
 			clear++
 		}
+		if sums[1].Diff < -2*sums[1].SEDiff {
+			t.Errorf("seed %d: the true k = 2 is %.1f (standard error %.1f) below the best model, %s", seed, -sums[1].Diff, sums[1].SEDiff, names[best])
+		}
 		t.Logf("seed %2d: best %s; differences to the best: k=1 %.1f (%.1f), k=2 %.1f (%.1f), k=3 %.1f (%.1f), full %.1f (%.1f)",
 			seed, names[best], sums[0].Diff, sums[0].SEDiff, sums[1].Diff, sums[1].SEDiff, sums[2].Diff, sums[2].SEDiff, sums[3].Diff, sums[3].SEDiff)
 	}
 	t.Logf("k = 2 best in %d of 10 seeds; k = 1 clearly worse in %d of 10", wins, clear)
-	if wins < 8 {
-		t.Errorf("the true k = 2 had the best held-out score in %d of 10 seeds, want at least 8", wins)
+	if clear < 6 {
+		t.Errorf("k = 1 was clearly worse than the true k = 2 in %d of 10 seeds, want at least 6", clear)
 	}
 }

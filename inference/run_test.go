@@ -449,6 +449,7 @@ func TestCheckSpec(t *testing.T) {
 		{"column hmc len", Spec{Columns: good, Iter: 1, Method: HMC, ColumnHMC: []bool{true}}, "1 entries for 2 columns"},
 		{"bfa defect full", Spec{Columns: good, Iter: 1, BFADefect: true}, "needs method px on a factor model"},
 		{"bfa defect interweave", Spec{Columns: good, Iter: 1, Model: FactorModel{K: 1}, Method: Interweave, BFADefect: true}, "not interweave on inference.FactorModel"},
+		{"paper samplers full", Spec{Columns: good, Iter: 1, PaperSamplers: true}, "PaperSamplers leaves out the factor group moves; it needs a factor model"},
 		{"travel", Spec{Columns: good, Iter: 1, TravelTime: math.NaN()}, "travel time"},
 		{"inf", Spec{Columns: [][]float64{{1, math.Inf(1)}, {1, 2}}, Iter: 1}, "column Y1"},
 		{"all missing", Spec{Columns: [][]float64{{math.NaN(), math.NaN()}, {1, 2}}, Names: []string{"a", "b"}, Iter: 1}, "column a has no observed values"},
