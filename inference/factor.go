@@ -234,6 +234,9 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		}
 		s.bug = bugNoRescale
 	}
+	if spec.factorBug != bugNone {
+		s.plant(spec.factorBug)
+	}
 	s.pxLoadingsWork = s.pxLoadingsColumn
 	s.pxHoffWork = s.pxHoffColumn
 	s.interweaveWork = s.interweaveColumn

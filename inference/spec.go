@@ -180,6 +180,10 @@ type Spec struct {
 	// HMCTau) that an adaptive run predicts from, so that the tests can
 	// reach both of adaptSchedule's outcomes whatever the fit says.
 	mixing *mixingModel
+	// factorBug, in tests only, plants a known error in the factor-model
+	// samplers, so that tests through Run (simulation-based calibration)
+	// can check that they catch it.
+	factorBug factorBug
 }
 
 // Progress reports how far a run has come. Run calls the progress callback
