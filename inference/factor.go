@@ -127,6 +127,9 @@ const (
 	// bugFactorShearSD multiplies the standard deviation of the factor shear
 	// moves by 1.5 (moveFactors).
 	bugFactorShearSD
+	// bugFactorShearPrior makes the factor shear moves take every prior
+	// precision as 1, ignoring the GDP prior's (moveFactors).
+	bugFactorShearPrior
 )
 
 // plant sets the planted bug of a test.

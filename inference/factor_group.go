@@ -86,6 +86,9 @@ func (s *factorSampler) moveFactors(rng *rand.Rand) {
 			prec, lin := sm[b*k+b], sm[a*k+b]
 			for j := 0; j < p; j++ {
 				pb := s.prec[j*k+b]
+				if s.bug == bugFactorShearPrior {
+					pb = 1
+				}
 				la := s.lambda[j*k+a]
 				prec += pb * la * la
 				lin -= pb * la * s.lambda[j*k+b]

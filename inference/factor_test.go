@@ -346,7 +346,8 @@ func checkCorrelation(c []float64, p int) error {
 // these seeds: PX without the Z rescaling (bfa 0.4) z = −14, PX with σ×1.2 in
 // the Z update z = −33, the factor scale move without the Jacobian of Λ's
 // columns z = −38, the factor shear moves with their sd ×1.5 z = 17 (PX) and
-// 9.5 (interweave), interweave with the wrong reflection norm z = 63,
+// 9.5 (interweave), the shears ignoring the GDP prior's precisions z = 17,
+// interweave with the wrong reflection norm z = 63,
 // interweave with σ×1.2 z = 21. The mixed schedules (interweave with
 // Spec.ColumnHMC: some columns by joint HMC, the others by PX's column step)
 // are checked the same way: a planted ×1.2 on the noise of λ_j's draw in the
@@ -368,12 +369,15 @@ func TestFactorGeweke(t *testing.T) {
 	cases := []factorGewekeCase{
 		{"px normal k2", PX, normal, 2, bugNone, 200000, nil},
 		{"px gdp k1", PX, gdp, 1, bugNone, 200000, nil},
+		{"px gdp k2", PX, gdp, 2, bugNone, 200000, nil},
 		{"interweave normal k2", Interweave, normal, 2, bugNone, 100000, nil},
 		{"interweave gdp k1", Interweave, gdp, 1, bugNone, 100000, nil},
+		{"interweave gdp k2", Interweave, gdp, 2, bugNone, 100000, nil},
 		{"px no rescale (planted)", PX, normal, 2, bugNoRescale, 200000, nil},
 		{"px sigma*1.2 (planted)", PX, normal, 2, bugSigma, 200000, nil},
 		{"px factor scale jacobian (planted)", PX, normal, 2, bugFactorScaleJacobian, 200000, nil},
 		{"px factor shear sd*1.5 (planted)", PX, normal, 2, bugFactorShearSD, 200000, nil},
+		{"px gdp factor shear prior ignored (planted)", PX, gdp, 2, bugFactorShearPrior, 200000, nil},
 		{"interweave factor shear sd*1.5 (planted)", Interweave, gdp, 2, bugFactorShearSD, 100000, nil},
 		{"interweave reflection (planted)", Interweave, normal, 2, bugReflect, 100000, nil},
 		{"interweave sigma*1.2 (planted)", Interweave, normal, 2, bugSigma, 200000, nil},
