@@ -93,6 +93,9 @@ func (s *factorSampler) moveFactors(rng *rand.Rand) {
 				prec += pb * la * la
 				lin -= pb * la * s.lambda[j*k+b]
 			}
+			if !(prec > 0) || math.IsNaN(lin) || math.IsInf(prec+lin, 0) {
+				continue // degenerate or non-finite state: leave it to the steps that report it
+			}
 			sd := 1 / math.Sqrt(prec)
 			if s.bug == bugFactorShearSD {
 				sd *= 1.5

@@ -126,3 +126,20 @@ func TestScaleDrawTarget(t *testing.T) {
 		})
 	}
 }
+
+// TestScaleDrawDegenerate: more columns than rows (nu < 0, a proper
+// target still) gives a finite positive draw, and non-finite statistics
+// leave the state where it is (w = 1) rather than spreading NaN.
+func TestScaleDrawDegenerate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 100 {
+		if w := scaleDraw(rng, -3, 2, 5); !(w > 0) || math.IsInf(w, 0) {
+			t.Fatalf("nu < 0: w = %v, want finite and > 0", w)
+		}
+	}
+	for _, tc := range [][3]float64{{math.NaN(), 1, 1}, {1, math.NaN(), 1}, {1, 1, math.Inf(1)}} {
+		if w := scaleDraw(rng, tc[0], tc[1], tc[2]); w != 1 {
+			t.Errorf("scaleDraw(%v) = %v, want 1", tc, w)
+		}
+	}
+}
