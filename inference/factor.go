@@ -39,11 +39,12 @@ import (
 //     given η (jointHMC) followed by Hoff's block update of z_j; columns run
 //     in parallel goroutines, column j drawing from its own PCG stream seeded
 //     from the chain's stream in column order, so results do not depend on
-//     GOMAXPROCS; then η, the factor group moves, then the GDP hyperparameters. Spec.ColumnHMC may
-//     send some columns to PX's column steps instead (the scale move and
-//     λ_j's conjugate draw, then Hoff's update of z_j): the joint step costs
-//     about n·(L−1) bounces per trajectory, so a column with many levels
-//     (0.4n² bounces when all values are distinct) is better left to Gibbs.
+//     GOMAXPROCS; then η, the factor group moves, then the GDP
+//     hyperparameters. Spec.ColumnHMC may send some columns to PX's column
+//     steps instead (the scale move and λ_j's conjugate draw, then Hoff's
+//     update of z_j): the joint step costs about n·(L−1) bounces per
+//     trajectory, so a column with many levels (0.4n² bounces when all
+//     values are distinct) is better left to Gibbs.
 //
 // Λ is stored on the unit-noise scale of the model; loadings reports the
 // identified correlation-scale loadings D^{-1/2}Λ, for which
@@ -180,9 +181,8 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		a:      make([]float64, k*k),
 		w:      make([]float64, n*k),
 		group:  newFactorGroup(k),
-
-		groupMoves: !spec.PaperSamplers && !spec.BFADefect,
 	}
+	s.groupMoves = !spec.PaperSamplers && !spec.BFADefect
 	if s.travel == 0 {
 		s.travel = math.Pi / 2
 	}
