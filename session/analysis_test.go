@@ -238,3 +238,42 @@ func TestExplainFit(t *testing.T) {
 		t.Errorf("explain f:\n%s", text)
 	}
 }
+
+// TestDiagnosticsReportSaysWhatWarns checks the fit report's attribution: a
+// factor fit whose only poor diagnostics are the aligned loadings' says so,
+// and gives C's entries on their own; one whose C warns does not claim the
+// loadings alone; a full-correlation fit has no loadings to mention.
+func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
+	good := diagStats{maxRHat: 1.004, minBulk: 900, minTail: 800}
+	bad := diagStats{maxRHat: 1.08, minBulk: 40, minTail: 30}
+	tests := []struct {
+		name     string
+		d        diagnostics
+		want     []string
+		dontWant []string
+	}{
+		{"loadings only", diagnostics{all: bad, c: good, lambda: bad, correlations: 10, loadings: 5},
+			[]string{"C alone: max R-hat 1.004, min bulk ESS 900", "R-hat above 1.01 on the aligned loadings only", "ESS below 100 per chain on the aligned loadings only"}, nil},
+		{"C too", diagnostics{all: bad, c: bad, lambda: bad, correlations: 10, loadings: 5},
+			[]string{"C alone: max R-hat 1.080", "R-hat above 1.01: the chains disagree", "ESS below 100 per chain: quantiles"}, []string{"only"}},
+		{"full model", diagnostics{all: bad, c: bad, correlations: 10},
+			[]string{"over 10 correlations\n", "R-hat above 1.01: the chains disagree"}, []string{"C alone", "loadings"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			warnings := tt.d.report(&b, 2)
+			text := b.String() + "\n" + strings.Join(warnings, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("report lacks %q:\n%s", w, text)
+				}
+			}
+			for _, w := range tt.dontWant {
+				if strings.Contains(text, w) {
+					t.Errorf("report has %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}

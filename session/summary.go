@@ -146,17 +146,44 @@ func loadingsNote(m *Model) string {
 	return "loadings are identified only up to the order and signs of the factors: every draw's factors are matched to a common reference, ordered by decreasing sum of squares, largest loading positive"
 }
 
-// diagnostics is what a fit report says about convergence: the worst
-// R-hat and ESS over the entries of C and, for a factor model, the aligned
-// loadings.
-type diagnostics struct {
+// diagStats is the worst R-hat and the least bulk and tail ESS over a set
+// of parameters.
+type diagStats struct {
 	maxRHat, minBulk, minTail float64
-	correlations, loadings    int
+}
+
+func newDiagStats() diagStats {
+	return diagStats{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1)}
+}
+
+func (d *diagStats) add(s inference.Summary) {
+	if !math.IsNaN(s.RHat) {
+		d.maxRHat = math.Max(d.maxRHat, s.RHat)
+	}
+	if !math.IsNaN(s.ESSBulk) {
+		d.minBulk = math.Min(d.minBulk, s.ESSBulk)
+	}
+	if !math.IsNaN(s.ESSTail) {
+		d.minTail = math.Min(d.minTail, s.ESSTail)
+	}
+}
+
+func (d diagStats) rhatWarns() bool { return d.maxRHat > 1.01 }
+
+func (d diagStats) essWarns(chains int) bool {
+	return d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains)
+}
+
+// diagnostics holds R-hat and ESS over the entries of C (c) and, for a
+// factor model, the aligned loadings (lambda), and over both (all).
+type diagnostics struct {
+	all, c, lambda         diagStats
+	correlations, loadings int
 }
 
 // fitDiagnostics summarises every C_ij, i < j, and every aligned loading.
 func fitDiagnostics(r *inference.Result) diagnostics {
-	d := diagnostics{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1)}
+	d := diagnostics{all: newDiagStats(), c: newDiagStats(), lambda: newDiagStats()}
 	var chains [][][]float64
 	for i := 0; i < r.P; i++ {
 		for j := i + 1; j < r.P; j++ {
@@ -179,36 +206,48 @@ func fitDiagnostics(r *inference.Result) diagnostics {
 	if len(chains) == 0 || len(chains[0]) == 0 {
 		return d
 	}
-	for _, s := range inference.SummarizeAll(chains) {
-		if !math.IsNaN(s.RHat) {
-			d.maxRHat = math.Max(d.maxRHat, s.RHat)
-		}
-		if !math.IsNaN(s.ESSBulk) {
-			d.minBulk = math.Min(d.minBulk, s.ESSBulk)
-		}
-		if !math.IsNaN(s.ESSTail) {
-			d.minTail = math.Min(d.minTail, s.ESSTail)
+	for i, s := range inference.SummarizeAll(chains) {
+		d.all.add(s)
+		if i < d.correlations {
+			d.c.add(s)
+		} else {
+			d.lambda.add(s)
 		}
 	}
 	return d
 }
 
 // report writes the diagnostics and their warnings for a fit of chains
-// chains.
+// chains. For a factor model it gives C's entries on their own as well, and
+// a warning that only the aligned loadings earn says so: their rotation
+// mixes more slowly than C, which does not depend on it.
 func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) {
-	if math.IsInf(d.maxRHat, 0) {
+	if math.IsInf(d.all.maxRHat, 0) {
 		return nil
 	}
 	over := fmt.Sprintf("%d correlations", d.correlations)
 	if d.loadings > 0 {
 		over += fmt.Sprintf(" and %d loadings (aligned)", d.loadings)
 	}
-	fmt.Fprintf(b, "\nmax R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f over %s", d.maxRHat, d.minBulk, d.minTail, over)
-	if d.maxRHat > 1.01 {
-		warnings = append(warnings, "R-hat above 1.01: the chains disagree; run longer or check `plot trace`")
+	fmt.Fprintf(b, "\nmax R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f over %s", d.all.maxRHat, d.all.minBulk, d.all.minTail, over)
+	onlyLoadings := ""
+	if d.loadings > 0 {
+		fmt.Fprintf(b, "; C alone: max R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f", d.c.maxRHat, d.c.minBulk, d.c.minTail)
+		onlyLoadings = " on the aligned loadings only (C's entries are within the limits)"
 	}
-	if d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains) {
-		warnings = append(warnings, "ESS below 100 per chain: quantiles and R-hat are unreliable; run more iterations")
+	if d.all.rhatWarns() {
+		where := ""
+		if !d.c.rhatWarns() {
+			where = onlyLoadings
+		}
+		warnings = append(warnings, "R-hat above 1.01"+where+": the chains disagree; run longer or check `plot trace`")
+	}
+	if d.all.essWarns(chains) {
+		where := ""
+		if !d.c.essWarns(chains) {
+			where = onlyLoadings
+		}
+		warnings = append(warnings, "ESS below 100 per chain"+where+": quantiles and R-hat are unreliable; run more iterations")
 	}
 	return warnings
 }
