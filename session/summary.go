@@ -219,8 +219,8 @@ func fitDiagnostics(r *inference.Result) diagnostics {
 
 // report writes the diagnostics and their warnings for a fit of chains
 // chains. For a factor model it gives C's entries on their own as well, and
-// a warning that only the aligned loadings earn says so: their rotation
-// mixes more slowly than C, which does not depend on it.
+// a warning that only the aligned loadings earn says so: they often mix
+// more slowly than C, which does not depend on how the factors are rotated.
 func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) {
 	if math.IsInf(d.all.maxRHat, 0) {
 		return nil
