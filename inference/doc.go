@@ -3,7 +3,8 @@
 // model with an inverse-Wishart or LKJ prior (Hoff's Gibbs sweep and the exact
 // HMC column step of package hough) and the copula factor model of Murray et
 // al. (parameter-expanded Gibbs, and joint loadings+column exact HMC
-// interweaved with Gibbs). It runs chains in parallel, one RNG stream each,
+// interweaved with Gibbs, both followed by group moves that rescale and
+// shear the factors against the loadings). It runs chains in parallel, one RNG stream each,
 // stores draws, imputes missing cells, computes diagnostics (split and
 // rank-normalised R-hat, bulk and tail ESS, MCSE) and simulates data with a
 // known truth. The maths is in docs/sampling.md.
