@@ -77,6 +77,17 @@ func BenchmarkFactorPX(b *testing.B) {
 	b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N)*1000, "cpu-s/1000iter")
 }
 
+// BenchmarkMoveFactors times the factor group moves alone (sampling.md §4.5)
+// at n = 1000, p = 20, k = 5: ηᵀη, k scale and k(k−1) shear moves, and η's
+// transform.
+func BenchmarkMoveFactors(b *testing.B) {
+	s, rng := factorBenchSampler(b, 1000, 20, 5, 5, PX, 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		s.moveFactors(rng)
+	}
+}
+
 // BenchmarkFactorInterweave times interweaved iterations (joint (λ_j, z_j)
 // exact HMC per column in parallel, Hoff update, η) at n = 1000, p = 20,
 // k = 5, 5 levels. K&S report 690 ms per iteration on 4 cores; issue 14 asks
