@@ -280,8 +280,8 @@ func TestCompareScores(t *testing.T) {
 // was best in 8 of 10 seeds before the factor group moves (sampling.md
 // §4.5) and is in 6 since: the mean held-out difference k = 3 − k = 2 went
 // from −0.66 to −0.13 (differences of about 1 standard error per seed),
-// because the k = 3 fits of 800 iterations now mix, where before their
-// slower chains cost them predictive score.
+// as one would expect if the k = 3 fits of 800 iterations, which now mix
+// several times faster, had lost predictive score to slow chains before.
 func TestCompareChoosesTrueFactors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("refits 40 models: skipped under -short")
