@@ -110,7 +110,8 @@ type samplersResult struct {
 	// Seed seeds both the simulated data and the chains.
 	Seed uint64 `json:"seed"`
 	// Choice is what auto ran after its Gibbs warm-up iterations: gibbs or
-	// hmc (empty for the other methods).
+	// hmc; or, where it did not adapt (no eligible column, too many rows),
+	// the method its plan ran throughout. Empty for the other methods.
 	Choice string `json:"auto_chose,omitempty"`
 	// VsBest is, on the row of auto (on a factor model, of px, which is
 	// auto's choice there), its min bulk ESS/s over the best explicit
@@ -402,6 +403,8 @@ func samplersRun(d samplersData, set samplersCase, name string, run samplersRunS
 		if slices.Contains(sc.HMC, true) {
 			r.Choice = "hmc"
 		}
+	} else if name == "auto" {
+		r.Choice = plan.Method.String() // auto did not adapt: the plan's method ran throughout
 	}
 	secs := res.Elapsed.Seconds()
 	r.SecondsPer1000 = secs / float64(run.warmup+run.iter) * 1000
