@@ -51,15 +51,15 @@ func (s *factorSampler) moveFactors(rng *rand.Rand) {
 	for x := 0; x < k; x++ {
 		am[x*k+x] = 1
 	}
+	nu := float64(n - p)
+	if s.bug == bugFactorScaleJacobian {
+		nu = float64(n)
+	}
 	for h := 0; h < k; h++ {
 		r := 0.0
 		for j := 0; j < p; j++ {
 			l := s.lambda[j*k+h]
 			r += s.prec[j*k+h] * l * l
-		}
-		nu := float64(n - p)
-		if s.bug == bugFactorScaleJacobian {
-			nu = float64(n)
 		}
 		if !(r > 0) { // all of factor h's loadings 0: no orbit to move along
 			continue

@@ -59,20 +59,41 @@ func batchZ(b []float64, want float64) float64 {
 // orbitChain runs the scaling move on one orbit for steps steps: the state
 // is the column's scale u relative to a base point with sums A and B, so
 // the move sees A·u² and B·u and multiplies u by what it draws. It returns
-// z-scores of the chain's mean of u and u² against the target's, with
-// Monte Carlo standard errors from 100 batch means.
+// z-scores of the chain's mean of u and u² against the target's (orbitZ).
 func orbitChain(rng *rand.Rand, A, B, k, kMove float64, steps int) (zMean, zSquare float64) {
+	m1, m2 := orbitMoments(A, B, k)
+	return orbitZ(steps, func(u float64) float64 { return drawScale(rng, A*u*u, B*u, kMove) }, m1, m2)
+}
+
+// orbitZ runs a chain on one orbit of a group move for steps steps from
+// u = 1, multiplying u by move(u) at each step, and returns the z-scores of
+// its mean of u and u² against m1 and m2, with Monte Carlo standard errors
+// from 100 batch means.
+func orbitZ(steps int, move func(u float64) float64, m1, m2 float64) (zMean, zSquare float64) {
 	const batches = 100
 	per := steps / batches
 	u := 1.0
 	var b1, b2 [batches]float64
 	for i := 0; i < batches*per; i++ {
-		u *= drawScale(rng, A*u*u, B*u, kMove)
+		u *= move(u)
 		b1[i/per] += u / float64(per)
 		b2[i/per] += u * u / float64(per)
 	}
-	m1, m2 := orbitMoments(A, B, k)
 	return batchZ(b1[:], m1), batchZ(b2[:], m2)
+}
+
+// checkOrbitZ fails t unless the orbit chain's z-scores say what the case
+// wants: max |z| < 4 for a correct move, at least 4 for a planted bug.
+func checkOrbitZ(t *testing.T, zMean, zSquare float64, wantPass bool) {
+	t.Helper()
+	worst := math.Max(math.Abs(zMean), math.Abs(zSquare))
+	if pass := worst < 4; pass != wantPass {
+		if wantPass {
+			t.Errorf("the chain does not keep the target: max |z| = %.2f", worst)
+		} else {
+			t.Errorf("planted bug not caught: max |z| = %.2f", worst)
+		}
+	}
 }
 
 // TestScaleMoveTarget checks drawScale as a Markov chain along one orbit:
@@ -101,15 +122,8 @@ func TestScaleMoveTarget(t *testing.T) {
 		t.Run(fmt.Sprintf("A=%g,B=%g,k=%g,move k=%g", tc.A, tc.B, tc.k, tc.kMove), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(20+i), 5))
 			zMean, zSquare := orbitChain(rng, tc.A, tc.B, tc.k, tc.kMove, 400_000)
-			worst := math.Max(math.Abs(zMean), math.Abs(zSquare))
 			t.Logf("z of the mean %.2f, of the second moment %.2f", zMean, zSquare)
-			if pass := worst < 4; pass != tc.wantPass {
-				if tc.wantPass {
-					t.Errorf("the chain does not keep the target: max |z| = %.2f", worst)
-				} else {
-					t.Errorf("planted bug not caught: max |z| = %.2f", worst)
-				}
-			}
+			checkOrbitZ(t, zMean, zSquare, tc.wantPass)
 		})
 	}
 }
