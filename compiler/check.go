@@ -92,6 +92,8 @@ func (c *checker) stmt(s dsl.Stmt) Stmt {
 		return c.explain(s)
 	case *dsl.FitStmt:
 		return c.fit(s)
+	case *dsl.ExtendStmt:
+		return c.extend(s)
 	case *dsl.SummaryStmt:
 		return c.summary(s)
 	case *dsl.PlotStmt:

@@ -25,6 +25,31 @@ func (c *checker) fit(s *dsl.FitStmt) Stmt {
 	return x
 }
 
+// extend checks extend NAME [, iter = N]: the model must have been fitted.
+func (c *checker) extend(s *dsl.ExtendStmt) Stmt {
+	_, _, ok := c.modelBinding(s.Model, true, "extend")
+	x := &Extend{At: s.Pos, Model: s.Model.Name}
+	settings := settingsOf("extend")
+	seen := map[string]bool{}
+	for _, a := range s.Settings {
+		otherwise := ""
+		if a.Name.Name != "iter" && slices.Contains(settingsOf("fit"), a.Name.Name) {
+			otherwise = "extend continues the fit's chains with its settings; to change " + a.Name.Name + ", fit the model again"
+		}
+		if !c.setting("extend", a, settings, seen, otherwise) {
+			ok = false
+			continue
+		}
+		v, _, good := c.integerAtLeast(a.Value, numScope{}, "iter", minimum{value: 1, hint: "iter counts the further iterations of every chain"})
+		ok = ok && good
+		x.Iter = v
+	}
+	if !ok {
+		return nil
+	}
+	return x
+}
+
 // fitSettings checks the model, method and settings of a fit statement
 // (verb is "fit", or "explain" for explain fit ...) and returns the checked
 // fit and the model, or nil after reporting errors.

@@ -90,6 +90,16 @@ type Fit struct {
 	Seed                       uint64
 }
 
+// Extend is extend NAME [, iter = N]: N more post-warm-up iterations of
+// every chain of the model's fit, each from where it stopped.
+type Extend struct {
+	At    dsl.Position
+	Model string
+	// Iter is the number of further iterations per chain; 0 (not given)
+	// means as many as the fit kept, its iter, so the draws double.
+	Iter int
+}
+
 // Summary is summary EXPR [, prob = P].
 type Summary struct {
 	At     dsl.Position
@@ -230,6 +240,7 @@ func (s *SimulateData) Pos() dsl.Position { return s.At }
 func (s *DeclareModel) Pos() dsl.Position { return s.At }
 func (s *Explain) Pos() dsl.Position      { return s.At }
 func (s *Fit) Pos() dsl.Position          { return s.At }
+func (s *Extend) Pos() dsl.Position       { return s.At }
 func (s *Summary) Pos() dsl.Position      { return s.At }
 func (s *PlotStmt) Pos() dsl.Position     { return s.At }
 func (s *Impute) Pos() dsl.Position       { return s.At }
@@ -243,6 +254,7 @@ func (s *SimulateData) Partial() bool { return false }
 func (s *DeclareModel) Partial() bool { return s.partial }
 func (s *Explain) Partial() bool      { return false }
 func (s *Fit) Partial() bool          { return false }
+func (s *Extend) Partial() bool       { return false }
 func (s *Summary) Partial() bool      { return s.Target.Unresolved }
 func (s *PlotStmt) Partial() bool {
 	if s.Target.Unresolved {

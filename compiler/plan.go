@@ -189,7 +189,7 @@ func autoFullWhy(after, rows int) string {
 
 // gibbsPoorMixing is the advice after a Gibbs fit of a full correlation
 // matrix with coarse columns whose diagnostics warn; %s is the model.
-const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowest where binary columns are strongly correlated (autocorrelation time of C's worst entry 30 to 260 at R² 0.78 to 0.89; at most 21 on columns of 3 to 10 levels at R² up to 0.89), and exact HMC mixed no better per iteration there (sampling.md §9.5); more iterations are the remedy, for example `fit %s with gibbs, iter = 10000`"
+const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowest where binary columns are strongly correlated (autocorrelation time of C's worst entry 30 to 260 at R² 0.78 to 0.89; at most 21 on columns of 3 to 10 levels at R² up to 0.89), and exact HMC mixed no better per iteration there (sampling.md §9.5); more iterations are the remedy: `extend %s` adds them to this fit's chains"
 
 // autoFactorWhy is why auto gives a factor model the parameter-expanded
 // Gibbs sampler (sampling.md §9.1).

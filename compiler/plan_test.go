@@ -125,8 +125,8 @@ func TestPlanIfPoorMixing(t *testing.T) {
 			if got := pl.IfPoorMixing != ""; got != tt.advise {
 				t.Fatalf("IfPoorMixing = %q, want advice: %v", pl.IfPoorMixing, tt.advise)
 			}
-			if tt.advise && !strings.Contains(pl.IfPoorMixing, "`fit m with gibbs, iter = 10000`") {
-				t.Errorf("IfPoorMixing = %q, want it to name `fit m with gibbs, iter = 10000`", pl.IfPoorMixing)
+			if tt.advise && !strings.Contains(pl.IfPoorMixing, "`extend m`") {
+				t.Errorf("IfPoorMixing = %q, want it to name `extend m`", pl.IfPoorMixing)
 			}
 		})
 	}

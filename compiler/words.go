@@ -93,6 +93,8 @@ func settingsOf(stmt string) []string {
 	switch stmt {
 	case "fit":
 		return []string{"iter", "warmup", "chains", "seed", "thin"}
+	case "extend":
+		return []string{"iter"}
 	case "summary":
 		return []string{"prob"}
 	case "impute":
@@ -108,7 +110,7 @@ func settingsOf(stmt string) []string {
 // Arguments returns, for every call and statement that takes named
 // arguments or settings, their names in order: load, simulate and its
 // specs, the priors, the methods that take a travel time, and the settings
-// of fit (and explain fit), summary, impute, check and compare. The language reference
+// of fit (and explain fit), extend, summary, impute, check and compare. The language reference
 // lists exactly these (a test compares them).
 func Arguments() map[string][]string {
 	out := map[string][]string{}
@@ -118,7 +120,7 @@ func Arguments() map[string][]string {
 			out[call] = append(out[call], p.name)
 		}
 	}
-	for _, stmt := range []string{"fit", "summary", "impute", "check", "compare"} {
+	for _, stmt := range []string{"fit", "extend", "summary", "impute", "check", "compare"} {
 		out[stmt] = settingsOf(stmt)
 	}
 	return out
@@ -180,6 +182,13 @@ Runs the plan. METHOD is auto (default), gibbs, hmc, px or interweave. iter
 counts the iterations kept per chain after warmup; chains run in parallel;
 thin keeps every thin-th draw (at most iter). An interrupt stops the fit and
 keeps the draws so far.`,
+	"extend": `
+extend NAME [, iter = ITER OF THE FIT]
+
+Runs every chain of a fitted model for iter more post-warm-up iterations,
+each from where it stopped, and adds their draws to the fit: the same draws
+as a fit with the larger iter, without its time. The report covers all the
+draws. The default doubles them.`,
 	"summary": `
 summary EXPR [, prob = 0.9]
 

@@ -14,7 +14,7 @@ type File struct {
 }
 
 // Stmt is a top-level statement: *DataStmt, *ModelStmt, *ExplainStmt,
-// *FitStmt, *SummaryStmt, *PlotStmt, *ImputeStmt, *ExportStmt, *ShowStmt,
+// *FitStmt, *ExtendStmt, *SummaryStmt, *PlotStmt, *ImputeStmt, *ExportStmt, *ShowStmt,
 // *CheckStmt or *CompareStmt.
 // New statements are added by adding a type to this union.
 type Stmt interface {
@@ -103,6 +103,15 @@ type FitStmt struct {
 
 	Model    *Ident      `parser:"'fit' @@"`
 	Method   *Method     `parser:"( 'with' @@ )?"`
+	Settings []*NamedArg `parser:"( ',' @@ )*"`
+}
+
+// ExtendStmt is extend NAME [, NAME = EXPR ...], as in extend m, iter = 2000:
+// more iterations of every chain of a model's fit, from where they stopped.
+type ExtendStmt struct {
+	Pos, EndPos Position
+
+	Model    *Ident      `parser:"'extend' @@"`
 	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }
 
@@ -355,6 +364,7 @@ func (*DataStmt) stmt()    {}
 func (*ModelStmt) stmt()   {}
 func (*ExplainStmt) stmt() {}
 func (*FitStmt) stmt()     {}
+func (*ExtendStmt) stmt()  {}
 func (*SummaryStmt) stmt() {}
 func (*PlotStmt) stmt()    {}
 func (*ImputeStmt) stmt()  {}
@@ -375,6 +385,7 @@ func (n *Tilde) Span() (Position, Position)       { return n.Pos, n.EndPos }
 func (n *Relation) Span() (Position, Position)    { return n.Pos, n.EndPos }
 func (n *ExplainStmt) Span() (Position, Position) { return n.Pos, n.EndPos }
 func (n *FitStmt) Span() (Position, Position)     { return n.Pos, n.EndPos }
+func (n *ExtendStmt) Span() (Position, Position)  { return n.Pos, n.EndPos }
 func (n *Method) Span() (Position, Position)      { return n.Pos, n.EndPos }
 func (n *NamedArg) Span() (Position, Position)    { return n.Pos, n.EndPos }
 func (n *SummaryStmt) Span() (Position, Position) { return n.Pos, n.EndPos }

@@ -68,6 +68,8 @@ func TestParseStatements(t *testing.T) {
 			"fit m with hmc(T = pi / 2), iter = 2000, warmup = 500, chains = 4, seed = 1", &FitStmt{}},
 		{"fit method empty parens", "fit m with hmc()", "fit m with hmc()", &FitStmt{}},
 		{"fit settings only", "fit m, iter = 10, thin = 2", "fit m, iter = 10, thin = 2", &FitStmt{}},
+		{"extend", "extend m", "extend m", &ExtendStmt{}},
+		{"extend iter", "extend m,iter=2*1000", "extend m, iter = 2 * 1000", &ExtendStmt{}},
 		{"summary", "summary m.C", "summary m.C", &SummaryStmt{}},
 		{"summary index names", "summary m.C[INC, DEG]", "summary m.C[INC, DEG]", &SummaryStmt{}},
 		{"plot trace", "plot trace m.C[1, 2]", "plot trace m.C[1, 2]", &PlotStmt{}},
@@ -122,6 +124,8 @@ func fmtType(v any) string {
 		return "ExplainStmt"
 	case *FitStmt:
 		return "FitStmt"
+	case *ExtendStmt:
+		return "ExtendStmt"
 	case *SummaryStmt:
 		return "SummaryStmt"
 	case *PlotStmt:
@@ -218,8 +222,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 55 {
-		t.Errorf("got %d statements, want 55", len(f.Stmts))
+	if len(f.Stmts) != 57 {
+		t.Errorf("got %d statements, want 57", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
@@ -450,7 +454,7 @@ func TestParseConcurrent(t *testing.T) {
 // TestStatementKeywords checks the keywords read from the statements'
 // grammar, and that callers get a copy.
 func TestStatementKeywords(t *testing.T) {
-	want := []string{"data", "model", "explain", "fit", "summary", "plot", "impute", "export", "show", "check", "compare", "print", "help", "clear"}
+	want := []string{"data", "model", "explain", "fit", "extend", "summary", "plot", "impute", "export", "show", "check", "compare", "print", "help", "clear"}
 	got := StatementKeywords()
 	if !slices.Equal(got, want) {
 		t.Fatalf("StatementKeywords() = %v, want %v", got, want)

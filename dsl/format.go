@@ -45,6 +45,9 @@ func StmtString(s Stmt) string {
 			}
 		}
 		writeSettings(&b, s.Settings)
+	case *ExtendStmt:
+		b.WriteString("extend " + s.Model.Name)
+		writeSettings(&b, s.Settings)
 	case *SummaryStmt:
 		b.WriteString("summary " + s.Target.String())
 		writeSettings(&b, s.Settings)

@@ -36,7 +36,7 @@ const maxErrors = 10
 // the compiler (Check) and the session then give the statement a meaning.
 func statements() []Stmt {
 	return []Stmt{
-		&DataStmt{}, &ModelStmt{}, &ExplainStmt{}, &FitStmt{}, &SummaryStmt{},
+		&DataStmt{}, &ModelStmt{}, &ExplainStmt{}, &FitStmt{}, &ExtendStmt{}, &SummaryStmt{},
 		&PlotStmt{}, &ImputeStmt{}, &ExportStmt{}, &ShowStmt{},
 		&CheckStmt{}, &CompareStmt{}, &PrintStmt{}, &HelpStmt{}, &ClearStmt{},
 	}

@@ -40,3 +40,41 @@ func ExampleRun() {
 	// C.2.3 within 4 sd of the truth: true
 	// missing cells imputed: true
 }
+
+// ExampleResult_Extend runs a short fit whose least ESS is low, then runs
+// its chains on from where they stopped: the draws are those of one longer
+// run.
+func ExampleResult_Extend() {
+	sim, err := inference.Simulate(inference.SimSpec{P: 3, N: 300, Levels: 3, Seed: 2})
+	if err != nil {
+		panic(err)
+	}
+	spec := inference.Spec{Columns: sim.Columns, Method: inference.Gibbs, Warmup: 200, Iter: 50, Chains: 2, Seed: 5}
+	short, err := inference.Run(context.Background(), spec, nil)
+	if err != nil {
+		panic(err)
+	}
+	res, err := short.Extend(context.Background(), 950, nil)
+	if err != nil {
+		panic(err)
+	}
+	spec.Iter = 1000
+	long, err := inference.Run(context.Background(), spec, nil)
+	if err != nil {
+		panic(err)
+	}
+	least := func(r *inference.Result) float64 {
+		m := math.Inf(1)
+		for _, s := range r.Summary() {
+			m = math.Min(m, s.ESSBulk)
+		}
+		return m
+	}
+	fmt.Println("draws per chain:", len(short.C[0]), "then", len(res.C[0]))
+	fmt.Printf("least bulk ESS: %.0f then %.0f\n", least(short), least(res))
+	fmt.Println("same draws as one run of 1000:", fmt.Sprint(res.C) == fmt.Sprint(long.C))
+	// Output:
+	// draws per chain: 50 then 1000
+	// least bulk ESS: 5 then 131
+	// same draws as one run of 1000: true
+}

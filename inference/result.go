@@ -77,6 +77,8 @@ type Result struct {
 	Elapsed time.Duration
 
 	levels      []*hough.Levels
+	run         *runState     // what Extend continues; nil for a Result not made by Run
+	moved       bool          // Extend has moved run to a new Result
 	zsum        [][][]float64 // per chain, per column, per row
 	zcount      []int
 	heldSum     [][]float64 // per chain, per held-out cell
@@ -133,7 +135,9 @@ func newResult(d *data, sp *Spec) *Result {
 	return r
 }
 
-// finish combines the chains' running sums into ZMean and frees them.
+// finish combines the chains' running sums into ZMean and HeldOutProb (it
+// keeps the sums, which Extend adds to) and cuts the chains of an
+// interrupted run to the shortest.
 func (r *Result) finish() {
 	total := 0
 	for _, k := range r.zcount {
@@ -150,7 +154,6 @@ func (r *Result) finish() {
 		}
 		r.ZMean[j] = col
 	}
-	r.zsum = nil
 	r.HeldOutProb = make([]float64, len(r.HeldOut))
 	for m := range r.HeldOutProb {
 		for c := range r.heldSum {
@@ -158,18 +161,17 @@ func (r *Result) finish() {
 		}
 		r.HeldOutProb[m] /= float64(total)
 	}
-	r.heldSum = nil
 	for _, b := range r.interrupted {
 		r.Interrupted = r.Interrupted || b
 	}
-	if r.Interrupted {
-		// Chains stop at different iterations; cut every chain to the
-		// shortest so that diagnostics, plots and exports see equal chains.
-		r.C = trimChains(r.C)
-		r.Lambda = trimChains(r.Lambda)
-		r.WarmupC = trimChains(r.WarmupC)
-		r.Imputed = trimChains(r.Imputed)
-	}
+	// Chains stopped by an interrupt end at different iterations (and an
+	// extension of such a run may keep one more thinned draw in some); cut
+	// every chain to the shortest so that diagnostics, plots and exports see
+	// equal chains.
+	r.C = trimChains(r.C)
+	r.Lambda = trimChains(r.Lambda)
+	r.WarmupC = trimChains(r.WarmupC)
+	r.Imputed = trimChains(r.Imputed)
 }
 
 // trimChains cuts every chain to the length of the shortest.

@@ -84,6 +84,7 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 	}
 	res.finish()
 	res.Elapsed = time.Since(start)
+	res.run = &runState{spec: sp, data: d, samplers: samplers, rngs: rngs, failed: errors.Join(errs...)}
 	gate.final(res)
 	if err := errors.Join(errs...); err != nil {
 		return res, err

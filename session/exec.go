@@ -34,6 +34,8 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 		return nil
 	case *compiler.Fit:
 		return s.fit(ctx, x, out)
+	case *compiler.Extend:
+		return s.extend(ctx, x, out)
 	case *compiler.Summary:
 		return s.summary(x, out)
 	case *compiler.PlotStmt:

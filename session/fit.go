@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -44,8 +45,39 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	}
 	ran := plan.Running()
 	s.fits++
-	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), model: x.Model, method: ran}
+	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), job: "fit " + x.Model, method: ran}
 
+	latest := inference.Progress{AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup), Warmup: x.Warmup > 0}
+	o := s.sample(ctx, show, latest, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
+		return inference.Run(ctx, spec, progress)
+	})
+	final := o.final
+	if o.err != nil && (o.res == nil || !o.res.Interrupted) {
+		show.update(final, "failed")
+		return o.err
+	}
+	if o.res.Interrupted || errors.Is(o.err, context.Canceled) {
+		show.update(final, "interrupted")
+		return s.keepInterrupted(ctx, m, x, plan, o.res, out)
+	}
+	s.setFit(m, x, plan, o.res)
+	final.AllDone = final.AllTotal
+	show.update(final, "done")
+	writeFitReport(out, x, plan, o.res, fitHeadline(x, o.res), false)
+	return nil
+}
+
+// sampled is what a sampling job returned, and its last progress.
+type sampled struct {
+	res   *inference.Result
+	err   error
+	final inference.Progress
+}
+
+// sample runs job — a fit's inference.Run or an extension — with its
+// progress shown by show, starting from the state first, and with
+// InterruptFit wired to stop it. A panic in the sampler becomes an error.
+func (s *Session) sample(ctx context.Context, show *fitProgress, first inference.Progress, job func(context.Context, func(inference.Progress)) (*inference.Result, error)) sampled {
 	fitCtx, stopFit := context.WithCancel(ctx)
 	defer stopFit()
 	s.fitMu.Lock()
@@ -62,26 +94,22 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	// the elapsed time of its own clock, so that it moves even while one
 	// iteration takes longer than a tick.
 	var mu sync.Mutex
-	latest := inference.Progress{AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup), Warmup: x.Warmup > 0}
+	latest := first
 	show.update(latest, "starting")
-	type outcome struct {
-		res *inference.Result
-		err error
-	}
-	done := make(chan outcome, 1)
+	done := make(chan sampled, 1)
 	start := time.Now()
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				done <- outcome{nil, fmt.Errorf("internal error in the sampler: %v", r)}
+				done <- sampled{err: fmt.Errorf("internal error in the sampler: %v", r)}
 			}
 		}()
-		res, err := inference.Run(fitCtx, spec, func(p inference.Progress) {
+		res, err := job(fitCtx, func(p inference.Progress) {
 			mu.Lock()
 			latest = p
 			mu.Unlock()
 		})
-		done <- outcome{res, err}
+		done <- sampled{res: res, err: err}
 	}()
 	o := forwardProgress(done, progressEvery, start, func() inference.Progress {
 		mu.Lock()
@@ -89,25 +117,10 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 		return latest
 	}, func(p inference.Progress) { show.update(p, "") })
 	mu.Lock()
-	final := latest
+	o.final = latest
 	mu.Unlock()
-	final.Elapsed = time.Since(start)
-	if o.res != nil {
-		final.Elapsed = o.res.Elapsed
-	}
-	if o.err != nil && (o.res == nil || !o.res.Interrupted) {
-		show.update(final, "failed")
-		return o.err
-	}
-	if o.res.Interrupted || errors.Is(o.err, context.Canceled) {
-		show.update(final, "interrupted")
-		return s.keepInterrupted(ctx, m, x, plan, o.res, out)
-	}
-	s.setFit(m, x, plan, o.res)
-	final.AllDone = final.AllTotal
-	show.update(final, "done")
-	writeFitReport(out, x, plan, o.res)
-	return nil
+	o.final.Elapsed = time.Since(start)
+	return o
 }
 
 // fitSpec is what a fit of model m with settings x and plan runs.
@@ -170,7 +183,7 @@ func (s *Session) keepInterrupted(ctx context.Context, m *Model, x *compiler.Fit
 	}
 	out.Stream("stdout", "interrupted "+msg+"\n")
 	if kept > 0 {
-		writeFitReport(out, x, plan, res)
+		writeFitReport(out, x, plan, res, fitHeadline(x, res), false)
 	}
 	return nil
 }
@@ -199,16 +212,24 @@ func (s *Session) InterruptFit() bool {
 	return true
 }
 
-// fitReport is the text printed after a fit: what ran (ran, from the
-// plan), how long, and the convergence diagnostics with a warning when
-// they are poor.
-func fitReport(x *compiler.Fit, ran string, r *inference.Result) (report string, warnings []string) {
-	var b strings.Builder
-	iters := fmt.Sprintf("%d iterations (%d warm-up)", x.Iter+x.Warmup, x.Warmup)
-	if r.Interrupted {
-		iters = fmt.Sprintf("%d of %d iterations (%d warm-up), interrupted", minIterations(r), x.Iter+x.Warmup, x.Warmup)
+// fitHeadline starts a fit's report: what ran (ran, from the plan or the
+// schedule), how many iterations and how long.
+func fitHeadline(x *compiler.Fit, r *inference.Result) func(ran string) string {
+	return func(ran string) string {
+		iters := fmt.Sprintf("%d iterations (%d warm-up)", x.Iter+x.Warmup, x.Warmup)
+		if r.Interrupted {
+			iters = fmt.Sprintf("%d of %d iterations (%d warm-up), interrupted", minIterations(r), x.Iter+x.Warmup, x.Warmup)
+		}
+		return fmt.Sprintf("fit %s with %s: %d chains × %s in %s", x.Model, ran, len(r.C), iters, roundDuration(r.Elapsed))
 	}
-	fmt.Fprintf(&b, "fit %s with %s: %d chains × %s in %s", x.Model, ran, len(r.C), iters, roundDuration(r.Elapsed))
+}
+
+// fitReport is the text printed after a fit or an extension: its headline,
+// what the sampler steps did, and the convergence diagnostics with a
+// warning when they are poor.
+func fitReport(headline string, r *inference.Result) (report string, d diagnostics, warnings []string) {
+	var b strings.Builder
+	b.WriteString(headline)
 	var st inference.StepStats
 	for _, c := range r.Stats {
 		st.Add(c)
@@ -222,29 +243,80 @@ func fitReport(x *compiler.Fit, ran string, r *inference.Result) (report string,
 	if st.LKJProposed > 0 {
 		fmt.Fprintf(&b, "; LKJ acceptance %.2f", float64(st.LKJAccepted)/float64(st.LKJProposed))
 	}
-	warnings = fitDiagnostics(r).report(&b, len(r.C))
-	return b.String(), warnings
+	d = fitDiagnostics(r)
+	warnings = d.report(&b, len(r.C))
+	return b.String(), d, warnings
 }
 
-// writeFitReport writes a fit's report to stdout and its warnings, when
-// the diagnostics are poor, to stderr, with the plan's advice for poor
-// mixing after them.
-func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r *inference.Result) {
-	ran := plan.Running()
-	if sc := r.Schedule; sc != nil {
-		ran = scheduleRan(sc) + " (auto)"
-	}
-	report, warnings := fitReport(x, ran, r)
-	if sc := r.Schedule; sc != nil {
+// writeFitReport writes the report of a fit or an extension of x (then
+// without the schedule an adaptive fit chose, already reported) to
+// stdout, and its warnings, when the diagnostics are poor, to stderr,
+// followed by the plan's advice for poor mixing and how to extend the fit.
+func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r *inference.Result, headline func(ran string) string, extension bool) {
+	report, d, warnings := fitReport(headline(fitRan(plan, r)), r)
+	// An adaptive fit's choice was made and reported during its warm-up;
+	// an extension keeps it.
+	if sc := r.Schedule; sc != nil && !extension {
 		report += "\n" + scheduleReport(sc, r.Names, x.Model)
 	}
 	out.Stream("stdout", report+"\n")
 	for _, w := range warnings {
 		out.Stream("stderr", "warning: "+w+"\n")
 	}
-	if len(warnings) > 0 && plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) {
+	if len(warnings) == 0 {
+		return
+	}
+	if plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) {
 		out.Stream("stderr", "hint: "+plan.IfPoorMixing+"\n")
 	}
+	if more := extendSuggestion(d, r); more > 0 {
+		why := "as many as the fit kept"
+		if d.all.essWarns(len(r.C)) {
+			why = "about what the least ESS needs to reach 100 per chain at this fit's rate"
+		}
+		out.Stream("stderr", fmt.Sprintf("hint: `extend %s, iter = %d` runs every chain %d more iterations from where it stopped (%s) and adds their draws\n", x.Model, more, more, why))
+	}
+}
+
+// extendSuggestion is how many more iterations to suggest after a fit
+// whose diagnostics warn: when an ESS is low, the iterations that would
+// bring the least ESS (bulk or tail) to 100 per chain if it grew in
+// proportion to the draws, with 20% to spare, rounded up to two
+// significant digits; otherwise (R-hat warns) as many as the fit kept. 0
+// when the fit cannot be extended (an interrupted fit with a chain still in
+// warm-up keeps no draws and never gets here).
+func extendSuggestion(d diagnostics, r *inference.Result) int {
+	if r.Iter < 1 || len(r.C) == 0 {
+		return 0
+	}
+	chains := len(r.C)
+	least := min(d.all.minBulk, d.all.minTail)
+	if !d.all.essWarns(chains) || !(least > 0) {
+		return r.Iter
+	}
+	// The draws so far are iterations since warm-up (interrupted chains
+	// may have fewer than Iter).
+	done := minIterations(r) - r.Warmup
+	need := float64(done) * (1.2*100*float64(chains)/least - 1)
+	return max(roundUp2(need), 1)
+}
+
+// roundUp2 rounds x > 0 up to two significant digits (2345 → 2400).
+func roundUp2(x float64) int {
+	if !(x > 0) {
+		return 0
+	}
+	scale := math.Pow(10, math.Max(0, math.Floor(math.Log10(x))-1))
+	return int(math.Ceil(x/scale) * scale)
+}
+
+// fitRan names what a fit ran: the plan's method (plan.Running), or for an
+// adaptive run what it chose during warm-up ("gibbs (auto)").
+func fitRan(plan *compiler.InferencePlan, r *inference.Result) string {
+	if sc := r.Schedule; sc != nil {
+		return scheduleRan(sc) + " (auto)"
+	}
+	return plan.Running()
 }
 
 // scheduleRan names what an adaptive run ran after its choice: "gibbs",

@@ -99,6 +99,7 @@ func TestLanguageExamples(t *testing.T) {
 		}
 		fit, isFit := st.(*dsl.FitStmt)
 		_, isCompare := st.(*dsl.CompareStmt)
+		_, isExtend := st.(*dsl.ExtendStmt)
 		switch {
 		case err == nil:
 			if strings.TrimSpace(out.text()) == "" && len(out.displays) == 0 {
@@ -113,7 +114,7 @@ func TestLanguageExamples(t *testing.T) {
 				unfitted[fit.Model.Name] = true
 			}
 			t.Logf("%s: stopped after %s: %s", cell, took, se.Value)
-		case !long && isCompare && se.Name == "KeyboardInterrupt":
+		case !long && (isCompare || isExtend) && se.Name == "KeyboardInterrupt":
 			t.Logf("%s: stopped after %s: %s", firstLine(cell), took, se.Value)
 		case se.Name == "CheckError" && needsUnfitted(se, unfitted):
 			t.Logf("%s: refused as its model's fit stopped in warm-up: %s", firstLine(cell), se.Value)

@@ -35,16 +35,17 @@ type FitProgress struct {
 // fitProgress sends the states of one fit to an output: to its
 // ProgressWriter, or as a display (the first state) updated in place.
 type fitProgress struct {
-	out           Output
-	id            string // the display id
-	model, method string
-	shown         bool
+	out         Output
+	id          string // the display id
+	job, method string // "fit m" or "extend m", and what it runs
+	more        bool   // an extension: its iterations are "more iterations"
+	shown       bool
 }
 
 // update shows the progress p; state is "" while the fit runs, else
 // "starting", "done", "interrupted" or "failed".
 func (f *fitProgress) update(p inference.Progress, state string) {
-	b := progressBundle(f.model, f.method, p, state)
+	b := progressBundle(f.job, f.method, f.more, p, state)
 	if pw, ok := f.out.(ProgressWriter); ok {
 		text, _ := b["text/plain"].(string)
 		final := state != "" && state != "starting"
@@ -71,9 +72,10 @@ func progressPhase(p inference.Progress, state string) string {
 	return "sampling"
 }
 
-// progressBundle renders the state of a running fit as one line of text and
-// an HTML progress bar.
-func progressBundle(model, method string, p inference.Progress, state string) MimeBundle {
+// progressBundle renders the state of a running fit or extension (job, as
+// "fit m"; more for an extension) as one line of text and an HTML progress
+// bar.
+func progressBundle(job, method string, more bool, p inference.Progress, state string) MimeBundle {
 	frac := 0.0
 	if p.AllTotal > 0 {
 		frac = float64(p.AllDone) / float64(p.AllTotal)
@@ -84,8 +86,12 @@ func progressBundle(model, method string, p inference.Progress, state string) Mi
 		left := time.Duration(float64(p.Elapsed) * (1 - frac) / frac)
 		eta = fmt.Sprintf(", about %s left", roundDuration(left))
 	}
-	text := fmt.Sprintf("fit %s with %s: %d/%d iterations (%.0f%%), %s, %s elapsed%s",
-		model, method, p.AllDone, p.AllTotal, 100*frac, phase, roundDuration(p.Elapsed), eta)
+	iterations := "iterations"
+	if more {
+		iterations = "more iterations"
+	}
+	text := fmt.Sprintf("%s with %s: %d/%d %s (%.0f%%), %s, %s elapsed%s",
+		job, method, p.AllDone, p.AllTotal, iterations, 100*frac, phase, roundDuration(p.Elapsed), eta)
 	return barBundle(text, p.AllDone, p.AllTotal)
 }
 

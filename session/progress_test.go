@@ -20,7 +20,7 @@ func TestProgressElapsedMovesInALongIteration(t *testing.T) {
 	var elapsed []time.Duration
 	got := forwardProgress(done, 100*time.Millisecond, time.Now(), func() inference.Progress { return last },
 		func(p inference.Progress) {
-			texts = append(texts, progressBundle("m", "hmc", p, "")["text/plain"].(string))
+			texts = append(texts, progressBundle("fit m", "hmc", false, p, "")["text/plain"].(string))
 			elapsed = append(elapsed, p.Elapsed)
 		})
 	if got != 7 {

@@ -226,7 +226,7 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 	} else {
 		r := m.Fit
 		fmt.Fprintf(&b, "  fitted with %s: %d chains, %d warm-up + %d iterations, thin %d, seed %d, %s",
-			r.Method, len(r.C), r.Warmup, r.Iter, r.Thin, r.Seed, roundDuration(r.Elapsed))
+			fitRan(m.Plan, r), len(r.C), r.Warmup, r.Iter, r.Thin, r.Seed, roundDuration(r.Elapsed))
 		if r.Interrupted {
 			b.WriteString(" (interrupted: draws so far kept)")
 		}

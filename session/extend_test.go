@@ -1,0 +1,106 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestExtend fits a model, extends it, and checks that the extension is
+// reported like a fit, that the summary equals that of one fit with the
+// larger iter, and that the fit's settings and hint follow.
+func TestExtend(t *testing.T) {
+	const setup = "data d = simulate(FullCopula(p = 3), n = 150, levels = 3, seed = 4)\n" +
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"
+	s := newTestSession(t)
+	fit := mustRun(t, s, setup+"fit m, iter = 60, warmup = 40, chains = 2, seed = 3")
+	// 60 draws per chain cannot reach an ESS of 100 per chain: the fit says
+	// how to extend it.
+	if err := fit.stderr.String(); !strings.Contains(err, "hint: `extend m, iter = ") || !strings.Contains(err, "runs every chain") {
+		t.Errorf("fit's hint: %q", err)
+	}
+	out := mustRun(t, s, "extend m, iter = 90\nsummary m.C")
+	text := out.text()
+	for _, want := range []string{"extend m with gibbs (auto): 2 chains × 90 more iterations in ", "; now 150 iterations per chain after 40 warm-up", "max R-hat "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("extend's report lacks %q:\n%s", want, text)
+		}
+	}
+	if got := s.models["m"].FitStmt.Iter; got != 150 {
+		t.Errorf("the fit's iter is %d after extending, want 150", got)
+	}
+	if got := len(s.models["m"].Fit.C[0]); got != 150 {
+		t.Errorf("%d draws per chain after extending, want 150", got)
+	}
+	once := newTestSession(t)
+	want := mustRun(t, once, setup+"fit m, iter = 150, warmup = 40, chains = 2, seed = 3\nsummary m.C")
+	if got, wantTable := lastTable(out.text()), lastTable(want.text()); got != wantTable || got == "" {
+		t.Errorf("summary after extending:\n%s\nwant that of one fit with iter = 150:\n%s", got, wantTable)
+	}
+	// Without iter it doubles the draws.
+	mustRun(t, s, "extend m")
+	if got := len(s.models["m"].Fit.C[0]); got != 300 {
+		t.Errorf("%d draws per chain after extend m, want 300", got)
+	}
+}
+
+// lastTable is the text from the last "param" heading of a cell's output:
+// the summary table.
+func lastTable(text string) string {
+	i := strings.LastIndex(text, "param ")
+	if i < 0 {
+		return ""
+	}
+	return text[i:]
+}
+
+// TestExtendErrors checks what extend refuses, and that it says why.
+func TestExtendErrors(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 4)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+	for _, tc := range []struct{ code, want string }{
+		{"extend m", "fit"},
+		{"extend d", "model"},
+		{"fit m, iter = 20, chains = 2\nextend m, warmup = 10", "to change warmup, fit the model again"},
+		{"fit m, iter = 20, chains = 2\nextend m, iter = 0", "iter"},
+	} {
+		_, err := s.Execute(context.Background(), tc.code, &recorder{})
+		if err == nil || !strings.Contains(errorText(err), tc.want) {
+			t.Errorf("%q: error %v, want it to mention %q", tc.code, err, tc.want)
+		}
+	}
+}
+
+// TestExtendInterruptGoesOn: InterruptFit stops a running extension; the
+// draws so far are kept and the cell goes on.
+func TestExtendInterruptGoesOn(t *testing.T) {
+	s := New(Options{Dir: t.TempDir()})
+	mustRun(t, s, "data d = simulate(FullCopula(p = 4), n = 300, levels = 4, seed = 1)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 2, seed = 1")
+	out := &interruptingRecorder{s: s}
+	if _, err := s.Execute(context.Background(), "extend m, iter = 100000000\nsummary m.C[Y1, Y2]", out); err != nil {
+		t.Fatalf("cell failed after InterruptFit: %v", err)
+	}
+	text := out.text()
+	for _, want := range []string{"interrupted extend m: ", "more iterations, interrupted,", "C[Y1,Y2]"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if got := len(s.models["m"].Fit.C[0]); got <= 20 {
+		t.Errorf("%d draws per chain after the interrupted extension, want more than 20", got)
+	}
+}
+
+// errorText is an error's message with its traceback, if it is a cell's
+// Error.
+func errorText(err error) string {
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Value + "\n" + strings.Join(se.Traceback, "\n")
+	}
+	return err.Error()
+}
