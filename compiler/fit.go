@@ -40,9 +40,16 @@ func (c *checker) extend(s *dsl.ExtendStmt) Stmt {
 			ok = false
 			continue
 		}
-		v, _, good := c.integerAtLeast(a.Value, numScope{}, "iter", minimum{value: 1, hint: "iter counts the further iterations of every chain"})
-		ok = ok && good
-		x.Iter = v
+		switch a.Name.Name {
+		case "iter":
+			v, _, good := c.integerAtLeast(a.Value, numScope{}, "iter", minimum{value: 1, hint: "iter counts the further iterations of every chain"})
+			ok = ok && good
+			x.Iter = v
+		case "ess":
+			v, good := c.essTarget(a.Value)
+			ok = ok && good
+			x.ESS = v
+		}
 	}
 	if !ok {
 		return nil
@@ -78,6 +85,12 @@ func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
 			v, good := c.seed(a.Value)
 			ok = ok && good
 			x.Seed = v
+			continue
+		}
+		if name == "ess" {
+			v, good := c.essTarget(a.Value)
+			ok = ok && good
+			x.ESS = v
 			continue
 		}
 		var v int
@@ -127,10 +140,32 @@ func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
 			"thin = %d keeps no draw of iter = %d", x.Thin, x.Iter)
 		ok = false
 	}
+	if ok && x.ESS > 0 && x.ESS < essFloor*x.Chains {
+		at := s.Pos
+		for _, a := range s.Settings {
+			if a.Name.Name == "ess" {
+				at = a.Value.Pos
+			}
+		}
+		c.errorf(at, fmt.Sprintf("ess counts the effective draws of all %d chains together: ask for at least %d", x.Chains, essFloor*x.Chains),
+			"ess = %d is below the %d per chain under which a fit's report warns", x.ESS, essFloor)
+		ok = false
+	}
 	if !ok {
 		return nil, nil
 	}
 	return x, m
+}
+
+// essFloor is the bulk and tail ESS per chain below which a fit's report
+// warns; an ESS target may not ask for less.
+const essFloor = 100
+
+// essTarget checks the value of an ess setting: a whole number of at least
+// essFloor (the chains' count is checked where it is known).
+func (c *checker) essTarget(e *dsl.Expr) (int, bool) {
+	v, _, ok := c.integerAtLeast(e, numScope{}, "ess", minimum{value: essFloor, hint: "ess is the least bulk and tail ESS of C's entries to reach, over all chains"})
+	return v, ok
 }
 
 // method checks the with-clause of a fit against the model (m may be nil

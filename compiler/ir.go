@@ -88,7 +88,16 @@ type Fit struct {
 	TravelTime                 float64
 	Iter, Warmup, Chains, Thin int
 	Seed                       uint64
+	// ESS, when not 0, is a target: after its iter iterations the fit
+	// goes on until every entry of C has bulk and tail ESS of at least
+	// ESS and split R-hat at most 1.01, running at most ESSLimit times
+	// iter iterations per chain after warm-up.
+	ESS int
 }
+
+// ESSLimit bounds a fit or extension with an ESS target: its chains run at
+// most ESSLimit times its iter after warm-up.
+const ESSLimit = 20
 
 // Extend is extend NAME [, iter = N]: N more post-warm-up iterations of
 // every chain of the model's fit, each from where it stopped.
@@ -96,8 +105,12 @@ type Extend struct {
 	At    dsl.Position
 	Model string
 	// Iter is the number of further iterations per chain; 0 (not given)
-	// means as many as the fit kept, its iter, so the draws double.
+	// means as many as the fit kept, its iter, so the draws double — or,
+	// with an ESS target, none before the target's own rounds.
 	Iter int
+	// ESS, when not 0, is a target as for Fit: the chains run on until it
+	// is met, at most ESSLimit times the fit's iter in all after warm-up.
+	ESS int
 }
 
 // Summary is summary EXPR [, prob = P].

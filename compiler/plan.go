@@ -558,8 +558,14 @@ func (pl *InferencePlan) Running() string {
 func (pl *InferencePlan) Summary() string {
 	f := pl.fit
 	iters := fmt.Sprintf("%d %s × (%d warm-up + %d kept) iterations", f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter)
+	about := aboutDuration(pl.Duration())
+	if f.ESS > 0 {
+		// How many more the target asks for is known only once the chains run.
+		iters += fmt.Sprintf(", then more until the least ESS of C is %d (at most %d kept)", f.ESS, ESSLimit*f.Iter)
+		about += fmt.Sprintf(" for the first %d per chain", f.Warmup+f.Iter)
+	}
 	return fmt.Sprintf("will run: %s, %s; %s on %d %s (a rough estimate)", pl.Running(), iters,
-		aboutDuration(pl.Duration()), pl.Cores, plural(pl.Cores, "core", "cores"))
+		about, pl.Cores, plural(pl.Cores, "core", "cores"))
 }
 
 // Duration estimates the fit's wall time on pl.Cores cores
@@ -615,8 +621,12 @@ func (pl *InferencePlan) Explain() string {
 		if pl.defaultFit {
 			label = "fit (defaults)"
 		}
-		fmt.Fprintf(&b, "%s: %d %s × (%d warm-up + %d kept) iterations, thin %d, seed %d\n",
-			label, f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter, f.Thin, f.Seed)
+		until := ""
+		if f.ESS > 0 {
+			until = fmt.Sprintf(", then until every entry of C has bulk and tail ESS ≥ %d and R-hat ≤ 1.01 (at most %d × iter = %d kept)", f.ESS, ESSLimit, ESSLimit*f.Iter)
+		}
+		fmt.Fprintf(&b, "%s: %d %s × (%d warm-up + %d kept) iterations%s, thin %d, seed %d\n",
+			label, f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter, until, f.Thin, f.Seed)
 	}
 	if len(pl.Candidates) > 0 {
 		if pl.Adapt {

@@ -386,3 +386,22 @@ func TestPlanAutoBeyondMixingRows(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWithESSTarget checks that a fit with an ESS target says in its
+// plan that it runs on after iter, how far at most, and that its time
+// estimate covers only the first instalment.
+func TestPlanWithESSTarget(t *testing.T) {
+	pl, err := planFor(t, fullGSS+"fit m, iter = 500, chains = 2, ess = 1000", newFakeEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"2 chains × (250 warm-up + 500 kept) iterations, then more until the least ESS of C is 1000 (at most 10000 kept); ",
+		" for the first 750 per chain on ",
+		"then until every entry of C has bulk and tail ESS ≥ 1000 and R-hat ≤ 1.01 (at most 20 × iter = 10000 kept)",
+	} {
+		if !strings.Contains(pl.Explain(), want) {
+			t.Errorf("explain lacks %q:\n%s", want, pl.Explain())
+		}
+	}
+}

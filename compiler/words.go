@@ -92,9 +92,9 @@ func parameters(call string) []param {
 func settingsOf(stmt string) []string {
 	switch stmt {
 	case "fit":
-		return []string{"iter", "warmup", "chains", "seed", "thin"}
+		return []string{"iter", "warmup", "chains", "seed", "thin", "ess"}
 	case "extend":
-		return []string{"iter"}
+		return []string{"iter", "ess"}
 	case "summary":
 		return []string{"prob"}
 	case "impute":
@@ -176,19 +176,22 @@ Prints the inference plan for a model, with the fit's defaults or with the
 fit written after explain: in one line what will run and roughly how long,
 then each step, which columns it updates, why it was chosen and its cost.`,
 	"fit": `
-fit NAME [with METHOD[(T = TIME)]] [, iter = 1000, warmup = iter/2, chains = 4, seed = 1, thin = 1]
+fit NAME [with METHOD[(T = TIME)]] [, iter = 1000, warmup = iter/2, chains = 4, seed = 1, thin = 1, ess = E]
 
 Runs the plan. METHOD is auto (default), gibbs, hmc, px or interweave. iter
 counts the iterations kept per chain after warmup; chains run in parallel;
-thin keeps every thin-th draw (at most iter). An interrupt stops the fit and
-keeps the draws so far.`,
+thin keeps every thin-th draw (at most iter). With ess, the fit goes on after
+iter until every entry of C has bulk and tail ESS of at least E (all chains
+together) and R-hat at most 1.01, at most 20 × iter in all. An interrupt
+stops the fit and keeps the draws so far.`,
 	"extend": `
-extend NAME [, iter = ITER OF THE FIT]
+extend NAME [, iter = ITER OF THE FIT, ess = E]
 
 Runs every chain of a fitted model for iter more post-warm-up iterations,
 each from where it stopped, and adds their draws to the fit: the same draws
 as a fit with the larger iter, without its time. The report covers all the
-draws. The default doubles them.`,
+draws. The default doubles them; with ess alone it runs on until C's least
+bulk and tail ESS is E, as fit's ess does.`,
 	"summary": `
 summary EXPR [, prob = 0.9]
 

@@ -156,6 +156,9 @@ var claims = map[string][]string{
 		"hint: `extend short, iter = ",
 		"extend short with gibbs (auto): 4 chains × 900 more iterations in ",
 		"now 1000 iterations per chain after 500 warm-up\nmax R-hat 1.005, min bulk ESS 979, min tail ESS 2063 over 10 correlations",
+		// and its fit with ess = 1000 runs rounds until it is met.
+		"ess: least ESS of C 58 of the 1000 asked",
+		"until the least ESS of C reached 1000 (2 extensions)",
 	},
 }
 

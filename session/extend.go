@@ -4,28 +4,61 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
 )
 
 // extend runs an extend statement: every chain of the model's fit runs
-// x.Iter more iterations (the fit's iter when not given) from where it
-// stopped, with live progress, and the fit is replaced by one holding all
-// the draws, reported like a fit. Interrupts behave as in fit: the draws so
-// far are kept, and so are those made before a chain's sampler failed.
+// x.Iter more iterations (the fit's iter when neither iter nor ess is
+// given) from where it stopped, then, with x.ESS, goes on until that target
+// is met (untilESS); the fit is replaced by one holding all the draws,
+// reported like a fit. Interrupts behave as in fit: the draws so far are
+// kept, and so are those made before a chain's sampler failed.
 func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) error {
 	m, err := s.fitted(x.Model)
 	if err != nil {
 		return err
 	}
 	old := m.Fit
+	if x.ESS > 0 && x.ESS < 100*len(old.C) {
+		return fmt.Errorf("extend %s: ess = %d is below the 100 per chain (%d for its %d chains) under which a fit's report warns", x.Model, x.ESS, 100*len(old.C), len(old.C))
+	}
 	more := x.Iter
-	if more == 0 {
+	if more == 0 && x.ESS == 0 {
 		more = old.Iter
 	}
 	s.fits++
 	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), job: "extend " + x.Model, method: fitRan(m.Plan, old), more: true}
+	stopped := false
+	if more > 0 {
+		if stopped, err = s.extendFit(ctx, m, more, show, out); err != nil {
+			return err
+		}
+	}
+	var until *untilOutcome
+	if x.ESS > 0 && !stopped {
+		u, err := s.untilESS(ctx, m, x.ESS, compiler.ESSLimit*old.Iter, show, out)
+		if err != nil {
+			return err
+		}
+		until = &u
+	}
+	writeFitReport(out, m.FitStmt, m.Plan, m.Fit, extendHeadline(x.Model, old, m.Fit, until), true)
+	if until != nil {
+		until.warn(out, x.Model)
+	}
+	return nil
+}
+
+// extendFit runs every chain of m's fit more iterations, with progress
+// shown by show, and makes the result m's fit (its FitStmt's iter grown to
+// match). After an InterruptFit it says so and reports stopped; after the
+// cell's interrupt err is its KeyboardInterrupt, and after a sampler's
+// failure err says what failed. The caller writes the report.
+func (s *Session) extendFit(ctx context.Context, m *Model, more int, show *fitProgress, out Output) (stopped bool, err error) {
+	old := m.Fit
 	first := inference.Progress{Done: minIterations(old), Total: old.Warmup + old.Iter + more, AllTotal: len(old.C) * more}
 	o := s.sample(ctx, show, first, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
 		return old.Extend(ctx, more, progress)
@@ -33,7 +66,7 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	final := o.final
 	if o.res == nil {
 		show.update(final, "failed")
-		return fmt.Errorf("extend %s: %w", x.Model, o.err)
+		return false, fmt.Errorf("%s: %w", show.job, o.err)
 	}
 	final.Elapsed = o.res.Elapsed - old.Elapsed
 	// The fit's settings are now those of a fit with the larger iter; its
@@ -42,36 +75,121 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	fx := *m.FitStmt
 	fx.Iter = o.res.Iter
 	s.setFit(m, &fx, m.Plan, o.res)
-	stopped := o.res.Interrupted || errors.Is(o.err, context.Canceled)
+	stopped = o.res.Interrupted || errors.Is(o.err, context.Canceled)
 	if o.err != nil && !stopped {
 		show.update(final, "failed")
-		return fmt.Errorf("extend %s: %w; the fit keeps its draws up to the failure (%d per chain)", x.Model, o.err, len(o.res.C[0]))
+		return false, fmt.Errorf("%s: %w; the fit keeps its draws up to the failure (%d per chain)", show.job, o.err, len(o.res.C[0]))
 	}
-	headline := extendHeadline(x.Model, old, o.res, more)
-	if stopped {
-		show.update(final, "interrupted")
-		msg := fmt.Sprintf("extend %s: %d post-warm-up draws kept over %d chains; summaries and plots use them", x.Model, o.res.KeptDraws(), len(o.res.C))
-		if ctx.Err() != nil {
-			return interrupted(msg)
-		}
-		out.Stream("stdout", "interrupted "+msg+"\n")
-	} else {
+	if !stopped {
 		final.AllDone = final.AllTotal
 		show.update(final, "done")
+		return false, nil
 	}
-	writeFitReport(out, &fx, m.Plan, o.res, headline, true)
-	return nil
+	show.update(final, "interrupted")
+	msg := fmt.Sprintf("%s: %d post-warm-up draws kept over %d chains; summaries and plots use them", show.job, o.res.KeptDraws(), len(o.res.C))
+	if ctx.Err() != nil {
+		return true, interrupted(msg)
+	}
+	out.Stream("stdout", "interrupted "+msg+"\n")
+	return true, nil
 }
 
-// extendHeadline starts the report of an extension of old by more
-// iterations per chain, which made r.
-func extendHeadline(model string, old, r *inference.Result, more int) func(ran string) string {
-	return func(ran string) string {
-		iters := fmt.Sprintf("%d more iterations", more)
-		if r.Interrupted {
-			iters = fmt.Sprintf("%d of %d more iterations, interrupted,", minIterations(r)-minIterations(old), more)
+// untilOutcome is what untilESS did.
+type untilOutcome struct {
+	target, limit int
+	rounds        int
+	reached       bool
+	stopped       bool    // by InterruptFit
+	least, rhat   float64 // C's least bulk or tail ESS and largest R-hat at the end
+}
+
+// text says how the target went, for a report's headline.
+func (u *untilOutcome) text() string {
+	switch {
+	case u.reached:
+		return fmt.Sprintf(", until the least ESS of C reached %d (%s)", u.target, plural(u.rounds, "extension"))
+	case u.stopped:
+		return fmt.Sprintf(", stopped before the least ESS of C reached %d", u.target)
+	}
+	return fmt.Sprintf(", stopped at its limit of %d iterations per chain after warm-up", u.limit)
+}
+
+// warn writes a warning when the target was not met at the limit.
+func (u *untilOutcome) warn(out Output, model string) {
+	if u.reached || u.stopped {
+		return
+	}
+	out.Stream("stderr", fmt.Sprintf("warning: the least ESS of C is %.0f and the largest R-hat %.3f, short of ess = %d, after %d × iter: `extend %s, ess = %d` goes on\n",
+		u.least, u.rhat, u.target, compiler.ESSLimit, model, u.target))
+}
+
+// untilESS extends m's fit (extendFit), in rounds, until every entry of C has bulk and
+// tail ESS of at least target and split R-hat at most 1.01, or until its
+// chains have run limit iterations after warm-up. Each round runs the
+// iterations the least ESS asks for at the rate so far with a fifth to
+// spare (iterationsFor), at least a tenth and at most three times those run
+// so far, and says so on stdout; when only R-hat is short it doubles them. Its progress is
+// shown by show. An InterruptFit ends the rounds (stopped); a cell's
+// interrupt or a sampler failure is returned as extendFit returns it.
+func (s *Session) untilESS(ctx context.Context, m *Model, target, limit int, show *fitProgress, out Output) (untilOutcome, error) {
+	u := untilOutcome{target: target, limit: limit}
+	show.job = fmt.Sprintf("%s (until ESS %d)", show.job, target)
+	show.more = true
+	for {
+		r := m.Fit
+		d := fitDiagnostics(r).c
+		u.least, u.rhat = math.Min(d.minBulk, d.minTail), d.maxRHat
+		if u.least >= float64(target) && u.rhat <= 1.01 {
+			u.reached = true
+			return u, nil
 		}
-		return fmt.Sprintf("extend %s with %s: %d chains × %s in %s; now %d iterations per chain after %d warm-up",
-			model, ran, len(r.C), iters, roundDuration(r.Elapsed-old.Elapsed), minIterations(r)-r.Warmup, r.Warmup)
+		done := minIterations(r) - r.Warmup
+		if done >= limit {
+			return u, nil
+		}
+		more := done
+		if u.least < float64(target) {
+			more = iterationsFor(u.least, done, float64(target))
+		}
+		// An ESS from few draws tends to be low, so a round runs at most
+		// three times the iterations so far, and the next round looks again.
+		more = min(max(more, done/10, 1), 3*done, limit-done)
+		out.Stream("stdout", fmt.Sprintf("ess: least ESS of C %.0f of the %d asked, max R-hat %.3f: %d more iterations per chain\n", u.least, target, u.rhat, more))
+		stop, err := s.extendFit(ctx, m, more, show, out)
+		u.rounds++
+		if err != nil {
+			return u, err
+		}
+		if stop {
+			u.stopped = true
+			return u, nil
+		}
+	}
+}
+
+// iterationsFor is how many more iterations would bring an ESS of least,
+// after done iterations, to target if it grew in proportion to the draws,
+// with a fifth to spare, rounded up to two significant digits; done again
+// when least is not positive.
+func iterationsFor(least float64, done int, target float64) int {
+	if !(least > 0) || math.IsInf(least, 1) {
+		return done
+	}
+	return max(roundUp2(float64(done)*(1.2*target/least-1)), 1)
+}
+
+// extendHeadline starts the report of an extension of old, which made r;
+// until says how an ESS target went, if there was one.
+func extendHeadline(model string, old, r *inference.Result, until *untilOutcome) func(ran string) string {
+	return func(ran string) string {
+		iters := fmt.Sprintf("%d more iterations", minIterations(r)-minIterations(old))
+		if r.Interrupted {
+			iters += ", interrupted,"
+		}
+		text := fmt.Sprintf("extend %s with %s: %d chains × %s in %s", model, ran, len(r.C), iters, roundDuration(r.Elapsed-old.Elapsed))
+		if until != nil {
+			text += until.text()
+		}
+		return text + fmt.Sprintf("; now %d iterations per chain after %d warm-up", minIterations(r)-r.Warmup, r.Warmup)
 	}
 }

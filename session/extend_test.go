@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -103,4 +104,60 @@ func errorText(err error) string {
 		return se.Value + "\n" + strings.Join(se.Traceback, "\n")
 	}
 	return err.Error()
+}
+
+// TestFitUntilESS fits with an ESS target: the fit goes on in rounds until
+// C's least bulk and tail ESS reach it, says so, and makes the draws of one
+// fit of the length it reached. A target out of reach stops at the limit
+// and warns; extend takes a target too.
+func TestFitUntilESS(t *testing.T) {
+	const setup = "data d = simulate(FullCopula(p = 3), n = 150, levels = 3, seed = 4)\n" +
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"
+	s := newTestSession(t)
+	out := mustRun(t, s, setup+"fit m, iter = 50, warmup = 40, chains = 2, seed = 3, ess = 600")
+	text := out.text()
+	for _, want := range []string{"ess: least ESS of C ", " of the 600 asked, max R-hat ", "until the least ESS of C reached 600 ("} {
+		if !strings.Contains(text, want) {
+			t.Errorf("fit with ess lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(out.stderr.String(), "warning") {
+		t.Errorf("a fit that met its target warns: %s", out.stderr.String())
+	}
+	m := s.models["m"]
+	d := fitDiagnostics(m.Fit).c
+	if d.minBulk < 600 || d.minTail < 600 || d.maxRHat > 1.01 {
+		t.Errorf("target not met: %+v", d)
+	}
+	iter := m.FitStmt.Iter
+	if iter <= 50 || len(m.Fit.C[0]) != iter {
+		t.Fatalf("iter %d and %d draws per chain after the rounds", iter, len(m.Fit.C[0]))
+	}
+	once := newTestSession(t)
+	want := mustRun(t, once, setup+fmt.Sprintf("fit m, iter = %d, warmup = 40, chains = 2, seed = 3\nsummary m.C", iter))
+	if got, wantTable := lastTable(mustRun(t, s, "summary m.C").text()), lastTable(want.text()); got != wantTable {
+		t.Errorf("summary after the rounds:\n%s\nwant that of one fit with iter = %d:\n%s", got, iter, wantTable)
+	}
+
+	// Out of reach within 20 × iter: the fit stops there and warns.
+	far := mustRun(t, s, setup+"fit m, iter = 10, warmup = 40, chains = 2, seed = 3, ess = 100000")
+	if got := len(s.models["m"].Fit.C[0]); got != 200 {
+		t.Errorf("%d draws per chain, want the limit 20 × iter = 200", got)
+	}
+	if !strings.Contains(far.text(), "stopped at its limit of 200 iterations per chain after warm-up") ||
+		!strings.Contains(far.stderr.String(), "short of ess = 100000, after 20 × iter: `extend m, ess = 100000` goes on") {
+		t.Errorf("a target out of reach:\n%s", far.text())
+	}
+
+	// extend with a target alone runs the rounds from the fit as it is.
+	ext := mustRun(t, s, "extend m, ess = 400")
+	if !strings.Contains(ext.text(), "until the least ESS of C reached 400 (") {
+		t.Errorf("extend with ess:\n%s", ext.text())
+	}
+	if d := fitDiagnostics(s.models["m"].Fit).c; d.minBulk < 400 || d.minTail < 400 {
+		t.Errorf("extend's target not met: %+v", d)
+	}
+	if _, err := s.Execute(context.Background(), "extend m, ess = 150", &recorder{}); err == nil || !strings.Contains(err.Error(), "below the 100 per chain (200 for its 2 chains)") {
+		t.Errorf("extend with a target below 100 per chain: %v", err)
+	}
 }

@@ -52,6 +52,9 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 		return inference.Run(ctx, spec, progress)
 	})
 	final := o.final
+	if o.res != nil {
+		final.Elapsed = o.res.Elapsed
+	}
 	if o.err != nil && (o.res == nil || !o.res.Interrupted) {
 		show.update(final, "failed")
 		return o.err
@@ -63,7 +66,18 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	s.setFit(m, x, plan, o.res)
 	final.AllDone = final.AllTotal
 	show.update(final, "done")
-	writeFitReport(out, x, plan, o.res, fitHeadline(x, o.res), false)
+	var until *untilOutcome
+	if x.ESS > 0 {
+		u, err := s.untilESS(ctx, m, x.ESS, compiler.ESSLimit*x.Iter, show, out)
+		if err != nil {
+			return err
+		}
+		until = &u
+	}
+	writeFitReport(out, m.FitStmt, plan, m.Fit, fitHeadline(m.FitStmt, m.Fit, until), false)
+	if until != nil {
+		until.warn(out, x.Model)
+	}
 	return nil
 }
 
@@ -183,7 +197,7 @@ func (s *Session) keepInterrupted(ctx context.Context, m *Model, x *compiler.Fit
 	}
 	out.Stream("stdout", "interrupted "+msg+"\n")
 	if kept > 0 {
-		writeFitReport(out, x, plan, res, fitHeadline(x, res), false)
+		writeFitReport(out, x, plan, res, fitHeadline(x, res, nil), false)
 	}
 	return nil
 }
@@ -213,14 +227,19 @@ func (s *Session) InterruptFit() bool {
 }
 
 // fitHeadline starts a fit's report: what ran (ran, from the plan or the
-// schedule), how many iterations and how long.
-func fitHeadline(x *compiler.Fit, r *inference.Result) func(ran string) string {
+// schedule), how many iterations and how long, and how an ESS target went
+// (until, nil without one).
+func fitHeadline(x *compiler.Fit, r *inference.Result, until *untilOutcome) func(ran string) string {
 	return func(ran string) string {
 		iters := fmt.Sprintf("%d iterations (%d warm-up)", x.Iter+x.Warmup, x.Warmup)
 		if r.Interrupted {
 			iters = fmt.Sprintf("%d of %d iterations (%d warm-up), interrupted", minIterations(r), x.Iter+x.Warmup, x.Warmup)
 		}
-		return fmt.Sprintf("fit %s with %s: %d chains × %s in %s", x.Model, ran, len(r.C), iters, roundDuration(r.Elapsed))
+		text := fmt.Sprintf("fit %s with %s: %d chains × %s in %s", x.Model, ran, len(r.C), iters, roundDuration(r.Elapsed))
+		if until != nil {
+			text += until.text()
+		}
+		return text
 	}
 }
 
@@ -274,31 +293,25 @@ func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r
 		if d.all.essWarns(len(r.C)) {
 			why = "about what the least ESS needs to reach 100 per chain at this fit's rate"
 		}
-		out.Stream("stderr", fmt.Sprintf("hint: `extend %s, iter = %d` runs every chain %d more iterations from where it stopped (%s) and adds their draws\n", x.Model, more, more, why))
+		out.Stream("stderr", fmt.Sprintf("hint: `extend %s, iter = %d` runs every chain %d more iterations from where it stopped (%s) and adds their draws; `extend %s, ess = %d` runs on until the least ESS of C is %d\n",
+			x.Model, more, more, why, x.Model, 100*len(r.C), 100*len(r.C)))
 	}
 }
 
 // extendSuggestion is how many more iterations to suggest after a fit
-// whose diagnostics warn: when an ESS is low, the iterations that would
-// bring the least ESS (bulk or tail) to 100 per chain if it grew in
-// proportion to the draws, with 20% to spare, rounded up to two
-// significant digits; otherwise (R-hat warns) as many as the fit kept. 0
-// when the fit cannot be extended (an interrupted fit with a chain still in
-// warm-up keeps no draws and never gets here).
+// whose diagnostics warn: when an ESS is low, those that would bring the
+// least ESS (bulk or tail) to 100 per chain at the fit's rate so far
+// (iterationsFor); otherwise (R-hat warns) as many as the fit kept.
 func extendSuggestion(d diagnostics, r *inference.Result) int {
 	if r.Iter < 1 || len(r.C) == 0 {
 		return 0
 	}
-	chains := len(r.C)
 	least := min(d.all.minBulk, d.all.minTail)
-	if !d.all.essWarns(chains) || !(least > 0) {
+	if !d.all.essWarns(len(r.C)) {
 		return r.Iter
 	}
-	// The draws so far are iterations since warm-up (interrupted chains
-	// may have fewer than Iter).
-	done := minIterations(r) - r.Warmup
-	need := float64(done) * (1.2*100*float64(chains)/least - 1)
-	return max(roundUp2(need), 1)
+	// Interrupted chains may have run fewer than Iter after warm-up.
+	return iterationsFor(least, minIterations(r)-r.Warmup, 100*float64(len(r.C)))
 }
 
 // roundUp2 rounds x > 0 up to two significant digits (2345 → 2400).
