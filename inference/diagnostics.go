@@ -138,10 +138,11 @@ type diagWorkspace struct {
 	coeff   []complex128
 	acov    [][]float64
 	rho     []float64
-	order   []rankedDraw
-	ranks   []float64
 	pooled  []float64
+	folded  []float64
 	scratch [][]float64
+	zS      int       // the number of draws zTable is for
+	zTable  []float64 // zTable[2r]: Φ⁻¹ of average rank r, NaN until needed
 }
 
 func (w *diagWorkspace) summarize(chains [][]float64) Summary {
@@ -160,8 +161,9 @@ func (w *diagWorkspace) summarize(chains [][]float64) Summary {
 		s.Mean, s.SD, s.Q5, s.Q50, s.Q95 = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	}
 	split := splitChains(chains)
-	s.ESSBulk = w.ess(w.zScale(split))
-	s.RHat = w.rhat(chains, sorted)
+	zBulk := w.zScaleSorted(split, splitSorted(chains, sorted))
+	s.ESSBulk = w.ess(zBulk)
+	s.RHat = w.rhatZ(chains, sorted, zBulk)
 	e5 := w.essQuantile(chains, sorted, 0.05)
 	e95 := w.essQuantile(chains, sorted, 0.95)
 	s.ESSTail = math.Min(e5, e95)
@@ -180,7 +182,16 @@ func (w *diagWorkspace) rhat(chains [][]float64, sorted []float64) float64 {
 	if !diagAllFinite(sorted) || diagIsConstant(sorted) {
 		return math.NaN()
 	}
-	bulk := rhatOf(w.zScale(splitChains(chains)))
+	return w.rhatZ(chains, sorted, w.zScaleSorted(splitChains(chains), splitSorted(chains, sorted)))
+}
+
+// rhatZ is RHat given the pooled sorted draws and the rank-normalised split
+// chains zBulk (zScale of splitChains(chains)).
+func (w *diagWorkspace) rhatZ(chains [][]float64, sorted []float64, zBulk [][]float64) float64 {
+	if !diagAllFinite(sorted) || diagIsConstant(sorted) {
+		return math.NaN()
+	}
+	bulk := rhatOf(zBulk)
 	med := quantileSorted(sorted, 0.5)
 	folded := w.buffers(len(chains), len(chains[0]))
 	for m, c := range chains {
@@ -188,8 +199,23 @@ func (w *diagWorkspace) rhat(chains [][]float64, sorted []float64) float64 {
 			folded[m][i] = math.Abs(v - med)
 		}
 	}
-	tail := rhatOf(w.zScale(splitChains(folded)))
+	var foldedSplit []float64
+	if splitSorted(chains, sorted) != nil {
+		w.folded = foldedSorted(sorted, med, w.folded)
+		foldedSplit = w.folded
+	}
+	tail := rhatOf(w.zScaleSorted(splitChains(folded), foldedSplit))
 	return math.Max(bulk, tail)
+}
+
+// splitSorted returns sorted, the pooled sorted draws of chains, when the
+// split chains hold every draw (chains of even length, or of one draw), and
+// nil when splitting drops the middle draw of each chain.
+func splitSorted(chains [][]float64, sorted []float64) []float64 {
+	if len(chains) == 0 || len(chains[0])%2 == 1 && len(chains[0]) > 1 {
+		return nil
+	}
+	return sorted
 }
 
 func (w *diagWorkspace) mcseMean(chains [][]float64) float64 {
@@ -272,12 +298,6 @@ func (w *diagWorkspace) buffers(m, n int) [][]float64 {
 	return w.scratch[:m]
 }
 
-// rankedDraw pairs a draw with its position, for ranking.
-type rankedDraw struct {
-	value float64
-	index int
-}
-
 // splitChains halves every chain; an odd chain drops its middle draw, as
 // posterior's split_chains does. Chains of one draw are left whole. The
 // returned slices alias the input.
@@ -306,61 +326,85 @@ func splitChains(chains [][]float64) [][]float64 {
 // among all S draws. The result is written into fresh rows (the input is
 // usually an alias of the caller's draws).
 func (w *diagWorkspace) zScale(chains [][]float64) [][]float64 {
+	return w.zScaleSorted(chains, nil)
+}
+
+// zScaleSorted is zScale given sorted, the draws of chains pooled and sorted
+// ascending, or nil to sort them here. Each draw's rank is found by binary
+// search in sorted, and Φ⁻¹ of each rank is computed once per number of
+// draws (zOfRank): sorting pairs of draws and positions, and Φ⁻¹ for every
+// draw, were most of the cost of a fit's report.
+func (w *diagWorkspace) zScaleSorted(chains [][]float64, sorted []float64) [][]float64 {
 	s := 0
 	for _, c := range chains {
 		s += len(c)
 	}
-	w.pooled = w.pooled[:0]
-	for _, c := range chains {
-		w.pooled = append(w.pooled, c...)
+	if sorted == nil {
+		w.pooled = w.pooled[:0]
+		for _, c := range chains {
+			w.pooled = append(w.pooled, c...)
+		}
+		sort.Float64s(w.pooled)
+		sorted = w.pooled
 	}
-	if !diagAllFinite(w.pooled) {
-		out := make([][]float64, len(chains))
+	out := make([][]float64, len(chains))
+	if !diagAllFinite(sorted) {
 		for m := range chains {
 			out[m] = slices.Repeat([]float64{math.NaN()}, len(chains[m]))
 		}
 		return out
 	}
-	if cap(w.order) < s {
-		w.order = make([]rankedDraw, s)
-		w.ranks = make([]float64, s)
-	}
-	order, ranks := w.order[:s], w.ranks[:s]
-	for i, v := range w.pooled {
-		order[i] = rankedDraw{v, i}
-	}
-	slices.SortFunc(order, func(a, b rankedDraw) int {
-		// Draws are finite here, so a plain comparison is a total order.
-		switch {
-		case a.value < b.value:
-			return -1
-		case a.value > b.value:
-			return 1
-		}
-		return 0
-	})
-	for i := 0; i < s; {
-		j := i + 1
-		for j < s && order[j].value == order[i].value {
-			j++
-		}
-		avg := float64(i+j+1) / 2 // mean of ranks i+1 .. j
-		for k := i; k < j; k++ {
-			ranks[order[k].index] = avg
-		}
-		i = j
-	}
-	out := make([][]float64, len(chains))
-	k := 0
 	for m, c := range chains {
 		out[m] = make([]float64, len(c))
-		for i := range c {
-			u := (ranks[k] - 3.0/8) / (float64(s) + 1.0/4)
-			out[m][i] = -math.Sqrt2 * math.Erfcinv(2*u)
-			k++
+		for i, v := range c {
+			// The draws equal to v hold ranks lo+1 .. hi; their average
+			// rank is (lo+hi+1)/2, which twice is an integer.
+			lo := sort.SearchFloat64s(sorted, v)
+			hi := lo + 1
+			for hi < s && sorted[hi] == v {
+				hi++
+			}
+			out[m][i] = w.zOfRank(lo+hi+1, s)
 		}
 	}
 	return out
+}
+
+// zOfRank is Φ⁻¹((r − 3/8)/(S + 1/4)) for the average rank r = twice/2
+// among s draws, remembered per twice for the s of the last call.
+func (w *diagWorkspace) zOfRank(twice, s int) float64 {
+	if w.zS != s {
+		w.zS = s
+		w.zTable = slices.Grow(w.zTable[:0], 2*s+2)[:2*s+2]
+		for i := range w.zTable {
+			w.zTable[i] = math.NaN()
+		}
+	}
+	z := w.zTable[twice]
+	if math.IsNaN(z) {
+		u := (float64(twice)/2 - 3.0/8) / (float64(s) + 1.0/4)
+		z = -math.Sqrt2 * math.Erfcinv(2*u)
+		w.zTable[twice] = z
+	}
+	return z
+}
+
+// foldedSorted writes |v − med| for every v of sorted (ascending) into dst
+// in ascending order, merging the two runs on either side of med.
+func foldedSorted(sorted []float64, med float64, dst []float64) []float64 {
+	dst = dst[:0]
+	i := sort.SearchFloat64s(sorted, med)
+	l, r := i-1, i
+	for l >= 0 || r < len(sorted) {
+		if r >= len(sorted) || (l >= 0 && math.Abs(sorted[l]-med) <= math.Abs(sorted[r]-med)) {
+			dst = append(dst, math.Abs(sorted[l]-med))
+			l--
+		} else {
+			dst = append(dst, math.Abs(sorted[r]-med))
+			r++
+		}
+	}
+	return dst
 }
 
 // rhatOf is posterior's .rhat on already split chains.
