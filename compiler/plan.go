@@ -189,7 +189,7 @@ func autoFullWhy(after, rows int) string {
 
 // gibbsPoorMixing is the advice after a Gibbs fit of a full correlation
 // matrix with coarse columns whose diagnostics warn; %s is the model.
-const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowest where binary columns are strongly correlated (autocorrelation time of C's worst entry 30 to 260 at R² 0.78 to 0.89; at most 21 on columns of 3 to 10 levels at R² up to 0.89), and exact HMC mixed no better per iteration there (sampling.md §9.5); more iterations are the remedy: `extend %s` adds them to this fit's chains"
+const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowest where binary columns are strongly correlated (autocorrelation time of C's worst entry 30 to 260 at R² 0.78 to 0.89; at most 21 on columns of 3 to 10 levels at R² up to 0.89), and exact HMC mixed no better per iteration there (sampling.md §9.5); more iterations are the remedy, and `extend %s` adds them to this fit's chains (the next hint says how many)"
 
 // autoFactorWhy is why auto gives a factor model the parameter-expanded
 // Gibbs sampler (sampling.md §9.1).
@@ -561,7 +561,7 @@ func (pl *InferencePlan) Summary() string {
 	about := aboutDuration(pl.Duration())
 	if f.ESS > 0 {
 		// How many more the target asks for is known only once the chains run.
-		iters += fmt.Sprintf(", then more until the least ESS of C is %d (at most %d kept)", f.ESS, ESSLimit*f.Iter)
+		iters += fmt.Sprintf(", then more until the least ESS of C is %d and R-hat ≤ 1.01 (at most %d kept)", f.ESS, ESSLimit*f.Iter)
 		about += fmt.Sprintf(" for the first %d per chain", f.Warmup+f.Iter)
 	}
 	return fmt.Sprintf("will run: %s, %s; %s on %d %s (a rough estimate)", pl.Running(), iters,

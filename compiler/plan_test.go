@@ -396,7 +396,7 @@ func TestPlanWithESSTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"2 chains × (250 warm-up + 500 kept) iterations, then more until the least ESS of C is 1000 (at most 10000 kept); ",
+		"2 chains × (250 warm-up + 500 kept) iterations, then more until the least ESS of C is 1000 and R-hat ≤ 1.01 (at most 10000 kept); ",
 		" for the first 750 per chain on ",
 		"then until every entry of C has bulk and tail ESS ≥ 1000 and R-hat ≤ 1.01 (at most 20 × iter = 10000 kept)",
 	} {

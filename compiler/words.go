@@ -189,9 +189,10 @@ extend NAME [, iter = ITER OF THE FIT, ess = E]
 
 Runs every chain of a fitted model for iter more post-warm-up iterations,
 each from where it stopped, and adds their draws to the fit: the same draws
-as a fit with the larger iter, without its time. The report covers all the
-draws. The default doubles them; with ess alone it runs on until C's least
-bulk and tail ESS is E, as fit's ess does.`,
+as a fit with the larger iter, without its time (a factor model's loadings,
+aligned again, agree up to rounding). The report covers all the draws. The
+default doubles them; with ess alone it runs on until every entry of C has
+bulk and tail ESS of at least E and R-hat at most 1.01, as fit's ess does.`,
 	"summary": `
 summary EXPR [, prob = 0.9]
 

@@ -22,7 +22,9 @@ type runState struct {
 
 // Extend runs every chain of r for more further post-warm-up iterations,
 // each from the state and random stream where it stopped, and returns a new
-// Result holding r's draws followed by theirs: its Iter is r's plus more,
+// Result holding r's draws followed by theirs: its Iter is r's plus more
+// (for an interrupted r, the iterations its shortest chain ran after
+// warm-up plus more),
 // its Elapsed r's plus the time taken, and its ZMean and HeldOutProb cover
 // every post-warm-up iteration. The draws are those a run with the larger
 // Iter would have made: Run with Iter a+b gives the same Result, bit for
@@ -40,7 +42,7 @@ type runState struct {
 //
 // Cancelling ctx, and progress, behave as in Run (the new Result is then
 // returned with Interrupted set); progress reports Done and Total over the
-// whole run, AllDone and AllTotal over the extension.
+// whole run, AllDone, AllTotal and Elapsed over the extension.
 func (r *Result) Extend(ctx context.Context, more int, progress func(Progress)) (*Result, error) {
 	if err := r.extendable(more); err != nil {
 		return nil, err
@@ -49,7 +51,9 @@ func (r *Result) Extend(ctx context.Context, more int, progress func(Progress)) 
 	nr := r.continuation()
 	st := nr.run
 	sp := &st.spec
-	sp.Iter += more
+	// Iter becomes what every chain will have run after warm-up: r's Iter,
+	// or fewer when r was interrupted, plus more.
+	sp.Iter = slices.Min(r.Iterations) - r.Warmup + more
 	nr.Iter = sp.Iter
 	m := len(st.samplers)
 	gate := &progressGate{fn: progress, start: start, total: sp.Warmup + sp.Iter, allTotal: m * more}
@@ -65,9 +69,10 @@ func (r *Result) Extend(ctx context.Context, more int, progress func(Progress)) 
 	}
 	wg.Wait()
 	nr.finish()
-	nr.Elapsed += time.Since(start)
+	took := time.Since(start)
+	nr.Elapsed += took
 	st.failed = errors.Join(errs...)
-	gate.final(nr)
+	gate.final(nr, took)
 	if st.failed != nil {
 		return nr, st.failed
 	}

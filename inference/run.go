@@ -85,7 +85,7 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 	res.finish()
 	res.Elapsed = time.Since(start)
 	res.run = &runState{spec: sp, data: d, samplers: samplers, rngs: rngs, failed: errors.Join(errs...)}
-	gate.final(res)
+	gate.final(res, res.Elapsed)
 	if err := errors.Join(errs...); err != nil {
 		return res, err
 	}
@@ -278,8 +278,9 @@ func (g *progressGate) tick(chain, done int, warmup bool) {
 	g.fn(Progress{Chain: chain, Done: done, Total: g.total, Warmup: warmup, Elapsed: el, AllDone: int(all), AllTotal: g.allTotal})
 }
 
-// final sends the last report, for the chain that did the fewest iterations.
-func (g *progressGate) final(r *Result) {
+// final sends the last report, for the chain that did the fewest
+// iterations, with the elapsed time of the run (or of the extension).
+func (g *progressGate) final(r *Result, elapsed time.Duration) {
 	if g.fn == nil {
 		return
 	}
@@ -292,7 +293,7 @@ func (g *progressGate) final(r *Result) {
 		}
 	}
 	done := r.Iterations[c]
-	g.fn(Progress{Chain: c, Done: done, Total: g.total, Warmup: done < r.Warmup, Elapsed: r.Elapsed,
+	g.fn(Progress{Chain: c, Done: done, Total: g.total, Warmup: done < r.Warmup, Elapsed: elapsed,
 		AllDone: int(g.allDone.Load()), AllTotal: g.allTotal})
 }
 

@@ -25,21 +25,26 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	if x.ESS > 0 && x.ESS < 100*len(old.C) {
 		return fmt.Errorf("extend %s: ess = %d is below the 100 per chain (%d for its %d chains) under which a fit's report warns", x.Model, x.ESS, 100*len(old.C), len(old.C))
 	}
+	// What the chains ran after warm-up: the fit's iter, or fewer when it
+	// was interrupted.
+	ran := minIterations(old) - old.Warmup
 	more := x.Iter
 	if more == 0 && x.ESS == 0 {
-		more = old.Iter
+		more = ran
 	}
 	s.fits++
 	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), job: "extend " + x.Model, method: fitRan(m.Plan, old), more: true}
+	fitCtx, end := s.fitScope(ctx)
+	defer end()
 	stopped := false
 	if more > 0 {
-		if stopped, err = s.extendFit(ctx, m, more, show, out); err != nil {
+		if stopped, err = s.extendFit(ctx, fitCtx, m, more, show, out); err != nil {
 			return err
 		}
 	}
 	var until *untilOutcome
 	if x.ESS > 0 && !stopped {
-		u, err := s.untilESS(ctx, m, x.ESS, compiler.ESSLimit*old.Iter, show, out)
+		u, err := s.untilESS(ctx, fitCtx, m, x.ESS, compiler.ESSLimit*ran, show, out)
 		if err != nil {
 			return err
 		}
@@ -52,21 +57,24 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	return nil
 }
 
-// extendFit runs every chain of m's fit more iterations, with progress
-// shown by show, and makes the result m's fit (its FitStmt's iter grown to
-// match). After an InterruptFit it says so and reports stopped; after the
-// cell's interrupt err is its KeyboardInterrupt, and after a sampler's
-// failure err says what failed. The caller writes the report.
-func (s *Session) extendFit(ctx context.Context, m *Model, more int, show *fitProgress, out Output) (stopped bool, err error) {
+// extendFit runs every chain of m's fit more iterations under fitCtx (a
+// fitScope's, from the cell's ctx), with progress shown by show, and makes
+// the result m's fit (its FitStmt's iter grown to match). After an
+// InterruptFit it says so and reports stopped; after the cell's interrupt
+// err is its KeyboardInterrupt, and after a sampler's failure err says what
+// failed (the draws made before it are kept). The caller writes the report.
+func (s *Session) extendFit(ctx, fitCtx context.Context, m *Model, more int, show *fitProgress, out Output) (stopped bool, err error) {
 	old := m.Fit
-	first := inference.Progress{Done: minIterations(old), Total: old.Warmup + old.Iter + more, AllTotal: len(old.C) * more}
-	o := s.sample(ctx, show, first, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
+	first := inference.Progress{Done: minIterations(old), Total: minIterations(old) + more, AllTotal: len(old.C) * more}
+	o := s.sample(fitCtx, show, first, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
 		return old.Extend(ctx, more, progress)
 	})
 	final := o.final
 	if o.res == nil {
+		// Extend refused, or its goroutine panicked after taking over the
+		// chains: the fit keeps its draws but cannot be continued.
 		show.update(final, "failed")
-		return false, fmt.Errorf("%s: %w", show.job, o.err)
+		return false, fmt.Errorf("%s: %w; the fit keeps its draws: fit %s again to go on", show.job, o.err, m.FitStmt.Model)
 	}
 	final.Elapsed = o.res.Elapsed - old.Elapsed
 	// The fit's settings are now those of a fit with the larger iter; its
@@ -75,12 +83,12 @@ func (s *Session) extendFit(ctx context.Context, m *Model, more int, show *fitPr
 	fx := *m.FitStmt
 	fx.Iter = o.res.Iter
 	s.setFit(m, &fx, m.Plan, o.res)
-	stopped = o.res.Interrupted || errors.Is(o.err, context.Canceled)
-	if o.err != nil && !stopped {
+	// A sampler's failure is reported even when an interrupt came too.
+	if o.err != nil && !errors.Is(o.err, context.Canceled) {
 		show.update(final, "failed")
 		return false, fmt.Errorf("%s: %w; the fit keeps its draws up to the failure (%d per chain)", show.job, o.err, len(o.res.C[0]))
 	}
-	if !stopped {
+	if !o.res.Interrupted {
 		final.AllDone = final.AllTotal
 		show.update(final, "done")
 		return false, nil
@@ -129,17 +137,29 @@ func (u *untilOutcome) warn(out Output, model string) {
 // iterations the least ESS asks for at the rate so far with a fifth to
 // spare (iterationsFor), at least a tenth and at most three times those run
 // so far, and says so on stdout; when only R-hat is short it doubles them. Its progress is
-// shown by show. An InterruptFit ends the rounds (stopped); a cell's
-// interrupt or a sampler failure is returned as extendFit returns it.
-func (s *Session) untilESS(ctx context.Context, m *Model, target, limit int, show *fitProgress, out Output) (untilOutcome, error) {
+// shown by show. An InterruptFit (fitCtx) ends the rounds (stopped); a
+// cell's interrupt (ctx) or a sampler failure is returned as extendFit
+// returns it.
+func (s *Session) untilESS(ctx, fitCtx context.Context, m *Model, target, limit int, show *fitProgress, out Output) (untilOutcome, error) {
 	u := untilOutcome{target: target, limit: limit}
 	show.job = fmt.Sprintf("%s (until ESS %d)", show.job, target)
 	show.more = true
 	for {
+		if fitCtx.Err() != nil {
+			// An InterruptFit between two rounds (a cell's interrupt also
+			// cancels ctx, which the caller sees).
+			if ctx.Err() != nil {
+				return u, interrupted(fmt.Sprintf("%s: %d post-warm-up draws kept over %d chains; summaries and plots use them", show.job, m.Fit.KeptDraws(), len(m.Fit.C)))
+			}
+			u.stopped = true
+			return u, nil
+		}
 		r := m.Fit
 		d := fitDiagnostics(r).c
 		u.least, u.rhat = math.Min(d.minBulk, d.minTail), d.maxRHat
-		if u.least >= float64(target) && u.rhat <= 1.01 {
+		// An entry whose ESS or R-hat is not a number (too few draws per
+		// split chain) has not met anything.
+		if d.nans == 0 && u.least >= float64(target) && u.rhat <= 1.01 {
 			u.reached = true
 			return u, nil
 		}
@@ -148,14 +168,14 @@ func (s *Session) untilESS(ctx context.Context, m *Model, target, limit int, sho
 			return u, nil
 		}
 		more := done
-		if u.least < float64(target) {
+		if d.nans == 0 && u.least < float64(target) {
 			more = iterationsFor(u.least, done, float64(target))
 		}
 		// An ESS from few draws tends to be low, so a round runs at most
 		// three times the iterations so far, and the next round looks again.
 		more = min(max(more, done/10, 1), 3*done, limit-done)
 		out.Stream("stdout", fmt.Sprintf("ess: least ESS of C %.0f of the %d asked, max R-hat %.3f: %d more iterations per chain\n", u.least, target, u.rhat, more))
-		stop, err := s.extendFit(ctx, m, more, show, out)
+		stop, err := s.extendFit(ctx, fitCtx, m, more, show, out)
 		u.rounds++
 		if err != nil {
 			return u, err

@@ -91,8 +91,15 @@ func TestExtendInterruptGoesOn(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
-	if got := len(s.models["m"].Fit.C[0]); got <= 20 {
+	got := len(s.models["m"].Fit.C[0])
+	if got <= 20 {
 		t.Errorf("%d draws per chain after the interrupted extension, want more than 20", got)
+	}
+	// extend alone doubles what the chains ran, not the hundred million
+	// the interrupted extension asked for.
+	mustRun(t, s, "extend m")
+	if again := len(s.models["m"].Fit.C[0]); again != 2*got {
+		t.Errorf("%d draws per chain after extend m, want twice %d", again, got)
 	}
 }
 
@@ -159,5 +166,84 @@ func TestFitUntilESS(t *testing.T) {
 	}
 	if _, err := s.Execute(context.Background(), "extend m, ess = 150", &recorder{}); err == nil || !strings.Contains(err.Error(), "below the 100 per chain (200 for its 2 chains)") {
 		t.Errorf("extend with a target below 100 per chain: %v", err)
+	}
+}
+
+// TestExtendHint checks the hint after a fit that warns: the iterations the
+// least ESS asks for (or as many as ran, when only R-hat warns), and an ESS
+// target only where C itself falls short — a factor fit whose loadings
+// alone warn gets no ess hint, which would run no iteration.
+func TestExtendHint(t *testing.T) {
+	ok := diagStats{maxRHat: 1.002, minBulk: 900, minTail: 800}
+	lowESS := diagStats{maxRHat: 1.002, minBulk: 200, minTail: 300}
+	highRHat := diagStats{maxRHat: 1.05, minBulk: 900, minTail: 800}
+	for _, tc := range []struct {
+		name           string
+		c, all         diagStats
+		want, wantNone string
+	}{
+		{"C short of ESS", lowESS, lowESS, "`extend m, iter = 1400` runs every chain 1400 more iterations from where it stopped (about what the least ESS needs", ""},
+		{"C short of ESS, ess offered", lowESS, lowESS, "; `extend m, ess = 400` runs on until every entry of C has bulk and tail ESS ≥ 400 and R-hat ≤ 1.01", ""},
+		{"R-hat only", highRHat, highRHat, "`extend m, iter = 1000` runs every chain 1000 more iterations from where it stopped (as many as the fit ran)", ""},
+		{"loadings only", ok, lowESS, "`extend m, iter = 1400`", "ess ="},
+	} {
+		d := diagnostics{c: tc.c, all: tc.all}
+		// 4 chains of 1000: the least ESS 200 asks for 1000·(1.2·400/200 − 1) = 1400.
+		got := extendHint("m", d, 4, 1000)
+		if !strings.Contains(got, tc.want) || tc.wantNone != "" && strings.Contains(got, tc.wantNone) {
+			t.Errorf("%s: hint %q, want %q and not %q", tc.name, got, tc.want, tc.wantNone)
+		}
+	}
+}
+
+// TestUntilESSNotANumber: with chains of a few draws the ESS cannot be
+// computed; such a target is not met, so the fit runs on.
+func TestUntilESSNotANumber(t *testing.T) {
+	s := newTestSession(t)
+	out := mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 4)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m, iter = 3, warmup = 10, chains = 1, ess = 100")
+	if got := len(s.models["m"].Fit.C[0]); got <= 3 || strings.Contains(out.text(), "(0 extensions)") {
+		t.Errorf("%d draws after a target on chains of 3 draws:\n%s", got, out.text())
+	}
+}
+
+// rhythmRecorder calls InterruptFit when the ESS loop announces its second
+// round, between two rounds of sampling, and records whether a fit was
+// running then.
+type rhythmRecorder struct {
+	recorder
+	s      *Session
+	rounds int
+	caught chan bool
+}
+
+func (r *rhythmRecorder) Stream(name, text string) {
+	r.recorder.Stream(name, text)
+	if strings.HasPrefix(text, "ess: ") {
+		r.rounds++
+		if r.rounds == 2 {
+			r.caught <- r.s.InterruptFit()
+		}
+	}
+}
+
+// TestUntilESSInterruptBetweenRounds: an InterruptFit between two rounds of
+// an ESS target stops the fit there (it is not lost while no chain runs),
+// keeps the draws and lets the cell go on.
+func TestUntilESSInterruptBetweenRounds(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 4)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+	out := &rhythmRecorder{s: s, caught: make(chan bool, 1)}
+	if _, err := s.Execute(context.Background(), "fit m, iter = 20, warmup = 10, chains = 2, ess = 100000\nprint 1", out); err != nil {
+		t.Fatal(err)
+	}
+	if !<-out.caught {
+		t.Error("InterruptFit between two rounds found no fit running")
+	}
+	text := out.text()
+	if out.rounds != 2 || !strings.Contains(text, "stopped before the least ESS of C reached 100000") || !strings.HasSuffix(strings.TrimSpace(out.stdout.String()), "1") {
+		t.Errorf("%d rounds announced; output:\n%s", out.rounds, text)
 	}
 }

@@ -47,15 +47,18 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	s.fits++
 	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), job: "fit " + x.Model, method: ran}
 
+	fitCtx, end := s.fitScope(ctx)
+	defer end()
 	latest := inference.Progress{AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup), Warmup: x.Warmup > 0}
-	o := s.sample(ctx, show, latest, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
+	o := s.sample(fitCtx, show, latest, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
 		return inference.Run(ctx, spec, progress)
 	})
 	final := o.final
 	if o.res != nil {
 		final.Elapsed = o.res.Elapsed
 	}
-	if o.err != nil && (o.res == nil || !o.res.Interrupted) {
+	// A sampler's failure is reported even when an interrupt came too.
+	if o.err != nil && !errors.Is(o.err, context.Canceled) {
 		show.update(final, "failed")
 		return o.err
 	}
@@ -68,7 +71,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	show.update(final, "done")
 	var until *untilOutcome
 	if x.ESS > 0 {
-		u, err := s.untilESS(ctx, m, x.ESS, compiler.ESSLimit*x.Iter, show, out)
+		u, err := s.untilESS(ctx, fitCtx, m, x.ESS, compiler.ESSLimit*x.Iter, show, out)
 		if err != nil {
 			return err
 		}
@@ -88,20 +91,28 @@ type sampled struct {
 	final inference.Progress
 }
 
-// sample runs job — a fit's inference.Run or an extension — with its
-// progress shown by show, starting from the state first, and with
-// InterruptFit wired to stop it. A panic in the sampler becomes an error.
-func (s *Session) sample(ctx context.Context, show *fitProgress, first inference.Progress, job func(context.Context, func(inference.Progress)) (*inference.Result, error)) sampled {
+// fitScope returns the context of a fit or extend statement, which
+// InterruptFit cancels (and the cell's interrupt, through ctx), and the
+// function that ends it. One scope covers every round of a statement, so
+// that an InterruptFit between two rounds is not lost.
+func (s *Session) fitScope(ctx context.Context) (context.Context, func()) {
 	fitCtx, stopFit := context.WithCancel(ctx)
-	defer stopFit()
 	s.fitMu.Lock()
 	s.stopFit = stopFit
 	s.fitMu.Unlock()
-	defer func() {
+	return fitCtx, func() {
 		s.fitMu.Lock()
 		s.stopFit = nil
 		s.fitMu.Unlock()
-	}()
+		stopFit()
+	}
+}
+
+// sample runs job — a fit's inference.Run or an extension — under ctx (a
+// fitScope's), with its progress shown by show, starting from the state
+// first. A panic in job's own goroutine becomes an error (the chains'
+// goroutines are the sampler's).
+func (s *Session) sample(ctx context.Context, show *fitProgress, first inference.Progress, job func(context.Context, func(inference.Progress)) (*inference.Result, error)) sampled {
 
 	// The sampler reports progress from its goroutines; the cell's
 	// goroutine forwards the latest state to the output on a ticker, with
@@ -118,7 +129,7 @@ func (s *Session) sample(ctx context.Context, show *fitProgress, first inference
 				done <- sampled{err: fmt.Errorf("internal error in the sampler: %v", r)}
 			}
 		}()
-		res, err := job(fitCtx, func(p inference.Progress) {
+		res, err := job(ctx, func(p inference.Progress) {
 			mu.Lock()
 			latest = p
 			mu.Unlock()
@@ -288,30 +299,44 @@ func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r
 	if plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) {
 		out.Stream("stderr", "hint: "+plan.IfPoorMixing+"\n")
 	}
-	if more := extendSuggestion(d, r); more > 0 {
-		why := "as many as the fit kept"
-		if d.all.essWarns(len(r.C)) {
-			why = "about what the least ESS needs to reach 100 per chain at this fit's rate"
-		}
-		out.Stream("stderr", fmt.Sprintf("hint: `extend %s, iter = %d` runs every chain %d more iterations from where it stopped (%s) and adds their draws; `extend %s, ess = %d` runs on until the least ESS of C is %d\n",
-			x.Model, more, more, why, x.Model, 100*len(r.C), 100*len(r.C)))
+	if hint := extendHint(x.Model, d, len(r.C), minIterations(r)-r.Warmup); hint != "" {
+		out.Stream("stderr", "hint: "+hint+"\n")
 	}
 }
 
-// extendSuggestion is how many more iterations to suggest after a fit
-// whose diagnostics warn: when an ESS is low, those that would bring the
+// extendHint says how to extend a fit of chains chains that ran ran
+// iterations after warm-up and whose diagnostics d warn: `extend m, iter =
+// N` with N from extendSuggestion, and, when C itself falls short (an ESS
+// target is on C, not on a factor model's loadings), `extend m, ess = E`.
+func extendHint(model string, d diagnostics, chains, ran int) string {
+	more := extendSuggestion(d, chains, ran)
+	if more < 1 {
+		return ""
+	}
+	why := "as many as the fit ran"
+	if d.all.essWarns(chains) {
+		why = "about what the least ESS needs to reach 100 per chain at this fit's rate"
+	}
+	hint := fmt.Sprintf("`extend %s, iter = %d` runs every chain %d more iterations from where it stopped (%s) and adds their draws", model, more, more, why)
+	if target := 100 * chains; d.c.essWarns(chains) || d.c.rhatWarns() {
+		hint += fmt.Sprintf("; `extend %s, ess = %d` runs on until every entry of C has bulk and tail ESS ≥ %d and R-hat ≤ 1.01", model, target, target)
+	}
+	return hint
+}
+
+// extendSuggestion is how many more iterations to suggest after a fit of
+// chains chains that ran ran iterations after warm-up (fewer than its iter
+// when interrupted) and whose diagnostics d warn: when an ESS is low, those that would bring the
 // least ESS (bulk or tail) to 100 per chain at the fit's rate so far
-// (iterationsFor); otherwise (R-hat warns) as many as the fit kept.
-func extendSuggestion(d diagnostics, r *inference.Result) int {
-	if r.Iter < 1 || len(r.C) == 0 {
+// (iterationsFor); otherwise (R-hat warns) as many as the fit ran.
+func extendSuggestion(d diagnostics, chains, ran int) int {
+	if ran < 1 || chains < 1 {
 		return 0
 	}
-	least := min(d.all.minBulk, d.all.minTail)
-	if !d.all.essWarns(len(r.C)) {
-		return r.Iter
+	if !d.all.essWarns(chains) {
+		return ran
 	}
-	// Interrupted chains may have run fewer than Iter after warm-up.
-	return iterationsFor(least, minIterations(r)-r.Warmup, 100*float64(len(r.C)))
+	return iterationsFor(min(d.all.minBulk, d.all.minTail), ran, 100*float64(chains))
 }
 
 // roundUp2 rounds x > 0 up to two significant digits (2345 → 2400).

@@ -150,6 +150,7 @@ func loadingsNote(m *Model) string {
 // of parameters.
 type diagStats struct {
 	maxRHat, minBulk, minTail float64
+	nans                      int // R-hats and ESSs that were not numbers (left out of the above)
 }
 
 func newDiagStats() diagStats {
@@ -159,12 +160,18 @@ func newDiagStats() diagStats {
 func (d *diagStats) add(s inference.Summary) {
 	if !math.IsNaN(s.RHat) {
 		d.maxRHat = math.Max(d.maxRHat, s.RHat)
+	} else {
+		d.nans++
 	}
 	if !math.IsNaN(s.ESSBulk) {
 		d.minBulk = math.Min(d.minBulk, s.ESSBulk)
+	} else {
+		d.nans++
 	}
 	if !math.IsNaN(s.ESSTail) {
 		d.minTail = math.Min(d.minTail, s.ESSTail)
+	} else {
+		d.nans++
 	}
 }
 
