@@ -416,3 +416,35 @@ func TestAgainstPosterior(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnoseAllMatchesSummarizeAll checks that the diagnostics alone are
+// bit for bit those of the full summaries, over chains of odd and even
+// length, with ties, constant and non-finite draws, and the cases of the
+// posterior reference file.
+func TestDiagnoseAllMatchesSummarizeAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 10))
+	params := [][][]float64{
+		ar1(rng, 4, 300, 0.5), ar1(rng, 3, 301, 0.9), ar1(rng, 1, 7, 0.2), ar1(rng, 2, 2, 0),
+		{{1, 1, 2, 2, 3, 3}, {1, 2, 2, 3, 3, 3}}, {{2, 2, 2}, {2, 2, 2}}, {{1, math.NaN(), 3, 4}, {1, 2, 3, 4}},
+	}
+	for _, c := range readPosteriorReference(t) {
+		params = append(params, c.chains)
+	}
+	same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+	sums, diags := SummarizeAll(params), DiagnoseAll(params)
+	for k := range params {
+		s, d := sums[k], diags[k]
+		if !same(s.RHat, d.RHat) || !same(s.ESSBulk, d.ESSBulk) || !same(s.ESSTail, d.ESSTail) {
+			t.Errorf("quantity %d: DiagnoseAll %+v, SummarizeAll R-hat %v, bulk %v, tail %v", k, d, s.RHat, s.ESSBulk, s.ESSTail)
+		}
+	}
+}
+
+func BenchmarkDiagnose(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	params := [][][]float64{ar1(rng, 4, 1000, 0.5)}
+	b.ReportAllocs()
+	for b.Loop() {
+		DiagnoseAll(params)
+	}
+}

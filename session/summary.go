@@ -157,7 +157,7 @@ func newDiagStats() diagStats {
 	return diagStats{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1)}
 }
 
-func (d *diagStats) add(s inference.Summary) {
+func (d *diagStats) add(s inference.Diagnostics) {
 	if !math.IsNaN(s.RHat) {
 		d.maxRHat = math.Max(d.maxRHat, s.RHat)
 	} else {
@@ -213,7 +213,7 @@ func fitDiagnostics(r *inference.Result) diagnostics {
 	if len(chains) == 0 || len(chains[0]) == 0 {
 		return d
 	}
-	for i, s := range inference.SummarizeAll(chains) {
+	for i, s := range inference.DiagnoseAll(chains) {
 		d.all.add(s)
 		if i < d.correlations {
 			d.c.add(s)
