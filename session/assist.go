@@ -56,6 +56,11 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		candidates = compiler.Methods()
 	case strings.HasSuffix(before, "~"):
 		candidates = compiler.Distributions()
+	case settingNames(before) != nil:
+		candidates = settingNames(before)
+		if strings.HasPrefix(strings.TrimSpace(statementText(before)), "compare") {
+			candidates = append(candidates, s.bindings().names...) // compare m1, m2, ...
+		}
 	default:
 		candidates = append(candidates, compiler.Keywords()...)
 		candidates = append(candidates, compiler.Distributions()...)
@@ -71,6 +76,62 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// settingNames returns the NAME = VALUE names that may come where text
+// ends, after a comma or an opening parenthesis: the parameters of the call
+// whose parenthesis is open (load, simulate, the priors, hmc(T = ...)), or,
+// outside any call, the settings of the statement (fit m, iter = ...). It
+// returns nil elsewhere, where the usual completions apply.
+func settingNames(text string) []string {
+	t := strings.TrimRight(text, " \t")
+	comma, paren := strings.HasSuffix(t, ","), strings.HasSuffix(t, "(")
+	if !comma && !paren {
+		return nil
+	}
+	args := compiler.Arguments()
+	if call := openParenOwner(t); call != "" {
+		return args[call]
+	}
+	if paren {
+		return nil
+	}
+	words := strings.Fields(statementText(t))
+	if len(words) == 0 {
+		return nil
+	}
+	kw := words[0]
+	if kw == "explain" && len(words) > 1 && words[1] == "fit" {
+		kw = "fit"
+	}
+	return args[kw]
+}
+
+// statementText is the statement that text ends in: what follows its last
+// newline or semicolon.
+func statementText(text string) string {
+	return text[strings.LastIndexAny(text, "\n;")+1:]
+}
+
+// openParenOwner returns the name of the call whose parenthesis is open at
+// the end of text (as in `load("x.csv", ` or `fit m with hmc(`), or "".
+func openParenOwner(text string) string {
+	depth := 0
+	for i := len(text) - 1; i >= 0; i-- {
+		switch text[i] {
+		case ')':
+			depth++
+		case '(':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			return lastIdent(strings.TrimRight(text[:i], " "))
+		case '\n', ';', '{', '}':
+			return ""
+		}
+	}
+	return ""
 }
 
 // lastIdent is the identifier that ends text.

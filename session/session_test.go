@@ -259,6 +259,17 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		{"summary m.C[I", "INC"},
 		{"data y = gss[DE", "DEG"},
 		{"show gs", "gss"},
+		{"fit m, it", "iter"},
+		{"fit m with gibbs, iter = 10, ", "ess"},
+		{"extend m, ", "ess"},
+		{"explain fit m, wa", "warmup"},
+		{"summary m.C, ", "prob"},
+		{"compare m, ", "m"},
+		{"compare m, ", "folds"},
+		{`data d = load("x.csv", `, "sep"},
+		{"data d = simulate(FactorCopula(", "k"},
+		{"fit m with hmc(", "T"},
+		{"model n { C ~ InverseWishart(df = 3, ", "scale"},
 	}
 	for _, c := range cases {
 		matches, start, end := s.Complete(c.code, len(c.code))
@@ -267,6 +278,12 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		}
 		if end != len(c.code) || start > end {
 			t.Errorf("Complete(%q) replaces [%d, %d)", c.code, start, end)
+		}
+	}
+	// Where no setting can come, the usual completions apply.
+	for _, code := range []string{"print 1, ", "plot trace m.C[1, ", "fit m with "} {
+		if matches, _, _ := s.Complete(code, len(code)); slices.Contains(matches, "iter") {
+			t.Errorf("Complete(%q) offers the setting iter: %v", code, matches)
 		}
 	}
 	for _, word := range []string{"fit", "GaussianCopula", "interweave", "gss", "m", "heatmap"} {
