@@ -558,7 +558,7 @@ func (pl *InferencePlan) Running() string {
 func (pl *InferencePlan) Summary() string {
 	f := pl.fit
 	iters := fmt.Sprintf("%d %s × (%d warm-up + %d kept) iterations", f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter)
-	about := aboutDuration(pl.Duration())
+	about := AboutDuration(pl.Duration())
 	if f.ESS > 0 {
 		// How many more the target asks for is known only once the chains run.
 		iters += fmt.Sprintf(", then more until the least ESS of C is %d and R-hat ≤ 1.01 (at most %d kept)", f.ESS, ESSLimit*f.Iter)
@@ -592,8 +592,9 @@ func (pl *InferencePlan) Cost() inference.Cost {
 	return c
 }
 
-// aboutDuration rounds an estimated duration to what an estimate can say.
-func aboutDuration(d time.Duration) string {
+// AboutDuration rounds an estimated duration to what an estimate can say:
+// "under a second", "about 40 s", "about 3 min".
+func AboutDuration(d time.Duration) string {
 	switch s := d.Seconds(); {
 	case s < 1:
 		return "under a second"
@@ -652,7 +653,7 @@ func (pl *InferencePlan) Explain() string {
 			case i > 0:
 				measured = c.Measured
 			}
-			fmt.Fprintf(&b, "  %-10s %s per 1000 iterations; %s\n", c.Method, aboutDuration(per1000), measured)
+			fmt.Fprintf(&b, "  %-10s %s per 1000 iterations; %s\n", c.Method, AboutDuration(per1000), measured)
 		}
 	}
 	b.WriteString("each iteration:\n")

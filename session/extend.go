@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
@@ -36,6 +37,11 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), job: "extend " + x.Model, method: fitRan(m.Plan, old), more: true}
 	fitCtx, end := s.fitScope(ctx)
 	defer end()
+	// An extension expected to take more than a minute says so first, as a
+	// fit does.
+	if d := timeFor(old, more); d > longFit {
+		out.Stream("stdout", fmt.Sprintf("will run: %d more iterations per chain; %s at this fit's rate (a rough estimate)\n", more, compiler.AboutDuration(d)))
+	}
 	stopped := false
 	if more > 0 {
 		if stopped, err = s.extendFit(ctx, fitCtx, m, more, show, out); err != nil {
@@ -174,7 +180,8 @@ func (s *Session) untilESS(ctx, fitCtx context.Context, m *Model, target, limit 
 		// An ESS from few draws tends to be low, so a round runs at most
 		// three times the iterations so far, and the next round looks again.
 		more = min(max(more, done/10, 1), 3*done, limit-done)
-		out.Stream("stdout", fmt.Sprintf("ess: least ESS of C %.0f of the %d asked, max R-hat %.3f: %d more iterations per chain\n", u.least, target, u.rhat, more))
+		out.Stream("stdout", fmt.Sprintf("ess: least ESS of C %.0f of the %d asked, max R-hat %.3f: %d more iterations per chain, %s at this fit's rate\n",
+			u.least, target, u.rhat, more, compiler.AboutDuration(timeFor(r, more))))
 		stop, err := s.extendFit(ctx, fitCtx, m, more, show, out)
 		u.rounds++
 		if err != nil {
@@ -185,6 +192,16 @@ func (s *Session) untilESS(ctx, fitCtx context.Context, m *Model, target, limit 
 			return u, nil
 		}
 	}
+}
+
+// timeFor is how long more iterations of every chain of r should take at
+// the wall-clock rate of r's iterations so far (warm-up included).
+func timeFor(r *inference.Result, more int) time.Duration {
+	done := minIterations(r)
+	if done < 1 {
+		return 0
+	}
+	return time.Duration(float64(r.Elapsed) / float64(done) * float64(more))
 }
 
 // iterationsFor is how many more iterations would bring an ESS of least,
