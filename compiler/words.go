@@ -185,14 +185,15 @@ iter until every entry of C has bulk and tail ESS of at least E (all chains
 together) and R-hat at most 1.01, at most 20 × iter in all. An interrupt
 stops the fit and keeps the draws so far.`,
 	"extend": `
-extend NAME [, iter = ITER OF THE FIT, ess = E]
+extend NAME [, iter = N, ess = E]
 
-Runs every chain of a fitted model for iter more post-warm-up iterations,
+Runs every chain of a fitted model for N more post-warm-up iterations,
 each from where it stopped, and adds their draws to the fit: the same draws
 as a fit with the larger iter, without its time (a factor model's loadings,
-aligned again, agree up to rounding). The report covers all the draws. The
-default doubles them; with ess alone it runs on until every entry of C has
-bulk and tail ESS of at least E and R-hat at most 1.01, as fit's ess does.`,
+aligned again, agree up to rounding). The report covers all the draws.
+Without iter or ess it runs as many as the fit ran, doubling the draws; with
+ess it runs on until every entry of C has bulk and tail ESS of at least E
+and R-hat at most 1.01, as fit's ess does.`,
 	"summary": `
 summary EXPR [, prob = 0.9]
 
