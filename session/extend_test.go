@@ -177,6 +177,8 @@ func TestExtendHint(t *testing.T) {
 	ok := diagStats{maxRHat: 1.002, minBulk: 900, minTail: 800}
 	lowESS := diagStats{maxRHat: 1.002, minBulk: 200, minTail: 300}
 	highRHat := diagStats{maxRHat: 1.05, minBulk: 900, minTail: 800}
+	lowBoth := diagStats{maxRHat: 1.05, minBulk: 200, minTail: 300}
+	slightly := diagStats{maxRHat: 1.05, minBulk: 380, minTail: 900}
 	for _, tc := range []struct {
 		name           string
 		c, all         diagStats
@@ -185,6 +187,8 @@ func TestExtendHint(t *testing.T) {
 		{"C short of ESS", lowESS, lowESS, "`extend m, iter = 1400` runs every chain 1400 more iterations from where it stopped (about what the least ESS needs", ""},
 		{"C short of ESS, ess offered", lowESS, lowESS, "; `extend m, ess = 400` runs on until every entry of C has bulk and tail ESS ≥ 400 and R-hat ≤ 1.01", ""},
 		{"R-hat only", highRHat, highRHat, "`extend m, iter = 1000` runs every chain 1000 more iterations from where it stopped (as many as the fit ran)", ""},
+		{"both", lowBoth, lowBoth, "`extend m, iter = 1400`", ""},
+		{"both, little ESS short", slightly, slightly, "`extend m, iter = 1000` runs every chain 1000 more iterations from where it stopped (as many as the fit ran, or what the least ESS", ""},
 		{"loadings only", ok, lowESS, "`extend m, iter = 1400`", "ess ="},
 	} {
 		d := diagnostics{c: tc.c, all: tc.all}

@@ -314,7 +314,10 @@ func extendHint(model string, d diagnostics, chains, ran int) string {
 		return ""
 	}
 	why := "as many as the fit ran"
-	if d.all.essWarns(chains) {
+	switch ess, rhat := d.all.essWarns(chains), d.all.rhatWarns(); {
+	case ess && rhat:
+		why = "as many as the fit ran, or what the least ESS needs to reach 100 per chain at this fit's rate if that is more"
+	case ess:
 		why = "about what the least ESS needs to reach 100 per chain at this fit's rate"
 	}
 	hint := fmt.Sprintf("`extend %s, iter = %d` runs every chain %d more iterations from where it stopped (%s) and adds their draws", model, more, more, why)
@@ -328,7 +331,8 @@ func extendHint(model string, d diagnostics, chains, ran int) string {
 // chains chains that ran ran iterations after warm-up (fewer than its iter
 // when interrupted) and whose diagnostics d warn: when an ESS is low, those that would bring the
 // least ESS (bulk or tail) to 100 per chain at the fit's rate so far
-// (iterationsFor); otherwise (R-hat warns) as many as the fit ran.
+// (iterationsFor), or as many as the fit ran if that is more and R-hat
+// warns too; when only R-hat warns, as many as the fit ran.
 func extendSuggestion(d diagnostics, chains, ran int) int {
 	if ran < 1 || chains < 1 {
 		return 0
@@ -336,7 +340,12 @@ func extendSuggestion(d diagnostics, chains, ran int) int {
 	if !d.all.essWarns(chains) {
 		return ran
 	}
-	return iterationsFor(min(d.all.minBulk, d.all.minTail), ran, 100*float64(chains))
+	more := iterationsFor(min(d.all.minBulk, d.all.minTail), ran, 100*float64(chains))
+	if d.all.rhatWarns() {
+		// Chains that disagree need more than the ESS alone asks for.
+		more = max(more, ran)
+	}
+	return more
 }
 
 // roundUp2 rounds x > 0 up to two significant digits (2345 → 2400).
