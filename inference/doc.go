@@ -5,7 +5,9 @@
 // al. (parameter-expanded Gibbs, and joint loadings+column exact HMC
 // interweaved with Gibbs, both followed by group moves that rescale and
 // shear the factors against the loadings). It runs chains in parallel, one RNG stream each,
-// stores draws, imputes missing cells, computes diagnostics (split and
-// rank-normalised R-hat, bulk and tail ESS, MCSE) and simulates data with a
-// known truth. The maths is in docs/sampling.md.
+// continues them from where they stopped (Result.Extend: the draws of one
+// longer run), stores draws, imputes missing cells, computes diagnostics
+// (split and rank-normalised R-hat, bulk and tail ESS, MCSE; DiagnoseAll for
+// the first three alone) and simulates data with a known truth. The maths is
+// in docs/sampling.md.
 package inference
