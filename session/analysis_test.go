@@ -216,6 +216,12 @@ func TestInterruptFitGoesOn(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "d.csv")); err != nil {
 		t.Errorf("export after the interrupted fit: %v", err)
 	}
+	// compare refits a model with its fit's settings: after an interrupt,
+	// for as long as the chains ran, not the million iterations asked.
+	m := s.models["m"]
+	if ran := len(m.Fit.C[0]); m.FitStmt.Iter != ran {
+		t.Errorf("the interrupted fit's settings say iter = %d; its chains ran %d after warm-up", m.FitStmt.Iter, ran)
+	}
 }
 
 // TestExplainFit: explain m printed the default settings while the script's

@@ -88,7 +88,7 @@ func (s *Session) extendFit(ctx, fitCtx context.Context, m *Model, more int, sho
 	// (the draws before the failure are posterior draws like the others).
 	fx := *m.FitStmt
 	fx.Iter = o.res.Iter
-	s.setFit(m, &fx, m.Plan, o.res)
+	s.setFit(m, ranSettings(&fx, o.res), m.Plan, o.res)
 	// A sampler's failure is reported even when an interrupt came too.
 	if o.err != nil && !errors.Is(o.err, context.Canceled) {
 		show.update(final, "failed")

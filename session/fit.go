@@ -200,7 +200,7 @@ func (s *Session) keepInterrupted(ctx context.Context, m *Model, x *compiler.Fit
 		}
 		msg = fmt.Sprintf("fit %s during warm-up: no post-warm-up draws, so %s", x.Model, before)
 	} else {
-		s.setFit(m, x, plan, res)
+		s.setFit(m, ranSettings(x, res), plan, res)
 		msg = fmt.Sprintf("fit %s: %d post-warm-up draws kept over %d chains; summaries and plots use them", x.Model, kept, len(res.C))
 	}
 	if ctx.Err() != nil {
@@ -211,6 +211,19 @@ func (s *Session) keepInterrupted(ctx context.Context, m *Model, x *compiler.Fit
 		writeFitReport(out, x, plan, res, fitHeadline(x, res, nil), false)
 	}
 	return nil
+}
+
+// ranSettings returns the settings of a fit that made res: x, or for an
+// interrupted run a copy of x whose iter is what its shortest chain ran
+// after warm-up, so that compare refits it for as long as it ran, not for
+// the iterations it was stopped short of.
+func ranSettings(x *compiler.Fit, res *inference.Result) *compiler.Fit {
+	if !res.Interrupted {
+		return x
+	}
+	ran := *x
+	ran.Iter = max(minIterations(res)-res.Warmup, 1)
+	return &ran
 }
 
 // setFit records a model's fit, with its loadings aligned across chains
