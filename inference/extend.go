@@ -23,10 +23,9 @@ type runState struct {
 // Extend runs every chain of r for more further post-warm-up iterations,
 // each from the state and random stream where it stopped, and returns a new
 // Result holding r's draws followed by theirs: its Iter is r's plus more
-// (for an interrupted r, the iterations its shortest chain ran after
-// warm-up plus more),
-// its Elapsed r's plus the time taken, and its ZMean and HeldOutProb cover
-// every post-warm-up iteration. The draws are those a run with the larger
+// (for an interrupted r, what its shortest chain ran after warm-up plus
+// more), its Elapsed r's plus the time taken, and its ZMean and HeldOutProb
+// cover every post-warm-up iteration. The draws are those a run with the larger
 // Iter would have made: Run with Iter a+b gives the same Result, bit for
 // bit, as Run with Iter a followed by Extend(b), when neither is
 // interrupted (Elapsed aside).
