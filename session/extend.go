@@ -120,6 +120,8 @@ type untilOutcome struct {
 // text says how the target went, for a report's headline.
 func (u *untilOutcome) text() string {
 	switch {
+	case u.reached && u.rounds == 0:
+		return fmt.Sprintf(", which met the least ESS of C asked, %d, without extending", u.target)
 	case u.reached:
 		return fmt.Sprintf(", until the least ESS of C reached %d (%s)", u.target, plural(u.rounds, "extension"))
 	case u.stopped:

@@ -207,7 +207,7 @@ func TestUntilESSNotANumber(t *testing.T) {
 	out := mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 4)\n"+
 		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
 		"fit m, iter = 3, warmup = 10, chains = 1, ess = 100")
-	if got := len(s.models["m"].Fit.C[0]); got <= 3 || strings.Contains(out.text(), "(0 extensions)") {
+	if got := len(s.models["m"].Fit.C[0]); got <= 3 || strings.Contains(out.text(), "without extending") {
 		t.Errorf("%d draws after a target on chains of 3 draws:\n%s", got, out.text())
 	}
 }
@@ -249,5 +249,17 @@ func TestUntilESSInterruptBetweenRounds(t *testing.T) {
 	text := out.text()
 	if out.rounds != 2 || !strings.Contains(text, "stopped before the least ESS of C reached 100000") || !strings.HasSuffix(strings.TrimSpace(out.stdout.String()), "1") {
 		t.Errorf("%d rounds announced; output:\n%s", out.rounds, text)
+	}
+}
+
+// TestUntilESSMetAtOnce: a first instalment that meets the target says so,
+// without rounds.
+func TestUntilESSMetAtOnce(t *testing.T) {
+	s := newTestSession(t)
+	out := mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 150, levels = 3, seed = 4)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m, iter = 2000, warmup = 200, chains = 2, seed = 3, ess = 200")
+	if text := out.text(); !strings.Contains(text, ", which met the least ESS of C asked, 200, without extending") || strings.Contains(text, "ess: ") {
+		t.Errorf("a target met by the first instalment:\n%s", text)
 	}
 }
