@@ -263,3 +263,27 @@ func TestUntilESSMetAtOnce(t *testing.T) {
 		t.Errorf("a target met by the first instalment:\n%s", text)
 	}
 }
+
+// TestAutoShownAsWhatRan: an auto fit of a full correlation matrix is
+// planned as exact HMC that starts on Gibbs and may switch; tables and
+// descriptions name what it ran ("gibbs"), not "hmc".
+func TestAutoShownAsWhatRan(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 4)\n"+
+		"model a { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model b { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit a, iter = 40, warmup = 40, chains = 2\nfit b with gibbs, iter = 40, warmup = 40, chains = 2")
+	if s.models["a"].Fit.Schedule == nil {
+		t.Fatal("the auto fit did not adapt; the test needs one that did")
+	}
+	for _, code := range []string{"show [a, b]", "show a"} {
+		text := mustRun(t, s, code).text()
+		if strings.Contains(text, "hmc") || !strings.Contains(text, "gibbs") {
+			t.Errorf("%s:\n%s", code, text)
+		}
+	}
+	res, err := s.Execute(context.Background(), "a", &recorder{})
+	if text, _ := res["text/plain"].(string); err != nil || strings.Contains(text, "hmc") || !strings.Contains(text, "gibbs") {
+		t.Errorf("a: %q, %v", text, err)
+	}
+}

@@ -379,6 +379,16 @@ func fitRan(plan *compiler.InferencePlan, r *inference.Result) string {
 	return plan.Running()
 }
 
+// ranMethod names the sampler a fit ran in a word or a few, for tables and
+// legends: the method, or for an adaptive run what it chose (scheduleRan),
+// never the "hmc" an adaptive run is planned as.
+func ranMethod(r *inference.Result) string {
+	if sc := r.Schedule; sc != nil {
+		return scheduleRan(sc)
+	}
+	return r.Method.String()
+}
+
 // scheduleRan names what an adaptive run ran after its choice: "gibbs",
 // "hmc" or "hmc for 3 columns, gibbs for 17".
 func scheduleRan(sc *inference.Schedule) string {

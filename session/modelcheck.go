@@ -332,7 +332,7 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	t := &Table{Header: []string{"model", "structure", "method", "elpd", "se", "elpd_diff", "se_diff", "mean_lpd"}}
 	for _, k := range order {
 		sm := sums[k]
-		t.Rows = append(t.Rows, []string{x.Models[k], structure(models[k]), models[k].Fit.Method.String(),
+		t.Rows = append(t.Rows, []string{x.Models[k], structure(models[k]), ranMethod(models[k].Fit),
 			tableNum("%.1f", sm.ELPD), tableNum("%.1f", sm.SE), tableNum("%.1f", sm.Diff), tableNum("%.1f", sm.SEDiff),
 			tableNum("%.3f", sm.ELPD/float64(cells))})
 	}

@@ -170,7 +170,7 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 			warmup = max(warmup, len(r.WarmupC[0]))
 		}
 		trace = append(trace, r.C[0]...)
-		series[fmt.Sprintf("%s (%s)", mn, r.Method)] = inference.RMSETrace(trace, truth)
+		series[fmt.Sprintf("%s (%s)", mn, ranMethod(r))] = inference.RMSETrace(trace, truth)
 	}
 	f, err := figure.RMSE("RMSE of C to the truth", series, warmup)
 	if err != nil {
@@ -280,7 +280,7 @@ func (s *Session) compare(names []string, out Output) error {
 			essText = strconv.FormatFloat(minESS, 'f', 0, 64)
 			essRate = strconv.FormatFloat(minESS/secs, 'f', 1, 64)
 		}
-		t.Rows = append(t.Rows, []string{n, r.Method.String(), strconv.Itoa(len(r.C)), strconv.Itoa(iters),
+		t.Rows = append(t.Rows, []string{n, ranMethod(r), strconv.Itoa(len(r.C)), strconv.Itoa(iters),
 			strconv.FormatFloat(secs, 'f', 2, 64), strconv.FormatFloat(perIter, 'f', 2, 64), essText, essRate, rmse})
 	}
 	t.Caption = "fits side by side (ms/iter is wall-clock per iteration of one chain, chains in parallel)"
