@@ -283,7 +283,11 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 		mu.Lock()
 		defer mu.Unlock()
 		if state == "" {
-			state = fmt.Sprintf("refitting %s (%d of %d), fold %d of %d: %d/%d iterations", x.Models[current], current+1, len(models), fold+1, len(folds), latest.AllDone, latest.AllTotal)
+			iters := "starting" // before the refit's first report
+			if latest.AllTotal > 0 {
+				iters = fmt.Sprintf("%d/%d iterations", latest.AllDone, latest.AllTotal)
+			}
+			state = fmt.Sprintf("refitting %s (%d of %d), fold %d of %d: %s", x.Models[current], current+1, len(models), fold+1, len(folds), iters)
 		}
 		doneIters := (current*len(folds)+fold)*max(latest.AllTotal, 1) + latest.AllDone
 		return barBundle("compare: "+state, doneIters, len(models)*len(folds)*max(latest.AllTotal, 1))
