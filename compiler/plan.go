@@ -191,6 +191,10 @@ func autoFullWhy(after, rows int) string {
 // matrix with coarse columns whose diagnostics warn; %s is the model.
 const gibbsPoorMixing = "Hoff's Gibbs sampler mixes slowest where binary columns are strongly correlated (autocorrelation time of C's worst entry 30 to 260 at R² 0.78 to 0.89; at most 21 on columns of 3 to 10 levels at R² up to 0.89), and exact HMC mixed no better per iteration there (sampling.md §9.5); more iterations are the remedy, and `extend %s` adds them to this fit's chains (the next hint says how many)"
 
+// gibbsPoorMixingCoarse is gibbsPoorMixing for data without binary
+// columns; %s is the model.
+const gibbsPoorMixingCoarse = "on columns of 3 to 10 levels Hoff's Gibbs sampler (with its scaling move) mixed C's worst entry with an autocorrelation time of at most 21 at R² up to 0.89, as well per iteration as exact HMC at a tenth to a fortieth of the cost (sampling.md §9.5); more iterations are the remedy, and `extend %s` adds them to this fit's chains (the next hint says how many)"
+
 // autoFactorWhy is why auto gives a factor model the parameter-expanded
 // Gibbs sampler (sampling.md §9.1).
 const autoFactorWhy = "auto's choice for a factor model: in Kalaitzis & Silva's setups (n = 1000; p, k = 10, 3 and 20, 5; 2 and 5 levels) px gave 4× to 60× the min bulk ESS per second of C that interweave gave, whose joint exact-HMC step costs 13× to 80× more per iteration (sampling.md §9.6, both samplers with the factor group moves; 11× to 85× without them over 10,000 iterations and 5 seeds: docs/paper-reproduction.md)"
@@ -270,10 +274,14 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		if pl.Adapt {
 			pl.Method = inference.HMC
 		}
+		// The advice speaks of binary columns only where there are some.
 		for _, l := range levels {
-			if l >= 2 && l <= MaxHMCLevels {
+			if l == 2 {
 				pl.IfPoorMixing = fmt.Sprintf(gibbsPoorMixing, pl.Model)
 				break
+			}
+			if l >= 3 && l <= MaxHMCLevels {
+				pl.IfPoorMixing = fmt.Sprintf(gibbsPoorMixingCoarse, pl.Model)
 			}
 		}
 	}

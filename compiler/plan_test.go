@@ -128,7 +128,20 @@ func TestPlanIfPoorMixing(t *testing.T) {
 			if tt.advise && !strings.Contains(pl.IfPoorMixing, "`extend m`") {
 				t.Errorf("IfPoorMixing = %q, want it to name `extend m`", pl.IfPoorMixing)
 			}
+			if strings.Contains(pl.IfPoorMixing, "binary") {
+				t.Errorf("IfPoorMixing speaks of binary columns the data do not have: %q", pl.IfPoorMixing)
+			}
 		})
+	}
+	// With a binary column the advice says that binary columns mix slowest.
+	env := newFakeEnv()
+	env["bin"] = &DataInfo{Name: "bin", N: 300, Columns: []ColumnInfo{{Name: "A", Levels: 2}, {Name: "B", Levels: 5}, {Name: "C", Levels: 3}}}
+	pl, err := planFor(t, "model m { Y = bin; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(pl.IfPoorMixing, "binary columns are strongly correlated") || !strings.Contains(pl.IfPoorMixing, "`extend m`") {
+		t.Errorf("IfPoorMixing with a binary column = %q", pl.IfPoorMixing)
 	}
 }
 

@@ -150,7 +150,7 @@ func TestAutoScheduleReport(t *testing.T) {
 	if !strings.Contains(text, "fit s with gibbs (auto)") || !strings.Contains(text, "auto kept Hoff's Gibbs update for every column after 20 warm-up iterations") {
 		t.Errorf("strong correlation: fit printed %q", text)
 	}
-	if !strings.Contains(out.stderr.String(), "hint: Hoff's Gibbs sampler mixes slowest") {
+	if !strings.Contains(out.stderr.String(), "hint: on columns of 3 to 10 levels Hoff's Gibbs sampler") {
 		t.Errorf("a Gibbs run whose diagnostics warn gives no hint: %q", out.stderr.String())
 	}
 }

@@ -30,7 +30,7 @@ func TestValueStatements(t *testing.T) {
 	}
 	// auto ran Gibbs on 3-level columns: the warning comes with the advice
 	// to run longer.
-	if !strings.Contains(fit.stderr.String(), "hint: Hoff's Gibbs sampler mixes slowest") || !strings.Contains(fit.stderr.String(), "`extend m`") {
+	if !strings.Contains(fit.stderr.String(), "hint: on columns of 3 to 10 levels Hoff's Gibbs sampler") || !strings.Contains(fit.stderr.String(), "`extend m`") {
 		t.Errorf("fit advice: stderr %q", fit.stderr.String())
 	}
 	tests := []struct {
