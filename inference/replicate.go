@@ -2,6 +2,7 @@ package inference
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -186,6 +187,17 @@ func replicaRNG(seed uint64, s int) *rand.Rand {
 	return rand.New(rand.NewPCG(splitMix64(seed^0xbb67ae8584caa73b), splitMix64(seed+uint64(s+1)*0x3c6ef372fe94f82b)))
 }
 
+// safeJob runs job(w, s), turning a panic (a bug) into an error so that one
+// replica cannot end the process.
+func safeJob[W any](job func(w W, s int) error, w W, s int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("inference: internal error in replica %d: %v", s+1, p)
+		}
+	}()
+	return job(w, s)
+}
+
 // forEachReplica runs job(worker, s) for s = 0..total-1 on up to GOMAXPROCS
 // goroutines; worker is in 0..workers-1, so that each goroutine can keep its
 // own workspace (newWorker builds it). It stops early, returning ctx.Err(),
@@ -211,7 +223,7 @@ func forEachReplica[W any](ctx context.Context, total int, newWorker func() W, j
 				}
 				err := ctx.Err()
 				if err == nil {
-					err = job(w, s)
+					err = safeJob(job, w, s)
 				}
 				mu.Lock()
 				if err != nil {

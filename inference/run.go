@@ -300,7 +300,15 @@ func (g *progressGate) final(r *Result, elapsed time.Duration) {
 // runChain runs iterations from (0-based, warm-up included) up to to of
 // chain c, or until ctx is cancelled or the sampler fails, storing its draws
 // into r's per-chain slots (no other goroutine touches them).
-func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand.Rand, sp *Spec, gate *progressGate, from, to int) error {
+func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand.Rand, sp *Spec, gate *progressGate, from, to int) (err error) {
+	// A panic in the sampler (a bug) ends this chain with an error, like a
+	// sampler's failure, instead of the whole process: the kernel must not
+	// die, and the draws made so far are kept.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("chain %d: internal error in the sampler: %v", c+1, p)
+		}
+	}()
 	p, k := r.P, r.K
 	keep := sp.Iter / sp.Thin
 	cslab := drawSlab{size: p * p, left: keep}
@@ -316,7 +324,6 @@ func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand
 	}
 	st := &r.Stats[c]
 	done := ctx.Done()
-	var err error
 loop:
 	for it := from; it < to; it++ {
 		select {

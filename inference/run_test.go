@@ -507,3 +507,45 @@ func mustFullSampler(tb testing.TB, spec Spec, rng *rand.Rand) (*fullSampler, *d
 	}
 	return s, d
 }
+
+// panicky is a chain sampler with a bug: it panics at its third iteration.
+type panicky struct {
+	*fullSampler
+	calls int
+}
+
+func (p *panicky) iterate(rng *rand.Rand, warmup bool, st *StepStats) error {
+	if p.calls++; p.calls == 3 {
+		panic("planted bug")
+	}
+	return p.fullSampler.iterate(rng, warmup, st)
+}
+
+// TestChainPanicBecomesError: a panic in a chain's sampler (a bug) ends the
+// chain with an error that names it, keeping the draws made before it,
+// instead of ending the process; so does a panic in a replica's job.
+func TestChainPanicBecomesError(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 40))
+	cols, _ := ordinalData(rng, d1Truth, []int{3, 4, 2, 5}, 50, 0)
+	spec := Spec{Columns: cols, Warmup: 1, Iter: 10, Chains: 1, Seed: 1}
+	fs, d := mustFullSampler(t, spec, chainRNG(1, 0))
+	sp, _ := checkSpec(spec)
+	r := newResult(d, &sp)
+	gate := &progressGate{total: 11, allTotal: 11}
+	err := r.runChain(context.Background(), 0, &panicky{fullSampler: fs}, chainRNG(1, 0), &sp, gate, 0, 11)
+	if err == nil || !strings.Contains(err.Error(), "chain 1: internal error in the sampler: planted bug") {
+		t.Errorf("runChain after a panic: %v", err)
+	}
+	if len(r.C[0]) != 1 || r.Iterations[0] != 2 {
+		t.Errorf("%d draws after %d iterations; want the one post-warm-up draw made before the panic", len(r.C[0]), r.Iterations[0])
+	}
+	err = forEachReplica(context.Background(), 4, func() int { return 0 }, func(_ int, s int) error {
+		if s == 2 {
+			panic("planted bug")
+		}
+		return nil
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), "internal error in replica 3: planted bug") {
+		t.Errorf("forEachReplica after a panic: %v", err)
+	}
+}
