@@ -208,9 +208,6 @@ func (w *diagWorkspace) diagnose(chains [][]float64, sorted []float64) (d Diagno
 
 // rhat is RHat given the pooled sorted draws.
 func (w *diagWorkspace) rhat(chains [][]float64, sorted []float64) float64 {
-	if !diagAllFinite(sorted) || diagIsConstant(sorted) {
-		return math.NaN()
-	}
 	return w.rhatZ(chains, sorted, w.zScaleSorted(splitChains(chains), splitSorted(chains, sorted)))
 }
 

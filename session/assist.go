@@ -116,22 +116,34 @@ func statementText(text string) string {
 // openParenOwner returns the name of the call whose parenthesis is open at
 // the end of text (as in `load("x.csv", ` or `fit m with hmc(`), or "".
 func openParenOwner(text string) string {
+	before, ok := beforeOpen(text, '(', ')')
+	if !ok {
+		return ""
+	}
+	return lastIdent(strings.TrimRight(before, " "))
+}
+
+// beforeOpen returns the text before the bracket open (closed by close)
+// that is still open at the end of text, looking back no further than the
+// current statement (a newline, ';', '{' or '}'); ok is false if there is
+// none.
+func beforeOpen(text string, open, close byte) (before string, ok bool) {
 	depth := 0
 	for i := len(text) - 1; i >= 0; i-- {
 		switch text[i] {
-		case ')':
+		case close:
 			depth++
-		case '(':
+		case open:
 			if depth > 0 {
 				depth--
 				continue
 			}
-			return lastIdent(strings.TrimRight(text[:i], " "))
+			return text[:i], true
 		case '\n', ';', '{', '}':
-			return ""
+			return "", false
 		}
 	}
-	return ""
+	return "", false
 }
 
 // lastIdent is the identifier that ends text.
@@ -153,28 +165,17 @@ func lastWord(text string) string {
 // openBracketOwner returns the binding whose index bracket is open at the
 // end of text (as in `m.C[inc, ` or `gss[`), or "".
 func openBracketOwner(text string) string {
-	depth := 0
-	for i := len(text) - 1; i >= 0; i-- {
-		switch text[i] {
-		case ']':
-			depth++
-		case '[':
-			if depth > 0 {
-				depth--
-				continue
-			}
-			owner := strings.TrimRight(text[:i], " ")
-			ident := lastIdent(owner)
-			rest := owner[:len(owner)-len(ident)]
-			if strings.HasSuffix(rest, ".") { // m.C[ → m
-				return lastIdent(rest[:len(rest)-1])
-			}
-			return ident
-		case '\n', '{', '}', ';':
-			return ""
-		}
+	before, ok := beforeOpen(text, '[', ']')
+	if !ok {
+		return ""
 	}
-	return ""
+	owner := strings.TrimRight(before, " ")
+	ident := lastIdent(owner)
+	rest := owner[:len(owner)-len(ident)]
+	if strings.HasSuffix(rest, ".") { // m.C[ → m
+		return lastIdent(rest[:len(rest)-1])
+	}
+	return ident
 }
 
 // members lists what follows `name.` for a model binding.

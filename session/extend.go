@@ -163,7 +163,7 @@ func (s *Session) untilESS(ctx, fitCtx context.Context, m *Model, target, limit 
 			return u, nil
 		}
 		r := m.Fit
-		d := fitDiagnostics(r).c
+		d := diagnose(r, false).c
 		u.least, u.rhat = math.Min(d.minBulk, d.minTail), d.maxRHat
 		// An entry whose ESS or R-hat is not a number (too few draws per
 		// split chain) has not met anything.

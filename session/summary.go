@@ -189,7 +189,11 @@ type diagnostics struct {
 }
 
 // fitDiagnostics summarises every C_ij, i < j, and every aligned loading.
-func fitDiagnostics(r *inference.Result) diagnostics {
+func fitDiagnostics(r *inference.Result) diagnostics { return diagnose(r, true) }
+
+// diagnose summarises every C_ij, i < j, and, if loadings, every aligned
+// loading (an ESS target, which is on C, leaves them out).
+func diagnose(r *inference.Result, loadings bool) diagnostics {
 	d := diagnostics{all: newDiagStats(), c: newDiagStats(), lambda: newDiagStats()}
 	var chains [][][]float64
 	for i := 0; i < r.P; i++ {
@@ -198,7 +202,7 @@ func fitDiagnostics(r *inference.Result) diagnostics {
 		}
 	}
 	d.correlations = len(chains)
-	if r.K > 0 && len(r.Lambda) > 0 {
+	if loadings && r.K > 0 && len(r.Lambda) > 0 {
 		for e := range r.P * r.K {
 			draws := make([][]float64, len(r.Lambda))
 			for c, chain := range r.Lambda {
