@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 57 {
-		t.Errorf("got %d statements, want 57", len(prog.Stmts))
+	if len(prog.Stmts) != 58 {
+		t.Errorf("got %d statements, want 58", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {

@@ -93,6 +93,10 @@ func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
 			x.ESS = v
 			continue
 		}
+		if name == "file" {
+			ok = c.fitFile(a.Value, verb, x) && ok
+			continue
+		}
 		var v int
 		var good bool
 		switch name {
@@ -155,6 +159,22 @@ func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
 		return nil, nil
 	}
 	return x, m
+}
+
+// fitFile checks the value of a file setting, a path to write (and, if it
+// holds this fit, to read), into x.File.
+func (c *checker) fitFile(e *dsl.Expr, verb string, x *Fit) bool {
+	p, isPrim := e.AsPrimary()
+	if !isPrim || p.Str == nil {
+		c.errorf(e.Pos, `as in fit m, file = "m.fit"`, "file names the file that keeps the fit, got %s", describeExpr(e))
+		return false
+	}
+	x.File = p.Str.Value
+	if verb == "explain" {
+		// explain writes nothing: the path is checked when the fit runs.
+		return true
+	}
+	return c.outputPath(p.Str, "file", `fit m, file = "m.fit"`)
 }
 
 // essFloor is the bulk and tail ESS per chain below which a fit's report

@@ -93,6 +93,10 @@ type Fit struct {
 	// ESS and split R-hat at most 1.01, running at most ESSLimit times
 	// iter iterations per chain after warm-up.
 	ESS int
+	// File, when not empty, keeps the fit in a file: a fit the file holds
+	// of the same data, model and settings is read instead of sampled; any
+	// other fit is sampled and written there.
+	File string
 }
 
 // ESSLimit bounds a fit or extension with an ESS target: its chains run at

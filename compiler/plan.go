@@ -636,6 +636,9 @@ func (pl *InferencePlan) Explain() string {
 		}
 		fmt.Fprintf(&b, "%s: %d %s × (%d warm-up + %d kept) iterations%s, thin %d, seed %d\n",
 			label, f.Chains, plural(f.Chains, "chain", "chains"), f.Warmup, f.Iter, until, f.Thin, f.Seed)
+		if f.File != "" {
+			fmt.Fprintf(&b, "file: %q — read instead of sampling if it holds a fit of this model with these data and settings; otherwise the fit is sampled and written there\n", f.File)
+		}
 	}
 	if len(pl.Candidates) > 0 {
 		if pl.Adapt {

@@ -92,7 +92,7 @@ func parameters(call string) []param {
 func settingsOf(stmt string) []string {
 	switch stmt {
 	case "fit":
-		return []string{"iter", "warmup", "chains", "seed", "thin", "ess"}
+		return []string{"iter", "warmup", "chains", "seed", "thin", "ess", "file"}
 	case "extend":
 		return []string{"iter", "ess"}
 	case "summary":
@@ -176,14 +176,16 @@ Prints the inference plan for a model, with the fit's defaults or with the
 fit written after explain: in one line what will run and roughly how long,
 then each step, which columns it updates, why it was chosen and its cost.`,
 	"fit": `
-fit NAME [with METHOD[(T = TIME)]] [, iter = 1000, warmup = iter/2, chains = 4, seed = 1, thin = 1, ess = E]
+fit NAME [with METHOD[(T = TIME)]] [, iter = 1000, warmup = iter/2, chains = 4, seed = 1, thin = 1, ess = E, file = "m.fit"]
 
 Runs the plan. METHOD is auto (default), gibbs, hmc, px or interweave. iter
 counts the iterations kept per chain after warmup; chains run in parallel;
 thin keeps every thin-th draw (at most iter). With ess, the fit goes on after
 iter until every entry of C has bulk and tail ESS of at least E (all chains
-together) and R-hat at most 1.01, at most 20 × iter in all. An interrupt
-stops the fit and keeps the draws so far.`,
+together) and R-hat at most 1.01, at most 20 × iter in all. With file, a
+fit that file holds of the same model, data and settings is read instead of
+sampled (after a restart, say); otherwise the fit is sampled and written
+there. An interrupt stops the fit and keeps the draws so far.`,
 	"extend": `
 extend NAME [, iter = N, ess = E]
 

@@ -287,26 +287,8 @@ func (r *Result) Invariants() error {
 	p := r.P
 	work := make([]float64, p*p)
 	check := func(kind string, c, t int, m []float64) {
-		if len(m) != p*p {
-			errs = append(errs, fmt.Errorf("%s chain %d draw %d: %d entries, want %d", kind, c+1, t+1, len(m), p*p))
-			return
-		}
-		for i := 0; i < p; i++ {
-			if m[i*p+i] != 1 {
-				errs = append(errs, fmt.Errorf("%s chain %d draw %d: C[%d,%d] = %v, want 1", kind, c+1, t+1, i+1, i+1, m[i*p+i]))
-			}
-			for j := i + 1; j < p; j++ {
-				if m[i*p+j] != m[j*p+i] || math.IsNaN(m[i*p+j]) {
-					errs = append(errs, fmt.Errorf("%s chain %d draw %d: C[%d,%d] = %v but C[%d,%d] = %v", kind, c+1, t+1, i+1, j+1, m[i*p+j], j+1, i+1, m[j*p+i]))
-				}
-				if !(math.Abs(m[i*p+j]) < 1) {
-					errs = append(errs, fmt.Errorf("%s chain %d draw %d: |C[%d,%d]| = %v, want < 1", kind, c+1, t+1, i+1, j+1, m[i*p+j]))
-				}
-			}
-		}
-		copy(work, m)
-		if !cholLower(work, p) {
-			errs = append(errs, fmt.Errorf("%s chain %d draw %d: C is not positive definite", kind, c+1, t+1))
+		for _, e := range correlationErrors(m, p, work) {
+			errs = append(errs, fmt.Errorf("%s chain %d draw %d: %s", kind, c+1, t+1, e))
 		}
 	}
 	for c, ch := range r.C {
@@ -338,6 +320,35 @@ func (r *Result) Invariants() error {
 		errs = append(errs[:20], fmt.Errorf("and %d more violations", len(errs)-20))
 	}
 	return errors.Join(errs...)
+}
+
+// correlationErrors says how m fails to be a p×p correlation matrix:
+// bitwise symmetric with an exact unit diagonal, off-diagonal entries in
+// (−1, 1), and positive definite (work, p×p, is overwritten). It returns
+// nil for a valid one.
+func correlationErrors(m []float64, p int, work []float64) []string {
+	if len(m) != p*p {
+		return []string{fmt.Sprintf("%d entries, want %d", len(m), p*p)}
+	}
+	var errs []string
+	for i := 0; i < p; i++ {
+		if m[i*p+i] != 1 {
+			errs = append(errs, fmt.Sprintf("C[%d,%d] = %v, want 1", i+1, i+1, m[i*p+i]))
+		}
+		for j := i + 1; j < p; j++ {
+			if m[i*p+j] != m[j*p+i] || math.IsNaN(m[i*p+j]) {
+				errs = append(errs, fmt.Sprintf("C[%d,%d] = %v but C[%d,%d] = %v", i+1, j+1, m[i*p+j], j+1, i+1, m[j*p+i]))
+			}
+			if !(math.Abs(m[i*p+j]) < 1) {
+				errs = append(errs, fmt.Sprintf("|C[%d,%d]| = %v, want < 1", i+1, j+1, m[i*p+j]))
+			}
+		}
+	}
+	copy(work, m)
+	if !cholLower(work, p) {
+		errs = append(errs, "C is not positive definite")
+	}
+	return errs
 }
 
 func isLevelValue(lv *hough.Levels, v float64) bool {

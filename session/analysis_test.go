@@ -168,7 +168,7 @@ func TestLoadingsAligned(t *testing.T) {
 	if r := rhat(m.Fit); r > 1.1 {
 		t.Errorf("aligned loadings R-hat %.3f, want below 1.1", r)
 	}
-	if report, _, _ := fitReport(fitHeadline(fit, m.Fit, nil)("px"), m.Fit); !strings.Contains(report, "over 10 correlations and 5 loadings (aligned)") {
+	if report, _, _ := fitReport(fitHeadline(fit, m.Fit, "")("px"), m.Fit); !strings.Contains(report, "over 10 correlations and 5 loadings (aligned)") {
 		t.Errorf("report %q does not count the loadings", report)
 	}
 	out := mustRun(t, s, "summary f.Lambda")

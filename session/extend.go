@@ -23,6 +23,9 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		return err
 	}
 	old := m.Fit
+	if m.FitFile != "" {
+		return fmt.Errorf("extend %s: its fit was read from %s, which keeps the draws but not the chains' states, so it cannot be continued: give the fit statement a larger iter (or an ess target), and it samples again and rewrites the file", x.Model, m.FitFile)
+	}
 	if x.ESS > 0 && x.ESS < 100*len(old.C) {
 		return fmt.Errorf("extend %s: ess = %d is below the 100 per chain (%d for its %d chains) under which a fit's report warns", x.Model, x.ESS, 100*len(old.C), len(old.C))
 	}
@@ -58,7 +61,7 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	}
 	writeFitReport(out, m.FitStmt, m.Plan, m.Fit, extendHeadline(x.Model, old, m.Fit, until), true)
 	if until != nil {
-		until.warn(out, x.Model)
+		warnIf(out, until.warning(x.Model))
 	}
 	return nil
 }
@@ -130,13 +133,21 @@ func (u *untilOutcome) text() string {
 	return fmt.Sprintf(", stopped at its limit of %d iterations per chain after warm-up", u.limit)
 }
 
-// warn writes a warning when the target was not met at the limit.
-func (u *untilOutcome) warn(out Output, model string) {
+// warning is the warning a report gives when the target was not met at
+// the limit ("" otherwise).
+func (u *untilOutcome) warning(model string) string {
 	if u.reached || u.stopped {
-		return
+		return ""
 	}
-	out.Stream("stderr", fmt.Sprintf("warning: the least ESS of C is %.0f and the largest R-hat %.3f, short of ess = %d, after %d × iter: `extend %s, ess = %d` goes on\n",
-		u.least, u.rhat, u.target, compiler.ESSLimit, model, u.target))
+	return fmt.Sprintf("the least ESS of C is %.0f and the largest R-hat %.3f, short of ess = %d, after %d × iter: `extend %s, ess = %d` goes on",
+		u.least, u.rhat, u.target, compiler.ESSLimit, model, u.target)
+}
+
+// warnIf writes warning, if any, to stderr.
+func warnIf(out Output, warning string) {
+	if warning != "" {
+		out.Stream("stderr", "warning: "+warning+"\n")
+	}
 }
 
 // untilESS extends m's fit (extendFit), in rounds, until every entry of C has bulk and

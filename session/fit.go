@@ -39,6 +39,31 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	for _, note := range plan.Notes {
 		out.Stream("stdout", "note: "+note+"\n")
 	}
+	// A file that holds this fit is read instead of sampling it again.
+	var origin fitOrigin
+	if x.File != "" {
+		origin = originOf(m, x, plan, spec)
+		saved, why, err := readFitFile(s.path(x.File), x.File, origin, spec)
+		if err != nil {
+			return err
+		}
+		if saved != nil {
+			// As after an ESS target's rounds, the fit's iter is what its
+			// chains ran.
+			ran := *x
+			ran.Iter = saved.res.Iter
+			s.setFit(m, &ran, plan, saved.res)
+			m.FitFile = x.File
+			headline := fitHeadline(&ran, saved.res, saved.until)
+			read := fmt.Sprintf("; read from %s (written %s)", x.File, saved.saved.Format("2006-01-02 15:04 UTC"))
+			writeFitReport(out, &ran, plan, saved.res, func(method string) string { return headline(method) + read }, false)
+			warnIf(out, saved.warn)
+			return nil
+		}
+		if why != "" {
+			out.Stream("stdout", "note: "+why+"\n")
+		}
+	}
 	// A fit expected to take more than a minute says so before it starts.
 	if plan.Duration() > longFit {
 		out.Stream("stdout", plan.Summary()+"\n")
@@ -64,6 +89,9 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	}
 	if o.res.Interrupted || errors.Is(o.err, context.Canceled) {
 		show.update(final, "interrupted")
+		if x.File != "" {
+			out.Stream("stdout", fmt.Sprintf("note: the fit was interrupted, so it is not written to %s\n", x.File))
+		}
 		return s.keepInterrupted(ctx, m, x, plan, o.res, out)
 	}
 	s.setFit(m, x, plan, o.res)
@@ -77,10 +105,23 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 		}
 		until = &u
 	}
-	writeFitReport(out, m.FitStmt, plan, m.Fit, fitHeadline(m.FitStmt, m.Fit, until), false)
+	untilText, warning := "", ""
 	if until != nil {
-		until.warn(out, x.Model)
+		untilText, warning = until.text(), until.warning(x.Model)
 	}
+	writeFitReport(out, m.FitStmt, plan, m.Fit, fitHeadline(m.FitStmt, m.Fit, untilText), false)
+	warnIf(out, warning)
+	if x.File == "" {
+		return nil
+	}
+	if until != nil && until.stopped {
+		out.Stream("stdout", fmt.Sprintf("note: the fit was stopped before its ESS target, so it is not written to %s\n", x.File))
+		return nil
+	}
+	if err := writeFitFile(s.path(x.File), origin, m.Fit, untilText, warning); err != nil {
+		return fmt.Errorf("fit %s is kept, but could not be written to %s: %w", x.Model, x.File, err)
+	}
+	out.Stream("stdout", fmt.Sprintf("wrote the fit to %s: `fit %s` with the same settings reads it from there while the model and its data stay the same\n", x.File, x.Model))
 	return nil
 }
 
@@ -208,7 +249,7 @@ func (s *Session) keepInterrupted(ctx context.Context, m *Model, x *compiler.Fit
 	}
 	out.Stream("stdout", "interrupted "+msg+"\n")
 	if kept > 0 {
-		writeFitReport(out, x, plan, res, fitHeadline(x, res, nil), false)
+		writeFitReport(out, x, plan, res, fitHeadline(x, res, ""), false)
 	}
 	return nil
 }
@@ -233,7 +274,7 @@ func (s *Session) setFit(m *Model, x *compiler.Fit, plan *compiler.InferencePlan
 	if len(res.Lambda) > 0 {
 		res.Lambda = inference.AlignLoadings(res.Lambda, res.P, res.K, loadingsAlignment(m.Decl.Model))
 	}
-	m.Fit, m.FitStmt, m.Plan = res, x, plan
+	m.Fit, m.FitStmt, m.Plan, m.FitFile = res, x, plan, ""
 }
 
 // InterruptFit stops the fit that is running, if any, keeping its draws,
@@ -252,18 +293,15 @@ func (s *Session) InterruptFit() bool {
 
 // fitHeadline starts a fit's report: what ran (ran, from the plan or the
 // schedule), how many iterations and how long, and how an ESS target went
-// (until, nil without one).
-func fitHeadline(x *compiler.Fit, r *inference.Result, until *untilOutcome) func(ran string) string {
+// (until, untilOutcome.text, "" without one).
+func fitHeadline(x *compiler.Fit, r *inference.Result, until string) func(ran string) string {
 	return func(ran string) string {
 		iters := fmt.Sprintf("%d iterations (%d warm-up)", x.Iter+x.Warmup, x.Warmup)
 		if r.Interrupted {
 			iters = fmt.Sprintf("%d of %d iterations (%d warm-up), interrupted", minIterations(r), x.Iter+x.Warmup, x.Warmup)
 		}
 		text := fmt.Sprintf("fit %s with %s: %d chains × %s in %s", x.Model, ran, len(r.C), iters, roundDuration(r.Elapsed))
-		if until != nil {
-			text += until.text()
-		}
-		return text
+		return text + until
 	}
 }
 

@@ -58,6 +58,9 @@ type Model struct {
 	Fit     *inference.Result
 	FitStmt *compiler.Fit
 	Plan    *compiler.InferencePlan
+	// FitFile is the file Fit was read from (fit's file setting), "" when
+	// it was sampled.
+	FitFile string
 }
 
 // Names returns the model's column names, in order.

@@ -230,6 +230,9 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 		if r.Interrupted {
 			b.WriteString(" (interrupted: draws so far kept)")
 		}
+		if m.FitFile != "" {
+			fmt.Fprintf(&b, "; read from %s", m.FitFile)
+		}
 		b.WriteByte('\n')
 	}
 	out.Stream("stdout", b.String())

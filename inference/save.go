@@ -1,0 +1,232 @@
+package inference
+
+import (
+	"bytes"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// resultFormat is the version of the encoding MarshalBinary writes.
+const resultFormat = 1
+
+// savedResult is what MarshalBinary encodes of a Result: its draws and what
+// the run did. What the spec says (names, model, method) and what the data
+// give (the missing cells, the columns' levels) are not stored: the spec
+// passed to UnmarshalResult supplies them, and the stored counts are checked
+// against it.
+type savedResult struct {
+	Format             int
+	N, P, K            int
+	Warmup, Iter, Thin int
+	Seed               uint64
+	Chains             int
+	C, Lambda, WarmupC [][][]float64
+	ZMean              [][]float64
+	Imputed            [][][]float64
+	HeldOutProb        []float64
+	Schedule           *Schedule
+	Stats              []StepStats
+	Iterations         []int
+	Interrupted        bool
+	Elapsed            time.Duration
+}
+
+// MarshalBinary encodes r's draws and what its run did (gob), for
+// UnmarshalResult to read back in another process. It does not store the
+// chains' states: a Result read back cannot be extended.
+func (r *Result) MarshalBinary() ([]byte, error) {
+	s := savedResult{
+		Format: resultFormat, N: r.N, P: r.P, K: r.K,
+		Warmup: r.Warmup, Iter: r.Iter, Thin: r.Thin, Seed: r.Seed, Chains: len(r.C),
+		C: r.C, Lambda: r.Lambda, WarmupC: r.WarmupC, ZMean: r.ZMean, Imputed: r.Imputed,
+		HeldOutProb: r.HeldOutProb, Schedule: r.Schedule, Stats: r.Stats,
+		Iterations: r.Iterations, Interrupted: r.Interrupted, Elapsed: r.Elapsed,
+	}
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(&s); err != nil {
+		return nil, fmt.Errorf("inference: encoding a result: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// UnmarshalResult reads a Result that MarshalBinary wrote of a run of spec:
+// the same data, model, method and settings (the caller makes sure of
+// that; a file's fingerprint, say). It checks everything it reads against
+// spec and against itself — counts of chains, draws and entries, every C a
+// correlation matrix, every imputed value an observed value of its column —
+// so that corrupt or foreign input is an error, never a Result that makes
+// later code fail. spec.Iter is not compared: the stored run's is used (a
+// run that Extend continued ran more than its spec asked). The Result has
+// no chains to continue: Extend refuses it.
+func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
+	sp, err := checkSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	d, err := newData(&sp)
+	if err != nil {
+		return nil, err
+	}
+	var s savedResult
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+		return nil, fmt.Errorf("inference: reading a result: %w", err)
+	}
+	if s.Format != resultFormat {
+		return nil, fmt.Errorf("inference: a result of format %d, this version reads %d", s.Format, resultFormat)
+	}
+	if s.Iter < 1 {
+		return nil, fmt.Errorf("inference: reading a result: it ran iter = %d", s.Iter)
+	}
+	sp.Iter = s.Iter
+	r := &Result{
+		Names: sp.Names, N: d.n, P: d.p, Model: sp.Model, Method: sp.Method,
+		Warmup: sp.Warmup, Iter: sp.Iter, Thin: sp.Thin, Seed: sp.Seed,
+		C: s.C, Lambda: s.Lambda, WarmupC: s.WarmupC, ZMean: s.ZMean, Imputed: s.Imputed,
+		HeldOut: sp.HeldOut, HeldOutProb: s.HeldOutProb, Schedule: s.Schedule, Stats: s.Stats,
+		Iterations: s.Iterations, Interrupted: s.Interrupted, Elapsed: s.Elapsed,
+		levels: d.levels,
+	}
+	if fm, ok := sp.Model.(FactorModel); ok {
+		r.K = fm.K
+	}
+	for j, lv := range d.levels {
+		for _, i := range lv.Missing {
+			r.Missing = append(r.Missing, Cell{Row: int(i), Col: j})
+		}
+	}
+	if err := r.checkSaved(&s, &sp); err != nil {
+		return nil, fmt.Errorf("inference: reading a result: %w", err)
+	}
+	return r, nil
+}
+
+// checkSaved checks a Result read back (from s) against the spec it was
+// read for and against itself.
+func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
+	m := sp.Chains
+	switch {
+	case s.N != r.N || s.P != r.P || s.K != r.K:
+		return fmt.Errorf("it has %d rows, %d columns and %d factors; the data and model have %d, %d and %d", s.N, s.P, s.K, r.N, r.P, r.K)
+	case s.Warmup != sp.Warmup || s.Thin != sp.Thin || s.Seed != sp.Seed || s.Chains != m:
+		return fmt.Errorf("it ran warmup = %d, thin = %d, seed = %d, chains = %d; the spec asks warmup = %d, thin = %d, seed = %d, chains = %d",
+			s.Warmup, s.Thin, s.Seed, s.Chains, sp.Warmup, sp.Thin, sp.Seed, m)
+	case len(r.C) != m || len(r.Iterations) != m || len(r.Stats) != m || len(r.Imputed) != m:
+		return fmt.Errorf("it holds %d chains of draws, %d of iteration counts, %d of statistics and %d of imputations, want %d each", len(r.C), len(r.Iterations), len(r.Stats), len(r.Imputed), m)
+	case (r.K > 0) != (len(r.Lambda) == m) || (r.K == 0 && r.Lambda != nil):
+		return fmt.Errorf("it holds %d chains of loadings for a model with %d factors", len(r.Lambda), r.K)
+	case r.WarmupC != nil && len(r.WarmupC) != m:
+		return fmt.Errorf("it holds %d chains of warm-up draws, want %d", len(r.WarmupC), m)
+	case !(r.Elapsed >= 0):
+		return fmt.Errorf("its run took %v", r.Elapsed)
+	}
+	total := sp.Warmup + sp.Iter
+	// A continued interrupted run's chains may each have run a little more
+	// than total (Extend); none ran less unless interrupted.
+	for c, it := range r.Iterations {
+		if it < 0 || (!r.Interrupted && it < total) {
+			return fmt.Errorf("chain %d ran %d iterations of %d", c+1, it, total)
+		}
+	}
+	for c, st := range r.Stats {
+		if min(st.Iterations, st.Bounces, st.Events, st.Rejections, st.Rebuilds, st.LKJProposed, st.LKJAccepted) < 0 || st.LKJAccepted > st.LKJProposed {
+			return fmt.Errorf("chain %d's statistics are not counts: %+v", c+1, st)
+		}
+	}
+	// Chains are stored cut to equal lengths: every chain's draws, and with
+	// them its loadings and imputations, number alike.
+	kept := len(r.C[0])
+	want := (slices.Min(r.Iterations) - sp.Warmup) / sp.Thin
+	if kept > max(want, 0) || !r.Interrupted && kept < want-1 {
+		return fmt.Errorf("it holds %d draws per chain of %d iterations after warm-up, thinned by %d", kept, slices.Min(r.Iterations)-sp.Warmup, sp.Thin)
+	}
+	lengths := func(what string, chains [][][]float64, count, size int) error {
+		for c, ch := range chains {
+			if len(ch) != count {
+				return fmt.Errorf("chain %d holds %d %s, want %d", c+1, len(ch), what, count)
+			}
+			for t, v := range ch {
+				if len(v) != size {
+					return fmt.Errorf("chain %d, %s %d has %d entries, want %d", c+1, what, t+1, len(v), size)
+				}
+			}
+		}
+		return nil
+	}
+	warm := 0
+	if len(r.WarmupC) > 0 {
+		warm = len(r.WarmupC[0])
+		if warm > sp.Warmup/sp.Thin {
+			return fmt.Errorf("it holds %d warm-up draws per chain of a %d-iteration warm-up thinned by %d", warm, sp.Warmup, sp.Thin)
+		}
+	}
+	nm := len(r.Missing)
+	imputed := 0
+	if nm > 0 {
+		imputed = kept
+	}
+	if err := errors.Join(lengths("draws of C", r.C, kept, r.P*r.P), lengths("draws of the loadings", r.Lambda, kept, r.P*r.K),
+		lengths("warm-up draws", r.WarmupC, warm, r.P*r.P), lengths("imputations", r.Imputed, imputed, nm)); err != nil {
+		return err
+	}
+	work := make([]float64, r.P*r.P)
+	for _, chains := range [][][][]float64{r.C, r.WarmupC} {
+		for c, ch := range chains {
+			for t, v := range ch {
+				if e := correlationErrors(v, r.P, work); e != nil {
+					return fmt.Errorf("chain %d, draw %d of C: %s", c+1, t+1, e[0])
+				}
+			}
+		}
+	}
+	for c, ch := range r.Lambda {
+		for t, v := range ch {
+			if !allFinite(v) {
+				return fmt.Errorf("chain %d, draw %d of the loadings is not finite", c+1, t+1)
+			}
+		}
+	}
+	for c, ch := range r.Imputed {
+		for t, v := range ch {
+			for k, x := range v {
+				if !isLevelValue(r.levels[r.Missing[k].Col], x) {
+					return fmt.Errorf("chain %d, imputation %d: cell (%d, %d) = %v is not an observed value of its column", c+1, t+1, r.Missing[k].Row+1, r.Missing[k].Col+1, x)
+				}
+			}
+		}
+	}
+	if len(r.ZMean) != r.P {
+		return fmt.Errorf("it holds latent means of %d columns, want %d", len(r.ZMean), r.P)
+	}
+	for j, col := range r.ZMean {
+		// A run that kept no post-warm-up iteration has NaN means.
+		if len(col) != r.N || kept > 0 && !allFinite(col) {
+			return fmt.Errorf("the latent means of column %d are not %d numbers", j+1, r.N)
+		}
+	}
+	if len(r.HeldOutProb) != len(r.HeldOut) {
+		return fmt.Errorf("it holds %d held-out probabilities for %d held-out cells", len(r.HeldOutProb), len(r.HeldOut))
+	}
+	for k, v := range r.HeldOutProb {
+		if !(v >= 0 && v <= 1) && !(kept == 0 && math.IsNaN(v)) {
+			return fmt.Errorf("held-out probability %d is %v", k+1, v)
+		}
+	}
+	if sc := r.Schedule; sc != nil && (len(sc.R2) != r.P || len(sc.HMC) != r.P) {
+		return fmt.Errorf("its schedule covers %d and %d columns, want %d", len(sc.R2), len(sc.HMC), r.P)
+	}
+	return nil
+}
+
+// allFinite reports whether every value of v is a finite number.
+func allFinite(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}

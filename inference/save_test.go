@@ -1,0 +1,229 @@
+package inference
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// saveTestData is a small data set with missing cells and two held-out
+// cells, and the held-out cells.
+func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) {
+	rng := rand.New(rand.NewPCG(41, 41))
+	cols, _ := ordinalData(rng, d1Truth, []int{3, 4, 2, 5}, 60, 0.1)
+	held := []HeldOutCell{{Row: 3, Col: 0, Value: cols[0][3]}, {Row: 7, Col: 2, Value: cols[2][7]}}
+	for _, hc := range held {
+		if hc.Value != hc.Value {
+			t.Fatal("a held-out cell is missing in the data; pick another")
+		}
+	}
+	return cols, held
+}
+
+// TestResultRoundTrip checks that UnmarshalResult gives back, for every
+// method, with thinning, warm-up draws, missing and held-out cells, an
+// adaptive schedule, an extended run and an interrupted one, every exported
+// field MarshalBinary was given, and that the Result read back cannot be
+// extended.
+func TestResultRoundTrip(t *testing.T) {
+	t.Parallel()
+	cols, held := saveTestData(t)
+	for _, tc := range []struct {
+		name      string
+		spec      Spec
+		extend    int
+		interrupt bool
+	}{
+		{name: "gibbs", spec: Spec{Method: Gibbs, KeepWarmup: true}},
+		{name: "hmc thin 3", spec: Spec{Method: HMC, Thin: 3}},
+		{name: "adaptive", spec: Spec{Method: HMC, Adapt: true}},
+		{name: "px", spec: Spec{Model: FactorModel{K: 2}, Method: PX, Thin: 2}},
+		{name: "interweave", spec: Spec{Model: FactorModel{K: 1}, Method: Interweave}},
+		{name: "held-out", spec: Spec{Method: Gibbs, HeldOut: held}},
+		{name: "extended", spec: Spec{Method: Gibbs}, extend: 9},
+		{name: "interrupted", spec: Spec{Method: Gibbs}, interrupt: true},
+		{name: "interrupted, extended", spec: Spec{Method: Gibbs, Thin: 2}, interrupt: true, extend: 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Columns, spec.Warmup, spec.Iter, spec.Chains, spec.Seed = cols, 20, 12, 2, 3
+			if spec.HeldOut != nil {
+				spec.Columns = MaskCells(cols, held)
+			}
+			ctx := context.Background()
+			if tc.interrupt {
+				var stop context.CancelFunc
+				ctx, stop = context.WithTimeout(ctx, 100*time.Millisecond)
+				defer stop()
+				spec.Iter = 100_000_000
+			}
+			res, err := Run(ctx, spec, nil)
+			if tc.interrupt && (!res.Interrupted || slices.Min(res.Iterations) <= spec.Warmup) {
+				t.Fatalf("want a run interrupted after warm-up, got %v (iterations %v)", err, res.Iterations)
+			} else if !tc.interrupt && err != nil {
+				t.Fatal(err)
+			}
+			if tc.extend > 0 {
+				if res, err = res.Extend(context.Background(), tc.extend, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, err := res.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := UnmarshalResult(b, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := exportedDifferences(res, got); diff != "" {
+				t.Errorf("read back differs: %s", diff)
+			}
+			// Printed, so that NaN diagnostics (4 draws a chain) compare equal.
+			if a, b := fmt.Sprint(res.Summary()), fmt.Sprint(got.Summary()); a != b {
+				t.Errorf("the summaries differ:\n%s\n%s", a, b)
+			}
+			if _, err := got.Extend(context.Background(), 5, nil); err == nil || !strings.Contains(err.Error(), "not made by Run") {
+				t.Errorf("extending a Result read back: %v", err)
+			}
+		})
+	}
+}
+
+// exportedDifferences names the exported fields of a and b that differ (a
+// nil and an empty slice count as equal), or returns "".
+func exportedDifferences(a, b *Result) string {
+	va, vb := reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem()
+	var diff []string
+	for i := 0; i < va.NumField(); i++ {
+		f := va.Type().Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		x, y := va.Field(i), vb.Field(i)
+		if x.Kind() == reflect.Slice && x.Len() == 0 && y.Len() == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(normaliseEmpty(x.Interface()), normaliseEmpty(y.Interface())) {
+			diff = append(diff, f.Name)
+		}
+	}
+	return strings.Join(diff, ", ")
+}
+
+// normaliseEmpty replaces the empty per-chain slices of draws (which gob
+// reads back as nil) by nil.
+func normaliseEmpty(v any) any {
+	if chains, ok := v.([][][]float64); ok {
+		out := make([][][]float64, len(chains))
+		for c, ch := range chains {
+			if len(ch) > 0 {
+				out[c] = ch
+			}
+		}
+		return out
+	}
+	return v
+}
+
+// TestUnmarshalResultRejects checks that input UnmarshalResult cannot
+// trust is an error that says what is wrong, not a Result: foreign bytes,
+// a cut encoding, another format, another run's settings or data, and each
+// kind of inconsistent content.
+func TestUnmarshalResultRejects(t *testing.T) {
+	t.Parallel()
+	cols, _ := saveTestData(t)
+	spec := Spec{Columns: cols, Method: Gibbs, Warmup: 10, Iter: 8, Chains: 2, Seed: 4, KeepWarmup: true}
+	res, err := Run(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := res.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edited re-encodes the good result after edit changes it.
+	edited := func(edit func(s *savedResult)) []byte {
+		var s savedResult
+		if err := gob.NewDecoder(bytes.NewReader(good)).Decode(&s); err != nil {
+			t.Fatal(err)
+		}
+		edit(&s)
+		var b bytes.Buffer
+		if err := gob.NewEncoder(&b).Encode(&s); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	otherCols := slices.Clone(cols)
+	otherCols[0] = append(slices.Clone(cols[0]), 1)
+	for j := 1; j < len(otherCols); j++ {
+		otherCols[j] = append(slices.Clone(cols[j]), 1)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		spec Spec
+		want string
+	}{
+		{"foreign bytes", []byte("income,degree\n1,2\n"), spec, "reading a result"},
+		{"cut short", good[:len(good)/2], spec, "reading a result"},
+		{"another format", edited(func(s *savedResult) { s.Format = 99 }), spec, "format 99"},
+		{"other data", good, Spec{Columns: otherCols, Method: Gibbs, Warmup: 10, Iter: 8, Chains: 2, Seed: 4}, "rows"},
+		{"other seed", good, func() Spec { s := spec; s.Seed = 5; return s }(), "seed = 4"},
+		{"a chain missing", edited(func(s *savedResult) { s.C = s.C[:1] }), spec, "chains"},
+		{"a draw missing", edited(func(s *savedResult) { s.C[1] = s.C[1][:3] }), spec, "chain 2 holds 3 draws of C"},
+		{"not a correlation", edited(func(s *savedResult) { s.C[0][2][1] = 1.5 }), spec, "chain 1, draw 3 of C"},
+		{"asymmetric", edited(func(s *savedResult) { s.WarmupC[1][0][1] += 0.01 }), spec, "chain 2, draw 1 of C"},
+		{"an imputation off the levels", edited(func(s *savedResult) { s.Imputed[0][0][0] = 0.5 }), spec, "not an observed value"},
+		{"latent means cut", edited(func(s *savedResult) { s.ZMean[2] = s.ZMean[2][:5] }), spec, "latent means of column 3"},
+		{"too many iterations kept", edited(func(s *savedResult) { s.Iterations = []int{10, 10} }), spec, "ran 10 iterations"},
+		{"negative counts", edited(func(s *savedResult) { s.Stats[0].Bounces = -1 }), spec, "not counts"},
+		{"loadings for a full model", edited(func(s *savedResult) { s.Lambda = s.C }), spec, "loadings"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := UnmarshalResult(tc.data, tc.spec)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, %v; want an error containing %q", r, err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzUnmarshalResult checks that UnmarshalResult never panics, and that
+// whatever it accepts is a Result whose draws hold the invariants and can
+// be summarised.
+func FuzzUnmarshalResult(f *testing.F) {
+	cols, _ := saveTestData(f)
+	spec := Spec{Columns: cols, Model: FactorModel{K: 1}, Method: PX, Warmup: 6, Iter: 6, Chains: 2, Seed: 4, KeepWarmup: true}
+	res, err := Run(context.Background(), spec, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	good, err := res.MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)-7])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := UnmarshalResult(data, spec)
+		if err != nil {
+			return
+		}
+		r.Stats = nil // Invariants' rejection check is about samplers, not files
+		if err := r.Invariants(); err != nil {
+			t.Fatalf("accepted a result that breaks the invariants: %v", err)
+		}
+		r.Summary()
+		r.Impute()
+	})
+}

@@ -1,0 +1,200 @@
+package session
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// This file holds what `fit m, file = "m.fit"` does with its file: read a
+// fit of the same data, model and settings instead of sampling it again,
+// and write the fit it sampled otherwise (the habit of brms's file
+// argument), so that re-running a notebook or script, or a kernel restart,
+// does not cost the fit again.
+
+// fitFileMagic starts every fit file, so that a file of anything else is
+// never read as one, nor overwritten.
+const fitFileMagic = "copulang fit\n"
+
+// fitFileFormat is the version of the layout after the magic line.
+const fitFileFormat = 1
+
+// fitFile is what follows the magic line (gob): what the fit was made
+// from, how its ESS target went, and its draws.
+type fitFile struct {
+	Format int
+	Saved  time.Time
+	// Data is a digest of the model's data: names and values of its columns
+	// in the model's order, and whether a truth is attached.
+	Data string
+	// Model is the model's declaration: its prior, with parameters.
+	Model string
+	// Settings are the fit's settings and the sampler the plan chose, as
+	// "name = value".
+	Settings []string
+	// Until ends the report's headline when the fit had an ESS target;
+	// UntilWarning is the warning it gave at its limit ("" if none).
+	Until, UntilWarning string
+	Result              []byte // inference.Result.MarshalBinary
+}
+
+// fitOrigin is what a fit's file fingerprints: its data, model and
+// settings.
+type fitOrigin struct {
+	data, model string
+	settings    []string
+}
+
+// originOf fingerprints a fit of model m with settings x, plan and spec.
+func originOf(m *Model, x *compiler.Fit, plan *compiler.InferencePlan, spec inference.Spec) fitOrigin {
+	h := sha256.New()
+	var word [8]byte
+	for k, col := range spec.Columns {
+		fmt.Fprintf(h, "%q %d\n", spec.Names[k], len(col))
+		for _, v := range col {
+			if math.IsNaN(v) {
+				v = math.NaN() // one bit pattern for every missing cell
+			}
+			binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
+			h.Write(word[:])
+		}
+	}
+	fmt.Fprintf(h, "truth %v\n", spec.KeepWarmup)
+	return fitOrigin{
+		data:  fmt.Sprintf("%x", h.Sum(nil)),
+		model: fmt.Sprintf("%#v", m.Decl.Model),
+		settings: []string{
+			fmt.Sprintf("method = %s", x.Method),
+			fmt.Sprintf("T = %v", x.TravelTime),
+			fmt.Sprintf("sampler = %v, columns on exact HMC %v, adaptive %v", plan.Method, plan.ColumnHMC, plan.Adapt),
+			fmt.Sprintf("iter = %d", x.Iter),
+			fmt.Sprintf("warmup = %d", x.Warmup),
+			fmt.Sprintf("chains = %d", x.Chains),
+			fmt.Sprintf("seed = %d", x.Seed),
+			fmt.Sprintf("thin = %d", x.Thin),
+			fmt.Sprintf("ess = %d", x.ESS),
+		},
+	}
+}
+
+// differs says how a file's origin f differs from the fit's, or "".
+func (o fitOrigin) differs(f *fitFile) string {
+	switch {
+	case f.Data != o.data:
+		return "other data"
+	case f.Model != o.model:
+		return "another model (its prior or factors differ)"
+	}
+	var was, now []string
+	for k, s := range o.settings {
+		if k >= len(f.Settings) || f.Settings[k] != s {
+			if k < len(f.Settings) {
+				was = append(was, f.Settings[k])
+			}
+			now = append(now, s)
+		}
+	}
+	if len(f.Settings) != len(o.settings) && len(now) == 0 {
+		return "other settings"
+	}
+	if len(now) > 0 {
+		return fmt.Sprintf("other settings (%s; this fit asks %s)", strings.Join(was, ", "), strings.Join(now, ", "))
+	}
+	return ""
+}
+
+// savedFit is a fit read from its file.
+type savedFit struct {
+	res   *inference.Result
+	saved time.Time
+	until string
+	warn  string
+}
+
+// readFitFile reads the fit that path holds for origin and spec. It returns
+// the fit when the file holds this one; nil and why not (for a note) when
+// there is no such file, or it holds another fit or one it cannot read,
+// which the new fit will overwrite; and an error when path is not a fit
+// file at all, which must not be overwritten.
+func readFitFile(path, shown string, origin fitOrigin, spec inference.Spec) (*savedFit, string, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("cannot read %s: %w", shown, err)
+	case !bytes.HasPrefix(data, []byte(fitFileMagic)):
+		return nil, "", fmt.Errorf("%s is not a copulang fit file, so fit will not overwrite it: choose another file name, or remove the file", shown)
+	}
+	var f fitFile
+	if err := gob.NewDecoder(bytes.NewReader(data[len(fitFileMagic):])).Decode(&f); err != nil {
+		return nil, fmt.Sprintf("%s is a fit file that cannot be read (%v): fitting again and overwriting it", shown, err), nil
+	}
+	if f.Format != fitFileFormat {
+		return nil, fmt.Sprintf("%s is a fit file of format %d, and this copulang reads format %d: fitting again and overwriting it", shown, f.Format, fitFileFormat), nil
+	}
+	if why := origin.differs(&f); why != "" {
+		return nil, fmt.Sprintf("%s holds a fit of %s: fitting again and overwriting it", shown, why), nil
+	}
+	res, err := inference.UnmarshalResult(f.Result, spec)
+	if err != nil {
+		return nil, fmt.Sprintf("%s holds a fit that cannot be read (%v): fitting again and overwriting it", shown, err), nil
+	}
+	return &savedFit{res: res, saved: f.Saved, until: f.Until, warn: f.UntilWarning}, "", nil
+}
+
+// writeFitFile writes res, made with origin, to path: to a temporary file
+// in the same directory first, renamed over path once complete, so that a
+// failure never leaves half a file.
+func writeFitFile(path string, origin fitOrigin, res *inference.Result, until, untilWarning string) error {
+	b, err := res.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	f := fitFile{
+		Format: fitFileFormat, Saved: time.Now().UTC().Truncate(time.Second),
+		Data: origin.data, Model: origin.model, Settings: origin.settings,
+		Until: until, UntilWarning: untilWarning, Result: b,
+	}
+	var buf bytes.Buffer
+	buf.WriteString(fitFileMagic)
+	if err := gob.NewEncoder(&buf).Encode(&f); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".copulang-fit-*")
+	if err != nil {
+		return err
+	}
+	// As os.Create would make it (before the umask), not CreateTemp's 0600.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fitFileSetup declares a simulated data set with missing cells and a
+// model of it.
+const fitFileSetup = "data d = simulate(FullCopula(p = 3), n = 120, levels = 3, seed = 4, missing = 0.05)\n" +
+	"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"
+
+// TestFitFile checks fit's file setting across sessions (a kernel
+// restart): the first fit samples and writes the file; a new session's
+// identical fit reads it instead — the same summaries and imputations, bit
+// for bit, and no sampling — and says so; a fit with other settings, data
+// or model samples again and overwrites the file; an extension of a fit
+// read back is refused with the way out.
+func TestFitFile(t *testing.T) {
+	dir := t.TempDir()
+	const fit = "fit m, iter = 80, warmup = 40, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const after = "summary m.C\nimpute m\n"
+	first := mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+after)
+	if text := first.text(); !strings.Contains(text, "wrote the fit to m.fit") {
+		t.Fatalf("the first fit does not say it wrote the file:\n%s", text)
+	}
+	info, err := os.Stat(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	again := New(Options{Dir: dir})
+	second := mustRun(t, again, fitFileSetup+fit+after)
+	text := second.text()
+	if !strings.Contains(text, "; read from m.fit (written ") || strings.Contains(text, "wrote the fit") {
+		t.Errorf("the second fit does not say it read the file (or wrote it again):\n%s", text)
+	}
+	if strings.Contains(text, "copulang-fit-") {
+		t.Errorf("the second fit showed sampling progress:\n%s", text)
+	}
+	if got, want := afterReport(text), afterReport(first.text()); got != want || got == "" {
+		t.Errorf("summary and imputations read back:\n%s\nwant those of the fit:\n%s", got, want)
+	}
+	if now, _ := os.Stat(filepath.Join(dir, "m.fit")); !now.ModTime().Equal(info.ModTime()) {
+		t.Error("reading the fit rewrote its file")
+	}
+	if show := mustRun(t, again, "show m").text(); !strings.Contains(show, "; read from m.fit") {
+		t.Errorf("show m does not say where its fit was read from:\n%s", show)
+	}
+	if _, err := again.Execute(context.Background(), "extend m", &recorder{}); err == nil || !strings.Contains(errorText(err), "read from m.fit") {
+		t.Errorf("extending a fit read back: %v", err)
+	}
+
+	for _, tc := range []struct{ name, code, why string }{
+		{"settings", fitFileSetup + strings.Replace(fit, "iter = 80", "iter = 90", 1), "other settings (iter = 80; this fit asks iter = 90)"},
+		{"data", strings.Replace(fitFileSetup, "seed = 4", "seed = 5", 1) + fit, "other data"},
+		{"model", strings.Replace(fitFileSetup, "df = p + 2", "df = p + 3", 1) + fit, "another model (its prior or factors differ)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit) // the file holds the first fit again
+			text := mustRun(t, New(Options{Dir: dir}), tc.code).text()
+			if !strings.Contains(text, "note: m.fit holds a fit of "+tc.why+": fitting again and overwriting it") || !strings.Contains(text, "wrote the fit to m.fit") {
+				t.Errorf("a fit of %s:\n%s", tc.name, text)
+			}
+		})
+	}
+}
+
+// afterReport is a cell's output from the summary's table on.
+func afterReport(text string) string {
+	i := strings.Index(text, "param ")
+	if i < 0 {
+		return ""
+	}
+	return text[i:]
+}
+
+// TestFitFileRefuses checks that fit never reads or overwrites a file that
+// is not a fit file, rewrites a damaged fit file after saying so, and does
+// not write an interrupted fit.
+func TestFitFileRefuses(t *testing.T) {
+	dir := t.TempDir()
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, file = \"m.fit\""
+	csv := filepath.Join(dir, "m.fit")
+	if err := os.WriteFile(csv, []byte("a,b\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, fitFileSetup)
+	_, err := s.Execute(context.Background(), fit, &recorder{})
+	if err == nil || !strings.Contains(errorText(err), "m.fit is not a copulang fit file, so fit will not overwrite it") {
+		t.Errorf("fit over a CSV file: %v", err)
+	}
+	if b, _ := os.ReadFile(csv); string(b) != "a,b\n1,2\n" {
+		t.Errorf("the CSV file was changed: %q", b)
+	}
+
+	if err := os.WriteFile(csv, []byte(fitFileMagic+"garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := mustRun(t, s, fit).text()
+	if !strings.Contains(text, "m.fit is a fit file that cannot be read") || !strings.Contains(text, "wrote the fit to m.fit") {
+		t.Errorf("fit over a damaged fit file:\n%s", text)
+	}
+
+	// An interrupted fit is kept but not written.
+	if err := os.Remove(csv); err != nil {
+		t.Fatal(err)
+	}
+	rec := &interruptingRecorder{s: s}
+	if _, err := s.Execute(context.Background(), "fit m, iter = 100000000, warmup = 10, chains = 2, file = \"m.fit\"", rec); err != nil {
+		t.Fatalf("cell failed after InterruptFit: %v", err)
+	}
+	if _, err := os.Stat(csv); err == nil || !strings.Contains(rec.text(), "note: the fit was interrupted, so it is not written to m.fit") {
+		t.Errorf("an interrupted fit: file %v, output:\n%s", err, rec.text())
+	}
+}
+
+// TestFitFileESS checks that a fit with an ESS target is read back with
+// how its target went.
+func TestFitFileESS(t *testing.T) {
+	dir := t.TempDir()
+	const fit = "fit m, iter = 100, warmup = 50, chains = 2, seed = 1, ess = 200, file = \"m.fit\""
+	first := mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit).text()
+	second := mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit).text()
+	i := strings.Index(first, "fit m with")
+	j := strings.Index(second, "fit m with")
+	if i < 0 || j < 0 {
+		t.Fatalf("no report:\n%s\n%s", first, second)
+	}
+	head := func(s string) string { return strings.SplitN(s, "\n", 2)[0] }
+	// The read-back headline is the fit's, with where it was read from.
+	if a, b := head(first[i:]), head(second[j:]); !strings.HasPrefix(b, a[:strings.Index(a, " in ")]) || !strings.Contains(b, "until the least ESS of C reached 200") && !strings.Contains(b, "met the least ESS") {
+		t.Errorf("headline read back:\n%s\nthe fit's:\n%s", b, a)
+	}
+}
