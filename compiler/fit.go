@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/copulang/copulang/dsl"
 	"github.com/copulang/copulang/inference"
@@ -94,7 +95,7 @@ func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
 			continue
 		}
 		if name == "file" {
-			ok = c.fitFile(a.Value, verb, x) && ok
+			ok = c.fitFile(a.Value, x) && ok
 			continue
 		}
 		var v int
@@ -161,20 +162,23 @@ func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
 	return x, m
 }
 
-// fitFile checks the value of a file setting, a path to write (and, if it
-// holds this fit, to read), into x.File.
-func (c *checker) fitFile(e *dsl.Expr, verb string, x *Fit) bool {
+// fitFile checks the value of a file setting into x.File. The file is read
+// when it holds the fit and written otherwise, so whether it can be written
+// is for the fit to find out when it runs (a fit file in a directory that
+// cannot be written is still read).
+func (c *checker) fitFile(e *dsl.Expr, x *Fit) bool {
 	p, isPrim := e.AsPrimary()
 	if !isPrim || p.Str == nil {
 		c.errorf(e.Pos, `as in fit m, file = "m.fit"`, "file names the file that keeps the fit, got %s", describeExpr(e))
 		return false
 	}
-	x.File = p.Str.Value
-	if verb == "explain" {
-		// explain writes nothing: the path is checked when the fit runs.
-		return true
+	if strings.TrimSpace(p.Str.Value) == "" {
+		c.errorf(p.Str.Pos, `as in fit m, file = "m.fit"`, "file needs a file name")
+		return false
 	}
-	return c.outputPath(p.Str, "file", `fit m, file = "m.fit"`)
+	x.File = p.Str.Value
+	c.writes[x.File] = true
+	return true
 }
 
 // essFloor is the bulk and tail ESS per chain below which a fit's report

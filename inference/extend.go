@@ -17,7 +17,8 @@ type runState struct {
 	data     *data
 	samplers []chainSampler
 	rngs     []*rand.Rand
-	failed   error // a chain's sampler failure: such a run is not continued
+	pcgs     []*rand.PCG // the sources of rngs, for Result.MarshalBinary
+	failed   error       // a chain's sampler failure: such a run is not continued
 }
 
 // Extend runs every chain of r for more further post-warm-up iterations,

@@ -48,8 +48,10 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 	res := newResult(d, &sp)
 	samplers := make([]chainSampler, sp.Chains)
 	rngs := make([]*rand.Rand, sp.Chains)
+	pcgs := make([]*rand.PCG, sp.Chains)
 	for c := range samplers {
-		rngs[c] = chainRNG(sp.Seed, c)
+		pcgs[c] = chainPCG(sp.Seed, c)
+		rngs[c] = rand.New(pcgs[c])
 		samplers[c], err = newChainSampler(d, &sp, rngs[c])
 		if err != nil {
 			return nil, err
@@ -84,7 +86,7 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 	}
 	res.finish()
 	res.Elapsed = time.Since(start)
-	res.run = &runState{spec: sp, data: d, samplers: samplers, rngs: rngs, failed: errors.Join(errs...)}
+	res.run = &runState{spec: sp, data: d, samplers: samplers, rngs: rngs, pcgs: pcgs, failed: errors.Join(errs...)}
 	gate.final(res, res.Elapsed)
 	if err := errors.Join(errs...); err != nil {
 		return res, err
@@ -97,10 +99,13 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 
 // chainRNG returns chain c's random source: a PCG whose two seed words mix
 // seed and c through SplitMix64, so distinct chains get unrelated states.
-func chainRNG(seed uint64, c int) *rand.Rand {
+func chainRNG(seed uint64, c int) *rand.Rand { return rand.New(chainPCG(seed, c)) }
+
+// chainPCG is chainRNG's source, which Result.MarshalBinary saves.
+func chainPCG(seed uint64, c int) *rand.PCG {
 	s1 := splitMix64(seed ^ 0x6a09e667f3bcc909)
 	s2 := splitMix64(seed + uint64(c+1)*0x9e3779b97f4a7c15)
-	return rand.New(rand.NewPCG(s1, s2))
+	return rand.NewPCG(s1, s2)
 }
 
 func splitMix64(x uint64) uint64 {

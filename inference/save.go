@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -33,11 +34,27 @@ type savedResult struct {
 	Iterations         []int
 	Interrupted        bool
 	Elapsed            time.Duration
+	// States, when the Result can be extended, are what Extend continues
+	// from; Failed is a chain's sampler failure, which forbids it.
+	States []savedChain
+	Failed string
+}
+
+// savedChain is one chain's state at the end of the run: its random
+// stream, its sampler's state and the running sums of the latent means and
+// held-out probabilities.
+type savedChain struct {
+	RNG     []byte
+	State   chainState
+	ZSum    [][]float64
+	ZCount  int
+	HeldSum []float64
 }
 
 // MarshalBinary encodes r's draws and what its run did (gob), for
-// UnmarshalResult to read back in another process. It does not store the
-// chains' states: a Result read back cannot be extended.
+// UnmarshalResult to read back in another process, and, when r can be
+// extended, every chain's random stream and sampler state, so that the
+// Result read back can be extended too.
 func (r *Result) MarshalBinary() ([]byte, error) {
 	s := savedResult{
 		Format: resultFormat, N: r.N, P: r.P, K: r.K,
@@ -45,6 +62,18 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		C: r.C, Lambda: r.Lambda, WarmupC: r.WarmupC, ZMean: r.ZMean, Imputed: r.Imputed,
 		HeldOutProb: r.HeldOutProb, Schedule: r.Schedule, Stats: r.Stats,
 		Iterations: r.Iterations, Interrupted: r.Interrupted, Elapsed: r.Elapsed,
+	}
+	if st := r.run; st != nil {
+		if st.failed != nil {
+			s.Failed = st.failed.Error()
+		}
+		for c, cs := range st.samplers {
+			rng, err := st.pcgs[c].MarshalBinary()
+			if err != nil {
+				return nil, fmt.Errorf("inference: encoding a result: %w", err)
+			}
+			s.States = append(s.States, savedChain{RNG: rng, State: cs.state(), ZSum: r.zsum[c], ZCount: r.zcount[c], HeldSum: r.heldSum[c]})
+		}
 	}
 	var b bytes.Buffer
 	if err := gob.NewEncoder(&b).Encode(&s); err != nil {
@@ -60,8 +89,9 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 // correlation matrix, every imputed value an observed value of its column —
 // so that corrupt or foreign input is an error, never a Result that makes
 // later code fail. spec.Iter is not compared: the stored run's is used (a
-// run that Extend continued ran more than its spec asked). The Result has
-// no chains to continue: Extend refuses it.
+// run that Extend continued ran more than its spec asked). A Result that
+// could be extended when it was written can be extended when read back, and
+// Extend then makes the draws it would have made.
 func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 	sp, err := checkSpec(spec)
 	if err != nil {
@@ -101,7 +131,60 @@ func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 	if err := r.checkSaved(&s, &sp); err != nil {
 		return nil, fmt.Errorf("inference: reading a result: %w", err)
 	}
+	if s.States != nil {
+		if err := r.restoreRun(&s, sp, d); err != nil {
+			return nil, fmt.Errorf("inference: reading a result: %w", err)
+		}
+	}
 	return r, nil
+}
+
+// restoreRun rebuilds the chains that Extend continues from the saved ones.
+func (r *Result) restoreRun(s *savedResult, sp Spec, d *data) error {
+	m := sp.Chains
+	if len(s.States) != m {
+		return fmt.Errorf("it holds the state of %d chains, want %d", len(s.States), m)
+	}
+	st := &runState{spec: sp, data: d, samplers: make([]chainSampler, m), rngs: make([]*rand.Rand, m), pcgs: make([]*rand.PCG, m)}
+	if s.Failed != "" {
+		st.failed = errors.New(s.Failed)
+	}
+	r.zsum, r.zcount, r.heldSum, r.interrupted = make([][][]float64, m), make([]int, m), make([][]float64, m), make([]bool, m)
+	for c, sc := range s.States {
+		st.pcgs[c] = rand.NewPCG(0, 0)
+		if err := st.pcgs[c].UnmarshalBinary(sc.RNG); err != nil {
+			return fmt.Errorf("chain %d's random stream: %w", c+1, err)
+		}
+		st.rngs[c] = rand.New(st.pcgs[c])
+		// A sampler is built as Run builds it, from a stream of its own
+		// (its random start is then replaced), and set to the saved state.
+		cs, err := newChainSampler(d, &st.spec, chainRNG(sp.Seed, c))
+		if err != nil {
+			return err
+		}
+		if err := cs.restore(sc.State); err != nil {
+			return fmt.Errorf("chain %d: %w", c+1, err)
+		}
+		st.samplers[c] = cs
+		if len(sc.ZSum) != r.P || sc.ZCount < 0 || len(sc.HeldSum) != len(r.HeldOut) || !allFinite(sc.HeldSum) {
+			return fmt.Errorf("chain %d's running sums do not fit the data", c+1)
+		}
+		for _, col := range sc.ZSum {
+			if len(col) != r.N || !allFinite(col) {
+				return fmt.Errorf("chain %d's running sums do not fit the data", c+1)
+			}
+		}
+		r.zsum[c], r.zcount[c], r.heldSum[c] = sc.ZSum, sc.ZCount, sc.HeldSum
+	}
+	if r.Schedule != nil {
+		for _, cs := range st.samplers {
+			if fs, ok := cs.(*fullSampler); !ok || fs.gibbsOnly == nil {
+				return errors.New("it has an adaptive schedule but its run does not adapt")
+			}
+		}
+	}
+	r.run = st
+	return nil
 }
 
 // checkSaved checks a Result read back (from s) against the spec it was
@@ -182,10 +265,12 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 			}
 		}
 	}
+	// The correlation-scale loadings of a draw give its C: C_ij = λ_i·λ_j
+	// off the diagonal (in any rotation), with ‖λ_j‖ < 1.
 	for c, ch := range r.Lambda {
 		for t, v := range ch {
-			if !allFinite(v) {
-				return fmt.Errorf("chain %d, draw %d of the loadings is not finite", c+1, t+1)
+			if !loadingsGive(v, r.C[c][t], r.P, r.K) {
+				return fmt.Errorf("chain %d, draw %d of the loadings does not give that draw's C", c+1, t+1)
 			}
 		}
 	}
@@ -219,6 +304,27 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 		return fmt.Errorf("its schedule covers %d and %d columns, want %d", len(sc.R2), len(sc.HMC), r.P)
 	}
 	return nil
+}
+
+// loadingsGive reports whether the p×k correlation-scale loadings lam are
+// finite, each row of norm below 1, and give the off-diagonal entries of the
+// p×p correlation matrix c to within rounding.
+func loadingsGive(lam, c []float64, p, k int) bool {
+	if !allFinite(lam) {
+		return false
+	}
+	for i := 0; i < p; i++ {
+		li := lam[i*k : i*k+k]
+		if !(dotK(li, li) < 1) {
+			return false
+		}
+		for j := i + 1; j < p; j++ {
+			if math.Abs(dotK(li, lam[j*k:j*k+k])-c[i*p+j]) > 1e-9 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // allFinite reports whether every value of v is a finite number.

@@ -30,8 +30,8 @@ func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) {
 // TestResultRoundTrip checks that UnmarshalResult gives back, for every
 // method, with thinning, warm-up draws, missing and held-out cells, an
 // adaptive schedule, an extended run and an interrupted one, every exported
-// field MarshalBinary was given, and that the Result read back cannot be
-// extended.
+// field MarshalBinary was given, and that the Result read back extends as
+// the original would have: the same draws, bit for bit.
 func TestResultRoundTrip(t *testing.T) {
 	t.Parallel()
 	cols, held := saveTestData(t)
@@ -46,6 +46,9 @@ func TestResultRoundTrip(t *testing.T) {
 		{name: "adaptive", spec: Spec{Method: HMC, Adapt: true}},
 		{name: "px", spec: Spec{Model: FactorModel{K: 2}, Method: PX, Thin: 2}},
 		{name: "interweave", spec: Spec{Model: FactorModel{K: 1}, Method: Interweave}},
+		{name: "interweave, px columns", spec: Spec{Model: FactorModel{K: 2}, Method: Interweave, ColumnHMC: []bool{true, false, true, false}}},
+		{name: "gdp", spec: Spec{Model: FactorModel{K: 2, Loadings: GDPLoadings{}}, Method: PX}},
+		{name: "lkj", spec: Spec{Model: FullCorrelation{Prior: LKJ{Eta: 2}}, Method: Gibbs}},
 		{name: "held-out", spec: Spec{Method: Gibbs, HeldOut: held}},
 		{name: "extended", spec: Spec{Method: Gibbs}, extend: 9},
 		{name: "interrupted", spec: Spec{Method: Gibbs}, interrupt: true},
@@ -90,8 +93,17 @@ func TestResultRoundTrip(t *testing.T) {
 			if a, b := fmt.Sprint(res.Summary()), fmt.Sprint(got.Summary()); a != b {
 				t.Errorf("the summaries differ:\n%s\n%s", a, b)
 			}
-			if _, err := got.Extend(context.Background(), 5, nil); err == nil || !strings.Contains(err.Error(), "not made by Run") {
-				t.Errorf("extending a Result read back: %v", err)
+			// The Result read back extends as the original does, bit for bit.
+			want, err := res.Extend(context.Background(), 5, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err = got.Extend(context.Background(), 5, nil); err != nil {
+				t.Fatalf("extending a Result read back: %v", err)
+			}
+			got.Elapsed = want.Elapsed
+			if diff := exportedDifferences(want, got); diff != "" {
+				t.Errorf("extended after reading back, it differs from the original extended: %s", diff)
 			}
 		})
 	}
@@ -187,6 +199,25 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"too many iterations kept", edited(func(s *savedResult) { s.Iterations = []int{10, 10} }), spec, "ran 10 iterations"},
 		{"negative counts", edited(func(s *savedResult) { s.Stats[0].Bounces = -1 }), spec, "not counts"},
 		{"loadings for a full model", edited(func(s *savedResult) { s.Lambda = s.C }), spec, "loadings"},
+		{"a chain's state missing", edited(func(s *savedResult) { s.States = s.States[:1] }), spec, "the state of 1 chains"},
+		{"a random stream damaged", edited(func(s *savedResult) { s.States[0].RNG = s.States[0].RNG[:3] }), spec, "chain 1's random stream"},
+		{"latent values out of order", edited(func(s *savedResult) {
+			z := s.States[1].State.Z[0]
+			lo, hi := 0, 0
+			for i, v := range cols[0] {
+				if v < cols[0][lo] || cols[0][lo] != cols[0][lo] {
+					lo = i
+				}
+				if v > cols[0][hi] || cols[0][hi] != cols[0][hi] {
+					hi = i
+				}
+			}
+			z[lo], z[hi] = z[hi]+1, z[lo]-1
+		}), spec, "latent column 1 breaks its order"},
+		{"not a permutation", edited(func(s *savedResult) { s.States[0].State.Perm[0] = s.States[0].State.Perm[1] }), spec, "not a permutation"},
+		{"precision not the covariance's", edited(func(s *savedResult) { s.States[0].State.Omega[0] *= 2 }), spec, "not the inverse"},
+		{"running sums cut", edited(func(s *savedResult) { s.States[1].ZSum = s.States[1].ZSum[:1] }), spec, "running sums"},
+		{"loadings that do not give C", factorEdited(t, cols, func(s *savedResult) { s.Lambda[1][2][3] = 1e200 }), factorSpec(cols), "chain 2, draw 3 of the loadings does not give"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := UnmarshalResult(tc.data, tc.spec)
@@ -195,6 +226,34 @@ func TestUnmarshalResultRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// factorSpec is a small factor-model run of cols.
+func factorSpec(cols [][]float64) Spec {
+	return Spec{Columns: cols, Model: FactorModel{K: 2}, Method: PX, Warmup: 10, Iter: 8, Chains: 2, Seed: 4}
+}
+
+// factorEdited runs factorSpec and returns its encoding after edit changes
+// it.
+func factorEdited(t *testing.T, cols [][]float64, edit func(s *savedResult)) []byte {
+	res, err := Run(context.Background(), factorSpec(cols), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := res.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s savedResult
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	edit(&s)
+	var out bytes.Buffer
+	if err := gob.NewEncoder(&out).Encode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 // FuzzUnmarshalResult checks that UnmarshalResult never panics, and that
@@ -225,5 +284,11 @@ func FuzzUnmarshalResult(f *testing.F) {
 		}
 		r.Summary()
 		r.Impute()
+		// A restored chain state must be one the samplers can go on from.
+		if more, err := r.Extend(context.Background(), 2, nil); err == nil {
+			if err := more.Invariants(); err != nil {
+				t.Fatalf("extending an accepted result broke the invariants: %v", err)
+			}
+		}
 	})
 }

@@ -234,6 +234,11 @@ type chainSampler interface {
 	loadings(dst []float64) bool
 	// latent returns the current latent columns Z[j][i] (read-only view).
 	latent() [][]float64
+	// state returns what the chain's next iterations depend on besides its
+	// random stream (a read-only view); restore sets it from a saved one,
+	// after checking that it fits this sampler and its data.
+	state() chainState
+	restore(chainState) error
 }
 
 // data is the checked form of a Spec's columns shared by every chain; it is

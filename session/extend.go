@@ -23,9 +23,6 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		return err
 	}
 	old := m.Fit
-	if m.FitFile != "" {
-		return fmt.Errorf("extend %s: its fit was read from %s, which keeps the draws but not the chains' states, so it cannot be continued: give the fit statement a larger iter (or an ess target), and it samples again and rewrites the file", x.Model, m.FitFile)
-	}
 	if x.ESS > 0 && x.ESS < 100*len(old.C) {
 		return fmt.Errorf("extend %s: ess = %d is below the 100 per chain (%d for its %d chains) under which a fit's report warns", x.Model, x.ESS, 100*len(old.C), len(old.C))
 	}

@@ -43,22 +43,27 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	var origin fitOrigin
 	if x.File != "" {
 		origin = originOf(m, x, plan, spec)
-		saved, why, err := readFitFile(s.path(x.File), x.File, origin, spec)
+		saved, why, err := readFitFile(s.path(x.File), x.File, x, origin, spec)
 		if err != nil {
 			return err
 		}
 		if saved != nil {
 			// As after an ESS target's rounds, the fit's iter is what its
-			// chains ran.
+			// chains ran. The loadings were aligned before they were
+			// written: aligning them again would change their last bits.
 			ran := *x
 			ran.Iter = saved.res.Iter
-			s.setFit(m, &ran, plan, saved.res)
-			m.FitFile = x.File
+			m.Fit, m.FitStmt, m.Plan, m.FitFile = saved.res, &ran, plan, x.File
 			headline := fitHeadline(&ran, saved.res, saved.until)
 			read := fmt.Sprintf("; read from %s (written %s)", x.File, saved.saved.Format("2006-01-02 15:04 UTC"))
 			writeFitReport(out, &ran, plan, saved.res, func(method string) string { return headline(method) + read }, false)
 			warnIf(out, saved.warn)
 			return nil
+		}
+		// The fit will be written: find out now, not after sampling, if it
+		// cannot be.
+		if err := writable(s.path(x.File)); err != nil {
+			return fmt.Errorf("cannot write %s: %w", x.File, err)
 		}
 		if why != "" {
 			out.Stream("stdout", "note: "+why+"\n")

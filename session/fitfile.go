@@ -10,7 +10,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,7 +128,7 @@ type savedFit struct {
 // there is no such file, or it holds another fit or one it cannot read,
 // which the new fit will overwrite; and an error when path is not a fit
 // file at all, which must not be overwritten.
-func readFitFile(path, shown string, origin fitOrigin, spec inference.Spec) (*savedFit, string, error) {
+func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inference.Spec) (*savedFit, string, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -149,15 +149,39 @@ func readFitFile(path, shown string, origin fitOrigin, spec inference.Spec) (*sa
 		return nil, fmt.Sprintf("%s holds a fit of %s: fitting again and overwriting it", shown, why), nil
 	}
 	res, err := inference.UnmarshalResult(f.Result, spec)
+	if err == nil {
+		err = madeByFit(res, x)
+	}
 	if err != nil {
 		return nil, fmt.Sprintf("%s holds a fit that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
 	return &savedFit{res: res, saved: f.Saved, until: f.Until, warn: f.UntilWarning}, "", nil
 }
 
+// madeByFit says why res is not a fit that the fit statement x writes, or
+// nil: that is a finished run, of x's iter or, with an ESS target, of at
+// least that and at most compiler.ESSLimit times it, whose chains all ran
+// to its end and can be continued.
+func madeByFit(res *inference.Result, x *compiler.Fit) error {
+	iterOK := res.Iter == x.Iter
+	if x.ESS > 0 {
+		iterOK = res.Iter >= x.Iter && res.Iter <= compiler.ESSLimit*x.Iter
+	}
+	switch {
+	case res.Interrupted || res.KeptDraws() == 0:
+		return errors.New("an interrupted fit")
+	case !iterOK:
+		return fmt.Errorf("a fit of %d iterations after warm-up", res.Iter)
+	case slices.ContainsFunc(res.Iterations, func(it int) bool { return it != res.Warmup+res.Iter }):
+		return fmt.Errorf("chains of %v iterations", res.Iterations)
+	}
+	return nil
+}
+
 // writeFitFile writes res, made with origin, to path: to a temporary file
-// in the same directory first, renamed over path once complete, so that a
-// failure never leaves half a file.
+// next to it first (path.tmp-PID-N), renamed over path once complete, so
+// that a failure never leaves half a file. (A symbolic link at path is
+// replaced, not followed.)
 func writeFitFile(path string, origin fitOrigin, res *inference.Result, until, untilWarning string) error {
 	b, err := res.MarshalBinary()
 	if err != nil {
@@ -170,18 +194,21 @@ func writeFitFile(path string, origin fitOrigin, res *inference.Result, until, u
 	}
 	var buf bytes.Buffer
 	buf.WriteString(fitFileMagic)
-	if err := gob.NewEncoder(&buf).Encode(&f); err != nil {
+	if err = gob.NewEncoder(&buf).Encode(&f); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".copulang-fit-*")
-	if err != nil {
-		return err
-	}
-	// As os.Create would make it (before the umask), not CreateTemp's 0600.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	// Next to path, with the permissions os.Create gives (after the
+	// umask), not CreateTemp's 0600.
+	var tmp *os.File
+	for try := 0; ; try++ {
+		name := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), try)
+		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 100 {
+			return err
+		}
 	}
 	if _, err := tmp.Write(buf.Bytes()); err != nil {
 		tmp.Close()

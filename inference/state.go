@@ -1,0 +1,196 @@
+package inference
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// chainState is what a chain's next iterations depend on besides its
+// random stream: the Markov state of its sampler and the few adapted
+// quantities that steer its numerics. Result.MarshalBinary stores it so that
+// a Result read back can be extended exactly as the original would have
+// been.
+type chainState struct {
+	Z [][]float64 // latent columns, Z[j][i]
+
+	// Full-correlation model: the working covariance V and Ω = V⁻¹ as the
+	// covariance step drew them (C follows from V), the LKJ weight of C,
+	// the column order the sweep shuffles in place, and the adaptive
+	// schedule's Gibbs-only columns (nil without one).
+	V, Omega  []float64
+	LogW      float64
+	Perm      []int
+	GibbsOnly []bool
+
+	// Factor model: Λ, η, the prior precisions (and GDP rates), the group
+	// moves' ηᵀη when current, and per column of the joint exact-HMC step
+	// its adapted trial K and window bounds and its slot order (the zero
+	// value for PX's columns).
+	Lambda, Eta, Prec, Zeta []float64
+	GroupS                  []float64
+	GroupFresh              bool
+	Joint                   []jointState
+}
+
+// jointState is the state a jointHMC carries from one trajectory to the
+// next; a column without the joint step has the zero value.
+type jointState struct {
+	KGuess float64
+	Beta   []float64 // the windows' adapted bounds
+	Row    []int32
+}
+
+func (s *fullSampler) state() chainState {
+	return chainState{Z: s.z, V: s.v, Omega: s.omega, LogW: s.logW, Perm: s.perm, GibbsOnly: s.gibbsOnly}
+}
+
+func (s *fullSampler) restore(st chainState) error {
+	p := s.p
+	if err := restoreLatent(s.z, st.Z, s.d); err != nil {
+		return err
+	}
+	if len(st.V) != p*p || !allFinite(st.V) || !s.setV(st.V) {
+		return fmt.Errorf("its covariance is not a positive definite %d×%d matrix", p, p)
+	}
+	// Ω and the weight as drawn, not as setV recomputes them (the last
+	// bits differ), once they are seen to be V's.
+	if len(st.Omega) != p*p || !allFinite(st.Omega) || math.IsNaN(st.LogW) || math.IsInf(st.LogW, 0) {
+		return fmt.Errorf("its precision matrix is not %d×%d numbers", p, p)
+	}
+	for k, w := range st.Omega {
+		if math.Abs(w-s.omega[k]) > 1e-6*(1+math.Abs(s.omega[k])) {
+			return fmt.Errorf("its precision matrix is not the inverse of its covariance")
+		}
+	}
+	copy(s.omega, st.Omega)
+	s.logW = st.LogW
+	if !isPermutation(st.Perm, p) {
+		return fmt.Errorf("its column order %v is not a permutation of %d columns", st.Perm, p)
+	}
+	copy(s.perm, st.Perm)
+	if (s.gibbsOnly == nil) != (st.GibbsOnly == nil) || st.GibbsOnly != nil && len(st.GibbsOnly) != p {
+		return fmt.Errorf("its schedule covers %d columns, this run's %d", len(st.GibbsOnly), len(s.gibbsOnly))
+	}
+	copy(s.gibbsOnly, st.GibbsOnly)
+	return nil
+}
+
+func (s *factorSampler) state() chainState {
+	st := chainState{Z: s.z, Lambda: s.lambda, Eta: s.eta, Prec: s.prec, Zeta: s.zeta, GroupFresh: s.group.fresh}
+	if s.group.fresh {
+		st.GroupS = s.group.s
+	}
+	for _, c := range s.cols {
+		if c.hmc == nil {
+			st.Joint = append(st.Joint, jointState{})
+			continue
+		}
+		st.Joint = append(st.Joint, jointState{KGuess: c.hmc.kGuess, Beta: c.hmc.beta[:], Row: c.hmc.row})
+	}
+	return st
+}
+
+func (s *factorSampler) restore(st chainState) error {
+	n, p, k := s.n, s.p, s.k
+	if err := restoreLatent(s.z, st.Z, s.d); err != nil {
+		return err
+	}
+	positive := func(v []float64) bool {
+		return allFinite(v) && !slices.ContainsFunc(v, func(x float64) bool { return !(x > 0) })
+	}
+	switch {
+	case len(st.Lambda) != p*k || !allFinite(st.Lambda):
+		return fmt.Errorf("its loadings are not %d×%d numbers", p, k)
+	case len(st.Eta) != n*k || !allFinite(st.Eta):
+		return fmt.Errorf("its factors are not %d×%d numbers", n, k)
+	case len(st.Prec) != p*k || !positive(st.Prec):
+		return fmt.Errorf("its prior precisions are not %d×%d positive numbers", p, k)
+	case s.gdp && (len(st.Zeta) != p*k || !positive(st.Zeta)) || !s.gdp && st.Zeta != nil:
+		return fmt.Errorf("its GDP rates do not fit its prior")
+	case st.GroupFresh && (len(st.GroupS) != k*k || !allFinite(st.GroupS)):
+		return fmt.Errorf("its factors' Gram matrix is not %d×%d numbers", k, k)
+	case len(st.Joint) != p:
+		return fmt.Errorf("it has the joint step's state of %d columns, want %d", len(st.Joint), p)
+	}
+	for j, js := range st.Joint {
+		h := s.cols[j].hmc
+		if (h == nil) != (js.Row == nil) {
+			return fmt.Errorf("column %d's joint step does not match this run's", j+1)
+		}
+		if h == nil {
+			continue
+		}
+		if !(js.KGuess >= 0) || math.IsInf(js.KGuess, 0) || len(js.Beta) != windowTiers || !allFinite(js.Beta) || slices.ContainsFunc(js.Beta, func(b float64) bool { return !(b > 0) }) || !sameSlots(h, js.Row) {
+			return fmt.Errorf("column %d's joint step state is not one of this column's", j+1)
+		}
+	}
+	copy(s.lambda, st.Lambda)
+	copy(s.eta, st.Eta)
+	copy(s.prec, st.Prec)
+	copy(s.zeta, st.Zeta)
+	s.group.fresh = st.GroupFresh
+	copy(s.group.s, st.GroupS)
+	for j, js := range st.Joint {
+		if h := s.cols[j].hmc; h != nil {
+			h.kGuess = js.KGuess
+			copy(h.beta[:], js.Beta)
+			copy(h.row, js.Row)
+		}
+	}
+	return nil
+}
+
+// sameSlots reports whether row orders h's slots as h's own order may:
+// within each level's slots (and the missing rows' tail), the same rows.
+func sameSlots(h *jointHMC, row []int32) bool {
+	if len(row) != len(h.row) {
+		return false
+	}
+	bounds := append(slices.Clone(h.start), int32(len(h.row)))
+	for l := 0; l+1 < len(bounds); l++ {
+		a := slices.Clone(h.row[bounds[l]:bounds[l+1]])
+		b := slices.Clone(row[bounds[l]:bounds[l+1]])
+		slices.Sort(a)
+		slices.Sort(b)
+		if !slices.Equal(a, b) {
+			return false
+		}
+	}
+	return true
+}
+
+// restoreLatent copies saved latent columns into z after checking that
+// each is finite and meets its column's order constraints.
+func restoreLatent(z, saved [][]float64, d *data) error {
+	if len(saved) != d.p {
+		return fmt.Errorf("it has %d latent columns, want %d", len(saved), d.p)
+	}
+	for j, col := range saved {
+		if len(col) != d.n || !allFinite(col) {
+			return fmt.Errorf("latent column %d is not %d numbers", j+1, d.n)
+		}
+		if l, amt := d.levels[j].Violation(col); l >= 0 {
+			return fmt.Errorf("latent column %d breaks its order: level %d exceeds level %d by %g", j+1, l+1, l+2, amt)
+		}
+	}
+	for j, col := range saved {
+		copy(z[j], col)
+	}
+	return nil
+}
+
+// isPermutation reports whether perm holds 0..p-1 once each.
+func isPermutation(perm []int, p int) bool {
+	if len(perm) != p {
+		return false
+	}
+	seen := make([]bool, p)
+	for _, v := range perm {
+		if v < 0 || v >= p || seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
+}
