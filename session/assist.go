@@ -1,6 +1,9 @@
 package session
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -34,9 +37,13 @@ func wordAt(code string, cursor int) (start, end int) {
 // cursor and the byte range they replace: members after `m.`, column names
 // inside `[...]`, plot kinds after `plot`, methods after `with`,
 // distributions after `~`, and otherwise statements, bindings, functions
-// and distributions.
+// and distributions. Inside a string it completes file paths
+// (completePath).
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	cursor = max(0, min(cursor, len(code)))
+	if q := openString(code[:cursor]); q >= 0 {
+		return s.completePath(code[:q-1], code[q:cursor]), q, cursor
+	}
 	start = cursor
 	for start > 0 && isIdentByte(code[start-1]) {
 		start--
@@ -76,6 +83,75 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// openString returns the offset just after the quote of the string literal
+// still open at the end of text, or -1: the line is read from its start,
+// with the language's escapes, and a comment ends the search.
+func openString(text string) int {
+	line := strings.LastIndexByte(text, '\n') + 1
+	open := -1
+	for i := line; i < len(text); i++ {
+		switch c := text[i]; {
+		case open >= 0 && c == '\\':
+			i++ // the escaped byte
+		case open >= 0 && c == '"':
+			open = -1
+		case open < 0 && c == '"':
+			open = i + 1
+		case open < 0 && c == '#':
+			return -1
+		}
+	}
+	return open
+}
+
+// maxPathCompletions bounds the directory entries a path completion reads.
+const maxPathCompletions = 500
+
+// completePath returns the file paths that complete prefix, a string being
+// typed after before, relative to the session's directory: directories
+// (with a trailing slash) and the files the statement takes — data files
+// (.csv, .tsv, .txt) in load(...), fit files (.fit) after file =, any file
+// elsewhere (to "PATH", draws = "PATH"). Hidden entries are offered only to
+// a prefix that starts with a dot.
+func (s *Session) completePath(before, prefix string) []string {
+	dir, base := "", prefix
+	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
+		dir, base = prefix[:i+1], prefix[i+1:]
+	}
+	listed := dir
+	if listed == "" {
+		listed = "."
+	}
+	f, err := os.Open(s.path(listed))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(maxPathCompletions)
+	var exts []string
+	switch b := strings.TrimRight(before, " \t"); {
+	case strings.HasSuffix(b, "load("):
+		exts = []string{".csv", ".tsv", ".txt"}
+	case strings.HasSuffix(b, "=") && lastIdent(strings.TrimRight(b[:len(b)-1], " \t")) == "file":
+		exts = []string{".fit"}
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, base) || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
+			continue
+		}
+		switch {
+		case e.IsDir():
+			out = append(out, dir+name+"/")
+		case exts == nil || slices.Contains(exts, strings.ToLower(filepath.Ext(name))):
+			out = append(out, dir+name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // settingNames returns the NAME = VALUE names that may come where text

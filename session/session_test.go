@@ -318,3 +318,49 @@ func TestNoPanics(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletePaths checks file path completion inside strings: data files
+// and folders in load(...), fit files after file =, any file in other
+// strings, folders walked into, hidden files only when asked for, and none
+// in a comment or after the string closed.
+func TestCompletePaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a.csv", "b.fit", "c.png", ".hidden.csv", "data/g.csv", "data/h.fit"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New(Options{Dir: dir})
+	for _, tc := range []struct {
+		code string
+		want []string
+	}{
+		{`data d = load("`, []string{"a.csv", "data/"}},
+		{`data d = load("da`, []string{"data/"}},
+		{`data d = load("data/`, []string{"data/g.csv"}},
+		{`data d = load(".`, []string{".hidden.csv"}},
+		{`fit m, iter = 10, file = "`, []string{"b.fit", "data/"}},
+		{`fit m, file = "data/`, []string{"data/h.fit"}},
+		{`export m to "`, []string{"a.csv", "b.fit", "c.png", "data/"}},
+		{`print "a\"b`, nil},
+		{`data d = load("nowhere/`, nil},
+	} {
+		matches, start, end := s.Complete(tc.code, len(tc.code))
+		if !slices.Equal(matches, tc.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tc.code, matches, tc.want)
+		}
+		if tc.want != nil && (end != len(tc.code) || tc.code[start-1] != '"') {
+			t.Errorf("Complete(%q) replaces [%d, %d), want from after the quote to the end", tc.code, start, end)
+		}
+	}
+	// A quote in a comment, or a string already closed, opens nothing.
+	for _, code := range []string{`# data d = load("`, `print "x" # "`, `data d = load("a.csv", `} {
+		if matches, _, _ := s.Complete(code, len(code)); slices.Contains(matches, "a.csv") {
+			t.Errorf("Complete(%q) offers paths: %v", code, matches)
+		}
+	}
+}
