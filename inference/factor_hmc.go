@@ -275,6 +275,10 @@ func (h *jointHMC) setLevels(lv *hough.Levels) {
 	h.kGuess = 0
 }
 
+// firstGuess is the trial K of a column's first trajectory: about (L−1)·n
+// bounces per trajectory (sampling.md §9) spread over π/2.
+func (h *jointHMC) firstGuess() float64 { return 4 / float64(1+(h.L-1)*h.nObs) }
+
 // errJointInfeasible reports a column that violates its order constraints at
 // the start of a joint step.
 var errJointInfeasible = errors.New("latent column violates its order constraints")
@@ -335,8 +339,7 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 		return st, fmt.Errorf("%w: level %d exceeds level %d by %g", errJointInfeasible, l+1, l+2, amt)
 	}
 	if h.kGuess == 0 {
-		// About (L−1)·n bounces per trajectory (sampling.md §9) spread over π/2.
-		h.kGuess = 4 / float64(1+(h.L-1)*h.nObs)
+		h.kGuess = h.firstGuess()
 	}
 	h.t = 0
 	for l := 0; l < h.L; l++ {
@@ -350,7 +353,13 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 	remaining := T
 	lastBounce := 0.0
 	scanned := -1.0 // the trial K of a fused scan of the current state, if any
-	for remaining > 0 {
+	// Every pass of the loop ends at a bounce or moves time on to a window's
+	// horizon; a pathological trial K (a damaged saved state, say) could
+	// make the horizons crawl, so passes are capped like bounces.
+	for passes := 0; remaining > 0; passes++ {
+		if passes > 10*h.maxBounces {
+			return st, fmt.Errorf("joint HMC trajectory exceeded %d passes of its event search", 10*h.maxBounces)
+		}
 		win := math.Min(remaining, 1)
 		hmin := windowRenew * 0.5 * h.kGuess
 		for l := 0; l < h.L; l++ {

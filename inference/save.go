@@ -12,7 +12,8 @@ import (
 )
 
 // resultFormat is the version of the encoding MarshalBinary writes.
-const resultFormat = 1
+// (1: draws only; 2: with every chain's state).
+const resultFormat = 2
 
 // savedResult is what MarshalBinary encodes of a Result: its draws and what
 // the run did. What the spec says (names, model, method) and what the data
@@ -54,7 +55,7 @@ type savedChain struct {
 // MarshalBinary encodes r's draws and what its run did (gob), for
 // UnmarshalResult to read back in another process, and, when r can be
 // extended, every chain's random stream and sampler state, so that the
-// Result read back can be extended too.
+// Result read back can be extended too (Extendable).
 func (r *Result) MarshalBinary() ([]byte, error) {
 	s := savedResult{
 		Format: resultFormat, N: r.N, P: r.P, K: r.K,
@@ -166,7 +167,10 @@ func (r *Result) restoreRun(s *savedResult, sp Spec, d *data) error {
 			return fmt.Errorf("chain %d: %w", c+1, err)
 		}
 		st.samplers[c] = cs
-		if len(sc.ZSum) != r.P || sc.ZCount < 0 || len(sc.HeldSum) != len(r.HeldOut) || !allFinite(sc.HeldSum) {
+		// The sums cover the chain's post-warm-up iterations; a held-out
+		// cell's sums probabilities, one per iteration.
+		if len(sc.ZSum) != r.P || sc.ZCount != max(r.Iterations[c]-sp.Warmup, 0) || len(sc.HeldSum) != len(r.HeldOut) ||
+			slices.ContainsFunc(sc.HeldSum, func(v float64) bool { return !(v >= 0 && v <= float64(sc.ZCount)) }) {
 			return fmt.Errorf("chain %d's running sums do not fit the data", c+1)
 		}
 		for _, col := range sc.ZSum {
@@ -176,16 +180,25 @@ func (r *Result) restoreRun(s *savedResult, sp Spec, d *data) error {
 		}
 		r.zsum[c], r.zcount[c], r.heldSum[c] = sc.ZSum, sc.ZCount, sc.HeldSum
 	}
-	if r.Schedule != nil {
-		for _, cs := range st.samplers {
-			if fs, ok := cs.(*fullSampler); !ok || fs.gibbsOnly == nil {
-				return errors.New("it has an adaptive schedule but its run does not adapt")
+	for c, cs := range st.samplers {
+		fs, full := cs.(*fullSampler)
+		switch {
+		case r.Schedule != nil && (!full || fs.gibbsOnly == nil):
+			return errors.New("it has an adaptive schedule but its run does not adapt")
+		case full && fs.gibbsOnly != nil:
+			if err := fs.checkSchedule(r.Schedule); err != nil {
+				return fmt.Errorf("chain %d: %w", c+1, err)
 			}
 		}
 	}
 	r.run = st
 	return nil
 }
+
+// Extendable says why r cannot be extended, or nil: a Result that Run made
+// (or UnmarshalResult read with its chains' states), not extended already,
+// whose chains all passed warm-up and none of which failed.
+func (r *Result) Extendable() error { return r.extendable(1) }
 
 // checkSaved checks a Result read back (from s) against the spec it was
 // read for and against itself.
@@ -210,7 +223,7 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 	// A continued interrupted run's chains may each have run a little more
 	// than total (Extend); none ran less unless interrupted.
 	for c, it := range r.Iterations {
-		if it < 0 || (!r.Interrupted && it < total) {
+		if it < 0 || it > 1<<40 || (!r.Interrupted && it < total) {
 			return fmt.Errorf("chain %d ran %d iterations of %d", c+1, it, total)
 		}
 	}

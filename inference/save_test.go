@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -217,7 +218,18 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"not a permutation", edited(func(s *savedResult) { s.States[0].State.Perm[0] = s.States[0].State.Perm[1] }), spec, "not a permutation"},
 		{"precision not the covariance's", edited(func(s *savedResult) { s.States[0].State.Omega[0] *= 2 }), spec, "not the inverse"},
 		{"running sums cut", edited(func(s *savedResult) { s.States[1].ZSum = s.States[1].ZSum[:1] }), spec, "running sums"},
-		{"loadings that do not give C", factorEdited(t, cols, func(s *savedResult) { s.Lambda[1][2][3] = 1e200 }), factorSpec(cols), "chain 2, draw 3 of the loadings does not give"},
+		{"loadings that do not give C", specEdited(t, factorSpec(cols), func(s *savedResult) { s.Lambda[1][2][3] = 1e200 }), factorSpec(cols), "chain 2, draw 3 of the loadings does not give"},
+		{"running sums of other iterations", edited(func(s *savedResult) { s.States[0].ZCount-- }), spec, "chain 1's running sums"},
+		{"factors' Gram matrix not theirs", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[1].State.GroupS[0] *= 100 }), factorSpec(cols), "Gram matrix is not theirs"},
+		{"a trial K that would crawl", specEdited(t, jointSpec(cols), func(s *savedResult) { s.States[0].State.Joint[1].KGuess = 1e-9 }), jointSpec(cols), "column 2's joint step state"},
+		{"another slot order", specEdited(t, jointSpec(cols), func(s *savedResult) {
+			row := s.States[0].State.Joint[0].Row
+			row[0], row[len(row)-1] = row[len(row)-1], row[0]
+		}), jointSpec(cols), "column 1's joint step state"},
+		{"a schedule not followed", specEdited(t, adaptSpec(cols), func(s *savedResult) {
+			g := s.States[1].State.GibbsOnly
+			g[0] = !g[0]
+		}), adaptSpec(cols), "chain 2: column 1's update is not the one its schedule chose"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := UnmarshalResult(tc.data, tc.spec)
@@ -228,15 +240,23 @@ func TestUnmarshalResultRejects(t *testing.T) {
 	}
 }
 
-// factorSpec is a small factor-model run of cols.
+// factorSpec, jointSpec and adaptSpec are small runs of cols: px, then
+// interweave, on a factor model; an adaptive full-model run.
 func factorSpec(cols [][]float64) Spec {
 	return Spec{Columns: cols, Model: FactorModel{K: 2}, Method: PX, Warmup: 10, Iter: 8, Chains: 2, Seed: 4}
 }
 
-// factorEdited runs factorSpec and returns its encoding after edit changes
-// it.
-func factorEdited(t *testing.T, cols [][]float64, edit func(s *savedResult)) []byte {
-	res, err := Run(context.Background(), factorSpec(cols), nil)
+func jointSpec(cols [][]float64) Spec {
+	return Spec{Columns: cols, Model: FactorModel{K: 1}, Method: Interweave, Warmup: 4, Iter: 4, Chains: 1, Seed: 4}
+}
+
+func adaptSpec(cols [][]float64) Spec {
+	return Spec{Columns: cols, Method: HMC, Adapt: true, Warmup: 40, Iter: 4, Chains: 2, Seed: 4}
+}
+
+// specEdited runs spec and returns its encoding after edit changes it.
+func specEdited(t testing.TB, spec Spec, edit func(s *savedResult)) []byte {
+	res, err := Run(context.Background(), spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,35 +280,73 @@ func factorEdited(t *testing.T, cols [][]float64, edit func(s *savedResult)) []b
 // whatever it accepts is a Result whose draws hold the invariants and can
 // be summarised.
 func FuzzUnmarshalResult(f *testing.F) {
-	cols, _ := saveTestData(f)
-	spec := Spec{Columns: cols, Model: FactorModel{K: 1}, Method: PX, Warmup: 6, Iter: 6, Chains: 2, Seed: 4, KeepWarmup: true}
-	res, err := Run(context.Background(), spec, nil)
-	if err != nil {
-		f.Fatal(err)
+	cols, held := saveTestData(f)
+	specs := []Spec{
+		{Columns: cols, Model: FactorModel{K: 1}, Method: PX, Warmup: 6, Iter: 6, Chains: 2, Seed: 4, KeepWarmup: true},
+		jointSpec(cols),
+		{Columns: MaskCells(cols, held), Model: FullCorrelation{Prior: LKJ{Eta: 2}}, Method: HMC, Warmup: 4, Iter: 4, Chains: 2, Seed: 4, HeldOut: held},
+		adaptSpec(cols),
 	}
-	good, err := res.MarshalBinary()
-	if err != nil {
-		f.Fatal(err)
+	for k, spec := range specs {
+		good := specEdited(f, spec, func(*savedResult) {})
+		f.Add(uint8(k), good)
+		f.Add(uint8(k), good[:len(good)-7])
 	}
-	f.Add(good)
-	f.Add(good[:len(good)-7])
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Add(uint8(0), []byte{})
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		spec := specs[int(which)%len(specs)]
 		r, err := UnmarshalResult(data, spec)
 		if err != nil {
 			return
 		}
+		stats := r.Stats
 		r.Stats = nil // Invariants' rejection check is about samplers, not files
 		if err := r.Invariants(); err != nil {
 			t.Fatalf("accepted a result that breaks the invariants: %v", err)
 		}
+		r.Stats = stats
 		r.Summary()
 		r.Impute()
-		// A restored chain state must be one the samplers can go on from.
-		if more, err := r.Extend(context.Background(), 2, nil); err == nil {
+		// A restored chain state must be one the samplers can go on from:
+		// no panic (which Run reports as an internal error) and draws that
+		// hold the invariants.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		more, err := r.Extend(ctx, 2, nil)
+		switch {
+		case err != nil && strings.Contains(err.Error(), "internal error"):
+			t.Fatalf("extending an accepted result: %v", err)
+		case errors.Is(err, context.DeadlineExceeded):
+			t.Fatal("extending an accepted result by 2 iterations took over 10 s")
+		case err == nil:
+			more.Stats = nil
 			if err := more.Invariants(); err != nil {
 				t.Fatalf("extending an accepted result broke the invariants: %v", err)
 			}
 		}
 	})
+}
+
+// TestJointPassCap checks that a trial K far too small (which restore
+// refuses, but which only the cap stops once set) ends the joint step's
+// trajectory with an error instead of letting it crawl without end.
+func TestJointPassCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 610,000 passes of the event search: about 3 s")
+	}
+	t.Parallel()
+	cols, _ := saveTestData(t)
+	res, err := Run(context.Background(), jointSpec(cols), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := res.run.samplers[0].(*factorSampler)
+	for j := range fs.cols {
+		if fs.cols[j].hmc != nil {
+			fs.cols[j].hmc.kGuess = 1e-12
+		}
+	}
+	if _, err := res.Extend(context.Background(), 1, nil); err == nil || !strings.Contains(err.Error(), "passes of its event search") {
+		t.Errorf("extending with a crawling trial K: %v", err)
+	}
 }

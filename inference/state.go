@@ -63,6 +63,9 @@ func (s *fullSampler) restore(st chainState) error {
 			return fmt.Errorf("its precision matrix is not the inverse of its covariance")
 		}
 	}
+	if math.Abs(st.LogW-s.logW) > 1e-6*(1+math.Abs(s.logW)) {
+		return fmt.Errorf("its LKJ weight is not its covariance's")
+	}
 	copy(s.omega, st.Omega)
 	s.logW = st.LogW
 	if !isPermutation(st.Perm, p) {
@@ -73,6 +76,17 @@ func (s *fullSampler) restore(st chainState) error {
 		return fmt.Errorf("its schedule covers %d columns, this run's %d", len(st.GibbsOnly), len(s.gibbsOnly))
 	}
 	copy(s.gibbsOnly, st.GibbsOnly)
+	return nil
+}
+
+// checkSchedule checks that the Gibbs-only columns of a restored adaptive
+// chain are those its schedule chose (every column before the choice).
+func (s *fullSampler) checkSchedule(sc *Schedule) error {
+	for j, g := range s.gibbsOnly {
+		if sc == nil && !g || sc != nil && g == sc.HMC[j] {
+			return fmt.Errorf("column %d's update is not the one its schedule chose", j+1)
+		}
+	}
 	return nil
 }
 
@@ -110,6 +124,8 @@ func (s *factorSampler) restore(st chainState) error {
 		return fmt.Errorf("its GDP rates do not fit its prior")
 	case st.GroupFresh && (len(st.GroupS) != k*k || !allFinite(st.GroupS)):
 		return fmt.Errorf("its factors' Gram matrix is not %d×%d numbers", k, k)
+	case st.GroupFresh && !gramOf(st.GroupS, st.Eta, n, k):
+		return fmt.Errorf("its factors' Gram matrix is not theirs")
 	case len(st.Joint) != p:
 		return fmt.Errorf("it has the joint step's state of %d columns, want %d", len(st.Joint), p)
 	}
@@ -121,7 +137,9 @@ func (s *factorSampler) restore(st chainState) error {
 		if h == nil {
 			continue
 		}
-		if !(js.KGuess >= 0) || math.IsInf(js.KGuess, 0) || len(js.Beta) != windowTiers || !allFinite(js.Beta) || slices.ContainsFunc(js.Beta, func(b float64) bool { return !(b > 0) }) || !sameSlots(h, js.Row) {
+		// A trial K far below the first guess would make the event search
+		// crawl.
+		if !(js.KGuess == 0 || js.KGuess >= 1e-3*h.firstGuess() && js.KGuess <= 1e6) || len(js.Beta) != windowTiers || !allFinite(js.Beta) || slices.ContainsFunc(js.Beta, func(b float64) bool { return !(b > 0) }) || !sameSlots(h, js.Row) {
 			return fmt.Errorf("column %d's joint step state is not one of this column's", j+1)
 		}
 	}
@@ -139,6 +157,18 @@ func (s *factorSampler) restore(st chainState) error {
 		}
 	}
 	return nil
+}
+
+// gramOf reports whether g is ηᵀη (k×k) of eta (n×k) to within rounding.
+func gramOf(g, eta []float64, n, k int) bool {
+	want := make([]float64, k*k)
+	gramRows(want, eta, n, k)
+	for i, w := range want {
+		if math.Abs(g[i]-w) > 1e-9*(1+math.Abs(w)) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameSlots reports whether row orders h's slots as h's own order may:

@@ -1,10 +1,12 @@
 package session
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -106,19 +108,41 @@ func openString(text string) int {
 	return open
 }
 
-// maxPathCompletions bounds the directory entries a path completion reads.
-const maxPathCompletions = 500
+// Path completion reads at most maxPathEntries entries of a directory and
+// offers at most maxPathCompletions of them.
+const (
+	maxPathEntries     = 10000
+	maxPathCompletions = 500
+)
 
-// completePath returns the file paths that complete prefix, a string being
-// typed after before, relative to the session's directory: directories
-// (with a trailing slash) and the files the statement takes — data files
-// (.csv, .tsv, .txt) in load(...), fit files (.fit) after file =, any file
-// elsewhere (to "PATH", draws = "PATH"). Hidden entries are offered only to
-// a prefix that starts with a dot.
+// completePath returns the file paths that complete prefix, the escaped
+// text of a string being typed after before, relative to the session's
+// directory, escaped as the string needs them: directories (with a trailing
+// slash) and the files the statement takes — data files (.csv, .tsv, .txt)
+// in load(...), fit files (.fit) after file =, any file after to and
+// draws =. Other strings (a separator, a label, a message) are not paths:
+// they get nothing. Hidden entries are offered only to a prefix that starts
+// with a dot.
 func (s *Session) completePath(before, prefix string) []string {
-	dir, base := "", prefix
-	if i := strings.LastIndexByte(prefix, '/'); i >= 0 {
-		dir, base = prefix[:i+1], prefix[i+1:]
+	var exts []string
+	b := strings.TrimRight(before, " \t")
+	switch {
+	case strings.HasSuffix(b, "load("):
+		exts = []string{".csv", ".tsv", ".txt"}
+	case strings.HasSuffix(b, "=") && lastIdent(strings.TrimRight(b[:len(b)-1], " \t")) == "file":
+		exts = []string{".fit"}
+	case strings.HasSuffix(b, "=") && lastIdent(strings.TrimRight(b[:len(b)-1], " \t")) == "draws",
+		lastIdent(b) == "to":
+	default:
+		return nil
+	}
+	path, err := strconv.Unquote(`"` + prefix + `"`)
+	if err != nil {
+		return nil // an escape not finished yet
+	}
+	dir, base := "", path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir, base = path[:i+1], path[i+1:]
 	}
 	listed := dir
 	if listed == "" {
@@ -129,28 +153,32 @@ func (s *Session) completePath(before, prefix string) []string {
 		return nil
 	}
 	defer f.Close()
-	entries, _ := f.ReadDir(maxPathCompletions)
-	var exts []string
-	switch b := strings.TrimRight(before, " \t"); {
-	case strings.HasSuffix(b, "load("):
-		exts = []string{".csv", ".tsv", ".txt"}
-	case strings.HasSuffix(b, "=") && lastIdent(strings.TrimRight(b[:len(b)-1], " \t")) == "file":
-		exts = []string{".fit"}
-	}
+	entries, _ := f.ReadDir(maxPathEntries)
 	var out []string
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasPrefix(name, base) || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
 			continue
 		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if info, err := os.Stat(s.path(listed + "/" + name)); err == nil {
+				isDir = info.IsDir()
+			}
+		}
 		switch {
-		case e.IsDir():
+		case isDir:
 			out = append(out, dir+name+"/")
 		case exts == nil || slices.Contains(exts, strings.ToLower(filepath.Ext(name))):
 			out = append(out, dir+name)
 		}
 	}
 	sort.Strings(out)
+	out = out[:min(len(out), maxPathCompletions)]
+	for i, p := range out {
+		q := strconv.Quote(p)
+		out[i] = q[1 : len(q)-1]
+	}
 	return out
 }
 

@@ -175,7 +175,7 @@ func madeByFit(res *inference.Result, x *compiler.Fit) error {
 	case slices.ContainsFunc(res.Iterations, func(it int) bool { return it != res.Warmup+res.Iter }):
 		return fmt.Errorf("chains of %v iterations", res.Iterations)
 	}
-	return nil
+	return res.Extendable()
 }
 
 // writeFitFile writes res, made with origin, to path: to a temporary file

@@ -57,6 +57,10 @@ func TestFitFile(t *testing.T) {
 	if got := afterReport(mustRun(t, again, extend).text()); got != want || got == "" {
 		t.Errorf("extending the fit read back:\n%s\nwant as extending the fit:\n%s", got, want)
 	}
+	a, b := firstSession.models["m"].Fit, again.models["m"].Fit
+	if !reflect.DeepEqual(a.C, b.C) || !reflect.DeepEqual(a.Imputed, b.Imputed) || !reflect.DeepEqual(a.ZMean, b.ZMean) {
+		t.Error("the draws of the fit read back and extended differ from those of the fit extended")
+	}
 
 	for _, tc := range []struct{ name, code, why string }{
 		{"settings", fitFileSetup + strings.Replace(fit, "iter = 80", "iter = 90", 1), "other settings (iter = 80; this fit asks iter = 90)"},

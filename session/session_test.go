@@ -325,7 +325,7 @@ func TestNoPanics(t *testing.T) {
 // in a comment or after the string closed.
 func TestCompletePaths(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"a.csv", "b.fit", "c.png", ".hidden.csv", "data/g.csv", "data/h.fit"} {
+	for _, name := range []string{"a.csv", "b.fit", "c.png", ".hidden.csv", "data/g.csv", "data/h.fit", `q"x.csv`, "real/r.csv"} {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -334,19 +334,28 @@ func TestCompletePaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Symlink("real", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
 	s := New(Options{Dir: dir})
 	for _, tc := range []struct {
 		code string
 		want []string
 	}{
-		{`data d = load("`, []string{"a.csv", "data/"}},
+		{`data d = load("`, []string{"a.csv", "data/", "link/", `q\"x.csv`, "real/"}},
+		{`data d = load("q\"`, []string{`q\"x.csv`}},
+		{`data d = load("q\`, nil}, // an escape being typed
+		{`data d = load("li`, []string{"link/"}},
+		{`data d = load("link/`, []string{"link/r.csv"}},
 		{`data d = load("da`, []string{"data/"}},
 		{`data d = load("data/`, []string{"data/g.csv"}},
 		{`data d = load(".`, []string{".hidden.csv"}},
-		{`fit m, iter = 10, file = "`, []string{"b.fit", "data/"}},
+		{`fit m, iter = 10, file = "`, []string{"b.fit", "data/", "link/", "real/"}},
 		{`fit m, file = "data/`, []string{"data/h.fit"}},
-		{`export m to "`, []string{"a.csv", "b.fit", "c.png", "data/"}},
-		{`print "a\"b`, nil},
+		{`export m to "`, []string{"a.csv", "b.fit", "c.png", "data/", "link/", `q\"x.csv`, "real/"}},
+		{`impute m to "cells.csv", draws = "d`, []string{"data/"}},
+		{`print "a`, nil},                      // a message, not a path
+		{`data d = load("a.csv", sep = "`, nil}, // a separator
 		{`data d = load("nowhere/`, nil},
 	} {
 		matches, start, end := s.Complete(tc.code, len(tc.code))
