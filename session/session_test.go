@@ -354,7 +354,7 @@ func TestCompletePaths(t *testing.T) {
 		{`fit m, file = "data/`, []string{"data/h.fit"}},
 		{`export m to "`, []string{"a.csv", "b.fit", "c.png", "data/", "link/", `q\"x.csv`, "real/"}},
 		{`impute m to "cells.csv", draws = "d`, []string{"data/"}},
-		{`print "a`, nil},                      // a message, not a path
+		{`print "a`, nil},                       // a message, not a path
 		{`data d = load("a.csv", sep = "`, nil}, // a separator
 		{`data d = load("nowhere/`, nil},
 	} {
