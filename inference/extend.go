@@ -36,9 +36,11 @@ type runState struct {
 // them. A run that was interrupted may be extended once every chain is past
 // its warm-up: each chain continues from where it stopped, and the draws
 // that were cut to make its chains equally long are not restored. A Result
-// that Run did not make, one whose chains did not all finish warm-up, one
-// where a chain's sampler failed and one already extended cannot be
-// extended; Extend then returns nil and says why.
+// read back by UnmarshalResult extends as the one written would have. A
+// Result that neither made (or read back without its chains' states), one
+// whose chains did not all finish warm-up, one where a chain's sampler
+// failed and one already extended cannot be extended; Extend then returns
+// nil and says why.
 //
 // Cancelling ctx, and progress, behave as in Run (the new Result is then
 // returned with Interrupted set); progress reports Done and Total over the
@@ -115,7 +117,7 @@ func (r *Result) extendable(more int) error {
 	case r.moved:
 		return errors.New("inference: this Result was extended already; extend the Result that Extend returned")
 	case r.run == nil:
-		return errors.New("inference: this Result was not made by Run, so it has no chains to continue")
+		return errors.New("inference: this Result was not made by Run (nor read back with its chains' states), so it has no chains to continue")
 	case r.run.failed != nil:
 		return fmt.Errorf("inference: a chain's sampler failed, so the run cannot be continued: %w", r.run.failed)
 	}

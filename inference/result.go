@@ -77,7 +77,7 @@ type Result struct {
 	Elapsed time.Duration
 
 	levels      []*hough.Levels
-	run         *runState     // what Extend continues; nil for a Result not made by Run
+	run         *runState     // what Extend continues; nil for a Result not made by Run or read back with its chains
 	moved       bool          // Extend has moved run to a new Result
 	zsum        [][][]float64 // per chain, per column, per row
 	zcount      []int
