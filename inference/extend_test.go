@@ -17,14 +17,7 @@ import (
 // schedule — and extending twice is the same as once.
 func TestExtendMatchesLongerRun(t *testing.T) {
 	t.Parallel()
-	rng := rand.New(rand.NewPCG(31, 31))
-	cols, _ := ordinalData(rng, d1Truth, []int{3, 4, 2, 5}, 80, 0.1)
-	held := []HeldOutCell{{Row: 3, Col: 0, Value: cols[0][3]}, {Row: 7, Col: 2, Value: cols[2][7]}}
-	for _, hc := range held {
-		if hc.Value != hc.Value {
-			t.Fatal("a held-out cell is missing in the data; pick another")
-		}
-	}
+	cols, held := heldOutTestData(t, 31, 80)
 	for _, tc := range []struct {
 		name string
 		spec Spec

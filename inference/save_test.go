@@ -14,11 +14,11 @@ import (
 	"time"
 )
 
-// saveTestData is a small data set with missing cells and two held-out
-// cells, and the held-out cells.
-func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) {
-	rng := rand.New(rand.NewPCG(41, 41))
-	cols, _ := ordinalData(rng, d1Truth, []int{3, 4, 2, 5}, 60, 0.1)
+// heldOutTestData draws ordinal data of n rows (4 columns, 10% of cells
+// missing) from the PCG seeded with seed, and two observed cells to hold out.
+func heldOutTestData(t testing.TB, seed uint64, n int) ([][]float64, []HeldOutCell) {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	cols, _ := ordinalData(rng, d1Truth, []int{3, 4, 2, 5}, n, 0.1)
 	held := []HeldOutCell{{Row: 3, Col: 0, Value: cols[0][3]}, {Row: 7, Col: 2, Value: cols[2][7]}}
 	for _, hc := range held {
 		if hc.Value != hc.Value {
@@ -27,6 +27,10 @@ func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) {
 	}
 	return cols, held
 }
+
+// saveTestData is the small data set of the save tests and its held-out
+// cells.
+func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) { return heldOutTestData(t, 41, 60) }
 
 // TestResultRoundTrip checks that UnmarshalResult gives back, for every
 // method, with thinning, warm-up draws, missing and held-out cells, an
@@ -163,18 +167,7 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	// edited re-encodes the good result after edit changes it.
-	edited := func(edit func(s *savedResult)) []byte {
-		var s savedResult
-		if err := gob.NewDecoder(bytes.NewReader(good)).Decode(&s); err != nil {
-			t.Fatal(err)
-		}
-		edit(&s)
-		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(&s); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
+	edited := func(edit func(s *savedResult)) []byte { return reencoded(t, good, edit) }
 	otherCols := slices.Clone(cols)
 	otherCols[0] = append(slices.Clone(cols[0]), 1)
 	for j := 1; j < len(otherCols); j++ {
@@ -264,8 +257,14 @@ func specEdited(t testing.TB, spec Spec, edit func(s *savedResult)) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return reencoded(t, b, edit)
+}
+
+// reencoded decodes an encoded result, lets edit change it and encodes it
+// again.
+func reencoded(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
 	var s savedResult
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(encoded)).Decode(&s); err != nil {
 		t.Fatal(err)
 	}
 	edit(&s)

@@ -48,8 +48,10 @@ func TestExtend(t *testing.T) {
 
 // lastTable is the text from the last "param" heading of a cell's output:
 // the summary table.
-func lastTable(text string) string {
-	i := strings.LastIndex(text, "param ")
+func lastTable(text string) string { return fromOffset(text, strings.LastIndex(text, "param ")) }
+
+// fromOffset is text from offset i on, or "" when i is negative (not found).
+func fromOffset(text string, i int) string {
 	if i < 0 {
 		return ""
 	}

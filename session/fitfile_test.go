@@ -78,13 +78,7 @@ func TestFitFile(t *testing.T) {
 }
 
 // afterReport is a cell's output from the summary's table on.
-func afterReport(text string) string {
-	i := strings.Index(text, "param ")
-	if i < 0 {
-		return ""
-	}
-	return text[i:]
-}
+func afterReport(text string) string { return fromOffset(text, strings.Index(text, "param ")) }
 
 // TestFitFileRefuses checks that fit never reads or overwrites a file that
 // is not a fit file, rewrites a damaged fit file after saying so, and does
