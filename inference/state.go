@@ -68,6 +68,9 @@ func (s *fullSampler) restore(st chainState) error {
 	}
 	copy(s.omega, st.Omega)
 	s.logW = st.LogW
+	if j, i := s.farLatent(); j >= 0 {
+		return fmt.Errorf("latent value %d of column %d lies over %d standard deviations from its conditional mean", i+1, j+1, maxLatentSD)
+	}
 	if !isPermutation(st.Perm, p) {
 		return fmt.Errorf("its column order %v is not a permutation of %d columns", st.Perm, p)
 	}
@@ -128,6 +131,11 @@ func (s *factorSampler) restore(st chainState) error {
 		return fmt.Errorf("its factors' Gram matrix is not theirs")
 	case len(st.Joint) != p:
 		return fmt.Errorf("it has the joint step's state of %d columns, want %d", len(st.Joint), p)
+	case slices.ContainsFunc(st.Eta, func(e float64) bool { return math.Abs(e) > maxLatentSD }):
+		return fmt.Errorf("its factors lie over %d standard deviations from their prior mean", maxLatentSD)
+	}
+	if j, i := farResidual(st.Z, st.Lambda, st.Eta, k); j >= 0 {
+		return fmt.Errorf("latent value %d of column %d lies over %d standard deviations from its mean given the factors", i+1, j+1, maxLatentSD)
 	}
 	for j, js := range st.Joint {
 		h := s.cols[j].hmc
@@ -157,6 +165,57 @@ func (s *factorSampler) restore(st chainState) error {
 		}
 	}
 	return nil
+}
+
+// maxLatentSD bounds how far, in standard deviations of its conditional
+// distribution, a restored latent value (or factor score) may lie from its
+// conditional mean. A chain's draws lie within a few — the chance of one
+// beyond 50 is below 10⁻⁵⁰⁰ — while a damaged state out there would make the
+// exact-HMC trajectories, whose scale is that standard deviation, bounce
+// until their caps (a column of values 10⁴ standard deviations out took
+// 0.15 s per trajectory at n = 60, one of 10⁶ over 2 s).
+const maxLatentSD = 50
+
+// farLatent returns the column and row of a latent value farther than
+// maxLatentSD conditional standard deviations from its conditional mean
+// given the other columns under N(0, V) (as the column updates draw it), or
+// −1, −1.
+func (s *fullSampler) farLatent() (col, row int) {
+	p := s.p
+	for j := 0; j < p; j++ {
+		wjj := s.omega[j*p+j]
+		bound := maxLatentSD / math.Sqrt(wjj) // σ_j = Ω_jj^{−1/2}
+		for i := 0; i < s.n; i++ {
+			// z_ij − μ_ij = Σ_k Ω_jk z_ik / Ω_jj.
+			r := 0.0
+			for k := 0; k < p; k++ {
+				r += s.omega[j*p+k] * s.z[k][i]
+			}
+			if !(math.Abs(r/wjj) <= bound) {
+				return j, i
+			}
+		}
+	}
+	return -1, -1
+}
+
+// farResidual returns the column and row of a latent value z_ij farther
+// than maxLatentSD from its mean λ_jᵀη_i given the factors (the noise has
+// unit variance), or −1, −1. lambda is p×k and eta n×k, row-major.
+func farResidual(z [][]float64, lambda, eta []float64, k int) (col, row int) {
+	for j, zj := range z {
+		lj := lambda[j*k : j*k+k]
+		for i, v := range zj {
+			m := 0.0
+			for c, l := range lj {
+				m += l * eta[i*k+c]
+			}
+			if !(math.Abs(v-m) <= maxLatentSD) {
+				return j, i
+			}
+		}
+	}
+	return -1, -1
 }
 
 // gramOf reports whether g is ηᵀη (k×k) of eta (n×k) to within rounding.
