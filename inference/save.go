@@ -87,7 +87,8 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 // the same data, model, method and settings (the caller makes sure of
 // that; a file's fingerprint, say). It checks everything it reads against
 // spec and against itself — counts of chains, draws and entries, every C a
-// correlation matrix, every imputed value an observed value of its column —
+// correlation matrix, every imputed value an observed value of its column,
+// every chain's state one its sampler can go on from —
 // so that corrupt or foreign input is an error, never a Result that makes
 // later code fail. spec.Iter is not compared: the stored run's is used (a
 // run that Extend continued ran more than its spec asked). A Result that
