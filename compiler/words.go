@@ -245,7 +245,8 @@ Compares fitted models of the same data by held-out cells: observed cells
 are held out, each model is refitted with its fit's settings, and each cell
 is scored by the log posterior predictive probability of its value. Prints
 the sum of the log scores (elpd), differences to the best model and their
-standard errors.`,
+standard errors. A model's scores are kept (in its fit file too, when its
+fit has one), so comparing the same cells again refits only new models.`,
 	"print": `
 print EXPR [, EXPR ...]
 

@@ -54,6 +54,10 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 			ran := *x
 			ran.Iter = saved.res.Iter
 			m.Fit, m.FitStmt, m.Plan, m.FitFile = saved.res, &ran, plan, x.File
+			m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved.saved, origin: origin}
+			for _, sc := range saved.scores {
+				s.scores.put(sc.Key, keptScore{lp: sc.LP, from: x.File})
+			}
 			headline := fitHeadline(&ran, saved.res, saved.until)
 			read := fmt.Sprintf("; read from %s (written %s)", x.File, saved.saved.Format("2006-01-02 15:04 UTC"))
 			writeFitReport(out, &ran, plan, saved.res, func(method string) string { return headline(method) + read }, false)
@@ -123,9 +127,14 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 		out.Stream("stdout", fmt.Sprintf("note: the fit was stopped before its ESS target, so it is not written to %s\n", x.File))
 		return nil
 	}
-	if err := writeFitFile(s.path(x.File), origin, m.Fit, untilText, warning); err != nil {
+	// Scores compare computed with these settings (before the file was
+	// named, say) go into the file too.
+	scores := s.scores.withPrefix(settingsKey(compareSpec(m)) + "/")
+	saved, err := writeFitFile(s.path(x.File), origin, m.Fit, untilText, warning, scores)
+	if err != nil {
 		return fmt.Errorf("fit %s is kept, but could not be written to %s: %w", x.Model, x.File, err)
 	}
+	m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved, origin: origin}
 	out.Stream("stdout", fmt.Sprintf("wrote the fit to %s: `fit %s` with the same settings reads it from there while the model and its data stay the same\n", x.File, x.Model))
 	return nil
 }
@@ -279,7 +288,7 @@ func (s *Session) setFit(m *Model, x *compiler.Fit, plan *compiler.InferencePlan
 	if len(res.Lambda) > 0 {
 		res.Lambda = inference.AlignLoadings(res.Lambda, res.P, res.K, loadingsAlignment(m.Decl.Model))
 	}
-	m.Fit, m.FitStmt, m.Plan, m.FitFile = res, x, plan, ""
+	m.Fit, m.FitStmt, m.Plan, m.FitFile, m.kept = res, x, plan, "", nil
 }
 
 // InterruptFit stops the fit that is running, if any, keeping its draws,

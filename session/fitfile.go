@@ -7,6 +7,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -48,6 +49,10 @@ type fitFile struct {
 	// UntilWarning is the warning it gave at its limit ("" if none).
 	Until, UntilWarning string
 	Result              []byte // inference.Result.MarshalBinary
+	// Scores are the held-out scores compare computed with this fit's
+	// settings, by scoreKey (scores.go). A file written before they were
+	// kept has none: gob leaves the field empty.
+	Scores []fileScore
 }
 
 // fitOrigin is what a fit's file fingerprints: its data, model and
@@ -60,17 +65,7 @@ type fitOrigin struct {
 // originOf fingerprints a fit of model m with settings x, plan and spec.
 func originOf(m *Model, x *compiler.Fit, plan *compiler.InferencePlan, spec inference.Spec) fitOrigin {
 	h := sha256.New()
-	var word [8]byte
-	for k, col := range spec.Columns {
-		fmt.Fprintf(h, "%q %d\n", spec.Names[k], len(col))
-		for _, v := range col {
-			if math.IsNaN(v) {
-				v = math.NaN() // one bit pattern for every missing cell
-			}
-			binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
-			h.Write(word[:])
-		}
-	}
+	writeColumns(h, spec)
 	fmt.Fprintf(h, "truth %v\n", spec.KeepWarmup)
 	return fitOrigin{
 		data:  fmt.Sprintf("%x", h.Sum(nil)),
@@ -86,6 +81,21 @@ func originOf(m *Model, x *compiler.Fit, plan *compiler.InferencePlan, spec infe
 			fmt.Sprintf("thin = %d", x.Thin),
 			fmt.Sprintf("ess = %d", x.ESS),
 		},
+	}
+}
+
+// writeColumns writes the names and values of spec's columns to h.
+func writeColumns(h io.Writer, spec inference.Spec) {
+	var word [8]byte
+	for k, col := range spec.Columns {
+		fmt.Fprintf(h, "%q %d\n", spec.Names[k], len(col))
+		for _, v := range col {
+			if math.IsNaN(v) {
+				v = math.NaN() // one bit pattern for every missing cell
+			}
+			binary.LittleEndian.PutUint64(word[:], math.Float64bits(v))
+			h.Write(word[:])
+		}
 	}
 }
 
@@ -117,10 +127,11 @@ func (o fitOrigin) differs(f *fitFile) string {
 
 // savedFit is a fit read from its file.
 type savedFit struct {
-	res   *inference.Result
-	saved time.Time
-	until string
-	warn  string
+	res    *inference.Result
+	saved  time.Time
+	until  string
+	warn   string
+	scores []fileScore
 }
 
 // readFitFile reads the fit that path holds for origin and spec. It returns
@@ -155,7 +166,7 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	if err != nil {
 		return nil, fmt.Sprintf("%s holds a fit that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
-	return &savedFit{res: res, saved: f.Saved, until: f.Until, warn: f.UntilWarning}, "", nil
+	return &savedFit{res: res, saved: f.Saved, until: f.Until, warn: f.UntilWarning, scores: f.Scores}, "", nil
 }
 
 // madeByFit says why res is not a fit that the fit statement x writes, or
@@ -178,25 +189,32 @@ func madeByFit(res *inference.Result, x *compiler.Fit) error {
 	return res.Extendable()
 }
 
-// writeFitFile writes res, made with origin, to path: to a temporary file
-// next to it first (path.tmp-PID-N), renamed over path once complete, so
-// that a failure never leaves half a file. (A symbolic link at path is
-// replaced, not followed.)
-func writeFitFile(path string, origin fitOrigin, res *inference.Result, until, untilWarning string) error {
+// writeFitFile writes res, made with origin, to path with the scores
+// compare computed with its settings, and returns the time it records.
+func writeFitFile(path string, origin fitOrigin, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
 	b, err := res.MarshalBinary()
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	f := fitFile{
 		Format: fitFileFormat, Saved: time.Now().UTC().Truncate(time.Second),
 		Data: origin.data, Model: origin.model, Settings: origin.settings,
-		Until: until, UntilWarning: untilWarning, Result: b,
+		Until: until, UntilWarning: untilWarning, Result: b, Scores: scores,
 	}
+	return f.Saved, writeFitBytes(path, &f)
+}
+
+// writeFitBytes writes f to path after the magic line: to a temporary file
+// next to it first (path.tmp-PID-N), renamed over path once complete, so
+// that a failure never leaves half a file. (A symbolic link at path is
+// replaced, not followed.)
+func writeFitBytes(path string, f *fitFile) error {
 	var buf bytes.Buffer
 	buf.WriteString(fitFileMagic)
-	if err = gob.NewEncoder(&buf).Encode(&f); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(f); err != nil {
 		return err
 	}
+	var err error
 	// Next to path, with the permissions os.Create gives (after the
 	// umask), not CreateTemp's 0600.
 	var tmp *os.File

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -158,5 +159,54 @@ func TestFitFileFactor(t *testing.T) {
 	}
 	if a, b := afterReport(first), afterReport(second); a != b || a == "" {
 		t.Errorf("loadings and C read back:\n%s\nwant:\n%s", b, a)
+	}
+}
+
+// TestFitFileKeepsScores checks that compare keeps a model's scores in its
+// fit file, where a new session's compare of the same cells reads them
+// instead of refitting it, giving the same table; that a fit sampled again
+// with the same settings writes the scores the session kept; and that
+// scores are not written into a file that another session has filled with
+// another fit meanwhile.
+func TestFitFileKeepsScores(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const setup = fitFileSetup + "model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n" +
+		"fit m2, iter = 60, warmup = 40, chains = 2, seed = 3\n"
+	const fit = "fit m, iter = 60, warmup = 40, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const compare = "compare m, m2, holdout = 0.2, seed = 2"
+	s1 := New(Options{Dir: dir})
+	mustRun(t, s1, setup+fit)
+	first := mustRun(t, s1, compare)
+	if !strings.Contains(first.text(), "note: kept the scores of m in m.fit") {
+		t.Fatalf("compare did not keep m's scores in its file:\n%s", first.text())
+	}
+	s2 := New(Options{Dir: dir})
+	mustRun(t, s2, setup+fit)
+	second := mustRun(t, s2, compare)
+	if !strings.Contains(second.text(), "settings: m (read from m.fit))") || strings.Contains(second.text(), "refitting m (") {
+		t.Errorf("a new session's compare did not read m's scores from its file:\n%s", second.text())
+	}
+	if a, b := tableRows(t, first, "model"), tableRows(t, second, "model"); !slices.EqualFunc(a, b, slices.Equal) {
+		t.Errorf("compare with m's scores read back: %v, want %v", b, a)
+	}
+
+	// The file is removed; m is fitted again with the same settings: the
+	// scores s2 holds for them go into the new file.
+	if err := os.Remove(filepath.Join(dir, "m.fit")); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s2, fit)
+	s3 := New(Options{Dir: dir})
+	mustRun(t, s3, setup+fit)
+	if third := mustRun(t, s3, compare).text(); !strings.Contains(third, "(read from m.fit)") {
+		t.Errorf("the file written after a compare lacks its scores:\n%s", third)
+	}
+
+	// Another session writes another fit of m to the file: s3's scores of
+	// other cells are not added to it.
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+strings.Replace(fit, "seed = 3", "seed = 4", 1))
+	if out := mustRun(t, s3, "compare m, m2, holdout = 0.2, seed = 9").text(); !strings.Contains(out, "note: the scores of m are not kept in m.fit: it holds another fit now") {
+		t.Errorf("compare wrote into a file that holds another fit now:\n%s", out)
 	}
 }

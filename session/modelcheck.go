@@ -276,54 +276,37 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	for _, f := range folds {
 		cells += len(f)
 	}
-	var mu sync.Mutex
-	current, fold := 0, 0
-	var latest inference.Progress
-	status := func(state string) MimeBundle {
-		mu.Lock()
-		defer mu.Unlock()
-		if state == "" {
-			iters := "starting" // before the refit's first report
-			if latest.AllTotal > 0 {
-				iters = fmt.Sprintf("%d/%d iterations", latest.AllDone, latest.AllTotal)
-			}
-			state = fmt.Sprintf("refitting %s (%d of %d), fold %d of %d: %s", x.Models[current], current+1, len(models), fold+1, len(folds), iters)
-		}
-		doneIters := (current*len(folds)+fold)*max(latest.AllTotal, 1) + latest.AllDone
-		return barBundle("compare: "+state, doneIters, len(models)*len(folds)*max(latest.AllTotal, 1))
-	}
-	s.fits++
-	id := fmt.Sprintf("copulang-compare-%d", s.fits)
-	start := time.Now()
+	// A model's scores kept from an earlier compare of the same cells and
+	// settings are what its refits would give again: only the others are
+	// refitted.
+	keys := make([]string, len(models))
+	cellsOf := make([][][]inference.HeldOutCell, len(models))
 	scores := make([][]float64, len(models))
-	err = inBackground(out, id, func() MimeBundle { return status("") }, func() error {
-		for k, m := range models {
-			mu.Lock()
-			current, fold, latest = k, 0, inference.Progress{}
-			mu.Unlock()
-			spec := fitSpec(m, m.FitStmt, m.Plan)
-			spec.KeepWarmup = false
-			lp, err := inference.CrossValidate(ctx, spec, remapCells(folds, base, m), func(f int, p inference.Progress) {
-				mu.Lock()
-				fold, latest = f, p
-				mu.Unlock()
-			})
-			if err != nil {
-				return fmt.Errorf("refitting %s: %w", m.Decl.Name, err)
+	var refit []int
+	var reused []string
+	for k, m := range models {
+		cellsOf[k] = remapCells(folds, base, m)
+		keys[k] = scoreKey(compareSpec(m), cellsOf[k])
+		if ks, ok := s.scores.get(keys[k]); ok {
+			scores[k] = ks.lp
+			if ks.from != "" {
+				reused = append(reused, fmt.Sprintf("%s (read from %s)", x.Models[k], ks.from))
+			} else {
+				reused = append(reused, x.Models[k])
 			}
-			scores[k] = lp
+			continue
 		}
-		return nil
-	})
-	if errors.Is(err, context.Canceled) {
-		out.UpdateDisplay(status("interrupted"), id)
-		return interrupted("compare while refitting the models with held-out cells")
+		refit = append(refit, k)
 	}
-	if err != nil {
-		out.UpdateDisplay(status("failed"), id)
-		return err
+	reusedNote := ""
+	if len(reused) > 0 {
+		reusedNote = "scores kept from an earlier compare of the same cells and settings: " + strings.Join(reused, ", ")
 	}
-	out.UpdateDisplay(status(fmt.Sprintf("done: %d models refitted %d time(s) in %s", len(models), len(folds), roundDuration(time.Since(start)))), id)
+	if len(refit) > 0 {
+		if err := s.refitForScores(ctx, x, models, refit, cellsOf, keys, scores, len(folds), reusedNote, out); err != nil {
+			return err
+		}
+	}
 	sums, best, err := inference.CompareScores(scores)
 	if err != nil {
 		return err
@@ -344,11 +327,84 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	if len(folds) > 1 {
 		how = fmt.Sprintf("%d cells held out in %d folds (every observed cell whose value recurs in its column, seed %d)", cells, len(folds), x.Seed)
 	}
+	if reusedNote != "" {
+		how += " (" + reusedNote + ")"
+	}
 	t.Caption = "held-out predictive scores: " + how + "; each model refitted on the rest with its fit's settings; " +
 		"elpd = Σ log Pr(held-out value | the rest of the data), elpd_diff against the best with the standard error of the paired differences"
 	out.Stream("stdout", t.Caption+"\n")
 	out.Display(t.Bundle(), "")
 	out.Stream("stdout", compareVerdict(x.Models, sums, best, len(folds))+"\n")
+	return nil
+}
+
+// refitForScores refits the models refit (indices into models) with each
+// fold of their cells held out in turn, with live progress, and sets their
+// scores; it keeps the scores of every model it finished, in the session
+// and in the model's fit file if it has one, even when interrupted.
+func (s *Session) refitForScores(ctx context.Context, x *compiler.Compare, models []*Model, refit []int, cellsOf [][][]inference.HeldOutCell, keys []string, scores [][]float64, folds int, reusedNote string, out Output) error {
+	var mu sync.Mutex
+	current, fold := 0, 0
+	var latest inference.Progress
+	status := func(state string) MimeBundle {
+		mu.Lock()
+		defer mu.Unlock()
+		if state == "" {
+			iters := "starting" // before the refit's first report
+			if latest.AllTotal > 0 {
+				iters = fmt.Sprintf("%d/%d iterations", latest.AllDone, latest.AllTotal)
+			}
+			state = fmt.Sprintf("refitting %s (%d of %d), fold %d of %d: %s", x.Models[refit[current]], current+1, len(refit), fold+1, folds, iters)
+		}
+		doneIters := (current*folds+fold)*max(latest.AllTotal, 1) + latest.AllDone
+		return barBundle("compare: "+state, doneIters, len(refit)*folds*max(latest.AllTotal, 1))
+	}
+	s.fits++
+	id := fmt.Sprintf("copulang-compare-%d", s.fits)
+	start := time.Now()
+	finished := 0
+	err := inBackground(out, id, func() MimeBundle { return status("") }, func() error {
+		for at, k := range refit {
+			mu.Lock()
+			current, fold, latest = at, 0, inference.Progress{}
+			mu.Unlock()
+			m := models[k]
+			lp, err := inference.CrossValidate(ctx, compareSpec(m), cellsOf[k], func(f int, p inference.Progress) {
+				mu.Lock()
+				fold, latest = f, p
+				mu.Unlock()
+			})
+			if err != nil {
+				return fmt.Errorf("refitting %s: %w", m.Decl.Name, err)
+			}
+			scores[k] = lp
+			finished = at + 1
+		}
+		return nil
+	})
+	for _, k := range refit[:finished] {
+		s.scores.put(keys[k], keptScore{lp: scores[k]})
+		if kf := models[k].kept; kf != nil {
+			if err := keepScores(kf, keys[k], scores[k]); err != nil {
+				out.Stream("stdout", fmt.Sprintf("note: the scores of %s are not kept in %s: %v\n", x.Models[k], kf.shown, err))
+			} else {
+				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells reads them\n", x.Models[k], kf.shown))
+			}
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		out.UpdateDisplay(status("interrupted"), id)
+		return interrupted("compare while refitting the models with held-out cells")
+	}
+	if err != nil {
+		out.UpdateDisplay(status("failed"), id)
+		return err
+	}
+	done := fmt.Sprintf("done: %s refitted %s each in %s", plural(len(refit), "model"), plural(folds, "time"), roundDuration(time.Since(start)))
+	if reusedNote != "" {
+		done += "; " + reusedNote
+	}
+	out.UpdateDisplay(status(done), id)
 	return nil
 }
 

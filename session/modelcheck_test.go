@@ -123,6 +123,66 @@ func TestCompareStatement(t *testing.T) {
 	}
 }
 
+// TestCompareKeepsScores checks that compare refits only the models whose
+// scores of the same cells and settings it has not computed yet: comparing
+// again refits nothing and gives the same table, one more model is the only
+// one refitted, and the scores kept are those a refit gives (a fresh
+// session's compare of all three agrees to the last digit). Another split,
+// or a model fitted again with other settings, is refitted.
+func TestCompareKeepsScores(t *testing.T) {
+	t.Parallel()
+	const k3 = "model k3 { Y = two; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 3) }\n" +
+		"fit k3 with px, iter = 300, warmup = 200, chains = 2, seed = 1\n"
+	const compare2 = "compare k1, k2, holdout = 0.2, seed = 4"
+	refitted := func(out *recorder) string {
+		for k, id := range out.ids {
+			if strings.HasPrefix(id, "copulang-compare-") {
+				text, _ := out.displays[k]["text/plain"].(string)
+				return text
+			}
+		}
+		return ""
+	}
+	s := checkSession(t)
+	first := mustRun(t, s, compare2)
+	if refitted(first) == "" || strings.Contains(first.text(), "kept from an earlier compare") {
+		t.Fatalf("the first compare did not refit both models:\n%s", first.text())
+	}
+	again := mustRun(t, s, compare2)
+	if bar := refitted(again); bar != "" || again.updates != 0 {
+		t.Errorf("comparing the same models again refitted: %q", bar)
+	}
+	if !strings.Contains(again.text(), "scores kept from an earlier compare of the same cells and settings: k1, k2") {
+		t.Errorf("compare does not say whose scores it kept:\n%s", again.text())
+	}
+	if a, b := tableRows(t, first, "model"), tableRows(t, again, "model"); !slices.EqualFunc(a, b, slices.Equal) {
+		t.Errorf("compare again: %v, want %v", b, a)
+	}
+
+	mustRun(t, s, k3)
+	three := mustRun(t, s, "compare k1, k2, k3, holdout = 0.2, seed = 4")
+	if !strings.Contains(three.text(), "kept from an earlier compare of the same cells and settings: k1, k2)") ||
+		!strings.Contains(refitted(three), "refitting k3 (1 of 1)") {
+		t.Errorf("compare with one more model did not refit it alone:\n%s", three.text())
+	}
+	fresh := checkSession(t)
+	mustRun(t, fresh, k3)
+	want := mustRun(t, fresh, "compare k1, k2, k3, holdout = 0.2, seed = 4")
+	if a, b := tableRows(t, three, "model"), tableRows(t, want, "model"); !slices.EqualFunc(a, b, slices.Equal) {
+		t.Errorf("compare with kept scores: %v, want a fresh session's %v", a, b)
+	}
+
+	other := mustRun(t, s, "compare k1, k2, holdout = 0.2, seed = 5")
+	if strings.Contains(other.text(), "kept from an earlier compare") {
+		t.Errorf("compare of other cells kept scores:\n%s", other.text())
+	}
+	mustRun(t, s, "fit k1 with px, iter = 300, warmup = 200, chains = 2, seed = 2")
+	refit := mustRun(t, s, compare2)
+	if !strings.Contains(refit.text(), "settings: k2)") || !strings.Contains(refitted(refit), "refitting k1 (1 of 1)") {
+		t.Errorf("compare after k1 was fitted again with another seed:\n%s", refit.text())
+	}
+}
+
 // TestCompareInterrupt cancels a compare while it refits: the cell ends
 // with a KeyboardInterrupt soon after, and the models keep their fits.
 func TestCompareInterrupt(t *testing.T) {

@@ -47,6 +47,8 @@ type Session struct {
 	stopFit context.CancelFunc
 	// view is what Complete and Inspect read; see publishView.
 	view atomic.Pointer[bindingsView]
+	// scores are the held-out scores compare computed or read (scores.go).
+	scores scoreCache
 }
 
 // Model is a model binding: its checked declaration, its data, and its
@@ -61,6 +63,9 @@ type Model struct {
 	// FitFile is the file Fit was read from (fit's file setting), "" when
 	// it was sampled.
 	FitFile string
+	// kept is the file that holds Fit, read or written, for compare to
+	// keep its scores in; nil when there is none.
+	kept *keptFile
 }
 
 // Names returns the model's column names, in order.

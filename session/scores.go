@@ -1,0 +1,167 @@
+package session
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/copulang/copulang/inference"
+)
+
+// This file keeps what compare computed: each model's pointwise held-out
+// scores, by the cells held out and everything its refits depend on. A
+// refit is a deterministic function of those (the settings include the
+// seed), so a later compare of the same cells — the same models again, or
+// with one more — refits only the models it has no scores for, and gets,
+// for the others, the numbers their refits would give. A model whose fit
+// is kept in a file (fit's file setting) keeps its scores there too, so
+// that they outlive the kernel, as brms keeps criteria with a fit.
+
+// scoreCacheFloats bounds the scores a session keeps: about 128 MiB. With
+// folds every observed cell is scored once, so one model's scores hold a
+// number per observed cell.
+const scoreCacheFloats = 1 << 24
+
+// scoreCache is a session's kept scores, the oldest dropped first once
+// they hold more than scoreCacheFloats numbers.
+type scoreCache struct {
+	byKey map[string]keptScore
+	order []string // keys, oldest first
+	size  int      // numbers held
+}
+
+// keptScore is one model's pointwise scores and where they came from, for
+// compare to say.
+type keptScore struct {
+	lp   []float64
+	from string // "" when this session computed them, else the fit file's name
+}
+
+func (c *scoreCache) get(key string) (keptScore, bool) {
+	k, ok := c.byKey[key]
+	return k, ok
+}
+
+// put keeps lp under key (replacing what key held).
+func (c *scoreCache) put(key string, k keptScore) {
+	if c.byKey == nil {
+		c.byKey = map[string]keptScore{}
+	}
+	if old, ok := c.byKey[key]; ok {
+		c.size -= len(old.lp)
+		for i, o := range c.order {
+			if o == key {
+				c.order = append(c.order[:i], c.order[i+1:]...)
+				break
+			}
+		}
+	}
+	c.byKey[key] = k
+	c.order = append(c.order, key)
+	c.size += len(k.lp)
+	for c.size > scoreCacheFloats && len(c.order) > 1 {
+		c.size -= len(c.byKey[c.order[0]].lp)
+		delete(c.byKey, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+// withPrefix returns the kept scores whose keys start with prefix (a
+// settingsKey), in the order they were kept.
+func (c *scoreCache) withPrefix(prefix string) []fileScore {
+	var out []fileScore
+	for _, key := range c.order {
+		if strings.HasPrefix(key, prefix) {
+			out = append(out, fileScore{Key: key, LP: c.byKey[key].lp})
+		}
+	}
+	return out
+}
+
+// settingsKey fingerprints everything a refit of spec depends on but the
+// cells it holds out: the data, the model and the sampler's settings.
+func settingsKey(spec inference.Spec) string {
+	h := sha256.New()
+	writeColumns(h, spec)
+	fmt.Fprintf(h, "model %#v\nmethod %v columns on exact HMC %v adaptive %v T %v\niter %d warmup %d thin %d chains %d seed %d keep warm-up %v bfa %v paper %v\n",
+		spec.Model, spec.Method, spec.ColumnHMC, spec.Adapt, spec.TravelTime,
+		spec.Iter, spec.Warmup, spec.Thin, spec.Chains, spec.Seed, spec.KeepWarmup, spec.BFADefect, spec.PaperSamplers)
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// scoreKey is the key of the scores of refits of spec holding out each
+// fold of folds in turn: settingsKey(spec), a slash, and a digest of the
+// folds' cells.
+func scoreKey(spec inference.Spec, folds [][]inference.HeldOutCell) string {
+	h := sha256.New()
+	var word [8]byte
+	fmt.Fprintf(h, "%d folds\n", len(folds))
+	for _, cells := range folds {
+		fmt.Fprintf(h, "fold of %d\n", len(cells))
+		for _, c := range cells {
+			binary.LittleEndian.PutUint64(word[:], uint64(c.Row))
+			h.Write(word[:])
+			binary.LittleEndian.PutUint64(word[:], uint64(c.Col))
+			h.Write(word[:])
+			binary.LittleEndian.PutUint64(word[:], math.Float64bits(c.Value))
+			h.Write(word[:])
+		}
+	}
+	return settingsKey(spec) + "/" + fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// compareSpec is the spec compare refits m with: its fit's settings,
+// without the warm-up draws.
+func compareSpec(m *Model) inference.Spec {
+	spec := fitSpec(m, m.FitStmt, m.Plan)
+	spec.KeepWarmup = false
+	return spec
+}
+
+// fileScore is one model's scores as its fit file keeps them.
+type fileScore struct {
+	Key string
+	LP  []float64
+}
+
+// keptFile is the fit file that holds a model's fit, as it was when read
+// or written: compare adds scores to it only while it still holds that fit.
+type keptFile struct {
+	path, shown string
+	saved       time.Time
+	origin      fitOrigin
+}
+
+// keepScores adds scores under key to the fit file of kf, which must
+// still hold the fit it held when kf was made.
+func keepScores(kf *keptFile, key string, lp []float64) error {
+	data, err := os.ReadFile(kf.path)
+	if err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
+		return errors.New("it is no longer a fit file")
+	}
+	var f fitFile
+	if err := gob.NewDecoder(bytes.NewReader(data[len(fitFileMagic):])).Decode(&f); err != nil {
+		return err
+	}
+	if f.Format != fitFileFormat || !f.Saved.Equal(kf.saved) || kf.origin.differs(&f) != "" {
+		return errors.New("it holds another fit now")
+	}
+	for i, sc := range f.Scores {
+		if sc.Key == key {
+			f.Scores = append(f.Scores[:i], f.Scores[i+1:]...)
+			break
+		}
+	}
+	f.Scores = append(f.Scores, fileScore{Key: key, LP: lp})
+	return writeFitBytes(kf.path, &f)
+}
