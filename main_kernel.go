@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/dsl"
@@ -20,7 +22,8 @@ import (
 
 // runKernel serves the Jupyter kernel on the sockets of a connection file:
 // copulang kernel -f CONNECTION_FILE [--log-level LEVEL] [--log-file FILE].
-// SIGTERM stops it; SIGINT interrupts the running cell.
+// SIGTERM stops it; SIGINT interrupts the running cell. Started by a Jupyter
+// client (JPY_PARENT_PID set), it also stops once that client has exited.
 func runKernel(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("kernel", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -63,11 +66,65 @@ func runKernel(args []string, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
+	if client := os.Getenv("JPY_PARENT_PID"); client != "" {
+		var stopWatch context.CancelFunc
+		ctx, stopWatch = untilOrphaned(ctx, clientGone(client), time.Second)
+		defer stopWatch()
+	}
 	err = kernel.Serve(ctx, conn, engine, kernel.DefaultInfo(version), log)
 	if errors.Is(err, context.Canceled) {
 		return nil // SIGTERM: a clean stop
 	}
 	return err
+}
+
+// errOrphaned is the cause of a kernel's stop when the client that started
+// it has exited.
+var errOrphaned = errors.New("the Jupyter client that started the kernel has exited")
+
+// untilOrphaned returns a context cancelled, with cause errOrphaned, once
+// gone (checked every period) reports that the client that started the
+// kernel has exited. A frontend that dies without a shutdown_request
+// (killed, or crashed, or one whose request was lost as it closed its
+// sockets) would otherwise leave the kernel running, holding its memory and
+// the terminal or pipe it inherited, with no client to stop it. ipykernel
+// stops too when JPY_PARENT_PID is set and its parent has gone.
+func untilOrphaned(ctx context.Context, gone func() bool, period time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if gone() {
+					cancel(errOrphaned)
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { cancel(context.Canceled) }
+}
+
+// clientGone returns the test of untilOrphaned for a kernel whose
+// environment has JPY_PARENT_PID = client, the process id of the Jupyter
+// client that launched it: that process no longer exists, or the kernel's
+// parent is no longer the one it started with (it was handed to another
+// process). Either alone can miss: the client may have launched the kernel
+// through a wrapper, so that it is not the kernel's parent, and it may have
+// exited before the kernel started watching.
+func clientGone(client string) func() bool {
+	parent := os.Getppid()
+	pid, err := strconv.Atoi(client)
+	if err != nil || pid <= 1 {
+		pid = 0
+	}
+	return func() bool {
+		return os.Getppid() != parent || pid > 0 && processGone(pid)
+	}
 }
 
 // newEngine returns the session that runs the kernel's cells; relative

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -71,6 +75,44 @@ func installedKernel(t *testing.T) []string {
 	)
 }
 
+// jupyterClient returns the command that runs a Jupyter client with the
+// installed kernel's environment env (installedKernel). When ctx ends
+// first, every process started with a connection file in env's runtime
+// directory — the kernels the client launched — gets SIGQUIT before the
+// client is killed: a Go kernel then prints every goroutine's stack to the
+// stderr it shares with the client, so the output of a hung session shows
+// what the kernel was doing. Wait stops waiting for the output 10 s after
+// the client ends, even if a process it started still holds it.
+func jupyterClient(ctx context.Context, env []string, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
+	cmd.Cancel = func() error {
+		for _, kv := range env {
+			if dir, ok := strings.CutPrefix(kv, "JUPYTER_RUNTIME_DIR="); ok {
+				signalStartedFrom(dir, syscall.SIGQUIT)
+			}
+		}
+		return cmd.Process.Kill()
+	}
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
+}
+
+// signalStartedFrom sends sig to every process whose command line names
+// something in dir (on systems with /proc; elsewhere to none).
+func signalStartedFrom(dir string, sig syscall.Signal) {
+	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || !bytes.Contains(b, []byte(dir+string(filepath.Separator))) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil && pid != os.Getpid() {
+			syscall.Kill(pid, sig)
+		}
+	}
+}
+
 // TestKernelRunsSession drives the installed kernel, running the real
 // session, with jupyter_client: declarations, completion of members and
 // columns, inspection, is_complete, a fit with live progress, summary and
@@ -81,8 +123,7 @@ func TestKernelRunsSession(t *testing.T) {
 	env := installedKernel(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "testdata/session_driver.py")
-	cmd.Env = env
+	cmd := jupyterClient(ctx, env, python, "testdata/session_driver.py")
 	cmd.Dir = t.TempDir()
 	cmd.Args[1], _ = filepath.Abs("testdata/session_driver.py")
 	out, err := cmd.CombinedOutput()
@@ -100,8 +141,7 @@ func TestConsoleRunsSession(t *testing.T) {
 	env := installedKernel(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-m", "jupyter_console", "--simple-prompt", "--kernel", "copulang")
-	cmd.Env = env
+	cmd := jupyterClient(ctx, env, python, "-m", "jupyter_console", "--simple-prompt", "--kernel", "copulang")
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = strings.NewReader(strings.Join([]string{
 		"data sim = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 1)",
@@ -113,6 +153,9 @@ func TestConsoleRunsSession(t *testing.T) {
 	}, "\n") + "\n")
 	out, err := cmd.CombinedOutput()
 	text := string(out)
+	if ctx.Err() != nil {
+		t.Fatalf("jupyter console did not finish in 2 minutes (the kernel's goroutines, if it was still running, are at the end):\n%s", text)
+	}
 	if err != nil {
 		t.Fatalf("jupyter console: %v\n%s", err, text)
 	}
@@ -176,6 +219,95 @@ func TestKernelLogLevel(t *testing.T) {
 	}
 }
 
+// TestUntilOrphaned checks the client watch with a stand-in test: the
+// context ends, with errOrphaned as its cause, once the client is gone, and
+// not before.
+func TestUntilOrphaned(t *testing.T) {
+	var gone atomic.Bool
+	ctx, stop := untilOrphaned(context.Background(), gone.Load, time.Millisecond)
+	defer stop()
+	select {
+	case <-ctx.Done():
+		t.Fatal("stopped while the parent stayed")
+	case <-time.After(50 * time.Millisecond):
+	}
+	gone.Store(true)
+	select {
+	case <-ctx.Done():
+		if !errors.Is(context.Cause(ctx), errOrphaned) {
+			t.Errorf("cause %v, want errOrphaned", context.Cause(ctx))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("still running 5 s after the parent changed")
+	}
+}
+
+// TestKernelExitsWithItsClient starts the kernel as a Jupyter client does
+// (JPY_PARENT_PID set) from a shell that exits at once: the kernel, handed
+// to another parent, stops by itself within a few seconds, and says why in
+// its log. A kernel started without JPY_PARENT_PID is left running.
+func TestKernelExitsWithItsClient(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "copulang")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	start := func(name string, jupyter bool) (pid int, logFile string) {
+		t.Helper()
+		conn := filepath.Join(dir, name+".json")
+		ci := fmt.Sprintf(`{"transport": "ipc", "ip": %q, "shell_port": 1, "iopub_port": 2, "stdin_port": 3,
+		"control_port": 4, "hb_port": 5, "signature_scheme": "hmac-sha256", "key": "k"}`, filepath.Join(dir, name))
+		if err := os.WriteFile(conn, []byte(ci), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		logFile = filepath.Join(dir, name+".log")
+		// The shell starts the kernel in the background, as the client
+		// whose pid JPY_PARENT_PID holds when jupyter is set, prints its
+		// pid and exits, orphaning it.
+		script := `"$0" kernel -f "$1" --log-level info --log-file "$2" </dev/null >/dev/null 2>&1 & echo $!`
+		if jupyter {
+			script = "JPY_PARENT_PID=$$ " + script
+		}
+		sh := exec.Command("/bin/sh", "-c", script, bin, conn, logFile)
+		sh.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "JPY_PARENT_PID=") })
+		out, err := sh.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pid, err = strconv.Atoi(strings.TrimSpace(string(out))); err != nil {
+			t.Fatal(err)
+		}
+		return pid, logFile
+	}
+	// running reports whether pid is a live process (not gone, not a zombie
+	// waiting to be reaped).
+	running := func(pid int) bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return syscall.Kill(pid, 0) == nil
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		return len(f) > 0 && f[0] != "Z"
+	}
+	orphan, logFile := start("orphan", true)
+	kept, _ := start("kept", false)
+	defer syscall.Kill(kept, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for running(orphan) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if running(orphan) {
+		syscall.Kill(orphan, syscall.SIGKILL)
+		t.Fatal("the kernel kept running 10 s after the client that started it exited")
+	}
+	if b, _ := os.ReadFile(logFile); !strings.Contains(string(b), "has exited") || !strings.Contains(string(b), "kernel stopped") {
+		t.Errorf("the kernel's log does not say why it stopped:\n%s", b)
+	}
+	if !running(kept) {
+		t.Error("a kernel started without JPY_PARENT_PID stopped when its parent exited")
+	}
+}
+
 // TestHighlightingWords checks that Notebook's highlighting comes from the
 // language's lists: every statement keyword and the grammar's connectives
 // are keywords, and with and iter are not Python's to colour.
@@ -220,8 +352,7 @@ func TestKernelConformance(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	script, _ := filepath.Abs("testdata/conformance.py")
-	cmd := exec.CommandContext(ctx, python, script, t.TempDir())
-	cmd.Env = env
+	cmd := jupyterClient(ctx, env, python, script, t.TempDir())
 	cmd.Dir = t.TempDir()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -67,6 +67,8 @@ summary hoff.C[income, degree]`
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-c", restartDriver, cell)
 	cmd.Env, cmd.Dir = env, dir
+	// A kernel the driver started may outlive it and keep its output open.
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("driver: %v\n%s", err, out)
