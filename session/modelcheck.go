@@ -279,16 +279,14 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	// A model's scores kept from an earlier compare of the same cells and
 	// settings are what its refits would give again: only the others are
 	// refitted.
-	keys := make([]string, len(models))
-	cellsOf := make([][][]inference.HeldOutCell, len(models))
-	scores := make([][]float64, len(models))
-	var refit []int
+	c := &comparison{names: x.Models, models: models, folds: len(folds),
+		cells: make([][][]inference.HeldOutCell, len(models)), keys: make([]string, len(models)), scores: make([][]float64, len(models))}
 	var reused []string
 	for k, m := range models {
-		cellsOf[k] = remapCells(folds, base, m)
-		keys[k] = scoreKey(compareSpec(m), cellsOf[k])
-		if ks, ok := s.scores.get(keys[k]); ok {
-			scores[k] = ks.lp
+		c.cells[k] = remapCells(folds, base, m)
+		c.keys[k] = scoreKey(compareSpec(m), c.cells[k])
+		if ks, ok := s.scores.get(c.keys[k]); ok {
+			c.scores[k] = ks.lp
 			if ks.from != "" {
 				reused = append(reused, fmt.Sprintf("%s (read from %s)", x.Models[k], ks.from))
 			} else {
@@ -296,18 +294,17 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 			}
 			continue
 		}
-		refit = append(refit, k)
+		c.refit = append(c.refit, k)
 	}
-	reusedNote := ""
 	if len(reused) > 0 {
-		reusedNote = "scores kept from an earlier compare of the same cells and settings: " + strings.Join(reused, ", ")
+		c.reused = "scores kept from an earlier compare of the same cells and settings: " + strings.Join(reused, ", ")
 	}
-	if len(refit) > 0 {
-		if err := s.refitForScores(ctx, x, models, refit, cellsOf, keys, scores, len(folds), reusedNote, out); err != nil {
+	if len(c.refit) > 0 {
+		if err := s.refitForScores(ctx, c, out); err != nil {
 			return err
 		}
 	}
-	sums, best, err := inference.CompareScores(scores)
+	sums, best, err := inference.CompareScores(c.scores)
 	if err != nil {
 		return err
 	}
@@ -327,8 +324,8 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	if len(folds) > 1 {
 		how = fmt.Sprintf("%d cells held out in %d folds (every observed cell whose value recurs in its column, seed %d)", cells, len(folds), x.Seed)
 	}
-	if reusedNote != "" {
-		how += " (" + reusedNote + ")"
+	if c.reused != "" {
+		how += " (" + c.reused + ")"
 	}
 	t.Caption = "held-out predictive scores: " + how + "; each model refitted on the rest with its fit's settings; " +
 		"elpd = Σ log Pr(held-out value | the rest of the data), elpd_diff against the best with the standard error of the paired differences"
@@ -338,11 +335,27 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	return nil
 }
 
-// refitForScores refits the models refit (indices into models) with each
-// fold of their cells held out in turn, with live progress, and sets their
-// scores; it keeps the scores of every model it finished, in the session
-// and in the model's fit file if it has one, even when interrupted.
-func (s *Session) refitForScores(ctx context.Context, x *compiler.Compare, models []*Model, refit []int, cellsOf [][][]inference.HeldOutCell, keys []string, scores [][]float64, folds int, reusedNote string, out Output) error {
+// comparison is a compare under way: per model (in the statement's
+// order), its name, binding, held-out cells by fold, score key and
+// pointwise scores (nil until known); the models to refit; and what was
+// kept from earlier, in words ("" if nothing).
+type comparison struct {
+	names  []string
+	models []*Model
+	cells  [][][]inference.HeldOutCell
+	keys   []string
+	scores [][]float64
+	folds  int
+	refit  []int
+	reused string
+}
+
+// refitForScores refits the models c.refit with each fold of their cells
+// held out in turn, with live progress, and sets their scores; it keeps
+// the scores of every model it finished, in the session and in the model's
+// fit file if it has one, even when interrupted.
+func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output) error {
+	refit, folds := c.refit, c.folds
 	var mu sync.Mutex
 	current, fold := 0, 0
 	var latest inference.Progress
@@ -354,7 +367,7 @@ func (s *Session) refitForScores(ctx context.Context, x *compiler.Compare, model
 			if latest.AllTotal > 0 {
 				iters = fmt.Sprintf("%d/%d iterations", latest.AllDone, latest.AllTotal)
 			}
-			state = fmt.Sprintf("refitting %s (%d of %d), fold %d of %d: %s", x.Models[refit[current]], current+1, len(refit), fold+1, folds, iters)
+			state = fmt.Sprintf("refitting %s (%d of %d), fold %d of %d: %s", c.names[refit[current]], current+1, len(refit), fold+1, folds, iters)
 		}
 		doneIters := (current*folds+fold)*max(latest.AllTotal, 1) + latest.AllDone
 		return barBundle("compare: "+state, doneIters, len(refit)*folds*max(latest.AllTotal, 1))
@@ -368,8 +381,8 @@ func (s *Session) refitForScores(ctx context.Context, x *compiler.Compare, model
 			mu.Lock()
 			current, fold, latest = at, 0, inference.Progress{}
 			mu.Unlock()
-			m := models[k]
-			lp, err := inference.CrossValidate(ctx, compareSpec(m), cellsOf[k], func(f int, p inference.Progress) {
+			m := c.models[k]
+			lp, err := inference.CrossValidate(ctx, compareSpec(m), c.cells[k], func(f int, p inference.Progress) {
 				mu.Lock()
 				fold, latest = f, p
 				mu.Unlock()
@@ -377,18 +390,18 @@ func (s *Session) refitForScores(ctx context.Context, x *compiler.Compare, model
 			if err != nil {
 				return fmt.Errorf("refitting %s: %w", m.Decl.Name, err)
 			}
-			scores[k] = lp
+			c.scores[k] = lp
 			finished = at + 1
 		}
 		return nil
 	})
 	for _, k := range refit[:finished] {
-		s.scores.put(keys[k], keptScore{lp: scores[k]})
-		if kf := models[k].kept; kf != nil {
-			if err := keepScores(kf, keys[k], scores[k]); err != nil {
-				out.Stream("stdout", fmt.Sprintf("note: the scores of %s are not kept in %s: %v\n", x.Models[k], kf.shown, err))
+		s.scores.put(c.keys[k], keptScore{lp: c.scores[k]})
+		if kf := c.models[k].kept; kf != nil {
+			if err := keepScores(kf, c.keys[k], c.scores[k]); err != nil {
+				out.Stream("stdout", fmt.Sprintf("note: the scores of %s are not kept in %s: %v\n", c.names[k], kf.shown, err))
 			} else {
-				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells reads them\n", x.Models[k], kf.shown))
+				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells reads them\n", c.names[k], kf.shown))
 			}
 		}
 	}
@@ -401,8 +414,8 @@ func (s *Session) refitForScores(ctx context.Context, x *compiler.Compare, model
 		return err
 	}
 	done := fmt.Sprintf("done: %s refitted %s each in %s", plural(len(refit), "model"), plural(folds, "time"), roundDuration(time.Since(start)))
-	if reusedNote != "" {
-		done += "; " + reusedNote
+	if c.reused != "" {
+		done += "; " + c.reused
 	}
 	out.UpdateDisplay(status(done), id)
 	return nil

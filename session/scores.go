@@ -35,6 +35,7 @@ type scoreCache struct {
 	byKey map[string]keptScore
 	order []string // keys, oldest first
 	size  int      // numbers held
+	limit int      // numbers held at most; 0 means scoreCacheFloats
 }
 
 // keptScore is one model's pointwise scores and where they came from, for
@@ -49,7 +50,8 @@ func (c *scoreCache) get(key string) (keptScore, bool) {
 	return k, ok
 }
 
-// put keeps lp under key (replacing what key held).
+// put keeps k under key, replacing what key held, and drops the oldest
+// scores while they hold more than the limit (the newest are always kept).
 func (c *scoreCache) put(key string, k keptScore) {
 	if c.byKey == nil {
 		c.byKey = map[string]keptScore{}
@@ -66,7 +68,11 @@ func (c *scoreCache) put(key string, k keptScore) {
 	c.byKey[key] = k
 	c.order = append(c.order, key)
 	c.size += len(k.lp)
-	for c.size > scoreCacheFloats && len(c.order) > 1 {
+	limit := c.limit
+	if limit == 0 {
+		limit = scoreCacheFloats
+	}
+	for c.size > limit && len(c.order) > 1 {
 		c.size -= len(c.byKey[c.order[0]].lp)
 		delete(c.byKey, c.order[0])
 		c.order = c.order[1:]
