@@ -167,8 +167,8 @@ func (o *cliOutput) Display(b session.MimeBundle, displayID string) {
 	}
 }
 
-// UpdateDisplay is not used: the session sends fit progress to
-// FitProgress, the only display it updates.
+// UpdateDisplay is not used: the session sends the progress of fits,
+// check and compare, the only displays it updates, to FitProgress.
 func (o *cliOutput) UpdateDisplay(b session.MimeBundle, displayID string) {}
 
 // FitProgress implements session.ProgressWriter.

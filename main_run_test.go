@@ -47,6 +47,37 @@ func TestRunIntroScript(t *testing.T) {
 	}
 }
 
+// TestRunShowsJobProgress checks that `copulang run` shows the progress of
+// check and compare as it shows a fit's, on stderr, up to the final state,
+// and not among the results on stdout.
+func TestRunShowsJobProgress(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "jobs.cop")
+	code := `data d = simulate(FactorCopula(p = 4, k = 1), n = 150, levels = 3, seed = 2)
+model a { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }
+model b { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit a with px, iter = 60, warmup = 40, chains = 1
+fit b with gibbs, iter = 60, warmup = 40, chains = 1
+check a, draws = 20, reps = 19
+compare a, b
+`
+	if err := os.WriteFile(script, []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", script, "--out", dir}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	for _, want := range []string{"check a: 0/", "replicated data sets, done", "compare: refitting a (1 of 2), fold 1 of 1: starting", "compare: done: 2 models refitted 1 time each in "} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, &stderr)
+		}
+	}
+	if strings.Contains(stdout.String(), "compare: refitting") || strings.Contains(stdout.String(), "replicated data sets, ") {
+		t.Errorf("progress on stdout:\n%s", &stdout)
+	}
+}
+
 // TestRunReportsErrorsWithPosition checks the CLI's error format:
 // file:line:col: message, the source line, a caret, and exit status 1.
 func TestRunReportsErrorsWithPosition(t *testing.T) {

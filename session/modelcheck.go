@@ -63,22 +63,22 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 		return barBundle(fmt.Sprintf("check %s: %d/%d replicated data sets, %s", x.Model, done, total, state), done, total)
 	}
 	s.fits++
-	id := fmt.Sprintf("copulang-check-%d", s.fits)
+	show := &jobProgress{out: out, id: fmt.Sprintf("copulang-check-%d", s.fits)}
 	var res *inference.CheckResult
-	err = inBackground(out, id, func() MimeBundle { return status("") }, func() error {
+	err = inBackground(show, func() MimeBundle { return status("") }, func() error {
 		var err error
 		res, err = r.Check(ctx, opt)
 		return err
 	})
 	if errors.Is(err, context.Canceled) {
-		out.UpdateDisplay(status("interrupted"), id)
+		show.show(status("interrupted"), "interrupted")
 		return interrupted("check " + x.Model + " before its replications were done")
 	}
 	if err != nil {
-		out.UpdateDisplay(status("failed"), id)
+		show.show(status("failed"), "failed")
 		return err
 	}
-	out.UpdateDisplay(status("done"), id)
+	show.show(status("done"), "done")
 
 	names := m.Names()
 	pairName := func(pc inference.PairCheck) string { return names[pc.I] + "–" + names[pc.J] }
@@ -373,10 +373,10 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 		return barBundle("compare: "+state, doneIters, len(refit)*folds*max(latest.AllTotal, 1))
 	}
 	s.fits++
-	id := fmt.Sprintf("copulang-compare-%d", s.fits)
+	show := &jobProgress{out: out, id: fmt.Sprintf("copulang-compare-%d", s.fits)}
 	start := time.Now()
 	finished := 0
-	err := inBackground(out, id, func() MimeBundle { return status("") }, func() error {
+	err := inBackground(show, func() MimeBundle { return status("") }, func() error {
 		for at, k := range refit {
 			mu.Lock()
 			current, fold, latest = at, 0, inference.Progress{}
@@ -406,18 +406,18 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 		}
 	}
 	if errors.Is(err, context.Canceled) {
-		out.UpdateDisplay(status("interrupted"), id)
+		show.show(status("interrupted"), "interrupted")
 		return interrupted("compare while refitting the models with held-out cells")
 	}
 	if err != nil {
-		out.UpdateDisplay(status("failed"), id)
+		show.show(status("failed"), "failed")
 		return err
 	}
 	done := fmt.Sprintf("done: %s refitted %s each in %s", plural(len(refit), "model"), plural(folds, "time"), roundDuration(time.Since(start)))
 	if c.reused != "" {
 		done += "; " + c.reused
 	}
-	out.UpdateDisplay(status(done), id)
+	show.show(status(done), "done")
 	return nil
 }
 

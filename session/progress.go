@@ -13,22 +13,25 @@ import (
 // fit, so a notebook front end is refreshed a few times a second at most.
 const progressEvery = 250 * time.Millisecond
 
-// ProgressWriter is implemented by outputs that show a fit's progress
+// ProgressWriter is implemented by outputs that show the progress of fits
+// and other long statements (check's replications, compare's refits)
 // themselves (the CLI prints it on its terminal line, or as lines at a
 // steady rate); other outputs receive it as a display updated in place.
 type ProgressWriter interface {
 	FitProgress(p FitProgress)
 }
 
-// FitProgress is one state of a running fit, sent a few times a second.
+// FitProgress is one state of a running fit or other long statement, sent
+// a few times a second.
 type FitProgress struct {
 	// Text is the state in one line, as the display's text/plain shows it;
 	// its elapsed time moves even while one iteration runs long.
 	Text string
-	// Phase is "starting", "warm-up", "sampling", "done", "interrupted" or
-	// "failed".
+	// Phase is, for a fit, "starting", "warm-up", "sampling", "done",
+	// "interrupted" or "failed"; for another statement "starting",
+	// "running", then one of the last three.
 	Phase string
-	// Final is true for the last state of the fit.
+	// Final is true for the last state.
 	Final bool
 }
 
@@ -103,11 +106,37 @@ func barBundle(text string, done, total int) MimeBundle {
 	return MimeBundle{"text/plain": text, "text/html": b.String()}
 }
 
-// inBackground runs work on its own goroutine and, until it returns,
-// refreshes the display id every progressEvery with status(), which must be
-// safe to call while work runs. A panic in work becomes an error.
-func inBackground(out Output, id string, status func() MimeBundle, work func() error) error {
-	out.Display(status(), id)
+// jobProgress sends the states of a long statement other than a fit to an
+// output: to its ProgressWriter, or as a display (the first state) updated
+// in place.
+type jobProgress struct {
+	out   Output
+	id    string // the display id
+	shown bool
+}
+
+// show shows the state b in phase "starting", "running", or, the last,
+// "done", "interrupted" or "failed".
+func (j *jobProgress) show(b MimeBundle, phase string) {
+	if pw, ok := j.out.(ProgressWriter); ok {
+		text, _ := b["text/plain"].(string)
+		final := phase == "done" || phase == "interrupted" || phase == "failed"
+		pw.FitProgress(FitProgress{Text: text, Phase: phase, Final: final})
+		return
+	}
+	if !j.shown {
+		j.shown = true
+		j.out.Display(b, j.id)
+		return
+	}
+	j.out.UpdateDisplay(b, j.id)
+}
+
+// inBackground runs work on its own goroutine and, until it returns, shows
+// status() on j every progressEvery; status must be safe to call while
+// work runs. A panic in work becomes an error.
+func inBackground(j *jobProgress, status func() MimeBundle, work func() error) error {
+	j.show(status(), "starting")
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -124,7 +153,7 @@ func inBackground(out Output, id string, status func() MimeBundle, work func() e
 		case err := <-done:
 			return err
 		case <-tick.C:
-			out.UpdateDisplay(status(), id)
+			j.show(status(), "running")
 		}
 	}
 }
