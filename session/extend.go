@@ -34,7 +34,7 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		more = ran
 	}
 	s.fits++
-	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), job: "extend " + x.Model, method: fitRan(m.Plan, old), more: true}
+	show := &fitProgress{jobProgress: jobProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits)}, job: "extend " + x.Model, method: fitRan(m.Plan, old), more: true}
 	fitCtx, end := s.fitScope(ctx)
 	defer end()
 	// An extension expected to take more than a minute says so first, as a

@@ -79,7 +79,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	}
 	ran := plan.Running()
 	s.fits++
-	show := &fitProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits), job: "fit " + x.Model, method: ran}
+	show := &fitProgress{jobProgress: jobProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits)}, job: "fit " + x.Model, method: ran}
 
 	fitCtx, end := s.fitScope(ctx)
 	defer end()

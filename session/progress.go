@@ -38,29 +38,15 @@ type FitProgress struct {
 // fitProgress sends the states of one fit to an output: to its
 // ProgressWriter, or as a display (the first state) updated in place.
 type fitProgress struct {
-	out         Output
-	id          string // the display id
+	jobProgress
 	job, method string // "fit m" or "extend m", and what it runs
 	more        bool   // an extension: its iterations are "more iterations"
-	shown       bool
 }
 
 // update shows the progress p; state is "" while the fit runs, else
 // "starting", "done", "interrupted" or "failed".
 func (f *fitProgress) update(p inference.Progress, state string) {
-	b := progressBundle(f.job, f.method, f.more, p, state)
-	if pw, ok := f.out.(ProgressWriter); ok {
-		text, _ := b["text/plain"].(string)
-		final := state != "" && state != "starting"
-		pw.FitProgress(FitProgress{Text: text, Phase: progressPhase(p, state), Final: final})
-		return
-	}
-	if !f.shown {
-		f.shown = true
-		f.out.Display(b, f.id)
-		return
-	}
-	f.out.UpdateDisplay(b, f.id)
+	f.send(progressBundle(f.job, f.method, f.more, p, state), progressPhase(p, state), state != "" && state != "starting")
 }
 
 // progressPhase names the phase of a fit: its state when it has one, else
@@ -118,9 +104,13 @@ type jobProgress struct {
 // show shows the state b in phase "starting", "running", or, the last,
 // "done", "interrupted" or "failed".
 func (j *jobProgress) show(b MimeBundle, phase string) {
+	j.send(b, phase, phase == "done" || phase == "interrupted" || phase == "failed")
+}
+
+// send shows the state b in phase, the last if final.
+func (j *jobProgress) send(b MimeBundle, phase string, final bool) {
 	if pw, ok := j.out.(ProgressWriter); ok {
 		text, _ := b["text/plain"].(string)
-		final := phase == "done" || phase == "interrupted" || phase == "failed"
 		pw.FitProgress(FitProgress{Text: text, Phase: phase, Final: final})
 		return
 	}
