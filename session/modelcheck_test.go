@@ -183,6 +183,47 @@ func TestCompareKeepsScores(t *testing.T) {
 	}
 }
 
+// cancelOn is an Output that cancels a context once a display update's
+// text contains want.
+type cancelOn struct {
+	recorder
+	want   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) UpdateDisplay(b MimeBundle, id string) {
+	c.recorder.UpdateDisplay(b, id)
+	if text, _ := b["text/plain"].(string); strings.Contains(text, c.want) {
+		c.cancel()
+	}
+}
+
+// TestCompareKeepsFinishedScoresOnInterrupt interrupts a compare while it
+// refits its second model: the first model's scores, finished, are kept,
+// so the next compare of the same cells refits the second alone.
+func TestCompareKeepsFinishedScoresOnInterrupt(t *testing.T) {
+	t.Parallel()
+	s := checkSession(t)
+	// k2's refit would run far too long to finish.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	if _, err := s.Execute(ctx, "fit k2 with px, iter = 1000000, warmup = 10, chains = 1, seed = 1", &recorder{}); err == nil {
+		t.Fatal("the long fit was not interrupted")
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOn{want: "refitting k2 (2 of 2)", cancel: cancel}
+	var se *Error
+	if _, err := s.Execute(ctx, "compare k1, k2", out); !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
+		t.Fatalf("compare: %v, want a KeyboardInterrupt", err)
+	}
+	mustRun(t, s, "fit k2 with px, iter = 300, warmup = 200, chains = 2, seed = 1")
+	again := mustRun(t, s, "compare k1, k2")
+	if !strings.Contains(again.text(), "scores kept from an earlier compare of the same cells and settings: k1)") {
+		t.Errorf("the compare after the interrupt did not keep k1's scores:\n%s", again.text())
+	}
+}
+
 // TestCompareInterrupt cancels a compare while it refits: the cell ends
 // with a KeyboardInterrupt soon after, and the models keep their fits.
 func TestCompareInterrupt(t *testing.T) {
