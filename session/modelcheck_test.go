@@ -183,6 +183,18 @@ func TestCompareKeepsScores(t *testing.T) {
 	}
 }
 
+// fitEndlessly fits model name with far too many iterations for compare to
+// finish its refit, interrupted after its warm-up: a fit interrupted so
+// keeps its draws and its settings.
+func fitEndlessly(t *testing.T, s *Session, name string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	if _, err := s.Execute(ctx, "fit "+name+" with px, iter = 1000000, warmup = 10, chains = 1, seed = 1", &recorder{}); err == nil {
+		t.Fatal("the long fit was not interrupted")
+	}
+}
+
 // cancelOn is an Output that cancels a context once a display update's
 // text contains want.
 type cancelOn struct {
@@ -204,13 +216,8 @@ func (c *cancelOn) UpdateDisplay(b MimeBundle, id string) {
 func TestCompareKeepsFinishedScoresOnInterrupt(t *testing.T) {
 	t.Parallel()
 	s := checkSession(t)
-	// k2's refit would run far too long to finish.
+	fitEndlessly(t, s, "k2")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	if _, err := s.Execute(ctx, "fit k2 with px, iter = 1000000, warmup = 10, chains = 1, seed = 1", &recorder{}); err == nil {
-		t.Fatal("the long fit was not interrupted")
-	}
-	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	out := &cancelOn{want: "refitting k2 (2 of 2)", cancel: cancel}
 	var se *Error
@@ -228,14 +235,8 @@ func TestCompareKeepsFinishedScoresOnInterrupt(t *testing.T) {
 // with a KeyboardInterrupt soon after, and the models keep their fits.
 func TestCompareInterrupt(t *testing.T) {
 	s := checkSession(t)
-	// A fit interrupted after its warm-up keeps its draws and its settings,
-	// here far too many iterations for compare to finish its refit.
+	fitEndlessly(t, s, "k2")
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	if _, err := s.Execute(ctx, "fit k2 with px, iter = 1000000, warmup = 10, chains = 1, seed = 1", &recorder{}); err == nil {
-		t.Fatal("the long fit was not interrupted")
-	}
-	ctx, cancel = context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
 	_, err := s.Execute(ctx, "compare k1, k2", &recorder{})
