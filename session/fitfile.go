@@ -149,14 +149,14 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	case !bytes.HasPrefix(data, []byte(fitFileMagic)):
 		return nil, "", fmt.Errorf("%s is not a copulang fit file, so fit will not overwrite it: choose another file name, or remove the file", shown)
 	}
-	var f fitFile
-	if err := gob.NewDecoder(bytes.NewReader(data[len(fitFileMagic):])).Decode(&f); err != nil {
+	f, err := decodeFitFile(data)
+	if err != nil {
 		return nil, fmt.Sprintf("%s is a fit file that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
 	if f.Format != fitFileFormat {
 		return nil, fmt.Sprintf("%s is a fit file of format %d, and this copulang reads format %d: fitting again and overwriting it", shown, f.Format, fitFileFormat), nil
 	}
-	if why := origin.differs(&f); why != "" {
+	if why := origin.differs(f); why != "" {
 		return nil, fmt.Sprintf("%s holds a fit of %s: fitting again and overwriting it", shown, why), nil
 	}
 	res, err := inference.UnmarshalResult(f.Result, spec)
@@ -242,4 +242,55 @@ func writeFitBytes(path string, f *fitFile) error {
 		return err
 	}
 	return nil
+}
+
+// decodeFitFile decodes the contents of a fit file, which start with the
+// magic line.
+func decodeFitFile(data []byte) (*fitFile, error) {
+	var f fitFile
+	if err := gob.NewDecoder(bytes.NewReader(data[len(fitFileMagic):])).Decode(&f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// fileScore is one model's scores as its fit file keeps them.
+type fileScore struct {
+	Key string
+	LP  []float64
+}
+
+// keptFile is the fit file that holds a model's fit, as it was when read
+// or written: compare adds scores to it only while it still holds that fit.
+type keptFile struct {
+	path, shown string
+	saved       time.Time
+	origin      fitOrigin
+}
+
+// keepScores adds scores under key to the fit file of kf, which must
+// still hold the fit it held when kf was made.
+func keepScores(kf *keptFile, key string, lp []float64) error {
+	data, err := os.ReadFile(kf.path)
+	if err != nil {
+		return err
+	}
+	if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
+		return errors.New("it is no longer a fit file")
+	}
+	f, err := decodeFitFile(data)
+	if err != nil {
+		return err
+	}
+	if f.Format != fitFileFormat || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
+		return errors.New("it holds another fit now")
+	}
+	for i, sc := range f.Scores {
+		if sc.Key == key {
+			f.Scores = append(f.Scores[:i], f.Scores[i+1:]...)
+			break
+		}
+	}
+	f.Scores = append(f.Scores, fileScore{Key: key, LP: lp})
+	return writeFitBytes(kf.path, f)
 }

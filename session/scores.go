@@ -1,16 +1,11 @@
 package session
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/gob"
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/copulang/copulang/inference"
 )
@@ -22,7 +17,8 @@ import (
 // with one more — refits only the models it has no scores for, and gets,
 // for the others, the numbers their refits would give. A model whose fit
 // is kept in a file (fit's file setting) keeps its scores there too, so
-// that they outlive the kernel, as brms keeps criteria with a fit.
+// that they outlive the kernel, as brms keeps criteria with a fit
+// (keepScores, in fitfile.go with the rest of the file's handling).
 
 // scoreCacheFloats bounds the scores a session keeps: about 128 MiB. With
 // folds every observed cell is scored once, so one model's scores hold a
@@ -129,45 +125,4 @@ func compareSpec(m *Model) inference.Spec {
 	spec := fitSpec(m, m.FitStmt, m.Plan)
 	spec.KeepWarmup = false
 	return spec
-}
-
-// fileScore is one model's scores as its fit file keeps them.
-type fileScore struct {
-	Key string
-	LP  []float64
-}
-
-// keptFile is the fit file that holds a model's fit, as it was when read
-// or written: compare adds scores to it only while it still holds that fit.
-type keptFile struct {
-	path, shown string
-	saved       time.Time
-	origin      fitOrigin
-}
-
-// keepScores adds scores under key to the fit file of kf, which must
-// still hold the fit it held when kf was made.
-func keepScores(kf *keptFile, key string, lp []float64) error {
-	data, err := os.ReadFile(kf.path)
-	if err != nil {
-		return err
-	}
-	if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
-		return errors.New("it is no longer a fit file")
-	}
-	var f fitFile
-	if err := gob.NewDecoder(bytes.NewReader(data[len(fitFileMagic):])).Decode(&f); err != nil {
-		return err
-	}
-	if f.Format != fitFileFormat || !f.Saved.Equal(kf.saved) || kf.origin.differs(&f) != "" {
-		return errors.New("it holds another fit now")
-	}
-	for i, sc := range f.Scores {
-		if sc.Key == key {
-			f.Scores = append(f.Scores[:i], f.Scores[i+1:]...)
-			break
-		}
-	}
-	f.Scores = append(f.Scores, fileScore{Key: key, LP: lp})
-	return writeFitBytes(kf.path, &f)
 }
