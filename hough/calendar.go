@@ -36,18 +36,27 @@ type calEntry struct {
 // newCalendar returns an empty queue for ids 0..n−1 with about one bucket
 // per id.
 func newCalendar(n int) calendar {
+	var q calendar
+	q.layout(n)
+	return q
+}
+
+// layout empties q and readies it for ids 0..n−1 with about one bucket per
+// id, reusing its memory where it is large enough.
+func (q *calendar) layout(n int) {
 	nb := 1
 	for nb < n {
 		nb *= 2
 	}
-	q := calendar{e: make([]calEntry, n), head: make([]int32, nb)}
+	q.e = resize(q.e, n)
 	for i := range q.e {
 		q.e[i] = calEntry{key: infKey, bucket: -1}
 	}
+	q.head = resize(q.head, nb)
 	for b := range q.head {
 		q.head[b] = -1
 	}
-	return q
+	q.cur = 0
 }
 
 // reset empties the queue and starts a segment ending at K = kT.

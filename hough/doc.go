@@ -6,7 +6,9 @@
 // F x <= g used as a test oracle.
 //
 // A Sampler runs one column: NewSampler(levels, Options{}) then Transition
-// once per iteration. Two collision searches give the same trajectories: the
+// once per iteration; samplers that run in turn, as the columns of one chain,
+// can share the O(n) scratch memory of their trajectories (Workspace). Two
+// collision searches give the same trajectories: the
 // kinetic search (Kinetic, the default: each level's extremes tracked among
 // the few curves near its walls, or kinetic tournaments for levels of more
 // than 1,024 curves) and the Hough envelope of the paper (Envelope, O(n) per

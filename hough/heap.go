@@ -22,13 +22,21 @@ type heapEntry struct {
 }
 
 func newEventHeap(nid int) eventHeap {
+	var h eventHeap
+	h.layout(nid)
+	return h
+}
+
+// layout readies h for ids 0..nid−1, every time +Inf, reusing its memory
+// where it is large enough.
+func (h *eventHeap) layout(nid int) {
 	size := 1
 	for size < nid {
 		size *= 2
 	}
-	h := eventHeap{size: size, nodes: make([]heapEntry, 2*size)}
+	h.size = size
+	h.nodes = resize(h.nodes, 2*size)
 	h.reset()
-	return h
 }
 
 // reset sets every key to +Inf without releasing memory.

@@ -43,6 +43,10 @@ type Options struct {
 	TravelTime float64
 	// Search selects the collision search; the zero value is Kinetic.
 	Search Search
+	// Workspace, if not nil, holds the sampler's O(n) scratch memory, shared
+	// with the other samplers given the same one (see Workspace); nil gives
+	// the sampler its own.
+	Workspace *Workspace
 	// MaxBounces caps the bounces of one trajectory; 0 means 1000·n + 1000.
 	// Hitting the cap is an error, never a silent truncation. A column whose
 	// values are all distinct needs about 0.18·n² bounces (sampling.md §9), so
@@ -79,12 +83,15 @@ type tree struct {
 // (tournament.go). A variable so that tests can run both.
 var sideMaxLevel int32 = 1024
 
-// Sampler draws exact HMC transitions for one column. It holds the workspace
-// for the column's levels and is reusable across transitions; it is not safe
-// for concurrent use. Transition does not allocate.
+// Sampler draws exact HMC transitions for one column. It keeps the column's
+// constraint structure and settings; the curves, certificates and queue of
+// a trajectory live in its Workspace, laid out for the column at the start
+// of each transition. It is reusable across transitions; it is not safe for
+// concurrent use. Transition does not allocate.
 type Sampler struct {
 	lv   *Levels
 	opt  Options
+	ws   *Workspace
 	nseg int     // the trajectory is run in nseg segments of length seg ≤ π/2
 	seg  float64 // segment length
 	win  window  // the end of a segment
@@ -92,33 +99,34 @@ type Sampler struct {
 	maxE int
 
 	nlev       int
-	curves     []curve   // curves[p] for row order[p].row
-	xi         []float64 // standard normal draws, in row order
-	xnew       []float64 // end positions, indexed as curves
-	midS, midC float64   // sin and cos of half a segment
+	midS, midC float64 // sin and cos of half a segment
+	useTrees   bool    // kinetic search: tournament trees instead of sides
+	sigma      float64
 
-	// kinetic search
-	useTrees bool     // tournament trees instead of sides
-	order    []rowKey // with trees: the observed rows level by level, each level sorted by sortLevels
-	winners  []int32  // with trees
-	treeOf   []int32  // with trees: per index of winners, its tree
-	trees    []tree   // with trees: trees[2l] max-tree of level l, trees[2l+1] min-tree; k = 0 if absent
-	sideOf   []int32  // per queue id below pairID, its side
-	queue    calendar
-	pairID   int32  // the queue id of the pair certificate of levels 0 and 1
-	sides    []side // sides[2l] the top of level l, sides[2l+1] its bottom; k = 0 if absent
-	sigma    float64
-	pos      []float64 // scratch: free positions, for the wall estimates
-	ranks    []int32   // scratch: the ranks selected in pos
-	wallMid  []float64 // per wall l|l+1: estimated wall at the middle of the segment
-	wallEnd  []float64 // and at its end
-
-	// envelope search
-	heap eventHeap
-
-	env []envEvent
+	views // of the workspace, laid out by bind
 
 	afterBounce func(*Sampler) // test hook
+}
+
+// views are a Sampler's views of its workspace (see bind).
+type views struct {
+	curves  []curve   // curves[p] for row order[p].row
+	xi      []float64 // standard normal draws, in row order
+	xnew    []float64 // end positions, indexed as curves
+	order   []rowKey  // the observed rows level by level (with trees: each level sorted by sortLevels)
+	winners []int32   // with trees
+	treeOf  []int32   // with trees: per index of winners, its tree
+	trees   []tree    // with trees: trees[2l] max-tree of level l, trees[2l+1] min-tree; k = 0 if absent
+	sideOf  []int32   // per queue id below pairID, its side
+	queue   *calendar
+	pairID  int32     // the queue id of the pair certificate of levels 0 and 1
+	sides   []side    // sides[2l] the top of level l, sides[2l+1] its bottom; k = 0 if absent
+	pos     []float64 // scratch: free positions, for the wall estimates
+	ranks   []int32   // scratch: the ranks selected in pos
+	wallMid []float64 // per wall l|l+1: estimated wall at the middle of the segment
+	wallEnd []float64 // and at its end
+	heap    *eventHeap
+	env     []envEvent
 }
 
 // rowKey is an observed row and the key that orders it within its level.
@@ -147,15 +155,12 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 	}
 	n := lv.N
 	L := lv.NumLevels()
-	m := len(lv.Order)
 	s := &Sampler{
-		lv:     lv,
-		opt:    opt,
-		nseg:   int(math.Ceil(opt.TravelTime/(math.Pi/2) - 1e-12)),
-		nlev:   L,
-		curves: make([]curve, m),
-		xi:     make([]float64, n),
-		xnew:   make([]float64, m),
+		lv:   lv,
+		opt:  opt,
+		ws:   opt.Workspace,
+		nseg: int(math.Ceil(opt.TravelTime/(math.Pi/2) - 1e-12)),
+		nlev: L,
 	}
 	if s.nseg < 1 {
 		s.nseg = 1
@@ -172,78 +177,19 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 	if s.maxE < 0 || s.maxE/64 < s.maxB {
 		s.maxE = math.MaxInt
 	}
-	if L == 0 {
-		return s
-	}
-	s.order = make([]rowKey, m)
-	for p, i := range lv.Order {
-		s.order[p].row = i
-	}
 	if opt.Search == Kinetic {
 		for l := 0; l < L; l++ {
 			s.useTrees = s.useTrees || lv.Start[l+1]-lv.Start[l] > sideMaxLevel
 		}
 	}
-	switch {
-	case opt.Search == Kinetic && s.useTrees:
-		s.trees = make([]tree, 2*L)
-		total := int32(0)
-		for l := 0; l < L; l++ {
-			k := lv.Start[l+1] - lv.Start[l]
-			if l < L-1 {
-				s.trees[2*l] = tree{off: total, k: k, first: lv.Start[l], isMax: true}
-				total += 2 * k
-			}
-			if l > 0 {
-				s.trees[2*l+1] = tree{off: total, k: k, first: lv.Start[l]}
-				total += 2 * k
-			}
-		}
-		s.winners = make([]int32, total)
-		s.treeOf = make([]int32, total)
-		for id := range s.trees {
-			tr := &s.trees[id]
-			tr.nodes = s.winners[tr.off : tr.off+2*tr.k]
-			for i := tr.off; i < tr.off+2*tr.k; i++ {
-				s.treeOf[i] = int32(id)
-			}
-		}
-		s.pairID = total
-		s.queue = newCalendar(int(total) + L - 1)
-	case opt.Search == Kinetic:
-		s.sides = make([]side, 2*L)
-		total := int32(0)
-		for l := 0; l < L; l++ {
-			k := lv.Start[l+1] - lv.Start[l]
-			for _, top := range []bool{true, false} {
-				if (top && l == L-1) || (!top && l == 0) {
-					continue
-				}
-				id := 2 * l
-				if !top {
-					id++
-				}
-				s.sides[id] = side{first: lv.Start[l], k: k, isMax: top, id0: total,
-					awake: make([]int32, 0, k), apos: make([]int32, k)}
-				total += k + 2
-			}
-		}
-		s.sideOf = make([]int32, total)
-		for id := range s.sides {
-			sd := &s.sides[id]
-			for i := sd.id0; i < sd.id0+sd.k+2 && sd.k > 0; i++ {
-				s.sideOf[i] = int32(id)
-			}
-		}
-		s.pairID = total
-		s.queue = newCalendar(int(total) + L - 1)
-		s.pos = make([]float64, m)
-		s.ranks = make([]int32, 0, 2*L)
-		s.wallMid = make([]float64, L)
-		s.wallEnd = make([]float64, L)
-	default:
-		s.env = make([]envEvent, L)
-		s.heap = newEventHeap(L)
+	if s.ws == nil {
+		s.ws = new(Workspace)
+		s.bind()
+	} else {
+		// Grow the shared workspace now, so that Transition does not
+		// allocate, but hold no views of it until this sampler runs.
+		s.bind()
+		s.unbind()
 	}
 	return s
 }
@@ -259,6 +205,7 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 // an input is not finite, or the bounce or event cap is hit. A trajectory
 // rejected by the end check leaves x unchanged and counts in Stats.Rejections.
 func (s *Sampler) Transition(rng *rand.Rand, x, mu []float64, sigma float64) (Stats, error) {
+	s.bind()
 	for i := range s.xi {
 		s.xi[i] = rng.NormFloat64()
 	}
@@ -289,6 +236,7 @@ func (s *Sampler) transition(x, mu []float64, sigma float64, xi []float64) (Stat
 		return st, fmt.Errorf("hough: transition: start is infeasible: max of level %d exceeds min of level %d by %g", l+1, l+2, amt)
 	}
 	s.sigma = sigma
+	s.bind()
 	if s.useTrees {
 		s.sortLevels(x, mu, xi, sigma)
 	}
