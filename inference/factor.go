@@ -80,11 +80,14 @@ type factorSampler struct {
 	// parallel column work
 	next    atomic.Int32
 	wg      sync.WaitGroup
-	colWork func(j int) // the column step runColumns runs: one of the three below
+	colWork func(j int, sc *columnScratch) // the column step runColumns runs: one of the three below
 	// The column steps and the worker, bound once at construction so that
 	// neither selecting them nor go worker() allocates.
-	pxLoadingsWork, pxHoffWork, interweaveWork func(j int)
-	worker                                     func()
+	pxLoadingsWork, pxHoffWork, interweaveWork func(j int, sc *columnScratch)
+	worker                                     func(w int)
+	// scratch[w] is the memory of worker w's column steps (worker 0 is the
+	// calling goroutine).
+	scratch []columnScratch
 
 	bug factorBug
 }
@@ -94,7 +97,6 @@ type factorColumn struct {
 	pcg *rand.PCG
 	rng *rand.Rand
 	hmc *jointHMC // Interweave only
-	mu  []float64 // n
 	a   []float64 // k×k
 	b   []float64 // k
 	m   []float64 // k
@@ -219,14 +221,14 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		normalScores(rng, d.levels[j], s.z[j], false)
 	}
 	s.cols = make([]factorColumn, p)
+	s.growScratch(min(runtime.GOMAXPROCS(0), p))
 	for j := range s.cols {
 		c := &s.cols[j]
 		c.pcg = rand.NewPCG(0, 0)
 		c.rng = rand.New(c.pcg)
-		c.mu = make([]float64, n)
 		c.a, c.b, c.m = make([]float64, k*k), make([]float64, k), make([]float64, k)
 		if s.method == Interweave && (spec.ColumnHMC == nil || spec.ColumnHMC[j]) {
-			c.hmc = newJointHMC(d.levels[j], k)
+			c.hmc = newJointHMC(d.levels[j], k, s.scratch[0].joint)
 		} else if s.method == Interweave {
 			s.gibbsColumns = true
 		}
@@ -417,15 +419,15 @@ func (s *factorSampler) columnError() error {
 	return nil
 }
 
-func (s *factorSampler) pxLoadingsColumn(j int) {
+func (s *factorSampler) pxLoadingsColumn(j int, _ *columnScratch) {
 	c := &s.cols[j]
 	c.err = s.stepLoadingsPX(c.rng, j, c)
 }
 
-func (s *factorSampler) pxHoffColumn(j int) {
+func (s *factorSampler) pxHoffColumn(j int, sc *columnScratch) {
 	c := &s.cols[j]
 	frozen := s.frozenMissing(j)
-	s.hoffColumn(c.rng, j, c.mu)
+	s.hoffColumn(c.rng, j, sc.mu)
 	restoreMissing(s.d.levels[j], s.z[j], frozen)
 }
 
@@ -633,17 +635,18 @@ func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
 
 // interweaveColumn runs column j's joint HMC step, or its PX column step if
 // it has no joint step, and then its Hoff update.
-func (s *factorSampler) interweaveColumn(j int) {
+func (s *factorSampler) interweaveColumn(j int, sc *columnScratch) {
 	c := &s.cols[j]
 	k := s.k
 	frozen := s.frozenMissing(j)
 	defer restoreMissing(s.d.levels[j], s.z[j], frozen)
 	if c.hmc == nil {
 		if c.err = s.stepLoadingsPX(c.rng, j, c); c.err == nil {
-			s.hoffColumn(c.rng, j, c.mu)
+			s.hoffColumn(c.rng, j, sc.mu)
 		}
 		return
 	}
+	c.hmc.use(sc.joint)
 	hs, err := c.hmc.step(c.rng, s.z[j], s.lambda[j*k:j*k+k], s.eta, s.prec[j*k:j*k+k], s.travel)
 	c.st.Bounces += int64(hs.Bounces)
 	c.st.Events += int64(hs.Events)
@@ -652,7 +655,7 @@ func (s *factorSampler) interweaveColumn(j int) {
 		c.err = err
 		return
 	}
-	s.hoffColumn(c.rng, j, c.mu)
+	s.hoffColumn(c.rng, j, sc.mu)
 }
 
 // runColumns calls colWork for every column: if parallel, on
@@ -664,26 +667,49 @@ func (s *factorSampler) runColumns(parallel bool) {
 	if parallel {
 		workers = min(runtime.GOMAXPROCS(0), s.p)
 	}
+	s.growScratch(workers)
 	s.wg.Add(workers - 1)
 	for w := 1; w < workers; w++ {
-		go s.worker()
+		go s.worker(w)
 	}
-	s.columnLoop()
+	s.columnLoop(0)
 	s.wg.Wait()
 }
 
-func (s *factorSampler) columnWorker() {
+func (s *factorSampler) columnWorker(w int) {
 	defer s.wg.Done()
-	s.columnLoop()
+	s.columnLoop(w)
 }
 
-func (s *factorSampler) columnLoop() {
+// columnLoop runs columns in turn as worker w, in its scratch memory.
+func (s *factorSampler) columnLoop(w int) {
+	sc := &s.scratch[w]
 	for {
 		j := int(s.next.Add(1)) - 1
 		if j >= s.p {
 			return
 		}
-		s.colWork(j)
+		s.colWork(j, sc)
+	}
+}
+
+// columnScratch is the memory a column step uses only while it runs, one
+// per worker (factorSampler.scratch): the conditional means of Hoff's
+// update and, with the joint step, its scratch.
+type columnScratch struct {
+	mu    []float64 // n
+	joint *jointScratch
+}
+
+// growScratch makes sure that there is scratch memory for the given number
+// of workers.
+func (s *factorSampler) growScratch(workers int) {
+	for len(s.scratch) < workers {
+		sc := columnScratch{mu: make([]float64, s.n)}
+		if s.method == Interweave {
+			sc.joint = newJointScratch(s.n, s.k)
+		}
+		s.scratch = append(s.scratch, sc)
 	}
 }
 

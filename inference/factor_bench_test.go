@@ -190,7 +190,7 @@ func BenchmarkJointHMCColumn(b *testing.B) {
 		name string
 		hmc  stepper
 	}{
-		{"workingset", newJointHMC(s.d.levels[j], k)},
+		{"workingset", newJointHMC(s.d.levels[j], k, nil)},
 		{"scan", newScanJointHMC(s.d.levels[j], k)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -3,6 +3,7 @@ package inference
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/copulang/copulang/hough"
@@ -35,18 +36,7 @@ func TestJointHMCMatchesScan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ci), 41))
 			n, k := tc.n, tc.k
-			y := make([]float64, n)
-			for i := range y {
-				y[i] = float64(i % tc.L)
-				if rng.Float64() < tc.miss {
-					y[i] = math.NaN()
-				}
-			}
-			rng.Shuffle(n, func(a, b int) { y[a], y[b] = y[b], y[a] })
-			lv, err := hough.NewLevels(y)
-			if err != nil {
-				t.Fatal(err)
-			}
+			lv := cyclicLevels(t, rng, n, tc.L, tc.miss)
 			eta, prec, lam, z := jointInputs(rng, lv, k)
 			ref := newScanJointHMC(lv, k)
 			for range 3 {
@@ -54,7 +44,7 @@ func TestJointHMCMatchesScan(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			h := newJointHMC(lv, k)
+			h := newJointHMC(lv, k, nil)
 			z2, lam2 := make([]float64, n), make([]float64, k)
 			ud, ed := make([]float64, k), make([]float64, n)
 			for s := 0; s < tc.steps; s++ {
@@ -78,4 +68,68 @@ func TestJointHMCMatchesScan(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJointScratchShared checks that joint steps of two columns taking turns
+// in one scratch memory draw exactly what they draw each in its own: same
+// latent values, loadings and counts, bit for bit.
+func TestJointScratchShared(t *testing.T) {
+	const n, k = 300, 3
+	rng := rand.New(rand.NewPCG(9, 41))
+	type column struct {
+		lv            *hough.Levels
+		own, shared   *jointHMC
+		zOwn, zShared []float64
+		lOwn, lShared []float64
+		rOwn, rShared *rand.Rand
+		eta, prec     []float64
+	}
+	sc := newJointScratch(n, k)
+	var cols []*column
+	for ci, L := range []int{5, 2, 12} {
+		lv := cyclicLevels(t, rng, n, L, 0.1)
+		eta, prec, lam, z := jointInputs(rng, lv, k)
+		cols = append(cols, &column{lv: lv, own: newJointHMC(lv, k, nil), shared: newJointHMC(lv, k, sc),
+			zOwn: z, zShared: slices.Clone(z), lOwn: lam, lShared: slices.Clone(lam),
+			rOwn: rand.New(rand.NewPCG(uint64(ci), 7)), rShared: rand.New(rand.NewPCG(uint64(ci), 7)),
+			eta: eta, prec: prec})
+	}
+	for it := range 6 {
+		for ci, c := range cols {
+			so, err := c.own.step(c.rOwn, c.zOwn, c.lOwn, c.eta, c.prec, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.shared.use(sc)
+			ss, err := c.shared.step(c.rShared, c.zShared, c.lShared, c.eta, c.prec, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if so != ss || so.Bounces == 0 {
+				t.Errorf("step %d, column %d: stats %+v (own), %+v (shared)", it, ci, so, ss)
+			}
+			if !slices.Equal(c.zOwn, c.zShared) || !slices.Equal(c.lOwn, c.lShared) {
+				t.Fatalf("step %d, column %d: the shared scratch changed the draw", it, ci)
+			}
+		}
+	}
+}
+
+// cyclicLevels returns the levels of a column of n rows whose values cycle
+// through 0..L−1, each missing with probability miss, in random order.
+func cyclicLevels(t *testing.T, rng *rand.Rand, n, L int, miss float64) *hough.Levels {
+	t.Helper()
+	y := make([]float64, n)
+	for i := range y {
+		y[i] = float64(i % L)
+		if rng.Float64() < miss {
+			y[i] = math.NaN()
+		}
+	}
+	rng.Shuffle(n, func(a, b int) { y[a], y[b] = y[b], y[a] })
+	lv, err := hough.NewLevels(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lv
 }

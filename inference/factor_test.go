@@ -145,7 +145,7 @@ func TestJointHMCMatchesPP(t *testing.T) {
 				t.Fatal(err)
 			}
 			x := append(append([]float64(nil), lam...), z...)
-			h := newJointHMC(lv, k)
+			h := newJointHMC(lv, k, nil)
 			ud, ed, vel := make([]float64, k), make([]float64, n), make([]float64, dim)
 			for s := 0; s < tc.steps; s++ {
 				for i := range vel {

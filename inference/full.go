@@ -112,10 +112,14 @@ func newFullSampler(d *data, spec *Spec, rng *rand.Rand) (*fullSampler, error) {
 		s.perm[j] = j
 	}
 	if spec.Method == HMC {
+		// The columns are updated one after another, so their exact-HMC
+		// samplers share one workspace: the chain holds the scratch memory
+		// of its largest column, not one per column.
+		ws := hough.NewWorkspace()
 		s.hmc = make([]*hough.Sampler, p)
 		for j := 0; j < p; j++ {
 			if spec.ColumnHMC == nil || spec.ColumnHMC[j] {
-				s.hmc[j] = hough.NewSampler(d.levels[j], hough.Options{TravelTime: spec.TravelTime})
+				s.hmc[j] = hough.NewSampler(d.levels[j], hough.Options{TravelTime: spec.TravelTime, Workspace: ws})
 			}
 		}
 	}
