@@ -57,9 +57,9 @@ import (
 //     Within the horizon the maximum (minimum) of a level is that of its
 //     working set, so the search over working sets finds exactly the event
 //     the full scan would: the trajectory is the same.
-//   - The rows outside the working set are held in windowTiers tiers whose
-//     windows are windowBounces and windowBounces·windowGrowth mean spacings
-//     long: a row goes to the deepest tier whose window certifies it, and
+//   - The rows outside the working set are held in tiers (2 up to 1,500
+//     rows, more for more: windowTiersFor) whose windows are windowBounces,
+//     windowBounces·windowGrowth, … mean spacings long: a row goes to the deepest tier whose window certifies it, and
 //     anchoring a window anchors every window inside it, so rows far from a
 //     boundary are recomputed less often. Each tier's B is S times a factor
 //     that grows by 10% when B ends the window and shrinks by 3% when S does.
@@ -151,17 +151,18 @@ type jointHMC struct {
 	// of z with their slots.
 	hiVal, loVal, hi0, lo0       []float64
 	hiArg, loArg, hi0Arg, lo0Arg []int32
-	// Per level and tier j = 1..windowTiers: the window
-	// win[l*windowTiers+j-1] certifies the rows in slots
+	// Per level and tier j = 1..tiers: the window
+	// win[l*tiers+j-1] certifies the rows in slots
 	// tierEnd(l, j-1):tierEnd(l, j), where tierEnd(l, 0) is cend[l] and
-	// tierEnd(l, windowTiers) is start[l+1].
+	// tierEnd(l, tiers) is start[l+1].
 	win  []levelWindow
 	winU []float64 // backing of the windows' δ and δ̇, 2k per window
-	tEnd []int32   // tEnd[l*windowTiers+j-1] = tierEnd(l, j)
+	tEnd []int32   // tEnd[l*tiers+j-1] = tierEnd(l, j)
 
 	maxBounces int
-	kGuess     float64              // trial K for the next event search, adapted to the event rate
-	beta       [windowTiers]float64 // each tier's bound on ‖δ‖ per unit of window length, adapted
+	kGuess     float64                 // trial K for the next event search, adapted to the event rate
+	tiers      int                     // windows per level (windowTiersFor)
+	beta       [maxWindowTiers]float64 // each tier's bound on ‖δ‖ per unit of window length, adapted
 
 	// normExtra is the 2 in ‖f‖² = ‖G_a − G_b‖² + 2. It is 2 except in tests
 	// that plant a bug to check that the Geweke test catches it.
@@ -190,12 +191,31 @@ type levelWindow struct {
 // where the cost is flat within about 5% for 5–12 spacings, growth 3–4 and
 // reference 0.15–0.5.
 const (
-	windowTiers     = 2
+	maxWindowTiers  = 6
 	windowBounces   = 8
 	windowGrowth    = 3
 	windowRenew     = 0.5
 	windowReference = 0.25
 )
+
+// windowTiersFor returns the number of tiers of a column of n rows: 2 up to
+// 4,500 rows, one more for every factor of windowGrowth beyond, at most
+// maxWindowTiers. A level's deepest tier holds most of its rows and is
+// anchored about once per windowBounces·windowGrowth^(tiers−1) mean bounce
+// spacings, so with a fixed number of tiers the rows anchored per bounce
+// grow like n: with 2 tiers, 5 levels and k = 2, 106, 465 and 1,358 at
+// n = 2,000, 10⁴ and 3·10⁴, and 3.3, 5.3 and 15 µs of CPU per bounce. More
+// tiers anchor fewer rows (68, 108 and 130 with one per factor of 3 from
+// 1,500 rows) but each tier's horizon is checked before every event search,
+// which costs 3–10% more per bounce below about 5,000 rows (sampling.md
+// §4.4).
+func windowTiersFor(n int) int {
+	t := 2
+	for m := 4500.0; float64(n) > m && t < maxWindowTiers; m *= windowGrowth {
+		t++
+	}
+	return t
+}
 
 // jointScratch is the O(n·k) memory a joint step uses only while it runs:
 // every slice that jointHMC marks as by slot, except the slots' rows and
@@ -244,7 +264,10 @@ func newJointHMC(lv *hough.Levels, k int, sc *jointScratch) *jointHMC {
 
 		maxBounces: 1000*n + 1000,
 		normExtra:  2,
-		beta:       [windowTiers]float64{2.5, 2.5},
+	}
+	h.tiers = windowTiersFor(n)
+	for i := range h.beta {
+		h.beta[i] = 2.5
 	}
 	if sc == nil {
 		sc = newJointScratch(n, k)
@@ -266,7 +289,7 @@ func (h *jointHMC) use(sc *jointScratch) {
 }
 
 // setLevels points the workspace at new levels of the same number of rows.
-// It allocates only if the number of levels grows.
+// It allocates only if the number of levels (or of tiers) grows.
 func (h *jointHMC) setLevels(lv *hough.Levels) {
 	if lv.N != h.n {
 		panic(fmt.Sprintf("inference: jointHMC.setLevels: %d rows, want %d", lv.N, h.n))
@@ -285,24 +308,26 @@ func (h *jointHMC) setLevels(lv *hough.Levels) {
 		h.hi0, h.lo0 = make([]float64, L), make([]float64, L)
 		h.hiArg, h.loArg = make([]int32, L), make([]int32, L)
 		h.hi0Arg, h.lo0Arg = make([]int32, L), make([]int32, L)
-		h.win = make([]levelWindow, L*windowTiers)
-		h.winU = make([]float64, 2*L*windowTiers*h.k)
-		h.tEnd = make([]int32, L*windowTiers)
+	}
+	if cap(h.win) < L*h.tiers {
+		h.win = make([]levelWindow, L*h.tiers)
+		h.winU = make([]float64, 2*L*h.tiers*h.k)
+		h.tEnd = make([]int32, L*h.tiers)
 	}
 	h.start = h.start[:L+1]
 	copy(h.start, lv.Start)
 	h.cend, h.botS, h.topE = h.cend[:L], h.botS[:L], h.topE[:L]
 	h.hiVal, h.loVal, h.hi0, h.lo0 = h.hiVal[:L], h.loVal[:L], h.hi0[:L], h.lo0[:L]
 	h.hiArg, h.loArg, h.hi0Arg, h.lo0Arg = h.hiArg[:L], h.loArg[:L], h.hi0Arg[:L], h.lo0Arg[:L]
-	h.win, h.tEnd = h.win[:L*windowTiers], h.tEnd[:L*windowTiers]
+	h.win, h.tEnd = h.win[:L*h.tiers], h.tEnd[:L*h.tiers]
 	k := h.k
 	for w := range h.win {
 		h.win[w].du = h.winU[2*w*k : 2*w*k+k : 2*w*k+k]
 		h.win[w].dud = h.winU[2*w*k+k : 2*w*k+2*k : 2*w*k+2*k]
 	}
 	for l := 0; l < L; l++ {
-		for j := 0; j < windowTiers; j++ {
-			h.tEnd[l*windowTiers+j] = h.start[l+1]
+		for j := 0; j < h.tiers; j++ {
+			h.tEnd[l*h.tiers+j] = h.start[l+1]
 		}
 		for s := h.start[l]; s < h.start[l+1]; s++ {
 			h.levelOf[s] = int32(l)
@@ -382,7 +407,7 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 		// Every row's state is at hand: all are in the working set.
 		h.botS[l], h.topE[l], h.cend[l] = h.start[l], h.start[l+1], h.start[l+1]
 		h.scanLevel(l, 0)
-		h.anchor(l, windowTiers)
+		h.anchor(l, h.tiers)
 		st.Events++
 	}
 	h.levelExtremes(0)
@@ -399,12 +424,12 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 		win := math.Min(remaining, 1)
 		hmin := windowRenew * 0.5 * h.kGuess
 		for l := 0; l < h.L; l++ {
-			var hz [windowTiers]float64
-			var lim [windowTiers]windowLimit
+			var hz [maxWindowTiers]float64
+			var lim [maxWindowTiers]windowLimit
 			renew := 0 // the deepest window that runs out
-			for j := 0; j < windowTiers; j++ {
+			for j := 0; j < h.tiers; j++ {
 				hz[j] = math.Inf(1)
-				if w := &h.win[l*windowTiers+j]; w.partial {
+				if w := &h.win[l*h.tiers+j]; w.partial {
 					if hz[j], lim[j] = h.horizon(l, w); hz[j] < hmin {
 						renew = j + 1
 					}
@@ -426,12 +451,12 @@ func (h *jointHMC) stepWith(z, lam, eta, prec []float64, T float64, ud0, ed0 []f
 				h.scanLevel(l, math.Max(scanned, 0))
 				for j := 0; j < renew; j++ {
 					hz[j] = math.Inf(1)
-					if w := &h.win[l*windowTiers+j]; w.partial {
+					if w := &h.win[l*h.tiers+j]; w.partial {
 						hz[j], _ = h.horizon(l, w)
 					}
 				}
 			}
-			for j := 0; j < windowTiers; j++ {
+			for j := 0; j < h.tiers; j++ {
 				win = min(win, hz[j])
 			}
 		}
@@ -492,7 +517,7 @@ func (h *jointHMC) tierEnd(l, j int) int {
 	if j == 0 {
 		return int(h.cend[l])
 	}
-	return int(h.tEnd[l*windowTiers+j-1])
+	return int(h.tEnd[l*h.tiers+j-1])
 }
 
 // anchor anchors the windows 1..i of level l at the current time (see
@@ -513,7 +538,7 @@ func (h *jointHMC) anchor(l, i int) {
 	// mirror image; a row whose bounds stay clear of both references is
 	// certified by the window, the others are needed. (Any reference gives a
 	// valid certificate: horizon checks it against the rows as they move.)
-	var S, B, c2, refHi, refLo, ncHi, ncLo [windowTiers]float64
+	var S, B, c2, refHi, refLo, ncHi, ncLo [maxWindowTiers]float64
 	hasUp, hasLo := l+1 < h.L, l > 0
 	x, v, gnorm := h.x[:s1], h.v[:s1], h.gnorm[:s1]
 	a, b := int(h.hi0Arg[l]), int(h.lo0Arg[l])
@@ -534,7 +559,7 @@ func (h *jointHMC) anchor(l, i int) {
 	}
 	// Classes: 0 may be the maximum only, 1 either, 2 the minimum only (the
 	// working set); 2+j in tier j.
-	var count [3 + windowTiers]int
+	var count [3 + maxWindowTiers]int
 	cls := h.cls[s0:s1]
 	xs, vs, gs := x[s0:s1][:len(cls)], v[s0:s1][:len(cls)], gnorm[s0:s1][:len(cls)]
 	// The first tier's budget in registers: every row is tested against it
@@ -598,7 +623,7 @@ rows:
 			ncLo[j] = math.Inf(1)
 		}
 	}
-	var bound [3 + windowTiers]int // where each class begins
+	var bound [3 + maxWindowTiers]int // where each class begins
 	bound[0] = s0
 	for c := 1; c < 3+i; c++ {
 		bound[c] = bound[c-1] + count[c-1]
@@ -606,11 +631,11 @@ rows:
 	h.sortClasses(bound[:3+i], s1)
 	h.cend[l], h.botS[l], h.topE[l] = int32(bound[3]), int32(bound[1]), int32(bound[2])
 	for j := range i {
-		h.tEnd[l*windowTiers+j] = int32(s1)
+		h.tEnd[l*h.tiers+j] = int32(s1)
 		if j+1 < i {
-			h.tEnd[l*windowTiers+j] = int32(bound[4+j])
+			h.tEnd[l*h.tiers+j] = int32(bound[4+j])
 		}
-		w := &h.win[l*windowTiers+j]
+		w := &h.win[l*h.tiers+j]
 		w.partial = ncHi[j] > math.Inf(-1) || ncLo[j] < math.Inf(1)
 		w.t = h.t
 		w.smax, w.bmax = S[j], B[j]
@@ -624,7 +649,7 @@ rows:
 // sortClasses orders the slots from bound[0] to s1 by cls, class c to begin
 // at bound[c]: it swaps each misplaced row into the region of its class.
 func (h *jointHMC) sortClasses(bound []int, s1 int) {
-	var next [3 + windowTiers]int
+	var next [3 + maxWindowTiers]int
 	copy(next[:], bound)
 	nc := len(bound)
 	for c := 0; c+1 < nc; c++ {

@@ -23,14 +23,19 @@ func TestJointHMCMatchesScan(t *testing.T) {
 		miss    float64
 		T       float64
 		steps   int
+		tiers   int // 0: windowTiersFor(n)
 	}{
-		{"n200 L5 k3", 200, 5, 3, 0, 0, 8},
-		{"n1000 L5 k5", 1000, 5, 5, 0, 0, 4},
-		{"n500 L2 k2 NA", 500, 2, 2, 0.2, 0, 6},
-		{"n120 distinct k1", 120, 120, 1, 0, 0, 3},
-		{"n400 L20 k4 NA", 400, 20, 4, 0.05, 0, 3},
-		{"n300 L3 k2 T3", 300, 3, 2, 0, 3, 4},
-		{"n150 L4 k5 T0.3", 150, 4, 5, 0.1, 0.3, 8},
+		{"n200 L5 k3", 200, 5, 3, 0, 0, 8, 0},
+		{"n1000 L5 k5", 1000, 5, 5, 0, 0, 4, 0},
+		{"n500 L2 k2 NA", 500, 2, 2, 0.2, 0, 6, 0},
+		{"n120 distinct k1", 120, 120, 1, 0, 0, 3, 0},
+		{"n400 L20 k4 NA", 400, 20, 4, 0.05, 0, 3, 0},
+		{"n300 L3 k2 T3", 300, 3, 2, 0, 3, 4, 0},
+		{"n150 L4 k5 T0.3", 150, 4, 5, 0.1, 0.3, 8, 0},
+		// More tiers, as columns of more than 4,500 rows get.
+		{"n1000 L5 k2 3 tiers", 1000, 5, 2, 0, 0, 4, 3},
+		{"n800 L3 k3 NA 6 tiers", 800, 3, 3, 0.1, 0, 4, 6},
+		{"n300 L2 k2 T3 4 tiers", 300, 2, 2, 0, 3, 4, 4},
 	}
 	for ci, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,6 +50,10 @@ func TestJointHMCMatchesScan(t *testing.T) {
 				}
 			}
 			h := newJointHMC(lv, k, nil)
+			if tc.tiers > 0 {
+				h.tiers = tc.tiers
+				h.setLevels(lv)
+			}
 			z2, lam2 := make([]float64, n), make([]float64, k)
 			ud, ed := make([]float64, k), make([]float64, n)
 			for s := 0; s < tc.steps; s++ {
@@ -132,4 +141,53 @@ func cyclicLevels(t *testing.T, rng *rand.Rand, n, L int, miss float64) *hough.L
 		t.Fatal(err)
 	}
 	return lv
+}
+
+// TestWindowTiersFor checks the number of tiers at the edges of its rule.
+func TestWindowTiersFor(t *testing.T) {
+	for _, tc := range []struct{ n, want int }{
+		{1, 2}, {1000, 2}, {4500, 2}, {4501, 3}, {13500, 3}, {13501, 4},
+		{40500, 4}, {40501, 5}, {121500, 5}, {121501, 6}, {10_000_000, maxWindowTiers},
+	} {
+		if got := windowTiersFor(tc.n); got != tc.want {
+			t.Errorf("windowTiersFor(%d) = %d, want %d", tc.n, got, tc.want)
+		}
+	}
+}
+
+// TestRestoreFewerTiers checks that a chain state saved when every column
+// had two tiers restores into a column that now has more: the saved tiers'
+// factors carry over and the others start afresh; a state with more factors
+// than any column has tiers is refused.
+func TestRestoreFewerTiers(t *testing.T) {
+	const n, p, k = 5000, 3, 1
+	rng := rand.New(rand.NewPCG(3, 3))
+	cols, _ := simulateFactorCopula(rng, n, p, k, 3, 0)
+	d := factorTestData(t, cols)
+	cs, err := newFactorSampler(d, &Spec{Columns: cols, Model: FactorModel{K: k}, Method: Interweave}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := cs.(*factorSampler)
+	h := s.cols[1].hmc
+	if h.tiers != 3 {
+		t.Fatalf("%d rows: %d tiers, want 3", n, h.tiers)
+	}
+	st := s.state()
+	for j := range st.Joint {
+		st.Joint[j].Beta = []float64{1.5, 3.5}
+	}
+	if err := s.restore(st); err != nil {
+		t.Fatalf("restore of two tiers' factors: %v", err)
+	}
+	if got := h.beta[:h.tiers]; !slices.Equal(got, []float64{1.5, 3.5, 2.5}) {
+		t.Errorf("factors after restore: %v, want [1.5 3.5 2.5]", got)
+	}
+	st.Joint[1].Beta = make([]float64, maxWindowTiers+1)
+	for i := range st.Joint[1].Beta {
+		st.Joint[1].Beta[i] = 2
+	}
+	if err := s.restore(st); err == nil {
+		t.Errorf("restored %d tiers' factors", maxWindowTiers+1)
+	}
 }

@@ -103,7 +103,7 @@ func (s *factorSampler) state() chainState {
 			st.Joint = append(st.Joint, jointState{})
 			continue
 		}
-		st.Joint = append(st.Joint, jointState{KGuess: c.hmc.kGuess, Beta: c.hmc.beta[:], Row: c.hmc.row})
+		st.Joint = append(st.Joint, jointState{KGuess: c.hmc.kGuess, Beta: c.hmc.beta[:c.hmc.tiers], Row: c.hmc.row})
 	}
 	return st
 }
@@ -147,7 +147,7 @@ func (s *factorSampler) restore(st chainState) error {
 		}
 		// A trial K far below the first guess would make the event search
 		// crawl.
-		if !(js.KGuess == 0 || js.KGuess >= 1e-3*h.firstGuess() && js.KGuess <= 1e6) || len(js.Beta) != windowTiers || !allFinite(js.Beta) || slices.ContainsFunc(js.Beta, func(b float64) bool { return !(b > 0) }) || !sameSlots(h, js.Row) {
+		if !(js.KGuess == 0 || js.KGuess >= 1e-3*h.firstGuess() && js.KGuess <= 1e6) || len(js.Beta) == 0 || len(js.Beta) > maxWindowTiers || !allFinite(js.Beta) || slices.ContainsFunc(js.Beta, func(b float64) bool { return !(b > 0) }) || !sameSlots(h, js.Row) {
 			return fmt.Errorf("column %d's joint step state is not one of this column's", j+1)
 		}
 	}
@@ -160,7 +160,9 @@ func (s *factorSampler) restore(st chainState) error {
 	for j, js := range st.Joint {
 		if h := s.cols[j].hmc; h != nil {
 			h.kGuess = js.KGuess
-			copy(h.beta[:], js.Beta)
+			// A state saved with fewer tiers (before their number grew
+			// with n) leaves the others at their starting factor.
+			copy(h.beta[:h.tiers], js.Beta)
 			copy(h.row, js.Row)
 		}
 	}
