@@ -53,12 +53,22 @@ func BounceShare(levels int, r2 float64) float64 {
 // machine. testdata/cost_measured.csv holds the measurements (cpu: seconds
 // per iteration); on that grid every estimate is within these factors of
 // the measured time: gibbs 0.75–1.27, hmc 0.57–1.25, px 0.68–1.29,
-// interweave 0.85–1.20 (TestIterationCostFitsTheMeasurements). B̂ is the
+// interweave 0.84–1.20 (TestIterationCostFitsTheMeasurements). B̂ is the
 // expected number of bounces of a column's trajectory, n_obs·(L − 1)·T/(2π)
 // (compiler's expectedBounces): hmc makes about 0.8–1.0 B̂ and interweave
 // 1.2 B̂, which the coefficients absorb. Interweave's iteration is PX's
 // Gibbs sweep and factor scores plus the joint exact-HMC steps, whose cost
 // per bounce now grows like log n rather than n.
+//
+// Measured on 2026-11-28 with n = 10⁴, 3·10⁴ and 10⁵ rows (p = 5, k = 2, 2
+// and 5 levels; hmc and interweave, one chain on one core after warm-up
+// iterations; the rows of the file with n ≥ 10⁴): interweave's estimates
+// stay within 0.84–1.06 of these (after its windows got more tiers for more
+// rows); hmc's per bounce cost grows faster than log n once the search's
+// memory outgrows the caches, by a factor (n/5000)^0.35 beyond 5,000 rows
+// (costCacheRows, costCacheExp; without it hmc's estimates were 0.26–0.70
+// of these times), which leaves the grid below 5,000 rows, and auto's
+// choices there, as they were.
 const (
 	costCovariance  = 8.03e-10 // × n·p²: ZᵀZ and the correlation's draw
 	costGibbsColumn = 4.05e-8  // × n: one column's Gibbs sweep
@@ -67,6 +77,8 @@ const (
 	costPXCell      = 5.89e-8  // × n·p
 	costPXFactor    = 1.55e-9  // × n·p·k
 	costIWBounce    = 4.24e-7  // × log₂ n per expected bounce of the joint step
+	costCacheRows   = 5000     // hmc's bounces cost more beyond this many rows,
+	costCacheExp    = 0.35     // by (n/costCacheRows)^costCacheExp
 )
 
 // IterationCost estimates the time one chain takes for one iteration on
@@ -85,6 +97,8 @@ func IterationCost(c Cost) time.Duration {
 		return float64(obs) * float64(c.Levels[j]-1) * c.TravelTime / (2 * math.Pi)
 	}
 	var s float64
+	// The exact-HMC search's cost per bounce beyond the caches.
+	cache := math.Pow(math.Max(n, costCacheRows)/costCacheRows, costCacheExp)
 	switch c.Method {
 	case Gibbs:
 		s = costCovariance*n*p*p + costGibbsColumn*n*p
@@ -99,7 +113,7 @@ func IterationCost(c Cost) time.Duration {
 			if j < len(c.R2) && !math.IsNaN(c.R2[j]) {
 				share = BounceShare(c.Levels[j], c.R2[j])
 			}
-			s += costHMCColumn*n + costHMCBounce/typicalBounceShare*math.Log2(math.Max(n, 2))*bounces(j)*share
+			s += costHMCColumn*n + costHMCBounce/typicalBounceShare*math.Log2(math.Max(n, 2))*bounces(j)*share*cache
 		}
 	case PX:
 		s = costPXCell*n*p + costPXFactor*n*p*float64(c.K)
