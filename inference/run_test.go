@@ -160,8 +160,8 @@ func TestRecoverD2(t *testing.T) {
 }
 
 // TestRecoverD3 is sampling.md §6d D3: the factor model (PX) recovers a
-// p = 10, k = 3 truth from n = 1000 rows of 5-level data (RMSE < 0.06). It is
-// skipped while the factor sampler is still its placeholder.
+// p = 10, k = 3 truth from n = 1000 rows of 5-level data (RMSE < 0.06;
+// measured 0.023 with this seed).
 func TestRecoverD3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("recovery of a known C: long statistical test, skipped under -short")
@@ -172,9 +172,6 @@ func TestRecoverD3(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := Run(context.Background(), Spec{Columns: sim.Columns, Model: FactorModel{K: 3}, Method: PX, Warmup: 500, Iter: 1000, Seed: 6}, nil)
-	if err != nil && strings.Contains(err.Error(), "not built yet") {
-		t.Skip(err)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
