@@ -215,7 +215,8 @@ impute NAME [to "PATH"] [, draws = "PATH", prob = 0.9]
 The posterior predictive distribution of every missing cell of a fitted
 model's data on its column's levels: mode and its probability, type-1
 quantiles, mean. to writes one row per cell (with each level's probability),
-draws every kept draw.`,
+draws every kept draw (of one draw in every few when the cells times the
+draws pass 2²⁵ values).`,
 	"export": `
 export NAME to "PATH"
 

@@ -13,7 +13,8 @@ type Imputed struct {
 	// Mean and Median are the posterior predictive mean and median (R's
 	// type-7 quantile) of the imputed values.
 	Mean, Median float64
-	// Draws are the imputed values of every kept draw, chains in order.
+	// Draws are the imputed values of every kept draw that has them (see
+	// Result.ImputeThin), chains in order.
 	Draws []float64
 }
 

@@ -49,10 +49,16 @@ type Result struct {
 	ZMean [][]float64
 	// Missing lists the missing cells, ordered by column then row.
 	Missing []Cell
-	// Imputed[chain][draw][m] is the posterior predictive value of cell
-	// Missing[m] at kept draw `draw`, on the data scale (one of the column's
-	// observed values); see Impute for the mapping.
+	// Imputed[chain][d][m] is the posterior predictive value of cell
+	// Missing[m] at kept draw d·ImputeThin of the chain, on the data scale
+	// (one of the column's observed values); see Impute for the mapping.
 	Imputed [][][]float64
+	// ImputeThin is 1 unless the missing cells times the kept draws the run
+	// was asked for exceed Spec.MaxImputed: then only every ImputeThin-th
+	// kept draw of each chain, from its first, carries imputations, the
+	// fewest that keep them within the bound (an extension goes on with the
+	// same).
+	ImputeThin int
 
 	// HeldOut are the cells of Spec.HeldOut, and HeldOutProb[m] the
 	// posterior predictive probability of HeldOut[m].Value, averaged over
@@ -113,6 +119,7 @@ func newResult(d *data, sp *Spec) *Result {
 			r.Missing = append(r.Missing, Cell{Row: int(i), Col: j})
 		}
 	}
+	r.ImputeThin = imputeThin(len(r.Missing), m*(sp.Iter/sp.Thin), sp.MaxImputed)
 	// Capacities grow as draws arrive beyond this.
 	keep := min(sp.Iter/sp.Thin, 1024)
 	for c := 0; c < m; c++ {
@@ -133,6 +140,27 @@ func newResult(d *data, sp *Spec) *Result {
 		}
 	}
 	return r
+}
+
+// DefaultMaxImputed is the bound on a run's imputed values when
+// Spec.MaxImputed is 0: 2²⁵ numbers, 256 MB. Kept in full, the imputations
+// of a survey of 10⁵ rows and 20 columns with a fifth of its cells missing
+// would take 12.8 GB for the default 4 chains × 1000 draws.
+const DefaultMaxImputed = 1 << 25
+
+// imputeThin returns the thinning of the imputations of cells missing cells
+// over draws kept draws (all chains) that keeps them within bound values (0:
+// DefaultMaxImputed), give or take a draw per chain; at least one draw per
+// chain is kept.
+func imputeThin(cells, draws, bound int) int {
+	if bound <= 0 {
+		bound = DefaultMaxImputed
+	}
+	if cells == 0 || cells*draws <= bound {
+		return 1
+	}
+	allowed := max(bound/cells, 1) // draws of all chains the bound allows
+	return (draws + allowed - 1) / allowed
 }
 
 // finish combines the chains' running sums into ZMean and HeldOutProb (it

@@ -320,7 +320,7 @@ func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand
 	lslab := drawSlab{size: p * k, left: keep}
 	wslab := drawSlab{size: p * p, left: sp.Warmup / sp.Thin}
 	nm := len(r.Missing)
-	islab := drawSlab{size: nm, left: keep}
+	islab := drawSlab{size: nm, left: (keep + r.ImputeThin - 1) / r.ImputeThin}
 	zsum := r.zsum[c]
 	imp := newImputer(r.levels, r.Missing)
 	var held *heldOutScorer
@@ -367,7 +367,7 @@ loop:
 					cs.loadings(ld)
 					r.Lambda[c] = append(r.Lambda[c], ld)
 				}
-				if nm > 0 {
+				if nm > 0 && (len(r.C[c])-1)%r.ImputeThin == 0 {
 					id := islab.next()
 					imp.impute(id, cs)
 					r.Imputed[c] = append(r.Imputed[c], id)

@@ -29,6 +29,7 @@ type savedResult struct {
 	C, Lambda, WarmupC [][][]float64
 	ZMean              [][]float64
 	Imputed            [][][]float64
+	ImputeThin         int // 0 in files written before imputations were thinned: 1
 	HeldOutProb        []float64
 	Schedule           *Schedule
 	Stats              []StepStats
@@ -60,7 +61,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 	s := savedResult{
 		Format: resultFormat, N: r.N, P: r.P, K: r.K,
 		Warmup: r.Warmup, Iter: r.Iter, Thin: r.Thin, Seed: r.Seed, Chains: len(r.C),
-		C: r.C, Lambda: r.Lambda, WarmupC: r.WarmupC, ZMean: r.ZMean, Imputed: r.Imputed,
+		C: r.C, Lambda: r.Lambda, WarmupC: r.WarmupC, ZMean: r.ZMean, Imputed: r.Imputed, ImputeThin: r.ImputeThin,
 		HeldOutProb: r.HeldOutProb, Schedule: r.Schedule, Stats: r.Stats,
 		Iterations: r.Iterations, Interrupted: r.Interrupted, Elapsed: r.Elapsed,
 	}
@@ -117,7 +118,7 @@ func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 	r := &Result{
 		Names: sp.Names, N: d.n, P: d.p, Model: sp.Model, Method: sp.Method,
 		Warmup: sp.Warmup, Iter: sp.Iter, Thin: sp.Thin, Seed: sp.Seed,
-		C: s.C, Lambda: s.Lambda, WarmupC: s.WarmupC, ZMean: s.ZMean, Imputed: s.Imputed,
+		C: s.C, Lambda: s.Lambda, WarmupC: s.WarmupC, ZMean: s.ZMean, Imputed: s.Imputed, ImputeThin: max(s.ImputeThin, 1),
 		HeldOut: sp.HeldOut, HeldOutProb: s.HeldOutProb, Schedule: s.Schedule, Stats: s.Stats,
 		Iterations: s.Iterations, Interrupted: s.Interrupted, Elapsed: s.Elapsed,
 		levels: d.levels,
@@ -263,7 +264,7 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 	nm := len(r.Missing)
 	imputed := 0
 	if nm > 0 {
-		imputed = kept
+		imputed = (kept + r.ImputeThin - 1) / r.ImputeThin
 	}
 	if err := errors.Join(lengths("draws of C", r.C, kept, r.P*r.P), lengths("draws of the loadings", r.Lambda, kept, r.P*r.K),
 		lengths("warm-up draws", r.WarmupC, warm, r.P*r.P), lengths("imputations", r.Imputed, imputed, nm)); err != nil {

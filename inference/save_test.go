@@ -58,6 +58,7 @@ func TestResultRoundTrip(t *testing.T) {
 		{name: "extended", spec: Spec{Method: Gibbs}, extend: 9},
 		{name: "interrupted", spec: Spec{Method: Gibbs}, interrupt: true},
 		{name: "interrupted, extended", spec: Spec{Method: Gibbs, Thin: 2}, interrupt: true, extend: 7},
+		{name: "thinned imputations, extended", spec: Spec{Method: Gibbs, MaxImputed: 100}, extend: 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec
@@ -77,6 +78,9 @@ func TestResultRoundTrip(t *testing.T) {
 				t.Fatalf("want a run interrupted after warm-up, got %v (iterations %v)", err, res.Iterations)
 			} else if !tc.interrupt && err != nil {
 				t.Fatal(err)
+			}
+			if spec.MaxImputed > 0 && res.ImputeThin < 2 {
+				t.Fatalf("MaxImputed %d with %d missing cells: imputations thinned by %d", spec.MaxImputed, len(res.Missing), res.ImputeThin)
 			}
 			if tc.extend > 0 {
 				if res, err = res.Extend(context.Background(), tc.extend, nil); err != nil {
@@ -189,6 +193,7 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"not a correlation", edited(func(s *savedResult) { s.C[0][2][1] = 1.5 }), spec, "chain 1, draw 3 of C"},
 		{"asymmetric", edited(func(s *savedResult) { s.WarmupC[1][0][1] += 0.01 }), spec, "chain 2, draw 1 of C"},
 		{"an imputation off the levels", edited(func(s *savedResult) { s.Imputed[0][0][0] = 0.5 }), spec, "not an observed value"},
+		{"imputations of fewer draws than said", edited(func(s *savedResult) { s.ImputeThin = 3 }), spec, "imputations"},
 		{"latent means cut", edited(func(s *savedResult) { s.ZMean[2] = s.ZMean[2][:5] }), spec, "latent means of column 3"},
 		{"too many iterations kept", edited(func(s *savedResult) { s.Iterations = []int{10, 10} }), spec, "ran 10 iterations"},
 		{"negative counts", edited(func(s *savedResult) { s.Stats[0].Bounces = -1 }), spec, "not counts"},
@@ -362,5 +367,71 @@ func TestJointPassCap(t *testing.T) {
 	}
 	if _, err := res.Extend(context.Background(), 1, nil); err == nil || !strings.Contains(err.Error(), "passes of its event search") {
 		t.Errorf("extending with a crawling trial K: %v", err)
+	}
+}
+
+// TestImputeThin checks the bound on a run's imputed values: with
+// Spec.MaxImputed below the missing cells times the kept draws, only every
+// ImputeThin-th kept draw of each chain (from the first) keeps its
+// imputations, those are exactly the unbounded run's at the same draws, the
+// bound holds give or take a draw per chain, and an extension goes on with
+// the same thinning; everything else (the draws of C, the held-out scores)
+// is unchanged.
+func TestImputeThin(t *testing.T) {
+	t.Parallel()
+	cols, _ := heldOutTestData(t, 12, 120)
+	base := Spec{Columns: cols, Method: Gibbs, Warmup: 20, Iter: 60, Chains: 2, Seed: 9}
+	full, err := Run(context.Background(), base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := len(full.Missing)
+	if cells < 10 || full.ImputeThin != 1 {
+		t.Fatalf("%d missing cells, thinning %d: want at least 10 and 1", cells, full.ImputeThin)
+	}
+	bounded := base
+	bounded.MaxImputed = cells * 25 // 25 of the 120 kept draws
+	got, err := Run(context.Background(), bounded, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thin := got.ImputeThin
+	if want := (120 + 24) / 25; thin != want {
+		t.Fatalf("thinning %d, want %d", thin, want)
+	}
+	check := func(stage string, full, got *Result) {
+		t.Helper()
+		if !equalDraws(full.C, got.C) {
+			t.Errorf("%s: the bound changed the draws of C", stage)
+		}
+		for c := range got.Imputed {
+			kept := len(got.C[c])
+			if n := len(got.Imputed[c]); n != (kept+thin-1)/thin {
+				t.Errorf("%s: chain %d keeps %d imputations of %d draws thinned by %d", stage, c+1, n, kept, thin)
+			}
+			for d, v := range got.Imputed[c] {
+				if !slices.Equal(v, full.Imputed[c][d*thin]) {
+					t.Fatalf("%s: chain %d, imputation %d is not the unbounded run's draw %d", stage, c+1, d+1, d*thin+1)
+				}
+			}
+		}
+		if err := got.Invariants(); err != nil {
+			t.Errorf("%s: %v", stage, err)
+		}
+	}
+	check("run", full, got)
+	if n := len(got.Imputed[0]) * len(got.Imputed) * cells; n > bounded.MaxImputed+len(got.Imputed)*cells {
+		t.Errorf("%d imputed values kept, bound %d", n, bounded.MaxImputed)
+	}
+	full, err = full.Extend(context.Background(), 17, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = got.Extend(context.Background(), 17, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("extended", full, got)
+	if len(got.Impute()[0].Draws) != len(got.Imputed)*len(got.Imputed[0]) {
+		t.Errorf("Impute gives %d draws per cell", len(got.Impute()[0].Draws))
 	}
 }

@@ -147,6 +147,10 @@ type Spec struct {
 	// KeepWarmup stores the warm-up draws of C too, thinned by Thin, in
 	// Result.WarmupC (for RMSE-to-truth traces).
 	KeepWarmup bool
+	// MaxImputed bounds the imputed values a run keeps (missing cells
+	// times kept draws of all chains; see Result.ImputeThin); 0 means
+	// DefaultMaxImputed.
+	MaxImputed int
 	// HeldOut lists cells that are missing in Columns but whose values
 	// are known: the run scores its prediction of each (see
 	// Result.HeldOutProb and CrossValidate).

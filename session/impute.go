@@ -31,6 +31,11 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 	}
 	t := s.imputeTable(m, cells, x.Prob)
 	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %d draws", m.Data.Name, perColumn(m, cells), len(cells[0].Draws))
+	thinned := ""
+	if t := m.Fit.ImputeThin; t > 1 {
+		thinned = fmt.Sprintf(" (one kept draw in %d: a fit keeps at most %d imputed values)", t, inference.DefaultMaxImputed)
+	}
+	about += thinned
 	if x.Path == "" && x.DrawsPath == "" {
 		// The caption also goes out as text, for plain-text clients.
 		out.Stream("stdout", about+fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file\n", x.Model))
@@ -52,7 +57,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 		if err := writeFile(path, func(w io.Writer) error { return writeImputedDraws(w, m, cells) }); err != nil {
 			return fmt.Errorf("cannot write the imputed draws: %w", err)
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s to %s\n", len(cells), m.Data.Name, path))
+		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s\n", len(cells), m.Data.Name, thinned, path))
 	}
 	return nil
 }
@@ -122,7 +127,9 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.Imputed) er
 }
 
 // writeImputedDraws writes every kept draw of every missing cell as CSV:
-// chain, draw, then one column per cell named COLUMN[ROW] (its data row,
+// chain, draw (its number among the chain's kept draws, as in an export of
+// the draws; with ImputeThin > 1 only every ImputeThin-th has
+// imputations), then one column per cell named COLUMN[ROW] (its data row,
 // 1-based), values as the column's labels.
 func writeImputedDraws(w io.Writer, m *Model, cells []inference.Imputed) error {
 	names := m.Names()
@@ -135,7 +142,7 @@ func writeImputedDraws(w io.Writer, m *Model, cells []inference.Imputed) error {
 	row := make([]string, len(head))
 	for ch, draws := range m.Fit.Imputed {
 		for d, vals := range draws {
-			row[0], row[1] = strconv.Itoa(ch+1), strconv.Itoa(d+1)
+			row[0], row[1] = strconv.Itoa(ch+1), strconv.Itoa(d*max(m.Fit.ImputeThin, 1)+1)
 			for k, c := range cells {
 				row[2+k] = formatValue(m.Data, m.Cols[c.Col], vals[k])
 			}

@@ -93,6 +93,35 @@ func TestImputeLevelsAllCellsAndFiles(t *testing.T) {
 	if !strings.HasPrefix(draws[0][2], "Y1[") {
 		t.Errorf("draw columns are named %v", draws[0][:3])
 	}
+
+	// A fit that kept the imputations of one kept draw in 3 (as one with
+	// more cells × draws than inference.DefaultMaxImputed does) says so, and
+	// its draws file numbers them as the kept draws they belong to.
+	m := s.models["m"]
+	thinned := *m.Fit
+	thinned.ImputeThin = 3
+	thinned.Imputed = nil
+	for _, ch := range m.Fit.Imputed {
+		var kept [][]float64
+		for d := 0; d < len(ch); d += 3 {
+			kept = append(kept, ch[d])
+		}
+		thinned.Imputed = append(thinned.Imputed, kept)
+	}
+	m.Fit = &thinned
+	out = mustRun(t, s, `impute m, draws = "thin_draws.csv"`)
+	if !strings.Contains(out.stdout.String(), "one kept draw in 3") {
+		t.Errorf("impute does not say the imputations are thinned: %q", out.stdout.String())
+	}
+	draws = readCSV(t, filepath.Join(dir, "thin_draws.csv"))
+	if want := 2 * 20; len(draws)-1 != want { // 2 chains, 60 draws each, one in 3
+		t.Fatalf("thin_draws.csv has %d rows, want %d", len(draws)-1, want)
+	}
+	for k, row := range draws[1:] {
+		if want := strconv.Itoa(3*(k%20) + 1); row[1] != want {
+			t.Fatalf("row %d of thin_draws.csv is draw %s, want %s", k+1, row[1], want)
+		}
+	}
 }
 
 func parseOr(s string) float64 {
