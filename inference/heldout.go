@@ -244,6 +244,10 @@ func CrossValidate(ctx context.Context, spec Spec, folds [][]HeldOutCell, progre
 		fs.Columns = MaskCells(spec.Columns, cells)
 		fs.HeldOut = cells
 		fs.KeepWarmup = false
+		// A refit is scored, never imputed: it keeps the fewest
+		// imputations there are, one draw's a chain, instead of mapping
+		// every missing and held-out cell at every kept draw.
+		fs.MaxImputed = 1
 		var report func(Progress)
 		if progress != nil {
 			report = func(p Progress) { progress(f, p) }
