@@ -156,11 +156,22 @@ func imputeThin(cells, draws, bound int) int {
 	if bound <= 0 {
 		bound = DefaultMaxImputed
 	}
-	if cells == 0 || cells*draws <= bound {
+	if cells == 0 || draws <= bound/cells {
 		return 1
 	}
 	allowed := max(bound/cells, 1) // draws of all chains the bound allows
-	return (draws + allowed - 1) / allowed
+	return imputedDraws(draws, allowed)
+}
+
+// imputedDraws is the number of a chain's kept draws, of kept, that carry
+// imputations when they are thinned by thin (≥ 1): ⌈kept/thin⌉, without
+// overflow for any thin.
+func imputedDraws(kept, thin int) int {
+	n := kept / thin
+	if kept%thin != 0 {
+		n++
+	}
+	return n
 }
 
 // finish combines the chains' running sums into ZMean and HeldOutProb (it

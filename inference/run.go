@@ -320,7 +320,7 @@ func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand
 	lslab := drawSlab{size: p * k, left: keep}
 	wslab := drawSlab{size: p * p, left: sp.Warmup / sp.Thin}
 	nm := len(r.Missing)
-	islab := drawSlab{size: nm, left: (keep + r.ImputeThin - 1) / r.ImputeThin}
+	islab := drawSlab{size: nm, left: imputedDraws(keep, r.ImputeThin)}
 	zsum := r.zsum[c]
 	imp := newImputer(r.levels, r.Missing)
 	var held *heldOutScorer

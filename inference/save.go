@@ -264,7 +264,7 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 	nm := len(r.Missing)
 	imputed := 0
 	if nm > 0 {
-		imputed = (kept + r.ImputeThin - 1) / r.ImputeThin
+		imputed = imputedDraws(kept, r.ImputeThin)
 	}
 	if err := errors.Join(lengths("draws of C", r.C, kept, r.P*r.P), lengths("draws of the loadings", r.Lambda, kept, r.P*r.K),
 		lengths("warm-up draws", r.WarmupC, warm, r.P*r.P), lengths("imputations", r.Imputed, imputed, nm)); err != nil {
