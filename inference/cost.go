@@ -66,8 +66,9 @@ func BounceShare(levels int, r2 float64) float64 {
 // stay within 0.84–1.06 of these (after its windows got more tiers for more
 // rows); hmc's per bounce cost grows faster than log n once the search's
 // memory outgrows the caches, by a factor (n/5000)^0.35 beyond 5,000 rows
-// (costCacheRows, costCacheExp; without it hmc's estimates were 0.26–0.70
-// of these times), which leaves the grid below 5,000 rows, and auto's
+// (costCacheRows, costCacheExp: hmc's estimates of these times were
+// 0.26–0.70 of them without it and are 0.59–1.08 with it, binary columns at
+// 10⁵ rows lowest), which leaves the grid below 5,000 rows, and auto's
 // choices there, as they were.
 const (
 	costCovariance  = 8.03e-10 // × n·p²: ZᵀZ and the correlation's draw
