@@ -29,7 +29,10 @@ type runState struct {
 // cover every post-warm-up iteration. The draws are those a run with the larger
 // Iter would have made: Run with Iter a+b gives the same Result, bit for
 // bit, as Run with Iter a followed by Extend(b), when neither is
-// interrupted (Elapsed aside).
+// interrupted (Elapsed aside), except for thinned imputations: when the
+// longer run needs a coarser thinning to stay within Spec.MaxImputed, the
+// extension keeps every k-th of the imputations so far and thins by k times
+// as many (Result.ImputeThin), where the longer run may thin by fewer.
 //
 // r keeps its draws and may still be read, concurrently too, but it can no
 // longer be extended: its chains have moved on and the new Result holds
@@ -58,6 +61,7 @@ func (r *Result) Extend(ctx context.Context, more int, progress func(Progress)) 
 	sp.Iter = slices.Min(r.Iterations) - r.Warmup + more
 	nr.Iter = sp.Iter
 	m := len(st.samplers)
+	nr.rethinImputations(m * (sp.Iter / sp.Thin))
 	gate := &progressGate{fn: progress, start: start, total: sp.Warmup + sp.Iter, allTotal: m * more}
 	errs := make([]error, m)
 	var wg sync.WaitGroup
@@ -107,6 +111,31 @@ func (r *Result) continuation() *Result {
 	nr.Interrupted = false
 	r.run, r.zsum, r.heldSum, r.moved = nil, nil, nil, true
 	return &nr
+}
+
+// rethinImputations keeps the imputations within Spec.MaxImputed when the
+// chains will have kept draws draws in all: if the bound needs a coarser
+// thinning than r's, it takes the smallest multiple k·ImputeThin that
+// suffices and keeps every k-th of the imputations so far (those of the
+// kept draws that are multiples of the new thinning), copied so that the
+// others' memory can go.
+func (r *Result) rethinImputations(draws int) {
+	need := imputeThin(len(r.Missing), draws, r.run.spec.MaxImputed)
+	if len(r.Missing) == 0 || need <= r.ImputeThin {
+		return
+	}
+	k := imputedDraws(need, r.ImputeThin)
+	for c, ch := range r.Imputed {
+		keep := make([][]float64, 0, imputedDraws(len(ch), k))
+		slab := drawSlab{size: len(r.Missing), left: cap(keep)}
+		for d := 0; d < len(ch); d += k {
+			v := slab.next()
+			copy(v, ch[d])
+			keep = append(keep, v)
+		}
+		r.Imputed[c] = keep
+	}
+	r.ImputeThin *= k
 }
 
 // extendable says why r cannot be extended by more iterations, or nil.

@@ -56,8 +56,9 @@ type Result struct {
 	// ImputeThin is 1 unless the missing cells times the kept draws the run
 	// was asked for exceed Spec.MaxImputed: then only every ImputeThin-th
 	// kept draw of each chain, from its first, carries imputations, the
-	// fewest that keep them within the bound (an extension goes on with the
-	// same).
+	// fewest that keep them within the bound (an extension that would pass
+	// it keeps every k-th of them and thins by k times as many from then
+	// on).
 	ImputeThin int
 
 	// HeldOut are the cells of Spec.HeldOut, and HeldOutProb[m] the

@@ -373,10 +373,11 @@ func TestJointPassCap(t *testing.T) {
 // TestImputeThin checks the bound on a run's imputed values: with
 // Spec.MaxImputed below the missing cells times the kept draws, only every
 // ImputeThin-th kept draw of each chain (from the first) keeps its
-// imputations, those are exactly the unbounded run's at the same draws, the
-// bound holds give or take a draw per chain, and an extension goes on with
-// the same thinning; everything else (the draws of C, the held-out scores)
-// is unchanged.
+// imputations, those are exactly the unbounded run's at the same draws, and
+// the bound holds give or take a draw per chain; an extension that would
+// pass it thins by a multiple of the thinning so far, keeping the
+// imputations of the draws that are multiples of the new one. The draws of
+// C are unchanged.
 func TestImputeThin(t *testing.T) {
 	t.Parallel()
 	cols, _ := heldOutTestData(t, 12, 120)
@@ -395,12 +396,12 @@ func TestImputeThin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	thin := got.ImputeThin
-	if want := (120 + 24) / 25; thin != want {
-		t.Fatalf("thinning %d, want %d", thin, want)
+	if want := (120 + 24) / 25; got.ImputeThin != want {
+		t.Fatalf("thinning %d, want %d", got.ImputeThin, want)
 	}
 	check := func(stage string, full, got *Result) {
 		t.Helper()
+		thin := got.ImputeThin
 		if !equalDraws(full.C, got.C) {
 			t.Errorf("%s: the bound changed the draws of C", stage)
 		}
@@ -419,10 +420,15 @@ func TestImputeThin(t *testing.T) {
 			t.Errorf("%s: %v", stage, err)
 		}
 	}
-	check("run", full, got)
-	if n := len(got.Imputed[0]) * len(got.Imputed) * cells; n > bounded.MaxImputed+len(got.Imputed)*cells {
-		t.Errorf("%d imputed values kept, bound %d", n, bounded.MaxImputed)
+	within := func(stage string, got *Result) {
+		t.Helper()
+		if n := len(got.Imputed[0]) * len(got.Imputed) * cells; n > bounded.MaxImputed+len(got.Imputed)*cells {
+			t.Errorf("%s: %d imputed values kept, bound %d", stage, n, bounded.MaxImputed)
+		}
 	}
+	check("run", full, got)
+	within("run", got)
+	// 17 more iterations: 154 draws need a thinning of 7, so 10 (2 × 5).
 	full, err = full.Extend(context.Background(), 17, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -430,7 +436,23 @@ func TestImputeThin(t *testing.T) {
 	if got, err = got.Extend(context.Background(), 17, nil); err != nil {
 		t.Fatal(err)
 	}
+	if got.ImputeThin != 10 {
+		t.Errorf("extended: thinning %d, want 10", got.ImputeThin)
+	}
 	check("extended", full, got)
+	within("extended", got)
+	// 3 more fit within the same thinning.
+	full, err = full.Extend(context.Background(), 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = got.Extend(context.Background(), 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got.ImputeThin != 10 {
+		t.Errorf("extended again: thinning %d, want 10", got.ImputeThin)
+	}
+	check("extended again", full, got)
 	if len(got.Impute()[0].Draws) != len(got.Imputed)*len(got.Imputed[0]) {
 		t.Errorf("Impute gives %d draws per cell", len(got.Impute()[0].Draws))
 	}
