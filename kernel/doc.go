@@ -20,5 +20,8 @@
 // the shell has been quiet for a moment is answered "aborted", as ipykernel
 // does, before the failing cell's own reply is sent; so is one from the
 // same client that arrives later but is dated before that client can have
-// seen the failure (a Run All relayed by a busy notebook server).
+// seen the failure (a Run All relayed by a busy notebook server). A
+// kernel_info_request that arrives while no client subscribes to iopub is
+// answered once one does, or after 2 s: clients take its reply to mean
+// ready, and what is published before a subscription arrives is lost.
 package kernel

@@ -21,8 +21,24 @@ type request struct {
 	arrived time.Time // when the shell reader took it off the socket
 }
 
+// iopubJoinWait bounds how long a kernel_info_request waits for an iopub
+// subscriber when there is none (see handle).
+const iopubJoinWait = 2 * time.Second
+
 // handle answers one request, wrapped in busy/idle status.
+//
+// A kernel_info_request that arrives while no client subscribes to iopub
+// waits up to iopubJoinWait for one before it is answered. Clients send it
+// first and take the reply to mean that the kernel is ready, but a
+// subscription, sent on its own connection, can reach the kernel after the
+// request, and a message published before it is lost. jupyter_console 6.4
+// then waits forever for the idle status of its first cell; an answer held
+// until a subscriber is there closes that race (ipykernel leaves it open,
+// but answers more slowly).
 func (k *kernel) handle(ctx context.Context, s *zmtp.Socket, r request) {
+	if r.m.Header.MsgType == "kernel_info_request" && !k.iopub.WaitSubscribed(iopubJoinWait) {
+		k.log.Debug("kernel_info_request answered with no iopub subscriber", "waited", iopubJoinWait)
+	}
 	k.publish(r.m, "status", map[string]string{"execution_state": "busy"})
 	shutdown := k.dispatch(ctx, s, r)
 	k.publish(r.m, "status", map[string]string{"execution_state": "idle"})

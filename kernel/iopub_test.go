@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -144,4 +145,71 @@ func TestIOPubChurn(t *testing.T) {
 		t.Error("kernel unhealthy after churn")
 	}
 	t.Logf("steady subscriber received all %d stream messages during 300 connect/disconnect cycles", total)
+}
+
+// TestKernelInfoWaitsForIOPub sends kernel_info_request from a client whose
+// iopub subscription comes 300 ms later, as a slow client's can: the reply
+// must wait for the subscription, so that the request's busy and idle
+// status reach the client (jupyter_console 6.4, which takes the reply to
+// mean ready, otherwise waits forever for its first cell's idle status). A
+// client that never subscribes gets its reply after iopubJoinWait.
+func TestKernelInfoWaitsForIOPub(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sign, _ := newSigner(tk.conn.SignatureScheme, tk.conn.Key)
+	c := &goClient{t: t, sign: sign, session: newUUID(), cancel: cancel, ci: tk.conn,
+		shell:   zmq4.NewDealer(ctx, zmq4.WithID(zmq4.SocketIdentity(newUUID()))),
+		shellIn: make(chan *Message, 64), iopubIn: make(chan *Message, 64)}
+	defer c.shell.Close()
+	if err := c.shell.Dial(tk.conn.url(tk.conn.ShellPort)); err != nil {
+		t.Fatal(err)
+	}
+	go c.read(c.shell, c.shellIn)
+
+	id := c.send(c.shell, "kernel_info_request", map[string]any{})
+	select {
+	case m := <-c.shellIn:
+		t.Fatalf("%s answered before the client subscribed to iopub", m.Header.MsgType)
+	case <-time.After(300 * time.Millisecond):
+	}
+	c.iopub = zmq4.NewSub(ctx)
+	defer c.iopub.Close()
+	if err := c.iopub.Dial(tk.conn.url(tk.conn.IOPubPort)); err != nil {
+		t.Fatal(err)
+	}
+	go c.read(c.iopub, c.iopubIn)
+	if err := c.iopub.SetOption(zmq4.OptionSubscribe, ""); err != nil {
+		t.Fatal(err)
+	}
+	c.reply(c.shellIn, id, 10*time.Second)
+	var states []string
+	for _, m := range c.collect(id, 5*time.Second) {
+		if m.Header.MsgType == "status" {
+			states = append(states, contentField(m, "execution_state"))
+		}
+	}
+	if strings.Join(states, " ") != "busy idle" {
+		t.Errorf("status of kernel_info on iopub: %v, want busy, idle", states)
+	}
+
+	// A second client with no iopub at all is answered after the wait.
+	lone := zmq4.NewDealer(ctx, zmq4.WithID(zmq4.SocketIdentity(newUUID())))
+	defer lone.Close()
+	if err := lone.Dial(tk.conn.url(tk.conn.ShellPort)); err != nil {
+		t.Fatal(err)
+	}
+	loneIn := make(chan *Message, 8)
+	go c.read(lone, loneIn)
+	c.iopub.Close() // now no subscriber
+	deadline := time.Now().Add(5 * time.Second)
+	for tk.k.iopub.Peers() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	start := time.Now()
+	id = c.send(lone, "kernel_info_request", map[string]any{})
+	c.reply(loneIn, id, 10*time.Second)
+	if took := time.Since(start); took < iopubJoinWait-100*time.Millisecond {
+		t.Errorf("kernel_info with no iopub subscriber answered after %v, want about %v", took, iopubJoinWait)
+	}
 }

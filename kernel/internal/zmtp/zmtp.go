@@ -101,9 +101,12 @@ type Socket struct {
 	conns map[net.Conn]*Peer // nil value: handshake in progress
 
 	// progressMu guards progress, a channel closed (and replaced) each
-	// time a peer's writer finishes a write, for WaitWritten.
+	// time a peer's writer finishes a write, for WaitWritten, and
+	// subscribed, one closed (and replaced) each time a peer subscribes,
+	// for WaitSubscribed.
 	progressMu sync.Mutex
 	progress   chan struct{}
+	subscribed chan struct{}
 }
 
 // Listen binds a socket of the given kind and starts accepting peers.
@@ -261,6 +264,55 @@ func (s *Socket) SendTo(p *Peer, frames [][]byte) error {
 	}
 	p.flushInline()
 	return nil
+}
+
+// WaitSubscribed waits until some peer of a pub socket has a subscription,
+// or timeout, and reports whether one has.
+func (s *Socket) WaitSubscribed(timeout time.Duration) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		// Take the channel before looking, so that a subscription made
+		// after the look closes it.
+		s.progressMu.Lock()
+		if s.subscribed == nil {
+			s.subscribed = make(chan struct{})
+		}
+		ch := s.subscribed
+		s.progressMu.Unlock()
+		if s.hasSubscriber() {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return s.hasSubscriber()
+		case <-s.done:
+			return false
+		}
+	}
+}
+
+// hasSubscriber reports whether some peer has a subscription.
+func (s *Socket) hasSubscriber() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.conns {
+		if p != nil && p.hasTopics() {
+			return true
+		}
+	}
+	return false
+}
+
+// notifySubscribed wakes WaitSubscribed.
+func (s *Socket) notifySubscribed() {
+	s.progressMu.Lock()
+	if s.subscribed != nil {
+		close(s.subscribed)
+		s.subscribed = nil
+	}
+	s.progressMu.Unlock()
 }
 
 // Peers returns the number of connected peers past the handshake.
@@ -705,6 +757,7 @@ func (p *Peer) subscribe(on bool, topic []byte) {
 	defer p.mu.Unlock()
 	if on {
 		p.topics = append(p.topics, append([]byte{}, topic...))
+		p.s.notifySubscribed()
 		return
 	}
 	for i, t := range p.topics {
@@ -713,6 +766,12 @@ func (p *Peer) subscribe(on bool, topic []byte) {
 			return
 		}
 	}
+}
+
+func (p *Peer) hasTopics() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.topics) > 0
 }
 
 func (p *Peer) subscribed(topic []byte) bool {
