@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"syscall"
@@ -227,6 +228,45 @@ func BenchmarkJointHMCColumn(b *testing.B) {
 				b.ReportMetric(float64(h.workingRows)/float64(bounces), "wsrows/bounce")
 				b.ReportMetric(float64(h.anchoredRows)/float64(bounces), "anchoredrows/bounce")
 			}
+		})
+	}
+}
+
+// BenchmarkJointHMCLarge times the joint step of one column at 10⁴ and
+// 3·10⁴ rows (p = 5, k = 2, 5 levels), where the tiers of windowTiersFor
+// keep the rows recomputed per bounce, and so its cost, nearly flat
+// (sampling.md §4.4: with two tiers 468 and 1,358 rows and 5.3 and 15 µs
+// per bounce, now about 180 and 200 rows and 4.6–5.3 µs).
+func BenchmarkJointHMCLarge(b *testing.B) {
+	for _, n := range []int{10_000, 30_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			const k = 2
+			s, _ := factorBenchSampler(b, n, 5, k, 5, Interweave, 30)
+			const j = 3
+			h := newJointHMC(s.d.levels[j], k, nil)
+			rng := rand.New(rand.NewPCG(7, 7))
+			z := append([]float64(nil), s.z[j]...)
+			lam := append([]float64(nil), s.lambda[j*k:j*k+k]...)
+			prec := s.prec[j*k : j*k+k]
+			for range 2 { // settle the event-rate guess and the windows' budgets
+				if _, err := h.step(rng, z, lam, s.eta, prec, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			h.anchoredRows = 0
+			bounces := 0
+			b.ResetTimer()
+			cpu := cpuTime()
+			for range b.N {
+				st, err := h.step(rng, z, lam, s.eta, prec, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				bounces += st.Bounces
+			}
+			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(bounces), "cpu-ns/bounce")
+			b.ReportMetric(float64(h.anchoredRows)/float64(bounces), "anchoredrows/bounce")
+			b.ReportMetric(float64(h.tiers), "tiers")
 		})
 	}
 }
