@@ -162,3 +162,45 @@ func TestInlineWriteHandsOver(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestWaitSubscribed checks that WaitSubscribed gives up after its timeout
+// while no peer subscribes, returns as soon as one does (also when the
+// subscription comes while it waits), and returns at once while one is
+// subscribed.
+func TestWaitSubscribed(t *testing.T) {
+	s := &Socket{conns: map[net.Conn]*Peer{}, done: make(chan struct{})}
+	start := time.Now()
+	if s.WaitSubscribed(50 * time.Millisecond) {
+		t.Fatal("subscribed with no peer")
+	}
+	if d := time.Since(start); d < 50*time.Millisecond {
+		t.Fatalf("gave up after %v, before the timeout", d)
+	}
+	ours, theirs := net.Pipe()
+	defer ours.Close()
+	defer theirs.Close()
+	p := &Peer{s: s}
+	s.mu.Lock()
+	s.conns[ours] = p
+	s.mu.Unlock()
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		p.subscribe(true, nil)
+	}()
+	start = time.Now()
+	if !s.WaitSubscribed(10 * time.Second) {
+		t.Fatal("the subscription was not seen")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("saw the subscription after %v", d)
+	}
+	start = time.Now()
+	if !s.WaitSubscribed(10*time.Second) || time.Since(start) > time.Second {
+		t.Fatal("did not return at once with a subscriber")
+	}
+	p.subscribe(false, nil)
+	close(s.done)
+	if s.WaitSubscribed(10 * time.Second) {
+		t.Fatal("subscribed after the only subscription was cancelled")
+	}
+}
