@@ -33,14 +33,6 @@ type calEntry struct {
 	next, prev, bucket int32
 }
 
-// newCalendar returns an empty queue for ids 0..n−1 with about one bucket
-// per id.
-func newCalendar(n int) calendar {
-	var q calendar
-	q.layout(n)
-	return q
-}
-
 // layout empties q and readies it for ids 0..n−1 with about one bucket per
 // id, reusing its memory where it is large enough.
 func (q *calendar) layout(n int) {

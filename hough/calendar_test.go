@@ -93,3 +93,11 @@ func TestCalendarEnd(t *testing.T) {
 		t.Fatalf("min = %d after dropping the only due key; want -1", id)
 	}
 }
+
+// newCalendar returns an empty queue for ids 0..n−1 with about one bucket
+// per id.
+func newCalendar(n int) calendar {
+	var q calendar
+	q.layout(n)
+	return q
+}

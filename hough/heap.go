@@ -21,12 +21,6 @@ type heapEntry struct {
 	id  int32
 }
 
-func newEventHeap(nid int) eventHeap {
-	var h eventHeap
-	h.layout(nid)
-	return h
-}
-
 // layout readies h for ids 0..nid−1, every time +Inf, reusing its memory
 // where it is large enough.
 func (h *eventHeap) layout(nid int) {

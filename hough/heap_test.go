@@ -66,3 +66,10 @@ func TestEventHeap(t *testing.T) {
 		}
 	}
 }
+
+// newEventHeap returns an event heap for ids 0..nid−1, every time +Inf.
+func newEventHeap(nid int) eventHeap {
+	var h eventHeap
+	h.layout(nid)
+	return h
+}

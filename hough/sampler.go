@@ -184,11 +184,11 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 	}
 	if s.ws == nil {
 		s.ws = new(Workspace)
-		s.bind()
-	} else {
-		// Grow the shared workspace now, so that Transition does not
-		// allocate, but hold no views of it until this sampler runs.
-		s.bind()
+	}
+	// Grow the workspace now, so that Transition does not allocate; a
+	// shared one is not held until this sampler runs.
+	s.bind()
+	if opt.Workspace != nil {
 		s.unbind()
 	}
 	return s

@@ -407,7 +407,7 @@ func TestImputeThin(t *testing.T) {
 		}
 		for c := range got.Imputed {
 			kept := len(got.C[c])
-			if n := len(got.Imputed[c]); n != (kept+thin-1)/thin {
+			if n := len(got.Imputed[c]); n != imputedDraws(kept, thin) {
 				t.Errorf("%s: chain %d keeps %d imputations of %d draws thinned by %d", stage, c+1, n, kept, thin)
 			}
 			for d, v := range got.Imputed[c] {
@@ -428,31 +428,24 @@ func TestImputeThin(t *testing.T) {
 	}
 	check("run", full, got)
 	within("run", got)
-	// 17 more iterations: 154 draws need a thinning of 7, so 10 (2 × 5).
-	full, err = full.Extend(context.Background(), 17, nil)
-	if err != nil {
-		t.Fatal(err)
+	// 17 more iterations: 154 draws need a thinning of 7, so 10 (2 × 5);
+	// 3 more fit within it.
+	for _, ext := range []struct {
+		stage      string
+		more, thin int
+	}{{"extended", 17, 10}, {"extended again", 3, 10}} {
+		if full, err = full.Extend(context.Background(), ext.more, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got, err = got.Extend(context.Background(), ext.more, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got.ImputeThin != ext.thin {
+			t.Errorf("%s: thinning %d, want %d", ext.stage, got.ImputeThin, ext.thin)
+		}
+		check(ext.stage, full, got)
+		within(ext.stage, got)
 	}
-	if got, err = got.Extend(context.Background(), 17, nil); err != nil {
-		t.Fatal(err)
-	}
-	if got.ImputeThin != 10 {
-		t.Errorf("extended: thinning %d, want 10", got.ImputeThin)
-	}
-	check("extended", full, got)
-	within("extended", got)
-	// 3 more fit within the same thinning.
-	full, err = full.Extend(context.Background(), 3, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err = got.Extend(context.Background(), 3, nil); err != nil {
-		t.Fatal(err)
-	}
-	if got.ImputeThin != 10 {
-		t.Errorf("extended again: thinning %d, want 10", got.ImputeThin)
-	}
-	check("extended again", full, got)
 	if len(got.Impute()[0].Draws) != len(got.Imputed)*len(got.Imputed[0]) {
 		t.Errorf("Impute gives %d draws per cell", len(got.Impute()[0].Draws))
 	}
