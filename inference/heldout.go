@@ -39,21 +39,41 @@ type HeldOutCell struct {
 // F the empirical CDF of the column's observed (not held-out) values: the
 // probability that Impute's mapping gives v_ℓ. In the factor model V =
 // ΛΛᵀ + I, the factors integrated out. It does not allocate.
+//
+// Per draw it forms each column's regression coefficients −Ω_jk/(Ω_jj s_k)
+// once, and visits the cells row by row, gathering a row's latent values
+// once for all its held-out cells: compare's folds hold out about half of
+// every row, and the cells come shuffled. At 20,000 × 40 this halved the
+// cost per cell (BenchmarkHeldOutScore), most of it now the two Φ calls.
 type heldOutScorer struct {
 	cells  []HeldOutCell
 	lo, hi []float64 // Φ⁻¹(F_{ℓ−1}), Φ⁻¹(F_ℓ) of each cell's value
 	p      int
 	c, l   []float64 // p×p: C, its Cholesky factor and inverse
 	omega  []float64 // Ω = C⁻¹
-	scaled []float64 // z_ik/s_k of one row
+	coef   []float64 // p×p: row j holds −Ω_jk/(Ω_jj s_k), k ≠ j, and 0 at k = j
+	sigma  []float64 // 1/√Ω_jj
 	sd     []float64
+	zrow   []float64 // z_ik of the row being scored
+	order  []int32   // the cells by row, then column: the order add visits them
 }
 
 func newHeldOutScorer(levels []*hough.Levels, cells []HeldOutCell) *heldOutScorer {
 	p := len(levels)
 	sc := &heldOutScorer{cells: cells, p: p, lo: make([]float64, len(cells)), hi: make([]float64, len(cells)),
 		c: make([]float64, p*p), l: make([]float64, p*p), omega: make([]float64, p*p),
-		scaled: make([]float64, p), sd: make([]float64, p)}
+		coef: make([]float64, p*p), sigma: make([]float64, p), sd: make([]float64, p), zrow: make([]float64, p)}
+	sc.order = make([]int32, len(cells))
+	for m := range sc.order {
+		sc.order[m] = int32(m)
+	}
+	slices.SortFunc(sc.order, func(a, b int32) int {
+		ca, cb := &cells[a], &cells[b]
+		if ca.Row != cb.Row {
+			return ca.Row - cb.Row
+		}
+		return ca.Col - cb.Col
+	})
 	for m, cell := range cells {
 		lv := levels[cell.Col]
 		l := slices.Index(lv.Values, cell.Value)
@@ -95,19 +115,27 @@ func (sc *heldOutScorer) add(dst []float64, cs chainSampler) bool {
 	}
 	invLower(sc.l, p)
 	gramLowerT(sc.omega, sc.l, p)
-	for m, cell := range sc.cells {
-		i, j := cell.Row, cell.Col
-		// In units of s_j: μ/s_j = −Σ_{k≠j} Ω_jk (z_ik/s_k) / Ω_jj and
-		// σ/s_j = 1/√Ω_jj, Ω = C⁻¹.
-		row := sc.omega[j*p : j*p+p]
-		mu := 0.0
+	// In units of s_j: μ/s_j = −Σ_{k≠j} Ω_jk (z_ik/s_k) / Ω_jj and
+	// σ/s_j = 1/√Ω_jj, Ω = C⁻¹.
+	for j := range p {
+		row, coef := sc.omega[j*p:j*p+p], sc.coef[j*p:j*p+p]
 		for k, w := range row {
-			if k != j {
-				mu -= w * z[k][i] / sc.sd[k]
-			}
+			coef[k] = -w / (row[j] * sc.sd[k])
 		}
-		mu /= row[j]
-		sigma := 1 / math.Sqrt(row[j])
+		coef[j] = 0
+		sc.sigma[j] = 1 / math.Sqrt(row[j])
+	}
+	zrow, row := sc.zrow[:p], -1
+	for _, m := range sc.order {
+		i, j := sc.cells[m].Row, sc.cells[m].Col
+		if i != row {
+			for k := range zrow {
+				zrow[k] = z[k][i]
+			}
+			row = i
+		}
+		mu := dot(sc.coef[j*p:j*p+p], zrow)
+		sigma := sc.sigma[j]
 		dst[m] += normalMass((sc.lo[m]-mu)/sigma, (sc.hi[m]-mu)/sigma)
 	}
 	return true

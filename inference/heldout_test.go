@@ -330,3 +330,93 @@ func TestCompareChoosesTrueFactors(t *testing.T) {
 		t.Errorf("k = 1 was clearly worse than the true k = 2 in %d of 10 seeds, want at least 6", clear)
 	}
 }
+
+// heldOutState returns a chain sampler of the full model or of a factor
+// model after a few warm-up iterations on simulated data with the cells
+// of one of two folds held out, and those cells.
+func heldOutState(tb testing.TB, p, n int, model Model) (chainSampler, *data, []HeldOutCell) {
+	tb.Helper()
+	sim, err := Simulate(SimSpec{P: p, K: 2, N: n, Levels: 4, Seed: 5})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	folds, err := HoldOut(sim.Columns, 2, 0, 6)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	method := Gibbs
+	if _, ok := model.(FactorModel); ok {
+		method = PX
+	}
+	sp, err := checkSpec(Spec{Columns: MaskCells(sim.Columns, folds[0]), HeldOut: folds[0], Model: model, Method: method, Iter: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := newData(&sp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	cs, err := newChainSampler(d, &sp, rng)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for range 3 {
+		if err := cs.iterate(rng, true, &StepStats{}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return cs, d, folds[0]
+}
+
+// TestHeldOutScorerMatchesDirect checks the scorer, which visits the cells
+// row by row with each column's regression coefficients formed once per
+// draw, against the conditional of each cell computed on its own from
+// Ω = C⁻¹, for every cell of a fold (about half of each row's cells, in
+// shuffled order) of the full and the factor model.
+func TestHeldOutScorerMatchesDirect(t *testing.T) {
+	for _, model := range []Model{FullCorrelation{}, FactorModel{K: 2}} {
+		const p = 6
+		cs, d, cells := heldOutState(t, p, 300, model)
+		sc := newHeldOutScorer(d.levels, cells)
+		got := make([]float64, len(cells))
+		if !sc.add(got, cs) {
+			t.Fatal("scorer failed")
+		}
+		c, omega := make([]float64, p*p), make([]float64, p*p)
+		cs.corr(c)
+		invertSPD(omega, c, p)
+		z, sd := cs.latent(), cs.(latentScaler)
+		for m, cell := range cells {
+			i, j := cell.Row, cell.Col
+			mu := 0.0
+			for k := range p {
+				if k != j {
+					mu -= omega[j*p+k] * z[k][i] / sd.latentSD(k)
+				}
+			}
+			mu /= omega[j*p+j]
+			sigma := 1 / math.Sqrt(omega[j*p+j])
+			want := normalMass((sc.lo[m]-mu)/sigma, (sc.hi[m]-mu)/sigma)
+			if math.Abs(got[m]-want) > 1e-12 {
+				t.Fatalf("%T: cell %d (%+v): probability %v, direct %v", model, m, cell, got[m], want)
+			}
+		}
+	}
+}
+
+// BenchmarkHeldOutScore scores one fold of two-fold cross-validation (about
+// 400,000 cells, so about half of each row) at one draw of a full model on
+// 20,000 × 40 data: compare's refits do this at every kept draw.
+func BenchmarkHeldOutScore(b *testing.B) {
+	cs, d, cells := heldOutState(b, 40, 20000, FullCorrelation{})
+	sc := newHeldOutScorer(d.levels, cells)
+	dst := make([]float64, len(cells))
+	b.ResetTimer()
+	for range b.N {
+		if !sc.add(dst, cs) {
+			b.Fatal("scorer failed")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(cells)), "ns/cell")
+}
