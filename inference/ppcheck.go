@@ -264,25 +264,46 @@ type checkWorker struct {
 	levels []*hough.Levels
 	pairs  [][2]int
 	tables []tableLayout
+	bits   []levelBits // per column, for pairs with small tables
+	built  []bool      // bits[j] holds the current data set's column j
 }
 
 func newCheckWorker(levels []*hough.Levels, stat RankStat, pairs [][2]int, tables []tableLayout) *checkWorker {
-	return &checkWorker{rep: newReplicator(levels), ps: pairStats{stat: stat}, levels: levels, pairs: pairs, tables: tables}
+	return &checkWorker{rep: newReplicator(levels), ps: pairStats{stat: stat}, levels: levels, pairs: pairs, tables: tables,
+		bits: make([]levelBits, len(levels)), built: make([]bool, len(levels))}
 }
 
 // statistics returns the rank statistic of every pair and the counts of
-// every two-way table of the level-coded data set codes.
+// every two-way table of the level-coded data set codes. A pair whose table
+// has at most maxBitCells cells is counted from its columns' bit sets, made
+// once per data set; the table, hence the statistic, is the same.
 func (w *checkWorker) statistics(codes [][]int32) ([]float64, [][]float64) {
 	stats := make([]float64, len(w.pairs))
+	clear(w.built)
 	for k, pr := range w.pairs {
 		i, j := pr[0], pr[1]
-		stats[k] = w.ps.of(codes[i], codes[j], w.levels[i].NumLevels(), w.levels[j].NumLevels())
+		li, lj := w.levels[i].NumLevels(), w.levels[j].NumLevels()
+		if li*lj <= maxBitCells {
+			stats[k] = w.ps.ofBits(w.columnBits(codes, i), w.columnBits(codes, j))
+			continue
+		}
+		stats[k] = w.ps.of(codes[i], codes[j], li, lj)
 	}
 	counts := make([][]float64, len(w.tables))
 	for k, t := range w.tables {
 		counts[k] = t.count(codes[t.i], codes[t.j])
 	}
 	return stats, counts
+}
+
+// columnBits returns the bit sets of column j of codes, making them on
+// first use for this data set.
+func (w *checkWorker) columnBits(codes [][]int32, j int) *levelBits {
+	if !w.built[j] {
+		w.bits[j].set(codes[j], w.levels[j].NumLevels())
+		w.built[j] = true
+	}
+	return &w.bits[j]
 }
 
 // summarisePair summarises the posterior predictive distribution of one
