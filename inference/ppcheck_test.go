@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"gonum.org/v1/gonum/floats"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -480,8 +481,8 @@ func TestPartitionAt(t *testing.T) {
 }
 
 func BenchmarkReplicate(b *testing.B) {
-	for _, levels := range []int{5, 1000} {
-		sim, err := Simulate(SimSpec{P: 10, K: 2, N: 1000, Levels: levels, Seed: 1})
+	for _, set := range []struct{ n, p, levels int }{{1000, 10, 5}, {1000, 10, 1000}, {20000, 40, 5}} {
+		sim, err := Simulate(SimSpec{P: set.p, K: 2, N: set.n, Levels: set.levels, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -489,7 +490,7 @@ func BenchmarkReplicate(b *testing.B) {
 		for j, col := range sim.Columns {
 			lvs[j], _ = hough.NewLevels(col)
 		}
-		b.Run(fmt.Sprintf("n=1000,p=10,L=%d", levels), func(b *testing.B) {
+		b.Run(fmt.Sprintf("n=%d,p=%d,L=%d", set.n, set.p, set.levels), func(b *testing.B) {
 			rep := newReplicator(lvs)
 			rng := rand.New(rand.NewPCG(1, 2))
 			b.ReportAllocs()
@@ -497,5 +498,91 @@ func BenchmarkReplicate(b *testing.B) {
 				rep.draw(rng, sim.C)
 			}
 		})
+	}
+}
+
+// partitionCodes is the level of every observed row of lv given latent
+// values z by partitioning all of them (partitionAt), −1 where missing.
+func partitionCodes(lv *hough.Levels, z []float64) []int32 {
+	codes := make([]int32, lv.N)
+	for _, i := range lv.Missing {
+		codes[i] = -1
+	}
+	keys := make([]rankedRow, len(lv.Order))
+	for t, i := range lv.Order {
+		keys[t] = rankedRow{z[i], i}
+	}
+	partitionAt(keys, lv.Start[1:lv.NumLevels()], 0)
+	for l := range lv.NumLevels() {
+		for _, k := range keys[lv.Start[l]:lv.Start[l+1]] {
+			codes[k.row] = int32(l)
+		}
+	}
+	return codes
+}
+
+// TestAssignLevelsMatchesPartition checks the windowed level assignment of
+// replicated columns against partitioning every row: columns of 1,000 to
+// 6,000 rows, 2 to 16 levels of random sizes (some of a few rows), 5%
+// missing. With z ~ N(0, 1), as a correlation matrix gives, every cut
+// falls in its window and the codes must be partitionAt's exactly; with
+// z ~ N(0, 1.3²) cuts fall outside and assignLevels must say so (and the
+// replicator partitions in full).
+func TestAssignLevelsMatchesPartition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	windowed, outside := 0, 0
+	for trial := range 120 {
+		n, L := 1000+rng.IntN(5000), 2+rng.IntN(8)
+		if trial%4 == 0 {
+			L = 10 + rng.IntN(7)
+		}
+		w := make([]float64, L) // level weights: some levels rare
+		for l := range w {
+			w[l] = rng.ExpFloat64()
+			if rng.IntN(12) == 0 {
+				w[l] = 0.002
+			}
+		}
+		y := make([]float64, n)
+		for i := range y {
+			if rng.Float64() < 0.05 {
+				y[i] = math.NaN()
+				continue
+			}
+			u, l := rng.Float64()*floats.Sum(w), 0
+			for ; l < L-1 && u > w[l]; l++ {
+				u -= w[l]
+			}
+			y[i] = float64(l)
+		}
+		lv, err := hough.NewLevels(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := newReplicator([]*hough.Levels{lv})
+		if rep.windows[0] == nil {
+			continue // overlapping windows: partitioned in full
+		}
+		for _, scale := range []float64{1, 1.3} {
+			z := make([]float64, n)
+			for i := range z {
+				z[i] = scale * rng.NormFloat64()
+			}
+			if !rep.assignLevels(0, z) {
+				if scale == 1 {
+					t.Errorf("trial %d (n = %d, %d levels): a cut of N(0, 1) draws fell outside its window", trial, n, lv.NumLevels())
+				}
+				outside++
+				continue
+			}
+			windowed++
+			if want := partitionCodes(lv, z); !slices.Equal(rep.codes[0], want) {
+				t.Fatalf("trial %d (n = %d, %d levels, scale %v): windowed levels differ from partitioning", trial, n, lv.NumLevels(), scale)
+			}
+		}
+	}
+	t.Logf("%d columns assigned by windows, %d fell back", windowed, outside)
+	if windowed < 100 || outside < 20 {
+		t.Errorf("%d columns assigned by windows, %d fell back: the test did not exercise both", windowed, outside)
 	}
 }

@@ -3,6 +3,7 @@ package inference
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -33,6 +34,10 @@ type replicator struct {
 	// codes[j][i] is the replicated level of row i in column j, −1 where
 	// the data are missing.
 	codes [][]int32
+	// windows[j], when not nil, are where column j's cuts can fall
+	// (levelWindows); near[w] collects the rows in window w of a draw.
+	windows []*levelWindows
+	near    [][]rankedRow
 }
 
 // rankedRow is a row of one column with its replicated latent value.
@@ -49,14 +54,136 @@ func newReplicator(levels []*hough.Levels) *replicator {
 		z: make([][]float64, p), codes: make([][]int32, p),
 		keys: make([]rankedRow, n),
 	}
+	r.windows = make([]*levelWindows, p)
 	for j, lv := range levels {
 		r.z[j] = make([]float64, n)
 		r.codes[j] = make([]int32, n)
 		for _, i := range lv.Missing {
 			r.codes[j][i] = -1
 		}
+		r.windows[j] = newLevelWindows(lv)
+		if lw := r.windows[j]; lw != nil && len(lw.first) > len(r.near) {
+			r.near = append(r.near, make([][]rankedRow, len(lw.first)-len(r.near))...)
+		}
 	}
 	return r
+}
+
+// Where a column's levels are cut in its replicated latent values is known
+// in advance up to sampling error: the r-th smallest of n_obs draws of
+// N(0, 1) (C has a unit diagonal) lies near Φ⁻¹(r/n_obs), within a few
+// √(q(1−q)/n_obs)/φ(Φ⁻¹(q)), q = r/n_obs. So instead of partitioning all of
+// a column's rows at its cuts, assignLevels gives every row outside the
+// windows around the cuts its level by comparisons, and partitions only
+// the rows inside a window (windows that overlap are merged, and a merged
+// window is partitioned at each of its cuts). The levels are exactly
+// partitionAt's (the rows of a level are the same; rows with equal z,
+// which continuous draws almost never give, may be split between two
+// levels differently); a draw whose cut falls outside its window is
+// partitioned in full.
+const (
+	// windowMinRows is the fewest observed rows for which a column uses
+	// windows; below, partitioning costs little.
+	windowMinRows = 1000
+	// windowMaxLevels is the most levels it does so for: every row is
+	// compared with two bounds per window.
+	windowMaxLevels = 16
+	// windowSDs is a window's half-width in standard errors of the cut's
+	// order statistic: a draw falls outside with probability about 6e−7.
+	windowSDs = 5
+)
+
+// levelWindows is where the cuts of one column's replicated levels can
+// fall: windows lo[0] < hi[0] < lo[1] < … (bounds, interleaved), window w
+// holding cuts first[w]..last[w] (cut c separates levels c−1 and c). The
+// rows between window w−1 and window w are of level last[w−1] (level 0
+// below the first window).
+type levelWindows struct {
+	bounds      []float64
+	first, last []int
+}
+
+// newLevelWindows returns the windows of column lv, or nil if the column
+// is partitioned in full: too few rows, or one level, or too many.
+func newLevelWindows(lv *hough.Levels) *levelWindows {
+	nObs, L := len(lv.Order), lv.NumLevels()
+	if nObs < windowMinRows || L < 2 || L > windowMaxLevels {
+		return nil
+	}
+	lw := &levelWindows{}
+	for c := 1; c < L; c++ {
+		q := float64(lv.Start[c]) / float64(nObs)
+		x := normalQuantile(q)
+		h := windowSDs * math.Sqrt(q*(1-q)/float64(nObs)) / (math.Exp(-x*x/2) / math.Sqrt(2*math.Pi))
+		if nb := len(lw.bounds); nb > 0 && x-h <= lw.bounds[nb-1] {
+			lw.bounds[nb-1] = max(lw.bounds[nb-1], x+h)
+			lw.last[len(lw.last)-1] = c
+			continue
+		}
+		lw.bounds = append(lw.bounds, x-h, x+h)
+		lw.first, lw.last = append(lw.first, c), append(lw.last, c)
+	}
+	return lw
+}
+
+// assignLevels sets the replicated level of every observed row of column j
+// from its latent values z, using the column's windows; it reports false,
+// leaving the codes undefined, when a cut falls outside its window.
+func (r *replicator) assignLevels(j int, z []float64) bool {
+	lv, lw, codes := r.levels[j], r.windows[j], r.codes[j]
+	bounds := lw.bounds
+	near := r.near[:len(lw.first)]
+	for w := range near {
+		near[w] = near[w][:0]
+	}
+	var certain [windowMaxLevels]int32 // rows between windows, by the window above
+	z = z[:len(lv.Level)]
+	codes = codes[:len(z)]
+	for i, obs := range lv.Level { // in row order: z and codes are read and written in turn
+		if obs < 0 {
+			continue
+		}
+		v := z[i]
+		// k, the bounds at or below v, is even between windows and odd
+		// inside one; counted from the sign of v − b, without a branch that
+		// random z would mispredict.
+		k := len(bounds)
+		for _, b := range bounds {
+			k -= int(math.Float64bits(v-b) >> 63)
+		}
+		if k&1 == 0 {
+			level := 0
+			if k > 0 {
+				level = lw.last[k/2-1]
+			}
+			codes[i] = int32(level)
+			certain[k/2]++
+		} else {
+			near[k/2] = append(near[k/2], rankedRow{v, int32(i)})
+		}
+	}
+	// Window w holds cuts first[w]..last[w]: after partitioning its rows at
+	// them (ranks counted from the rows below the window), the rows before
+	// cut first[w] are of level first[w]−1, and so on.
+	below := int32(0)
+	for w, rows := range near {
+		below += certain[w]
+		c0, c1 := lw.first[w], lw.last[w]
+		if lv.Start[c0] < below || int(lv.Start[c1]-below) > len(rows) {
+			return false
+		}
+		partitionAt(rows, lv.Start[c0:c1+1], below)
+		level, next := int32(c0-1), c0
+		for t, row := range rows {
+			for next <= c1 && below+int32(t) >= lv.Start[next] {
+				level++
+				next++
+			}
+			codes[row.row] = level
+		}
+		below += int32(len(rows))
+	}
+	return true
 }
 
 // draw replaces codes with a data set replicated from c (p×p); it reports
@@ -81,8 +208,11 @@ func (r *replicator) draw(rng *rand.Rand, c []float64) bool {
 		}
 	}
 	for j, lv := range r.levels {
-		keys := r.keys[:len(lv.Order)]
 		zj := r.z[j]
+		if r.windows[j] != nil && r.assignLevels(j, zj) {
+			continue
+		}
+		keys := r.keys[:len(lv.Order)]
 		for t, i := range lv.Order {
 			keys[t] = rankedRow{zj[i], i}
 		}
