@@ -54,11 +54,18 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 		done, total = d, t
 		mu.Unlock()
 	}
+	start := time.Now()
+	var base etaBase
 	status := func(state string) MimeBundle {
 		mu.Lock()
 		defer mu.Unlock()
 		if state == "" {
 			state = "replicating"
+			p := inference.Progress{AllDone: done, AllTotal: total, Elapsed: time.Since(start)}
+			base.observe(p)
+			if left, ok := timeLeft(p, base); ok {
+				state += fmt.Sprintf(", about %s left", roundDuration(left))
+			}
 		}
 		return barBundle(fmt.Sprintf("check %s: %d/%d replicated data sets, %s", x.Model, done, total, state), done, total)
 	}

@@ -59,10 +59,17 @@ type etaBase struct {
 // update shows the progress p; state is "" while the fit runs, else
 // "starting", "done", "interrupted" or "failed".
 func (f *fitProgress) update(p inference.Progress, state string) {
-	if state == "" && !f.base.ok && p.AllDone > 0 {
-		f.base = etaBase{done: p.AllDone, at: p.Elapsed, ok: true}
+	if state == "" {
+		f.base.observe(p)
 	}
 	f.send(progressBundle(f.job, f.method, f.more, p, state, f.base), progressPhase(p, state), state != "" && state != "starting")
+}
+
+// observe makes p the base if it is the first state with steps done.
+func (b *etaBase) observe(p inference.Progress) {
+	if !b.ok && p.AllDone > 0 {
+		*b = etaBase{done: p.AllDone, at: p.Elapsed, ok: true}
+	}
 }
 
 // timeLeft estimates the time the rest of a fit takes at its rate since
