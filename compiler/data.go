@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
 )
 
 // data checks data NAME = load(...) and data NAME = simulate(...).
@@ -245,6 +246,12 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 		}
 		ok = ok && good
 		x.Levels = v
+	}
+	if a := bound["n"]; a != nil && ok && float64(x.N)*float64(x.P) > inference.MaxSimulatedCells {
+		most := inference.MaxSimulatedCells / x.P
+		c.errorf(a.Value.Pos, fmt.Sprintf("with p = %d, n = %d rows or fewer", x.P, most),
+			"n = %d rows × p = %d columns is %.3g cells; simulate makes at most %d (about 1.6 GB while it works)", x.N, x.P, float64(x.N)*float64(x.P), inference.MaxSimulatedCells)
+		ok = false
 	}
 	if a := bound["seed"]; a != nil {
 		v, good := c.seed(a.Value)

@@ -140,6 +140,24 @@ func TestLKJCorrection(t *testing.T) {
 
 // TestSimulate checks the simulated data: balanced levels, the missing
 // fraction, a valid truth (and the factor formula), determinism by seed.
+// TestSimulateRejects checks the specs Simulate refuses, among them more
+// cells than MaxSimulatedCells (it returns at once, before allocating).
+func TestSimulateRejects(t *testing.T) {
+	for _, sc := range []SimSpec{
+		{P: 1, N: 100, Levels: 2},
+		{P: 5, K: 5, N: 100, Levels: 2},
+		{P: 5, N: 1, Levels: 2},
+		{P: 5, N: 100, Levels: 1},
+		{P: 5, N: 100, Levels: 2, Missing: 1},
+		{P: 50, N: MaxSimulatedCells/50 + 1, Levels: 5},
+		{P: 10000, N: 1 << 40, Levels: 5},
+	} {
+		if _, err := Simulate(sc); err == nil {
+			t.Errorf("%+v: no error", sc)
+		}
+	}
+}
+
 func TestSimulate(t *testing.T) {
 	t.Parallel()
 	cases := []SimSpec{

@@ -35,6 +35,12 @@ type Simulated struct {
 	Lambda []float64
 }
 
+// MaxSimulatedCells is the most cells (N·P) Simulate makes: it holds about
+// 16 bytes a cell while it works (the latent values and the columns), so
+// 10⁸ cells take about 1.6 GB. A mistyped n (10⁹ rows) would otherwise
+// exhaust the memory of the kernel that runs it.
+const MaxSimulatedCells = 100_000_000
+
 // Simulate draws a data set (sampling.md §6d):
 //
 //   - Full correlation (K = 0): C is the correlation matrix of a Wishart draw
@@ -62,6 +68,8 @@ func Simulate(s SimSpec) (*Simulated, error) {
 		return nil, fmt.Errorf("inference: simulate: levels = %d, want 2 <= levels <= n = %d", s.Levels, s.N)
 	case !(s.Missing >= 0 && s.Missing < 1):
 		return nil, fmt.Errorf("inference: simulate: missing = %v, want in [0, 1)", s.Missing)
+	case float64(s.N)*float64(s.P) > MaxSimulatedCells:
+		return nil, fmt.Errorf("inference: simulate: n = %d rows × p = %d columns is more than %d cells", s.N, s.P, MaxSimulatedCells)
 	}
 	rng := rand.New(rand.NewPCG(splitMix64(s.Seed), splitMix64(s.Seed^0x51a7_c0b1_a5e5_d00d)))
 	p, n := s.P, s.N
