@@ -4,6 +4,7 @@ package compiler
 // checks) and compare (held-out predictive scores).
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -66,10 +67,33 @@ func (c *checker) check(s *dsl.CheckStmt) Stmt {
 		}
 		good = good && ok
 	}
+	if good && m != nil && m.Columns != nil {
+		good = c.checkSize(s, x, len(m.Columns))
+	}
 	if !good {
 		return nil
 	}
 	return x
+}
+
+// checkSize reports a check of p columns whose replications at θ̃ alone
+// would pass inference.MaxCheckValues statistics (one per pair and data
+// set; the draws are at most the fit's kept draws, whose C the fit holds
+// already).
+func (c *checker) checkSize(s *dsl.CheckStmt, x *CheckStmt, p int) bool {
+	pairs := p * (p - 1) / 2
+	if pairs == 0 || float64(x.Reps+1)*float64(pairs) <= inference.MaxCheckValues {
+		return true
+	}
+	at := s.Pos
+	for _, a := range s.Settings {
+		if a.Name.Name == "reps" {
+			at = a.Value.Pos
+		}
+	}
+	c.errorf(at, fmt.Sprintf("with %d pairs of columns, reps = %d or fewer", pairs, inference.MaxCheckValues/pairs-1),
+		"reps = %d replicated data sets of %d pairs is more than a check keeps (%d statistics)", x.Reps, pairs, inference.MaxCheckValues)
+	return false
 }
 
 // checkPair resolves the two columns of check m[A, B].

@@ -23,6 +23,13 @@ const (
 	// two-way table; a column with more is grouped into tableGroups
 	// groups of about equal counts.
 	maxTableGroups, tableGroups = 8, 5
+	// MaxCheckValues bounds the statistics of the replications at θ̃ a
+	// check keeps, one per pair of columns and data set: (Reps + 1)·pairs
+	// ≤ 2²⁶ (512 MB). A mistyped reps (10⁹) would otherwise exhaust the
+	// memory of the kernel that runs it; at p = 40 the bound still allows
+	// about 86,000 replications. (Draws are at most the fit's kept draws,
+	// whose p×p matrices the fit holds already.)
+	MaxCheckValues = 1 << 26
 )
 
 // CheckOptions configures Result.Check. Zero fields take the defaults.
@@ -169,6 +176,9 @@ func (r *Result) Check(ctx context.Context, opt CheckOptions) (*CheckResult, err
 		}
 	}
 	pairs := allPairs(r.P)
+	if v := float64(opt.Reps+1) * float64(len(pairs)); v > MaxCheckValues {
+		return nil, fmt.Errorf("inference: check: reps = %d replications of %d pairs would keep %.3g statistics, more than %d", opt.Reps, len(pairs), v, MaxCheckValues)
+	}
 	tables := make([]tableLayout, len(opt.Tables))
 	for k, t := range opt.Tables {
 		tables[k] = newTableLayout(t[0], t[1], r.levels)

@@ -3,6 +3,7 @@ package inference
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"gonum.org/v1/gonum/floats"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/copulang/copulang/hough"
@@ -584,5 +586,30 @@ func TestAssignLevelsMatchesPartition(t *testing.T) {
 	t.Logf("%d columns assigned by windows, %d fell back", windowed, outside)
 	if windowed < 100 || outside < 20 {
 		t.Errorf("%d columns assigned by windows, %d fell back: the test did not exercise both", windowed, outside)
+	}
+}
+
+// TestCheckRejectsTooManyReps: replications whose statistics would pass
+// MaxCheckValues are refused before anything is allocated for them (10⁹
+// replications of 10 pairs would take 80 GB), and the bound itself is
+// allowed.
+func TestCheckRejectsTooManyReps(t *testing.T) {
+	sim, err := Simulate(SimSpec{P: 5, N: 100, Levels: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Spec{Columns: sim.Columns, Model: FullCorrelation{}, Method: Gibbs, Iter: 20, Warmup: 10, Chains: 1, Seed: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := res.Check(context.Background(), CheckOptions{Reps: 1_000_000_000}); err == nil || !strings.Contains(err.Error(), "reps = 1000000000") {
+		t.Errorf("reps = 10⁹: error %v, want one naming reps", err)
+	}
+	// At the bound a check runs (cancelled at once: only the refusal is
+	// at issue here).
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := res.Check(ctx, CheckOptions{Reps: MaxCheckValues/10 - 1}); !errors.Is(err, context.Canceled) {
+		t.Errorf("reps at the bound: error %v, want the cancellation", err)
 	}
 }
