@@ -169,7 +169,47 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	default:
 		return nil, fmt.Errorf("model %s: no sampler for %T", m.Name, m.Model)
 	}
+	if note := keptDrawsNote(f, p, pl.k, d.HasTruth); note != "" {
+		pl.Notes = append(pl.Notes, note)
+	}
 	return pl, nil
+}
+
+// keptDrawsMemory is how much memory a fit's kept draws may take before its
+// plan says so: a fit holds every kept draw of C (p·p values) and Λ (p·k),
+// and of C during warm-up for simulated data, and a long fit of many
+// columns can pass the memory of the machine only after hours.
+const keptDrawsMemory = 1 << 30
+
+// keptDrawsNote says how much memory fit f of p columns and k factors
+// keeps in draws when that passes keptDrawsMemory, and which thin keeps it
+// under; "" otherwise.
+func keptDrawsNote(f *Fit, p, k int, warmupKept bool) string {
+	if f.Thin < 1 || f.Iter < 1 {
+		return "" // not a fit the checker passes
+	}
+	perChain := float64(f.Iter/f.Thin) * float64(p*p+p*k)
+	if warmupKept {
+		perChain += float64(f.Warmup/f.Thin) * float64(p*p)
+	}
+	bytes := 8 * float64(f.Chains) * perChain
+	if bytes <= keptDrawsMemory {
+		return ""
+	}
+	thin := f.Thin * int(math.Ceil(bytes/keptDrawsMemory))
+	draws, what := fmt.Sprintf("%d", f.Iter/f.Thin), "C"
+	if warmupKept {
+		// Simulated data: the warm-up's C draws are kept for plot rmse.
+		draws = fmt.Sprintf("(%d + %d warm-up)", f.Iter/f.Thin, f.Warmup/f.Thin)
+	}
+	if k > 0 {
+		what = "C and Λ"
+	}
+	note := fmt.Sprintf("this fit keeps %d × %s draws of %s in memory: about %.1f GB", f.Chains, draws, what, bytes/(1<<30))
+	if f.ESS > 0 {
+		note += fmt.Sprintf(", and up to %d times as many if ess needs them", ESSLimit)
+	}
+	return note + fmt.Sprintf("; thin = %d keeps it under 1 GB", thin)
 }
 
 // autoFullWhy is why auto starts a full-correlation model on Hoff's Gibbs

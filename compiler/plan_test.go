@@ -418,3 +418,43 @@ func TestPlanWithESSTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptDrawsNote: a fit whose kept draws pass 1 GiB is told so, with a
+// thin that keeps them under it (checked by planning again with that thin);
+// warm-up draws count for simulated data, loadings for factor models.
+func TestKeptDrawsNote(t *testing.T) {
+	cases := []struct {
+		name          string
+		f             Fit
+		p, k          int
+		warmup, noted bool
+		want          string
+	}{
+		{"GSS default", Fit{Iter: 1000, Warmup: 500, Chains: 4, Thin: 1}, 7, 0, false, false, ""},
+		{"p = 50, 10⁴ draws", Fit{Iter: 10000, Warmup: 5000, Chains: 4, Thin: 1}, 50, 0, false, false, ""},
+		{"p = 60, 10⁵ draws", Fit{Iter: 100000, Warmup: 50000, Chains: 4, Thin: 1}, 60, 0, false, true, "4 × 100000 draws of C in memory: about 10.7 GB; thin = 11"},
+		{"simulated, warm-up kept", Fit{Iter: 100000, Warmup: 50000, Chains: 4, Thin: 1}, 60, 0, true, true, "4 × (100000 + 50000 warm-up) draws of C"},
+		{"factor model, thinned", Fit{Iter: 100000, Warmup: 50000, Chains: 4, Thin: 2}, 60, 5, false, true, "4 × 50000 draws of C and Λ"},
+		{"ess", Fit{Iter: 100000, Warmup: 50000, Chains: 4, Thin: 1, ESS: 400}, 60, 0, false, true, "up to 20 times as many"},
+		{"thin unset (not a checked fit)", Fit{Iter: 100000, Chains: 4}, 60, 0, false, false, ""},
+	}
+	for _, c := range cases {
+		note := keptDrawsNote(&c.f, c.p, c.k, c.warmup)
+		if (note != "") != c.noted || !strings.Contains(note, c.want) {
+			t.Errorf("%s: note %q, want one containing %q (noted %v)", c.name, note, c.want, c.noted)
+			continue
+		}
+		if note == "" {
+			continue
+		}
+		var thin int
+		if _, err := fmt.Sscanf(note[strings.LastIndex(note, "thin = "):], "thin = %d", &thin); err != nil {
+			t.Fatalf("%s: %q names no thin: %v", c.name, note, err)
+		}
+		f := c.f
+		f.Thin = thin
+		if again := keptDrawsNote(&f, c.p, c.k, c.warmup); again != "" {
+			t.Errorf("%s: with the suggested thin = %d still %q", c.name, thin, again)
+		}
+	}
+}
