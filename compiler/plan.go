@@ -175,28 +175,36 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	return pl, nil
 }
 
-// keptDrawsMemory is how much memory a fit's kept draws may take before its
-// plan says so: a fit holds every kept draw of C (p·p values) and Λ (p·k),
-// and of C during warm-up for simulated data, and a long fit of many
-// columns can pass the memory of the machine only after hours.
-const keptDrawsMemory = 1 << 30
+// KeptDrawsMemory is how much memory a fit's kept draws may take before its
+// plan (or an extension) says so: a fit holds every kept draw of C (p·p
+// values) and Λ (p·k), and of C during warm-up for simulated data, and a
+// long fit of many columns can pass the memory of the machine only after
+// hours.
+const KeptDrawsMemory = 1 << 30
 
-// keptDrawsNote says how much memory fit f of p columns and k factors
-// keeps in draws when that passes keptDrawsMemory, and which thin keeps it
-// under; "" otherwise.
-func keptDrawsNote(f *Fit, p, k int, warmupKept bool) string {
+// KeptDrawsBytes is the memory the kept draws of fit f of p columns and k
+// factors take (warmupKept: its warm-up draws of C are kept too); 0 for a
+// fit the checker would not pass.
+func KeptDrawsBytes(f *Fit, p, k int, warmupKept bool) float64 {
 	if f.Thin < 1 || f.Iter < 1 {
-		return "" // not a fit the checker passes
+		return 0
 	}
 	perChain := float64(f.Iter/f.Thin) * float64(p*p+p*k)
 	if warmupKept {
 		perChain += float64(f.Warmup/f.Thin) * float64(p*p)
 	}
-	bytes := 8 * float64(f.Chains) * perChain
-	if bytes <= keptDrawsMemory {
+	return 8 * float64(f.Chains) * perChain
+}
+
+// keptDrawsNote says how much memory fit f of p columns and k factors
+// keeps in draws when that passes keptDrawsMemory, and which thin keeps it
+// under; "" otherwise.
+func keptDrawsNote(f *Fit, p, k int, warmupKept bool) string {
+	bytes := KeptDrawsBytes(f, p, k, warmupKept)
+	if bytes <= KeptDrawsMemory {
 		return ""
 	}
-	thin := f.Thin * int(math.Ceil(bytes/keptDrawsMemory))
+	thin := f.Thin * int(math.Ceil(bytes/KeptDrawsMemory))
 	draws, what := fmt.Sprintf("%d", f.Iter/f.Thin), "C"
 	if warmupKept {
 		// Simulated data: the warm-up's C draws are kept for plot rmse.
