@@ -172,8 +172,20 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	if note := keptDrawsNote(f, p, pl.k, d.HasTruth); note != "" {
 		pl.Notes = append(pl.Notes, note)
 	}
+	if b := float64(f.Chains) * float64(d.N) * float64(p) * chainStateBytes; b > chainStateMemory {
+		pl.Notes = append(pl.Notes, fmt.Sprintf("its %d chains hold about %.1f GB of latent values while it runs and after (an extension continues them); fewer chains hold less", f.Chains, b/(1<<30)))
+	}
 	return pl, nil
 }
+
+// Each chain holds its latent values and their running sum, about
+// chainStateBytes a cell (measured: 64 chains at 20,000 × 40 peaked at
+// 0.9 GB), for as long as the fit is kept; a plan says so past
+// chainStateMemory.
+const (
+	chainStateBytes  = 16
+	chainStateMemory = 2 << 30
+)
 
 // KeptDrawsMemory is how much memory a fit's kept draws may take before its
 // plan (or an extension) says so: a fit holds every kept draw of C (p·p

@@ -458,3 +458,27 @@ func TestKeptDrawsNote(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanMemoryNotes: the plan says when the kept draws or the chains'
+// latent values will take a lot of memory, and says nothing on an
+// ordinary fit.
+func TestPlanMemoryNotes(t *testing.T) {
+	env := newFakeEnv()
+	big := *env["sim"].(*DataInfo)
+	big.Name, big.N = "big", 1_000_000
+	env["big"] = &big
+	for _, tc := range []struct{ src, want string }{
+		{fullGSS + "fit m with gibbs, iter = 1000", ""},
+		{fullGSS + "fit m with gibbs, iter = 10000000", "draws of C in memory: about 14.6 GB; thin = 15"},
+		{"model m { Y = big; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m, chains = 64, iter = 100", "its 64 chains hold about 5.7 GB of latent values"},
+	} {
+		pl, err := planFor(t, tc.src, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(pl.Notes, "\n")
+		if (tc.want == "") != (notes == "") || !strings.Contains(notes, tc.want) {
+			t.Errorf("%q: notes %q, want one containing %q", tc.src, notes, tc.want)
+		}
+	}
+}
