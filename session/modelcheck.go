@@ -357,6 +357,23 @@ type comparison struct {
 	reused string
 }
 
+// refitWork measures how far compare's refits are: refit at (of
+// len(weights), each of folds folds) is at fold fold with progress p, and a
+// refit of model at costs weights[at] (its fit's time). It returns the work
+// done and in all, in those units.
+func refitWork(weights []float64, folds, at, fold int, p inference.Progress) (done, total float64) {
+	for i, w := range weights {
+		total += w * float64(folds)
+		switch {
+		case i < at:
+			done += w * float64(folds)
+		case i == at && p.AllTotal > 0:
+			done += w * (float64(fold) + float64(p.AllDone)/float64(p.AllTotal))
+		}
+	}
+	return done, total
+}
+
 // refitForScores refits the models c.refit with each fold of their cells
 // held out in turn, with live progress, and sets their scores; it keeps
 // the scores of every model it finished, in the session and in the model's
@@ -366,6 +383,13 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 	var mu sync.Mutex
 	current, fold := 0, 0
 	var latest inference.Progress
+	// Each refit of a fold is taken to cost what the model's fit took.
+	weights := make([]float64, len(refit))
+	for at, k := range refit {
+		weights[at] = max(c.models[k].Fit.Elapsed.Seconds(), 1e-3)
+	}
+	start := time.Now()
+	var base etaBase
 	status := func(state string) MimeBundle {
 		mu.Lock()
 		defer mu.Unlock()
@@ -373,6 +397,12 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 			iters := "starting" // before the refit's first report
 			if latest.AllTotal > 0 {
 				iters = fmt.Sprintf("%d/%d iterations", latest.AllDone, latest.AllTotal)
+				done, total := refitWork(weights, folds, current, fold, latest)
+				el := time.Since(start)
+				base.observeWork(done, el)
+				if left, ok := workLeft(base, done, total, el); ok {
+					iters += fmt.Sprintf(", about %s left", roundDuration(left))
+				}
 			}
 			state = fmt.Sprintf("refitting %s (%d of %d), fold %d of %d: %s", c.names[refit[current]], current+1, len(refit), fold+1, folds, iters)
 		}
@@ -381,7 +411,6 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 	}
 	s.fits++
 	show := &jobProgress{out: out, id: fmt.Sprintf("copulang-compare-%d", s.fits)}
-	start := time.Now()
 	finished := 0
 	err := inBackground(show, func() MimeBundle { return status("") }, func() error {
 		for at, k := range refit {

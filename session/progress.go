@@ -51,7 +51,7 @@ type fitProgress struct {
 // iteration, and an estimate over the whole elapsed time said "about 3m42s
 // left" of a 17 s fit.
 type etaBase struct {
-	done int           // iterations done then
+	done float64       // steps (or units of work) done then
 	at   time.Duration // elapsed then
 	ok   bool
 }
@@ -67,19 +67,31 @@ func (f *fitProgress) update(p inference.Progress, state string) {
 
 // observe makes p the base if it is the first state with steps done.
 func (b *etaBase) observe(p inference.Progress) {
-	if !b.ok && p.AllDone > 0 {
-		*b = etaBase{done: p.AllDone, at: p.Elapsed, ok: true}
+	b.observeWork(float64(p.AllDone), p.Elapsed)
+}
+
+// observeWork makes (done, elapsed) the base if it is the first state with
+// work done.
+func (b *etaBase) observeWork(done float64, elapsed time.Duration) {
+	if !b.ok && done > 0 {
+		*b = etaBase{done: done, at: elapsed, ok: true}
 	}
 }
 
 // timeLeft estimates the time the rest of a fit takes at its rate since
 // base; ok is false until a state after base has more iterations done.
 func timeLeft(p inference.Progress, base etaBase) (left time.Duration, ok bool) {
-	if !base.ok || p.AllDone <= base.done || p.AllDone >= p.AllTotal {
+	return workLeft(base, float64(p.AllDone), float64(p.AllTotal), p.Elapsed)
+}
+
+// workLeft estimates the time left of a job with done of total units of
+// work done after elapsed, at its rate since base; ok is false until a
+// state after base has more done.
+func workLeft(base etaBase, done, total float64, elapsed time.Duration) (time.Duration, bool) {
+	if !base.ok || done <= base.done || done >= total {
 		return 0, false
 	}
-	per := float64(p.Elapsed-base.at) / float64(p.AllDone-base.done)
-	return time.Duration(per * float64(p.AllTotal-p.AllDone)), true
+	return time.Duration(float64(elapsed-base.at) * (total - done) / (done - base.done)), true
 }
 
 // progressPhase names the phase of a fit: its state when it has one, else

@@ -75,3 +75,35 @@ type progressLines struct {
 }
 
 func (o *progressLines) FitProgress(p FitProgress) { o.texts = append(o.texts, p.Text) }
+
+// TestRefitsLeft: compare's time left weighs each model's refits by its
+// fit's time, at the rate since its first state with iterations done. Two
+// models whose fits took 10 s and 1 s, two folds each (22 units): the first
+// state, a tenth into the first refit (1 unit) after 3 s of start-up, sets
+// the base; halfway through it (5 units) at 7 s the rate is one unit a
+// second, so 17 s are left; halfway through the second model's last fold
+// (21.5 units) at 23.5 s, 0.5 s.
+func TestRefitsLeft(t *testing.T) {
+	w := []float64{10, 1}
+	var base etaBase
+	for _, tc := range []struct {
+		at, fold int
+		p        inference.Progress
+		elapsed  time.Duration
+		want     time.Duration
+		ok       bool
+	}{
+		{0, 0, inference.Progress{AllTotal: 100}, time.Second, 0, false},
+		{0, 0, inference.Progress{AllDone: 10, AllTotal: 100}, 3 * time.Second, 0, false},
+		{0, 0, inference.Progress{AllDone: 50, AllTotal: 100}, 7 * time.Second, 17 * time.Second, true},
+		{1, 1, inference.Progress{AllDone: 50, AllTotal: 100}, 23500 * time.Millisecond, 500 * time.Millisecond, true},
+		{1, 1, inference.Progress{AllDone: 100, AllTotal: 100}, 24 * time.Second, 0, false},
+	} {
+		done, total := refitWork(w, 2, tc.at, tc.fold, tc.p)
+		base.observeWork(done, tc.elapsed)
+		got, ok := workLeft(base, done, total, tc.elapsed)
+		if ok != tc.ok || ok && (got-tc.want).Abs() > time.Millisecond {
+			t.Errorf("refit %d fold %d at %v: %v, %v; want %v, %v", tc.at, tc.fold, tc.elapsed, got, ok, tc.want, tc.ok)
+		}
+	}
+}
