@@ -1,6 +1,8 @@
 package inference
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -155,6 +157,11 @@ func TestSimulateRejects(t *testing.T) {
 		if _, err := Simulate(sc); err == nil {
 			t.Errorf("%+v: no error", sc)
 		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := SimulateContext(ctx, SimSpec{P: 5, N: 100, Levels: 2}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: error %v, want the cancellation", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package inference
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -57,6 +58,13 @@ const MaxSimulatedCells = 100_000_000
 // k/Levels quantiles. Finally each cell is made missing independently with
 // probability Missing.
 func Simulate(s SimSpec) (*Simulated, error) {
+	return SimulateContext(context.Background(), s)
+}
+
+// SimulateContext is Simulate, stopped when ctx is cancelled (it then
+// returns ctx.Err()): at the largest size, MaxSimulatedCells, a simulation
+// takes about half a minute.
+func SimulateContext(ctx context.Context, s SimSpec) (*Simulated, error) {
 	switch {
 	case s.P < 2:
 		return nil, fmt.Errorf("inference: simulate: p = %d, want at least 2", s.P)
@@ -123,6 +131,9 @@ func Simulate(s SimSpec) (*Simulated, error) {
 	}
 	e := make([]float64, p)
 	for i := 0; i < n; i++ {
+		if i%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		for j := range e {
 			e[j] = rng.NormFloat64()
 		}
@@ -136,6 +147,9 @@ func Simulate(s SimSpec) (*Simulated, error) {
 	}
 	order := make([]int, n)
 	for j := 0; j < p; j++ {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		col := make([]float64, n)
 		for i := range order {
 			order[i] = i

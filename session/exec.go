@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,7 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 	case *compiler.LoadData:
 		return s.load(x, out)
 	case *compiler.SimulateData:
-		return s.simulate(x, out)
+		return s.simulate(ctx, x, out)
 	case *compiler.DeclareModel:
 		return s.declare(x, out)
 	case *compiler.Explain:
@@ -109,8 +110,11 @@ func (s *Session) load(x *compiler.LoadData, out Output) error {
 	return nil
 }
 
-func (s *Session) simulate(x *compiler.SimulateData, out Output) error {
-	sim, err := inference.Simulate(inference.SimSpec{P: x.P, K: x.K, N: x.N, Levels: x.Levels, Seed: x.Seed, Missing: x.Missing})
+func (s *Session) simulate(ctx context.Context, x *compiler.SimulateData, out Output) error {
+	sim, err := inference.SimulateContext(ctx, inference.SimSpec{P: x.P, K: x.K, N: x.N, Levels: x.Levels, Seed: x.Seed, Missing: x.Missing})
+	if errors.Is(err, context.Canceled) {
+		return interrupted("simulate before data " + x.Name + " was drawn")
+	}
 	if err != nil {
 		return err
 	}

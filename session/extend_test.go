@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestExtend fits a model, extends it, and checks that the extension is
@@ -289,5 +290,26 @@ func TestAutoShownAsWhatRan(t *testing.T) {
 	res, err := s.Execute(context.Background(), "a", &recorder{})
 	if text, _ := res["text/plain"].(string); err != nil || strings.Contains(text, "hmc") || !strings.Contains(text, "gibbs") {
 		t.Errorf("a: %q, %v", text, err)
+	}
+}
+
+// TestSimulateInterrupt: an interrupt stops a large simulate (10⁸ cells,
+// about half a minute) soon after, with a KeyboardInterrupt, and binds
+// nothing.
+func TestSimulateInterrupt(t *testing.T) {
+	s := newTestSession(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	var se *Error
+	if _, err := s.Execute(ctx, "data big = simulate(FullCopula(p = 50), n = 2000000, levels = 5)", &recorder{}); !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
+		t.Fatalf("simulate: %v, want a KeyboardInterrupt", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the interrupted simulate returned after %v", took)
+	}
+	if _, bound := s.data["big"]; bound {
+		t.Error("the interrupted simulate bound its data set")
 	}
 }
