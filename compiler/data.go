@@ -301,8 +301,8 @@ func (c *checker) simSpec(e *dsl.Expr, x *SimulateData) bool {
 	bound, good := c.bindArgs(fn, args, parameters(fn.Name), example)
 	if a := bound["p"]; a != nil {
 		v, _, o := c.integerAtLeast(a.Value, numScope{}, "p", minimum{value: 2, unit: " columns"})
-		if o && v > 10000 {
-			c.errorf(a.Value.Pos, "", "p = %d columns is more than this tool handles (at most 10000)", v)
+		if o && v > inference.MaxSimulatedColumns {
+			c.errorf(a.Value.Pos, "", "p = %d columns is more than simulate makes (at most %d)", v, inference.MaxSimulatedColumns)
 			o = false
 		}
 		good = good && o

@@ -82,7 +82,7 @@ func (c *checker) check(s *dsl.CheckStmt) Stmt {
 // already).
 func (c *checker) checkSize(s *dsl.CheckStmt, x *CheckStmt, p int) bool {
 	pairs := p * (p - 1) / 2
-	if pairs == 0 || float64(x.Reps+1)*float64(pairs) <= inference.MaxCheckValues {
+	if pairs == 0 || inference.CheckFits(x.Reps, pairs) {
 		return true
 	}
 	at := s.Pos
@@ -91,8 +91,11 @@ func (c *checker) checkSize(s *dsl.CheckStmt, x *CheckStmt, p int) bool {
 			at = a.Value.Pos
 		}
 	}
-	c.errorf(at, fmt.Sprintf("with %d pairs of columns, reps = %d or fewer", pairs, inference.MaxCheckValues/pairs-1),
-		"reps = %d replicated data sets of %d pairs is more than a check keeps (%d statistics)", x.Reps, pairs, inference.MaxCheckValues)
+	hint := fmt.Sprintf("with %d pairs of columns, reps = %d or fewer", pairs, inference.MaxCheckValues/pairs-1)
+	if inference.MaxCheckValues/pairs-1 < minReps {
+		hint = "a model of fewer columns"
+	}
+	c.errorf(at, hint, "reps = %d replicated data sets of %d pairs is more than a check keeps (%d statistics)", x.Reps, pairs, inference.MaxCheckValues)
 	return false
 }
 

@@ -229,6 +229,10 @@ func keptDrawsNote(f *Fit, p, k int, warmupKept bool) string {
 	if f.ESS > 0 {
 		note += fmt.Sprintf(", and up to %d times as many if ess needs them", ESSLimit)
 	}
+	if thin > f.Iter {
+		// Even one draw a chain passes the bound.
+		return note + "; fewer chains or columns keep less"
+	}
 	return note + fmt.Sprintf("; thin = %d keeps it under 1 GB", thin)
 }
 

@@ -437,6 +437,7 @@ func TestKeptDrawsNote(t *testing.T) {
 		{"factor model, thinned", Fit{Iter: 100000, Warmup: 50000, Chains: 4, Thin: 2}, 60, 5, false, true, "4 × 50000 draws of C and Λ"},
 		{"ess", Fit{Iter: 100000, Warmup: 50000, Chains: 4, Thin: 1, ESS: 400}, 60, 0, false, true, "up to 20 times as many"},
 		{"thin unset (not a checked fit)", Fit{Iter: 100000, Chains: 4}, 60, 0, false, false, ""},
+		{"one draw a chain too many", Fit{Iter: 10, Warmup: 5, Chains: 4, Thin: 1}, 6000, 0, false, true, "fewer chains or columns keep less"},
 	}
 	for _, c := range cases {
 		note := keptDrawsNote(&c.f, c.p, c.k, c.warmup)
@@ -447,12 +448,18 @@ func TestKeptDrawsNote(t *testing.T) {
 		if note == "" {
 			continue
 		}
+		if !strings.Contains(note, "thin = ") {
+			continue
+		}
 		var thin int
 		if _, err := fmt.Sscanf(note[strings.LastIndex(note, "thin = "):], "thin = %d", &thin); err != nil {
 			t.Fatalf("%s: %q names no thin: %v", c.name, note, err)
 		}
 		f := c.f
 		f.Thin = thin
+		if thin > f.Iter {
+			t.Errorf("%s: suggested thin = %d exceeds iter = %d", c.name, thin, f.Iter)
+		}
 		if again := keptDrawsNote(&f, c.p, c.k, c.warmup); again != "" {
 			t.Errorf("%s: with the suggested thin = %d still %q", c.name, thin, again)
 		}

@@ -42,8 +42,8 @@ type HeldOutCell struct {
 //
 // Per draw it forms each column's regression coefficients −Ω_jk/(Ω_jj s_k)
 // once, and visits the cells row by row, gathering a row's latent values
-// once for all its held-out cells: compare's folds hold out about half of
-// every row, and the cells come shuffled. At 20,000 × 40 this halved the
+// once for all its held-out cells: compare's folds hold out a share of
+// every row, and come ordered by column. At 20,000 × 40 this halved the
 // cost per cell (BenchmarkHeldOutScore), most of it now the two Φ calls.
 type heldOutScorer struct {
 	cells  []HeldOutCell

@@ -373,7 +373,8 @@ func heldOutState(tb testing.TB, p, n int, model Model) (chainSampler, *data, []
 // row by row with each column's regression coefficients formed once per
 // draw, against the conditional of each cell computed on its own from
 // Ω = C⁻¹, for every cell of a fold (about half of each row's cells, in
-// shuffled order) of the full and the factor model.
+// column order, so not the order the scorer visits them) of the full and
+// the factor model.
 func TestHeldOutScorerMatchesDirect(t *testing.T) {
 	for _, model := range []Model{FullCorrelation{}, FactorModel{K: 2}} {
 		const p = 6

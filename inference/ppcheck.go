@@ -25,10 +25,12 @@ const (
 	maxTableGroups, tableGroups = 8, 5
 	// MaxCheckValues bounds the statistics of the replications at θ̃ a
 	// check keeps, one per pair of columns and data set: (Reps + 1)·pairs
-	// ≤ 2²⁶ (512 MB). A mistyped reps (10⁹) would otherwise exhaust the
-	// memory of the kernel that runs it; at p = 40 the bound still allows
-	// about 86,000 replications. (Draws are at most the fit's kept draws,
-	// whose p×p matrices the fit holds already.)
+	// ≤ 2²⁶, 512 MB, and as much again for their standardised copies in
+	// the calibrated p-values, so about 1 GB at the bound. A mistyped reps
+	// (10⁹) would otherwise exhaust the memory of the kernel that runs it;
+	// at p = 40 the bound still allows about 86,000 replications. (Draws
+	// are at most the fit's kept draws, whose p×p matrices the fit holds
+	// already.)
 	MaxCheckValues = 1 << 26
 )
 
@@ -131,6 +133,12 @@ type CheckResult struct {
 	Tables []TwoWayCheck
 }
 
+// CheckFits reports whether a check with reps replications at θ̃ of a fit
+// with pairs pairs of columns keeps at most MaxCheckValues statistics.
+func CheckFits(reps, pairs int) bool {
+	return reps >= 0 && reps < MaxCheckValues && pairs <= MaxCheckValues/(reps+1)
+}
+
 // Check is a posterior predictive check of the dependence between the
 // columns (see replicator for how data are replicated):
 //
@@ -176,8 +184,8 @@ func (r *Result) Check(ctx context.Context, opt CheckOptions) (*CheckResult, err
 		}
 	}
 	pairs := allPairs(r.P)
-	if v := float64(opt.Reps+1) * float64(len(pairs)); v > MaxCheckValues {
-		return nil, fmt.Errorf("inference: check: reps = %d replications of %d pairs would keep %.3g statistics, more than %d", opt.Reps, len(pairs), v, MaxCheckValues)
+	if !CheckFits(opt.Reps, len(pairs)) {
+		return nil, fmt.Errorf("inference: check: reps = %d replications of %d pairs would keep more than %d statistics", opt.Reps, len(pairs), MaxCheckValues)
 	}
 	tables := make([]tableLayout, len(opt.Tables))
 	for k, t := range opt.Tables {

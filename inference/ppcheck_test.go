@@ -3,7 +3,6 @@ package inference
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"gonum.org/v1/gonum/floats"
 	"math"
@@ -563,7 +562,7 @@ func TestAssignLevelsMatchesPartition(t *testing.T) {
 		}
 		rep := newReplicator([]*hough.Levels{lv})
 		if rep.windows[0] == nil {
-			continue // overlapping windows: partitioned in full
+			continue // fewer than windowMinRows observed rows: partitioned in full
 		}
 		for _, scale := range []float64{1, 1.3} {
 			z := make([]float64, n)
@@ -591,8 +590,8 @@ func TestAssignLevelsMatchesPartition(t *testing.T) {
 
 // TestCheckRejectsTooManyReps: replications whose statistics would pass
 // MaxCheckValues are refused before anything is allocated for them (10⁹
-// replications of 10 pairs would take 80 GB), and the bound itself is
-// allowed.
+// replications of 10 pairs would take 80 GB); CheckFits holds at the bound
+// exactly and fails one past it, and does not overflow.
 func TestCheckRejectsTooManyReps(t *testing.T) {
 	sim, err := Simulate(SimSpec{P: 5, N: 100, Levels: 3, Seed: 1})
 	if err != nil {
@@ -605,11 +604,21 @@ func TestCheckRejectsTooManyReps(t *testing.T) {
 	if _, err := res.Check(context.Background(), CheckOptions{Reps: 1_000_000_000}); err == nil || !strings.Contains(err.Error(), "reps = 1000000000") {
 		t.Errorf("reps = 10⁹: error %v, want one naming reps", err)
 	}
-	// At the bound a check runs (cancelled at once: only the refusal is
-	// at issue here).
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := res.Check(ctx, CheckOptions{Reps: MaxCheckValues/10 - 1}); !errors.Is(err, context.Canceled) {
-		t.Errorf("reps at the bound: error %v, want the cancellation", err)
+	for _, tc := range []struct {
+		reps, pairs int
+		fits        bool
+	}{
+		{MaxCheckValues - 1, 1, true}, // (reps + 1)·pairs = 2²⁶
+		{MaxCheckValues, 1, false},
+		{1<<16 - 1, 1 << 10, true}, // 2¹⁶ · 2¹⁰ = 2²⁶
+		{1 << 16, 1 << 10, false},
+		{1<<16 - 1, 1<<10 + 1, false},
+		{200, 780, true},
+		{math.MaxInt, 10, false},
+		{math.MaxInt - 1, 1, false},
+	} {
+		if got := CheckFits(tc.reps, tc.pairs); got != tc.fits {
+			t.Errorf("CheckFits(%d, %d) = %v, want %v", tc.reps, tc.pairs, got, tc.fits)
+		}
 	}
 }

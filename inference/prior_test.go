@@ -153,6 +153,7 @@ func TestSimulateRejects(t *testing.T) {
 		{P: 5, N: 100, Levels: 2, Missing: 1},
 		{P: 50, N: MaxSimulatedCells/50 + 1, Levels: 5},
 		{P: 10000, N: 1 << 40, Levels: 5},
+		{P: MaxSimulatedColumns + 1, N: 2, Levels: 2},
 	} {
 		if _, err := Simulate(sc); err == nil {
 			t.Errorf("%+v: no error", sc)

@@ -42,11 +42,15 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	if d := timeFor(old, more); d > longFit {
 		out.Stream("stdout", fmt.Sprintf("will run: %d more iterations per chain; %s at this fit's rate (a rough estimate)\n", more, compiler.AboutDuration(d)))
 	}
-	// As a fit's plan does, say when the draws will pass 1 GB of memory.
-	after := *m.FitStmt
+	// As a fit's plan does, say when the draws will pass 1 GB of memory
+	// (with an ess target, at most: its rounds stop at ESSLimit times ran).
+	after, upTo := *m.FitStmt, ""
 	after.Iter, after.Chains = ran+more, len(old.C)
+	if x.ESS > 0 {
+		after.Iter, upTo = max(after.Iter, compiler.ESSLimit*ran), "up to "
+	}
 	if b := compiler.KeptDrawsBytes(&after, old.P, old.K, old.WarmupC != nil); b > compiler.KeptDrawsMemory {
-		out.Stream("stdout", fmt.Sprintf("note: after this extension the fit keeps about %.1f GB of draws in memory\n", b/(1<<30)))
+		out.Stream("stdout", fmt.Sprintf("note: after this extension the fit keeps %sabout %.1f GB of draws in memory\n", upTo, b/(1<<30)))
 	}
 	stopped := false
 	if more > 0 {

@@ -59,7 +59,11 @@ type etaBase struct {
 // update shows the progress p; state is "" while the fit runs, else
 // "starting", "done", "interrupted" or "failed".
 func (f *fitProgress) update(p inference.Progress, state string) {
-	if state == "" {
+	switch state {
+	case "starting":
+		// An ess target's rounds each start their own count and clock.
+		f.base = etaBase{}
+	case "":
 		f.base.observe(p)
 	}
 	f.send(progressBundle(f.job, f.method, f.more, p, state, f.base), progressPhase(p, state), state != "" && state != "starting")

@@ -65,6 +65,20 @@ func TestProgressTimeLeftFromFirstIterations(t *testing.T) {
 	if got := state(100, 12*time.Second); strings.Contains(got, "left") {
 		t.Errorf("all done: %q estimates the time left", got)
 	}
+	// An ess target's next round starts its own count and clock: the
+	// estimate starts again from its first iterations (it said "about
+	// -1m10.3s left" with the first round's base).
+	round := func(done int, elapsed time.Duration) string {
+		f.update(inference.Progress{AllDone: done, AllTotal: 2000, Elapsed: elapsed}, "")
+		return out.texts[len(out.texts)-1]
+	}
+	f.update(inference.Progress{AllTotal: 2000}, "starting")
+	if got := round(100, 400*time.Millisecond); strings.Contains(got, "left") {
+		t.Errorf("a second round's first state: %q estimates the time left", got)
+	}
+	if got := round(300, 1200*time.Millisecond); !strings.Contains(got, "about 6.8s left") {
+		t.Errorf("a second round, 200 iterations in 0.8 s: %q, want about 6.8s left", got)
+	}
 }
 
 // progressLines is an output that shows progress itself, as the CLI does,
