@@ -209,7 +209,7 @@ func KeptDrawsBytes(f *Fit, p, k int, warmupKept bool) float64 {
 }
 
 // keptDrawsNote says how much memory fit f of p columns and k factors
-// keeps in draws when that passes keptDrawsMemory, and which thin keeps it
+// keeps in draws when that passes KeptDrawsMemory, and which thin keeps it
 // under; "" otherwise.
 func keptDrawsNote(f *Fit, p, k int, warmupKept bool) string {
 	bytes := KeptDrawsBytes(f, p, k, warmupKept)
