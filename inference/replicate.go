@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/copulang/copulang/hough"
 )
 
@@ -50,7 +52,7 @@ func newReplicator(levels []*hough.Levels) *replicator {
 	p, n := len(levels), levels[0].N
 	r := &replicator{
 		levels: levels, n: n, p: p,
-		chol: make([]float64, p*p), e: make([]float64, p),
+		chol: make([]float64, p*p), e: make([]float64, p*replicateBlock),
 		z: make([][]float64, p), codes: make([][]int32, p),
 		keys: make([]rankedRow, n),
 	}
@@ -186,6 +188,9 @@ func (r *replicator) assignLevels(j int, z []float64) bool {
 	return true
 }
 
+// replicateBlock is how many rows draw sums at once.
+const replicateBlock = 256
+
 // draw replaces codes with a data set replicated from c (p×p); it reports
 // false if c is not positive definite.
 func (r *replicator) draw(rng *rand.Rand, c []float64) bool {
@@ -194,17 +199,23 @@ func (r *replicator) draw(rng *rand.Rand, c []float64) bool {
 	if !cholLower(r.chol, p) {
 		return false
 	}
-	for i := 0; i < r.n; i++ {
-		for k := range r.e {
-			r.e[k] = rng.NormFloat64()
+	// Rows in blocks: the normal draws are made row by row as before, then
+	// each column of the block is Σ_k L_jk e_k in the same order of k,
+	// summed for the block's rows at once (floats.AddScaled).
+	e := r.e
+	for i0 := 0; i0 < r.n; i0 += replicateBlock {
+		nb := min(replicateBlock, r.n-i0)
+		for t := range nb {
+			for k := range p {
+				e[k*replicateBlock+t] = rng.NormFloat64()
+			}
 		}
 		for j := 0; j < p; j++ {
-			row := r.chol[j*p : j*p+j+1]
-			sum := 0.0
-			for k, l := range row {
-				sum += l * r.e[k]
+			zj := r.z[j][i0 : i0+nb]
+			clear(zj)
+			for k, l := range r.chol[j*p : j*p+j+1] {
+				floats.AddScaled(zj, l, e[k*replicateBlock:k*replicateBlock+nb])
 			}
-			r.z[j][i] = sum
 		}
 	}
 	for j, lv := range r.levels {
