@@ -107,21 +107,8 @@ func TestHeldOutProbabilitiesSumToOne(t *testing.T) {
 	const row, col = 5, 1
 	cols := MaskCells(sim.Columns, []HeldOutCell{{Row: row, Col: col}})
 	for _, model := range []Model{FullCorrelation{}, FactorModel{K: 1}} {
-		sp, _ := checkSpec(Spec{Columns: cols, Model: model, Method: map[bool]Method{true: Gibbs, false: PX}[model == FullCorrelation{}], Iter: 1})
-		d, err := newData(&sp)
-		if err != nil {
-			t.Fatal(err)
-		}
 		rng := rand.New(rand.NewPCG(1, 2))
-		cs, err := newChainSampler(d, &sp, rng)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 5 {
-			if err := cs.iterate(rng, true, &StepStats{}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		cs, d := warmSampler(t, Spec{Columns: cols, Model: model, Method: map[bool]Method{true: Gibbs, false: PX}[model == FullCorrelation{}], Iter: 1}, rng, 5)
 		lv := d.levels[col]
 		var cells []HeldOutCell
 		for _, v := range lv.Values {
@@ -348,7 +335,16 @@ func heldOutState(tb testing.TB, p, n int, model Model) (chainSampler, *data, []
 	if _, ok := model.(FactorModel); ok {
 		method = PX
 	}
-	sp, err := checkSpec(Spec{Columns: MaskCells(sim.Columns, folds[0]), HeldOut: folds[0], Model: model, Method: method, Iter: 1})
+	cs, d := warmSampler(tb, Spec{Columns: MaskCells(sim.Columns, folds[0]), HeldOut: folds[0], Model: model, Method: method, Iter: 1},
+		rand.New(rand.NewPCG(3, 4)), 3)
+	return cs, d, folds[0]
+}
+
+// warmSampler returns a chain sampler of spec and its data after iters
+// warm-up iterations drawn from rng.
+func warmSampler(tb testing.TB, spec Spec, rng *rand.Rand, iters int) (chainSampler, *data) {
+	tb.Helper()
+	sp, err := checkSpec(spec)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -356,17 +352,16 @@ func heldOutState(tb testing.TB, p, n int, model Model) (chainSampler, *data, []
 	if err != nil {
 		tb.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(3, 4))
 	cs, err := newChainSampler(d, &sp, rng)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for range 3 {
+	for range iters {
 		if err := cs.iterate(rng, true, &StepStats{}); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	return cs, d, folds[0]
+	return cs, d
 }
 
 // TestHeldOutScorerMatchesDirect checks the scorer, which visits the cells
