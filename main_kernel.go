@@ -129,9 +129,10 @@ func clientGone(client string) func() bool {
 
 // newEngine returns the session that runs the kernel's cells; relative
 // paths in load and export resolve against the kernel's working directory,
-// which Jupyter sets to the notebook's folder.
+// which Jupyter sets to the notebook's folder. Its tables show at most
+// session.KernelTableRows rows.
 func newEngine() (kernel.Engine, error) {
-	return session.New(session.Options{}), nil
+	return session.New(session.Options{TableRows: session.KernelTableRows}), nil
 }
 
 // runInstall writes the kernelspec: copulang install [--user | --sys-prefix

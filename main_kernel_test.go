@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/session"
 )
 
 // python is Debian's interpreter, which has the Jupyter client packages.
@@ -378,5 +379,38 @@ func TestKernelConformance(t *testing.T) {
 		if outcome == "ok" && cop[name] != "ok" {
 			t.Errorf("ipykernel passes %s, copulang: %q", name, cop[name])
 		}
+	}
+}
+
+// tableOutput keeps the text of what a cell displays.
+type tableOutput struct{ texts []string }
+
+func (o *tableOutput) Stream(name, text string) {}
+func (o *tableOutput) Display(b session.MimeBundle, id string) {
+	t, _ := b["text/plain"].(string)
+	o.texts = append(o.texts, t)
+}
+func (o *tableOutput) UpdateDisplay(b session.MimeBundle, id string) {}
+
+// TestKernelEngineElidesTables: the kernel's session shows at most
+// session.KernelTableRows rows of a table (here 2,000 imputed cells), so
+// that a notebook is not sent megabytes of table.
+func TestKernelEngineElidesTables(t *testing.T) {
+	e, err := newEngine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out tableOutput
+	_, err = e.Execute(context.Background(), "data d = simulate(FullCopula(p = 2), n = 10000, levels = 3, seed = 1, missing = 0.1)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }\n"+
+		"fit m with gibbs, iter = 10, warmup = 2, chains = 1\n"+
+		"impute m", &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := out.texts[len(out.texts)-1]
+	lines := strings.Split(strings.TrimSpace(last), "\n")
+	if len(lines) != 1+session.KernelTableRows+2 || !strings.HasPrefix(lines[len(lines)-1], fmt.Sprintf("(%d of ", session.KernelTableRows)) {
+		t.Errorf("impute of about 2,000 cells in the kernel shows %d lines, ending %q", len(lines), lines[len(lines)-1])
 	}
 }

@@ -33,21 +33,41 @@ type Imputed struct {
 // relation between columns is carried by C through z.
 func (r *Result) Impute() []Imputed {
 	out := make([]Imputed, len(r.Missing))
-	for m, cell := range r.Missing {
-		var draws []float64
-		for _, ch := range r.Imputed {
-			for _, vals := range ch {
-				draws = append(draws, vals[m])
+	total := 0
+	for _, ch := range r.Imputed {
+		total += len(ch)
+	}
+	// One array holds every cell's draws, cell after cell: the transpose of
+	// the kept draws (each one value per cell), made in tiles of 64 cells
+	// by 64 draws so that what a tile reads and writes stays in cache.
+	rows := make([][]float64, 0, total)
+	for _, ch := range r.Imputed {
+		rows = append(rows, ch...)
+	}
+	all := make([]float64, len(r.Missing)*total)
+	const tile = 64
+	for m0 := 0; m0 < len(r.Missing); m0 += tile {
+		m1 := min(m0+tile, len(r.Missing))
+		for i0 := 0; i0 < total; i0 += tile {
+			for i, vals := range rows[i0:min(i0+tile, total)] {
+				for m, v := range vals[m0:m1] {
+					all[(m0+m)*total+i0+i] = v
+				}
 			}
 		}
-		im := Imputed{Row: cell.Row, Col: cell.Col, Draws: draws, Mean: math.NaN(), Median: math.NaN()}
-		if len(draws) > 0 {
+	}
+	for m, cell := range r.Missing {
+		im := Imputed{Row: cell.Row, Col: cell.Col, Mean: math.NaN(), Median: math.NaN()}
+		if total > 0 {
+			draws := all[m*total : (m+1)*total : (m+1)*total]
 			s := 0.0
 			for _, v := range draws {
 				s += v
 			}
-			im.Mean = s / float64(len(draws))
-			im.Median = Quantile([][]float64{draws}, 0.5)
+			values, counts := tally(draws)
+			im.Draws = draws
+			im.Mean = s / float64(total)
+			im.Median = tallyQuantileType7(values, counts, total, 0.5)
 		}
 		out[m] = im
 	}

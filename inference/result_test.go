@@ -2,6 +2,7 @@ package inference
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -72,5 +73,103 @@ func TestImputedLevels(t *testing.T) {
 	}
 	if s := (Imputed{}).Levels(0.9); !math.IsNaN(s.Mode) || s.Values != nil {
 		t.Errorf("no draws: %+v", s)
+	}
+}
+
+// TestTallyMatchesSorting: the imputed cells' summaries come from a tally of
+// their distinct values; every statistic must equal the one computed from
+// the sorted draws, to the bit: for cells of 1 to 200 distinct values (past
+// 64 the tally sorts), draws of 1 to 500, and probabilities at the edges.
+func TestTallyMatchesSorting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 400 {
+		distinct := 1 + rng.IntN(200)
+		levels := make([]float64, distinct)
+		for i := range levels {
+			levels[i] = math.Round(rng.NormFloat64()*1e3) / 7
+		}
+		draws := make([]float64, 1+rng.IntN(500))
+		for i := range draws {
+			// Skewed, so that some cells have rare values.
+			draws[i] = levels[int(float64(distinct)*math.Pow(rng.Float64(), 3))]
+		}
+		sorted := slices.Clone(draws)
+		slices.Sort(sorted)
+		values, counts := tally(draws)
+		if !slices.IsSorted(values) {
+			t.Fatalf("trial %d: tally values not ascending: %v", trial, values)
+		}
+		k := 0
+		for i, v := range values {
+			for range counts[i] {
+				if sorted[k] != v {
+					t.Fatalf("trial %d: tally expands to %v at %d, sorted draws have %v", trial, v, k, sorted[k])
+				}
+				k++
+			}
+		}
+		if k != len(draws) {
+			t.Fatalf("trial %d: tally counts %d draws, want %d", trial, k, len(draws))
+		}
+		n := len(draws)
+		for _, prob := range []float64{0, 1e-9, 0.05, 0.25, 0.5, 0.75, 0.95, 1 - 1e-9, 1} {
+			if got, want := tallyQuantileType1(values, counts, n, prob), quantileType1(sorted, prob); got != want {
+				t.Errorf("trial %d: type-1 quantile at %v: %v, want %v", trial, prob, got, want)
+			}
+			if got, want := tallyQuantileType7(values, counts, n, prob), quantileSorted(sorted, prob); got != want {
+				t.Errorf("trial %d: type-7 quantile at %v: %v, want %v", trial, prob, got, want)
+			}
+		}
+	}
+}
+
+// quantileType1 is R's type-1 quantile of sorted draws, the reference for
+// the tally's: the smallest draw x with F(x) ≥ prob.
+func quantileType1(sorted []float64, prob float64) float64 {
+	k := int(math.Ceil(prob*float64(len(sorted)) - 1e-9))
+	return sorted[min(max(k, 1), len(sorted))-1]
+}
+
+// TestImputeLevelsMatchesImpute: ImputeLevels, which reads the draws once
+// in tiles, gives every cell Impute's mean and Levels' summary exactly: 150
+// cells (past two tiles) in 3 chains of 40 draws, cells of 1 to 120
+// distinct values (past 64 it sorts), and a result without imputations.
+func TestImputeLevelsMatchesImpute(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const cells, chains, draws = 150, 3, 40
+	r := &Result{Missing: make([]Cell, cells), Imputed: make([][][]float64, chains)}
+	distinct := make([]int, cells)
+	for m := range cells {
+		r.Missing[m] = Cell{Row: m, Col: m % 7}
+		distinct[m] = 1 + rng.IntN(120)
+	}
+	for c := range chains {
+		r.Imputed[c] = make([][]float64, draws)
+		for d := range draws {
+			vals := make([]float64, cells)
+			for m := range vals {
+				vals[m] = float64(rng.IntN(distinct[m])) / 3
+			}
+			r.Imputed[c][d] = vals
+		}
+	}
+	for _, prob := range []float64{0.9, 0.5} {
+		want := r.Impute()
+		got := r.ImputeLevels(prob)
+		if len(got) != cells {
+			t.Fatalf("prob %v: %d cells, want %d", prob, len(got), cells)
+		}
+		for m := range got {
+			w := want[m].Levels(prob)
+			g := got[m]
+			if g.Row != want[m].Row || g.Col != want[m].Col || g.Mean != want[m].Mean ||
+				g.Mode != w.Mode || g.PMode != w.PMode || g.Lo != w.Lo || g.Median != w.Median || g.Hi != w.Hi ||
+				!slices.Equal(g.Values, w.Values) || !slices.Equal(g.Probs, w.Probs) {
+				t.Fatalf("prob %v, cell %d (%d distinct values): got %+v, want mean %v and %+v", prob, m, distinct[m], g, want[m].Mean, w)
+			}
+		}
+	}
+	if got := (&Result{Missing: r.Missing[:3]}).ImputeLevels(0.9); len(got) != 3 || !math.IsNaN(got[0].Mean) || !math.IsNaN(got[0].Mode) {
+		t.Errorf("no imputations: %+v", got)
 	}
 }

@@ -24,13 +24,17 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 	if err != nil {
 		return err
 	}
-	cells := m.Fit.Impute()
+	cells := m.Fit.ImputeLevels(x.Prob)
 	if len(cells) == 0 {
 		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in the columns of %s\n", m.Data.Name, x.Model))
 		return nil
 	}
 	t := s.imputeTable(m, cells, x.Prob)
-	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %d draws", m.Data.Name, perColumn(m, cells), len(cells[0].Draws))
+	draws := 0
+	for _, ch := range m.Fit.Imputed {
+		draws += len(ch)
+	}
+	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %d draws", m.Data.Name, perColumn(m, cells), draws)
 	thinned := ""
 	if t := m.Fit.ImputeThin; t > 1 {
 		thinned = fmt.Sprintf(" (one kept draw in %d: a fit keeps at most %d imputed values)", t, inference.DefaultMaxImputed)
@@ -40,7 +44,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 		// The caption also goes out as text, for plain-text clients.
 		out.Stream("stdout", about+fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file\n", x.Model))
 		t.Caption = about
-		b := t.Bundle()
+		b := t.elide(s.opts.TableRows, fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", x.Model)).Bundle()
 		b["text/html"] = `<div style="max-height: 32em; overflow-y: auto">` + b["text/html"].(string) + "</div>"
 		out.Display(b, "")
 		return nil
@@ -63,7 +67,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 }
 
 // perColumn counts the missing cells of each column: "income: 12, age: 3".
-func perColumn(m *Model, cells []inference.Imputed) string {
+func perColumn(m *Model, cells []inference.ImputedLevels) string {
 	names := m.Names()
 	count := map[string]int{}
 	for _, c := range cells {
@@ -82,13 +86,13 @@ func perColumn(m *Model, cells []inference.Imputed) string {
 //	row column mode p_mode qLO q50 qHI mean
 //
 // with values printed as their column's labels; mean is NA for a column of
-// text, whose levels have no numeric value.
-func (s *Session) imputeTable(m *Model, cells []inference.Imputed, prob float64) *Table {
+// text, whose levels have no numeric value; prob is the cells' summaries'.
+func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob float64) *Table {
 	names := m.Names()
 	t := &Table{Header: []string{"row", "column", "mode", "p_mode", "q" + percent((1-prob)/2), "q50", "q" + percent((1+prob)/2), "mean"}}
 	for _, c := range cells {
 		j := m.Cols[c.Col]
-		lv := c.Levels(prob)
+		lv := c.LevelSummary
 		mean := tableNum("%.3f", c.Mean)
 		if m.Data.Labels[j] != nil {
 			mean = "NA"
@@ -104,14 +108,14 @@ func (s *Session) imputeTable(m *Model, cells []inference.Imputed, prob float64)
 }
 
 // writeImputed writes the table of imputed cells as CSV with one more
-// column, probs: the probability of every level drawn, as a JSON object
-// from level to probability.
-func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.Imputed) error {
+// column, probs: the probability of every level drawn (from the cells'
+// level summaries), as a JSON object from level to probability.
+func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLevels) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append(t.Header, "probs"))
 	for k, c := range cells {
 		j := m.Cols[c.Col]
-		lv := c.Levels(compiler.DefaultProb)
+		lv := c.LevelSummary
 		probs := make(map[string]float64, len(lv.Values))
 		for i, v := range lv.Values {
 			probs[formatValue(m.Data, j, v)] = math.Round(lv.Probs[i]*1e6) / 1e6
@@ -131,7 +135,7 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.Imputed) er
 // the draws; with ImputeThin > 1 only every ImputeThin-th has
 // imputations), then one column per cell named COLUMN[ROW] (its data row,
 // 1-based), values as the column's labels.
-func writeImputedDraws(w io.Writer, m *Model, cells []inference.Imputed) error {
+func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels) error {
 	names := m.Names()
 	cw := csv.NewWriter(w)
 	head := []string{"chain", "draw"}

@@ -2,8 +2,10 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,4 +129,61 @@ func TestImputeLevelsAllCellsAndFiles(t *testing.T) {
 func parseOr(s string) float64 {
 	v, _ := strconv.ParseFloat(s, 64)
 	return v
+}
+
+// TestKernelTablesElided: with Options.TableRows (the kernel's), impute and
+// summary show the first and last rows of a longer table and name the
+// statement that gives them all, which still does; without it (the CLI)
+// every row is shown. A table of 80,000 imputed cells was 12 MB of display
+// data, past what Jupyter's servers forward.
+func TestKernelTablesElided(t *testing.T) {
+	const script = "data d = simulate(FullCopula(p = 8), n = 200, levels = 4, seed = 3, missing = 0.1)\n" +
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m with gibbs, iter = 40, warmup = 10, chains = 2"
+	dir := t.TempDir()
+	full, short := New(Options{Dir: dir}), New(Options{Dir: dir, TableRows: 20})
+	mustRun(t, full, script)
+	mustRun(t, short, script)
+	plainLines := func(out *recorder) []string {
+		plain, _ := out.displays[0]["text/plain"].(string)
+		return strings.Split(strings.TrimSpace(plain), "\n")
+	}
+	for _, c := range []struct{ stmt, whole string }{
+		{"impute m", `impute m to "cells.csv" writes every cell`},
+		{"summary m.C", `summary m.C[Y1] shows one column's; export m to "draws.csv" writes every draw`},
+	} {
+		all, cut := plainLines(mustRun(t, full, c.stmt)), plainLines(mustRun(t, short, c.stmt))
+		rows := len(all) - 1
+		if rows <= 20 {
+			t.Fatalf("%s: %d rows, the test needs more than 20", c.stmt, rows)
+		}
+		note := fmt.Sprintf("(20 of %d rows shown, the first 10 and the last 10: %s)", rows, c.whole)
+		if len(cut) != 1+20+1+1 || cut[len(cut)-1] != note {
+			t.Errorf("%s: %d lines ending %q, want 23 ending %q", c.stmt, len(cut), cut[len(cut)-1], note)
+			continue
+		}
+		if !slices.Equal(cut[:11], all[:11]) || !slices.Equal(cut[12:22], all[len(all)-10:]) {
+			t.Errorf("%s: the elided table is not the first and last rows of the whole one", c.stmt)
+		}
+		if !strings.HasPrefix(strings.TrimSpace(cut[11]), "…") {
+			t.Errorf("%s: no gap row: %q", c.stmt, cut[11])
+		}
+	}
+	// The value of m.C, a list of posterior means, is cut the same way (print
+	// and a cell's result write the same text).
+	want := `  … (20 of 28 shown, the first 10 and the last 10: summary m.C[Y1] shows one column's; export m to "draws.csv" writes every draw)`
+	if out := mustRun(t, short, "print m.C"); !strings.Contains(out.text(), "\n"+want+"\n") || strings.Count(out.text(), "(sd ") != 20 {
+		t.Errorf("m.C in the kernel:\n%s", out.text())
+	}
+	if out := mustRun(t, full, "print m.C"); strings.Count(out.text(), "(sd ") != 28 {
+		t.Errorf("m.C in the CLI:\n%s", out.text())
+	}
+	if lines := plainLines(mustRun(t, short, "summary m.C[Y1]")); len(lines) != 1+7 {
+		t.Errorf("summary m.C[Y1]: %d lines, want a header and 7 rows", len(lines))
+	}
+	mustRun(t, short, `impute m to "cells.csv"`)
+	cells := readCSV(t, filepath.Join(dir, "cells.csv"))
+	if want := len(plainLines(mustRun(t, full, "impute m"))); len(cells) != want {
+		t.Errorf("cells.csv has %d lines, want every cell: %d", len(cells), want)
+	}
 }

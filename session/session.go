@@ -21,7 +21,16 @@ type Options struct {
 	// Dir resolves relative paths in load and export; "" is the working
 	// directory.
 	Dir string
+	// TableRows, if positive, is the most rows a table shows: a longer
+	// one shows its first and last TableRows/2 rows and says how many are
+	// left out and which statement gives them all. The kernel sets it
+	// (KernelTableRows); 0, the CLI's, shows every row.
+	TableRows int
 }
+
+// KernelTableRows is the kernel's TableRows: a summary of C shows all its
+// entries up to 45 columns, and a table of that size is about 0.3 MB.
+const KernelTableRows = 1000
 
 // Session holds the bindings of one notebook kernel or script run and
 // executes cells against them. Execute, Evaluate and RunScript must not be

@@ -43,8 +43,24 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 	if x.Target.Member == "Lambda" {
 		t.Caption += "; " + loadingsNote(m)
 	}
-	out.Display(t.Bundle(), "")
+	out.Display(t.elide(s.opts.TableRows, wholeSummary(&x.Target, m)).Bundle(), "")
 	return nil
+}
+
+// wholeSummary says where to find every row of a summary too long for a
+// notebook: one column's entries, or every draw in a file.
+func wholeSummary(ref *compiler.Ref, m *Model) string {
+	var ways []string
+	if len(ref.Index) == 0 && (ref.Member == "C" || ref.Member == "partial") {
+		ways = append(ways, fmt.Sprintf("summary %s.%s[%s] shows one column's", ref.Name, ref.Member, m.Names()[0]))
+	}
+	if ref.Member == "C" || ref.Member == "Lambda" {
+		ways = append(ways, fmt.Sprintf("export %s to \"draws.csv\" writes every draw", ref.Name))
+	}
+	if len(ways) == 0 {
+		return "copulang run prints every row"
+	}
+	return strings.Join(ways, "; ")
 }
 
 // summarize is inference.SummarizeAll with the interval bounds Q5 and Q95

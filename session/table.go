@@ -17,6 +17,39 @@ type Table struct {
 	Header  []string
 	Rows    [][]string
 	Caption string
+	// elided, set by elide, says which rows are left out and where to
+	// find them; Text ends with it.
+	elided string
+}
+
+// elide returns t cut to its first and last max/2 rows, with a row of "…"
+// between them, when it has more than max rows (max > 0); otherwise t.
+// The caption, and a last line of the text, say how many rows are shown
+// and end with where to find them all (whole, a statement). t is not
+// changed. The kernel's tables are elided: a notebook given a table of
+// 80,000 imputed cells (12 MB of HTML) stops showing output (Jupyter's
+// servers stop forwarding past 1 MB/s) and the file grows by as much.
+func (t *Table) elide(max int, whole string) *Table {
+	if max <= 0 || len(t.Rows) <= max {
+		return t
+	}
+	head := max / 2
+	tail := max - head
+	gap := make([]string, t.tableColumns())
+	for j := range gap {
+		gap[j] = "…"
+	}
+	u := *t
+	u.Rows = make([][]string, 0, max+1)
+	u.Rows = append(u.Rows, t.Rows[:head]...)
+	u.Rows = append(u.Rows, gap)
+	u.Rows = append(u.Rows, t.Rows[len(t.Rows)-tail:]...)
+	u.elided = fmt.Sprintf("%d of %d rows shown, the first %d and the last %d: %s", max, len(t.Rows), head, tail, whole)
+	if u.Caption != "" {
+		u.Caption += "; "
+	}
+	u.Caption += u.elided
+	return &u
 }
 
 // tableColumns is the number of columns: the longest of the header and
@@ -78,6 +111,9 @@ func (t *Table) Text() string {
 	}
 	for _, r := range t.Rows {
 		write(r)
+	}
+	if t.elided != "" {
+		b.WriteString("(" + t.elided + ")\n")
 	}
 	return b.String()
 }

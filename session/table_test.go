@@ -202,3 +202,53 @@ func FuzzTableText(f *testing.F) {
 		}
 	})
 }
+
+// TestTableElide: a table longer than the limit keeps its first max/2 and
+// last rows around a row of "…", and its caption and text say how many rows
+// are shown and where the rest are; a table within the limit, or no limit,
+// leaves it as it is.
+func TestTableElide(t *testing.T) {
+	tab := &Table{Header: []string{"param", "mean"}, Caption: "posterior"}
+	for i := range 7 {
+		tab.Rows = append(tab.Rows, []string{fmt.Sprintf("p%d", i), fmt.Sprint(i)})
+	}
+	for _, max := range []int{0, -1, 7, 8} {
+		if got := tab.elide(max, "export it"); got != tab {
+			t.Errorf("elide(%d) changed a table of 7 rows", max)
+		}
+	}
+	for _, c := range []struct {
+		max  int
+		rows []string // first cells
+		note string
+	}{
+		{4, []string{"p0", "p1", "…", "p5", "p6"}, "4 of 7 rows shown, the first 2 and the last 2: export it"},
+		{5, []string{"p0", "p1", "…", "p4", "p5", "p6"}, "5 of 7 rows shown, the first 2 and the last 3: export it"},
+		{1, []string{"…", "p6"}, "1 of 7 rows shown, the first 0 and the last 1: export it"},
+	} {
+		got := tab.elide(c.max, "export it")
+		var first []string
+		for _, r := range got.Rows {
+			first = append(first, r[0])
+			if r[0] == "…" && r[1] != "…" {
+				t.Errorf("max %d: gap row %q", c.max, r)
+			}
+		}
+		if strings.Join(first, " ") != strings.Join(c.rows, " ") {
+			t.Errorf("max %d: rows %q, want %q", c.max, first, c.rows)
+		}
+		if got.Caption != "posterior; "+c.note {
+			t.Errorf("max %d: caption %q", c.max, got.Caption)
+		}
+		text := strings.Split(strings.TrimSpace(got.Text()), "\n")
+		if last := text[len(text)-1]; last != "("+c.note+")" {
+			t.Errorf("max %d: the text ends %q", c.max, last)
+		}
+		if !strings.Contains(got.HTML(), "<caption>posterior; "+c.note+"</caption>") {
+			t.Errorf("max %d: HTML caption missing the note", c.max)
+		}
+	}
+	if len(tab.Rows) != 7 || tab.Caption != "posterior" || strings.Contains(tab.Text(), "shown") {
+		t.Errorf("elide changed the table it was given: %d rows, caption %q", len(tab.Rows), tab.Caption)
+	}
+}

@@ -117,7 +117,18 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "posterior means of %s (%d draws):", refText(&ref), m.Fit.KeptDraws())
+	// In the kernel, as its tables: the first and last lines of a long list.
+	head, tail := len(ps), 0
+	if max := s.opts.TableRows; max > 0 && len(ps) > max {
+		head, tail = max/2, max-max/2
+	}
 	for k, p := range ps {
+		if k == head && tail > 0 {
+			fmt.Fprintf(&b, "\n  … (%d of %d shown, the first %d and the last %d: %s)", s.opts.TableRows, len(ps), head, tail, wholeSummary(&ref, m))
+		}
+		if k >= head && k < len(ps)-tail {
+			continue
+		}
 		fmt.Fprintf(&b, "\n  %-*s  %6.3f  (sd %.3f)", width, p.label, sums[k].Mean, sums[k].SD)
 	}
 	return b.String(), nil
