@@ -36,15 +36,27 @@ func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) { return heldOutTes
 // method, with thinning, warm-up draws, missing and held-out cells, an
 // adaptive schedule, an extended run and an interrupted one, every exported
 // field MarshalBinary was given, and that the Result read back extends as
-// the original would have: the same draws, bit for bit.
+// the original would have: the same draws, bit for bit. Imputations are
+// written as level numbers, 2 bytes wide for a column of more than 256
+// levels; the same result written as format 2 (imputations as values,
+// before format 3) reads back the same.
 func TestResultRoundTrip(t *testing.T) {
 	t.Parallel()
 	cols, held := saveTestData(t)
+	// wide has a column of about 360 distinct values (10% missing).
+	wide, _ := ordinalData(rand.New(rand.NewPCG(8, 9)), d1Truth, []int{3, 4, 2, 5}, 400, 0.1)
+	for i, v := range wide[0] {
+		if v == v {
+			wide[0][i] = float64(i)
+		}
+	}
 	for _, tc := range []struct {
 		name      string
 		spec      Spec
 		extend    int
 		interrupt bool
+		cols      [][]float64 // nil: cols
+		width     int         // of the imputations: 0 means 1
 	}{
 		{name: "gibbs", spec: Spec{Method: Gibbs, KeepWarmup: true}},
 		{name: "hmc thin 3", spec: Spec{Method: HMC, Thin: 3}},
@@ -59,10 +71,14 @@ func TestResultRoundTrip(t *testing.T) {
 		{name: "interrupted", spec: Spec{Method: Gibbs}, interrupt: true},
 		{name: "interrupted, extended", spec: Spec{Method: Gibbs, Thin: 2}, interrupt: true, extend: 7},
 		{name: "thinned imputations, extended", spec: Spec{Method: Gibbs, MaxImputed: 100}, extend: 6},
+		{name: "imputations of many levels", spec: Spec{Method: Gibbs}, cols: wide, width: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := tc.spec
 			spec.Columns, spec.Warmup, spec.Iter, spec.Chains, spec.Seed = cols, 20, 12, 2, 3
+			if tc.cols != nil {
+				spec.Columns = tc.cols
+			}
 			if spec.HeldOut != nil {
 				spec.Columns = MaskCells(cols, held)
 			}
@@ -97,6 +113,19 @@ func TestResultRoundTrip(t *testing.T) {
 			}
 			if diff := exportedDifferences(res, got); diff != "" {
 				t.Errorf("read back differs: %s", diff)
+			}
+			var width int
+			format2 := reencoded(t, b, func(s *savedResult) {
+				width = s.ImputedWidth
+				s.Format, s.Imputed, s.ImputedCodes = 2, res.Imputed, nil
+			})
+			if want := max(tc.width, 1); width != want {
+				t.Errorf("imputations written %d bytes wide, want %d", width, want)
+			}
+			if got2, err := UnmarshalResult(format2, spec); err != nil {
+				t.Errorf("format 2: %v", err)
+			} else if diff := exportedDifferences(res, got2); diff != "" {
+				t.Errorf("format 2 read back differs: %s", diff)
 			}
 			// Printed, so that NaN diagnostics (4 draws a chain) compare equal.
 			if a, b := fmt.Sprint(res.Summary()), fmt.Sprint(got.Summary()); a != b {
@@ -192,7 +221,16 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"a draw missing", edited(func(s *savedResult) { s.C[1] = s.C[1][:3] }), spec, "chain 2 holds 3 draws of C"},
 		{"not a correlation", edited(func(s *savedResult) { s.C[0][2][1] = 1.5 }), spec, "chain 1, draw 3 of C"},
 		{"asymmetric", edited(func(s *savedResult) { s.WarmupC[1][0][1] += 0.01 }), spec, "chain 2, draw 1 of C"},
-		{"an imputation off the levels", edited(func(s *savedResult) { s.Imputed[0][0][0] = 0.5 }), spec, "not an observed value"},
+		{"an imputation off the levels", edited(func(s *savedResult) { s.ImputedCodes[0] = 200 }), spec, "is level 201 of"},
+		{"imputations cut", edited(func(s *savedResult) { s.ImputedCodes = s.ImputedCodes[1:] }), spec, "bytes of imputations"},
+		{"imputations 3 bytes wide", edited(func(s *savedResult) { s.ImputedWidth = 3 }), spec, "in 3 bytes each"},
+		{"imputations both ways", edited(func(s *savedResult) { s.Imputed = res.Imputed }), spec, "format 3 with imputations as numbers"},
+		{"a format-2 imputation off the levels", edited(func(s *savedResult) {
+			s.Format, s.ImputedCodes = 2, nil
+			s.Imputed = [][][]float64{slices.Clone(res.Imputed[0]), res.Imputed[1]}
+			s.Imputed[0][0] = slices.Clone(s.Imputed[0][0])
+			s.Imputed[0][0][0] = 0.5
+		}), spec, "not an observed value"},
 		{"imputations of fewer draws than said", edited(func(s *savedResult) { s.ImputeThin = 3 }), spec, "imputations"},
 		{"latent means cut", edited(func(s *savedResult) { s.ZMean[2] = s.ZMean[2][:5] }), spec, "latent means of column 3"},
 		{"too many iterations kept", edited(func(s *savedResult) { s.Iterations = []int{10, 10} }), spec, "ran 10 iterations"},
@@ -308,6 +346,12 @@ func FuzzUnmarshalResult(f *testing.F) {
 		good := specEdited(f, spec, func(*savedResult) {})
 		f.Add(uint8(k), good)
 		f.Add(uint8(k), good[:len(good)-7])
+		// The same result in format 2, imputations as values.
+		r, err := UnmarshalResult(good, spec)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(k), reencoded(f, good, func(s *savedResult) { s.Format, s.Imputed, s.ImputedCodes = 2, r.Imputed, nil }))
 	}
 	f.Add(uint8(0), []byte{})
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
@@ -324,6 +368,7 @@ func FuzzUnmarshalResult(f *testing.F) {
 		r.Stats = stats
 		r.Summary()
 		r.Impute()
+		r.ImputeLevels(0.9)
 		// A restored chain state must be one the samplers can go on from:
 		// no panic (which Run reports as an internal error) and draws that
 		// hold the invariants.

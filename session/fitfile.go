@@ -29,11 +29,16 @@ import (
 // never read as one, nor overwritten.
 const fitFileMagic = "copulang fit\n"
 
-// fitFileFormat is the version of the layout after the magic line.
-const fitFileFormat = 1
+// fitFileFormat is the version of the layout after the magic line: 1, the
+// fitFile with its Result inside; 2, the fitFile without it (ResultSize
+// says its length) and then the Result's bytes as they are. Both are read.
+// Gob reads a []byte field by growing it in steps, which took a survey's
+// fit (a 65 MB Result) more than a second.
+const fitFileFormat = 2
 
 // fitFile is what follows the magic line (gob): what the fit was made
-// from, how its ESS target went, and its draws.
+// from, how its ESS target went, and its draws (which, from format 2,
+// follow it).
 type fitFile struct {
 	Format int
 	Saved  time.Time
@@ -48,7 +53,8 @@ type fitFile struct {
 	// Until ends the report's headline when the fit had an ESS target;
 	// UntilWarning is the warning it gave at its limit ("" if none).
 	Until, UntilWarning string
-	Result              []byte // inference.Result.MarshalBinary
+	Result              []byte // inference.Result.MarshalBinary; in the file, format 1 only
+	ResultSize          int    // format 2: the length of the Result after the fitFile
 	// Scores are the held-out scores compare computed with this fit's
 	// settings, by scoreKey (scores.go). A file written before they were
 	// kept has none: gob leaves the field empty.
@@ -153,8 +159,8 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	if err != nil {
 		return nil, fmt.Sprintf("%s is a fit file that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
-	if f.Format != fitFileFormat {
-		return nil, fmt.Sprintf("%s is a fit file of format %d, and this copulang reads format %d: fitting again and overwriting it", shown, f.Format, fitFileFormat), nil
+	if f.Format != 1 && f.Format != fitFileFormat {
+		return nil, fmt.Sprintf("%s is a fit file of format %d, and this copulang reads formats 1 and %d: fitting again and overwriting it", shown, f.Format, fitFileFormat), nil
 	}
 	if why := origin.differs(f); why != "" {
 		return nil, fmt.Sprintf("%s holds a fit of %s: fitting again and overwriting it", shown, why), nil
@@ -204,14 +210,18 @@ func writeFitFile(path string, origin fitOrigin, res *inference.Result, until, u
 	return f.Saved, writeFitBytes(path, &f)
 }
 
-// writeFitBytes writes f to path after the magic line: to a temporary file
-// next to it first (path.tmp-PID-N), renamed over path once complete, so
-// that a failure never leaves half a file. (A symbolic link at path is
-// replaced, not followed.)
+// writeFitBytes writes f to path in the current format (whatever
+// f.Format was read as): the magic line, f without its Result, then the
+// Result. It writes to a temporary file next to path first
+// (path.tmp-PID-N), renamed over path once complete, so that a failure
+// never leaves half a file. (A symbolic link at path is replaced, not
+// followed.)
 func writeFitBytes(path string, f *fitFile) error {
 	var buf bytes.Buffer
 	buf.WriteString(fitFileMagic)
-	if err := gob.NewEncoder(&buf).Encode(f); err != nil {
+	head := *f
+	head.Format, head.Result, head.ResultSize = fitFileFormat, nil, len(f.Result)
+	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
 		return err
 	}
 	var err error
@@ -228,10 +238,12 @@ func writeFitBytes(path string, f *fitFile) error {
 			return err
 		}
 	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
+	for _, b := range [][]byte{buf.Bytes(), f.Result} {
+		if _, err := tmp.Write(b); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
@@ -245,11 +257,20 @@ func writeFitBytes(path string, f *fitFile) error {
 }
 
 // decodeFitFile decodes the contents of a fit file, which start with the
-// magic line.
+// magic line; in format 2, f.Result is the end of data, not a copy.
 func decodeFitFile(data []byte) (*fitFile, error) {
 	var f fitFile
-	if err := gob.NewDecoder(bytes.NewReader(data[len(fitFileMagic):])).Decode(&f); err != nil {
+	// A bytes.Reader is an io.ByteReader, so the decoder reads no further
+	// than the fitFile.
+	r := bytes.NewReader(data[len(fitFileMagic):])
+	if err := gob.NewDecoder(r).Decode(&f); err != nil {
 		return nil, err
+	}
+	if f.Format == fitFileFormat {
+		if f.Result != nil || f.ResultSize != r.Len() {
+			return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", r.Len(), f.ResultSize)
+		}
+		f.Result = data[len(data)-r.Len():]
 	}
 	return &f, nil
 }
@@ -282,7 +303,7 @@ func keepScores(kf *keptFile, key string, lp []float64) error {
 	if err != nil {
 		return err
 	}
-	if f.Format != fitFileFormat || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
+	if f.Format != 1 && f.Format != fitFileFormat || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
 		return errors.New("it holds another fit now")
 	}
 	for i, sc := range f.Scores {

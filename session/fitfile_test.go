@@ -1,7 +1,10 @@
 package session
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -75,6 +78,50 @@ func TestFitFile(t *testing.T) {
 				t.Errorf("a fit of %s:\n%s", tc.name, text)
 			}
 		})
+	}
+}
+
+// TestFitFileFormats: a fit file is written in format 2 (the fit's
+// settings, then its draws as they are) and read back; a file of format 1
+// (the draws inside the gob, as copulang wrote before) is read as well and
+// gives the same output; a format-2 file cut short is damaged, said so and
+// written again.
+func TestFitFileFormats(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.fit")
+	const fit = "fit m, iter = 40, warmup = 20, chains = 2, file = \"m.fit\"\n"
+	const after = "summary m.C\nimpute m\n"
+	want := afterReport(mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+after).text())
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := decodeFitFile(data)
+	if err != nil || f.Format != 2 || f.ResultSize != len(f.Result) || !bytes.HasSuffix(data, f.Result) || f.ResultSize < 1000 {
+		t.Fatalf("the file written: format %d, %d bytes of draws said, %d read, error %v", f.Format, f.ResultSize, len(f.Result), err)
+	}
+
+	var old bytes.Buffer
+	old.WriteString(fitFileMagic)
+	f.Format, f.ResultSize = 1, 0
+	if err := gob.NewEncoder(&old).Encode(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, old.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+after).text()
+	if !strings.Contains(text, "; read from m.fit") || afterReport(text) != want {
+		t.Errorf("a fit file of format 1:\n%s\nwant it read, showing\n%s", text, want)
+	}
+
+	if err := os.WriteFile(path, data[:len(data)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text = mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit).text()
+	why := fmt.Sprintf("m.fit is a fit file that cannot be read (a fit file of %d bytes of draws, want %d)", len(f.Result)-1, len(f.Result))
+	if !strings.Contains(text, why) || !strings.Contains(text, "wrote the fit to m.fit") {
+		t.Errorf("a fit file cut short:\n%s\nwant it to say %q and write the fit again", text, why)
 	}
 }
 
@@ -209,4 +256,36 @@ func TestFitFileKeepsScores(t *testing.T) {
 	if out := mustRun(t, s3, "compare m, m2, holdout = 0.2, seed = 9").text(); !strings.Contains(out, "note: the scores of m are not kept in m.fit: it holds another fit now") {
 		t.Errorf("compare wrote into a file that holds another fit now:\n%s", out)
 	}
+}
+
+// FuzzDecodeFitFile checks that decoding whatever follows the magic line
+// never panics, and that a format-2 file it accepts has as its draws the
+// bytes that end the file, as many as it says.
+func FuzzDecodeFitFile(f *testing.F) {
+	dir := f.TempDir()
+	mustRunF := func(code string) {
+		if _, err := New(Options{Dir: dir}).Execute(context.Background(), code, &recorder{}); err != nil {
+			f.Fatal(err)
+		}
+	}
+	mustRunF(fitFileSetup + "fit m, iter = 6, warmup = 4, chains = 2, file = \"m.fit\"")
+	data, err := os.ReadFile(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	body := data[len(fitFileMagic):]
+	f.Add(body)
+	f.Add(body[:len(body)-3])
+	f.Add(body[:len(body)/3])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		data := append([]byte(fitFileMagic), body...)
+		ff, err := decodeFitFile(data)
+		if err != nil || ff.Format != fitFileFormat {
+			return
+		}
+		if len(ff.Result) != ff.ResultSize || !bytes.HasSuffix(data, ff.Result) {
+			t.Fatalf("format 2 with %d bytes of draws said and %d taken", ff.ResultSize, len(ff.Result))
+		}
+	})
 }
