@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -505,6 +506,40 @@ func TestRankNormalisationBruteForce(t *testing.T) {
 		slices.Sort(brute)
 		if !slices.Equal(folded, brute) {
 			t.Fatalf("trial %d: folded order %v, want %v", trial, folded, brute)
+		}
+	}
+}
+
+// TestRankIndexLowerBound: the bucketed search finds, for values inside,
+// between and outside the sorted draws, the position sort.SearchFloat64s
+// finds, with ties, one draw, draws all equal, draws very close together
+// (their buckets' scale overflows) and draws spanning the float range.
+func TestRankIndexLowerBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	sets := [][]float64{{0.5}, {2, 2, 2}, {-1e308, 0, 1e308}, {1, math.Nextafter(1, 2), math.Nextafter(math.Nextafter(1, 2), 2)}}
+	for range 50 {
+		n := 1 + rng.IntN(3000)
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+			if rng.IntN(4) == 0 {
+				x[i] = math.Round(x[i] * 3) // ties
+			}
+		}
+		sets = append(sets, x)
+	}
+	var ix rankIndex
+	for k, x := range sets {
+		sorted := slices.Sorted(slices.Values(x))
+		ix.reset(sorted)
+		queries := append(slices.Clone(sorted), math.Inf(-1), math.Inf(1), sorted[0]-1, sorted[len(sorted)-1]+1, math.Nextafter(sorted[0], math.Inf(1)))
+		for range 200 {
+			queries = append(queries, sorted[0]+(sorted[len(sorted)-1]-sorted[0])*rng.Float64())
+		}
+		for _, v := range queries {
+			if got, want := ix.lowerBound(v), sort.SearchFloat64s(sorted, v); got != want {
+				t.Fatalf("set %d (%d draws): lowerBound(%v) = %d, want %d", k, len(sorted), v, got, want)
+			}
 		}
 	}
 }
