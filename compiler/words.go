@@ -202,7 +202,8 @@ summary EXPR [, prob = 0.9]
 Table of posterior summaries (mean, sd, the central prob interval and the
 median, bulk and tail ESS, split R-hat, Monte Carlo standard errors of the
 mean and sd) of m.C, m.C[i, j], m.C[COL, COL], m.Lambda (aligned loadings);
-or a summary of a data set's columns.`,
+or a summary of a data set's columns. A notebook shows the first and last
+500 rows of a longer table.`,
 	"plot": `
 plot KIND EXPR [vs DATA]
 
@@ -216,7 +217,8 @@ The posterior predictive distribution of every missing cell of a fitted
 model's data on its column's levels: mode and its probability, type-1
 quantiles, mean. to writes one row per cell (with each level's probability),
 draws every kept draw (of one draw in every few when the cells times the
-draws pass 2²⁵ values).`,
+draws pass 2²⁵ values). A notebook shows the first and last 500 cells of
+more than 1,000; to writes them all.`,
 	"export": `
 export NAME to "PATH"
 

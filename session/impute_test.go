@@ -181,6 +181,16 @@ func TestKernelTablesElided(t *testing.T) {
 	if lines := plainLines(mustRun(t, short, "summary m.C[Y1]")); len(lines) != 1+7 {
 		t.Errorf("summary m.C[Y1]: %d lines, want a header and 7 rows", len(lines))
 	}
+	// A data set's summary (a row per column) is cut the same way.
+	tiny := New(Options{Dir: dir, TableRows: 4})
+	mustRun(t, tiny, "data d = simulate(FullCopula(p = 8), n = 50, levels = 3)")
+	for _, stmt := range []string{"summary d", "show d"} {
+		out := mustRun(t, tiny, stmt)
+		lines := plainLines(&recorder{displays: out.displays[len(out.displays)-1:]})
+		if len(lines) != 1+4+1+1 || lines[len(lines)-1] != "(4 of 8 rows shown, the first 2 and the last 2: copulang run prints every column)" {
+			t.Errorf("%s with TableRows 4:\n%s", stmt, strings.Join(lines, "\n"))
+		}
+	}
 	mustRun(t, short, `impute m to "cells.csv"`)
 	cells := readCSV(t, filepath.Join(dir, "cells.csv"))
 	if want := len(plainLines(mustRun(t, full, "impute m"))); len(cells) != want {

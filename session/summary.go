@@ -18,7 +18,7 @@ import (
 // or a description of a data set's columns.
 func (s *Session) summary(x *compiler.Summary, out Output) error {
 	if d, ok := s.data[x.Target.Name]; ok && x.Target.Member == "" {
-		out.Display(dataSummaryTable(d).Bundle(), "")
+		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
 		return nil
 	}
 	m, ps, err := s.params(&x.Target)

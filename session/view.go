@@ -212,7 +212,7 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 	if d, ok := s.data[name]; ok {
 		out.Stream("stdout", describeData(d)+"\n")
 		out.Display(dataHead(d, 6).Bundle(), "")
-		out.Display(dataSummaryTable(d).Bundle(), "")
+		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
 		return nil
 	}
 	m, err := s.model(name)
