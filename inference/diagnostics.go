@@ -357,8 +357,8 @@ func (w *diagWorkspace) zScale(chains [][]float64) [][]float64 {
 }
 
 // zScaleSorted is zScale given sorted, the draws of chains pooled and sorted
-// ascending, or nil to sort them here. Each draw's rank is found by binary
-// search in sorted (rankIndex), and Φ⁻¹ of each rank is computed once per number of
+// ascending, or nil to sort them here. Each draw's rank is found in sorted
+// through a rankIndex, and Φ⁻¹ of each rank is computed once per number of
 // draws (zOfRank): sorting pairs of draws and positions, and Φ⁻¹ for every
 // draw, were most of the cost of a fit's report.
 func (w *diagWorkspace) zScaleSorted(chains [][]float64, sorted []float64) [][]float64 {
@@ -404,8 +404,9 @@ func (w *diagWorkspace) zScaleSorted(chains [][]float64, sorted []float64) [][]f
 // finite, not empty) in a few steps: the values' range is cut into as many
 // buckets of equal width as there are values, and starts[b] is the first
 // position whose value falls in bucket b or later. A value's bucket, by the
-// same (monotone) rounding, bounds where it goes from below; a short scan
-// finishes. A binary search instead was a third of a summary's cost.
+// same (monotone) rounding, bounds where it goes from below, and the next
+// bucket's start from above. A binary search over all the values was a
+// third of a summary's cost.
 type rankIndex struct {
 	sorted    []float64
 	lo, scale float64
@@ -446,13 +447,26 @@ func (x *rankIndex) reset(sorted []float64) {
 }
 
 // lowerBound returns the first position whose value is at least v, or
-// len(sorted).
+// len(sorted). It lies between the first positions of v's bucket and of
+// the next (whose values all exceed v): a scan when they are a few apart,
+// as they are for draws spread like most posteriors', halving first when
+// they are not (heavy tails, or an outlier stretching the range, crowd the
+// draws into a few buckets).
 func (x *rankIndex) lowerBound(v float64) int {
-	i := int(x.starts[x.bucket(v)])
-	for i < len(x.sorted) && x.sorted[i] < v {
-		i++
+	b := x.bucket(v)
+	lo, hi := int(x.starts[b]), int(x.starts[b+1])
+	for hi-lo > 8 {
+		mid := int(uint(lo+hi) >> 1)
+		if x.sorted[mid] < v {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
 	}
-	return i
+	for lo < hi && x.sorted[lo] < v {
+		lo++
+	}
+	return lo
 }
 
 // zOfRank is Φ⁻¹((r − 3/8)/(S + 1/4)) for the average rank r = twice/2

@@ -322,12 +322,28 @@ func TestSummarizeAllMatchesSummarize(t *testing.T) {
 	}
 }
 
+// BenchmarkSummarize summarises 4 chains × 1000 draws of an AR(1) (φ = 0.5),
+// and the same with heavy tails (Cauchy innovations), where most draws fall
+// into a few of the rank index's buckets.
 func BenchmarkSummarize(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	chains := ar1(rng, 4, 1000, 0.5)
-	b.ReportAllocs()
-	for b.Loop() {
-		Summarize(chains)
+	for _, tail := range []string{"normal", "cauchy"} {
+		b.Run(tail, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			chains := ar1(rng, 4, 1000, 0.5)
+			if tail == "cauchy" {
+				for _, c := range chains {
+					x := 0.0
+					for i := range c {
+						x = 0.5*x + math.Tan(math.Pi*(rng.Float64()-0.5))
+						c[i] = x
+					}
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				Summarize(chains)
+			}
+		})
 	}
 }
 
@@ -517,6 +533,11 @@ func TestRankNormalisationBruteForce(t *testing.T) {
 func TestRankIndexLowerBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	sets := [][]float64{{0.5}, {2, 2, 2}, {-1e308, 0, 1e308}, {1, math.Nextafter(1, 2), math.Nextafter(math.Nextafter(1, 2), 2)}}
+	cauchy := make([]float64, 2000) // crowded into a few buckets
+	for i := range cauchy {
+		cauchy[i] = math.Tan(math.Pi * (rng.Float64() - 0.5))
+	}
+	sets = append(sets, cauchy)
 	for range 50 {
 		n := 1 + rng.IntN(3000)
 		x := make([]float64, n)

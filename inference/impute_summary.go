@@ -132,8 +132,8 @@ func tally(draws []float64) (values []float64, counts []int) {
 }
 
 // tallier tallies draws one at a time: the distinct values so far,
-// ascending, and their counts, up to tallyMaxDistinct values (then
-// overflow is set and it stops counting).
+// ascending, and their counts, up to tallyMaxDistinct values (then, or at a
+// NaN, overflow is set and it stops counting).
 type tallier struct {
 	values   []float64
 	counts   []int
@@ -147,6 +147,10 @@ func (t *tallier) reset() {
 }
 
 func (t *tallier) add(v float64) {
+	if v != v { // NaN, which no imputation is: sorting places it
+		t.overflow = true
+		return
+	}
 	if t.last >= 0 && t.values[t.last] == v {
 		t.counts[t.last]++
 		return

@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -81,6 +82,14 @@ func TestImputedLevels(t *testing.T) {
 // the sorted draws, to the bit: for cells of 1 to 200 distinct values (past
 // 64 the tally sorts), draws of 1 to 500, and probabilities at the edges.
 func TestTallyMatchesSorting(t *testing.T) {
+	// No imputation is NaN, but a NaN draw must not break the order.
+	for _, draws := range [][]float64{{1, math.NaN(), 0.5}, {math.NaN()}, {2, 2, math.NaN(), 1}} {
+		v, c := tally(draws)
+		wv, wc := tallySorted(draws)
+		if fmt.Sprint(v, c) != fmt.Sprint(wv, wc) {
+			t.Errorf("tally(%v) = %v %v, sorting gives %v %v", draws, v, c, wv, wc)
+		}
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 400 {
 		distinct := 1 + rng.IntN(200)

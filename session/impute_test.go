@@ -151,6 +151,7 @@ func TestKernelTablesElided(t *testing.T) {
 	for _, c := range []struct{ stmt, whole string }{
 		{"impute m", `impute m to "cells.csv" writes every cell`},
 		{"summary m.C", `summary m.C[Y1] shows one column's; export m to "draws.csv" writes every draw`},
+		{"summary m", `summary m.C[Y1] shows one column's; export m to "draws.csv" writes every draw`},
 	} {
 		all, cut := plainLines(mustRun(t, full, c.stmt)), plainLines(mustRun(t, short, c.stmt))
 		rows := len(all) - 1

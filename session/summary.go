@@ -51,10 +51,14 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 // notebook: one column's entries, or every draw in a file.
 func wholeSummary(ref *compiler.Ref, m *Model) string {
 	var ways []string
-	if len(ref.Index) == 0 && (ref.Member == "C" || ref.Member == "partial") {
-		ways = append(ways, fmt.Sprintf("summary %s.%s[%s] shows one column's", ref.Name, ref.Member, m.Names()[0]))
+	member := ref.Member
+	if member == "" {
+		member = "C" // summary m is summary m.C
 	}
-	if ref.Member == "C" || ref.Member == "Lambda" {
+	if len(ref.Index) == 0 && (member == "C" || member == "partial") {
+		ways = append(ways, fmt.Sprintf("summary %s.%s[%s] shows one column's", ref.Name, member, m.Names()[0]))
+	}
+	if member == "C" || member == "Lambda" {
 		ways = append(ways, fmt.Sprintf("export %s to \"draws.csv\" writes every draw", ref.Name))
 	}
 	if len(ways) == 0 {

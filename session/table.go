@@ -22,8 +22,9 @@ type Table struct {
 	elided string
 }
 
-// elide returns t cut to its first and last max/2 rows, with a row of "…"
-// between them, when it has more than max rows (max > 0); otherwise t.
+// elide returns t cut to its first max/2 and last max − max/2 rows, with a
+// row of "…" between them, when it has more than max rows (max > 0);
+// otherwise t.
 // The caption, and a last line of the text, say how many rows are shown
 // and end with where to find them all (whole, a statement). t is not
 // changed. The kernel's tables are elided: a notebook given a table of
@@ -66,7 +67,9 @@ func (t *Table) tableColumns() int {
 // first: the first column is left-aligned, the others right-aligned (they
 // hold numbers), columns separated by at least two spaces, no trailing
 // spaces. The caption is not included, so that the text stays a table a
-// program can split on whitespace.
+// program can split on whitespace — unless it was elided, when a row of "…"
+// and a last line saying what was left out are in it too (only the
+// kernel's tables are).
 func (t *Table) Text() string {
 	cols := t.tableColumns()
 	if cols == 0 {
