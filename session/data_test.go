@@ -3,7 +3,9 @@ package session
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -243,4 +245,45 @@ func FuzzLoadCSV(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCountLevels: the count of distinct observed values by the bit set
+// (small whole numbers), the list and the map agree with counting by
+// sorting, with missing cells, negative zero, fractions, large values and
+// columns of many levels.
+func TestCountLevels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	cols := [][]float64{{}, {math.NaN()}, {0, math.Copysign(0, -1), 1}, {63, 64, 63}, {-1, 1, -1}, {0.5, 1.5, 0.5}, {1e300, 1, 2}}
+	for range 200 {
+		col := make([]float64, 1+rng.IntN(500))
+		levels := 1 + rng.IntN(100)
+		for i := range col {
+			switch rng.IntN(10) {
+			case 0:
+				col[i] = math.NaN()
+			default:
+				col[i] = float64(rng.IntN(levels))
+				if levels > 50 {
+					col[i] -= 20 // some negative
+				}
+			}
+		}
+		cols = append(cols, col)
+	}
+	for _, col := range cols {
+		var obs []float64
+		for _, v := range col {
+			if v == v {
+				obs = append(obs, v)
+			}
+		}
+		slices.Sort(obs)
+		want := len(slices.Compact(obs))
+		if got := countLevels(col); got != want {
+			t.Fatalf("countLevels(%v) = %d, want %d", col, got, want)
+		}
+		if got := countLevelsAny(col); got != want {
+			t.Fatalf("countLevelsAny(%v) = %d, want %d", col, got, want)
+		}
+	}
 }
