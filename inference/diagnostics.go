@@ -61,6 +61,20 @@ func SummarizeAll(params [][][]float64) []Summary {
 	return eachParam(params, (*diagWorkspace).summarize)
 }
 
+// QuantilesAll returns, for each quantity of params, its type-7 quantiles
+// (Quantile) at probs, sorting each quantity's draws once, over GOMAXPROCS
+// goroutines.
+func QuantilesAll(params [][][]float64, probs ...float64) [][]float64 {
+	return eachParam(params, func(_ *diagWorkspace, chains [][]float64) []float64 {
+		sorted := pooledSorted(chains)
+		q := make([]float64, len(probs))
+		for k, prob := range probs {
+			q[k] = quantileSorted(sorted, prob)
+		}
+		return q
+	})
+}
+
 // Diagnostics are the convergence diagnostics of one scalar quantity, as
 // Summary has them: what a fit's report and an ESS target need.
 type Diagnostics struct {

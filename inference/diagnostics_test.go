@@ -564,3 +564,19 @@ func TestRankIndexLowerBound(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantilesAll: QuantilesAll gives each quantity's Quantile at every
+// prob, bit for bit.
+func TestQuantilesAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	params := [][][]float64{ar1(rng, 3, 101, 0.4), ar1(rng, 1, 7, 0), ar1(rng, 4, 250, 0.9), {{2, 2, 2}}}
+	probs := []float64{0, 0.1, 0.5, 0.95, 1}
+	got := QuantilesAll(params, probs...)
+	for k, chains := range params {
+		for i, prob := range probs {
+			if want := Quantile(chains, prob); got[k][i] != want {
+				t.Errorf("quantity %d, prob %v: %v, want %v", k, prob, got[k][i], want)
+			}
+		}
+	}
+}

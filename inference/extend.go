@@ -93,6 +93,7 @@ func (r *Result) Extend(ctx context.Context, more int, progress func(Progress)) 
 // written), and r's chains and running sums, which r gives up.
 func (r *Result) continuation() *Result {
 	nr := *r
+	nr.entries = new(entryMemo) // its draws will differ from r's
 	clip := func(chains [][][]float64) [][][]float64 {
 		if chains == nil {
 			return nil

@@ -1,9 +1,11 @@
 package inference
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -180,5 +182,94 @@ func TestImputeLevelsMatchesImpute(t *testing.T) {
 	}
 	if got := (&Result{Missing: r.Missing[:3]}).ImputeLevels(0.9); len(got) != 3 || !math.IsNaN(got[0].Mean) || !math.IsNaN(got[0].Mode) {
 		t.Errorf("no imputations: %+v", got)
+	}
+}
+
+// TestEntrySummaries: a Result's EntrySummaries are SummarizeAll of each
+// entry of C (i < j) and each aligned loading, in the documented order,
+// remembered (the same slice twice); an extension has its own, of its
+// draws; a Result read back computes them afresh; and a Result built by
+// hand computes them without remembering.
+func TestEntrySummaries(t *testing.T) {
+	cols, _ := saveTestData(t)
+	spec := Spec{Columns: cols, Model: FactorModel{K: 2}, Method: PX, Warmup: 10, Iter: 12, Chains: 2, Seed: 7}
+	res, err := Run(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct := func(r *Result) []Summary {
+		var params [][][]float64
+		for i := 0; i < r.P; i++ {
+			for j := i + 1; j < r.P; j++ {
+				params = append(params, r.Draws(i, j))
+			}
+		}
+		for i := 0; i < r.P; i++ {
+			for h := 0; h < r.K; h++ {
+				draws := make([][]float64, len(r.Lambda))
+				for c, ch := range r.Lambda {
+					for _, l := range ch {
+						draws[c] = append(draws[c], l[i*r.K+h])
+					}
+				}
+				params = append(params, draws)
+			}
+		}
+		return SummarizeAll(params)
+	}
+	got := res.EntrySummaries()
+	if want := direct(res); fmt.Sprint(got) != fmt.Sprint(want) || len(got) != 4*3/2+4*2 {
+		t.Fatalf("EntrySummaries: %d summaries\n%v\nwant %d\n%v", len(got), got, len(want), want)
+	}
+	if again := res.EntrySummaries(); &again[0] != &got[0] {
+		t.Error("EntrySummaries computed twice")
+	}
+	more, err := res.Extend(context.Background(), 6, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := more.EntrySummaries(), direct(more); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("an extension's EntrySummaries are not of its draws:\n%v\nwant\n%v", got, want)
+	}
+	b, err := more.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := UnmarshalResult(b, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(read.EntrySummaries()) != fmt.Sprint(more.EntrySummaries()) {
+		t.Error("a Result read back summarises its entries differently")
+	}
+	byHand := &Result{P: 2, C: [][][]float64{{{1, 0.5, 0.5, 1}, {1, 0.4, 0.4, 1}, {1, 0.3, 0.3, 1}}}}
+	if s := byHand.EntrySummaries(); len(s) != 1 || math.Abs(s[0].Mean-0.4) > 1e-12 {
+		t.Errorf("a Result built by hand: %+v", s)
+	}
+}
+
+// TestDrawsOf: DrawsOf gathers, for any entries, what Draws gives for each,
+// across blocks of draws, with chains of unequal length and an empty one.
+func TestDrawsOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	const p = 5
+	r := &Result{P: p}
+	for _, n := range []int{150, 64, 0} {
+		var chain [][]float64
+		for range n {
+			m := make([]float64, p*p)
+			for k := range m {
+				m[k] = rng.Float64()
+			}
+			chain = append(chain, m)
+		}
+		r.C = append(r.C, chain)
+	}
+	entries := [][2]int{{0, 1}, {3, 2}, {4, 4}, {0, 1}, {2, 4}}
+	got := r.DrawsOf(entries)
+	for k, e := range entries {
+		if want := r.Draws(e[0], e[1]); !reflect.DeepEqual(got[k], want) {
+			t.Errorf("entry %v: DrawsOf differs from Draws", e)
+		}
 	}
 }

@@ -130,7 +130,8 @@ func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 	}
 	sp.Iter = s.Iter
 	r := &Result{
-		Names: sp.Names, N: d.n, P: d.p, Model: sp.Model, Method: sp.Method,
+		entries: new(entryMemo),
+		Names:   sp.Names, N: d.n, P: d.p, Model: sp.Model, Method: sp.Method,
 		Warmup: sp.Warmup, Iter: sp.Iter, Thin: sp.Thin, Seed: sp.Seed,
 		C: s.C, Lambda: s.Lambda, WarmupC: s.WarmupC, ZMean: s.ZMean, Imputed: s.Imputed, ImputeThin: max(s.ImputeThin, 1),
 		HeldOut: sp.HeldOut, HeldOutProb: s.HeldOutProb, Schedule: s.Schedule, Stats: s.Stats,

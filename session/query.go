@@ -16,6 +16,9 @@ type param struct {
 	name  string // C.1.2
 	draws [][]float64
 	truth float64 // NaN when unknown
+	// entry is 1 + the index of an entry of C or a loading in the fit's
+	// EntrySummaries; 0 for a derived quantity.
+	entry int
 }
 
 // entry is one selected entry of a matrix member: row and column, 0-based.
@@ -78,15 +81,21 @@ func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		out := make([]param, len(es))
+		pairs := make([][2]int, len(es))
 		for k, e := range es {
-			i, j := min(e.i, e.j), max(e.i, e.j)
+			pairs[k] = [2]int{min(e.i, e.j), max(e.i, e.j)}
+		}
+		draws := r.DrawsOf(pairs)
+		out := make([]param, len(es))
+		for k, e := range pairs {
+			i, j := e[0], e[1]
 			out[k] = param{
 				label: fmt.Sprintf("C[%s, %s]", names[i], names[j]),
 				key:   correlationKey(names, i, j),
 				name:  fmt.Sprintf("C.%d.%d", i+1, j+1),
-				draws: r.Draws(i, j),
+				draws: draws[k],
 				truth: math.NaN(),
+				entry: 1 + i*r.P - i*(i+1)/2 + j - i - 1,
 			}
 			if truthC != nil {
 				out[k].truth = truthC[i*r.P+j]
@@ -109,6 +118,7 @@ func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
 				name:  fmt.Sprintf("Lambda.%d.%d", e.i+1, e.j+1),
 				draws: entryDraws(r.Lambda, e.i*r.K+e.j),
 				truth: math.NaN(),
+				entry: 1 + r.P*(r.P-1)/2 + e.i*r.K + e.j,
 			}
 		}
 		return m, out, nil

@@ -26,19 +26,17 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		return err
 	}
 	names := make([]string, len(ps))
-	chains := make([][][]float64, len(ps))
 	for k, p := range ps {
 		names[k] = p.key
-		chains[k] = shortest(p.draws)
 	}
-	sums := summarize(chains, x.Prob)
+	sums := paramSummaries(m, ps, x.Prob)
 	t := posteriorTable(names, sums, x.Prob)
 	what := refLabel(&x.Target, m.Names())
 	if reg := x.Target.Regress; reg != nil {
 		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
 	}
 	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; q%s and q%s bound the central %s%% interval",
-		what, m.Fit.KeptDraws(), len(chains[0]),
+		what, m.Fit.KeptDraws(), len(shortest(ps[0].draws)),
 		percent((1-x.Prob)/2), percent((1+x.Prob)/2), percent(x.Prob))
 	if x.Target.Member == "Lambda" {
 		t.Caption += "; " + loadingsNote(m)
@@ -67,17 +65,34 @@ func wholeSummary(ref *compiler.Ref, m *Model) string {
 	return strings.Join(ways, "; ")
 }
 
-// summarize is inference.SummarizeAll with the interval bounds Q5 and Q95
-// replaced by the quantiles (1 ∓ prob)/2 when prob is not the default,
-// with their Monte Carlo standard errors.
-func summarize(chains [][][]float64, prob float64) []inference.Summary {
-	sums := inference.SummarizeAll(chains)
+// paramSummaries returns the posterior summaries of ps with the interval
+// bounds Q5 and Q95 replaced by the quantiles (1 ∓ prob)/2 when prob is not
+// the default. Entries of C and loadings come from the fit's
+// EntrySummaries, computed once (the fit's report does): at p = 100 they
+// took 3 s a time. Derived quantities are summarised here.
+func paramSummaries(m *Model, ps []param, prob float64) []inference.Summary {
+	sums := make([]inference.Summary, len(ps))
+	all := m.Fit.EntrySummaries()
+	for k, p := range ps {
+		if p.entry < 1 || p.entry > len(all) {
+			chains := make([][][]float64, len(ps))
+			for k, p := range ps {
+				chains[k] = shortest(p.draws)
+			}
+			sums = inference.SummarizeAll(chains)
+			break
+		}
+		sums[k] = all[p.entry-1]
+	}
 	if prob == compiler.DefaultProb {
 		return sums
 	}
-	for k := range sums {
-		sums[k].Q5 = inference.Quantile(chains[k], (1-prob)/2)
-		sums[k].Q95 = inference.Quantile(chains[k], (1+prob)/2)
+	chains := make([][][]float64, len(ps))
+	for k, p := range ps {
+		chains[k] = shortest(p.draws)
+	}
+	for k, q := range inference.QuantilesAll(chains, (1-prob)/2, (1+prob)/2) {
+		sums[k].Q5, sums[k].Q95 = q[0], q[1]
 		if math.IsNaN(sums[k].Mean) {
 			sums[k].Q5, sums[k].Q95 = math.NaN(), math.NaN()
 		}
@@ -212,32 +227,33 @@ type diagnostics struct {
 func fitDiagnostics(r *inference.Result) diagnostics { return diagnose(r, true) }
 
 // diagnose summarises every C_ij, i < j, and, if loadings, every aligned
-// loading (an ESS target, which is on C, leaves them out).
+// loading (an ESS target, which is on C, leaves them out). With loadings —
+// a fit's report — it reads the fit's EntrySummaries, which later
+// summaries of C and the loadings then share.
 func diagnose(r *inference.Result, loadings bool) diagnostics {
 	d := diagnostics{all: newDiagStats(), c: newDiagStats(), lambda: newDiagStats()}
-	var chains [][][]float64
-	for i := 0; i < r.P; i++ {
-		for j := i + 1; j < r.P; j++ {
-			chains = append(chains, shortest(r.Draws(i, j)))
+	d.correlations = r.P * (r.P - 1) / 2
+	var diags []inference.Diagnostics
+	if loadings {
+		if r.K > 0 && len(r.Lambda) > 0 {
+			d.loadings = r.P * r.K
 		}
-	}
-	d.correlations = len(chains)
-	if loadings && r.K > 0 && len(r.Lambda) > 0 {
-		for e := range r.P * r.K {
-			draws := make([][]float64, len(r.Lambda))
-			for c, chain := range r.Lambda {
-				for _, l := range chain {
-					draws[c] = append(draws[c], l[e])
-				}
+		for _, s := range r.EntrySummaries() {
+			diags = append(diags, inference.Diagnostics{RHat: s.RHat, ESSBulk: s.ESSBulk, ESSTail: s.ESSTail})
+		}
+	} else {
+		var chains [][][]float64
+		for i := 0; i < r.P; i++ {
+			for j := i + 1; j < r.P; j++ {
+				chains = append(chains, shortest(r.Draws(i, j)))
 			}
-			chains = append(chains, shortest(draws))
 		}
-		d.loadings = r.P * r.K
+		if len(chains) == 0 || len(chains[0]) == 0 {
+			return d
+		}
+		diags = inference.DiagnoseAll(chains)
 	}
-	if len(chains) == 0 || len(chains[0]) == 0 {
-		return d
-	}
-	for i, s := range inference.DiagnoseAll(chains) {
+	for i, s := range diags {
 		d.all.add(s)
 		if i < d.correlations {
 			d.c.add(s)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/dsl"
-	"github.com/copulang/copulang/inference"
 )
 
 // This file runs the statements that show values: a bare expression (the
@@ -101,11 +100,7 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	chains := make([][][]float64, len(ps))
-	for k, p := range ps {
-		chains[k] = shortest(p.draws)
-	}
-	sums := inference.SummarizeAll(chains)
+	sums := paramSummaries(m, ps, compiler.DefaultProb)
 	if len(ps) == 1 {
 		sm := sums[0]
 		return fmt.Sprintf("%s = %.3f (posterior mean; sd %.3f, 90%% interval %.3f to %.3f, %d draws)",
