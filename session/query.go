@@ -66,8 +66,23 @@ func selectEntries(ref *compiler.Ref, rows, cols int, square bool) ([]entry, err
 // messages and figure names: m.C[1,2].
 func refText(ref *compiler.Ref) string { return refLabel(ref, nil) }
 
-// params returns the scalars a reference to a fitted model selects.
+// params returns the scalars a reference to a fitted model selects, with
+// their draws.
 func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
+	return s.selectParams(ref, true)
+}
+
+// summaryParams is params for a summary of the default interval: the
+// entries of C and the loadings come without their draws, which their
+// summaries (the fit's EntrySummaries) do not need (at p = 100, gathering
+// them was 160 MB and half a second).
+func (s *Session) summaryParams(ref *compiler.Ref) (*Model, []param, error) {
+	return s.selectParams(ref, false)
+}
+
+// selectParams is params, leaving out the draws of entries of C and
+// loadings unless withDraws.
+func (s *Session) selectParams(ref *compiler.Ref, withDraws bool) (*Model, []param, error) {
 	m, err := s.fitted(ref.Name)
 	if err != nil {
 		return nil, nil, err
@@ -85,7 +100,10 @@ func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
 		for k, e := range es {
 			pairs[k] = [2]int{min(e.i, e.j), max(e.i, e.j)}
 		}
-		draws := r.DrawsOf(pairs)
+		draws := make([][][]float64, len(pairs))
+		if withDraws {
+			draws = r.DrawsOf(pairs)
+		}
 		out := make([]param, len(es))
 		for k, e := range pairs {
 			i, j := e[0], e[1]
@@ -116,9 +134,11 @@ func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
 				label: fmt.Sprintf("Lambda[%s, %d]", names[e.i], e.j+1),
 				key:   loadingKey(names, e.i, e.j),
 				name:  fmt.Sprintf("Lambda.%d.%d", e.i+1, e.j+1),
-				draws: entryDraws(r.Lambda, e.i*r.K+e.j),
 				truth: math.NaN(),
 				entry: 1 + r.P*(r.P-1)/2 + e.i*r.K + e.j,
+			}
+			if withDraws {
+				out[k].draws = entryDraws(r.Lambda, e.i*r.K+e.j)
 			}
 		}
 		return m, out, nil

@@ -21,7 +21,11 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
 		return nil
 	}
-	m, ps, err := s.params(&x.Target)
+	get := s.params
+	if x.Prob == compiler.DefaultProb {
+		get = s.summaryParams
+	}
+	m, ps, err := get(&x.Target)
 	if err != nil {
 		return err
 	}
@@ -36,7 +40,7 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
 	}
 	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; q%s and q%s bound the central %s%% interval",
-		what, m.Fit.KeptDraws(), len(shortest(ps[0].draws)),
+		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit),
 		percent((1-x.Prob)/2), percent((1+x.Prob)/2), percent(x.Prob))
 	if x.Target.Member == "Lambda" {
 		t.Caption += "; " + loadingsNote(m)
@@ -65,11 +69,24 @@ func wholeSummary(ref *compiler.Ref, m *Model) string {
 	return strings.Join(ways, "; ")
 }
 
+// chainsWithDraws counts the chains of a fit that kept draws.
+func chainsWithDraws(r *inference.Result) int {
+	n := 0
+	for _, ch := range r.C {
+		if len(ch) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // paramSummaries returns the posterior summaries of ps with the interval
 // bounds Q5 and Q95 replaced by the quantiles (1 ∓ prob)/2 when prob is not
 // the default. Entries of C and loadings come from the fit's
 // EntrySummaries, computed once (the fit's report does): at p = 100 they
-// took 3 s a time. Derived quantities are summarised here.
+// took 3 s a time. Derived quantities are summarised here. ps needs draws
+// (params) unless prob is the default and every one is an entry of C or a
+// loading (summaryParams).
 func paramSummaries(m *Model, ps []param, prob float64) []inference.Summary {
 	sums := make([]inference.Summary, len(ps))
 	all := m.Fit.EntrySummaries()

@@ -96,7 +96,7 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 		}
 		return "", fmt.Errorf("%s is not bound", ref.Name)
 	}
-	m, ps, err := s.params(&ref)
+	m, ps, err := s.summaryParams(&ref)
 	if err != nil {
 		return "", err
 	}
