@@ -326,33 +326,15 @@ type ParamSummary struct {
 // shortest chain's length (only an interrupted run has unequal chains). With
 // no draws at all it returns nil.
 func (r *Result) Summary() []ParamSummary {
-	shortest := -1
-	for _, ch := range r.C {
-		if len(ch) > 0 && (shortest < 0 || len(ch) < shortest) {
-			shortest = len(ch)
-		}
-	}
-	if shortest < 0 {
+	all := r.EntrySummaries()
+	if all == nil {
 		return nil
 	}
-	var names []string
-	var params [][][]float64
+	var out []ParamSummary
 	for i := 0; i < r.P; i++ {
 		for j := i + 1; j < r.P; j++ {
-			var chains [][]float64
-			for _, ch := range r.Draws(i, j) {
-				if len(ch) > 0 {
-					chains = append(chains, ch[:shortest])
-				}
-			}
-			names = append(names, fmt.Sprintf("C.%d.%d", i+1, j+1))
-			params = append(params, chains)
+			out = append(out, ParamSummary{Name: fmt.Sprintf("C.%d.%d", i+1, j+1), Summary: all[len(out)]})
 		}
-	}
-	sums := SummarizeAll(params)
-	out := make([]ParamSummary, len(sums))
-	for k, s := range sums {
-		out[k] = ParamSummary{Name: names[k], Summary: s}
 	}
 	return out
 }
@@ -443,7 +425,8 @@ func isLevelValue(lv *hough.Levels, v float64) bool {
 
 // entryMemo holds a Result's EntrySummaries once computed.
 type entryMemo struct {
-	once sync.Once
+	mu   sync.Mutex
+	done bool
 	sums []Summary
 }
 
@@ -459,8 +442,24 @@ func (r *Result) EntrySummaries() []Summary {
 	if r.entries == nil {
 		return r.entrySummaries()
 	}
-	r.entries.once.Do(func() { r.entries.sums = r.entrySummaries() })
+	r.entries.mu.Lock()
+	defer r.entries.mu.Unlock()
+	if !r.entries.done {
+		r.entries.sums, r.entries.done = r.entrySummaries(), true
+	}
 	return r.entries.sums
+}
+
+// EntrySummariesDone reports whether EntrySummaries are computed and
+// remembered already, so that a caller wanting a few entries can summarise
+// just those instead (a fit interrupted in its cell has had no report).
+func (r *Result) EntrySummariesDone() bool {
+	if r.entries == nil {
+		return false
+	}
+	r.entries.mu.Lock()
+	defer r.entries.mu.Unlock()
+	return r.entries.done
 }
 
 func (r *Result) entrySummaries() []Summary {

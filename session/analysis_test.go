@@ -283,3 +283,50 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 		})
 	}
 }
+
+// cancellingRecorder cancels the cell's context once its fit is sampling.
+type cancellingRecorder struct {
+	recorder
+	cancel context.CancelFunc
+}
+
+func (r *cancellingRecorder) UpdateDisplay(b MimeBundle, id string) {
+	r.recorder.UpdateDisplay(b, id)
+	if text, _ := b["text/plain"].(string); strings.Contains(text, ", sampling,") {
+		r.cancel()
+	}
+}
+
+// TestFewEntriesWithoutReport: a fit interrupted in its cell has had no
+// report, so its EntrySummaries are not computed; a value or summary of a
+// few entries, or of a derived quantity, is then summarised from its own
+// draws (not from every entry's, seconds at p = 100), the same numbers as
+// once they are computed.
+func TestFewEntriesWithoutReport(t *testing.T) {
+	s := New(Options{})
+	mustRun(t, s, "data d = simulate(FactorCopula(p = 5, k = 2), n = 200, levels = 4, seed = 1)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancellingRecorder{cancel: cancel}
+	if _, err := s.Execute(ctx, "fit m, iter = 100000000, warmup = 10, chains = 2", out); err == nil {
+		t.Fatal("the fit was not interrupted")
+	}
+	r := s.models["m"].Fit
+	if r == nil || r.KeptDraws() == 0 || r.EntrySummariesDone() {
+		t.Fatalf("want an interrupted fit with draws and no summaries yet: %v", r)
+	}
+	var before []string
+	for _, stmt := range []string{"print m.C[Y1, Y2]", "summary m.C[Y3]", "summary m.Lambda[Y2]", "summary m.partial[Y1, Y2]"} {
+		before = append(before, mustRun(t, s, stmt).text())
+	}
+	if r.EntrySummariesDone() {
+		t.Error("a few entries computed every entry's summary")
+	}
+	r.EntrySummaries()
+	for k, stmt := range []string{"print m.C[Y1, Y2]", "summary m.C[Y3]", "summary m.Lambda[Y2]", "summary m.partial[Y1, Y2]"} {
+		if after := mustRun(t, s, stmt).text(); after != before[k] {
+			t.Errorf("%s from its own draws:\n%s\nfrom the fit's summaries:\n%s", stmt, before[k], after)
+		}
+	}
+}

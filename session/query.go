@@ -75,10 +75,21 @@ func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
 // summaryParams is params for a summary of the default interval: the
 // entries of C and the loadings come without their draws, which their
 // summaries (the fit's EntrySummaries) do not need (at p = 100, gathering
-// them was 160 MB and half a second).
+// them was 160 MB and half a second) — unless the fit's EntrySummaries
+// are not computed yet and few are selected.
 func (s *Session) summaryParams(ref *compiler.Ref) (*Model, []param, error) {
-	return s.selectParams(ref, false)
+	m, ps, err := s.selectParams(ref, false)
+	if err != nil || m.Fit.EntrySummariesDone() || len(ps) > fewEntries {
+		return m, ps, err
+	}
+	return s.selectParams(ref, true)
 }
+
+// fewEntries is the most entries of C or loadings a summary summarises from
+// their own draws when the fit's EntrySummaries are not computed yet: a
+// fit interrupted in its cell has had no report, and computing all of them
+// for m.C[1, 2] took 3 s at p = 100.
+const fewEntries = 64
 
 // selectParams is params, leaving out the draws of entries of C and
 // loadings unless withDraws.

@@ -88,8 +88,16 @@ func chainsWithDraws(r *inference.Result) int {
 // (params) unless prob is the default and every one is an entry of C or a
 // loading (summaryParams).
 func paramSummaries(m *Model, ps []param, prob float64) []inference.Summary {
+	entries, drawn := true, true
+	for _, p := range ps {
+		entries = entries && p.entry >= 1
+		drawn = drawn && p.draws != nil
+	}
+	var all []inference.Summary
+	if entries && (!drawn || len(ps) > fewEntries || m.Fit.EntrySummariesDone()) {
+		all = m.Fit.EntrySummaries()
+	}
 	sums := make([]inference.Summary, len(ps))
-	all := m.Fit.EntrySummaries()
 	for k, p := range ps {
 		if p.entry < 1 || p.entry > len(all) {
 			chains := make([][][]float64, len(ps))
