@@ -37,7 +37,11 @@ type savedResult struct {
 	// is always one of its column's observed values, and as a float64 it
 	// took about 3 bytes of gob and a quarter of the time to read a survey's
 	// fit (80 of 108 MB at 20,000 × 40 with a sixth of the cells missing).
-	ImputedCodes []byte
+	// The encoding carries them after the gob, ImputedSize bytes, not in
+	// it: gob reads a large []byte by growing it in steps (encodeSaved,
+	// decodeSaved).
+	ImputedCodes []byte // nil in the gob: encodeSaved moves it after
+	ImputedSize  int
 	ImputedWidth int
 	ImputeThin   int // 0 in files written before imputations were thinned: 1
 	HeldOutProb  []float64
@@ -91,11 +95,43 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 			s.States = append(s.States, savedChain{RNG: rng, State: cs.state(), ZSum: r.zsum[c], ZCount: r.zcount[c], HeldSum: r.heldSum[c]})
 		}
 	}
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(&s); err != nil {
+	b, err := encodeSaved(&s)
+	if err != nil {
 		return nil, fmt.Errorf("inference: encoding a result: %w", err)
 	}
-	return b.Bytes(), nil
+	return b, nil
+}
+
+// encodeSaved encodes s: the gob of s without its ImputedCodes, then the
+// codes as they are (s.ImputedSize says how many bytes).
+func encodeSaved(s *savedResult) ([]byte, error) {
+	codes := s.ImputedCodes
+	s.ImputedCodes, s.ImputedSize = nil, len(codes)
+	defer func() { s.ImputedCodes = codes }()
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(s); err != nil {
+		return nil, err
+	}
+	out := make([]byte, b.Len()+len(codes))
+	copy(out[copy(out, b.Bytes()):], codes)
+	return out, nil
+}
+
+// decodeSaved decodes what encodeSaved wrote (or, in format 2, the gob
+// alone): s.ImputedCodes is the end of data, not a copy.
+func decodeSaved(data []byte) (*savedResult, error) {
+	var s savedResult
+	// A bytes.Reader is an io.ByteReader, so the decoder reads no further
+	// than the gob.
+	rd := bytes.NewReader(data)
+	if err := gob.NewDecoder(rd).Decode(&s); err != nil {
+		return nil, err
+	}
+	if s.ImputedCodes != nil || s.ImputedSize != rd.Len() {
+		return nil, fmt.Errorf("%d bytes of imputations after the gob, want %d", rd.Len(), s.ImputedSize)
+	}
+	s.ImputedCodes = data[len(data)-rd.Len():]
+	return &s, nil
 }
 
 // UnmarshalResult reads a Result that MarshalBinary wrote of a run of spec:
@@ -118,8 +154,8 @@ func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var s savedResult
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&s); err != nil {
+	s, err := decodeSaved(data)
+	if err != nil {
 		return nil, fmt.Errorf("inference: reading a result: %w", err)
 	}
 	if s.Format != resultFormat && s.Format != 2 {
@@ -147,15 +183,15 @@ func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 		}
 	}
 	if s.Format == resultFormat {
-		if r.Imputed, err = r.decodeImputed(&s, sp.Chains); err != nil {
+		if r.Imputed, err = r.decodeImputed(s, sp.Chains); err != nil {
 			return nil, fmt.Errorf("inference: reading a result: %w", err)
 		}
 	}
-	if err := r.checkSaved(&s, &sp); err != nil {
+	if err := r.checkSaved(s, &sp); err != nil {
 		return nil, fmt.Errorf("inference: reading a result: %w", err)
 	}
 	if s.States != nil {
-		if err := r.restoreRun(&s, sp, d); err != nil {
+		if err := r.restoreRun(s, sp, d); err != nil {
 			return nil, fmt.Errorf("inference: reading a result: %w", err)
 		}
 	}

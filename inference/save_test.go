@@ -1,9 +1,7 @@
 package inference
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -214,6 +212,8 @@ func TestUnmarshalResultRejects(t *testing.T) {
 	}{
 		{"foreign bytes", []byte("income,degree\n1,2\n"), spec, "reading a result"},
 		{"cut short", good[:len(good)/2], spec, "reading a result"},
+		{"the imputations after the gob cut", good[:len(good)-1], spec, "bytes of imputations after the gob, want"},
+		{"bytes after the imputations", append(slices.Clone(good), 0), spec, "bytes of imputations after the gob, want"},
 		{"another format", edited(func(s *savedResult) { s.Format = 99 }), spec, "format 99"},
 		{"other data", good, Spec{Columns: otherCols, Method: Gibbs, Warmup: 10, Iter: 8, Chains: 2, Seed: 4}, "rows"},
 		{"other seed", good, func() Spec { s := spec; s.Seed = 5; return s }(), "seed = 4"},
@@ -319,16 +319,17 @@ func specEdited(t testing.TB, spec Spec, edit func(s *savedResult)) []byte {
 // reencoded decodes an encoded result, lets edit change it and encodes it
 // again.
 func reencoded(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
-	var s savedResult
-	if err := gob.NewDecoder(bytes.NewReader(encoded)).Decode(&s); err != nil {
+	s, err := decodeSaved(encoded)
+	if err != nil {
 		t.Fatal(err)
 	}
-	edit(&s)
-	var out bytes.Buffer
-	if err := gob.NewEncoder(&out).Encode(&s); err != nil {
+	s.ImputedCodes = slices.Clone(s.ImputedCodes) // edits must not change encoded
+	edit(s)
+	out, err := encodeSaved(s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return out.Bytes()
+	return out
 }
 
 // FuzzUnmarshalResult checks that UnmarshalResult never panics, and that

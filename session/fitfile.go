@@ -33,9 +33,9 @@ const fitFileMagic = "copulang fit\n"
 // fitFile with its Result inside; 2, the fitFile without it (ResultSize
 // says its length) and then the Result's bytes as they are. Both are read.
 // Gob reads a []byte field by growing it in steps, which took a survey's
-// fit (a 65 MB Result) more than a second. (The Result's own gob message,
-// and the imputations inside it, are still read so: about 1 s of the 3 s
-// such a fit takes to read.)
+// fit (a 65 MB Result) more than a second. (The Result likewise carries its
+// imputations after its gob; the rest of its gob, 39 MB there, is still
+// read in steps.)
 const fitFileFormat = 2
 
 // fitFile is what follows the magic line (gob): what the fit was made
