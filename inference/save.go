@@ -112,9 +112,7 @@ func encodeSaved(s *savedResult) ([]byte, error) {
 	if err := gob.NewEncoder(&b).Encode(s); err != nil {
 		return nil, err
 	}
-	out := make([]byte, b.Len()+len(codes))
-	copy(out[copy(out, b.Bytes()):], codes)
-	return out, nil
+	return append(b.Bytes(), codes...), nil
 }
 
 // decodeSaved decodes what encodeSaved wrote (or, in format 2, the gob
@@ -127,7 +125,10 @@ func decodeSaved(data []byte) (*savedResult, error) {
 	if err := gob.NewDecoder(rd).Decode(&s); err != nil {
 		return nil, err
 	}
-	if s.ImputedCodes != nil || s.ImputedSize != rd.Len() {
+	if s.ImputedCodes != nil {
+		return nil, errors.New("imputations inside the gob (an earlier layout of format 3)")
+	}
+	if s.ImputedSize != rd.Len() {
 		return nil, fmt.Errorf("%d bytes of imputations after the gob, want %d", rd.Len(), s.ImputedSize)
 	}
 	s.ImputedCodes = data[len(data)-rd.Len():]

@@ -1,7 +1,9 @@
 package inference
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -214,6 +216,18 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"cut short", good[:len(good)/2], spec, "reading a result"},
 		{"the imputations after the gob cut", good[:len(good)-1], spec, "bytes of imputations after the gob, want"},
 		{"bytes after the imputations", append(slices.Clone(good), 0), spec, "bytes of imputations after the gob, want"},
+		{"imputations inside the gob", func() []byte {
+			s, err := decodeSaved(good)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			s.ImputedSize = 0
+			if err := gob.NewEncoder(&b).Encode(s); err != nil {
+				t.Fatal(err)
+			}
+			return b.Bytes()
+		}(), spec, "imputations inside the gob"},
 		{"another format", edited(func(s *savedResult) { s.Format = 99 }), spec, "format 99"},
 		{"other data", good, Spec{Columns: otherCols, Method: Gibbs, Warmup: 10, Iter: 8, Chains: 2, Seed: 4}, "rows"},
 		{"other seed", good, func() Spec { s := spec; s.Seed = 5; return s }(), "seed = 4"},

@@ -79,7 +79,8 @@ func (s *Session) params(ref *compiler.Ref) (*Model, []param, error) {
 // are not computed yet and few are selected.
 func (s *Session) summaryParams(ref *compiler.Ref) (*Model, []param, error) {
 	m, ps, err := s.selectParams(ref, false)
-	if err != nil || m.Fit.EntrySummariesDone() || len(ps) > fewEntries {
+	// A derived quantity (entry 0) has its draws already.
+	if err != nil || len(ps) == 0 || ps[0].entry < 1 || m.Fit.EntrySummariesDone() || len(ps) > fewEntries {
 		return m, ps, err
 	}
 	return s.selectParams(ref, true)
