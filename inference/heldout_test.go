@@ -344,14 +344,7 @@ func heldOutState(tb testing.TB, p, n int, model Model) (chainSampler, *data, []
 // warm-up iterations drawn from rng.
 func warmSampler(tb testing.TB, spec Spec, rng *rand.Rand, iters int) (chainSampler, *data) {
 	tb.Helper()
-	sp, err := checkSpec(spec)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	d, err := newData(&sp)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	sp, d := mustData(tb, spec)
 	cs, err := newChainSampler(d, &sp, rng)
 	if err != nil {
 		tb.Fatal(err)

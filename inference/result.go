@@ -471,7 +471,7 @@ func (r *Result) entrySummaries() []Summary {
 	}
 	params := r.DrawsOf(pairs)
 	for k, chains := range params {
-		params[k] = nonEmptyShortest(chains)
+		params[k] = NonEmptyShortest(chains)
 	}
 	if r.K > 0 && len(r.Lambda) > 0 {
 		for e := range r.P * r.K {
@@ -482,7 +482,7 @@ func (r *Result) entrySummaries() []Summary {
 					draws[c][t] = l[e]
 				}
 			}
-			params = append(params, nonEmptyShortest(draws))
+			params = append(params, NonEmptyShortest(draws))
 		}
 	}
 	if len(params) == 0 || len(params[0]) == 0 {
@@ -491,9 +491,10 @@ func (r *Result) entrySummaries() []Summary {
 	return SummarizeAll(params)
 }
 
-// nonEmptyShortest returns the chains that have draws, each cut to the
-// length of the shortest of them.
-func nonEmptyShortest(chains [][]float64) [][]float64 {
+// NonEmptyShortest returns the chains that have draws, each cut to the
+// length of the shortest of them (only an interrupted run has chains of
+// unequal length).
+func NonEmptyShortest(chains [][]float64) [][]float64 {
 	n := -1
 	for _, c := range chains {
 		if len(c) > 0 && (n < 0 || len(c) < n) {

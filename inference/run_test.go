@@ -489,9 +489,9 @@ func TestIterateDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// mustFullSampler builds one full-correlation chain for spec (checked and
-// defaulted as Run does) with the given stream, failing tb on any error.
-func mustFullSampler(tb testing.TB, spec Spec, rng *rand.Rand) (*fullSampler, *data) {
+// mustData checks and defaults spec as Run does and builds its data,
+// failing tb on any error.
+func mustData(tb testing.TB, spec Spec) (Spec, *data) {
 	tb.Helper()
 	sp, err := checkSpec(spec)
 	if err != nil {
@@ -501,6 +501,14 @@ func mustFullSampler(tb testing.TB, spec Spec, rng *rand.Rand) (*fullSampler, *d
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return sp, d
+}
+
+// mustFullSampler builds one full-correlation chain for spec (checked and
+// defaulted as Run does) with the given stream, failing tb on any error.
+func mustFullSampler(tb testing.TB, spec Spec, rng *rand.Rand) (*fullSampler, *data) {
+	tb.Helper()
+	sp, d := mustData(tb, spec)
 	s, err := newFullSampler(d, &sp, rng)
 	if err != nil {
 		tb.Fatal(err)

@@ -191,21 +191,3 @@ func truthFor(m *Model) []float64 {
 	}
 	return out
 }
-
-// shortest cuts chains to the shortest non-empty one (only an interrupted
-// fit has chains of unequal length) and drops empty chains.
-func shortest(chains [][]float64) [][]float64 {
-	n := -1
-	for _, c := range chains {
-		if len(c) > 0 && (n < 0 || len(c) < n) {
-			n = len(c)
-		}
-	}
-	var out [][]float64
-	for _, c := range chains {
-		if len(c) > 0 {
-			out = append(out, c[:n])
-		}
-	}
-	return out
-}

@@ -102,7 +102,7 @@ func paramSummaries(m *Model, ps []param, prob float64) []inference.Summary {
 		if p.entry < 1 || p.entry > len(all) {
 			chains := make([][][]float64, len(ps))
 			for k, p := range ps {
-				chains[k] = shortest(p.draws)
+				chains[k] = inference.NonEmptyShortest(p.draws)
 			}
 			sums = inference.SummarizeAll(chains)
 			break
@@ -114,7 +114,7 @@ func paramSummaries(m *Model, ps []param, prob float64) []inference.Summary {
 	}
 	chains := make([][][]float64, len(ps))
 	for k, p := range ps {
-		chains[k] = shortest(p.draws)
+		chains[k] = inference.NonEmptyShortest(p.draws)
 	}
 	for k, q := range inference.QuantilesAll(chains, (1-prob)/2, (1+prob)/2) {
 		sums[k].Q5, sums[k].Q95 = q[0], q[1]
@@ -270,7 +270,7 @@ func diagnose(r *inference.Result, loadings bool) diagnostics {
 		var chains [][][]float64
 		for i := 0; i < r.P; i++ {
 			for j := i + 1; j < r.P; j++ {
-				chains = append(chains, shortest(r.Draws(i, j)))
+				chains = append(chains, inference.NonEmptyShortest(r.Draws(i, j)))
 			}
 		}
 		if len(chains) == 0 || len(chains[0]) == 0 {

@@ -117,9 +117,9 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		case "trace":
 			f, err = figure.Trace(p.label, p.draws, 0)
 		case "hist":
-			f, err = figure.Histogram(p.label, shortest(p.draws), p.truth)
+			f, err = figure.Histogram(p.label, inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
-			f, err = figure.ACF(p.label, shortest(p.draws), 40)
+			f, err = figure.ACF(p.label, inference.NonEmptyShortest(p.draws), 40)
 		}
 	case "pairs":
 		const most = 4
@@ -133,7 +133,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		draws := make([][]float64, len(ps))
 		for k, p := range ps {
 			names[k] = p.label
-			for _, c := range shortest(p.draws) {
+			for _, c := range inference.NonEmptyShortest(p.draws) {
 				draws[k] = append(draws[k], c...)
 			}
 		}
