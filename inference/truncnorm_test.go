@@ -221,3 +221,42 @@ func TestTruncNormalDistribution(t *testing.T) {
 		})
 	}
 }
+
+// TestBelowExpMatchesExp checks that belowExp's bounds never change an
+// answer: for t from 0 to 50 (log-spaced down to 1e−300 and random) and u
+// random, at e^{−t}, at each bound and a few ulps either side of them, it
+// must agree with u <= math.Exp(−t).
+func TestBelowExpMatchesExp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	ts := []float64{0, 1e-300, 1e-20, 1e-16, 1e-12, 1e-8, 1e-5, 1e-3, 0.1, 0.5, 1, 2, 3, 10, 50}
+	for range 20000 {
+		ts = append(ts, math.Exp(-40*rng.Float64()), 6*rng.Float64())
+	}
+	ulps := func(x float64, k int) float64 {
+		for ; k > 0; k-- {
+			x = math.Nextafter(x, 2)
+		}
+		for ; k < 0; k++ {
+			x = math.Nextafter(x, -1)
+		}
+		return x
+	}
+	for _, tt := range ts {
+		t2 := tt * tt / 2
+		points := []float64{math.Exp(-tt), 1 - tt, 1 / (1 + tt + t2), 1 - tt + t2*(1-tt/3)}
+		us := []float64{rng.Float64(), rng.Float64()}
+		for _, p := range points {
+			for k := -6; k <= 6; k++ {
+				us = append(us, ulps(p, k))
+			}
+		}
+		for _, u := range us {
+			if u < 0 || u >= 1 {
+				continue
+			}
+			if got, want := belowExp(u, tt), u <= math.Exp(-tt); got != want {
+				t.Fatalf("belowExp(%v, %v) = %v, want %v", u, tt, got, want)
+			}
+		}
+	}
+}
