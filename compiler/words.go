@@ -43,7 +43,7 @@ func Methods() []string {
 
 // PlotKinds returns the kinds of plot.
 func PlotKinds() []string {
-	return []string{"trace", "hist", "acf", "heatmap", "rmse", "pairs", "latent"}
+	return []string{"trace", "hist", "acf", "rank", "heatmap", "rmse", "pairs", "latent"}
 }
 
 // dataSources are the calls a data statement may bind.
@@ -207,9 +207,9 @@ or a summary of a data set's columns. A notebook shows the first and last
 	"plot": `
 plot KIND EXPR [vs DATA]
 
-KIND is trace, hist, acf (one parameter, as in m.C[1, 2]), pairs (several),
-heatmap (m.C, or a simulation's true C), rmse (m vs sim: RMSE of C to the
-truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]).`,
+KIND is trace, hist, acf, rank (one parameter, as in m.C[1, 2]), pairs
+(several), heatmap (m.C, or a simulation's true C), rmse (m vs sim: RMSE of C
+to the truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]).`,
 	"impute": `
 impute NAME [to "PATH"] [, draws = "PATH", prob = 0.9]
 
@@ -336,6 +336,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"trace":   "plot trace m.C[1, 2]\n\nDraws of one parameter against iteration, one line per chain.",
 	"hist":    "plot hist m.C[1, 2]\n\nHistogram of the post-warm-up draws of one parameter.",
 	"acf":     "plot acf m.C[1, 2]\n\nAutocorrelation of the draws of one parameter, by lag.",
+	"rank":    "plot rank m.C[1, 2]\n\nRank plot of one parameter: the draws of all chains ranked together, and a histogram of each chain's ranks. Chains that agree give flat histograms within the shaded band; a chain stuck in one region is high at one end and low at the other.",
 	"heatmap": "plot heatmap m.C\n\nThe posterior mean of C as a heat map; plot heatmap sim shows a simulation's true C.",
 	"rmse":    "plot rmse m vs sim\n\nRMSE of each draw of C to the simulation's true C, iteration by iteration (warm-up included); plot rmse [m1, m2] vs sim compares fits.",
 	"pairs":   "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",

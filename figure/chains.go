@@ -386,3 +386,172 @@ func subject(title string) string {
 	}
 	return fmt.Sprintf("%q", title)
 }
+
+// rankBins is the number of bins of a rank plot for chains of n draws:
+// 20, as bayesplot's and ArviZ's, or fewer so that a chain expects at least
+// 10 draws in each.
+func rankBins(n int) int { return max(1, min(20, n/10)) }
+
+// Rank draws the rank plot of Vehtari et al. (2021): the draws of all
+// chains are ranked together (ties take their average rank, NaN draws are
+// left out) and each chain's ranks are binned, one step line per chain.
+// When the chains sample the same distribution each chain's ranks are
+// uniform, so its lines stay within the shaded band, where a count falls
+// 99% of the time (Binomial(draws, 1/bins)); a chain stuck in one region
+// shows as a line high at one end and low at the other. Chains must have
+// the same, positive length.
+func Rank(title string, chains [][]float64, bins int) (*Figure, error) {
+	n, err := checkChains("rank plot", chains)
+	if err != nil {
+		return nil, err
+	}
+	if bins <= 0 {
+		bins = rankBins(n)
+	}
+	counts, total, nan := rankCounts(chains, bins)
+	edges := make([]float64, bins+1)
+	for i := range edges {
+		edges[i] = float64(total) * float64(i) / float64(bins)
+	}
+	lo, hi := binomialInterval(n, 1/float64(bins), 0.99)
+	expected := float64(n) / float64(bins)
+	var outside []string // the chains with counts outside [lo, hi], and how many
+	for m, c := range counts {
+		out := 0
+		for _, k := range c {
+			if k < lo || k > hi {
+				out++
+			}
+		}
+		if out > 0 {
+			outside = append(outside, fmt.Sprintf("chain %d (%d of %d bins)", m+1, out, bins))
+		}
+	}
+
+	var desc strings.Builder
+	fmt.Fprintf(&desc, "Rank plot of %s: %d chain(s) × %d draws ranked together, %d bins", subject(title), len(chains), n, bins)
+	if len(chains) == 1 {
+		desc.WriteString("; one chain's ranks are uniform by construction: the plot compares chains")
+	} else if nan == 0 {
+		fmt.Fprintf(&desc, "; a chain's count per bin falls in [%d, %d] 99%% of the time when the chains agree (shaded)", lo, hi)
+		if len(outside) == 0 {
+			desc.WriteString(": every count is inside")
+		} else {
+			fmt.Fprintf(&desc, "; outside it: %s", strings.Join(outside, ", "))
+		}
+	}
+	if nan > 0 {
+		fmt.Fprintf(&desc, "; NaN draws not ranked: %d", nan)
+	}
+
+	// Each chain's counts as steps, without the drops to zero at the ends
+	// that a histogram's outline has.
+	outlines := make([]plotter.XYs, len(chains))
+	for m, c := range counts {
+		for i, k := range c {
+			outlines[m] = append(outlines[m], plotter.XY{X: edges[i], Y: float64(k)}, plotter.XY{X: edges[i+1], Y: float64(k)})
+		}
+	}
+	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
+		p := newPlot(title, "rank among all chains' draws", "draws per bin")
+		if total > 0 && nan == 0 {
+			band := &plotter.Polygon{
+				XYs:   []plotter.XYs{{{X: 0, Y: float64(lo)}, {X: float64(total), Y: float64(lo)}, {X: float64(total), Y: float64(hi)}, {X: 0, Y: float64(hi)}}},
+				Color: color.Gray{Y: 228},
+			}
+			p.Add(band)
+			p.Legend.Add("99% if uniform", band)
+			ref := hLine{Y: expected, Style: dashed(color.Gray{Y: 90}, 0.8)}
+			p.Add(ref)
+			p.Legend.Add("expected", ref)
+		}
+		for m, o := range outlines {
+			l := &plotter.Line{XYs: o, LineStyle: lineStyle(withAlpha(seriesColor(m), 0.9), 1.2)}
+			p.Add(l)
+			if len(chains) > 1 {
+				p.Legend.Add(fmt.Sprintf("chain %d", m+1), l)
+			}
+		}
+		p.Y.Min = 0
+		p.X.Min, p.X.Max = 0, math.Max(float64(total), 1)
+		drawLegendRight(p, dc, true)
+	})
+}
+
+// rankCounts ranks the draws of all chains together (ties take their
+// average rank; NaN draws are left out and counted in nan) and returns, per
+// chain, how many of its draws fall in each of bins equal bins of rank
+// position (rank − ½)/total, with total the number of draws ranked.
+func rankCounts(chains [][]float64, bins int) (counts [][]int, total, nan int) {
+	type ranked struct {
+		v     float64
+		chain int
+	}
+	var pooled []ranked
+	for m, c := range chains {
+		for _, v := range c {
+			if math.IsNaN(v) {
+				nan++
+				continue
+			}
+			pooled = append(pooled, ranked{v, m})
+		}
+	}
+	slices.SortFunc(pooled, func(a, b ranked) int { return cmp.Compare(a.v, b.v) })
+	total = len(pooled)
+	counts = make([][]int, len(chains))
+	for m := range counts {
+		counts[m] = make([]int, bins)
+	}
+	for i := 0; i < total; {
+		j := i + 1
+		for j < total && pooled[j].v == pooled[i].v {
+			j++
+		}
+		// Draws i..j−1 (from 0) tie at the average rank (i+1+j)/2, whose
+		// position (rank − ½)/total is (i+j)/(2·total).
+		b := min(int(float64(i+j)/2/float64(total)*float64(bins)), bins-1)
+		for _, d := range pooled[i:j] {
+			counts[d.chain][b]++
+		}
+		i = j
+	}
+	return counts, total, nan
+}
+
+// binomialInterval returns the equal-tailed interval [lo, hi] of
+// Binomial(n, p) at the given level: lo is the smallest k with
+// P(X ≤ k) ≥ (1−level)/2 and hi the smallest k with P(X ≤ k) ≥
+// (1+level)/2. It sums the probabilities within 12 standard deviations of
+// the mode, in logs, so large n neither underflows nor costs O(n).
+func binomialInterval(n int, p, level float64) (lo, hi int) {
+	if n <= 0 || p <= 0 {
+		return 0, 0
+	}
+	if p >= 1 {
+		return n, n
+	}
+	mode := min(int(float64(n+1)*p), n)
+	w := int(12*math.Sqrt(float64(n)*p*(1-p))) + 12
+	from, to := max(0, mode-w), min(n, mode+w)
+	lgN, _ := math.Lgamma(float64(n) + 1)
+	logPMF := func(k int) float64 {
+		a, _ := math.Lgamma(float64(k) + 1)
+		b, _ := math.Lgamma(float64(n-k) + 1)
+		return lgN - a - b + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p)
+	}
+	tail := (1 - level) / 2
+	lo, hi = to, to
+	sum, foundLo := 0.0, false
+	for k := from; k <= to; k++ {
+		sum += math.Exp(logPMF(k))
+		if !foundLo && sum >= tail {
+			lo, foundLo = k, true
+		}
+		if sum >= 1-tail {
+			hi = k
+			break
+		}
+	}
+	return lo, hi
+}

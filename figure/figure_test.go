@@ -153,6 +153,23 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "acf single", title: "a", make: func() (*Figure, error) { return ACF("a", single, 5) }, text: "lags 0..0"},
 		{name: "acf ragged", make: func() (*Figure, error) { return ACF("a", [][]float64{{1, 2}, {}}, 5) }, wantErr: "chain 2"},
 
+		{name: "rank", title: "C[1, 2]", make: func() (*Figure, error) { return Rank("C[1, 2]", fx.chains, 0) },
+			text: "4 chain(s) × 1000 draws ranked together, 20 bins; a chain's count per bin falls in ["},
+		{name: "rank bins", title: "r", make: func() (*Figure, error) { return Rank("r", fx.chains, 7) }, text: "7 bins"},
+		{name: "rank one chain", title: "r", make: func() (*Figure, error) { return Rank("r", fx.chains[:1], 0) },
+			text: "uniform by construction"},
+		{name: "rank short", title: "r", make: func() (*Figure, error) { return Rank("r", withBad, 0) },
+			text: "6 draws ranked together, 1 bins; NaN draws not ranked: 1"},
+		{name: "rank constant", title: "r", make: func() (*Figure, error) {
+			c := make([]float64, 100)
+			for i := range c {
+				c[i] = 0.5
+			}
+			return Rank("r", [][]float64{c, c}, 4)
+		}, text: "outside it: chain 1 (4 of 4 bins), chain 2 (4 of 4 bins)"},
+		{name: "rank all NaN", title: "r", make: func() (*Figure, error) { return Rank("r", allNaN, 0) }, text: "not ranked: 4"},
+		{name: "rank ragged", make: func() (*Figure, error) { return Rank("r", [][]float64{{1}, {1, 2}}, 0) }, wantErr: "chain 2"},
+
 		{name: "heatmap", title: "posterior mean of C", width: heatmapWidth, height: heatmapHeight,
 			make: func() (*Figure, error) { return Heatmap("posterior mean of C", fx.labels8, fx.corr8) },
 			text: "largest off-diagonal |value| 0.7 at [Q1, Q2]"},
@@ -413,6 +430,89 @@ func TestBinsAndDensity(t *testing.T) {
 	}
 	if e := binEdges(math.Inf(1), math.Inf(-1), 0); e != nil {
 		t.Errorf("no finite values: edges %v, want none", e)
+	}
+}
+
+// TestRankCounts checks the ranking and binning behind Rank: chains that
+// never overlap fill opposite ends, tied draws share their average rank,
+// NaN draws are left out, and chains of the same values count alike.
+func TestRankCounts(t *testing.T) {
+	seq := func(from, n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = float64(from + i)
+		}
+		return v
+	}
+	nan := math.NaN()
+	tests := []struct {
+		name   string
+		chains [][]float64
+		bins   int
+		want   [][]int
+		total  int
+		nan    int
+	}{
+		{"apart", [][]float64{seq(0, 100), seq(100, 100)}, 4, [][]int{{50, 50, 0, 0}, {0, 0, 50, 50}}, 200, 0},
+		{"interleaved", [][]float64{{0, 2, 4, 6}, {1, 3, 5, 7}}, 2, [][]int{{2, 2}, {2, 2}}, 8, 0},
+		// Six equal draws hold ranks 1..6, average 3.5, position ½: bin 1 of 2.
+		{"ties", [][]float64{{5, 5, 5}, {5, 5, 5}}, 2, [][]int{{0, 3}, {0, 3}}, 6, 0},
+		// Ranks of {1, 2, 2, 3}: 1, 2.5, 2.5, 4; positions 1/8, 1/2, 1/2, 7/8.
+		{"some ties", [][]float64{{1, 2}, {2, 3}}, 4, [][]int{{1, 0, 1, 0}, {0, 0, 1, 1}}, 4, 0},
+		{"NaN left out", [][]float64{{nan, 1}, {2, nan}}, 2, [][]int{{1, 0}, {0, 1}}, 2, 2},
+		{"infinities rank", [][]float64{{math.Inf(-1)}, {math.Inf(1)}}, 2, [][]int{{1, 0}, {0, 1}}, 2, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, total, nans := rankCounts(tc.chains, tc.bins)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) || total != tc.total || nans != tc.nan {
+				t.Errorf("rankCounts = %v, %d ranked, %d NaN; want %v, %d, %d", got, total, nans, tc.want, tc.total, tc.nan)
+			}
+		})
+	}
+}
+
+// TestBinomialInterval compares binomialInterval with the quantiles of
+// exact probabilities summed by Pascal's rule for n up to 200, and with the
+// normal approximation (within 2 counts) for large n.
+func TestBinomialInterval(t *testing.T) {
+	for _, n := range []int{1, 2, 10, 50, 200} {
+		for _, p := range []float64{0.05, 0.2, 0.5, 0.9} {
+			pmf := []float64{1}
+			for range n {
+				next := make([]float64, len(pmf)+1)
+				for k, v := range pmf {
+					next[k] += v * (1 - p)
+					next[k+1] += v * p
+				}
+				pmf = next
+			}
+			quantile := func(q float64) int {
+				sum := 0.0
+				for k, v := range pmf {
+					sum += v
+					if sum >= q*(1-1e-12) {
+						return k
+					}
+				}
+				return n
+			}
+			lo, hi := binomialInterval(n, p, 0.99)
+			if wlo, whi := quantile(0.005), quantile(0.995); lo != wlo || hi != whi {
+				t.Errorf("n = %d, p = %v: [%d, %d], want [%d, %d]", n, p, lo, hi, wlo, whi)
+			}
+		}
+	}
+	for _, n := range []int{10000, 100000, 1000000} {
+		p := 1.0 / 20
+		mean, sd := float64(n)*p, math.Sqrt(float64(n)*p*(1-p))
+		lo, hi := binomialInterval(n, p, 0.99)
+		if math.Abs(float64(lo)-(mean-2.5758*sd)) > 2 || math.Abs(float64(hi)-(mean+2.5758*sd)) > 2 {
+			t.Errorf("n = %d: [%d, %d], normal approximation [%.1f, %.1f]", n, lo, hi, mean-2.5758*sd, mean+2.5758*sd)
+		}
+	}
+	if lo, hi := binomialInterval(0, 0.5, 0.99); lo != 0 || hi != 0 {
+		t.Errorf("n = 0: [%d, %d]", lo, hi)
 	}
 }
 

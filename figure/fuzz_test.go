@@ -62,6 +62,7 @@ func FuzzPlots(f *testing.F) {
 			{"trace", func() (*Figure, error) { return Trace(title, chains, int(m)) }},
 			{"hist", func() (*Figure, error) { return Histogram(title, chains, vs[0]) }},
 			{"acf", func() (*Figure, error) { return ACF(title, chains, int(m)) }},
+			{"rank", func() (*Figure, error) { return Rank(title, chains, int(m)%30) }},
 			{"heatmap", func() (*Figure, error) { return Heatmap(title, labels, vs[:len(labels)*len(labels)]) }},
 			{"rmse", func() (*Figure, error) {
 				return RMSE(title, map[string][]float64{title: chains[0], "b": vs}, int(m))

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -168,7 +169,7 @@ func TestLoadingsAligned(t *testing.T) {
 	if r := rhat(m.Fit); r > 1.1 {
 		t.Errorf("aligned loadings R-hat %.3f, want below 1.1", r)
 	}
-	if report, _, _ := fitReport(fitHeadline(fit, m.Fit, "")("px"), m.Fit); !strings.Contains(report, "over 10 correlations and 5 loadings (aligned)") {
+	if report, _, _ := fitReport(fitHeadline(fit, m.Fit, "")("px"), "fm", m.Fit); !strings.Contains(report, "over 10 correlations and 5 loadings (aligned)") {
 		t.Errorf("report %q does not count the loadings", report)
 	}
 	out := mustRun(t, s, "summary f.Lambda")
@@ -265,6 +266,35 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 		{"full model", diagnostics{all: bad, c: bad, correlations: 10},
 			[]string{"over 10 correlations\n", "R-hat above 1.01: the chains disagree"}, []string{"C alone", "loadings"}},
 	}
+	// With names: C's worst entry when C warns, the worst loading when
+	// only the loadings do; the entry's own R-hat, not the overall one.
+	named := func(d diagnostics) diagnostics {
+		d.entry = func(i int) string { return fmt.Sprintf("m.X[%d]", i) }
+		return d
+	}
+	worstC, worstAll := bad, bad
+	worstC.maxRHat, worstC.worst, worstC.least, worstC.leastESS = 1.03, 4, 5, 60
+	worstAll.worst, worstAll.least, worstAll.leastESS = 12, 13, 30
+	goodLoad := good
+	goodLoad.worst, goodLoad.least, goodLoad.leastESS = 3, 2, 800
+	tests = append(tests, []struct {
+		name     string
+		d        diagnostics
+		want     []string
+		dontWant []string
+	}{
+		{"names C's worst", named(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}),
+			[]string{"the chains disagree, most on m.X[4] (1.030); run longer, or compare the chains with `plot rank m.X[4]` or `plot trace m.X[4]`",
+				"quantiles and R-hat are unreliable, least on m.X[5] (60); run more iterations"},
+			[]string{"m.X[12]", "m.X[13]"}},
+		{"names the worst loading", named(diagnostics{all: worstAll, c: goodLoad, lambda: worstAll, correlations: 10, loadings: 5}),
+			[]string{"on the aligned loadings only (C's entries are within the limits): the chains disagree, most on m.X[12] (1.080)",
+				"ESS below 100 per chain on the aligned loadings only (C's entries are within the limits): quantiles and R-hat are unreliable, least on m.X[13] (30)"},
+			[]string{"m.X[3]", "m.X[2]"}},
+		{"unnamed", diagnostics{all: bad, c: bad, correlations: 10},
+			[]string{"the chains disagree; run longer, or compare the chains with `plot rank` or `plot trace`",
+				"quantiles and R-hat are unreliable; run more iterations"}, []string{"most on", "least on"}},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder
@@ -281,6 +311,33 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEntryNamer: the report's names of entries follow
+// Result.EntrySummaries' order (C's entries i < j row by row, then the
+// loadings row by row), by column name where the lexer reads it as an
+// identifier (ASCII) and by position otherwise.
+func TestEntryNamer(t *testing.T) {
+	r := &inference.Result{P: 4, K: 2, Names: []string{"income", "x y", "model", "é2"}}
+	name := entryNamer("m", r)
+	want := []string{
+		"m.C[income, 2]", "m.C[income, model]", "m.C[income, 4]", "m.C[2, model]", "m.C[2, 4]", "m.C[model, 4]",
+		"m.Lambda[income, 1]", "m.Lambda[income, 2]", "m.Lambda[2, 1]", "m.Lambda[2, 2]",
+		"m.Lambda[model, 1]", "m.Lambda[model, 2]", "m.Lambda[4, 1]", "m.Lambda[4, 2]",
+	}
+	for i, w := range want {
+		if got := name(i); got != w {
+			t.Errorf("entry %d: %q, want %q", i, got, w)
+		}
+	}
+	if got := entryNamer("m", &inference.Result{P: 3, Names: []string{"a", "b", "c"}})(3); got != "" {
+		t.Errorf("past the last entry of a full model: %q, want none", got)
+	}
+	for name, want := range map[string]bool{"income": true, "_x": true, "a1": true, "B_2": true, "1a": false, "x y": false, "": false, "a-b": false, "é2": false} {
+		if writableName(name) != want {
+			t.Errorf("writableName(%q) = %v", name, !want)
+		}
 	}
 }
 

@@ -322,7 +322,7 @@ func fitHeadline(x *compiler.Fit, r *inference.Result, until string) func(ran st
 // fitReport is the text printed after a fit or an extension: its headline,
 // what the sampler steps did, and the convergence diagnostics with a
 // warning when they are poor.
-func fitReport(headline string, r *inference.Result) (report string, d diagnostics, warnings []string) {
+func fitReport(headline, model string, r *inference.Result) (report string, d diagnostics, warnings []string) {
 	var b strings.Builder
 	b.WriteString(headline)
 	var st inference.StepStats
@@ -339,6 +339,7 @@ func fitReport(headline string, r *inference.Result) (report string, d diagnosti
 		fmt.Fprintf(&b, "; LKJ acceptance %.2f", float64(st.LKJAccepted)/float64(st.LKJProposed))
 	}
 	d = fitDiagnostics(r)
+	d.entry = entryNamer(model, r)
 	warnings = d.report(&b, len(r.C))
 	return b.String(), d, warnings
 }
@@ -348,7 +349,7 @@ func fitReport(headline string, r *inference.Result) (report string, d diagnosti
 // stdout, and its warnings, when the diagnostics are poor, to stderr,
 // followed by the plan's advice for poor mixing and how to extend the fit.
 func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r *inference.Result, headline func(ran string) string, extension bool) {
-	report, d, warnings := fitReport(headline(fitRan(plan, r)), r)
+	report, d, warnings := fitReport(headline(fitRan(plan, r)), x.Model, r)
 	// An adaptive fit's choice was made and reported during its warm-up;
 	// an extension keeps it.
 	if sc := r.Schedule; sc != nil && !extension {

@@ -114,7 +114,7 @@ func TestCellsShareBindings(t *testing.T) {
 	if got := strings.Count(plain, "\nC["); got != 6 {
 		t.Errorf("summary of a 4×4 C has %d rows, want 6", got)
 	}
-	for _, cell := range []string{"plot trace m.C[1, 2]", "plot hist m.C[Y1, Y3]", "plot acf m.C[2, 4]", "plot heatmap m.C", "plot heatmap sim", "plot rmse m vs sim", "plot pairs m.C", "plot latent m.Z[Y2]"} {
+	for _, cell := range []string{"plot trace m.C[1, 2]", "plot hist m.C[Y1, Y3]", "plot acf m.C[2, 4]", "plot rank m.C[2, 4]", "plot heatmap m.C", "plot heatmap sim", "plot rmse m vs sim", "plot pairs m.C", "plot latent m.Z[Y2]"} {
 		if out := mustRun(t, s, cell); out.images() != 1 {
 			t.Errorf("%s: %d images", cell, out.images())
 		}

@@ -211,15 +211,21 @@ func loadingsNote(m *Model) string {
 type diagStats struct {
 	maxRHat, minBulk, minTail float64
 	nans                      int // R-hats and ESSs that were not numbers (left out of the above)
+	worst                     int // the entry with the worst R-hat, as diagnostics.entry counts; -1 for none
+	least                     int // the entry with the least ESS, bulk or tail; -1 for none
+	leastESS                  float64
 }
 
 func newDiagStats() diagStats {
-	return diagStats{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1)}
+	return diagStats{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1), worst: -1, least: -1, leastESS: math.Inf(1)}
 }
 
-func (d *diagStats) add(s inference.Diagnostics) {
+// add takes in the diagnostics s of entry i.
+func (d *diagStats) add(i int, s inference.Diagnostics) {
 	if !math.IsNaN(s.RHat) {
-		d.maxRHat = math.Max(d.maxRHat, s.RHat)
+		if s.RHat > d.maxRHat {
+			d.maxRHat, d.worst = s.RHat, i
+		}
 	} else {
 		d.nans++
 	}
@@ -232,6 +238,9 @@ func (d *diagStats) add(s inference.Diagnostics) {
 		d.minTail = math.Min(d.minTail, s.ESSTail)
 	} else {
 		d.nans++
+	}
+	if e := math.Min(s.ESSBulk, s.ESSTail); e < d.leastESS {
+		d.least, d.leastESS = i, e
 	}
 }
 
@@ -246,6 +255,10 @@ func (d diagStats) essWarns(chains int) bool {
 type diagnostics struct {
 	all, c, lambda         diagStats
 	correlations, loadings int
+	// entry names entry i as an expression (m.C[Y1, Y2], m.Lambda[Y1, 2]):
+	// C's entries i < j row by row, then the loadings row by row, as
+	// Result.EntrySummaries counts them. Nil: the report names none.
+	entry func(i int) string
 }
 
 // fitDiagnostics summarises every C_ij, i < j, and every aligned loading.
@@ -279,14 +292,66 @@ func diagnose(r *inference.Result, loadings bool) diagnostics {
 		diags = inference.DiagnoseAll(chains)
 	}
 	for i, s := range diags {
-		d.all.add(s)
+		d.all.add(i, s)
 		if i < d.correlations {
-			d.c.add(s)
+			d.c.add(i, s)
 		} else {
-			d.lambda.add(s)
+			d.lambda.add(i, s)
 		}
 	}
 	return d
+}
+
+// entryNamer names the entries of r's diagnostics (see diagnostics.entry)
+// for the model called model: by column name where the name can be
+// written as one, by position otherwise.
+func entryNamer(model string, r *inference.Result) func(i int) string {
+	col := func(j int) string {
+		if j < len(r.Names) && writableName(r.Names[j]) {
+			return r.Names[j]
+		}
+		return strconv.Itoa(j + 1)
+	}
+	return func(i int) string {
+		if pairs := r.P * (r.P - 1) / 2; i >= pairs {
+			if r.K == 0 {
+				return ""
+			}
+			i -= pairs
+			return fmt.Sprintf("%s.Lambda[%s, %d]", model, col(i/r.K), i%r.K+1)
+		}
+		for a := 0; a < r.P; a++ {
+			row := r.P - 1 - a // entries C[a, a+1..p−1]
+			if i < row {
+				return fmt.Sprintf("%s.C[%s, %s]", model, col(a), col(a+1+i))
+			}
+			i -= row
+		}
+		return ""
+	}
+}
+
+// writableName reports whether a column name can index a matrix as it is
+// (m.C[income, degree]): an identifier as the language's lexer reads one,
+// ASCII letters, digits and '_' not starting with a digit. Inside brackets
+// a statement keyword is a column name too (m.C[model, with]).
+func writableName(name string) bool {
+	for k := 0; k < len(name); k++ {
+		c := name[k]
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !(letter || k > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// name is entry i's expression, or "" when there is none to give.
+func (d diagnostics) name(i int) string {
+	if d.entry == nil || i < 0 {
+		return ""
+	}
+	return d.entry(i)
 }
 
 // report writes the diagnostics and their warnings for a fit of chains
@@ -312,14 +377,32 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 		if !d.c.rhatWarns() {
 			where = onlyLoadings
 		}
-		warnings = append(warnings, "R-hat above 1.01"+where+": the chains disagree; run longer or check `plot trace`")
+		// Name the worst of C's entries when C warns (C is identified;
+		// the loadings depend on their alignment), else the worst loading.
+		w, worst, rhat := "R-hat above 1.01"+where+": the chains disagree", d.c.worst, d.c.maxRHat
+		if where != "" {
+			worst, rhat = d.all.worst, d.all.maxRHat
+		}
+		if name := d.name(worst); name != "" {
+			w += fmt.Sprintf(", most on %s (%.3f); run longer, or compare the chains with `plot rank %s` or `plot trace %s`", name, rhat, name, name)
+		} else {
+			w += "; run longer, or compare the chains with `plot rank` or `plot trace`"
+		}
+		warnings = append(warnings, w)
 	}
 	if d.all.essWarns(chains) {
 		where := ""
 		if !d.c.essWarns(chains) {
 			where = onlyLoadings
 		}
-		warnings = append(warnings, "ESS below 100 per chain"+where+": quantiles and R-hat are unreliable; run more iterations")
+		w, least, ess := "ESS below 100 per chain"+where+": quantiles and R-hat are unreliable", d.c.least, d.c.leastESS
+		if where != "" {
+			least, ess = d.all.least, d.all.leastESS
+		}
+		if name := d.name(least); name != "" {
+			w += fmt.Sprintf(", least on %s (%.0f)", name, ess)
+		}
+		warnings = append(warnings, w+"; run more iterations")
 	}
 	return warnings
 }

@@ -108,7 +108,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	}
 	var f *figure.Figure
 	switch x.Kind {
-	case "trace", "hist", "acf":
+	case "trace", "hist", "acf", "rank":
 		if len(ps) != 1 {
 			return fmt.Errorf("plot %s shows one parameter; %s selects %d: pick one, as in %s.C[1, 2]", x.Kind, refText(ref), len(ps), ref.Name)
 		}
@@ -120,6 +120,8 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 			f, err = figure.Histogram(p.label, inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
 			f, err = figure.ACF(p.label, inference.NonEmptyShortest(p.draws), 40)
+		case "rank":
+			f, err = figure.Rank(p.label, inference.NonEmptyShortest(p.draws), 0)
 		}
 	case "pairs":
 		const most = 4
