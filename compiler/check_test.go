@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 58 {
-		t.Errorf("got %d statements, want 58", len(prog.Stmts))
+	if len(prog.Stmts) != 59 {
+		t.Errorf("got %d statements, want 59", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -152,6 +152,7 @@ func TestCheckGood(t *testing.T) {
 		{"explain fit", "explain fit draft with hmc(T = 1), iter = 1500, chains = 2",
 			&Explain{Model: "draft", Fit: &Fit{Model: "draft", Method: "hmc", TravelTime: 1, Iter: 1500, Warmup: 750, Chains: 2, Seed: 1, Thin: 1}}},
 		{"summary prob", "summary hoff.C, prob = 0.5", &Summary{Target: Ref{Name: "hoff", Member: "C"}, Prob: 0.5}},
+		{"summary sort", "summary hoff.C, sort = ess_tail", &Summary{Target: Ref{Name: "hoff", Member: "C"}, Prob: DefaultProb, Sort: "ess_tail"}},
 		{"impute to", `impute hoff to "cells.csv", draws = "draws.csv", prob = 0.8`, &Impute{Model: "hoff", Path: "cells.csv", DrawsPath: "draws.csv", Prob: 0.8}},
 		{"fit defaults", "fit draft", &Fit{Model: "draft", Method: "auto", TravelTime: DefaultTravelTime, Iter: 1000, Warmup: 500, Chains: 4, Seed: 1, Thin: 1}},
 		{"fit settings", "fit draft with hmc(T = pi/4), iter = 2000, chains = 2, seed = 9, thin = 2",

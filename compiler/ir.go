@@ -124,6 +124,9 @@ type Summary struct {
 	// Prob is the probability of the central interval whose bounds the
 	// summary shows (DefaultProb, the 5% and 95% quantiles, unless given).
 	Prob float64
+	// Sort is the column (one of SummarySorts) whose worst values come
+	// first, or "" for the rows in the order of the selection.
+	Sort string
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].

@@ -44,10 +44,36 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 		}
 		ok = c.probability(a.Value, &x.Prob) && ok
 	}
+	if a := set["sort"]; a != nil {
+		if t.data != nil {
+			c.errorf(a.Name.Pos, "", "sort orders the rows of a posterior summary; summary %s describes the data", t.ref.Name)
+			ok = false
+		}
+		ok = c.summarySort(a.Value, x) && ok
+	}
 	if !ok {
 		return nil
 	}
 	return x
+}
+
+// SummarySorts returns the columns a posterior summary's rows may be
+// ordered by (summary m.C, sort = rhat), each worst first: the largest
+// R-hat or Monte Carlo standard error, the least ESS.
+func SummarySorts() []string { return []string{"rhat", "ess_bulk", "ess_tail", "mcse_mean"} }
+
+// summarySort checks sort = COLUMN into x.
+func (c *checker) summarySort(e *dsl.Expr, x *Summary) bool {
+	id, ok := e.AsName()
+	if !ok {
+		c.errorf(e.Pos, "as in sort = rhat", "sort is one of %s, got %s", strings.Join(SummarySorts(), ", "), describeExpr(e))
+		return false
+	}
+	if !c.oneOf(id, "sort column", SummarySorts()) {
+		return false
+	}
+	x.Sort = id.Name
+	return true
 }
 
 // settings matches NAME = VALUE settings against the names a statement

@@ -96,7 +96,7 @@ func settingsOf(stmt string) []string {
 	case "extend":
 		return []string{"iter", "ess"}
 	case "summary":
-		return []string{"prob"}
+		return []string{"prob", "sort"}
 	case "impute":
 		return []string{"draws", "prob"}
 	case "check":
@@ -128,10 +128,11 @@ func Arguments() map[string][]string {
 
 // OtherWords returns the remaining words a cell may use: the data sources,
 // the simulation specs, pi, the ordinal link, the words with, vs and to,
-// the derived members of a fit and the statistics of check.
+// the derived members of a fit, the statistics of check and the columns a
+// summary sorts by.
 func OtherWords() []string {
 	return slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to"},
-		[]string{"partial", "communality", "regress"}, Stats())
+		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts())
 }
 
 // Doc returns the documentation of a keyword, distribution, method, plot
@@ -197,13 +198,14 @@ Without iter or ess it runs as many as the fit ran, doubling the draws; with
 ess it runs on until every entry of C has bulk and tail ESS of at least E
 and R-hat at most 1.01, as fit's ess does.`,
 	"summary": `
-summary EXPR [, prob = 0.9]
+summary EXPR [, prob = 0.9, sort = rhat]
 
 Table of posterior summaries (mean, sd, the central prob interval and the
 median, bulk and tail ESS, split R-hat, Monte Carlo standard errors of the
 mean and sd) of m.C, m.C[i, j], m.C[COL, COL], m.Lambda (aligned loadings);
-or a summary of a data set's columns. A notebook shows the first and last
-500 rows of a longer table.`,
+or a summary of a data set's columns. sort = rhat, ess_bulk, ess_tail or
+mcse_mean puts the worst rows first (largest R-hat or MCSE, least ESS). A
+notebook shows the first and last 500 rows of a longer table.`,
 	"plot": `
 plot KIND EXPR [vs DATA]
 
@@ -358,6 +360,10 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"regress":      `m.regress(Y ~ X1 + X2): the regression of latent Y on latent X1, X2 implied by each draw of C (coefficients beta and R2); [X1] or [R2] selects one.`,
 	"spearman":     `check m, stat = spearman: compare Spearman's rank correlations (the default).`,
 	"kendall":      `check m, stat = kendall: compare Kendall's tau_b.`,
+	"rhat":         `summary m.C, sort = rhat: the rows with the largest split R-hat first (the chains disagree most there).`,
+	"ess_bulk":     `summary m.C, sort = ess_bulk: the rows with the least bulk ESS first.`,
+	"ess_tail":     `summary m.C, sort = ess_tail: the rows with the least tail ESS first.`,
+	"mcse_mean":    `summary m.C, sort = mcse_mean: the rows with the largest Monte Carlo standard error of the mean first.`,
 	"with":         `fit m with METHOD: choose the sampler (see fit).`,
 	"vs":           `plot rmse m vs sim: the simulated data whose truth is compared.`,
 	"to":           `export m to "PATH": the file to write.`,

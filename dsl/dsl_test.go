@@ -222,8 +222,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 58 {
-		t.Errorf("got %d statements, want 58", len(f.Stmts))
+	if len(f.Stmts) != 59 {
+		t.Errorf("got %d statements, want 59", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)

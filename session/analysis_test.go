@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -384,6 +386,74 @@ func TestFewEntriesWithoutReport(t *testing.T) {
 	for k, stmt := range []string{"print m.C[Y1, Y2]", "summary m.C[Y3]", "summary m.Lambda[Y2]", "summary m.partial[Y1, Y2]"} {
 		if after := mustRun(t, s, stmt).text(); after != before[k] {
 			t.Errorf("%s from its own draws:\n%s\nfrom the fit's summaries:\n%s", stmt, before[k], after)
+		}
+	}
+}
+
+// TestSortSummaries: sort = COLUMN puts the worst rows first (largest R-hat
+// or MCSE, least ESS), keeps ties in their order and puts NaN last; and a
+// summary statement sorted so shows its rows in that order.
+func TestSortSummaries(t *testing.T) {
+	nan := math.NaN()
+	names := []string{"a", "b", "c", "d", "e"}
+	sums := []inference.Summary{
+		{RHat: 1.01, ESSBulk: 300, ESSTail: 50, MCSEMean: 0.01},
+		{RHat: nan, ESSBulk: nan, ESSTail: nan, MCSEMean: nan},
+		{RHat: 1.20, ESSBulk: 40, ESSTail: 400, MCSEMean: 0.03},
+		{RHat: 1.01, ESSBulk: 300, ESSTail: 60, MCSEMean: 0.02},
+		{RHat: 1.05, ESSBulk: 100, ESSTail: 70, MCSEMean: 0.005},
+	}
+	for column, want := range map[string]string{
+		"rhat":      "c e a d b", // a and d tie: their order kept
+		"ess_bulk":  "c e a d b",
+		"ess_tail":  "a d e c b",
+		"mcse_mean": "c d a e b",
+	} {
+		got, gotSums := sortSummaries(names, sums, column)
+		if strings.Join(got, " ") != want {
+			t.Errorf("sort = %s: %v, want %s", column, got, want)
+		}
+		for k, n := range got {
+			if i := slices.Index(names, n); fmt.Sprint(gotSums[k]) != fmt.Sprint(sums[i]) { // Sprint: NaN fields compare equal
+				t.Errorf("sort = %s: row %s carries another row's summary", column, n)
+			}
+		}
+	}
+
+	s := New(Options{})
+	mustRun(t, s, `data d = simulate(FullCopula(p = 5), n = 300, levels = 4, seed = 11)
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit m, iter = 40, warmup = 0, seed = 3`)
+	for _, tc := range []struct {
+		column string
+		index  int // of the column in the table
+		worse  func(a, b float64) bool
+	}{
+		{"rhat", 8, func(a, b float64) bool { return a > b }},
+		{"ess_bulk", 6, func(a, b float64) bool { return a < b }},
+	} {
+		out := mustRun(t, s, "summary m.C, sort = "+tc.column)
+		plain, _ := out.displays[0]["text/plain"].(string)
+		var values []float64
+		for _, line := range strings.Split(plain, "\n") {
+			if f := strings.Fields(line); len(f) == 11 && strings.HasPrefix(f[0], "C[") {
+				v, err := strconv.ParseFloat(f[tc.index], 64)
+				if err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				values = append(values, v)
+			}
+		}
+		if len(values) != 10 {
+			t.Fatalf("sort = %s: %d rows in\n%s", tc.column, len(values), plain)
+		}
+		for k := 1; k < len(values); k++ {
+			if tc.worse(values[k], values[k-1]) {
+				t.Errorf("sort = %s: row %d (%v) is worse than row %d (%v)", tc.column, k+1, values[k], k, values[k-1])
+			}
+		}
+		if html, _ := out.displays[0]["text/html"].(string); !strings.Contains(html, "rows ordered by "+tc.column+", worst first") {
+			t.Errorf("sort = %s: the caption does not say so", tc.column)
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +36,9 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		names[k] = p.key
 	}
 	sums := paramSummaries(m, ps, x.Prob)
+	if x.Sort != "" {
+		names, sums = sortSummaries(names, sums, x.Sort)
+	}
 	t := posteriorTable(names, sums, x.Prob)
 	what := refLabel(&x.Target, m.Names())
 	if reg := x.Target.Regress; reg != nil {
@@ -42,11 +47,51 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; q%s and q%s bound the central %s%% interval",
 		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit),
 		percent((1-x.Prob)/2), percent((1+x.Prob)/2), percent(x.Prob))
+	if x.Sort != "" {
+		t.Caption += "; rows ordered by " + x.Sort + ", worst first"
+	}
 	if x.Target.Member == "Lambda" {
 		t.Caption += "; " + loadingsNote(m)
 	}
 	out.Display(t.elide(s.opts.TableRows, wholeSummary(&x.Target, m)).Bundle(), "")
 	return nil
+}
+
+// sortSummaries orders the rows of a posterior summary by the column
+// column (one of compiler.SummarySorts), worst first: the largest R-hat or
+// Monte Carlo standard error, the least ESS. Ties keep their order, and
+// rows whose value is not a number come last.
+func sortSummaries(names []string, sums []inference.Summary, column string) ([]string, []inference.Summary) {
+	var key func(s inference.Summary) float64 // smaller is worse
+	switch column {
+	case "rhat":
+		key = func(s inference.Summary) float64 { return -s.RHat }
+	case "ess_bulk":
+		key = func(s inference.Summary) float64 { return s.ESSBulk }
+	case "ess_tail":
+		key = func(s inference.Summary) float64 { return s.ESSTail }
+	case "mcse_mean":
+		key = func(s inference.Summary) float64 { return -s.MCSEMean }
+	default:
+		panic("session: no summary sort " + column)
+	}
+	order := make([]int, len(sums))
+	for i := range order {
+		order[i] = i
+	}
+	keys := make([]float64, len(sums))
+	for i, s := range sums {
+		if keys[i] = key(s); math.IsNaN(keys[i]) {
+			keys[i] = math.Inf(1) // last
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
+	outNames := make([]string, len(order))
+	outSums := make([]inference.Summary, len(order))
+	for k, i := range order {
+		outNames[k], outSums[k] = names[i], sums[i]
+	}
+	return outNames, outSums
 }
 
 // wholeSummary says where to find every row of a summary too long for a
