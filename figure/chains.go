@@ -389,17 +389,20 @@ func subject(title string) string {
 
 // rankBins is the number of bins of a rank plot for chains of n draws:
 // 20, as bayesplot's and ArviZ's, or fewer so that a chain expects at least
-// 10 draws in each.
-func rankBins(n int) int { return max(1, min(20, n/10)) }
+// 10 draws in each, but never fewer than 2.
+func rankBins(n int) int { return max(2, min(20, n/10)) }
 
 // Rank draws the rank plot of Vehtari et al. (2021): the draws of all
 // chains are ranked together (ties take their average rank, NaN draws are
 // left out) and each chain's ranks are binned, one step line per chain.
 // When the chains sample the same distribution each chain's ranks are
-// uniform, so its lines stay within the shaded band, where a count falls
-// 99% of the time (Binomial(draws, 1/bins)); a chain stuck in one region
-// shows as a line high at one end and low at the other. Chains must have
-// the same, positive length.
+// uniform; a chain stuck in one region shows as a line high at one end and
+// low at the other. The shaded band is where a chain's count in a bin
+// falls 99% of the time for independent draws from one distribution
+// (hypergeometric: a chain's draws among all, a bin's among all ranks);
+// autocorrelated draws scatter more, so it guides the eye and is no test.
+// The text names the chain and bin farthest from the expected count.
+// Chains must have the same, positive length.
 func Rank(title string, chains [][]float64, bins int) (*Figure, error) {
 	n, err := checkChains("rank plot", chains)
 	if err != nil {
@@ -408,36 +411,38 @@ func Rank(title string, chains [][]float64, bins int) (*Figure, error) {
 	if bins <= 0 {
 		bins = rankBins(n)
 	}
-	counts, total, nan := rankCounts(chains, bins)
+	counts, total, nan, distinct := rankCounts(chains, bins)
 	edges := make([]float64, bins+1)
 	for i := range edges {
 		edges[i] = float64(total) * float64(i) / float64(bins)
 	}
-	lo, hi := binomialInterval(n, 1/float64(bins), 0.99)
 	expected := float64(n) / float64(bins)
-	var outside []string // the chains with counts outside [lo, hi], and how many
+	lo, hi := hypergeometricInterval(total, int(math.Round(float64(total)/float64(bins))), n, 0.99)
+	far, farChain, farBin := -1.0, 0, 0
 	for m, c := range counts {
-		out := 0
-		for _, k := range c {
-			if k < lo || k > hi {
-				out++
+		for b, k := range c {
+			if d := math.Abs(float64(k) - expected); d > far {
+				far, farChain, farBin = d, m, b
 			}
 		}
-		if out > 0 {
-			outside = append(outside, fmt.Sprintf("chain %d (%d of %d bins)", m+1, out, bins))
-		}
 	}
+	band := len(chains) > 1 && nan == 0 && distinct > 1
 
 	var desc strings.Builder
 	fmt.Fprintf(&desc, "Rank plot of %s: %d chain(s) × %d draws ranked together, %d bins", subject(title), len(chains), n, bins)
-	if len(chains) == 1 {
+	switch {
+	case total > 0 && distinct == 1:
+		desc.WriteString("; every draw is the same value: its ranks are all tied")
+	case len(chains) == 1:
 		desc.WriteString("; one chain's ranks are uniform by construction: the plot compares chains")
-	} else if nan == 0 {
-		fmt.Fprintf(&desc, "; a chain's count per bin falls in [%d, %d] 99%% of the time when the chains agree (shaded)", lo, hi)
-		if len(outside) == 0 {
-			desc.WriteString(": every count is inside")
-		} else {
-			fmt.Fprintf(&desc, "; outside it: %s", strings.Join(outside, ", "))
+	case total > 0:
+		fmt.Fprintf(&desc, "; farthest from the expected %s per bin: chain %d with %d in ranks %d–%d",
+			num(expected), farChain+1, counts[farChain][farBin], int(math.Round(edges[farBin]))+1, int(math.Round(edges[farBin+1])))
+		if band {
+			fmt.Fprintf(&desc, "; for independent draws from one distribution a chain's count falls in [%d, %d] 99%% of the time (shaded), and autocorrelated draws scatter more", lo, hi)
+		}
+		if n < 20 {
+			desc.WriteString("; with fewer than 20 draws per chain it says little")
 		}
 	}
 	if nan > 0 {
@@ -454,13 +459,15 @@ func Rank(title string, chains [][]float64, bins int) (*Figure, error) {
 	}
 	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
 		p := newPlot(title, "rank among all chains' draws", "draws per bin")
-		if total > 0 && nan == 0 {
-			band := &plotter.Polygon{
+		if band {
+			poly := &plotter.Polygon{
 				XYs:   []plotter.XYs{{{X: 0, Y: float64(lo)}, {X: float64(total), Y: float64(lo)}, {X: float64(total), Y: float64(hi)}, {X: 0, Y: float64(hi)}}},
 				Color: color.Gray{Y: 228},
 			}
-			p.Add(band)
-			p.Legend.Add("99% if uniform", band)
+			p.Add(poly)
+			p.Legend.Add("99%, independent draws", poly)
+		}
+		if total > 0 {
 			ref := hLine{Y: expected, Style: dashed(color.Gray{Y: 90}, 0.8)}
 			p.Add(ref)
 			p.Legend.Add("expected", ref)
@@ -481,8 +488,9 @@ func Rank(title string, chains [][]float64, bins int) (*Figure, error) {
 // rankCounts ranks the draws of all chains together (ties take their
 // average rank; NaN draws are left out and counted in nan) and returns, per
 // chain, how many of its draws fall in each of bins equal bins of rank
-// position (rank − ½)/total, with total the number of draws ranked.
-func rankCounts(chains [][]float64, bins int) (counts [][]int, total, nan int) {
+// position (rank − ½)/total, with total the number of draws ranked and
+// distinct the number of distinct values among them.
+func rankCounts(chains [][]float64, bins int) (counts [][]int, total, nan, distinct int) {
 	type ranked struct {
 		v     float64
 		chain int
@@ -514,42 +522,43 @@ func rankCounts(chains [][]float64, bins int) (counts [][]int, total, nan int) {
 		for _, d := range pooled[i:j] {
 			counts[d.chain][b]++
 		}
+		distinct++
 		i = j
 	}
-	return counts, total, nan
+	return counts, total, nan, distinct
 }
 
-// binomialInterval returns the equal-tailed interval [lo, hi] of
-// Binomial(n, p) at the given level: lo is the smallest k with
-// P(X ≤ k) ≥ (1−level)/2 and hi the smallest k with P(X ≤ k) ≥
-// (1+level)/2. It sums the probabilities within 12 standard deviations of
-// the mode, in logs, so large n neither underflows nor costs O(n).
-func binomialInterval(n int, p, level float64) (lo, hi int) {
-	if n <= 0 || p <= 0 {
-		return 0, 0
+// hypergeometricInterval returns the equal-tailed interval [lo, hi] at
+// the given level of the number of marked items among n drawn without
+// replacement from total items of which marked are marked: lo is the
+// smallest x with P(X ≤ x) ≥ (1−level)/2 and hi the smallest x with
+// P(X ≤ x) ≥ (1+level)/2. It sums the probabilities, in logs, within 12
+// standard deviations of the mean, so large counts neither underflow nor
+// cost more than a few thousand terms.
+func hypergeometricInterval(total, marked, n int, level float64) (lo, hi int) {
+	marked, n = min(max(marked, 0), total), min(max(n, 0), total)
+	from, to := max(0, n+marked-total), min(n, marked)
+	if from >= to {
+		return from, from
 	}
-	if p >= 1 {
-		return n, n
-	}
-	mode := min(int(float64(n+1)*p), n)
-	w := int(12*math.Sqrt(float64(n)*p*(1-p))) + 12
-	from, to := max(0, mode-w), min(n, mode+w)
-	lgN, _ := math.Lgamma(float64(n) + 1)
-	logPMF := func(k int) float64 {
-		a, _ := math.Lgamma(float64(k) + 1)
-		b, _ := math.Lgamma(float64(n-k) + 1)
-		return lgN - a - b + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p)
-	}
+	N, K, m := float64(total), float64(marked), float64(n)
+	mean := m * K / N
+	sd := math.Sqrt(m * K / N * (1 - K/N) * (N - m) / math.Max(N-1, 1))
+	from = max(from, int(mean-12*sd)-12)
+	to = min(to, int(mean+12*sd)+12)
+	lgamma := func(x float64) float64 { v, _ := math.Lgamma(x + 1); return v }
+	logChoose := func(a, b float64) float64 { return lgamma(a) - lgamma(b) - lgamma(a-b) }
+	logAll := logChoose(N, m)
 	tail := (1 - level) / 2
 	lo, hi = to, to
 	sum, foundLo := 0.0, false
-	for k := from; k <= to; k++ {
-		sum += math.Exp(logPMF(k))
+	for x := from; x <= to; x++ {
+		sum += math.Exp(logChoose(K, float64(x)) + logChoose(N-K, m-float64(x)) - logAll)
 		if !foundLo && sum >= tail {
-			lo, foundLo = k, true
+			lo, foundLo = x, true
 		}
 		if sum >= 1-tail {
-			hi = k
+			hi = x
 			break
 		}
 	}

@@ -287,11 +287,11 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 	}{
 		{"names C's worst", named(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}),
 			[]string{"the chains disagree, most on m.X[4] (1.030); run longer, or compare the chains with `plot rank m.X[4]` or `plot trace m.X[4]`",
-				"quantiles and R-hat are unreliable, least on m.X[5] (60); run more iterations"},
+				"quantiles and R-hat are unreliable, least on m.X[5] (30 per chain); run more iterations"},
 			[]string{"m.X[12]", "m.X[13]"}},
 		{"names the worst loading", named(diagnostics{all: worstAll, c: goodLoad, lambda: worstAll, correlations: 10, loadings: 5}),
 			[]string{"on the aligned loadings only (C's entries are within the limits): the chains disagree, most on m.X[12] (1.080)",
-				"ESS below 100 per chain on the aligned loadings only (C's entries are within the limits): quantiles and R-hat are unreliable, least on m.X[13] (30)"},
+				"ESS below 100 per chain on the aligned loadings only (C's entries are within the limits): quantiles and R-hat are unreliable, least on m.X[13] (15 per chain)"},
 			[]string{"m.X[3]", "m.X[2]"}},
 		{"unnamed", diagnostics{all: bad, c: bad, correlations: 10},
 			[]string{"the chains disagree; run longer, or compare the chains with `plot rank` or `plot trace`",
@@ -335,6 +335,9 @@ func TestEntryNamer(t *testing.T) {
 	}
 	if got := entryNamer("m", &inference.Result{P: 3, Names: []string{"a", "b", "c"}})(3); got != "" {
 		t.Errorf("past the last entry of a full model: %q, want none", got)
+	}
+	if got := name(len(want)); got != "" {
+		t.Errorf("past the last loading: %q, want none", got)
 	}
 	for name, want := range map[string]bool{"income": true, "_x": true, "a1": true, "B_2": true, "1a": false, "x y": false, "": false, "a-b": false, "é2": false} {
 		if writableName(name) != want {
@@ -421,9 +424,36 @@ func TestSortSummaries(t *testing.T) {
 	}
 
 	s := New(Options{})
-	mustRun(t, s, `data d = simulate(FullCopula(p = 5), n = 300, levels = 4, seed = 11)
+	fit := mustRun(t, s, `data d = simulate(FullCopula(p = 5), n = 300, levels = 4, seed = 11)
 model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
 fit m, iter = 40, warmup = 0, seed = 3`)
+	// The report's warnings name the entry the sorted summaries put first:
+	// the largest R-hat, and the least of bulk and tail ESS, per chain.
+	rows := func(sort string) [][]string {
+		plain, _ := mustRun(t, s, "summary m.C, sort = "+sort).displays[0]["text/plain"].(string)
+		var out [][]string
+		for _, line := range strings.Split(plain, "\n") {
+			if f := strings.Fields(line); len(f) == 11 && strings.HasPrefix(f[0], "C[") {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	expr := func(row []string) string { return "m." + strings.ReplaceAll(row[0], ",", ", ") }
+	byRHat := rows("rhat")
+	if want := fmt.Sprintf("most on %s (%s)", expr(byRHat[0]), byRHat[0][8]); !strings.Contains(fit.stderr.String(), want) {
+		t.Errorf("the R-hat warning does not say %q:\n%s", want, fit.stderr.String())
+	}
+	bulk, tail := rows("ess_bulk")[0], rows("ess_tail")[0]
+	b, _ := strconv.ParseFloat(bulk[6], 64)
+	tl, _ := strconv.ParseFloat(tail[7], 64)
+	least := bulk
+	if tl < b {
+		least = tail
+	}
+	if want := "least on " + expr(least) + " ("; !strings.Contains(fit.stderr.String(), want) {
+		t.Errorf("the ESS warning does not say %q:\n%s", want, fit.stderr.String())
+	}
 	for _, tc := range []struct {
 		column string
 		index  int // of the column in the table
@@ -455,5 +485,23 @@ fit m, iter = 40, warmup = 0, seed = 3`)
 		if html, _ := out.displays[0]["text/html"].(string); !strings.Contains(html, "rows ordered by "+tc.column+", worst first") {
 			t.Errorf("sort = %s: the caption does not say so", tc.column)
 		}
+	}
+}
+
+// TestDiagStatsAdd: add keeps the entry with the largest R-hat and the one
+// with the least ESS, bulk or tail, leaving NaN out.
+func TestDiagStatsAdd(t *testing.T) {
+	nan := math.NaN()
+	d := newDiagStats()
+	for i, s := range []inference.Diagnostics{
+		{RHat: 1.02, ESSBulk: 300, ESSTail: 50},
+		{RHat: nan, ESSBulk: nan, ESSTail: nan},
+		{RHat: 1.08, ESSBulk: 40, ESSTail: 400},
+		{RHat: 1.05, ESSBulk: 100, ESSTail: 70},
+	} {
+		d.add(i, s)
+	}
+	if d.worst != 2 || d.maxRHat != 1.08 || d.least != 2 || d.leastESS != 40 || d.minBulk != 40 || d.minTail != 50 || d.nans != 3 {
+		t.Errorf("diagStats %+v: want the worst R-hat and the least ESS at entry 2", d)
 	}
 }

@@ -359,7 +359,7 @@ func entryNamer(model string, r *inference.Result) func(i int) string {
 	}
 	return func(i int) string {
 		if pairs := r.P * (r.P - 1) / 2; i >= pairs {
-			if r.K == 0 {
+			if r.K == 0 || i >= pairs+r.P*r.K {
 				return ""
 			}
 			i -= pairs
@@ -445,7 +445,7 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 			least, ess = d.all.least, d.all.leastESS
 		}
 		if name := d.name(least); name != "" {
-			w += fmt.Sprintf(", least on %s (%.0f)", name, ess)
+			w += fmt.Sprintf(", least on %s (%.0f per chain)", name, ess/float64(max(chains, 1)))
 		}
 		warnings = append(warnings, w+"; run more iterations")
 	}
