@@ -479,7 +479,9 @@ func Rank(title string, chains [][]float64, bins int) (*Figure, error) {
 				p.Legend.Add(fmt.Sprintf("chain %d", m+1), l)
 			}
 		}
-		p.Y.Min = 0
+		// Headroom, so that a line at the largest count does not sit on
+		// the frame.
+		p.Y.Min, p.Y.Max = 0, 1.08*math.Max(p.Y.Max, 1)
 		p.X.Min, p.X.Max = 0, math.Max(float64(total), 1)
 		drawLegendRight(p, dc, true)
 	})
