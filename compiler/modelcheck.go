@@ -6,7 +6,6 @@ package compiler
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/copulang/copulang/dsl"
 	"github.com/copulang/copulang/inference"
@@ -142,16 +141,11 @@ func (c *checker) checkPair(ix *dsl.Index, m *ModelInfo, x *CheckStmt) bool {
 
 // stat checks stat = spearman | kendall.
 func (c *checker) stat(e *dsl.Expr, x *CheckStmt) bool {
-	id, ok := e.AsName()
-	if !ok {
-		c.errorf(e.Pos, "as in stat = kendall", "stat is one of %s, got %s", strings.Join(Stats(), ", "), describeExpr(e))
-		return false
+	name, ok := c.wordSetting(e, "stat", "statistic", Stats(), "kendall")
+	if ok {
+		x.Stat, _ = inference.ParseRankStat(name)
 	}
-	if !c.oneOf(id, "statistic", Stats()) {
-		return false
-	}
-	x.Stat, _ = inference.ParseRankStat(id.Name)
-	return true
+	return ok
 }
 
 // compare checks compare M1, M2, ... [, holdout = H | folds = K, seed = S].

@@ -64,16 +64,25 @@ func SummarySorts() []string { return []string{"rhat", "ess_bulk", "ess_tail", "
 
 // summarySort checks sort = COLUMN into x.
 func (c *checker) summarySort(e *dsl.Expr, x *Summary) bool {
+	name, ok := c.wordSetting(e, "sort", "sort column", SummarySorts(), "rhat")
+	x.Sort = name
+	return ok
+}
+
+// wordSetting checks the value of a setting that names one of words (as in
+// stat = kendall): a bare word, not a string or a number, and one of
+// them. what names the words in an error ("unknown statistic"); example is
+// the one the hint shows.
+func (c *checker) wordSetting(e *dsl.Expr, setting, what string, words []string, example string) (string, bool) {
 	id, ok := e.AsName()
 	if !ok {
-		c.errorf(e.Pos, "as in sort = rhat", "sort is one of %s, got %s", strings.Join(SummarySorts(), ", "), describeExpr(e))
-		return false
+		c.errorf(e.Pos, "as in "+setting+" = "+example, "%s is one of %s, got %s", setting, strings.Join(words, ", "), describeExpr(e))
+		return "", false
 	}
-	if !c.oneOf(id, "sort column", SummarySorts()) {
-		return false
+	if !c.oneOf(id, what, words) {
+		return "", false
 	}
-	x.Sort = id.Name
-	return true
+	return id.Name, true
 }
 
 // settings matches NAME = VALUE settings against the names a statement
