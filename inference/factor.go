@@ -33,7 +33,9 @@ import (
 //     run in turn on the chain's goroutine: at about 40 µs per column step,
 //     handing them to goroutines cost 50% more CPU time for 15% less wall
 //     time (n = 1000, p = 20), a bad trade when chains already fill the cores.
-//     After η come the factor group moves (moveFactors, §4.5), which
+//     Between the column steps and η comes the collapsed loadings step
+//     (stepCollapsedLoadings, §4.6): HMC on Λ given Z with η integrated
+//     out. After η come the factor group moves (moveFactors, §4.5), which
 //     rebalance the scale and shear of η against Λ.
 //   - Interweave (§4.4): per column, the joint exact HMC step of (λ_j, z_j)
 //     given η (jointHMC) followed by Hoff's block update of z_j; columns run
@@ -60,6 +62,9 @@ type factorSampler struct {
 	// groupMoves is false when the factor group moves are left out
 	// (Spec.PaperSamplers, or bfa's defect, which reproduces bfa 0.4).
 	groupMoves bool
+	// collapsed is PX's collapsed loadings step, nil where it is left out
+	// (Interweave, and where groupMoves is false).
+	collapsed *collapsedLoadings
 
 	z      [][]float64 // latent columns, z[j][i]
 	lambda []float64   // Λ, p×k row-major, unit-noise scale
@@ -133,6 +138,12 @@ const (
 	// bugFactorShearPrior makes the factor shear moves take every prior
 	// precision as 1, ignoring the GDP prior's (moveFactors).
 	bugFactorShearPrior
+	// bugCollapsedLogdet gives log|I + ΛᵀΛ| the coefficient (n−1)/2 instead
+	// of n/2 in the collapsed loadings step's target (stepCollapsedLoadings).
+	bugCollapsedLogdet
+	// bugCollapsedNoTest accepts every collapsed loadings proposal, leaving
+	// out the Metropolis test on the leapfrog's energy error.
+	bugCollapsedNoTest
 )
 
 // plant sets the planted bug of a test.
@@ -185,6 +196,9 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		group:  newFactorGroup(k),
 	}
 	s.groupMoves = !spec.PaperSamplers && !spec.BFADefect
+	if s.groupMoves && s.method == PX {
+		s.collapsed = newCollapsedLoadings(p, k)
+	}
 	if s.travel == 0 {
 		s.travel = math.Pi / 2
 	}
@@ -356,7 +370,7 @@ func (s *factorSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) erro
 	if s.method == Interweave {
 		err = s.iterateInterweave(rng, st)
 	} else {
-		err = s.iteratePX(rng)
+		err = s.iteratePX(rng, warmup, st)
 	}
 	if err != nil {
 		return err
@@ -366,11 +380,15 @@ func (s *factorSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) erro
 }
 
 // iteratePX is one PX Gibbs iteration in bfa's order (sampling.md §4.3):
-// pxLoadings, then η, the factor group moves of §4.5 (unless groupMoves is
-// off), then Hoff's update of every column.
-func (s *factorSampler) iteratePX(rng *rand.Rand) error {
+// pxLoadings, then the collapsed loadings step of §4.6 (unless it is left
+// out), η, the factor group moves of §4.5 (unless groupMoves is off), then
+// Hoff's update of every column.
+func (s *factorSampler) iteratePX(rng *rand.Rand, warmup bool, st *StepStats) error {
 	if err := s.pxLoadings(rng); err != nil {
 		return err
+	}
+	if s.collapsed != nil {
+		s.stepCollapsedLoadings(rng, warmup, st)
 	}
 	if err := s.stepEta(rng); err != nil {
 		return err

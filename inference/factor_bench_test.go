@@ -78,6 +78,23 @@ func BenchmarkFactorPX(b *testing.B) {
 	b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N)*1000, "cpu-s/1000iter")
 }
 
+// BenchmarkCollapsedLoadings times PX's collapsed loadings step alone
+// (sampling.md §4.6): ZᵀZ, then 5 to 20 leapfrog steps of Λ given Z, at
+// the K&S setup (n = 1000, p = 20, k = 5) and at 5000 rows of 40 columns
+// with k = 3.
+func BenchmarkCollapsedLoadings(b *testing.B) {
+	for _, c := range []struct{ n, p, k int }{{1000, 20, 5}, {5000, 40, 3}} {
+		b.Run(fmt.Sprintf("n=%d/p=%d/k=%d", c.n, c.p, c.k), func(b *testing.B) {
+			s, rng := factorBenchSampler(b, c.n, c.p, c.k, 5, PX, 20)
+			var st StepStats
+			b.ReportAllocs()
+			for b.Loop() {
+				s.stepCollapsedLoadings(rng, false, &st)
+			}
+		})
+	}
+}
+
 // BenchmarkMoveFactors times the factor group moves alone (sampling.md §4.5)
 // at n = 1000, p = 20, k = 5: ηᵀη, k scale and k(k−1) shear moves, and η's
 // transform.

@@ -201,6 +201,10 @@ func checkJointStep(t *testing.T, s int, ref string, lv *hough.Levels, got, want
 // 3, as in the full-model test (gewekeSizes, gewekeMissRow).
 const factorGewekeN = 8
 
+// factorGewekeAdapt is the number of warm-up iterations, not recorded, in which
+// a PX chain of the Geweke test adapts its collapsed loadings step.
+const factorGewekeAdapt = 2000
+
 // factorGewekeNames are the test functions of Λ.
 var factorGewekeNames = []string{"C12", "C12^2", "|l1|^2/(1+|l1|^2)"}
 
@@ -262,10 +266,17 @@ func factorGewekeSuccessive(t *testing.T, tc factorGewekeCase, seed uint64) [][]
 	g := make([]float64, len(factorGewekeNames))
 	c := make([]float64, p*p)
 	var st StepStats
-	for it := 0; it < tc.iters; it++ {
+	// PX's collapsed loadings step adapts its leapfrog step during warm-up:
+	// the first factorGewekeAdapt iterations adapt it and are not recorded,
+	// so that the step is tested at the acceptance rate a fit runs at.
+	adapt := 0
+	if s.collapsed != nil {
+		adapt = factorGewekeAdapt
+	}
+	for it := -adapt; it < tc.iters; it++ {
 		// One column, in turn, is redrawn from the model; the others keep
 		// the sampler's latent values, so that the Z update is tested too.
-		j := it % p
+		j := (it + adapt) % p
 		row := s.lambda[j*k : j*k+k]
 		for i := 0; i < n; i++ {
 			s.z[j][i] = dotK(row, s.eta[i*k:i*k+k]) + rng.NormFloat64()
@@ -276,7 +287,10 @@ func factorGewekeSuccessive(t *testing.T, tc factorGewekeCase, seed uint64) [][]
 			t.Fatal(err)
 		}
 		s.setLevels(j, lv)
-		if err := s.iterate(rng, false, &st); err != nil {
+		if it == 0 {
+			st = StepStats{}
+		}
+		if err := s.iterate(rng, it < 0, &st); err != nil {
 			t.Fatalf("iteration %d: %v", it, err)
 		}
 		for j := 0; j < p; j++ {
@@ -290,6 +304,9 @@ func factorGewekeSuccessive(t *testing.T, tc factorGewekeCase, seed uint64) [][]
 				t.Fatalf("iteration %d: %v", it, err)
 			}
 		}
+		if it < 0 {
+			continue
+		}
 		factorGewekeFuncs(g, s.lambda, k)
 		for f := range g {
 			out[f][it] = g[f]
@@ -297,6 +314,9 @@ func factorGewekeSuccessive(t *testing.T, tc factorGewekeCase, seed uint64) [][]
 	}
 	if st.Rejections != 0 && tc.bug == bugNone {
 		t.Errorf("%d exact-HMC trajectories rejected", st.Rejections)
+	}
+	if st.LoadingsProposed > 0 {
+		t.Logf("%s: collapsed loadings step %.3f, acceptance %.3f", tc.name, s.collapsed.step, float64(st.LoadingsAccepted)/float64(st.LoadingsProposed))
 	}
 	return out
 }
@@ -343,16 +363,22 @@ func checkCorrelation(c []float64, p int) error {
 // sampler each z is approximately N(0, 1), and the test requires |z| < 4
 // (false-alarm probability about 2e-4 per case over three functions). The
 // planted-bug cases must fail the same criterion, max |z| ≥ 4; measured with
-// these seeds: PX without the Z rescaling (bfa 0.4) z = −14, PX with σ×1.2 in
-// the Z update z = −33, the factor scale move without the Jacobian of Λ's
-// columns z = −38, the factor shear moves with their sd ×1.5 z = 17 (PX) and
-// 9.5 (interweave), the shears ignoring the GDP prior's precisions z = 17,
+// these seeds (PX since its collapsed loadings step, whose step size a PX
+// chain adapts in factorGewekeAdapt unrecorded iterations first): PX without
+// the Z rescaling (bfa 0.4) z = −7.1, PX with σ×1.2 in the Z update
+// z = −29, the factor scale move without the Jacobian of Λ's columns
+// z = −22, the factor shear moves with their sd ×1.5 z = 19 (PX) and 9.5
+// (interweave), the shears ignoring the GDP prior's precisions z = 18, the
+// collapsed loadings step with (n−1)/2 for n/2 in its target z = 15 and
+// without its Metropolis test z = 7.2 (GDP loadings, 800,000 iterations: at
+// 200,000, 3.1; with normal loadings 1.0, too small a bias to see),
 // interweave with the wrong reflection norm z = 63,
 // interweave with σ×1.2 z = 21. The mixed schedules (interweave with
 // Spec.ColumnHMC: some columns by joint HMC, the others by PX's column step)
 // are checked the same way: a planted ×1.2 on the noise of λ_j's draw in the
 // PX column step gives z = 10, the wrong reflection norm in the HMC column
-// z = 33. Correct samplers measured max |z| ≤ 1.9 (before the factor group
+// z = 33. Correct samplers measured max |z| ≤ 1.9 (PX since its collapsed
+// loadings step 1.6 at most, at acceptance rates 0.62 to 0.83; before the factor group
 // moves one mixed run at 10⁵ iterations gave −3.5, shrinking to −2.9 and −1.2
 // at 2×10⁵ and 4×10⁵: a fluctuation, hence 2×10⁵ for them).
 func TestFactorGeweke(t *testing.T) {
@@ -378,6 +404,8 @@ func TestFactorGeweke(t *testing.T) {
 		{"px factor scale jacobian (planted)", PX, normal, 2, bugFactorScaleJacobian, 200000, nil},
 		{"px factor shear sd*1.5 (planted)", PX, normal, 2, bugFactorShearSD, 200000, nil},
 		{"px gdp factor shear prior ignored (planted)", PX, gdp, 2, bugFactorShearPrior, 200000, nil},
+		{"px collapsed loadings logdet (planted)", PX, normal, 2, bugCollapsedLogdet, 200000, nil},
+		{"px gdp collapsed loadings without its test (planted)", PX, gdp, 2, bugCollapsedNoTest, 800000, nil},
 		{"interweave factor shear sd*1.5 (planted)", Interweave, gdp, 2, bugFactorShearSD, 100000, nil},
 		{"interweave reflection (planted)", Interweave, normal, 2, bugReflect, 100000, nil},
 		{"interweave sigma*1.2 (planted)", Interweave, normal, 2, bugSigma, 200000, nil},

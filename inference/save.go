@@ -287,7 +287,7 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 		}
 	}
 	for c, st := range r.Stats {
-		if min(st.Iterations, st.Bounces, st.Events, st.Rejections, st.Rebuilds, st.LKJProposed, st.LKJAccepted) < 0 || st.LKJAccepted > st.LKJProposed {
+		if min(st.Iterations, st.Bounces, st.Events, st.Rejections, st.Rebuilds, st.LKJProposed, st.LKJAccepted, st.LoadingsProposed, st.LoadingsAccepted) < 0 || st.LKJAccepted > st.LKJProposed || st.LoadingsAccepted > st.LoadingsProposed {
 			return fmt.Errorf("chain %d's statistics are not counts: %+v", c+1, st)
 		}
 	}

@@ -270,6 +270,8 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"running sums cut", edited(func(s *savedResult) { s.States[1].ZSum = s.States[1].ZSum[:1] }), spec, "running sums"},
 		{"loadings that do not give C", specEdited(t, factorSpec(cols), func(s *savedResult) { s.Lambda[1][2][3] = 1e200 }), factorSpec(cols), "chain 2, draw 3 of the loadings does not give"},
 		{"running sums of other iterations", edited(func(s *savedResult) { s.States[0].ZCount-- }), spec, "chain 1's running sums"},
+		{"a collapsed loadings step out of range", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = -1 }), factorSpec(cols), "collapsed loadings step -1"},
+		{"a collapsed loadings step for interweave", specEdited(t, jointSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = 0.5 }), jointSpec(cols), "collapsed loadings step 0.5"},
 		{"factors' Gram matrix not theirs", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[1].State.GroupS[0] *= 100 }), factorSpec(cols), "Gram matrix is not theirs"},
 		// A whole latent column moved far out keeps its order but would make
 		// the exact-HMC trajectories bounce to their caps.

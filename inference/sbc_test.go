@@ -144,12 +144,14 @@ func levelsBySize(z []float64, sizes []int) []float64 {
 // η_i, ε_i ~ N(0, I), the data y = s(Z) with fixed level sizes, then runs 200
 // warm-up iterations and keeps 99 draws thinned by 5. The rank of the true
 // C_jl among the draws must be uniform: χ² over 20 bins below 43.82
-// (α = 0.001) for each of the 6 entries (measured: at most 23.4 for px,
-// 32.1 for interweave). A planted bug, the factor scale move without the
-// Jacobian of Λ's columns, fails it (χ² 49.8 on one entry). At this size
-// the test has little power against subtler bugs: with σ × 1.2 in the Z
-// update, the shears' sd × 1.5 or bfa's unscaled Z the largest χ² was 28 to
-// 38, so those are left to TestFactorGeweke, which catches them all.
+// (α = 0.001) for each of the 6 entries (measured: at most 18.3 for px with
+// its collapsed loadings step, 23.4 before it, 32.1 for interweave). A
+// planted bug, the factor scale move without the Jacobian of Λ's columns,
+// fails it (χ² 45.4 on one entry; 49.8 before the collapsed step). At this
+// size the test has little power against subtler bugs: with σ × 1.2 in the
+// Z update, the shears' sd × 1.5 or bfa's unscaled Z the largest χ² was 28
+// to 38, and with (n−1)/2 for n/2 in the collapsed step's target 37, so
+// those are left to TestFactorGeweke, which catches them all.
 func TestFactorSBC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation-based calibration: long statistical test, skipped under -short")

@@ -212,6 +212,10 @@ type StepStats struct {
 	Rebuilds    int64 // warm-up rebuilds of an infeasible column from normal scores
 	LKJProposed int64
 	LKJAccepted int64
+	// The collapsed loadings step of PX (sampling.md §4.6): moves proposed
+	// and accepted.
+	LoadingsProposed int64
+	LoadingsAccepted int64
 }
 
 // Add accumulates o into s.
@@ -223,6 +227,8 @@ func (s *StepStats) Add(o StepStats) {
 	s.Rebuilds += o.Rebuilds
 	s.LKJProposed += o.LKJProposed
 	s.LKJAccepted += o.LKJAccepted
+	s.LoadingsProposed += o.LoadingsProposed
+	s.LoadingsAccepted += o.LoadingsAccepted
 }
 
 // chainSampler is one chain's state and its transition. Run drives one per

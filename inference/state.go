@@ -31,6 +31,9 @@ type chainState struct {
 	GroupS                  []float64
 	GroupFresh              bool
 	Joint                   []jointState
+	// LoadingsStep is PX's collapsed loadings step's adapted leapfrog step
+	// (0 without that step, and in states saved before it existed).
+	LoadingsStep float64
 }
 
 // jointState is the state a jointHMC carries from one trajectory to the
@@ -95,6 +98,9 @@ func (s *fullSampler) checkSchedule(sc *Schedule) error {
 
 func (s *factorSampler) state() chainState {
 	st := chainState{Z: s.z, Lambda: s.lambda, Eta: s.eta, Prec: s.prec, Zeta: s.zeta, GroupFresh: s.group.fresh}
+	if s.collapsed != nil {
+		st.LoadingsStep = s.collapsed.step
+	}
 	if s.group.fresh {
 		st.GroupS = s.group.s
 	}
@@ -131,6 +137,8 @@ func (s *factorSampler) restore(st chainState) error {
 		return fmt.Errorf("its factors' Gram matrix is not theirs")
 	case len(st.Joint) != p:
 		return fmt.Errorf("it has the joint step's state of %d columns, want %d", len(st.Joint), p)
+	case st.LoadingsStep != 0 && (s.collapsed == nil || !(st.LoadingsStep > 0 && st.LoadingsStep <= maxLoadingsStep)):
+		return fmt.Errorf("its collapsed loadings step %v does not fit this run", st.LoadingsStep)
 	case slices.ContainsFunc(st.Eta, func(e float64) bool { return math.Abs(e) > maxLatentSD }):
 		return fmt.Errorf("its factors lie over %d standard deviations from their prior mean", maxLatentSD)
 	}
@@ -157,6 +165,10 @@ func (s *factorSampler) restore(st chainState) error {
 	copy(s.zeta, st.Zeta)
 	s.group.fresh = st.GroupFresh
 	copy(s.group.s, st.GroupS)
+	if s.collapsed != nil && st.LoadingsStep != 0 {
+		// A state saved before the step existed keeps the first step size.
+		s.collapsed.step = st.LoadingsStep
+	}
 	for j, js := range st.Joint {
 		if h := s.cols[j].hmc; h != nil {
 			h.kGuess = js.KGuess

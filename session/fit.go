@@ -338,6 +338,9 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	if st.LKJProposed > 0 {
 		fmt.Fprintf(&b, "; LKJ acceptance %.2f", float64(st.LKJAccepted)/float64(st.LKJProposed))
 	}
+	if st.LoadingsProposed > 0 {
+		fmt.Fprintf(&b, "; collapsed loadings acceptance %.2f", float64(st.LoadingsAccepted)/float64(st.LoadingsProposed))
+	}
 	d = fitDiagnostics(r)
 	d.entry = entryNamer(model, r)
 	warnings = d.report(&b, len(r.C))
