@@ -296,6 +296,12 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 		{"unnamed", diagnostics{all: bad, c: bad, correlations: 10},
 			[]string{"the chains disagree; run longer, or compare the chains with `plot rank` or `plot trace`",
 				"quantiles and R-hat are unreliable; run more iterations"}, []string{"most on", "least on"}},
+		// ESS per second: C's least bulk ESS over the fit's wall time, not
+		// the loadings'.
+		{"per second, full model", diagnostics{all: good, c: good, correlations: 10, seconds: 20},
+			[]string{"over 10 correlations; C's min bulk ESS per second of the fit 45.0\n"}, nil},
+		{"per second, factor model", diagnostics{all: bad, c: good, lambda: bad, correlations: 10, loadings: 5, seconds: 7},
+			[]string{"C alone: max R-hat 1.004, min bulk ESS 900, min tail ESS 800; C's min bulk ESS per second of the fit 129\n"}, []string{"5.71"}},
 	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,6 +319,17 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestFmtRate(t *testing.T) {
+	for _, tt := range []struct {
+		x    float64
+		want string
+	}{{0, "0"}, {0.012345, "0.0123"}, {4.5612, "4.56"}, {45, "45.0"}, {78.94, "78.9"}, {99.96, "100"}, {0.099996, "0.100"}, {128.6, "129"}, {1234.4, "1234"}} {
+		if got := fmtRate(tt.x); got != tt.want {
+			t.Errorf("fmtRate(%v) = %q, want %q", tt.x, got, tt.want)
+		}
 	}
 }
 

@@ -343,6 +343,7 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	}
 	d = fitDiagnostics(r)
 	d.entry = entryNamer(model, r)
+	d.seconds = r.Elapsed.Seconds()
 	warnings = d.report(&b, len(r.C))
 	return b.String(), d, warnings
 }

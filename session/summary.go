@@ -304,6 +304,9 @@ type diagnostics struct {
 	// C's entries i < j row by row, then the loadings row by row, as
 	// Result.EntrySummaries counts them. Nil: the report names none.
 	entry func(i int) string
+	// seconds is the wall time of the fit (with its extensions), over
+	// which the report gives C's least bulk ESS per second; 0: it gives none.
+	seconds float64
 }
 
 // fitDiagnostics summarises every C_ij, i < j, and every aligned loading.
@@ -417,6 +420,9 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 		fmt.Fprintf(b, "; C alone: max R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f", d.c.maxRHat, d.c.minBulk, d.c.minTail)
 		onlyLoadings = " on the aligned loadings only (C's entries are within the limits)"
 	}
+	if d.seconds > 0 && !math.IsInf(d.c.minBulk, 0) {
+		fmt.Fprintf(b, "; C's min bulk ESS per second of the fit %s", fmtRate(d.c.minBulk/d.seconds))
+	}
 	if d.all.rhatWarns() {
 		where := ""
 		if !d.c.rhatWarns() {
@@ -450,4 +456,17 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 		warnings = append(warnings, w+"; run more iterations")
 	}
 	return warnings
+}
+
+// fmtRate writes a rate with three significant digits, whole numbers from
+// 100 up: 0.0123, 4.56, 78.9, 1234.
+func fmtRate(x float64) string {
+	decimals := func(v float64) int { return max(0, 2-int(math.Floor(math.Log10(v)))) }
+	if x == 0 {
+		return "0"
+	}
+	// The decimals of x rounded to three digits: 99.96 is 100, not 100.0.
+	d := decimals(x)
+	scale := math.Pow(10, float64(d))
+	return strconv.FormatFloat(x, 'f', decimals(math.Round(x*scale)/scale), 64)
 }
