@@ -479,7 +479,7 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 			Step{
 				Name:    "loadings by HMC with the factors integrated out",
 				Updates: "Λ (then the factor scores are redrawn given it)",
-				Why:     "given Z the rows are N(0, ΛΛᵀ + I), so Λ can move without η holding it where the two are tightly coupled: measured, 0.83× to 1.8× the least bulk ESS of C per CPU-second on the efficiency suite's factor setups and 0.95× to 2.5× on data from an unstructured C fitted with 3 factors (sampling.md §4.6); the leapfrog step is tuned in warm-up, a Metropolis test keeps the move exact",
+				Why:     "given Z the rows are N(0, ΛΛᵀ + I), so Λ can move without η holding it where the two are tightly coupled: measured, 0.96× to 1.8× the least bulk ESS of C per CPU-second on the efficiency suite's factor setups and 0.95× to 2.5× per second on data from an unstructured C fitted with 3 factors (sampling.md §4.6); the leapfrog step is tuned in warm-up, a Metropolis test keeps the move exact",
 				Cost:    "O(n·p²) for ZᵀZ, then O(p²·k) per leapfrog step, 5 to 20 steps per iteration",
 			},
 			Step{

@@ -144,6 +144,9 @@ const (
 	// bugCollapsedNoTest accepts every collapsed loadings proposal, leaving
 	// out the Metropolis test on the leapfrog's energy error.
 	bugCollapsedNoTest
+	// bugCollapsedFullKick ends the collapsed step's leapfrog with a whole
+	// momentum kick instead of a half one, which is not reversible.
+	bugCollapsedFullKick
 )
 
 // plant sets the planted bug of a test.

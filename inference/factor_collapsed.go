@@ -19,8 +19,8 @@ import (
 //
 //	−nΛB + SΛB − ΛBMB − P∘Λ.
 //
-// Everything after S costs O(p²k + pk² + k³) per evaluation, so a whole
-// trajectory costs less than forming S, which is O(np²).
+// Everything after S costs O(p²k + pk² + k³) per evaluation; forming S is
+// O(np²), most of the step's time at the sizes of the suite.
 //
 // The mass of λ_jh is n + P_jh, about its precision given η; the leapfrog
 // step is ε·U(0.8, 1.2) with 5 to 20 steps drawn uniformly, ε adapted during
@@ -40,12 +40,15 @@ type collapsedLoadings struct {
 }
 
 // collapsedFirstStep is the leapfrog step size a chain starts from;
-// maxLoadingsStep bounds what a restored state may hold. In units where the
-// mass is about the precision, a leapfrog step above 2 is unstable in the
-// stiffest directions: warm-up settles between 0.3 and 1.6 (measured).
+// maxLoadingsStep bounds it, in adaptation and in a restored state. In
+// units where the mass is about the precision, a leapfrog step above 2 is
+// unstable in the stiffest directions: warm-up settled between 0.78 and
+// 2.02 on every fit measured (sampling.md §4.6). maxCollapsedMass caps a
+// loading's mass.
 const (
 	collapsedFirstStep = 0.3
 	maxLoadingsStep    = 100
+	maxCollapsedMass   = 1e300
 )
 
 func newCollapsedLoadings(p, k int) *collapsedLoadings {
@@ -69,7 +72,10 @@ func (s *factorSampler) stepCollapsedLoadings(rng *rand.Rand, warmup bool, st *S
 	gramColumns(h.gram, s.z)
 	nf := float64(n)
 	for i, pr := range s.prec {
-		h.mass[i] = nf + pr
+		// Capped so that r² cannot overflow (the GDP prior's precision of
+		// a loading at 0 is clamped to MaxFloat64; any positive mass fixed
+		// during the move keeps it exact).
+		h.mass[i] = nf + math.Min(pr, maxCollapsedMass)
 	}
 	// The coefficient of log|I + ΛᵀΛ|, n/2 (a planted bug makes it (n−1)/2).
 	half := 0.5 * float64(n)
@@ -77,7 +83,7 @@ func (s *factorSampler) stepCollapsedLoadings(rng *rand.Rand, warmup bool, st *S
 		half -= 0.5
 	}
 	prec := s.prec
-	lp0, ok := h.logPost(s.lambda, prec, half, n, p, k)
+	lp0, ok := h.logPost(s.lambda, prec, half, p, k)
 	if !ok {
 		return // Λ is finite, so I + ΛᵀΛ is positive definite unless rounding fails
 	}
@@ -97,10 +103,10 @@ func (s *factorSampler) stepCollapsedLoadings(rng *rand.Rand, warmup bool, st *S
 		for i, r := range h.mom {
 			h.lam[i] += eps * r / h.mass[i]
 		}
-		lp, ok = h.logPost(h.lam, prec, half, n, p, k)
+		lp, ok = h.logPost(h.lam, prec, half, p, k)
 		if ok {
 			c := eps
-			if l == steps-1 {
+			if l == steps-1 && s.bug != bugCollapsedFullKick {
 				c = eps / 2
 			}
 			axpy(c, h.grad, h.mom)
@@ -118,17 +124,23 @@ func (s *factorSampler) stepCollapsedLoadings(rng *rand.Rand, warmup bool, st *S
 			acc = math.Exp(d)
 		}
 	}
-	st.LoadingsProposed++
-	if rng.Float64() < acc || s.bug == bugCollapsedNoTest && ok {
+	accepted := rng.Float64() < acc || s.bug == bugCollapsedNoTest && ok
+	if accepted {
 		copy(s.lambda, h.lam)
-		st.LoadingsAccepted++
 	}
 	if warmup {
 		if acc > 0.8 {
-			h.step *= 1.02
+			h.step = math.Min(h.step*1.02, maxLoadingsStep)
 		} else {
 			h.step *= 0.97
 		}
+		return
+	}
+	// The report's acceptance rate is that of the kept iterations, at the
+	// adapted step.
+	st.LoadingsProposed++
+	if accepted {
+		st.LoadingsAccepted++
 	}
 }
 
@@ -136,7 +148,7 @@ func (s *factorSampler) stepCollapsedLoadings(rng *rand.Rand, warmup bool, st *S
 // gradient; half is the coefficient of log|I + ΛᵀΛ|, n/2. It reports false
 // if I + ΛᵀΛ is not numerically positive definite or the value is not
 // finite. h.gram must hold S = ZᵀZ.
-func (h *collapsedLoadings) logPost(lam, prec []float64, half float64, n, p, k int) (float64, bool) {
+func (h *collapsedLoadings) logPost(lam, prec []float64, half float64, p, k int) (float64, bool) {
 	c := h.chol
 	clear(c)
 	for j := 0; j < p; j++ {

@@ -73,8 +73,8 @@ func TestCollapsedLogPostMatchesDensity(t *testing.T) {
 	for i := range other {
 		other[i] = lam[i] + 0.3*rng.NormFloat64()
 	}
-	a, ok1 := h.logPost(lam, prec, n/2.0, n, p, k)
-	b, ok2 := h.logPost(other, prec, n/2.0, n, p, k)
+	a, ok1 := h.logPost(lam, prec, n/2.0, p, k)
+	b, ok2 := h.logPost(other, prec, n/2.0, p, k)
 	if !ok1 || !ok2 {
 		t.Fatal("logPost failed")
 	}
@@ -91,7 +91,7 @@ func TestCollapsedGradient(t *testing.T) {
 	for _, tc := range []struct{ n, p, k int }{{30, 5, 2}, {200, 8, 3}, {50, 4, 1}} {
 		h, _, lam, prec := collapsedTestState(rng, tc.n, tc.p, tc.k)
 		half := float64(tc.n) / 2
-		if _, ok := h.logPost(lam, prec, half, tc.n, tc.p, tc.k); !ok {
+		if _, ok := h.logPost(lam, prec, half, tc.p, tc.k); !ok {
 			t.Fatal("logPost failed")
 		}
 		grad := append([]float64(nil), h.grad...)
@@ -99,9 +99,9 @@ func TestCollapsedGradient(t *testing.T) {
 		for i := range lam {
 			x := lam[i]
 			lam[i] = x + step
-			up, _ := h.logPost(lam, prec, half, tc.n, tc.p, tc.k)
+			up, _ := h.logPost(lam, prec, half, tc.p, tc.k)
 			lam[i] = x - step
-			down, _ := h.logPost(lam, prec, half, tc.n, tc.p, tc.k)
+			down, _ := h.logPost(lam, prec, half, tc.p, tc.k)
 			lam[i] = x
 			fd := (up - down) / (2 * step)
 			if math.Abs(fd-grad[i]) > 1e-5*(1+math.Abs(fd)) {
@@ -137,4 +137,121 @@ func TestGramColumns(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCollapsedLoadingsGeweke tests the collapsed loadings step alone by
+// Geweke's successive-conditional simulator: each iteration draws Z | Λ
+// from the model (rows N(0, ΛΛᵀ + I), through η) and then makes one
+// collapsed step, so Λ's stationary law is its prior N(0, P⁻¹), here with
+// mixed prior precisions (0.05 to 400). The first 2,000 iterations adapt
+// the leapfrog step and are not recorded; the step must not change after
+// them, and the acceptance rate must be one a fit runs at. With n = 2 rows
+// the likelihood is weak, so the step's errors show in Λ's law undiluted
+// by the exact conditional draws PX makes around it. Correct: |z| < 4 for
+// every test function (measured at most 0.72 over 10⁶ iterations,
+// acceptance 0.76); the planted bugs must reach |z| ≥ 4: without the
+// Metropolis test z = 142, with (n−1)/2 for n/2 in the target z = 109 (200,000
+// iterations each), with a whole final momentum kick z = 8.2 (10⁶; 3.3 at
+// 200,000). PX's own Geweke test (TestFactorGeweke) misses that last bug.
+func TestCollapsedLoadingsGeweke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("Geweke test: long statistical test, skipped under -short")
+	}
+	t.Parallel()
+	for ci, tc := range []struct {
+		name  string
+		bug   factorBug
+		iters int
+	}{
+		{"correct", bugNone, 1_000_000},
+		{"without the Metropolis test (planted)", bugCollapsedNoTest, 200_000},
+		{"(n−1)/2 for n/2 (planted)", bugCollapsedLogdet, 200_000},
+		{"a whole final kick (planted)", bugCollapsedFullKick, 1_000_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			succ, marg, st, step, adapted := collapsedGeweke(tc.bug, tc.iters, uint64(300+ci))
+			zs := gewekeZ(succ, marg)
+			worst := 0.0
+			for _, z := range zs {
+				worst = math.Max(worst, math.Abs(z))
+			}
+			acc := float64(st.LoadingsAccepted) / float64(st.LoadingsProposed)
+			t.Logf("%s: step %.3f, acceptance %.3f, z = %.2f", tc.name, step, acc, zs)
+			if step != adapted {
+				t.Errorf("the step moved after warm-up: %v, adapted %v", step, adapted)
+			}
+			if tc.bug == bugNone {
+				if worst >= 4 {
+					t.Errorf("max |z| = %.2f, want < 4", worst)
+				}
+				if acc < 0.4 || acc > 0.95 {
+					t.Errorf("acceptance %.3f after warm-up, want 0.4 to 0.95 (the adaptation aims at about 0.8)", acc)
+				}
+			} else if worst < 4 {
+				t.Errorf("planted bug not detected: max |z| = %.2f, want >= 4", worst)
+			}
+		})
+	}
+}
+
+// collapsedGeweke runs TestCollapsedLoadingsGeweke's simulator (p = 3,
+// k = 2, n = 2) and returns the successive and the prior draws of the test
+// functions (factorGewekeFuncs and λ₁₁²), the kept iterations' stats, and
+// the step size at the end and after warm-up.
+func collapsedGeweke(bug factorBug, iters int, seed uint64) (succ, marg [][]float64, st StepStats, step, adapted float64) {
+	const n, p, k, adapt = 2, 3, 2, 2000
+	precs := []float64{1, 0.05, 400, 3, 1, 20}
+	rng := rand.New(rand.NewPCG(seed, 17))
+	s := &factorSampler{n: n, p: p, k: k, z: make([][]float64, p), lambda: make([]float64, p*k),
+		prec: precs, collapsed: newCollapsedLoadings(p, k), bug: bug}
+	for j := range s.z {
+		s.z[j] = make([]float64, n)
+	}
+	for i := range s.lambda {
+		s.lambda[i] = rng.NormFloat64() / math.Sqrt(precs[i])
+	}
+	funcs := func(dst, lam []float64) {
+		factorGewekeFuncs(dst, lam, k)
+		dst[len(dst)-1] = lam[0] * lam[0]
+	}
+	nf := len(factorGewekeNames) + 1
+	succ, marg = make([][]float64, nf), make([][]float64, nf)
+	for f := range succ {
+		succ[f], marg[f] = make([]float64, iters), make([]float64, iters)
+	}
+	g := make([]float64, nf)
+	eta := make([]float64, k)
+	for it := -adapt; it < iters; it++ {
+		for i := 0; i < n; i++ {
+			for h := range eta {
+				eta[h] = rng.NormFloat64()
+			}
+			for j := 0; j < p; j++ {
+				s.z[j][i] = dotK(s.lambda[j*k:j*k+k], eta) + rng.NormFloat64()
+			}
+		}
+		s.stepCollapsedLoadings(rng, it < 0, &st)
+		if it == -1 {
+			adapted = s.collapsed.step
+		}
+		if it < 0 {
+			continue
+		}
+		funcs(g, s.lambda)
+		for f := range g {
+			succ[f][it] = g[f]
+		}
+	}
+	lam := make([]float64, p*k)
+	for it := 0; it < iters; it++ {
+		for i := range lam {
+			lam[i] = rng.NormFloat64() / math.Sqrt(precs[i])
+		}
+		funcs(g, lam)
+		for f := range g {
+			marg[f][it] = g[f]
+		}
+	}
+	return succ, marg, st, s.collapsed.step, adapted
 }

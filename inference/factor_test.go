@@ -316,7 +316,11 @@ func factorGewekeSuccessive(t *testing.T, tc factorGewekeCase, seed uint64) [][]
 		t.Errorf("%d exact-HMC trajectories rejected", st.Rejections)
 	}
 	if st.LoadingsProposed > 0 {
-		t.Logf("%s: collapsed loadings step %.3f, acceptance %.3f", tc.name, s.collapsed.step, float64(st.LoadingsAccepted)/float64(st.LoadingsProposed))
+		acc := float64(st.LoadingsAccepted) / float64(st.LoadingsProposed)
+		t.Logf("%s: collapsed loadings step %.3f, acceptance %.3f", tc.name, s.collapsed.step, acc)
+		if tc.bug == bugNone && (acc < 0.4 || acc > 0.95) {
+			t.Errorf("collapsed loadings acceptance %.3f after warm-up, want 0.4 to 0.95 (the adaptation aims at about 0.8)", acc)
+		}
 	}
 	return out
 }

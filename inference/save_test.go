@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -271,6 +272,9 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"loadings that do not give C", specEdited(t, factorSpec(cols), func(s *savedResult) { s.Lambda[1][2][3] = 1e200 }), factorSpec(cols), "chain 2, draw 3 of the loadings does not give"},
 		{"running sums of other iterations", edited(func(s *savedResult) { s.States[0].ZCount-- }), spec, "chain 1's running sums"},
 		{"a collapsed loadings step out of range", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = -1 }), factorSpec(cols), "collapsed loadings step -1"},
+		{"a collapsed loadings step too large", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[1].State.LoadingsStep = 101 }), factorSpec(cols), "collapsed loadings step 101"},
+		{"a collapsed loadings step not a number", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = math.NaN() }), factorSpec(cols), "collapsed loadings step NaN"},
+		{"an infinite collapsed loadings step", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = math.Inf(1) }), factorSpec(cols), "collapsed loadings step +Inf"},
 		{"a collapsed loadings step for interweave", specEdited(t, jointSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = 0.5 }), jointSpec(cols), "collapsed loadings step 0.5"},
 		{"factors' Gram matrix not theirs", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[1].State.GroupS[0] *= 100 }), factorSpec(cols), "Gram matrix is not theirs"},
 		// A whole latent column moved far out keeps its order but would make
@@ -406,6 +410,45 @@ func FuzzUnmarshalResult(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRestoreOldLoadingsStep: a px state saved before the collapsed
+// loadings step existed (LoadingsStep 0) reads back with the first step
+// size, and one saved since with its adapted step.
+func TestRestoreOldLoadingsStep(t *testing.T) {
+	t.Parallel()
+	cols, _ := saveTestData(t)
+	spec := factorSpec(cols)
+	res, err := Run(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adapted := res.run.samplers[0].(*factorSampler).collapsed.step
+	if adapted == collapsedFirstStep {
+		t.Fatalf("warm-up left the step at %v", adapted)
+	}
+	good, err := res.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := reencoded(t, good, func(s *savedResult) {
+		for c := range s.States {
+			s.States[c].State.LoadingsStep = 0
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want float64
+	}{{"saved since", good, adapted}, {"saved before", old, collapsedFirstStep}} {
+		back, err := UnmarshalResult(tc.data, spec)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := back.run.samplers[0].(*factorSampler).collapsed.step; got != tc.want {
+			t.Errorf("%s: step %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
 
 // TestJointPassCap checks that a trial K far too small (which restore
