@@ -480,7 +480,7 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 				Name:    "loadings by HMC with the factors integrated out",
 				Updates: "Λ (then the factor scores are redrawn given it)",
 				Why:     "given Z the rows are N(0, ΛΛᵀ + I), so Λ can move without η holding it where the two are tightly coupled: measured, 0.96× to 1.8× the least bulk ESS of C per CPU-second on the efficiency suite's factor setups and 0.95× to 2.5× per second on data from an unstructured C fitted with 3 factors (sampling.md §4.6); the leapfrog step is tuned in warm-up, a Metropolis test keeps the move exact",
-				Cost:    "O(n·p²) for ZᵀZ, then O(p²·k) per leapfrog step, 5 to 20 steps per iteration",
+				Cost:    collapsedCost(len(levels)),
 			},
 			Step{
 				Name:    "factor scores",
@@ -533,6 +533,16 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 			Cost:    "O(n·p·k + k³) per iteration",
 		},
 		factorMovesStep(pl.k))
+}
+
+// collapsedCost is the cost line of px's collapsed loadings step for p
+// columns.
+func collapsedCost(p int) string {
+	c := "O(n·p²) for ZᵀZ, then O(p²·k) per leapfrog step, 5 to 20 steps"
+	if e := inference.CollapsedLoadingsEvery(p); e > 1 {
+		return c + fmt.Sprintf("; with %d columns made in a random one of every %d iterations, so that ZᵀZ stays near 15%% of a px iteration", p, e)
+	}
+	return c + " per iteration"
 }
 
 // factorMovesStep is the step of the factor group moves (sampling.md §4.5).

@@ -489,3 +489,16 @@ func TestPlanMemoryNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapsedCost: explain says when px's collapsed loadings step is made
+// only in some iterations (from 60 columns on).
+func TestCollapsedCost(t *testing.T) {
+	for _, tc := range []struct {
+		p    int
+		want string
+	}{{20, "5 to 20 steps per iteration"}, {59, "5 to 20 steps per iteration"}, {100, "with 100 columns made in a random one of every 3 iterations"}} {
+		if got := collapsedCost(tc.p); !strings.Contains(got, tc.want) {
+			t.Errorf("collapsedCost(%d) = %q, want it to say %q", tc.p, got, tc.want)
+		}
+	}
+}

@@ -391,7 +391,7 @@ func (s *factorSampler) iteratePX(rng *rand.Rand, warmup bool, st *StepStats) er
 		return err
 	}
 	if s.collapsed != nil {
-		s.stepCollapsedLoadings(rng, warmup, st)
+		s.maybeCollapsedLoadings(rng, warmup, st)
 	}
 	if err := s.stepEta(rng); err != nil {
 		return err

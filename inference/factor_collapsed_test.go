@@ -255,3 +255,34 @@ func collapsedGeweke(bug factorBug, iters int, seed uint64) (succ, marg [][]floa
 	}
 	return succ, marg, st, s.collapsed.step, adapted
 }
+
+// TestCollapsedLoadingsEvery checks how often px makes the collapsed move: every
+// iteration below 60 columns, a random one in ⌊(p + 20)/40⌋ from there.
+// At p = 100 (one in 3) 3,000 kept iterations must make 1,000 moves give
+// or take 4 binomial standard deviations (±103).
+func TestCollapsedLoadingsEvery(t *testing.T) {
+	for _, tc := range []struct{ p, want int }{{3, 1}, {20, 1}, {59, 1}, {60, 2}, {99, 2}, {100, 3}, {200, 5}} {
+		if got := CollapsedLoadingsEvery(tc.p); got != tc.want {
+			t.Errorf("CollapsedLoadingsEvery(%d) = %d, want %d", tc.p, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ p, iters, want int }{{20, 300, 300}, {100, 3000, 1000}} {
+		rng := rand.New(rand.NewPCG(9, uint64(tc.p)))
+		cols, _ := simulateFactorCopula(rng, 40, tc.p, 2, 3, 0)
+		d := factorTestData(t, cols)
+		cs, err := newFactorSampler(d, &Spec{Columns: cols, Model: FactorModel{K: 2}, Method: PX}, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st StepStats
+		for range tc.iters {
+			if err := cs.iterate(rng, false, &st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sd := math.Sqrt(float64(tc.iters) * (float64(tc.want) / float64(tc.iters)) * (1 - float64(tc.want)/float64(tc.iters)))
+		if got := st.LoadingsProposed; math.Abs(float64(got)-float64(tc.want)) > 4*sd {
+			t.Errorf("p = %d: %d collapsed moves in %d iterations, want %d ± %.0f", tc.p, got, tc.iters, tc.want, 4*sd)
+		}
+	}
+}
