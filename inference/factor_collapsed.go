@@ -31,8 +31,9 @@ import (
 type collapsedLoadings struct {
 	step float64 // leapfrog step size ε
 	// every is the mean number of iterations per move: forming S costs
-	// O(np²) against the rest of a px iteration's O(np(1 + k/c)), about
-	// 0.0036·p of it (measured at p = 20 to 200), so from p = 60 on the move
+	// O(np²) against the rest of a px iteration's np truncated-normal draws
+	// and O(npk) products, about 0.0036·p of that rest (measured at n = 1000,
+	// p = 20 to 200), so from p = 60 on the move
 	// is made in a random one of every ⌊(p + 20)/40⌋ iterations, which keeps
 	// it near 15% of the iteration or less (CollapsedLoadingsEvery).
 	every int
@@ -105,8 +106,7 @@ func (s *factorSampler) stepCollapsedLoadings(rng *rand.Rand, warmup bool, st *S
 	if s.bug == bugCollapsedLogdet {
 		half -= 0.5
 	}
-	prec := s.prec
-	lp0, ok := h.logPost(s.lambda, prec, half, p, k)
+	lp0, ok := h.logPost(s.lambda, s.prec, half, p, k)
 	if !ok {
 		return // Λ is finite, so I + ΛᵀΛ is positive definite unless rounding fails
 	}
@@ -126,7 +126,7 @@ func (s *factorSampler) stepCollapsedLoadings(rng *rand.Rand, warmup bool, st *S
 		for i, r := range h.mom {
 			h.lam[i] += eps * r / h.mass[i]
 		}
-		lp, ok = h.logPost(h.lam, prec, half, p, k)
+		lp, ok = h.logPost(h.lam, s.prec, half, p, k)
 		if ok {
 			c := eps
 			if l == steps-1 && s.bug != bugCollapsedFullKick {
