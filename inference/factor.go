@@ -547,24 +547,31 @@ func (s *factorSampler) stepLoadingsPX(rng *rand.Rand, j int, c *factorColumn) e
 	return nil
 }
 
+// identityPlusGram sets dst (k×k) to the lower triangle of I + ΛᵀΛ, its
+// upper triangle to 0, for Λ with p rows of k, row-major: what cholLower
+// factorises.
+func identityPlusGram(dst, lambda []float64, p, k int) {
+	clear(dst)
+	for j := 0; j < p; j++ {
+		row := lambda[j*k : j*k+k]
+		for x, rx := range row {
+			for y := 0; y <= x; y++ {
+				dst[x*k+y] += rx * row[y]
+			}
+		}
+	}
+	for h := 0; h < k; h++ {
+		dst[h*k+h]++
+	}
+}
+
 // stepEta draws every η_i ~ N(BΛᵀz_i, B) with B = (I + ΛᵀΛ)⁻¹, as
 // L⁻ᵀ(L⁻¹Λᵀz_i + ξ) with B⁻¹ = LLᵀ.
 func (s *factorSampler) stepEta(rng *rand.Rand) error {
 	n, p, k := s.n, s.p, s.k
 	s.group.fresh = false
 	a := s.a
-	clear(a)
-	for j := 0; j < p; j++ {
-		row := s.lambda[j*k : j*k+k]
-		for x, rx := range row {
-			for y := 0; y <= x; y++ {
-				a[x*k+y] += rx * row[y]
-			}
-		}
-	}
-	for h := 0; h < k; h++ {
-		a[h*k+h]++
-	}
+	identityPlusGram(a, s.lambda, p, k)
 	if !cholLower(a, k) {
 		return fmt.Errorf("inference: factor step: I + ΛᵀΛ is not positive definite (non-finite loadings?)")
 	}

@@ -173,18 +173,7 @@ func (s *factorSampler) stepCollapsedLoadings(rng *rand.Rand, warmup bool, st *S
 // finite. h.gram must hold S = ZᵀZ.
 func (h *collapsedLoadings) logPost(lam, prec []float64, half float64, p, k int) (float64, bool) {
 	c := h.chol
-	clear(c)
-	for j := 0; j < p; j++ {
-		row := lam[j*k : j*k+k]
-		for x, rx := range row {
-			for y := 0; y <= x; y++ {
-				c[x*k+y] += rx * row[y]
-			}
-		}
-	}
-	for x := 0; x < k; x++ {
-		c[x*k+x]++
-	}
+	identityPlusGram(c, lam, p, k)
 	if !cholLower(c, k) {
 		return 0, false
 	}
