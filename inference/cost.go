@@ -70,6 +70,15 @@ func BounceShare(levels int, r2 float64) float64 {
 // 0.26–0.70 of them without it and are 0.59–1.08 with it, binary columns at
 // 10⁵ rows lowest), which leaves the grid below 5,000 rows, and auto's
 // choices there, as they were.
+//
+// Re-measured later that day on the grid below 5,000 rows, the same way but
+// on a quiet machine (load below 0.1), px with its collapsed loadings step
+// (sampling.md §4.6): every method ran at 0.57–0.82 of the file's times,
+// alike (medians gibbs 0.71, hmc 0.75, px 0.71, interweave 0.78). The
+// estimates are thus about 1.4× long on a quiet machine, and right on the
+// loaded one they were fitted on; px's did not go stale with its new step
+// (its +9–12% is within the spread), and the ratios between methods, which
+// auto's choices rest on, stand. The coefficients are kept.
 const (
 	costCovariance  = 8.03e-10 // × n·p²: ZᵀZ and the correlation's draw
 	costGibbsColumn = 4.05e-8  // × n: one column's Gibbs sweep

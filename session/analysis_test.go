@@ -171,8 +171,26 @@ func TestLoadingsAligned(t *testing.T) {
 	if r := rhat(m.Fit); r > 1.1 {
 		t.Errorf("aligned loadings R-hat %.3f, want below 1.1", r)
 	}
-	if report, _, _ := fitReport(fitHeadline(fit, m.Fit, "")("px"), "fm", m.Fit); !strings.Contains(report, "over 10 correlations and 5 loadings (aligned)") {
+	report, d, _ := fitReport(fitHeadline(fit, m.Fit, "")("px"), "fm", m.Fit)
+	if !strings.Contains(report, "over 10 correlations and 5 loadings (aligned)") {
 		t.Errorf("report %q does not count the loadings", report)
+	}
+	// The report keeps each column's posterior mean communality, which a
+	// warning on that column's loadings explains near 1.
+	comm, err := m.Fit.Communality()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.communality) != len(comm) || d.column == nil {
+		t.Fatalf("report's communalities %v, want %d columns with names", d.communality, len(comm))
+	}
+	for j, draws := range comm {
+		if want := inference.Summarize(draws).Mean; math.Abs(d.communality[j]-want) > 1e-12 {
+			t.Errorf("column %d: communality %v, want %v", j+1, d.communality[j], want)
+		}
+		if got := d.column(j); got != m.Fit.Names[j] {
+			t.Errorf("column %d named %q, want %q", j+1, got, m.Fit.Names[j])
+		}
 	}
 	out := mustRun(t, s, "summary f.Lambda")
 	if html, _ := out.displays[0]["text/html"].(string); !strings.Contains(html, "identified only up to rotation and sign") {
@@ -302,6 +320,39 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 			[]string{"over 10 correlations; C's min bulk ESS per second of the fit 45.0\n"}, nil},
 		{"per second, factor model", diagnostics{all: bad, c: good, lambda: bad, correlations: 10, loadings: 5, seconds: 7},
 			[]string{"C alone: max R-hat 1.004, min bulk ESS 900, min tail ESS 800; C's min bulk ESS per second of the fit 129\n"}, []string{"5.71"}},
+	}...)
+	// A warning that names a loading of a column whose communality is near 1
+	// says why it mixes slowly; entries 10..14 are the loadings of columns
+	// Y1..Y5 (k = 1), 10..19 with k = 2.
+	heywood := func(d diagnostics, comm ...float64) diagnostics {
+		d = named(d)
+		d.communality = comm
+		d.column = func(j int) string { return fmt.Sprintf("Y%d", j+1) }
+		return d
+	}
+	leastY4 := worstAll // worst 12 (Y3), least 13 (Y4)
+	worstY4 := worstAll
+	worstY4.worst = 13
+	twoFactors := worstAll // least 17: loading 7, column Y4 with k = 2
+	twoFactors.worst, twoFactors.least = 14, 17
+	note := "Y4's communality is 0.95, and near 1, where the factors leave a column little unique variance, the scale of its loadings mixes slowly (sampling.md §9.6)"
+	tests = append(tests, []struct {
+		name     string
+		d        diagnostics
+		want     []string
+		dontWant []string
+	}{
+		{"near-Heywood column's loading, ESS", heywood(diagnostics{all: leastY4, c: goodLoad, lambda: leastY4, correlations: 10, loadings: 5}, 0.2, 0.3, 0.5, 0.95, 0.4),
+			[]string{"least on m.X[13] (15 per chain): " + note + "; run more iterations", "most on m.X[12] (1.080); run longer"},
+			[]string{"Y3's communality"}},
+		{"near-Heywood column's loading, R-hat", heywood(diagnostics{all: worstY4, c: goodLoad, lambda: worstY4, correlations: 10, loadings: 5}, 0.2, 0.3, 0.5, 0.95, 0.4),
+			[]string{"most on m.X[13] (1.080): " + note + "; run longer, or compare the chains with `plot rank m.X[13]`"}, nil},
+		{"two factors", heywood(diagnostics{all: twoFactors, c: goodLoad, lambda: twoFactors, correlations: 10, loadings: 10}, 0.2, 0.3, 0.5, 0.95, 0.4),
+			[]string{"least on m.X[17] (15 per chain): " + note}, []string{"most on m.X[14] (1.080):"}},
+		{"communality below 0.9", heywood(diagnostics{all: leastY4, c: goodLoad, lambda: leastY4, correlations: 10, loadings: 5}, 0.2, 0.3, 0.5, 0.89, 0.4),
+			[]string{"least on m.X[13] (15 per chain); run more iterations"}, []string{"communality"}},
+		{"C warns: no note on C's entries", heywood(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}, 0.99, 0.99, 0.99, 0.99, 0.99),
+			[]string{"most on m.X[4] (1.030); run longer", "least on m.X[5] (30 per chain); run more iterations"}, []string{"communality"}},
 	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -344,6 +344,21 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	d = fitDiagnostics(r)
 	d.entry = entryNamer(model, r)
 	d.seconds = r.Elapsed.Seconds()
+	if draws, err := r.Communality(); err == nil {
+		d.communality = make([]float64, len(draws))
+		for j, chains := range draws {
+			var sum float64
+			var n int
+			for _, ch := range chains {
+				for _, v := range ch {
+					sum += v
+				}
+				n += len(ch)
+			}
+			d.communality[j] = sum / float64(n)
+		}
+		d.column = func(j int) string { return r.Names[j] }
+	}
 	warnings = d.report(&b, len(r.C))
 	return b.String(), d, warnings
 }
