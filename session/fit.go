@@ -344,23 +344,36 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	d = fitDiagnostics(r)
 	d.entry = entryNamer(model, r)
 	d.seconds = r.Elapsed.Seconds()
-	if draws, err := r.Communality(); err == nil {
-		d.communality = make([]float64, len(draws))
-		for j, chains := range draws {
-			var sum float64
-			var n int
-			for _, ch := range chains {
-				for _, v := range ch {
-					sum += v
-				}
-				n += len(ch)
-			}
-			d.communality[j] = sum / float64(n)
-		}
+	if r.K > 0 && r.Lambda != nil {
+		d.communality = meanCommunality(r)
 		d.column = func(j int) string { return r.Names[j] }
 	}
 	warnings = d.report(&b, len(r.C))
 	return b.String(), d, warnings
+}
+
+// meanCommunality is the posterior mean communality of each column of a
+// factor model's fit, the mean over every kept draw of ‖λ_j‖² of its
+// correlation-scale loadings (Result.Communality per draw, without storing
+// the draws); NaN when the fit kept none.
+func meanCommunality(r *inference.Result) []float64 {
+	k := r.K
+	mean := make([]float64, r.P)
+	var n int
+	for _, chain := range r.Lambda {
+		for _, l := range chain {
+			for j := range mean {
+				for _, v := range l[j*k : j*k+k] {
+					mean[j] += v * v
+				}
+			}
+		}
+		n += len(chain)
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	return mean
 }
 
 // writeFitReport writes the report of a fit or an extension of x (then
