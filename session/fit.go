@@ -346,7 +346,12 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	d.seconds = r.Elapsed.Seconds()
 	if r.K > 0 && r.Lambda != nil {
 		d.communality = meanCommunality(r)
-		d.column = func(j int) string { return r.Names[j] }
+		d.column = func(j int) string {
+			if j < len(r.Names) {
+				return r.Names[j]
+			}
+			return fmt.Sprintf("column %d", j+1)
+		}
 	}
 	warnings = d.report(&b, len(r.C))
 	return b.String(), d, warnings
