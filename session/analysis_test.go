@@ -351,7 +351,11 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 			[]string{"least on m.X[17] (15 per chain): " + note}, []string{"most on m.X[14] (1.080):"}},
 		{"communality below 0.9", heywood(diagnostics{all: leastY4, c: goodLoad, lambda: leastY4, correlations: 10, loadings: 5}, 0.2, 0.3, 0.5, 0.89, 0.4),
 			[]string{"least on m.X[13] (15 per chain); run more iterations"}, []string{"communality"}},
-		{"C warns: no note on C's entries", heywood(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}, 0.99, 0.99, 0.99, 0.99, 0.99),
+		// C's entries 4 and 5 are C[Y2, Y3] and C[Y2, Y4]: a note on C's
+		// entry only when one of its columns holds the least-ESS loading.
+		{"C's entry of the column with the slowest loadings", heywood(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}, 0.99, 0.99, 0.99, 0.99, 0.99),
+			[]string{"most on m.X[4] (1.030); run longer", "least on m.X[5] (30 per chain): Y4's communality is 0.99"}, []string{"Y2's", "Y3's"}},
+		{"C's entry of another column", heywood(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}, 0.99, 0.99, 0.99, 0.5, 0.99),
 			[]string{"most on m.X[4] (1.030); run longer", "least on m.X[5] (30 per chain); run more iterations"}, []string{"communality"}},
 	}...)
 	for _, tt := range tests {

@@ -324,18 +324,44 @@ type diagnostics struct {
 // joint exact-HMC step of interweave raised it only to 36 of 4,000).
 const nearHeywood = 0.9
 
-// communalityNote is the clause a warning that names entry i adds when i is
-// a loading of a column whose communality is at least nearHeywood, else "".
+// communalityNote is the clause a warning that names entry i adds when the
+// entry belongs to a column whose communality is at least nearHeywood,
+// else "": a loading of that column, or an entry C[a, b] of it when that
+// column also holds the loading of least ESS (its slow loadings are then
+// what slows C).
 func (d diagnostics) communalityNote(i int) string {
 	p := len(d.communality)
-	if p == 0 || d.column == nil || d.loadings == 0 || i < d.correlations || i >= d.correlations+d.loadings {
+	if p == 0 || d.column == nil || d.loadings == 0 || i < 0 || i >= d.correlations+d.loadings {
 		return ""
 	}
-	j := (i - d.correlations) / (d.loadings / p)
-	if j >= p || !(d.communality[j] >= nearHeywood) {
+	k := d.loadings / p
+	j := -1
+	if i >= d.correlations {
+		j = (i - d.correlations) / k
+	} else if d.lambda.least >= d.correlations {
+		a, b := pairOf(i, p)
+		if l := (d.lambda.least - d.correlations) / k; l == a || l == b {
+			j = l
+		}
+	}
+	if j < 0 || j >= p || !(d.communality[j] >= nearHeywood) {
 		return ""
 	}
 	return fmt.Sprintf(": %s's communality is %.2f, and near 1, where the factors leave a column little unique variance, the scale of its loadings mixes slowly (sampling.md §9.6)", d.column(j), d.communality[j])
+}
+
+// pairOf returns the columns a < b of entry i of C's entries i < j, row
+// by row, of a p×p matrix: 0 is C[0, 1], p − 2 is C[0, p−1], p − 1 is
+// C[1, 2].
+func pairOf(i, p int) (a, b int) {
+	for a = 0; a < p; a++ {
+		row := p - 1 - a // entries C[a, a+1..p−1]
+		if i < row {
+			return a, a + 1 + i
+		}
+		i -= row
+	}
+	return -1, -1
 }
 
 // fitDiagnostics summarises every C_ij, i < j, and every aligned loading.
@@ -397,12 +423,8 @@ func entryNamer(model string, r *inference.Result) func(i int) string {
 			i -= pairs
 			return fmt.Sprintf("%s.Lambda[%s, %d]", model, col(i/r.K), i%r.K+1)
 		}
-		for a := 0; a < r.P; a++ {
-			row := r.P - 1 - a // entries C[a, a+1..p−1]
-			if i < row {
-				return fmt.Sprintf("%s.C[%s, %s]", model, col(a), col(a+1+i))
-			}
-			i -= row
+		if a, b := pairOf(i, r.P); a >= 0 {
+			return fmt.Sprintf("%s.C[%s, %s]", model, col(a), col(b))
 		}
 		return ""
 	}
