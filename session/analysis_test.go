@@ -335,6 +335,8 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 	worstY4.worst = 13
 	twoFactors := worstAll // least 17: loading 7, column Y4 with k = 2
 	twoFactors.worst, twoFactors.least = 14, 17
+	slowC := worstAll // least loading 13 (Y4), but no slower than C's least
+	slowC.leastESS = 60
 	note := "Y4's communality is 0.95, and near 1, where the factors leave a column little unique variance, the scale of its loadings mixes slowly (sampling.md §9.6)"
 	tests = append(tests, []struct {
 		name     string
@@ -349,12 +351,18 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 			[]string{"most on m.X[13] (1.080): " + note + "; run longer, or compare the chains with `plot rank m.X[13]`"}, nil},
 		{"two factors", heywood(diagnostics{all: twoFactors, c: goodLoad, lambda: twoFactors, correlations: 10, loadings: 10}, 0.2, 0.3, 0.5, 0.95, 0.4),
 			[]string{"least on m.X[17] (15 per chain): " + note}, []string{"most on m.X[14] (1.080):"}},
-		{"communality below 0.9", heywood(diagnostics{all: leastY4, c: goodLoad, lambda: leastY4, correlations: 10, loadings: 5}, 0.2, 0.3, 0.5, 0.89, 0.4),
+		{"communality below 0.9", heywood(diagnostics{all: leastY4, c: goodLoad, lambda: leastY4, correlations: 10, loadings: 5}, 0.2, 0.3, 0.5, 0.8999, 0.4),
 			[]string{"least on m.X[13] (15 per chain); run more iterations"}, []string{"communality"}},
+		{"communality 0.9", heywood(diagnostics{all: leastY4, c: goodLoad, lambda: leastY4, correlations: 10, loadings: 5}, 0.2, 0.3, 0.5, 0.9, 0.4),
+			[]string{"least on m.X[13] (15 per chain): Y4's communality is 0.90, and near 1"}, nil},
+		{"communality that rounds to 1", heywood(diagnostics{all: leastY4, c: goodLoad, lambda: leastY4, correlations: 10, loadings: 5}, 0.2, 0.3, 0.5, 0.996, 0.4),
+			[]string{"Y4's communality is above 0.99, and near 1"}, []string{"communality is 1.00"}},
 		// C's entries 4 and 5 are C[Y2, Y3] and C[Y2, Y4]: a note on C's
 		// entry only when one of its columns holds the least-ESS loading.
 		{"C's entry of the column with the slowest loadings", heywood(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}, 0.99, 0.99, 0.99, 0.99, 0.99),
 			[]string{"most on m.X[4] (1.030); run longer", "least on m.X[5] (30 per chain): Y4's communality is 0.99"}, []string{"Y2's", "Y3's"}},
+		{"C's entry when the loadings are not slower than C", heywood(diagnostics{all: worstAll, c: worstC, lambda: slowC, correlations: 10, loadings: 5}, 0.99, 0.99, 0.99, 0.99, 0.99),
+			[]string{"least on m.X[5] (30 per chain); run more iterations"}, []string{"communality"}},
 		{"C's entry of another column", heywood(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}, 0.99, 0.99, 0.99, 0.5, 0.99),
 			[]string{"most on m.X[4] (1.030); run longer", "least on m.X[5] (30 per chain); run more iterations"}, []string{"communality"}},
 	}...)

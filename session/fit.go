@@ -347,8 +347,8 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	if r.K > 0 && r.Lambda != nil {
 		d.communality = meanCommunality(r)
 		d.column = func(j int) string {
-			if j < len(r.Names) {
-				return r.Names[j]
+			if name, ok := columnName(r, j); ok {
+				return name
 			}
 			return fmt.Sprintf("column %d", j+1)
 		}

@@ -309,17 +309,18 @@ type diagnostics struct {
 	seconds float64
 	// communality is a factor model's posterior mean communality per
 	// column, and column names the columns; with both, a warning that
-	// names a loading of a column whose communality is near 1 says why
-	// such loadings mix slowly. Nil: it says nothing of the kind.
+	// names an entry of a column whose communality is near 1 may say why
+	// it mixes slowly (communalityNote). Nil: it says nothing of the kind.
 	communality []float64
 	column      func(j int) string
 }
 
 // nearHeywood is the posterior mean communality h from which a warning on
 // a column's loadings explains their slow mixing: the column's unique
-// variance 1 − h is small (near a Heywood case), and the posterior of
-// log‖λ_j‖ widens like 1/(h(1 − h)) while px moves it in steps of about
-// 1/√(2n) (sampling.md §9.6: communality 0.94 at n = 5000 had a bulk ESS
+// variance 1 − h is small (near a Heywood case), and, by the likely
+// mechanism of sampling.md §9.6, the posterior of log‖λ_j‖ widens like
+// 1/(h(1 − h)) while px moves it in steps of about 1/√(2n) (measured there:
+// communality 0.94 at n = 5000 had a bulk ESS
 // of 20 of 8,000 draws where every other column's was at least 486; the
 // joint exact-HMC step of interweave raised it only to 36 of 4,000).
 const nearHeywood = 0.9
@@ -327,18 +328,21 @@ const nearHeywood = 0.9
 // communalityNote is the clause a warning that names entry i adds when the
 // entry belongs to a column whose communality is at least nearHeywood,
 // else "": a loading of that column, or an entry C[a, b] of it when that
-// column also holds the loading of least ESS (its slow loadings are then
-// what slows C).
+// column also holds the loading of least ESS and that loading's ESS is
+// below C's least (its slow loadings then likely slow C).
 func (d diagnostics) communalityNote(i int) string {
 	p := len(d.communality)
 	if p == 0 || d.column == nil || d.loadings == 0 || i < 0 || i >= d.correlations+d.loadings {
 		return ""
 	}
 	k := d.loadings / p
+	if k == 0 {
+		return ""
+	}
 	j := -1
 	if i >= d.correlations {
 		j = (i - d.correlations) / k
-	} else if d.lambda.least >= d.correlations {
+	} else if d.lambda.least >= d.correlations && d.lambda.leastESS < d.c.leastESS {
 		a, b := pairOf(i, p)
 		if l := (d.lambda.least - d.correlations) / k; l == a || l == b {
 			j = l
@@ -347,7 +351,11 @@ func (d diagnostics) communalityNote(i int) string {
 	if j < 0 || j >= p || !(d.communality[j] >= nearHeywood) {
 		return ""
 	}
-	return fmt.Sprintf(": %s's communality is %.2f, and near 1, where the factors leave a column little unique variance, the scale of its loadings mixes slowly (sampling.md §9.6)", d.column(j), d.communality[j])
+	h := fmt.Sprintf("%.2f", d.communality[j])
+	if h == "1.00" { // a communality is below 1: do not print it as 1
+		h = "above 0.99"
+	}
+	return fmt.Sprintf(": %s's communality is %s, and near 1, where the factors leave a column little unique variance, the scale of its loadings mixes slowly (sampling.md §9.6)", d.column(j), h)
 }
 
 // pairOf returns the columns a < b of entry i of C's entries i < j, row
@@ -410,8 +418,8 @@ func diagnose(r *inference.Result, loadings bool) diagnostics {
 // written as one, by position otherwise.
 func entryNamer(model string, r *inference.Result) func(i int) string {
 	col := func(j int) string {
-		if j < len(r.Names) && writableName(r.Names[j]) {
-			return r.Names[j]
+		if name, ok := columnName(r, j); ok {
+			return name
 		}
 		return strconv.Itoa(j + 1)
 	}
@@ -428,6 +436,15 @@ func entryNamer(model string, r *inference.Result) func(i int) string {
 		}
 		return ""
 	}
+}
+
+// columnName returns the name of column j of r and true when it can index a
+// matrix as it is (writableName), else "" and false.
+func columnName(r *inference.Result, j int) (string, bool) {
+	if j < len(r.Names) && writableName(r.Names[j]) {
+		return r.Names[j], true
+	}
+	return "", false
 }
 
 // writableName reports whether a column name can index a matrix as it is
