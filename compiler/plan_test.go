@@ -61,13 +61,13 @@ func TestPlan(t *testing.T) {
 		{"hmc coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\nfit m with hmc", inference.HMC, []bool{true, true}, 2, "", false},
 		{"auto fine only", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }", inference.Gibbs, nil, 2, "", false},
 		{"auto factor", factorSim, inference.PX, nil, 5, "", false},
-		{"interweave factor", factorSim + "fit m with interweave(T = 2)", inference.Interweave, nil, 4, "", false},
-		{"hmc factor", factorSim + "fit m with hmc", inference.Interweave, nil, 4, "hmc on a factor model is interweave", false},
+		{"interweave factor", factorSim + "fit m with interweave(T = 2)", inference.Interweave, nil, 5, "", false},
+		{"hmc factor", factorSim + "fit m with hmc", inference.Interweave, nil, 5, "hmc on a factor model is interweave", false},
 		{"px factor", factorSim + "fit m with px", inference.PX, nil, 5, "", false},
 		{"gibbs factor", factorSim + "fit m with gibbs", inference.PX, nil, 5, "gibbs on a factor model is its parameter-expanded", false},
 		// gss: INC (26 levels) and AGE (71) get PX's column step under interweave.
-		{"hmc factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with hmc", inference.Interweave, []bool{false, true, true, true, true, true, false}, 5, "INC, AGE have more than 10 distinct values", false},
-		{"interweave factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with interweave", inference.Interweave, []bool{false, true, true, true, true, true, false}, 5, "they get PX's column step instead", false},
+		{"hmc factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with hmc", inference.Interweave, []bool{false, true, true, true, true, true, false}, 6, "INC, AGE have more than 10 distinct values", false},
+		{"interweave factor fine columns", "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with interweave", inference.Interweave, []bool{false, true, true, true, true, true, false}, 6, "they get PX's column step instead", false},
 		{"interweave factor only fine columns", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\nfit m with interweave", inference.PX, nil, 5, "the fit runs px instead of interweave", false},
 		{"px gdp", "model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2, loadings = GDP) }\nfit m with px", inference.PX, nil, 6, "", false},
 	}

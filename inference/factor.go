@@ -41,8 +41,8 @@ import (
 //     given η (jointHMC) followed by Hoff's block update of z_j; columns run
 //     in parallel goroutines, column j drawing from its own PCG stream seeded
 //     from the chain's stream in column order, so results do not depend on
-//     GOMAXPROCS; then η, the factor group moves, then the GDP
-//     hyperparameters. Spec.ColumnHMC may send some columns to PX's column
+//     GOMAXPROCS; then the collapsed loadings step as in PX and η, the
+//     factor group moves, then the GDP hyperparameters. Spec.ColumnHMC may send some columns to PX's column
 //     steps instead (the scale move and λ_j's conjugate draw, then Hoff's
 //     update of z_j): the joint step costs about n·(L−1) bounces per
 //     trajectory, so a column with many levels (0.4n² bounces when all
@@ -62,8 +62,8 @@ type factorSampler struct {
 	// groupMoves is false when the factor group moves are left out
 	// (Spec.PaperSamplers, or bfa's defect, which reproduces bfa 0.4).
 	groupMoves bool
-	// collapsed is PX's collapsed loadings step, nil where it is left out
-	// (Interweave, and where groupMoves is false).
+	// collapsed is the collapsed loadings step of PX and Interweave, nil
+	// where it is left out (where groupMoves is false).
 	collapsed *collapsedLoadings
 
 	z      [][]float64 // latent columns, z[j][i]
@@ -199,8 +199,13 @@ func newFactorSampler(d *data, spec *Spec, rng *rand.Rand) (chainSampler, error)
 		group:  newFactorGroup(k),
 	}
 	s.groupMoves = !spec.PaperSamplers && !spec.BFADefect
-	if s.groupMoves && s.method == PX {
+	if s.groupMoves {
 		s.collapsed = newCollapsedLoadings(p, k)
+		if s.method == Interweave {
+			// Its joint steps cost tens of px iterations, beside which
+			// ZᵀZ is small at any p: the move runs every iteration.
+			s.collapsed.every = 1
+		}
 	}
 	if s.travel == 0 {
 		s.travel = math.Pi / 2
@@ -371,7 +376,7 @@ func dotK(a, b []float64) float64 {
 func (s *factorSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) error {
 	var err error
 	if s.method == Interweave {
-		err = s.iterateInterweave(rng, st)
+		err = s.iterateInterweave(rng, warmup, st)
 	} else {
 		err = s.iteratePX(rng, warmup, st)
 	}
@@ -628,10 +633,11 @@ func (s *factorSampler) stepGDP(rng *rand.Rand) {
 // iterateInterweave is one interweaved iteration (sampling.md §4.4): per
 // column, in parallel, the joint (λ_j, z_j) exact HMC step given η, or for a
 // column that Spec.ColumnHMC leaves out PX's scale move and draw of λ_j
-// given z_j and η, and then Hoff's update of z_j; then η; then the factor
-// group moves of §4.5 (unless groupMoves is off); then the GDP
+// given z_j and η, and then Hoff's update of z_j; then the collapsed
+// loadings step of §4.6 and η (unless the step is left out: η alone); then
+// the factor group moves of §4.5 (unless groupMoves is off); then the GDP
 // hyperparameters. Both column moves leave π(λ_j, z_j | η, y) invariant.
-func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
+func (s *factorSampler) iterateInterweave(rng *rand.Rand, warmup bool, st *StepStats) error {
 	if s.gibbsColumns {
 		s.gramEta()
 	}
@@ -648,6 +654,9 @@ func (s *factorSampler) iterateInterweave(rng *rand.Rand, st *StepStats) error {
 			return c.err // stepLoadingsPX says which step failed
 		}
 		return fmt.Errorf("inference: joint HMC on column %s: %w", s.d.name(j), c.err)
+	}
+	if s.collapsed != nil {
+		s.maybeCollapsedLoadings(rng, warmup, st)
 	}
 	if err := s.stepEta(rng); err != nil {
 		return err

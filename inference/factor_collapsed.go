@@ -5,10 +5,11 @@ import (
 	"math/rand/v2"
 )
 
-// collapsedLoadings is the workspace and adapted step size of PX's collapsed
-// loadings step (sampling.md §4.6): a Hamiltonian Monte Carlo move of Λ
-// given Z with the factors η integrated out, after which PX's draw of η
-// given Λ and Z completes a partially collapsed Gibbs update of (Λ, η).
+// collapsedLoadings is the workspace and adapted step size of the collapsed
+// loadings step of PX and Interweave (sampling.md §4.6): a Hamiltonian Monte
+// Carlo move of Λ given Z with the factors η integrated out, after which the
+// draw of η given Λ and Z completes a partially collapsed Gibbs update of
+// (Λ, η).
 //
 // Given Z the rows z_i are independent N(0, Σ) with Σ = ΛΛᵀ + I, so with
 // S = ZᵀZ, B = (I_k + ΛᵀΛ)⁻¹ and M = ΛᵀSΛ,
@@ -33,9 +34,10 @@ type collapsedLoadings struct {
 	// every is the mean number of iterations per move: forming S costs
 	// O(np²) against the rest of a px iteration's np truncated-normal draws
 	// and O(npk) products, about 0.0036·p of that rest (measured at n = 1000,
-	// p = 20 to 200), so from p = 60 on the move
-	// is made in a random one of every ⌊(p + 20)/40⌋ iterations, which keeps
+	// p = 20 to 200), so from p = 60 on px makes the move
+	// in a random one of every ⌊(p + 20)/40⌋ iterations, which keeps
 	// it near 15% of the iteration or less (CollapsedLoadingsEvery).
+	// Interweave makes it every iteration (1).
 	every int
 
 	gram              []float64 // S = ZᵀZ, p×p

@@ -367,22 +367,23 @@ func checkCorrelation(c []float64, p int) error {
 // sampler each z is approximately N(0, 1), and the test requires |z| < 4
 // (false-alarm probability about 2e-4 per case over three functions). The
 // planted-bug cases must fail the same criterion, max |z| ≥ 4; measured with
-// these seeds (PX since its collapsed loadings step, whose step size a PX
-// chain adapts in factorGewekeAdapt unrecorded iterations first): PX without
+// these seeds (since the collapsed loadings step, whose step size a PX or
+// interweave chain adapts in factorGewekeAdapt unrecorded iterations
+// first): PX without
 // the Z rescaling (bfa 0.4) z = −7.1, PX with σ×1.2 in the Z update
 // z = −29, the factor scale move without the Jacobian of Λ's columns
-// z = −22, the factor shear moves with their sd ×1.5 z = 19 (PX) and 9.5
+// z = −22, the factor shear moves with their sd ×1.5 z = 19 (PX) and 11
 // (interweave), the shears ignoring the GDP prior's precisions z = 18, the
-// collapsed loadings step with (n−1)/2 for n/2 in its target z = 15 and
-// without its Metropolis test z = 7.2 (GDP loadings, 800,000 iterations: at
-// 200,000, 3.1; with normal loadings 1.0, too small a bias to see),
-// interweave with the wrong reflection norm z = 63,
-// interweave with σ×1.2 z = 21. The mixed schedules (interweave with
+// collapsed loadings step with (n−1)/2 for n/2 in its target z = 15 (PX)
+// and 10 (interweave) and without its Metropolis test z = 7.2 (GDP
+// loadings, 800,000 iterations: at 200,000, 3.1; with normal loadings 1.0,
+// too small a bias to see), interweave with the wrong reflection norm
+// z = 63, interweave with σ×1.2 z = 46. The mixed schedules (interweave with
 // Spec.ColumnHMC: some columns by joint HMC, the others by PX's column step)
 // are checked the same way: a planted ×1.2 on the noise of λ_j's draw in the
-// PX column step gives z = 10, the wrong reflection norm in the HMC column
-// z = 33. Correct samplers measured max |z| ≤ 1.9 (PX since its collapsed
-// loadings step 1.6 at most, at acceptance rates 0.62 to 0.83; before the factor group
+// PX column step gives z = 6.7, the wrong reflection norm in the HMC column
+// z = 36. Correct samplers measured max |z| ≤ 1.9 (since the collapsed
+// loadings step 1.65 at most, at acceptance rates 0.62 to 0.83; before the factor group
 // moves one mixed run at 10⁵ iterations gave −3.5, shrinking to −2.9 and −1.2
 // at 2×10⁵ and 4×10⁵: a fluctuation, hence 2×10⁵ for them).
 func TestFactorGeweke(t *testing.T) {
@@ -413,6 +414,7 @@ func TestFactorGeweke(t *testing.T) {
 		{"interweave factor shear sd*1.5 (planted)", Interweave, gdp, 2, bugFactorShearSD, 100000, nil},
 		{"interweave reflection (planted)", Interweave, normal, 2, bugReflect, 100000, nil},
 		{"interweave sigma*1.2 (planted)", Interweave, normal, 2, bugSigma, 200000, nil},
+		{"interweave collapsed loadings logdet (planted)", Interweave, normal, 2, bugCollapsedLogdet, 200000, nil},
 		{"mixed normal k2", Interweave, normal, 2, bugNone, 200000, gibbsHMCGibbs},
 		{"mixed gdp k1", Interweave, gdp, 1, bugNone, 200000, hmcGibbsHMC},
 		{"mixed loadings noise*1.2 (planted)", Interweave, normal, 2, bugLoadingsNoise, 100000, gibbsHMCGibbs},

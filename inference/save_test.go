@@ -275,7 +275,7 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"a collapsed loadings step too large", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[1].State.LoadingsStep = 101 }), factorSpec(cols), "collapsed loadings step 101"},
 		{"a collapsed loadings step not a number", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = math.NaN() }), factorSpec(cols), "collapsed loadings step NaN"},
 		{"an infinite collapsed loadings step", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = math.Inf(1) }), factorSpec(cols), "collapsed loadings step +Inf"},
-		{"a collapsed loadings step for interweave", specEdited(t, jointSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = 0.5 }), jointSpec(cols), "collapsed loadings step 0.5"},
+		{"a collapsed loadings step for the paper's interweave", specEdited(t, paperJointSpec(cols), func(s *savedResult) { s.States[0].State.LoadingsStep = 0.5 }), paperJointSpec(cols), "collapsed loadings step 0.5"},
 		{"factors' Gram matrix not theirs", specEdited(t, factorSpec(cols), func(s *savedResult) { s.States[1].State.GroupS[0] *= 100 }), factorSpec(cols), "Gram matrix is not theirs"},
 		// A whole latent column moved far out keeps its order but would make
 		// the exact-HMC trajectories bounce to their caps.
@@ -317,6 +317,14 @@ func factorSpec(cols [][]float64) Spec {
 
 func jointSpec(cols [][]float64) Spec {
 	return Spec{Columns: cols, Model: FactorModel{K: 1}, Method: Interweave, Warmup: 4, Iter: 4, Chains: 1, Seed: 4}
+}
+
+// paperJointSpec is jointSpec as bench paper runs it, without the collapsed
+// loadings step and the factor group moves.
+func paperJointSpec(cols [][]float64) Spec {
+	s := jointSpec(cols)
+	s.PaperSamplers = true
+	return s
 }
 
 func adaptSpec(cols [][]float64) Spec {
@@ -412,41 +420,42 @@ func FuzzUnmarshalResult(f *testing.F) {
 	})
 }
 
-// TestRestoreOldLoadingsStep: a px state saved before the collapsed
-// loadings step existed (LoadingsStep 0) reads back with the first step
-// size, and one saved since with its adapted step.
+// TestRestoreOldLoadingsStep: a px or interweave state saved before the
+// collapsed loadings step existed (LoadingsStep 0) reads back with the
+// first step size, and one saved since with its adapted step.
 func TestRestoreOldLoadingsStep(t *testing.T) {
 	t.Parallel()
 	cols, _ := saveTestData(t)
-	spec := factorSpec(cols)
-	res, err := Run(context.Background(), spec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	adapted := res.run.samplers[0].(*factorSampler).collapsed.step
-	if adapted == collapsedFirstStep {
-		t.Fatalf("warm-up left the step at %v", adapted)
-	}
-	good, err := res.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := reencoded(t, good, func(s *savedResult) {
-		for c := range s.States {
-			s.States[c].State.LoadingsStep = 0
-		}
-	})
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want float64
-	}{{"saved since", good, adapted}, {"saved before", old, collapsedFirstStep}} {
-		back, err := UnmarshalResult(tc.data, spec)
+	for _, spec := range []Spec{factorSpec(cols), jointSpec(cols)} {
+		res, err := Run(context.Background(), spec, nil)
 		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
+			t.Fatal(err)
 		}
-		if got := back.run.samplers[0].(*factorSampler).collapsed.step; got != tc.want {
-			t.Errorf("%s: step %v, want %v", tc.name, got, tc.want)
+		adapted := res.run.samplers[0].(*factorSampler).collapsed.step
+		if adapted == collapsedFirstStep {
+			t.Fatalf("%v: warm-up left the step at %v", spec.Method, adapted)
+		}
+		good, err := res.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := reencoded(t, good, func(s *savedResult) {
+			for c := range s.States {
+				s.States[c].State.LoadingsStep = 0
+			}
+		})
+		for _, tc := range []struct {
+			name string
+			data []byte
+			want float64
+		}{{"saved since", good, adapted}, {"saved before", old, collapsedFirstStep}} {
+			back, err := UnmarshalResult(tc.data, spec)
+			if err != nil {
+				t.Fatalf("%v, %s: %v", spec.Method, tc.name, err)
+			}
+			if got := back.run.samplers[0].(*factorSampler).collapsed.step; got != tc.want {
+				t.Errorf("%v, %s: step %v, want %v", spec.Method, tc.name, got, tc.want)
+			}
 		}
 	}
 }

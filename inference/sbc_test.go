@@ -145,7 +145,8 @@ func levelsBySize(z []float64, sizes []int) []float64 {
 // warm-up iterations and keeps 99 draws thinned by 5. The rank of the true
 // C_jl among the draws must be uniform: χ² over 20 bins below 43.82
 // (α = 0.001) for each of the 6 entries (measured: at most 18.3 for px with
-// its collapsed loadings step, 23.4 before it, 32.1 for interweave). A
+// its collapsed loadings step, 23.4 before it; 31.4 for interweave with
+// it, 32.1 before). A
 // planted bug, the factor scale move without the Jacobian of Λ's columns,
 // fails it (χ² 45.4 on one entry; 49.8 before the collapsed step). At this
 // size the test has little power against subtler bugs: with σ × 1.2 in the

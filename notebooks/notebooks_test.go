@@ -148,7 +148,7 @@ func TestShippedNotebooksAreClean(t *testing.T) {
 var claims = map[string][]string{
 	// The RMSE of notebook 03's live run at its last iteration.
 	"03-paper-hmc-vs-px.ipynb": {
-		"hmc (interweave) final 0.05497; px (px) final 0.05319",
+		"hmc (interweave) final 0.07029; px (px) final 0.05319",
 		"R-hat above 1.01", "ESS below 100",
 	},
 	// Notebook 04's short fit warns and hints at extend; the extension's
