@@ -181,6 +181,7 @@ func TestExplainGolden(t *testing.T) {
 		fullGSS + "fit m with hmc(T = 100), iter = 200",
 		factorSim + "fit m with px, seed = 3",
 		factorSim,
+		factorSim + "fit m with interweave, iter = 200",
 	} {
 		pl, err := planFor(t, src, newFakeEnv())
 		if err != nil {
