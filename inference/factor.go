@@ -42,11 +42,11 @@ import (
 //     in parallel goroutines, column j drawing from its own PCG stream seeded
 //     from the chain's stream in column order, so results do not depend on
 //     GOMAXPROCS; then the collapsed loadings step as in PX and η, the
-//     factor group moves, then the GDP hyperparameters. Spec.ColumnHMC may send some columns to PX's column
-//     steps instead (the scale move and λ_j's conjugate draw, then Hoff's
-//     update of z_j): the joint step costs about n·(L−1) bounces per
-//     trajectory, so a column with many levels (0.4n² bounces when all
-//     values are distinct) is better left to Gibbs.
+//     factor group moves, then the GDP hyperparameters. Spec.ColumnHMC may
+//     send some columns to PX's column steps instead (the scale move and
+//     λ_j's conjugate draw, then Hoff's update of z_j): the joint step costs
+//     about n·(L−1) bounces per trajectory, so a column with many levels
+//     (0.4n² bounces when all values are distinct) is better left to Gibbs.
 //
 // Λ is stored on the unit-noise scale of the model; loadings reports the
 // identified correlation-scale loadings D^{-1/2}Λ, for which
