@@ -142,6 +142,31 @@ func (r *Result) Regress(y int, xs []int) (beta [][][]float64, r2 [][]float64, e
 	return beta, r2, nil
 }
 
+// MeanCommunality returns, for a factor model, each variable's posterior
+// mean communality: the mean of Communality's draws over every chain,
+// without storing them; NaN when no draws were kept.
+func (r *Result) MeanCommunality() ([]float64, error) {
+	if r.K == 0 || r.Lambda == nil {
+		return nil, errors.New("inference: communality: not a factor model")
+	}
+	k := r.K
+	mean := make([]float64, r.P)
+	var n int
+	for _, chain := range r.Lambda {
+		for _, l := range chain {
+			for j := range mean {
+				row := l[j*k : j*k+k]
+				mean[j] += dotK(row, row)
+			}
+		}
+		n += len(chain)
+	}
+	for j := range mean {
+		mean[j] /= float64(n)
+	}
+	return mean, nil
+}
+
 // Communality returns, for a factor model, the share of each variable's
 // latent variance that the factors explain, ‖λ_j‖²/(1 + ‖λ_j‖²), per
 // draw: out[j][chain][draw]. It is the squared norm of row j of the stored

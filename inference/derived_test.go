@@ -261,6 +261,10 @@ func TestCommunalityOfOneFactorModel(t *testing.T) {
 			}
 		}
 	}
+	mean, err := res.MeanCommunality()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for j := 0; j < p; j++ {
 		l2 := sim.Lambda[j] * sim.Lambda[j]
 		truth := l2 / (1 + l2)
@@ -268,10 +272,16 @@ func TestCommunalityOfOneFactorModel(t *testing.T) {
 		if math.Abs(s.Mean-truth) > 4*s.SD {
 			t.Errorf("communality of Y%d: posterior mean %.3f (sd %.3f), truth %.3f", j+1, s.Mean, s.SD, truth)
 		}
+		if math.Abs(mean[j]-s.Mean) > 1e-12 {
+			t.Errorf("MeanCommunality of Y%d = %v, the mean of Communality's draws %v", j+1, mean[j], s.Mean)
+		}
 	}
 	full := &Result{P: 3, C: [][][]float64{{{1, 0, 0, 0, 1, 0, 0, 0, 1}}}}
 	if _, err := full.Communality(); err == nil {
 		t.Error("communality of a full-correlation fit")
+	}
+	if _, err := full.MeanCommunality(); err == nil {
+		t.Error("mean communality of a full-correlation fit")
 	}
 }
 

@@ -212,8 +212,8 @@ type StepStats struct {
 	Rebuilds    int64 // warm-up rebuilds of an infeasible column from normal scores
 	LKJProposed int64
 	LKJAccepted int64
-	// The collapsed loadings step of PX (sampling.md §4.6): moves proposed
-	// and accepted.
+	// The collapsed loadings step of PX and Interweave (sampling.md §4.6):
+	// moves proposed and accepted.
 	LoadingsProposed int64
 	LoadingsAccepted int64
 }

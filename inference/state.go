@@ -31,7 +31,7 @@ type chainState struct {
 	GroupS                  []float64
 	GroupFresh              bool
 	Joint                   []jointState
-	// LoadingsStep is PX's collapsed loadings step's adapted leapfrog step
+	// LoadingsStep is the collapsed loadings step's adapted leapfrog step
 	// (0 without that step, and in states saved before it existed).
 	LoadingsStep float64
 }

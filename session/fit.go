@@ -344,8 +344,8 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	d = fitDiagnostics(r)
 	d.entry = entryNamer(model, r)
 	d.seconds = r.Elapsed.Seconds()
-	if r.K > 0 && r.Lambda != nil {
-		d.communality = meanCommunality(r)
+	if mean, err := r.MeanCommunality(); err == nil {
+		d.communality = mean
 		d.column = func(j int) string {
 			if name, ok := columnName(r, j); ok {
 				return name
@@ -355,30 +355,6 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	}
 	warnings = d.report(&b, len(r.C))
 	return b.String(), d, warnings
-}
-
-// meanCommunality is the posterior mean communality of each column of a
-// factor model's fit, the mean over every kept draw of ‖λ_j‖² of its
-// correlation-scale loadings (Result.Communality per draw, without storing
-// the draws); NaN when the fit kept none.
-func meanCommunality(r *inference.Result) []float64 {
-	k := r.K
-	mean := make([]float64, r.P)
-	var n int
-	for _, chain := range r.Lambda {
-		for _, l := range chain {
-			for j := range mean {
-				for _, v := range l[j*k : j*k+k] {
-					mean[j] += v * v
-				}
-			}
-		}
-		n += len(chain)
-	}
-	for j := range mean {
-		mean[j] /= float64(n)
-	}
-	return mean
 }
 
 // writeFitReport writes the report of a fit or an extension of x (then
