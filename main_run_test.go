@@ -14,7 +14,7 @@ import (
 // its draws.
 func TestRunIntroScript(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs notebooks/intro.cop, whose fits take minutes; skipped under -short")
+		t.Skip("runs notebooks/intro.cop, a whole script with its fit and figures; skipped under -short")
 	}
 	out := t.TempDir()
 	// The script exports next to itself; run a copy so the tree stays clean.
@@ -32,7 +32,7 @@ func TestRunIntroScript(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
 	text := stdout.String()
-	for _, want := range []string{"param mean sd q5 q50 q95 ess_bulk ess_tail rhat", "fit m with interweave", "wrote "} {
+	for _, want := range []string{"param mean sd q5 q50 q95 ess_bulk ess_tail rhat", "fit m with px (auto)", "wrote "} {
 		if !strings.Contains(strings.Join(strings.Fields(text), " "), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, text)
 		}
