@@ -256,7 +256,7 @@ func figureCases(fx *plotFixture) []figureCase {
 			wantErr: "1 ordinal values but 0 latent values"},
 
 		{name: "intervals", title: "check of m", make: func() (*Figure, error) {
-			return Intervals("check of m", "Spearman's rho", []string{"A–B", "A–C", "B–C"},
+			return Intervals("check of m", "", "Spearman's rho", []string{"A–B", "A–C", "B–C"},
 				[]float64{0.5, 0.1, -0.4}, []float64{0.45, 0.3, -0.35}, []float64{0.4, 0.25, -0.45}, []float64{0.55, 0.35, -0.3}, []bool{false, true, false})
 		}, text: "3 items, 1 observed outside their replicated 90% interval, 1 flagged"},
 		{name: "intervals many and non-finite", title: "i", width: 1600, make: func() (*Figure, error) {
@@ -266,11 +266,11 @@ func figureCases(fx *plotFixture) []figureCase {
 				obs[i], lo[i], hi[i] = math.Sin(float64(i)), math.Sin(float64(i))-0.1, math.Sin(float64(i))+0.1
 			}
 			obs[3] = nan
-			return Intervals("i", "", labels, obs, obs, lo, hi, make([]bool, n))
+			return Intervals("i", "", "", labels, obs, obs, lo, hi, make([]bool, n))
 		}, text: "1 non-finite values not drawn"},
-		{name: "intervals empty", make: func() (*Figure, error) { return Intervals("i", "", nil, nil, nil, nil, nil, nil) }, wantErr: "no items"},
+		{name: "intervals empty", make: func() (*Figure, error) { return Intervals("i", "", "", nil, nil, nil, nil, nil, nil) }, wantErr: "no items"},
 		{name: "intervals mismatched", make: func() (*Figure, error) {
-			return Intervals("i", "", []string{"a"}, []float64{1}, []float64{1}, []float64{1}, nil, []bool{false})
+			return Intervals("i", "", "", []string{"a"}, []float64{1}, []float64{1}, []float64{1}, nil, []bool{false})
 		}, wantErr: "1 labels but 0 hi values"},
 	}
 }
@@ -760,5 +760,25 @@ func TestLatentManyLevels(t *testing.T) {
 				t.Errorf("%d levels: %d dashed lines, want none", n, lines)
 			}
 		})
+	}
+}
+
+// TestIntervalsNumberedItemsSayWhat: past 40 items the interval plot
+// numbers its items instead of naming them, and a check's pairs are drawn
+// sorted by their observed statistic, not in the order of its table: the
+// axis said "item (1..66)", which named no order to find a pair by. The
+// caller now says what the numbers count.
+func TestIntervalsNumberedItemsSayWhat(t *testing.T) {
+	n := 66
+	labels, obs := make([]string, n), make([]float64, n)
+	for i := range n {
+		labels[i], obs[i] = fmt.Sprintf("Y%d–Y%d", i, i+1), float64(i)/100
+	}
+	f, err := Intervals("check f", "pair, from the smallest observed ρ", "ρ", labels, obs, obs, obs, obs, make([]bool, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := html.EscapeString("pair, from the smallest observed ρ (1..66)"); !bytes.Contains(f.SVG, []byte(want)) {
+		t.Errorf("the x axis does not say what its numbers count (want %q)", want)
 	}
 }

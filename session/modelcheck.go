@@ -130,7 +130,7 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 			labels[k], obs[k], mean[k], lo[k], hi[k], flagged[k] = pairName(pc), pc.Observed, pc.Mean, pc.Q5, pc.Q95, pc.PAdjusted < checkAlpha
 		}
 		f, err := figure.Intervals(fmt.Sprintf("check %s: %s of each pair", x.Model, statLabel(res.Stat)),
-			statLabel(res.Stat), labels, obs, mean, lo, hi, flagged)
+			"pair, from the smallest observed "+statLabel(res.Stat), statLabel(res.Stat), labels, obs, mean, lo, hi, flagged)
 		if err != nil {
 			return err
 		}
@@ -258,7 +258,7 @@ func (s *Session) showTwoWay(m *Model, x *compiler.CheckStmt, tc inference.TwoWa
 	out.Stream("stdout", t.Caption+"\n")
 	out.Display(t.Bundle(), "")
 	if f, err := figure.Intervals(fmt.Sprintf("check %s: counts of %s × %s", x.Model, names[tc.I], names[tc.J]),
-		"count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
+		"cell, row by row as in the table", "count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
 		if err := s.emit(figureName("check", x.Model+"-"+names[tc.I]+"-"+names[tc.J]), f, out); err != nil {
 			out.Stream("stderr", "warning: "+err.Error()+"\n")
 		}
