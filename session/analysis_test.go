@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/figure"
 	"github.com/copulang/copulang/inference"
 )
 
@@ -670,5 +671,41 @@ func TestShowRMSEIsTheMeanOverDraws(t *testing.T) {
 	want := sum / float64(n)
 	if got, err := strconv.ParseFloat(rows[0][8], 64); err != nil || math.Abs(got-want) > 5e-5 {
 		t.Errorf("mean rmse %s, want %.4f (the mean over %d kept draws)", rows[0][8], want, n)
+	}
+}
+
+// figureFiles records the names figures are written under, as the CLI
+// writes them to files.
+type figureFiles struct {
+	recorder
+	names, titles []string
+}
+
+func (f *figureFiles) WriteFigure(name string, fig *figure.Figure) error {
+	f.names = append(f.names, name)
+	f.titles = append(f.titles, fig.Text)
+	return nil
+}
+
+// TestRegressPlotsAreNamedByTheirFormula: two regressions' R² were both
+// written to hist-m.regress-3.png, the second over the first, and both were
+// titled "R2". Their files and titles now name the regression.
+func TestRegressPlotsAreNamedByTheirFormula(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 4), n = 100, levels = 3, seed = 2)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1")
+	out := &figureFiles{}
+	if _, err := s.Execute(context.Background(), "plot hist m.regress(Y1 ~ Y2 + Y3)[R2]\nplot hist m.regress(Y4 ~ Y2 + Y3)[R2]\nplot trace m.regress(Y4 ~ Y2 + Y3)[Y2]", out); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"hist-m.regress-Y1-Y2-Y3-R2", "hist-m.regress-Y4-Y2-Y3-R2", "trace-m.regress-Y4-Y2-Y3-beta-Y2"}
+	if !slices.Equal(out.names, want) {
+		t.Errorf("figure files %q, want %q", out.names, want)
+	}
+	for k, title := range []string{`"R2 of Y1 ~ Y2 + Y3"`, `"R2 of Y4 ~ Y2 + Y3"`, `"beta[Y2] of Y4 ~ Y2 + Y3"`} {
+		if k < len(out.titles) && !strings.Contains(out.titles[k], title) {
+			t.Errorf("figure %d: %q, want the title %s", k+1, out.titles[k], title)
+		}
 	}
 }

@@ -65,6 +65,21 @@ func (s *Session) emit(name string, f *figure.Figure, out Output) error {
 func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	ref := &x.Target
 	name := figureName(x.Kind, refText(ref))
+	if reg := ref.Regress; reg != nil {
+		// Named by the regression, so that another's rows do not
+		// overwrite its files: hist-m.regress-Y-X1-X2-R2.
+		if m, ok := s.models[ref.Name]; ok && m.Fit != nil {
+			target := ref.Name + "." + regressText(m, reg)
+			if len(ref.Index) == 1 {
+				if a := ref.Index[0]; a >= 0 && a < len(reg.Predictors) {
+					target += "[beta " + m.Names()[reg.Predictors[a]] + "]"
+				} else if a == len(reg.Predictors) {
+					target += "[R2]"
+				}
+			}
+			name = figureName(x.Kind, target)
+		}
+	}
 	switch x.Kind {
 	case "heatmap":
 		if d, ok := s.data[ref.Name]; ok {
