@@ -709,3 +709,21 @@ func TestRegressPlotsAreNamedByTheirFormula(t *testing.T) {
 		}
 	}
 }
+
+// TestRMSEPlotOfSeveralFitsHasItsOwnFile: `plot rmse [a, b] vs sim` was
+// written to rmse-a, the file of `plot rmse a vs sim`, replacing one
+// figure by another of different fits.
+func TestRMSEPlotOfSeveralFitsHasItsOwnFile(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 2)\n"+
+		"model a { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model b { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n"+
+		"fit a with gibbs, iter = 20, warmup = 10, chains = 1\nfit b with gibbs, iter = 20, warmup = 10, chains = 1")
+	out := &figureFiles{}
+	if _, err := s.Execute(context.Background(), "plot rmse a vs d\nplot rmse [a, b] vs d", out); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"rmse-a", "rmse-a-b"}; !slices.Equal(out.names, want) {
+		t.Errorf("figure files %q, want %q", out.names, want)
+	}
+}

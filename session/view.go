@@ -113,7 +113,8 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		}
 		return s.emit(name, f, out)
 	case "rmse":
-		return s.plotRMSE(x, name, out)
+		// Named by every fit it draws: rmse-a-b is not rmse-a.
+		return s.plotRMSE(x, figureName(x.Kind, strings.Join(x.Models(), "-")), out)
 	case "latent":
 		return s.plotLatent(x, name, out)
 	}
