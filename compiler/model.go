@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -131,6 +132,9 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 				c.errorf(data.Value.Pos, "a copula models the dependence between columns", "the model needs at least 2 columns, got %d", sc.p)
 				ok = false
 			}
+			if sc.known && !c.observedColumns(data.Value, d, x) {
+				ok = false
+			}
 		}
 	}
 	if prior == nil {
@@ -149,6 +153,31 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 	}
 	c.local[x.Name] = &local{b: info, pending: x.partial}
 	return x
+}
+
+// observedColumns reports whether every column of the model x on data d
+// has an observed value, and reports those that have none: their latent
+// values would be constrained by nothing, and the sampler refuses them.
+func (c *checker) observedColumns(at *dsl.Expr, d *DataInfo, x *DeclareModel) bool {
+	var empty, rest []string
+	for _, name := range x.Columns {
+		if k := d.column(name); k >= 0 && d.Columns[k].Levels == 0 {
+			empty = append(empty, name)
+		} else {
+			rest = append(rest, name)
+		}
+	}
+	if len(empty) == 0 {
+		return true
+	}
+	hint := ""
+	if len(rest) >= 2 {
+		hint = fmt.Sprintf("leave %s out, as in Y = %s[%s]", plural(len(empty), "it", "them"), x.Data, strings.Join(rest, ", "))
+	}
+	c.errorf(at.Pos, hint, "%s %s of %s %s no observed value: %s nothing about the copula, and the model cannot use %s",
+		plural(len(empty), "column", "columns"), strings.Join(empty, ", "), x.Data, plural(len(empty), "has", "have"),
+		plural(len(empty), "it tells", "they tell"), plural(len(empty), "it", "them"))
+	return false
 }
 
 // copulaArg checks GaussianCopula(C) and returns the correlation's name.

@@ -13,6 +13,9 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -253,7 +256,7 @@ func figureCases(fx *plotFixture) []figureCase {
 			wantErr: "1 ordinal values but 0 latent values"},
 
 		{name: "intervals", title: "check of m", make: func() (*Figure, error) {
-			return Intervals("check of m", "Spearman's rho", []string{"A–B", "A–C", "B–C"},
+			return Intervals("check of m", "", "Spearman's rho", []string{"A–B", "A–C", "B–C"},
 				[]float64{0.5, 0.1, -0.4}, []float64{0.45, 0.3, -0.35}, []float64{0.4, 0.25, -0.45}, []float64{0.55, 0.35, -0.3}, []bool{false, true, false})
 		}, text: "3 items, 1 observed outside their replicated 90% interval, 1 flagged"},
 		{name: "intervals many and non-finite", title: "i", width: 1600, make: func() (*Figure, error) {
@@ -263,11 +266,11 @@ func figureCases(fx *plotFixture) []figureCase {
 				obs[i], lo[i], hi[i] = math.Sin(float64(i)), math.Sin(float64(i))-0.1, math.Sin(float64(i))+0.1
 			}
 			obs[3] = nan
-			return Intervals("i", "", labels, obs, obs, lo, hi, make([]bool, n))
+			return Intervals("i", "", "", labels, obs, obs, lo, hi, make([]bool, n))
 		}, text: "1 non-finite values not drawn"},
-		{name: "intervals empty", make: func() (*Figure, error) { return Intervals("i", "", nil, nil, nil, nil, nil, nil) }, wantErr: "no items"},
+		{name: "intervals empty", make: func() (*Figure, error) { return Intervals("i", "", "", nil, nil, nil, nil, nil, nil) }, wantErr: "no items"},
 		{name: "intervals mismatched", make: func() (*Figure, error) {
-			return Intervals("i", "", []string{"a"}, []float64{1}, []float64{1}, []float64{1}, nil, []bool{false})
+			return Intervals("i", "", "", []string{"a"}, []float64{1}, []float64{1}, []float64{1}, nil, []bool{false})
 		}, wantErr: "1 labels but 0 hi values"},
 	}
 }
@@ -669,5 +672,113 @@ func BenchmarkTrace(b *testing.B) {
 		if _, err := Trace("C[1, 2]", fx.chains, 500); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// svgTickLabels returns the text and x start of each label on the x axis
+// of an SVG figure: the texts on the line of the label named first (gonum
+// writes each label as a <text> element at its start point).
+func svgTickLabels(t *testing.T, svg []byte, first string) (labels []string, xs []float64, fontSize float64) {
+	t.Helper()
+	type text struct {
+		x, y, size float64
+		s          string
+	}
+	var texts []text
+	re := regexp.MustCompile(`<text x="([-0-9.e]+)" y="([-0-9.e]+)"[^>]*font-size:([0-9.]+)px">([^<]*)</text>`)
+	for _, m := range re.FindAllSubmatch(svg, -1) {
+		var tx text
+		tx.x, _ = strconv.ParseFloat(string(m[1]), 64)
+		tx.y, _ = strconv.ParseFloat(string(m[2]), 64)
+		tx.size, _ = strconv.ParseFloat(string(m[3]), 64)
+		tx.s = html.UnescapeString(string(m[4]))
+		texts = append(texts, tx)
+	}
+	line := math.NaN()
+	for _, tx := range texts {
+		if tx.s == first {
+			line = tx.y
+			break
+		}
+	}
+	if math.IsNaN(line) {
+		t.Fatalf("no label %q in the SVG", first)
+	}
+	for _, tx := range texts {
+		if tx.y == line {
+			labels, xs, fontSize = append(labels, tx.s), append(xs, tx.x), tx.size
+		}
+	}
+	return labels, xs, fontSize
+}
+
+// TestLatentManyLevels: a latent plot of a column of many levels (age in
+// the GSS has 60, a continuous column as many as its rows) labelled every
+// level on the x axis, the labels drawn over each other into a black band,
+// and drew a dashed gap line between every two levels, a grey wall over the
+// points. Now at most about 15 levels are labelled, none overlapping
+// (a digit of Liberation Sans is 0.556 em wide; the test allows 0.6), the
+// missing rows' "NA" always, and the gap lines are drawn for at most 20
+// gaps.
+func TestLatentManyLevels(t *testing.T) {
+	for _, n := range []int{8, 60, 358} {
+		t.Run(fmt.Sprint(n, " levels"), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(n), 3))
+			rows := 3 * n
+			y, z := make([]float64, rows), make([]float64, rows)
+			for i := range y {
+				z[i] = rng.NormFloat64()
+			}
+			sorted := slices.Clone(z)
+			slices.Sort(sorted)
+			for i := range y {
+				r, _ := slices.BinarySearch(sorted, z[i])
+				y[i] = float64(18 + r*n/rows) // levels 18, 19, …: three rows each
+			}
+			y[0] = math.NaN()
+			f, err := Latent("latent z", y, z)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFigure(t, f, "latent z", defaultWidth, defaultHeight)
+			labels, xs, size := svgTickLabels(t, f.SVG, "NA")
+			if labels[len(labels)-1] != "NA" {
+				t.Errorf("last label %q, want NA", labels[len(labels)-1])
+			}
+			if len(labels) > 16 || (n <= 15 && len(labels) != n+1) {
+				t.Errorf("%d levels: %d labels %v, want every level up to 15, at most 16", n, len(labels), labels)
+			}
+			for k := 1; k < len(labels); k++ {
+				if w := 0.6 * size * float64(len(labels[k-1])); xs[k]-xs[k-1] < w {
+					t.Errorf("labels %q at %.1f and %q at %.1f overlap (width %.1f)", labels[k-1], xs[k-1], labels[k], xs[k], w)
+				}
+			}
+			lines := bytes.Count(f.SVG, []byte("stroke-dasharray"))
+			if want := n - 1 + 1; n <= 21 && lines != want { // the gaps and the legend's sample
+				t.Errorf("%d levels: %d dashed lines, want %d", n, lines, want)
+			} else if n > 21 && lines > 0 {
+				t.Errorf("%d levels: %d dashed lines, want none", n, lines)
+			}
+		})
+	}
+}
+
+// TestIntervalsNumberedItemsSayWhat: past 40 items the interval plot
+// numbers its items instead of naming them, and a check's pairs are drawn
+// sorted by their observed statistic, not in the order of its table: the
+// axis said "item (1..66)", which named no order to find a pair by. The
+// caller now says what the numbers count.
+func TestIntervalsNumberedItemsSayWhat(t *testing.T) {
+	n := 66
+	labels, obs := make([]string, n), make([]float64, n)
+	for i := range n {
+		labels[i], obs[i] = fmt.Sprintf("Y%d–Y%d", i, i+1), float64(i)/100
+	}
+	f, err := Intervals("check f", "pair, from the smallest observed ρ", "ρ", labels, obs, obs, obs, obs, make([]bool, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := html.EscapeString("pair, from the smallest observed ρ (1..66)"); !bytes.Contains(f.SVG, []byte(want)) {
+		t.Errorf("the x axis does not say what its numbers count (want %q)", want)
 	}
 }

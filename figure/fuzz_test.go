@@ -73,9 +73,9 @@ func FuzzPlots(f *testing.F) {
 			{"intervals", func() (*Figure, error) {
 				q := len(vs) / 4
 				if q == 0 {
-					return Intervals(title, title, []string{title}, vs[:1], vs[:1], vs[:1], vs[:1], []bool{true})
+					return Intervals(title, title, title, []string{title}, vs[:1], vs[:1], vs[:1], vs[:1], []bool{true})
 				}
-				return Intervals(title, title, make([]string, q), vs[:q], vs[q:2*q], vs[2*q:3*q], vs[3*q:4*q], make([]bool, q))
+				return Intervals(title, title, title, make([]string, q), vs[:q], vs[q:2*q], vs[2*q:3*q], vs[3*q:4*q], make([]bool, q))
 			}},
 			{"latent", func() (*Figure, error) {
 				if half == 0 {

@@ -22,11 +22,12 @@ const maxIntervalLabels = 40
 // (the pairs of a check, the cells of a two-way table): for item i, in the
 // order given, the replicated 90% interval lo[i]..hi[i] as a grey bar, the
 // replicated mean as a dark tick, and the observed value as a dot, blue, or
-// vermillion when flagged[i]. labels name the items on the x axis (by
-// position when there are more than 40). Items with a non-finite value are
+// vermillion when flagged[i]. labels name the items on the x axis; when
+// there are more than 40 they are numbered instead, and items says what
+// the numbers count (as "pair, from the smallest observed ρ"). Items with a non-finite value are
 // left out of the drawing and counted in the text description, which also
 // counts the observed values outside their interval and the flagged ones.
-func Intervals(title, yLabel string, labels []string, observed, mean, lo, hi []float64, flagged []bool) (*Figure, error) {
+func Intervals(title, items, yLabel string, labels []string, observed, mean, lo, hi []float64, flagged []bool) (*Figure, error) {
 	n := len(labels)
 	if n == 0 {
 		return nil, fmt.Errorf("interval plot: no items")
@@ -98,7 +99,10 @@ func Intervals(title, yLabel string, labels []string, observed, mean, lo, hi []f
 			}
 		} else {
 			p.X.Tick.Marker = indexTicks(n)
-			p.X.Label.Text = fmt.Sprintf("item (1..%d)", n)
+			if items == "" {
+				items = "item"
+			}
+			p.X.Label.Text = fmt.Sprintf("%s (1..%d)", items, n)
 		}
 		drawLegendRight(p, dc, true)
 	})

@@ -47,6 +47,42 @@ func distinctLevels(y []float64) (levels []float64, counts []int, missing int) {
 // maxLatentPoints bounds the points of a latent plot.
 const maxLatentPoints = 2000
 
+// maxLatentGaps is the most gaps between levels a latent plot draws: past
+// it (a column of many levels, a continuous one) the dashed lines would
+// cover the points.
+const maxLatentGaps = 20
+
+// latentTicks labels the x axis of a latent plot: every level when they
+// fit, else every step-th (step 2, 5, 10, 20, 50, …), as many as fit in a
+// 640-pixel plot beside one another at the longest label's width, and
+// "NA" (names' last, when missing) always. names are the levels' labels in
+// order, then "NA" if missing.
+func latentTicks(names []string, missing bool) plot.ConstantTicks {
+	n := len(names)
+	if missing {
+		n--
+	}
+	fit := min(max(60/(longestLabel(names)+2), 4), 15) // labels side by side
+	if missing {
+		fit-- // room for NA
+	}
+	step := 1
+	for k := 0; (n+step-1)/step > fit; k++ {
+		step = []int{2, 5, 10}[k%3] * int(math.Pow(10, float64(k/3)))
+	}
+	var ticks plot.ConstantTicks
+	for i := 0; i < n; i += step {
+		if missing && step > 1 && n-i < (step+1)/2 {
+			break // too close to NA
+		}
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: names[i]})
+	}
+	if missing {
+		ticks = append(ticks, plot.Tick{Value: float64(n), Label: names[n]})
+	}
+	return ticks
+}
+
 // Latent draws the latent values z against the ordinal values y of the
 // same rows, with horizontal jitter, one colour per level, to show that z
 // respects the order of y: every z at a level lies below every z at the
@@ -55,7 +91,9 @@ const maxLatentPoints = 2000
 // next); the text description counts the pairs of levels whose z overlap.
 // Rows with missing y (NaN) are drawn in grey at "NA"; their z is
 // unconstrained. At most 2000 rows are drawn, thinned by a fixed stride;
-// the gaps use all rows. Jitter comes from a fixed seed.
+// the gaps use all rows, and are drawn for at most 20 gaps (21 levels);
+// more levels than fit on the x axis are labelled every few (latentTicks).
+// Jitter comes from a fixed seed.
 func Latent(title string, y []float64, z []float64) (*Figure, error) {
 	if len(y) == 0 {
 		return nil, fmt.Errorf("latent plot: no rows")
@@ -137,10 +175,11 @@ func Latent(title string, y []float64, z []float64) (*Figure, error) {
 	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
 		p := newPlot(title, "observed level y", "latent z")
 		cut := dashed(color.Gray{Y: 90}, 0.8)
-		for _, c := range cuts {
-			p.Add(hLine{Y: c, Style: cut})
-		}
-		if len(cuts) > 0 {
+		drawCuts := len(cuts) > 0 && len(levels) <= maxLatentGaps+1
+		if drawCuts {
+			for _, c := range cuts {
+				p.Add(hLine{Y: c, Style: cut})
+			}
 			p.Legend.Add("gap between levels", hLine{Style: cut})
 		}
 		for i, g := range groups {
@@ -153,12 +192,8 @@ func Latent(title string, y []float64, z []float64) (*Figure, error) {
 			}
 			p.Add(&plotter.Scatter{XYs: g, GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(1.3), Shape: draw.CircleGlyph{}}})
 		}
-		ticks := make(plot.ConstantTicks, len(names))
-		for i, nm := range names {
-			ticks[i] = plot.Tick{Value: float64(i), Label: nm}
-		}
-		p.X.Tick.Marker = ticks
+		p.X.Tick.Marker = latentTicks(names, missing > 0)
 		p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-		drawLegendRight(p, dc, len(cuts) > 0)
+		drawLegendRight(p, dc, drawCuts)
 	})
 }

@@ -34,9 +34,10 @@ type Result struct {
 	// C[chain][draw] is a kept post-warm-up draw of the copula correlation
 	// matrix, p×p row-major: bitwise symmetric with an exact unit diagonal.
 	C [][][]float64
-	// Lambda[chain][draw] is the matching draw of the factor loadings Λ, p×k
-	// row-major (factor model only; nil otherwise). Λ is identified only up
-	// to rotation: monitor C.
+	// Lambda[chain][draw] is the matching draw of the factor loadings on the
+	// correlation scale, D^{-1/2}Λ (row j is λ_j/√(1+‖λ_j‖²), so that C_ij =
+	// λ̃_i·λ̃_j for i ≠ j), p×k row-major (factor model only; nil otherwise).
+	// They are identified only up to rotation: monitor C.
 	Lambda [][][]float64
 	// WarmupC[chain][draw] are the warm-up draws of C, thinned like C, when
 	// Spec.KeepWarmup is set (nil otherwise); WarmupC followed by C is the

@@ -51,3 +51,31 @@ func TestCellIsCheckedBeforeItRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestModelOfAnEmptyColumnIsRefused: a column with no observed value was
+// let through, with a plan's note that its latent values would be drawn
+// from the conditional normal, and then failed the fit ("inference: column
+// d has no observed values"). The check refuses the model before anything
+// runs and says which columns it can use.
+func TestModelOfAnEmptyColumnIsRefused(t *testing.T) {
+	s := newTestSession(t)
+	out := &recorder{}
+	_, err := s.Execute(context.Background(), "data e = load(\"emptycol.csv\")\n"+
+		"model me { Y = e; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\nfit me, iter = 20, chains = 1", out)
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "CheckError" {
+		t.Fatalf("error %v, want a CheckError", err)
+	}
+	tb := strings.Join(se.Traceback, "\n")
+	for _, w := range []string{"2:16: column d of e has no observed value: it tells nothing about the copula, and the model cannot use it",
+		"hint: leave it out, as in Y = e[a, b, c]"} {
+		if !strings.Contains(tb, w) {
+			t.Errorf("traceback lacks %q:\n%s", w, tb)
+		}
+	}
+	if out.stdout.Len() > 0 || len(out.displays) > 0 {
+		t.Errorf("the cell ran before the error: %q", out.text())
+	}
+	// Without the column the model is fine.
+	mustRun(t, s, "data e = load(\"emptycol.csv\")\nmodel ok { Y = e[a, b, c]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+}

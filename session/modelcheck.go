@@ -130,7 +130,7 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 			labels[k], obs[k], mean[k], lo[k], hi[k], flagged[k] = pairName(pc), pc.Observed, pc.Mean, pc.Q5, pc.Q95, pc.PAdjusted < checkAlpha
 		}
 		f, err := figure.Intervals(fmt.Sprintf("check %s: %s of each pair", x.Model, statLabel(res.Stat)),
-			statLabel(res.Stat), labels, obs, mean, lo, hi, flagged)
+			"pair, from the smallest observed "+statLabel(res.Stat), statLabel(res.Stat), labels, obs, mean, lo, hi, flagged)
 		if err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 			return err
 		}
 	}
-	out.Stream("stdout", checkVerdict(x.Model, res)+"\n")
+	out.Stream("stdout", checkVerdict(x.Model, names, res)+"\n")
 	return nil
 }
 
@@ -188,23 +188,38 @@ func pairsToShow(pairs []inference.PairCheck) []inference.PairCheck {
 }
 
 // checkVerdict is the one-line verdict of a check, resting on the
-// calibrated omnibus p-value.
-func checkVerdict(model string, res *inference.CheckResult) string {
+// calibrated omnibus p-value of the pairs' rank correlations, and on the
+// calibrated p-value of a two-way table checked with them (names are the
+// model's columns): a table can show what the rank correlations miss (a
+// dependence that is not monotone), and then the verdict does not say that
+// nothing was missed.
+func checkVerdict(model string, names []string, res *inference.CheckResult) string {
 	flagged := 0
 	for _, pc := range res.Pairs {
 		if pc.PAdjusted < checkAlpha {
 			flagged++
 		}
 	}
+	var missed []string
+	for _, tc := range res.Tables {
+		if tc.P < checkAlpha {
+			missed = append(missed, fmt.Sprintf("the two-way table of %s and %s (calibrated p = %.3f < %g)", names[tc.I], names[tc.J], tc.P, checkAlpha))
+		}
+	}
 	var b strings.Builder
 	if res.P < checkAlpha {
 		fmt.Fprintf(&b, "check %s: the model does NOT reproduce the observed dependence: calibrated omnibus p = %.3f < %g", model, res.P, checkAlpha)
+	} else if len(missed) > 0 {
+		fmt.Fprintf(&b, "check %s: the model does NOT reproduce %s, though the rank correlations give no evidence against it: calibrated omnibus p = %.3f", model, strings.Join(missed, " or "), res.P)
 	} else {
 		fmt.Fprintf(&b, "check %s: no evidence that the model misses the observed dependence: calibrated omnibus p = %.3f", model, res.P)
 	}
 	fmt.Fprintf(&b, " (classical ppp %.3f, conservative); %d of %d pairs flagged (max-T adjusted p < %g)", res.PPP, flagged, len(res.Pairs), checkAlpha)
 	if !math.IsNaN(res.Reproduced) {
 		fmt.Fprintf(&b, "; the replications reproduce %.1f%% of the observed %s sum of squares", 100*res.Reproduced, statLabel(res.Stat))
+	}
+	if res.P < checkAlpha && len(missed) > 0 {
+		fmt.Fprintf(&b, "; nor does it reproduce %s", strings.Join(missed, " or "))
 	}
 	return b.String()
 }
@@ -243,10 +258,15 @@ func (s *Session) showTwoWay(m *Model, x *compiler.CheckStmt, tc inference.TwoWa
 	out.Stream("stdout", t.Caption+"\n")
 	out.Display(t.Bundle(), "")
 	if f, err := figure.Intervals(fmt.Sprintf("check %s: counts of %s × %s", x.Model, names[tc.I], names[tc.J]),
-		"count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
+		"cell, row by row as in the table", "count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
 		if err := s.emit(figureName("check", x.Model+"-"+names[tc.I]+"-"+names[tc.J]), f, out); err != nil {
 			out.Stream("stderr", "warning: "+err.Error()+"\n")
 		}
+	}
+	if tc.P < checkAlpha {
+		out.Stream("stdout", fmt.Sprintf("two-way table of %s and %s: Pearson discrepancy X2 = %.1f, calibrated p = %.3f < %g (classical ppp %.3f): the model does NOT reproduce this table\n",
+			names[tc.I], names[tc.J], tc.X2, tc.P, checkAlpha, tc.PPP))
+		return
 	}
 	out.Stream("stdout", fmt.Sprintf("two-way table of %s and %s: Pearson discrepancy X2 = %.1f, calibrated p = %.3f (classical ppp %.3f)\n",
 		names[tc.I], names[tc.J], tc.X2, tc.P, tc.PPP))

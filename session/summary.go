@@ -245,6 +245,15 @@ func loadingsAlignment(m inference.Model) inference.Alignment {
 // loadingsNote says what the loadings of a factor model mean after
 // alignment.
 func loadingsNote(m *Model) string {
+	return loadingsScale + "; " + loadingsAlignmentNote(m)
+}
+
+// loadingsScale says on which scale m.Lambda shows the loadings: the
+// model's Λ of C = D^(−1/2)(ΛΛᵀ + I)D^(−1/2) scaled row by row as C is.
+const loadingsScale = "loadings on the correlation scale, λ_j/√(1 + ‖λ_j‖²): C[i,j] = Σ_h Lambda[i,h]·Lambda[j,h] and communality[j] = Σ_h Lambda[j,h]²"
+
+// loadingsAlignmentNote says how the loadings were aligned across draws.
+func loadingsAlignmentNote(m *Model) string {
 	if loadingsAlignment(m.Decl.Model) == inference.Rotation {
 		return "loadings are identified only up to rotation and sign: every draw is rotated to a common reference (Procrustes), with the posterior mean positive lower triangular in the first k columns, which define the factors"
 	}

@@ -65,6 +65,21 @@ func (s *Session) emit(name string, f *figure.Figure, out Output) error {
 func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	ref := &x.Target
 	name := figureName(x.Kind, refText(ref))
+	if reg := ref.Regress; reg != nil {
+		// Named by the regression, so that another's rows do not
+		// overwrite its files: hist-m.regress-Y-X1-X2-R2.
+		if m, ok := s.models[ref.Name]; ok && m.Fit != nil {
+			target := ref.Name + "." + regressText(m, reg)
+			if len(ref.Index) == 1 {
+				if a := ref.Index[0]; a >= 0 && a < len(reg.Predictors) {
+					target += "[beta " + m.Names()[reg.Predictors[a]] + "]"
+				} else if a == len(reg.Predictors) {
+					target += "[R2]"
+				}
+			}
+			name = figureName(x.Kind, target)
+		}
+	}
 	switch x.Kind {
 	case "heatmap":
 		if d, ok := s.data[ref.Name]; ok {
@@ -98,7 +113,8 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		}
 		return s.emit(name, f, out)
 	case "rmse":
-		return s.plotRMSE(x, name, out)
+		// Named by every fit it draws: rmse-a-b is not rmse-a.
+		return s.plotRMSE(x, figureName(x.Kind, strings.Join(x.Models(), "-")), out)
 	case "latent":
 		return s.plotLatent(x, name, out)
 	}
@@ -256,7 +272,7 @@ func dataHead(d *Dataset, rows int) *Table {
 
 // compare is the timing and efficiency table of several fitted models.
 func (s *Session) compare(names []string, out Output) error {
-	t := &Table{Header: []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min ess_bulk", "min ess/s", "final rmse"}}
+	t := &Table{Header: []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min ess_bulk", "min ess/s", "mean rmse"}}
 	for _, n := range names {
 		m, err := s.fitted(n)
 		if err != nil {
@@ -275,10 +291,20 @@ func (s *Session) compare(names []string, out Output) error {
 		}
 		secs := r.Elapsed.Seconds()
 		perIter := 1000 * secs / math.Max(float64(iters)/float64(max(len(r.C), 1)), 1)
+		// The RMSE of C to the truth, averaged over every kept draw: one
+		// draw's varies from draw to draw by more than fits differ.
 		rmse := "NA"
-		if truth := truthFor(m); truth != nil && len(r.C[0]) > 0 {
-			tr := inference.RMSETrace(r.C[0][len(r.C[0])-1:], truth)
-			rmse = strconv.FormatFloat(tr[0], 'f', 4, 64)
+		if truth := truthFor(m); truth != nil {
+			sum, n := 0.0, 0
+			for _, chain := range r.C {
+				for _, v := range inference.RMSETrace(chain, truth) {
+					sum += v
+					n++
+				}
+			}
+			if n > 0 {
+				rmse = strconv.FormatFloat(sum/float64(n), 'f', 4, 64)
+			}
 		}
 		essText, essRate := "NA", "NA"
 		if !math.IsInf(minESS, 0) {
@@ -288,7 +314,7 @@ func (s *Session) compare(names []string, out Output) error {
 		t.Rows = append(t.Rows, []string{n, ranMethod(r), strconv.Itoa(len(r.C)), strconv.Itoa(iters),
 			strconv.FormatFloat(secs, 'f', 2, 64), strconv.FormatFloat(perIter, 'f', 2, 64), essText, essRate, rmse})
 	}
-	t.Caption = "fits side by side (ms/iter is wall-clock per iteration of one chain, chains in parallel)"
+	t.Caption = "fits side by side (ms/iter is wall-clock per iteration of one chain, chains in parallel; mean rmse, for simulated data, is the RMSE of C to the truth averaged over the kept draws)"
 	out.Display(t.Bundle(), "")
 	return nil
 }
