@@ -30,8 +30,19 @@ func (c *checker) number(e *dsl.Expr, sc numScope) (v float64, known, ok bool) {
 		} else {
 			v -= w
 		}
+		if ok && math.IsInf(v, 0) {
+			c.overflow(e.Pos, v)
+			ok = false
+		}
 	}
 	return v, known, ok
+}
+
+// overflow reports a sum or product beyond the range of a float64 (the
+// literals are each in range): left alone it would go on as +Inf or, as
+// in 0 * (1e308 * 10), as NaN, which passes every "must be positive" test.
+func (c *checker) overflow(pos dsl.Position, v float64) {
+	c.errorf(pos, "", "the value is out of range: it comes to %s, beyond the largest number (about 1.8e308)", fmtNum(v))
 }
 
 func (c *checker) term(t *dsl.Term, sc numScope) (float64, bool, bool) {
@@ -42,14 +53,18 @@ func (c *checker) term(t *dsl.Term, sc numScope) (float64, bool, bool) {
 		known = known && k
 		if u.Op == "*" {
 			v *= w
-			continue
+		} else {
+			if o && k && w == 0 {
+				c.errorf(u.Unary.Pos, "", "division by zero")
+				ok = false
+				continue
+			}
+			v /= w
 		}
-		if o && k && w == 0 {
-			c.errorf(u.Unary.Pos, "", "division by zero")
+		if ok && math.IsInf(v, 0) {
+			c.overflow(t.Pos, v)
 			ok = false
-			continue
 		}
-		v /= w
 	}
 	return v, known, ok
 }
@@ -116,8 +131,12 @@ func (c *checker) integer(e *dsl.Expr, sc numScope, what string) (int, bool, boo
 	if !ok || !known {
 		return 0, known, ok
 	}
-	if v != math.Trunc(v) || math.Abs(v) > maxInt {
+	if v != math.Trunc(v) {
 		c.errorf(e.Pos, "", "%s must be a whole number, got %s", what, fmtNum(v))
+		return 0, true, false
+	}
+	if math.Abs(v) > maxInt {
+		c.errorf(e.Pos, "", "%s = %s is out of range: a whole-number setting may be at most 2^40 (%d) either side of 0", what, fmtNum(v), int64(maxInt))
 		return 0, true, false
 	}
 	return int(v), true, true
