@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
@@ -131,6 +132,13 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 				c.errorf(data.Value.Pos, "a copula models the dependence between columns", "the model needs at least 2 columns, got %d", sc.p)
 				ok = false
 			}
+			if sc.known && d.N < 2 {
+				c.errorf(data.Value.Pos, "", "the model needs at least 2 rows of data; %s has %d", x.Data, d.N)
+				ok = false
+			}
+			if sc.known && d.N >= 2 {
+				ok = c.observedColumns(data.Value.Pos, d, x) && ok
+			}
 		}
 	}
 	if prior == nil {
@@ -149,6 +157,58 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 	}
 	c.local[x.Name] = &local{b: info, pending: x.partial}
 	return x
+}
+
+// observedColumns reports the model's columns that have no observed cell:
+// the sampler cannot place a column with no values (inference refuses it),
+// so say so here, where the model is declared, before a fit.
+func (c *checker) observedColumns(pos dsl.Position, d *DataInfo, x *DeclareModel) bool {
+	var empty, rest []string
+	for _, name := range x.Columns {
+		if j := d.column(name); j >= 0 && d.Columns[j].Levels == 0 {
+			empty = append(empty, name)
+		} else {
+			rest = append(rest, name)
+		}
+	}
+	if len(empty) == 0 {
+		return true
+	}
+	what := "column " + empty[0] + " of " + x.Data + " has"
+	if len(empty) > 1 {
+		what = "columns " + shortList(empty) + " of " + x.Data + " have"
+	}
+	hint := "a column with no observed value tells nothing about C: leave it out of Y"
+	if len(rest) >= 2 && len(rest) <= 8 {
+		hint = "leave it out, as in Y = " + x.Data + "[" + indexList(rest) + "]"
+	}
+	c.errorf(pos, hint, "%s no observed values: every cell is missing", what)
+	return false
+}
+
+// indexList writes column names as an index list, quoting those that are
+// not plain names.
+func indexList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if !plainName(n) {
+			out[i] = strconv.Quote(n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// plainName reports whether s is a name as the language writes one.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		letter := ch == '_' || (ch|0x20 >= 'a' && ch|0x20 <= 'z')
+		if !letter && (i == 0 || ch < '0' || ch > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // copulaArg checks GaussianCopula(C) and returns the correlation's name.
