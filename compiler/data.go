@@ -268,6 +268,9 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 		x.Missing = v
 	}
 	if !ok {
+		// As load does: bind the name, of unknown shape, so that the
+		// statements that use it are not reported as unknown names too.
+		c.local[x.Name] = &local{b: &DataInfo{Name: x.Name, HasTruth: true}, pending: true}
 		return nil
 	}
 	info := &DataInfo{Name: x.Name, N: x.N, HasTruth: true, TruthK: x.K}

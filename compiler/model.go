@@ -141,12 +141,20 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 			}
 		}
 	}
+	// After an error, bind the name to a model of unknown shape, as load
+	// binds data it cannot read, so that the statements that use it are
+	// not reported as using an unknown model as well.
+	declared := func() {
+		c.local[x.Name] = &local{b: &ModelInfo{Name: x.Name, Data: x.Data}, pending: true}
+	}
 	if prior == nil {
+		declared()
 		return nil
 	}
 	model, good := c.prior(prior, sc)
 	ok = ok && good
 	if !ok {
+		declared()
 		return nil
 	}
 	x.Model = model
