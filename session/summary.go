@@ -44,9 +44,9 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 	if reg := x.Target.Regress; reg != nil {
 		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
 	}
-	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; q%s and q%s bound the central %s%% interval",
-		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit),
-		percent((1-x.Prob)/2), percent((1+x.Prob)/2), percent(x.Prob))
+	lo, hi := intervalColumns(x.Prob)
+	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; %s and %s bound the central %s%% interval",
+		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit), lo, hi, strconv.FormatFloat(x.Prob*100, 'g', 10, 64))
 	if x.Sort != "" {
 		t.Caption += "; rows ordered by " + x.Sort + ", worst first"
 	}
@@ -184,8 +184,9 @@ func posteriorTable(names []string, sums []inference.Summary, prob float64) *Tab
 	if len(names) != len(sums) {
 		panic(fmt.Sprintf("session: SummaryTable: %d names for %d summaries", len(names), len(sums)))
 	}
+	lo, hi := intervalColumns(prob)
 	t := &Table{
-		Header: []string{"param", "mean", "sd", "q" + percent((1-prob)/2), "q50", "q" + percent((1+prob)/2),
+		Header: []string{"param", "mean", "sd", lo, "q50", hi,
 			"ess_bulk", "ess_tail", "rhat", "mcse_mean", "mcse_sd"},
 		Rows: make([][]string, len(sums)),
 	}
@@ -202,10 +203,29 @@ func posteriorTable(names []string, sums []inference.Summary, prob float64) *Tab
 	return t
 }
 
-// percent prints a probability as a percentage without trailing zeros:
-// 0.05 → "5", 0.025 → "2.5".
-func percent(p float64) string {
-	return strconv.FormatFloat(math.Round(p*1e6)/1e4, 'f', -1, 64)
+// intervalColumns names the columns of the lower and upper quantiles of
+// a central interval of probability prob by their percentages, without
+// trailing zeros: prob 0.9 → "q5", "q95"; 0.95 → "q2.5", "q97.5".
+//
+// Four decimals of a percent, or as many more as it takes (the same for
+// both) to tell the quantiles from the median and from the extremes:
+// prob = 1e-9 names q49.99999995 and q50.00000005, not two more q50s, and
+// prob = 0.9999999 q0.000005 and q99.999995, not q0 and q100.
+func intervalColumns(prob float64) (lo, hi string) {
+	format := func(p float64, d int) string {
+		s := strconv.FormatFloat(p*100, 'f', d, 64)
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	}
+	d := 4
+	for ; d < 15; d++ {
+		if l := format((1-prob)/2, d); l != "50" && l != "0" {
+			break
+		}
+	}
+	return "q" + format((1-prob)/2, d), "q" + format((1+prob)/2, d)
 }
 
 // refLabel prints a reference with column names for its indices, as in
