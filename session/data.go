@@ -305,7 +305,7 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			}
 		}
 	}
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -316,10 +316,14 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && p > 1 {
 			continue // blank line
 		}
+		// The line of the file, not the count of rows: blank lines and
+		// quoted cells that span lines are in it too.
+		line, _ := cr.FieldPos(0)
 		if len(rec) != p {
 			return nil, nil, &DataError{Line: line, Msg: fmt.Sprintf("the row has %d cells but the header names %d columns", len(rec), p)}
 		}
 		for j, cell := range rec {
+			line, _ := cr.FieldPos(j)
 			if err := cols[j].add(cell, line, opts.NA); err != nil {
 				return nil, nil, err
 			}

@@ -123,6 +123,12 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"semicolon file read with commas", "income;degree;age\n1;2;30\n", nil,
 			`line 1: the header is one column, "income;degree;age": the file looks separated by ";", not ","; load it with sep = ";"`},
 		{"tab file read with commas", "income\tdegree\n1\t2\n", nil, `the file looks separated by tabs, not ","; load it with sep = "\t"`},
+		// Lines of the file, counting blank lines and the lines of a
+		// quoted cell, as an editor numbers them.
+		{"after blank lines", "a,b\n1,2\n\n2,3\n\n3,zz\n", nil, `line 6: column b: cannot read "zz"`},
+		{"after a cell of two lines", "a,b\n1,\"x\ny\"\n2,zz\n", map[string][]string{"b": {"x\ny", "z"}}, `line 4: column b: value "zz" is not`},
+		{"ragged row after a blank line", "a,b\n1,2\n\n3\n", nil, "line 4: the row has 1 cells"},
+		{"a cell of two lines on the line it starts", "a,b\n1,2\n3,\"q\nr\"\n", nil, `line 3: column b: cannot read "q\nr"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
