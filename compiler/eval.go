@@ -127,19 +127,7 @@ const maxInt = 1 << 40
 
 // integer evaluates an integer-valued expression; what names it in messages.
 func (c *checker) integer(e *dsl.Expr, sc numScope, what string) (int, bool, bool) {
-	v, known, ok := c.number(e, sc)
-	if !ok || !known {
-		return 0, known, ok
-	}
-	if v != math.Trunc(v) {
-		c.errorf(e.Pos, "", "%s must be a whole number, got %s", what, fmtNum(v))
-		return 0, true, false
-	}
-	if math.Abs(v) > maxInt {
-		c.errorf(e.Pos, "", "%s = %s is out of range: a whole-number setting may be at most 2^40 (%d) either side of 0", what, fmtNum(v), int64(maxInt))
-		return 0, true, false
-	}
-	return int(v), true, true
+	return c.wholeNumber(e, sc, what, nil)
 }
 
 // minimum is the smallest value an integer argument may take, and what to
@@ -153,12 +141,32 @@ type minimum struct {
 
 // integerAtLeast is integer for an argument with a smallest value.
 func (c *checker) integerAtLeast(e *dsl.Expr, sc numScope, what string, lo minimum) (int, bool, bool) {
-	v, known, ok := c.integer(e, sc, what)
-	if ok && known && v < lo.value {
-		c.errorf(e.Pos, lo.hint, "%s must be at least %d%s, got %d", what, lo.value, lo.unit, v)
-		return v, known, false
+	return c.wholeNumber(e, sc, what, &lo)
+}
+
+// wholeNumber is integer, with a smallest value if lo is not nil.
+func (c *checker) wholeNumber(e *dsl.Expr, sc numScope, what string, lo *minimum) (int, bool, bool) {
+	v, known, ok := c.number(e, sc)
+	if !ok || !known {
+		return 0, known, ok
 	}
-	return v, known, ok
+	switch {
+	case v != math.Trunc(v):
+		c.errorf(e.Pos, "", "%s must be a whole number, got %s", what, fmtNum(v))
+	case lo != nil && v < float64(lo.value):
+		if v >= -maxInt {
+			c.errorf(e.Pos, lo.hint, "%s must be at least %d%s, got %d", what, lo.value, lo.unit, int(v))
+			return int(v), known, false
+		}
+		c.errorf(e.Pos, lo.hint, "%s must be at least %d%s, got %s", what, lo.value, lo.unit, fmtNum(v))
+	case v > maxInt:
+		c.errorf(e.Pos, "", "%s must be at most 2^40 (%d), got %s", what, int64(maxInt), fmtNum(v))
+	case v < -maxInt:
+		c.errorf(e.Pos, "", "%s must be at least -2^40, got %s", what, fmtNum(v))
+	default:
+		return int(v), true, true
+	}
+	return 0, true, false
 }
 
 // seed evaluates a seed: a whole number in [0, 2^64). A literal is read
