@@ -279,10 +279,14 @@ type diagStats struct {
 	worst                     int // the entry with the worst R-hat, as diagnostics.entry counts; -1 for none
 	least                     int // the entry with the least ESS, bulk or tail; -1 for none
 	leastESS                  float64
+	// noESS counts the entries whose bulk or tail ESS could not be
+	// computed (too few draws, or draws that do not vary), and firstNoESS
+	// is the first of them (-1 for none).
+	noESS, firstNoESS int
 }
 
 func newDiagStats() diagStats {
-	return diagStats{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1), worst: -1, least: -1, leastESS: math.Inf(1)}
+	return diagStats{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1), worst: -1, least: -1, leastESS: math.Inf(1), firstNoESS: -1}
 }
 
 // add takes in the diagnostics s of entry i.
@@ -307,12 +311,29 @@ func (d *diagStats) add(i int, s inference.Diagnostics) {
 	if e := math.Min(s.ESSBulk, s.ESSTail); e < d.leastESS {
 		d.least, d.leastESS = i, e
 	}
+	if math.IsNaN(s.ESSBulk) || math.IsNaN(s.ESSTail) {
+		if d.noESS == 0 {
+			d.firstNoESS = i
+		}
+		d.noESS++
+	}
 }
 
 func (d diagStats) rhatWarns() bool { return d.maxRHat > 1.01 }
 
+// essWarns: an ESS below 100 per chain, or one that could not be computed,
+// which is no better.
 func (d diagStats) essWarns(chains int) bool {
-	return d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains)
+	return d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains) || d.noESS > 0
+}
+
+// statText prints a diagnostic of the report, "NA" for none (every entry's
+// could not be computed).
+func statText(format string, v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "NA"
+	}
+	return fmt.Sprintf(format, v)
 }
 
 // diagnostics holds R-hat and ESS over the entries of C (c) and, for a
@@ -495,17 +516,19 @@ func (d diagnostics) name(i int) string {
 // a warning that only the aligned loadings earn says so: they often mix
 // more slowly than C, which does not depend on how the factors are rotated.
 func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) {
-	if math.IsInf(d.all.maxRHat, 0) {
-		return nil
+	if math.IsInf(d.all.maxRHat, 0) && d.all.nans == 0 {
+		return nil // no entries
 	}
 	over := fmt.Sprintf("%d correlations", d.correlations)
 	if d.loadings > 0 {
 		over += fmt.Sprintf(" and %d loadings (aligned)", d.loadings)
 	}
-	fmt.Fprintf(b, "\nmax R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f over %s", d.all.maxRHat, d.all.minBulk, d.all.minTail, over)
+	fmt.Fprintf(b, "\nmax R-hat %s, min bulk ESS %s, min tail ESS %s over %s",
+		statText("%.3f", d.all.maxRHat), statText("%.0f", d.all.minBulk), statText("%.0f", d.all.minTail), over)
 	onlyLoadings := ""
 	if d.loadings > 0 {
-		fmt.Fprintf(b, "; C alone: max R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f", d.c.maxRHat, d.c.minBulk, d.c.minTail)
+		fmt.Fprintf(b, "; C alone: max R-hat %s, min bulk ESS %s, min tail ESS %s",
+			statText("%.3f", d.c.maxRHat), statText("%.0f", d.c.minBulk), statText("%.0f", d.c.minTail))
 		onlyLoadings = " on the aligned loadings only (C's entries are within the limits)"
 	}
 	if d.seconds > 0 && !math.IsInf(d.c.minBulk, 0) {
@@ -534,11 +557,17 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 		if !d.c.essWarns(chains) {
 			where = onlyLoadings
 		}
-		w, least, ess := "ESS below 100 per chain"+where+": quantiles and R-hat are unreliable", d.c.least, d.c.leastESS
+		w, least, ess, st := "ESS below 100 per chain"+where+": quantiles and R-hat are unreliable", d.c.least, d.c.leastESS, d.c
 		if where != "" {
-			least, ess = d.all.least, d.all.leastESS
+			least, ess, st = d.all.least, d.all.leastESS, d.all
 		}
-		if name := d.name(least); name != "" {
+		if none := st.firstNoESS; st.noESS > 0 {
+			// An ESS that could not be computed is the least of all.
+			w = "ESS below 100 per chain or not computable" + where + ": quantiles and R-hat are unreliable"
+			if name := d.name(none); name != "" {
+				w += fmt.Sprintf(", none on %s (too few draws, or draws that do not vary)", name)
+			}
+		} else if name := d.name(least); name != "" {
 			w += fmt.Sprintf(", least on %s (%.0f per chain)%s", name, ess/float64(max(chains, 1)), d.communalityNote(least))
 		}
 		warnings = append(warnings, w+"; run more iterations")
