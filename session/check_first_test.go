@@ -23,6 +23,8 @@ func TestCellIsCheckedBeforeItRuns(t *testing.T) {
 		{"bad setting", "summary m.C, prob = 2", "CheckError", []string{"4:21: prob must be between 0 and 1"}},
 		{"thin beyond iter", "fit m, iter = 10, thin = 20", "CheckError", []string{"4:26: thin = 20 keeps no draw of iter = 10"}},
 		{"unreadable data", `data x2 = load("x.csv")`, "DataError", []string{`4:16: x.csv: line 2: column sex: cannot read "m" as a number`}},
+		{"fit file in no directory", `fit m, file = "no/such/dir/m.fit"`, "CheckError", []string{"4:15: cannot keep the fit in no/such/dir/m.fit: the directory testdata/no/such/dir does not exist"}},
+		{"fit file that is a directory", `fit m, file = "."`, "CheckError", []string{"4:15: cannot keep the fit in .: testdata is a directory"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -78,6 +78,15 @@ func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
 // Writable implements compiler.Files.
 func (e sessionEnv) Writable(path string) error { return writable(e.s.path(path)) }
 
+// FitFile implements compiler.Files: a file at path may hold the fit (the
+// fit reads it to find out); otherwise the fit will be written there.
+func (e sessionEnv) FitFile(path string) error {
+	if info, err := os.Stat(e.s.path(path)); err == nil && !info.IsDir() {
+		return nil
+	}
+	return writable(e.s.path(path))
+}
+
 // writable returns why a file cannot be written at path: its directory
 // does not exist or cannot be written, or path is a directory. It writes
 // and removes a temporary file to find out.
