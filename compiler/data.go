@@ -14,6 +14,9 @@ import (
 
 // data checks data NAME = load(...) and data NAME = simulate(...).
 func (c *checker) data(s *dsl.DataStmt) Stmt {
+	if !c.bindable(s.Name, "data set") {
+		return nil
+	}
 	fn, args, ok := callOf(s.Value, false)
 	if !ok || !slices.Contains(dataSources(), fn.Name) {
 		hint := `as in data gss = load("gss.csv") or data sim = simulate(FullCopula(p = 4), n = 500, levels = 3)`
@@ -28,6 +31,17 @@ func (c *checker) data(s *dsl.DataStmt) Stmt {
 		return c.load(s, fn, args)
 	}
 	return c.simulate(s, fn, args)
+}
+
+// bindable reports (with an error) a name that a data set or model cannot
+// take: pi, which every expression reads as the number π, so that the
+// binding could never be shown or printed.
+func (c *checker) bindable(id *dsl.Ident, what string) bool {
+	if id.Name == "pi" {
+		c.errorf(id.Pos, "choose another name", "pi is the number π: a %s named pi would be read as it", what)
+		return false
+	}
+	return true
 }
 
 // load checks load("PATH", sep = ",", na = [...], order = {...}). When the

@@ -11,6 +11,9 @@ import (
 
 // model checks model NAME { Y = DATA; Z ~ GaussianCopula(C); Y ordinal Z; C ~ PRIOR }.
 func (c *checker) model(s *dsl.ModelStmt) Stmt {
+	if !c.bindable(s.Name, "model") {
+		return nil
+	}
 	var (
 		data   *dsl.Assign
 		copula *dsl.Tilde
