@@ -105,6 +105,19 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 		corr, good = c.copulaArg(copula)
 		ok = ok && good
 	}
+	if corr != "" {
+		// Three things, three names: a correlation named as the data or
+		// as the latent variable would be read as both.
+		_, args, _ := callOf(copula.Dist, true)
+		switch {
+		case corr == copula.Name.Name:
+			c.errorf(args[0].Value.Pos, "as in "+corr+" ~ GaussianCopula(C)", "%s is the latent variable; its correlation needs its own name", corr)
+			ok = false
+		case data != nil && corr == data.Name.Name:
+			c.errorf(args[0].Value.Pos, "as in "+copula.Name.Name+" ~ GaussianCopula(C)", "%s is the data; the copula's correlation needs its own name", corr)
+			ok = false
+		}
+	}
 	if data != nil && copula != nil && copula.Name.Name == data.Name.Name {
 		c.errorf(copula.Name.Pos, "as in Z ~ GaussianCopula(C)", "%s is the data; the copula needs its own latent variable", data.Name.Name)
 		ok = false
