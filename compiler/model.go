@@ -59,6 +59,12 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 				c.errorf(fn.Pos, "as in C ~ FactorModel(k = 3, loadings = "+fn.Name+"(...))", "%s is a prior for factor loadings, not for %s", fn.Name, it.Name.Name)
 				ok = false
 			default:
+				if b, _, _, found := c.lookup(fn.Name); found && b.Kind() == "data" && fn.Name == it.Dist.String() {
+					// Y ~ gss: the data is given with =.
+					c.errorf(fn.Pos, "write "+it.Name.Name+" = "+fn.Name, "%s is a data set, not a distribution: the model's data is given with =", fn.Name)
+					ok = false
+					continue
+				}
 				ok = c.oneOf(fn, "distribution", Distributions()) && ok
 			}
 		case *dsl.Relation:
