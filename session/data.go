@@ -250,6 +250,11 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheet programs write
 	}
+	if b, err := br.Peek(2); err == nil && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		// UTF-16's byte order mark: every other byte would be a NUL in
+		// the column names and cells.
+		return nil, nil, &DataError{Msg: "the file is UTF-16 text (as Excel's \"Unicode Text\" writes); save it as CSV UTF-8"}
+	}
 	sep := opts.Sep
 	if sep == 0 {
 		sep = ','

@@ -123,6 +123,8 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"semicolon file read with commas", "income;degree;age\n1;2;30\n", nil,
 			`line 1: the header is one column, "income;degree;age": the file looks separated by ";", not ","; load it with sep = ";"`},
 		{"tab file read with commas", "income\tdegree\n1\t2\n", nil, `the file looks separated by tabs, not ","; load it with sep = "\t"`},
+		{"UTF-16 little-endian", "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", nil, "the file is UTF-16 text"},
+		{"UTF-16 big-endian", "\xfe\xff\x00a\x00,\x00b\x00\n\x001\x00,\x002\x00\n", nil, "save it as CSV UTF-8"},
 		// Lines of the file, counting blank lines and the lines of a
 		// quoted cell, as an editor numbers them.
 		{"after blank lines", "a,b\n1,2\n\n2,3\n\n3,zz\n", nil, `line 6: column b: cannot read "zz"`},
