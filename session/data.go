@@ -195,11 +195,11 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 	}
 	nums := make([]float64, len(c.texts))
 	var bad error
-	badLine := 0
+	badLine, badText := 0, ""
 	for k, t := range c.texts {
 		v, err := parseNumber(t)
 		if err != nil && (bad == nil || c.firstLine[k] < badLine) {
-			bad, badLine = err, c.firstLine[k]
+			bad, badLine, badText = err, c.firstLine[k], t
 		}
 		nums[k] = v
 	}
@@ -212,6 +212,13 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 		for k, t := range c.texts {
 			r, ok := rank[t]
 			if !ok {
+				if _, err := parseNumber(t); err == nil {
+					// A column of numbers but for a text or two: the
+					// text is the likely mistake, not the numbers.
+					return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: fmt.Sprintf(
+						"%q is not a number, but the column's other cells are, such as %q, which the order * for text columns does not list; if %q marks a missing cell, add it to na",
+						badText, t, badText)}
+				}
 				return nil, nil, &DataError{Line: c.firstLine[k], Column: c.name, Msg: notInOrder(t, rank, "the order * gives every text column")}
 			}
 			nums[k] = float64(r)

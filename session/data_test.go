@@ -154,6 +154,13 @@ func TestLoadCSVOrderAllErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
+	// A column of numbers with one text: the text is named, at its line.
+	csv = "a,q\n1,yes\n2,no\nx,no\n3,yes\n"
+	_, _, err = LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"no", "yes"}})
+	want = `line 4: column a: "x" is not a number, but the column's other cells are, such as "1", which the order * for text columns does not list; if "x" marks a missing cell, add it to na`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
 }
 
 // TestLoadCSVManyValues reads a column of more distinct numbers than are
