@@ -321,7 +321,13 @@ func (c *checker) show(s *dsl.ShowStmt) Stmt {
 			ok = false
 			continue
 		}
-		if _, _, _, found := c.lookup(id.Name); !found {
+		if len(exprs) > 1 {
+			// Several names: their fits side by side.
+			if _, _, good := c.modelBinding(id, true, "showing fits side by side"); !good {
+				ok = false
+				continue
+			}
+		} else if _, _, _, found := c.lookup(id.Name); !found {
 			c.unknownName(id, "")
 			ok = false
 			continue
