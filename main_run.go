@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -65,6 +66,9 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "copulang run: %v\n", err)
 		return exitError
 	}
+	// A byte order mark, as Windows editors write one, is not part of the
+	// script: without it the columns of errors are those an editor shows.
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	dir := filepath.Dir(file)
 	figDir := dir
 	if *outDir != "" {

@@ -106,6 +106,32 @@ func TestRunReportsErrorsWithPosition(t *testing.T) {
 	}
 }
 
+// TestRunScriptWithByteOrderMark: a script saved with a UTF-8 byte order
+// mark (as Windows editors write one) runs, and its errors count columns
+// as the editor shows them, without the mark.
+func TestRunScriptWithByteOrderMark(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "bom.cop")
+	if err := os.WriteFile(script, []byte("\ufeffprint 1 + )\r\nprint 2\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", script}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	if want := script + ":1:11: unexpected \")\""; !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr:\n%s\nwant it to start with %q", &stderr, want)
+	}
+	if err := os.WriteFile(script, []byte("\ufeffprint 1\r\nprint 2\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"run", script}, &stdout, &stderr); code != 0 || stdout.String() != "1\n2\n" {
+		t.Errorf("exit %d, stdout %q, want 0 and \"1\\n2\\n\"\nstderr:\n%s", code, &stdout, &stderr)
+	}
+}
+
 // TestRunTypoInLastLineFailsBeforeTheFit is issue 17's case on the command
 // line: the last line of a script that loads a CSV and runs a long fit
 // misspells a column. The script fails at once with the position, the

@@ -352,3 +352,38 @@ func TestDocCoversEveryWord(t *testing.T) {
 		t.Errorf("Keywords %v differ from the grammar's %v", Keywords(), dsl.StatementKeywords())
 	}
 }
+
+// TestModelNeedsObservedData: a model on data of fewer than 2 rows, or
+// with a column whose every cell is missing, is refused where it is
+// declared, not by the sampler when the fit starts.
+func TestModelNeedsObservedData(t *testing.T) {
+	env := newFakeEnv()
+	env["none"] = &DataInfo{Name: "none", N: 0, Columns: []ColumnInfo{{Name: "a"}, {Name: "b"}}}
+	env["one"] = &DataInfo{Name: "one", N: 1, Columns: []ColumnInfo{{Name: "a", Levels: 1}, {Name: "b", Levels: 1}}}
+	env["holes"] = &DataInfo{Name: "holes", N: 5, Columns: []ColumnInfo{
+		{Name: "a", Missing: 5}, {Name: "my b", Levels: 3}, {Name: "c", Levels: 2, Missing: 1}, {Name: "d", Missing: 5}}}
+	const rest = "; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }"
+	tests := []struct{ y, want string }{
+		{"none", "1:15: the model needs at least 2 rows of data; none has 0\n"},
+		{"one", "1:15: the model needs at least 2 rows of data; one has 1\n"},
+		{"holes", "1:15: columns a, d of holes have no observed values: every cell is missing\n" +
+			`hint: leave it out, as in Y = holes["my b", c]` + "\n"},
+		{"holes[a, c]", "1:15: column a of holes has no observed values: every cell is missing\n" +
+			"hint: a column with no observed value tells nothing about C: leave it out of Y\n"},
+		{"holes[c, 2]", ""},
+	}
+	for _, tt := range tests {
+		src := "model m { Y = " + tt.y + rest
+		got, _ := checkErrors(t, src, env)
+		// Keep the message and hint lines; the snippet is the source line.
+		var lines []string
+		for _, l := range strings.Split(got, "\n") {
+			if strings.HasPrefix(l, "1:") || strings.HasPrefix(l, "hint:") {
+				lines = append(lines, l+"\n")
+			}
+		}
+		if g := strings.Join(lines, ""); g != tt.want {
+			t.Errorf("Y = %s:\ngot:\n%s\nwant:\n%s", tt.y, g, tt.want)
+		}
+	}
+}

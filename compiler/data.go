@@ -14,6 +14,9 @@ import (
 
 // data checks data NAME = load(...) and data NAME = simulate(...).
 func (c *checker) data(s *dsl.DataStmt) Stmt {
+	if !c.bindable(s.Name, "data set") {
+		return nil
+	}
 	fn, args, ok := callOf(s.Value, false)
 	if !ok || !slices.Contains(dataSources(), fn.Name) {
 		hint := `as in data gss = load("gss.csv") or data sim = simulate(FullCopula(p = 4), n = 500, levels = 3)`
@@ -28,6 +31,17 @@ func (c *checker) data(s *dsl.DataStmt) Stmt {
 		return c.load(s, fn, args)
 	}
 	return c.simulate(s, fn, args)
+}
+
+// bindable reports (with an error) a name that a data set or model cannot
+// take: pi, which every expression reads as the number π, so that the
+// binding could never be shown or printed.
+func (c *checker) bindable(id *dsl.Ident, what string) bool {
+	if id.Name == "pi" {
+		c.errorf(id.Pos, "choose another name", "pi is the number π: a %s named pi would be read as it", what)
+		return false
+	}
+	return true
 }
 
 // load checks load("PATH", sep = ",", na = [...], order = {...}). When the
@@ -268,6 +282,9 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 		x.Missing = v
 	}
 	if !ok {
+		// As load does: bind the name, of unknown shape, so that the
+		// statements that use it are not reported as unknown names too.
+		c.local[x.Name] = &local{b: &DataInfo{Name: x.Name, HasTruth: true}, pending: true}
 		return nil
 	}
 	info := &DataInfo{Name: x.Name, N: x.N, HasTruth: true, TruthK: x.K}

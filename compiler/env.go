@@ -23,6 +23,9 @@ type Files interface {
 	ReadData(x *LoadData) (*DataInfo, error)
 	// Writable returns why a file cannot be written at path, or nil.
 	Writable(path string) error
+	// FitFile returns why path can neither hold a fit to read (it is not
+	// a file there) nor take one written (as Writable), or nil.
+	FitFile(path string) error
 }
 
 // Binding is what a name is bound to: *DataInfo or *ModelInfo.

@@ -30,8 +30,19 @@ func (c *checker) number(e *dsl.Expr, sc numScope) (v float64, known, ok bool) {
 		} else {
 			v -= w
 		}
+		if ok && math.IsInf(v, 0) {
+			c.overflow(e.Pos, v)
+			ok = false
+		}
 	}
 	return v, known, ok
+}
+
+// overflow reports a sum or product beyond the range of a float64 (the
+// literals are each in range): left alone it would go on as +Inf or, as
+// in 0 * (1e308 * 10), as NaN, which passes every "must be positive" test.
+func (c *checker) overflow(pos dsl.Position, v float64) {
+	c.errorf(pos, "", "the value is out of range: it comes to %s, beyond the largest number (about 1.8e308)", fmtNum(v))
 }
 
 func (c *checker) term(t *dsl.Term, sc numScope) (float64, bool, bool) {
@@ -42,14 +53,18 @@ func (c *checker) term(t *dsl.Term, sc numScope) (float64, bool, bool) {
 		known = known && k
 		if u.Op == "*" {
 			v *= w
-			continue
+		} else {
+			if o && k && w == 0 {
+				c.errorf(u.Unary.Pos, "", "division by zero")
+				ok = false
+				continue
+			}
+			v /= w
 		}
-		if o && k && w == 0 {
-			c.errorf(u.Unary.Pos, "", "division by zero")
+		if ok && math.IsInf(v, 0) {
+			c.overflow(t.Pos, v)
 			ok = false
-			continue
 		}
-		v /= w
 	}
 	return v, known, ok
 }
@@ -112,15 +127,7 @@ const maxInt = 1 << 40
 
 // integer evaluates an integer-valued expression; what names it in messages.
 func (c *checker) integer(e *dsl.Expr, sc numScope, what string) (int, bool, bool) {
-	v, known, ok := c.number(e, sc)
-	if !ok || !known {
-		return 0, known, ok
-	}
-	if v != math.Trunc(v) || math.Abs(v) > maxInt {
-		c.errorf(e.Pos, "", "%s must be a whole number, got %s", what, fmtNum(v))
-		return 0, true, false
-	}
-	return int(v), true, true
+	return c.wholeNumber(e, sc, what, nil)
 }
 
 // minimum is the smallest value an integer argument may take, and what to
@@ -134,12 +141,32 @@ type minimum struct {
 
 // integerAtLeast is integer for an argument with a smallest value.
 func (c *checker) integerAtLeast(e *dsl.Expr, sc numScope, what string, lo minimum) (int, bool, bool) {
-	v, known, ok := c.integer(e, sc, what)
-	if ok && known && v < lo.value {
-		c.errorf(e.Pos, lo.hint, "%s must be at least %d%s, got %d", what, lo.value, lo.unit, v)
-		return v, known, false
+	return c.wholeNumber(e, sc, what, &lo)
+}
+
+// wholeNumber is integer, with a smallest value if lo is not nil.
+func (c *checker) wholeNumber(e *dsl.Expr, sc numScope, what string, lo *minimum) (int, bool, bool) {
+	v, known, ok := c.number(e, sc)
+	if !ok || !known {
+		return 0, known, ok
 	}
-	return v, known, ok
+	switch {
+	case v != math.Trunc(v):
+		c.errorf(e.Pos, "", "%s must be a whole number, got %s", what, fmtNum(v))
+	case lo != nil && v < float64(lo.value):
+		if v >= -maxInt {
+			c.errorf(e.Pos, lo.hint, "%s must be at least %d%s, got %d", what, lo.value, lo.unit, int(v))
+			return int(v), known, false
+		}
+		c.errorf(e.Pos, lo.hint, "%s must be at least %d%s, got %s", what, lo.value, lo.unit, fmtNum(v))
+	case v > maxInt:
+		c.errorf(e.Pos, "", "%s must be at most 2^40 (%d), got %s", what, int64(maxInt), fmtNum(v))
+	case v < -maxInt:
+		c.errorf(e.Pos, "", "%s must be at least -2^40, got %s", what, fmtNum(v))
+	default:
+		return int(v), true, true
+	}
+	return 0, true, false
 }
 
 // seed evaluates a seed: a whole number in [0, 2^64). A literal is read

@@ -15,6 +15,7 @@ type filesEnv struct {
 	fakeEnv
 	data     map[string]*DataInfo // by path
 	readOnly map[string]bool      // paths that cannot be written
+	fitFiles map[string]bool      // paths of files that exist (fit files)
 	reads    []string             // the paths read, in order
 }
 
@@ -34,13 +35,21 @@ func (e *filesEnv) Writable(path string) error {
 	return nil
 }
 
+func (e *filesEnv) FitFile(path string) error {
+	if e.fitFiles[path] {
+		return nil
+	}
+	return e.Writable(path)
+}
+
 func newFilesEnv() *filesEnv {
 	survey := &DataInfo{N: 1002}
 	for _, name := range []string{"income", "degree", "children", "age"} {
 		survey.Columns = append(survey.Columns, ColumnInfo{Name: name, Levels: 5})
 	}
 	return &filesEnv{fakeEnv: newFakeEnv(), data: map[string]*DataInfo{"survey.csv": survey},
-		readOnly: map[string]bool{"/ro/draws.csv": true}}
+		readOnly: map[string]bool{"/ro/draws.csv": true, "/ro/m.fit": true, "/ro/kept.fit": true},
+		fitFiles: map[string]bool{"/ro/kept.fit": true}}
 }
 
 // checkErrors checks src against env and returns its formatted errors.
@@ -102,6 +111,11 @@ func TestFilesAtCheckTime(t *testing.T) {
 		{"unwritable impute draws", `impute hoff to "cells.csv", draws = "/ro/draws.csv"`,
 			"1:37: cannot write /ro/draws.csv: permission denied\nimpute hoff to \"cells.csv\", draws = \"/ro/draws.csv\"\n                                    ^\n", ""},
 		{"load what an export writes", "export hoff to \"d.csv\"\ndata d = load(\"d.csv\")\nshow d\n", "", ""},
+		// A fit file: one that exists may be read from a directory that
+		// cannot be written; one that does not will be written there.
+		{"fit file that cannot be written", `fit hoff, file = "/ro/m.fit"`,
+			"1:18: cannot keep the fit in /ro/m.fit: permission denied\nfit hoff, file = \"/ro/m.fit\"\n                 ^\n", ""},
+		{"fit file to read in a read-only directory", `fit hoff, file = "/ro/kept.fit"`, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -163,9 +163,9 @@ func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
 }
 
 // fitFile checks the value of a file setting into x.File. The file is read
-// when it holds the fit and written otherwise, so whether it can be written
-// is for the fit to find out when it runs (a fit file in a directory that
-// cannot be written is still read).
+// when it holds the fit and written otherwise, so whether an existing file
+// can be written is for the fit to find out when it runs (a fit file in a
+// directory that cannot be written is still read).
 func (c *checker) fitFile(e *dsl.Expr, x *Fit) bool {
 	p, isPrim := e.AsPrimary()
 	if !isPrim || p.Str == nil {
@@ -177,6 +177,16 @@ func (c *checker) fitFile(e *dsl.Expr, x *Fit) bool {
 		return false
 	}
 	x.File = p.Str.Value
+	if files, canLook := c.env.(Files); canLook && !c.writes[x.File] {
+		// A file there may hold the fit, to be read even from a directory
+		// that cannot be written; with no file there, the fit will be
+		// written, so a missing directory is an error now, not after the
+		// statements before this one have run.
+		if err := files.FitFile(x.File); err != nil {
+			c.errorf(p.Str.Pos, "", "cannot keep the fit in %s: %v", x.File, err)
+			return false
+		}
+	}
 	c.writes[x.File] = true
 	return true
 }

@@ -1,8 +1,8 @@
 package compiler
 
 import (
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
@@ -11,6 +11,9 @@ import (
 
 // model checks model NAME { Y = DATA; Z ~ GaussianCopula(C); Y ordinal Z; C ~ PRIOR }.
 func (c *checker) model(s *dsl.ModelStmt) Stmt {
+	if !c.bindable(s.Name, "model") {
+		return nil
+	}
 	var (
 		data   *dsl.Assign
 		copula *dsl.Tilde
@@ -56,6 +59,12 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 				c.errorf(fn.Pos, "as in C ~ FactorModel(k = 3, loadings = "+fn.Name+"(...))", "%s is a prior for factor loadings, not for %s", fn.Name, it.Name.Name)
 				ok = false
 			default:
+				if b, _, _, found := c.lookup(fn.Name); found && b.Kind() == "data" && fn.Name == it.Dist.String() {
+					// Y ~ gss: the data is given with =.
+					c.errorf(fn.Pos, "write "+it.Name.Name+" = "+fn.Name, "%s is a data set, not a distribution: the model's data is given with =", fn.Name)
+					ok = false
+					continue
+				}
 				ok = c.oneOf(fn, "distribution", Distributions()) && ok
 			}
 		case *dsl.Relation:
@@ -102,6 +111,19 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 		corr, good = c.copulaArg(copula)
 		ok = ok && good
 	}
+	if corr != "" {
+		// Three things, three names: a correlation named as the data or
+		// as the latent variable would be read as both.
+		_, args, _ := callOf(copula.Dist, true)
+		switch {
+		case corr == copula.Name.Name:
+			c.errorf(args[0].Value.Pos, "as in "+corr+" ~ GaussianCopula(C)", "%s is the latent variable; its correlation needs its own name", corr)
+			ok = false
+		case data != nil && corr == data.Name.Name:
+			c.errorf(args[0].Value.Pos, "as in "+copula.Name.Name+" ~ GaussianCopula(C)", "%s is the data; the copula's correlation needs its own name", corr)
+			ok = false
+		}
+	}
 	if data != nil && copula != nil && copula.Name.Name == data.Name.Name {
 		c.errorf(copula.Name.Pos, "as in Z ~ GaussianCopula(C)", "%s is the data; the copula needs its own latent variable", data.Name.Name)
 		ok = false
@@ -132,17 +154,29 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 				c.errorf(data.Value.Pos, "a copula models the dependence between columns", "the model needs at least 2 columns, got %d", sc.p)
 				ok = false
 			}
-			if sc.known && !c.observedColumns(data.Value, d, x) {
+			if sc.known && d.N < 2 {
+				c.errorf(data.Value.Pos, "", "the model needs at least 2 rows of data; %s has %d", x.Data, d.N)
 				ok = false
+			}
+			if sc.known && d.N >= 2 {
+				ok = c.observedColumns(data.Value.Pos, d, x) && ok
 			}
 		}
 	}
+	// After an error, bind the name to a model of unknown shape, as load
+	// binds data it cannot read, so that the statements that use it are
+	// not reported as using an unknown model as well.
+	declared := func() {
+		c.local[x.Name] = &local{b: &ModelInfo{Name: x.Name, Data: x.Data}, pending: true}
+	}
 	if prior == nil {
+		declared()
 		return nil
 	}
 	model, good := c.prior(prior, sc)
 	ok = ok && good
 	if !ok {
+		declared()
 		return nil
 	}
 	x.Model = model
@@ -155,13 +189,13 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 	return x
 }
 
-// observedColumns reports whether every column of the model x on data d
-// has an observed value, and reports those that have none: their latent
-// values would be constrained by nothing, and the sampler refuses them.
-func (c *checker) observedColumns(at *dsl.Expr, d *DataInfo, x *DeclareModel) bool {
+// observedColumns reports the model's columns that have no observed cell:
+// the sampler cannot place a column with no values (inference refuses it),
+// so say so here, where the model is declared, before a fit.
+func (c *checker) observedColumns(pos dsl.Position, d *DataInfo, x *DeclareModel) bool {
 	var empty, rest []string
 	for _, name := range x.Columns {
-		if k := d.column(name); k >= 0 && d.Columns[k].Levels == 0 {
+		if j := d.column(name); j >= 0 && d.Columns[j].Levels == 0 {
 			empty = append(empty, name)
 		} else {
 			rest = append(rest, name)
@@ -170,14 +204,41 @@ func (c *checker) observedColumns(at *dsl.Expr, d *DataInfo, x *DeclareModel) bo
 	if len(empty) == 0 {
 		return true
 	}
-	hint := ""
-	if len(rest) >= 2 {
-		hint = fmt.Sprintf("leave %s out, as in Y = %s[%s]", plural(len(empty), "it", "them"), x.Data, strings.Join(rest, ", "))
+	what := "column " + empty[0] + " of " + x.Data + " has"
+	if len(empty) > 1 {
+		what = "columns " + shortList(empty) + " of " + x.Data + " have"
 	}
-	c.errorf(at.Pos, hint, "%s %s of %s %s no observed value: %s nothing about the copula, and the model cannot use %s",
-		plural(len(empty), "column", "columns"), strings.Join(empty, ", "), x.Data, plural(len(empty), "has", "have"),
-		plural(len(empty), "it tells", "they tell"), plural(len(empty), "it", "them"))
+	hint := "a column with no observed value tells nothing about C: leave it out of Y"
+	if len(rest) >= 2 && len(rest) <= 8 {
+		hint = "leave it out, as in Y = " + x.Data + "[" + indexList(rest) + "]"
+	}
+	c.errorf(pos, hint, "%s no observed values: every cell is missing", what)
 	return false
+}
+
+// indexList writes column names as an index list, quoting those that are
+// not plain names.
+func indexList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if !plainName(n) {
+			out[i] = strconv.Quote(n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// plainName reports whether s is a name as the language writes one.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		letter := ch == '_' || (ch|0x20 >= 'a' && ch|0x20 <= 'z')
+		if !letter && (i == 0 || ch < '0' || ch > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // copulaArg checks GaussianCopula(C) and returns the correlation's name.

@@ -194,7 +194,12 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	}
 	switch {
 	case kind == "pairs" && t.count >= 0 && t.count < 2:
-		c.errorf(t.ref.At, "as in plot pairs "+t.ref.Name+".C", "plot pairs needs at least two parameters; %s selects %d", c.refString(t), t.count)
+		hint := "as in plot pairs " + t.ref.Name + ".C"
+		if t.count == 1 && t.model != nil && len(t.model.Columns) == 2 {
+			// C of two columns has one entry: plot pairs m.C is no remedy.
+			hint = "plot hist " + c.refString(t) + " shows its one parameter"
+		}
+		c.errorf(t.ref.At, hint, "plot pairs needs at least two parameters; %s selects %d", c.refString(t), t.count)
 		return nil
 	case kind != "pairs" && t.count >= 0 && t.count != 1:
 		c.errorf(t.ref.At, "pick one, as in "+t.ref.Name+".C[1, 2]", "plot %s shows one parameter; %s selects %d", kind, c.refString(t), t.count)
@@ -316,7 +321,13 @@ func (c *checker) show(s *dsl.ShowStmt) Stmt {
 			ok = false
 			continue
 		}
-		if _, _, _, found := c.lookup(id.Name); !found {
+		if len(exprs) > 1 {
+			// Several names: their fits side by side.
+			if _, _, good := c.modelBinding(id, true, "showing fits side by side"); !good {
+				ok = false
+				continue
+			}
+		} else if _, _, _, found := c.lookup(id.Name); !found {
 			c.unknownName(id, "")
 			ok = false
 			continue

@@ -409,6 +409,11 @@ func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 		if pl.Asked == "gibbs" {
 			pl.Notes = append(pl.Notes, "gibbs on a factor model is its parameter-expanded Gibbs sampler, px")
 		}
+		if pl.Asked == "auto" && pl.TravelTime != DefaultTravelTime {
+			// auto(T = ...) is taken for a full model, where auto may move
+			// columns to exact HMC; px has no travel time.
+			pl.Notes = append(pl.Notes, fmt.Sprintf("T = %s is not used: auto runs px on a factor model, which has no travel time; interweave(T = %s) is the factor model's exact-HMC sampler", fmtNum(pl.TravelTime), fmtNum(pl.TravelTime)))
+		}
 		if pl.Asked == "auto" {
 			hmc := make([]bool, len(levels))
 			for j, l := range levels {

@@ -61,6 +61,8 @@ func TestPlan(t *testing.T) {
 		{"hmc coarse only", "model m { Y = gss[DEG, PDEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\nfit m with hmc", inference.HMC, []bool{true, true}, 2, "", false},
 		{"auto fine only", "model m { Y = gss[INC, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }", inference.Gibbs, nil, 2, "", false},
 		{"auto factor", factorSim, inference.PX, nil, 5, "", false},
+		{"auto factor with T", factorSim + "fit m with auto(T = 2)", inference.PX, nil, 5, "T = 2 is not used: auto runs px on a factor model", false},
+		{"auto factor with the default T", factorSim + "fit m with auto(T = pi / 2)", inference.PX, nil, 5, "", false},
 		{"interweave factor", factorSim + "fit m with interweave(T = 2)", inference.Interweave, nil, 5, "", false},
 		{"hmc factor", factorSim + "fit m with hmc", inference.Interweave, nil, 5, "hmc on a factor model is interweave", false},
 		{"px factor", factorSim + "fit m with px", inference.PX, nil, 5, "", false},

@@ -34,6 +34,13 @@ const (
 // memory whatever the input.
 const MaxNesting = 100
 
+// maxSigns is how many '-' may follow one another (with only spaces,
+// comments or, inside brackets, line breaks between them). Each after the
+// first is a unary minus, which the parser, like a bracket, meets by
+// recursing: a megabyte of them overflowed the stack, which no recover
+// catches.
+const maxSigns = MaxNesting
+
 // punctuation lists the single-character tokens.
 const punctuation = "=~+-*/()[]{},.:"
 
@@ -126,6 +133,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 	pos := start
 	src = src[:end]
 	parenDepth := 0 // ( and [ currently open
+	signs := 0      // '-' tokens emitted one after another, to the last token
 	advance := func(n int) {
 		pos.Advance(string(src[pos.Offset : pos.Offset+n]))
 	}
@@ -135,6 +143,11 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		}
 	}
 	emit := func(typ lexer.TokenType, n int) {
+		if typ == tokPunct && src[pos.Offset] == '-' {
+			signs++
+		} else {
+			signs = 0
+		}
 		res.tokens = append(res.tokens, lexer.Token{Type: typ, Value: string(src[pos.Offset : pos.Offset+n]), Pos: pos})
 		advance(n)
 	}
@@ -184,6 +197,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				value = text
 			}
 			res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: value, Pos: pos})
+			signs = 0
 			advance(n)
 		case bytes.IndexByte([]byte(punctuation), c) >= 0:
 			switch c {
@@ -207,6 +221,15 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 						parenDepth--
 					}
 					res.open = res.open[:k-1]
+				}
+			case '-':
+				if signs == maxSigns {
+					// As for brackets: stop, since the source cannot parse.
+					res.tooDeep = true
+					fail(pos, fmt.Sprintf("more than %d minus signs in a row", maxSigns),
+						"each - after the first negates again: - - x is x")
+					res.tokens = append(res.tokens, lexer.EOFToken(pos))
+					return res
 				}
 			}
 			emit(tokPunct, 1)

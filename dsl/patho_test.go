@@ -20,6 +20,9 @@ func pathological() map[string]string {
 		"parens-100k":    strings.Repeat("(", 100000),
 		"unclosed-model": model.String(),
 		"nested-lists":   "data d = load(\"x\", order = {a: " + strings.Repeat("[", 5000) + "})",
+		// Each '-' after the first recurses in the parser as a bracket
+		// does: a million of them overflowed the goroutine's stack.
+		"minus-1m": "print " + strings.Repeat("-", 1000000) + "1",
 	}
 }
 
@@ -49,6 +52,7 @@ func TestPathologicalInputsAreRefusedQuickly(t *testing.T) {
 		"parens-100k":    "1:101: brackets nest deeper than 100 levels",
 		"unclosed-model": `unexpected end of input (expected "}")`,
 		"nested-lists":   "brackets nest deeper than 100 levels",
+		"minus-1m":       "1:107: more than 100 minus signs in a row",
 	}
 	for name, src := range pathological() {
 		_, err := Parse("", []byte(src))
@@ -114,5 +118,32 @@ func TestSnippetOfALongLine(t *testing.T) {
 	lines := strings.Split(snip, "\n")
 	if len(snip) > 1000 || !strings.HasSuffix(lines[0], "…") || strings.Index(lines[1], "^") != 61 {
 		t.Errorf("snippet of a 40,000-character line:\n%s", snip)
+	}
+}
+
+// TestMinusSigns: up to MaxNesting '-' in a row parse, wherever spaces,
+// comments and (inside brackets) line breaks fall between them; one more is
+// an error at the sign too many; a statement's end starts the count again.
+func TestMinusSigns(t *testing.T) {
+	signs := func(n int, between string) string {
+		return strings.TrimSuffix(strings.Repeat("-"+between, n), between)
+	}
+	tests := []struct{ src, want string }{
+		{"print " + signs(MaxNesting, "") + "1", ""},
+		{"print 1 " + signs(MaxNesting+1, " ") + "1", "1:209: more than 100 minus signs in a row"},
+		{"print (" + signs(MaxNesting-1, " # c\n") + "\n-1)", ""},
+		{"print (" + signs(MaxNesting, "\n") + "\n-1)", "101:1: more than 100 minus signs in a row"},
+		{"print " + signs(MaxNesting, "") + "1\nprint " + signs(MaxNesting, "") + "1", ""},
+		{"print " + signs(MaxNesting/2, "") + "(" + signs(MaxNesting, "") + "1)", ""},
+	}
+	for i, tt := range tests {
+		_, err := Parse("", []byte(tt.src))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if tt.want == "" && err != nil || tt.want != "" && !strings.Contains(got, tt.want) {
+			t.Errorf("case %d: Parse error %q, want %q", i, got, tt.want)
+		}
 	}
 }

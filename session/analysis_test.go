@@ -338,6 +338,15 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 	twoFactors.worst, twoFactors.least = 14, 17
 	slowC := worstAll // least loading 13 (Y4), but no slower than C's least
 	slowC.leastESS = 60
+	noESS, someESS := newDiagStats(), newDiagStats()
+	for i := range 10 {
+		noESS.add(i, inference.Diagnostics{RHat: math.NaN(), ESSBulk: math.NaN(), ESSTail: math.NaN()})
+		if i == 7 {
+			someESS.add(i, inference.Diagnostics{RHat: 1.001, ESSBulk: 950, ESSTail: math.NaN()})
+		} else {
+			someESS.add(i, inference.Diagnostics{RHat: 1.004, ESSBulk: 900, ESSTail: 800})
+		}
+	}
 	note := "Y4's communality is 0.95, and near 1, where the factors leave a column little unique variance, the scale of its loadings mixes slowly (sampling.md §9.6)"
 	tests = append(tests, []struct {
 		name     string
@@ -366,6 +375,16 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 			[]string{"least on m.X[5] (30 per chain); run more iterations"}, []string{"communality"}},
 		{"C's entry of another column", heywood(diagnostics{all: worstAll, c: worstC, lambda: worstAll, correlations: 10, loadings: 5}, 0.99, 0.99, 0.99, 0.5, 0.99),
 			[]string{"most on m.X[4] (1.030); run longer", "least on m.X[5] (30 per chain); run more iterations"}, []string{"communality"}},
+		// An ESS that could not be computed (a fit of a few draws, or of
+		// draws that do not vary) is no better than a low one: the report
+		// says NA, not +Inf, and warns.
+		{"no ESS at all", named(diagnostics{all: noESS, c: noESS, correlations: 10}),
+			[]string{"max R-hat NA, min bulk ESS NA, min tail ESS NA over 10 correlations",
+				"ESS below 100 per chain or not computable: quantiles and R-hat are unreliable, none on m.X[0] (too few draws, or draws that do not vary)"},
+			[]string{"Inf"}},
+		{"one ESS not computable", named(diagnostics{all: someESS, c: someESS, correlations: 10}),
+			[]string{"max R-hat 1.004, min bulk ESS 900, min tail ESS 800 over 10 correlations",
+				"none on m.X[7] (too few draws"}, nil},
 	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -23,9 +24,17 @@ func TestCellIsCheckedBeforeItRuns(t *testing.T) {
 		{"bad setting", "summary m.C, prob = 2", "CheckError", []string{"4:21: prob must be between 0 and 1"}},
 		{"thin beyond iter", "fit m, iter = 10, thin = 20", "CheckError", []string{"4:26: thin = 20 keeps no draw of iter = 10"}},
 		{"unreadable data", `data x2 = load("x.csv")`, "DataError", []string{`4:16: x.csv: line 2: column sex: cannot read "m" as a number`}},
+		{"fit file in no directory", `fit m, file = "no/such/dir/m.fit"`, "CheckError", []string{"4:15: cannot keep the fit in no/such/dir/m.fit: the directory testdata/no/such/dir does not exist"}},
+		{"fit file that is a directory", `fit m, file = "."`, "CheckError", []string{"4:15: cannot keep the fit in .: testdata is a directory"}},
+		// Devices are not read: /dev/zero never ends.
+		{"data from a device", `data z = load("/dev/zero")`, "DataError", []string{"4:15: /dev/zero: cannot load data: /dev/zero is a device, not a file"}},
+		{"fit file that is a device", `fit m, file = "/dev/zero"`, "CheckError", []string{"4:15: cannot keep the fit in /dev/zero: /dev/zero is not a regular file"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if _, err := os.Stat("/dev/zero"); err != nil && strings.Contains(c.last, "/dev/zero") {
+				t.Skip("no /dev/zero here")
+			}
 			s := newTestSession(t)
 			out := &recorder{}
 			_, err := s.Execute(context.Background(), prefix+c.last, out)
@@ -67,7 +76,7 @@ func TestModelOfAnEmptyColumnIsRefused(t *testing.T) {
 		t.Fatalf("error %v, want a CheckError", err)
 	}
 	tb := strings.Join(se.Traceback, "\n")
-	for _, w := range []string{"2:16: column d of e has no observed value: it tells nothing about the copula, and the model cannot use it",
+	for _, w := range []string{"2:16: column d of e has no observed values: every cell is missing",
 		"hint: leave it out, as in Y = e[a, b, c]"} {
 		if !strings.Contains(tb, w) {
 			t.Errorf("traceback lacks %q:\n%s", w, tb)

@@ -195,11 +195,11 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 	}
 	nums := make([]float64, len(c.texts))
 	var bad error
-	badLine := 0
+	badLine, badText := 0, ""
 	for k, t := range c.texts {
 		v, err := parseNumber(t)
 		if err != nil && (bad == nil || c.firstLine[k] < badLine) {
-			bad, badLine = err, c.firstLine[k]
+			bad, badLine, badText = err, c.firstLine[k], t
 		}
 		nums[k] = v
 	}
@@ -212,6 +212,13 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 		for k, t := range c.texts {
 			r, ok := rank[t]
 			if !ok {
+				if _, err := parseNumber(t); err == nil {
+					// A column of numbers but for a text or two: the
+					// text is the likely mistake, not the numbers.
+					return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: fmt.Sprintf(
+						"%q is not a number, but the column's other cells are, such as %q, which the order * for text columns does not list; if %q marks a missing cell, add it to na",
+						badText, t, badText)}
+				}
 				return nil, nil, &DataError{Line: c.firstLine[k], Column: c.name, Msg: notInOrder(t, rank, "the order * gives every text column")}
 			}
 			nums[k] = float64(r)
@@ -249,6 +256,11 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheet programs write
+	}
+	if b, err := br.Peek(2); err == nil && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		// UTF-16's byte order mark: every other byte would be a NUL in
+		// the column names and cells.
+		return nil, nil, &DataError{Msg: "the file is UTF-16 text (as Excel's \"Unicode Text\" writes); save it as CSV UTF-8"}
 	}
 	sep := opts.Sep
 	if sep == 0 {
@@ -305,7 +317,7 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			}
 		}
 	}
-	for line := 2; ; line++ {
+	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -316,10 +328,14 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && p > 1 {
 			continue // blank line
 		}
+		// The line of the file, not the count of rows: blank lines and
+		// quoted cells that span lines are in it too.
+		line, _ := cr.FieldPos(0)
 		if len(rec) != p {
 			return nil, nil, &DataError{Line: line, Msg: fmt.Sprintf("the row has %d cells but the header names %d columns", len(rec), p)}
 		}
 		for j, cell := range rec {
+			line, _ := cr.FieldPos(j)
 			if err := cols[j].add(cell, line, opts.NA); err != nil {
 				return nil, nil, err
 			}

@@ -123,6 +123,14 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"semicolon file read with commas", "income;degree;age\n1;2;30\n", nil,
 			`line 1: the header is one column, "income;degree;age": the file looks separated by ";", not ","; load it with sep = ";"`},
 		{"tab file read with commas", "income\tdegree\n1\t2\n", nil, `the file looks separated by tabs, not ","; load it with sep = "\t"`},
+		{"UTF-16 little-endian", "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", nil, "the file is UTF-16 text"},
+		{"UTF-16 big-endian", "\xfe\xff\x00a\x00,\x00b\x00\n\x001\x00,\x002\x00\n", nil, "save it as CSV UTF-8"},
+		// Lines of the file, counting blank lines and the lines of a
+		// quoted cell, as an editor numbers them.
+		{"after blank lines", "a,b\n1,2\n\n2,3\n\n3,zz\n", nil, `line 6: column b: cannot read "zz"`},
+		{"after a cell of two lines", "a,b\n1,\"x\ny\"\n2,zz\n", map[string][]string{"b": {"x\ny", "z"}}, `line 4: column b: value "zz" is not`},
+		{"ragged row after a blank line", "a,b\n1,2\n\n3\n", nil, "line 4: the row has 1 cells"},
+		{"a cell of two lines on the line it starts", "a,b\n1,2\n3,\"q\nr\"\n", nil, `line 3: column b: cannot read "q\nr"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,6 +151,13 @@ func TestLoadCSVOrderAllErrors(t *testing.T) {
 	csv := "q1,q2\nyes,no\nno,yes\nno,maybe\n"
 	_, _, err := LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"no", "yes"}})
 	want := `line 4: column q2: value "maybe" is not in the order * gives every text column ["no", "yes"]`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	// A column of numbers with one text: the text is named, at its line.
+	csv = "a,q\n1,yes\n2,no\nx,no\n3,yes\n"
+	_, _, err = LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"no", "yes"}})
+	want = `line 4: column a: "x" is not a number, but the column's other cells are, such as "1", which the order * for text columns does not list; if "x" marks a missing cell, add it to na`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}

@@ -146,8 +146,8 @@ func (u *untilOutcome) warning(model string) string {
 	if u.reached || u.stopped {
 		return ""
 	}
-	return fmt.Sprintf("the least ESS of C is %.0f and the largest R-hat %.3f, short of ess = %d, after %d × iter: `extend %s, ess = %d` goes on",
-		u.least, u.rhat, u.target, compiler.ESSLimit, model, u.target)
+	return fmt.Sprintf("the least ESS of C is %s and the largest R-hat %s, short of ess = %d, after %d × iter: `extend %s, ess = %d` goes on",
+		statText("%.0f", u.least), statText("%.3f", u.rhat), u.target, compiler.ESSLimit, model, u.target)
 }
 
 // warnIf writes warning, if any, to stderr.
@@ -200,8 +200,9 @@ func (s *Session) untilESS(ctx, fitCtx context.Context, m *Model, target, limit 
 		// An ESS from few draws tends to be low, so a round runs at most
 		// three times the iterations so far, and the next round looks again.
 		more = min(max(more, done/10, 1), 3*done, limit-done)
-		out.Stream("stdout", fmt.Sprintf("ess: least ESS of C %.0f of the %d asked, max R-hat %.3f: %d more iterations per chain, %s at this fit's rate\n",
-			u.least, target, u.rhat, more, compiler.AboutDuration(timeFor(r, more))))
+		// NA: no entry's ESS or R-hat could be computed yet.
+		out.Stream("stdout", fmt.Sprintf("ess: least ESS of C %s of the %d asked, max R-hat %s: %d more iterations per chain, %s at this fit's rate\n",
+			statText("%.0f", u.least), target, statText("%.3f", u.rhat), more, compiler.AboutDuration(timeFor(r, more))))
 		stop, err := s.extendFit(ctx, fitCtx, m, more, show, out)
 		u.rounds++
 		if err != nil {

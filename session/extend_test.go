@@ -174,6 +174,23 @@ func TestFitUntilESS(t *testing.T) {
 	}
 }
 
+// TestFitUntilESSFromOneDraw: the rounds of an ESS target from a fit of
+// one draw, whose ESS and R-hat cannot be computed yet, say NA for them,
+// not +Inf and -Inf, and so does the report and its warning at the limit.
+func TestFitUntilESSFromOneDraw(t *testing.T) {
+	s := newTestSession(t)
+	out := mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 4)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m, iter = 1, warmup = 0, chains = 1, ess = 100000")
+	text := out.text() + out.stderr.String()
+	if !strings.Contains(text, "ess: least ESS of C NA of the 100000 asked, max R-hat NA: 1 more iterations per chain") {
+		t.Errorf("the first round:\n%s", text)
+	}
+	if strings.Contains(text, "Inf") {
+		t.Errorf("the rounds or the report print an infinity:\n%s", text)
+	}
+}
+
 // TestExtendHint checks the hint after a fit that warns: the iterations the
 // least ESS asks for (or as many as ran, when only R-hat warns), and an ESS
 // target only where C itself falls short — a factor fit whose loadings

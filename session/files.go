@@ -45,6 +45,11 @@ func (s *Session) readData(x *compiler.LoadData) (*Dataset, []string, error) {
 	if info.IsDir() {
 		return nil, nil, fmt.Errorf("cannot load data: %s is a directory", x.Path)
 	}
+	if device(info) {
+		// /dev/zero or /dev/urandom would be read without end (a named
+		// pipe is read: it ends when its writer does).
+		return nil, nil, fmt.Errorf("cannot load data: %s is a device, not a file", x.Path)
+	}
 	key := loadKey(path, x)
 	if p, ok := s.preloaded[key]; ok && p.size == info.Size() && p.modTime.Equal(info.ModTime()) {
 		return p.data, p.warnings, nil
@@ -77,6 +82,24 @@ func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
 
 // Writable implements compiler.Files.
 func (e sessionEnv) Writable(path string) error { return writable(e.s.path(path)) }
+
+// FitFile implements compiler.Files: a file at path may hold the fit (the
+// fit reads it to find out); otherwise the fit will be written there.
+func (e sessionEnv) FitFile(path string) error {
+	if info, err := os.Stat(e.s.path(path)); err == nil && !info.IsDir() {
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file", path)
+		}
+		return nil
+	}
+	return writable(e.s.path(path))
+}
+
+// device reports whether info is a device or a socket: a file that a read
+// may never finish (/dev/zero), or that is not a file at all.
+func device(info os.FileInfo) bool {
+	return info.Mode()&(os.ModeDevice|os.ModeCharDevice|os.ModeSocket|os.ModeIrregular) != 0
+}
 
 // writable returns why a file cannot be written at path: its directory
 // does not exist or cannot be written, or path is a directory. It writes

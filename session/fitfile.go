@@ -148,6 +148,10 @@ type savedFit struct {
 // which the new fit will overwrite; and an error when path is not a fit
 // file at all, which must not be overwritten.
 func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inference.Spec) (*savedFit, string, error) {
+	if info, err := os.Stat(path); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
+		// A device (/dev/zero) would be read without end, a pipe block.
+		return nil, "", fmt.Errorf("cannot read %s: it is not a regular file", shown)
+	}
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -286,6 +287,43 @@ func FuzzDecodeFitFile(f *testing.F) {
 		}
 		if len(ff.Result) != ff.ResultSize || !bytes.HasSuffix(data, ff.Result) {
 			t.Fatalf("format 2 with %d bytes of draws said and %d taken", ff.ResultSize, len(ff.Result))
+		}
+	})
+}
+
+// FuzzReadFitFile runs a fit that names a damaged fit file, whole files
+// (FuzzDecodeFitFile takes only the header's decoder), and then uses the
+// fit as a notebook would: whatever the bytes, the file is read, refused
+// or refitted over, never a panic, which the session would report as an
+// InternalError or an internal error in the sampler.
+func FuzzReadFitFile(f *testing.F) {
+	const fit = "fit m, iter = 6, warmup = 4, chains = 2, file = \"m.fit\"\n"
+	dir := f.TempDir()
+	if _, err := New(Options{Dir: dir}).Execute(context.Background(), fitFileSetup+fit, &recorder{}); err != nil {
+		f.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	for _, at := range []int{len(good) - 1, len(good) - 200, len(good) / 2, len(fitFileMagic) + 40} {
+		bad := slices.Clone(good)
+		bad[at] ^= 0x5a
+		f.Add(bad)
+	}
+	f.Add(good[:len(good)-8])
+	f.Fuzz(func(t *testing.T, file []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "m.fit"), file, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := &recorder{}
+		_, err := New(Options{Dir: dir}).Execute(context.Background(),
+			fitFileSetup+fit+"summary m.C\nimpute m\nextend m, iter = 2\ncheck m, draws = 4, reps = 19\n", out)
+		var se *Error
+		if errors.As(err, &se) && se.Name == "InternalError" || err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("%v\n%s", err, out.text())
 		}
 	})
 }

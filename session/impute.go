@@ -89,7 +89,8 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 // text, whose levels have no numeric value; prob is the cells' summaries'.
 func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob float64) *Table {
 	names := m.Names()
-	t := &Table{Header: []string{"row", "column", "mode", "p_mode", "q" + percent((1-prob)/2), "q50", "q" + percent((1+prob)/2), "mean"}}
+	lo, hi := intervalColumns(prob)
+	t := &Table{Header: []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}}
 	for _, c := range cells {
 		j := m.Cols[c.Col]
 		lv := c.LevelSummary

@@ -44,9 +44,9 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 	if reg := x.Target.Regress; reg != nil {
 		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
 	}
-	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; q%s and q%s bound the central %s%% interval",
-		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit),
-		percent((1-x.Prob)/2), percent((1+x.Prob)/2), percent(x.Prob))
+	lo, hi := intervalColumns(x.Prob)
+	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; %s and %s bound the central %s%% interval",
+		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit), lo, hi, strconv.FormatFloat(x.Prob*100, 'g', 10, 64))
 	if x.Sort != "" {
 		t.Caption += "; rows ordered by " + x.Sort + ", worst first"
 	}
@@ -184,8 +184,9 @@ func posteriorTable(names []string, sums []inference.Summary, prob float64) *Tab
 	if len(names) != len(sums) {
 		panic(fmt.Sprintf("session: SummaryTable: %d names for %d summaries", len(names), len(sums)))
 	}
+	lo, hi := intervalColumns(prob)
 	t := &Table{
-		Header: []string{"param", "mean", "sd", "q" + percent((1-prob)/2), "q50", "q" + percent((1+prob)/2),
+		Header: []string{"param", "mean", "sd", lo, "q50", hi,
 			"ess_bulk", "ess_tail", "rhat", "mcse_mean", "mcse_sd"},
 		Rows: make([][]string, len(sums)),
 	}
@@ -202,10 +203,29 @@ func posteriorTable(names []string, sums []inference.Summary, prob float64) *Tab
 	return t
 }
 
-// percent prints a probability as a percentage without trailing zeros:
-// 0.05 → "5", 0.025 → "2.5".
-func percent(p float64) string {
-	return strconv.FormatFloat(math.Round(p*1e6)/1e4, 'f', -1, 64)
+// intervalColumns names the columns of the lower and upper quantiles of
+// a central interval of probability prob by their percentages, without
+// trailing zeros: prob 0.9 → "q5", "q95"; 0.95 → "q2.5", "q97.5".
+//
+// Four decimals of a percent, or as many more as it takes (the same for
+// both) to tell the quantiles from the median and from the extremes:
+// prob = 1e-9 names q49.99999995 and q50.00000005, not two more q50s, and
+// prob = 0.9999999 q0.000005 and q99.999995, not q0 and q100.
+func intervalColumns(prob float64) (lo, hi string) {
+	format := func(p float64, d int) string {
+		s := strconv.FormatFloat(p*100, 'f', d, 64)
+		if strings.Contains(s, ".") {
+			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		}
+		return s
+	}
+	d := 4
+	for ; d < 15; d++ {
+		if l := format((1-prob)/2, d); l != "50" && l != "0" {
+			break
+		}
+	}
+	return "q" + format((1-prob)/2, d), "q" + format((1+prob)/2, d)
 }
 
 // refLabel prints a reference with column names for its indices, as in
@@ -268,10 +288,14 @@ type diagStats struct {
 	worst                     int // the entry with the worst R-hat, as diagnostics.entry counts; -1 for none
 	least                     int // the entry with the least ESS, bulk or tail; -1 for none
 	leastESS                  float64
+	// noESS counts the entries whose bulk or tail ESS could not be
+	// computed (too few draws, or draws that do not vary), and firstNoESS
+	// is the first of them (-1 for none).
+	noESS, firstNoESS int
 }
 
 func newDiagStats() diagStats {
-	return diagStats{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1), worst: -1, least: -1, leastESS: math.Inf(1)}
+	return diagStats{maxRHat: math.Inf(-1), minBulk: math.Inf(1), minTail: math.Inf(1), worst: -1, least: -1, leastESS: math.Inf(1), firstNoESS: -1}
 }
 
 // add takes in the diagnostics s of entry i.
@@ -296,12 +320,29 @@ func (d *diagStats) add(i int, s inference.Diagnostics) {
 	if e := math.Min(s.ESSBulk, s.ESSTail); e < d.leastESS {
 		d.least, d.leastESS = i, e
 	}
+	if math.IsNaN(s.ESSBulk) || math.IsNaN(s.ESSTail) {
+		if d.noESS == 0 {
+			d.firstNoESS = i
+		}
+		d.noESS++
+	}
 }
 
 func (d diagStats) rhatWarns() bool { return d.maxRHat > 1.01 }
 
+// essWarns: an ESS below 100 per chain, or one that could not be computed,
+// which is no better.
 func (d diagStats) essWarns(chains int) bool {
-	return d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains)
+	return d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains) || d.noESS > 0
+}
+
+// statText prints a diagnostic of the report, "NA" for none (every entry's
+// could not be computed).
+func statText(format string, v float64) string {
+	if math.IsInf(v, 0) || math.IsNaN(v) {
+		return "NA"
+	}
+	return fmt.Sprintf(format, v)
 }
 
 // diagnostics holds R-hat and ESS over the entries of C (c) and, for a
@@ -484,17 +525,19 @@ func (d diagnostics) name(i int) string {
 // a warning that only the aligned loadings earn says so: they often mix
 // more slowly than C, which does not depend on how the factors are rotated.
 func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) {
-	if math.IsInf(d.all.maxRHat, 0) {
-		return nil
+	if math.IsInf(d.all.maxRHat, 0) && d.all.nans == 0 {
+		return nil // no entries
 	}
 	over := fmt.Sprintf("%d correlations", d.correlations)
 	if d.loadings > 0 {
 		over += fmt.Sprintf(" and %d loadings (aligned)", d.loadings)
 	}
-	fmt.Fprintf(b, "\nmax R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f over %s", d.all.maxRHat, d.all.minBulk, d.all.minTail, over)
+	fmt.Fprintf(b, "\nmax R-hat %s, min bulk ESS %s, min tail ESS %s over %s",
+		statText("%.3f", d.all.maxRHat), statText("%.0f", d.all.minBulk), statText("%.0f", d.all.minTail), over)
 	onlyLoadings := ""
 	if d.loadings > 0 {
-		fmt.Fprintf(b, "; C alone: max R-hat %.3f, min bulk ESS %.0f, min tail ESS %.0f", d.c.maxRHat, d.c.minBulk, d.c.minTail)
+		fmt.Fprintf(b, "; C alone: max R-hat %s, min bulk ESS %s, min tail ESS %s",
+			statText("%.3f", d.c.maxRHat), statText("%.0f", d.c.minBulk), statText("%.0f", d.c.minTail))
 		onlyLoadings = " on the aligned loadings only (C's entries are within the limits)"
 	}
 	if d.seconds > 0 && !math.IsInf(d.c.minBulk, 0) {
@@ -523,11 +566,17 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 		if !d.c.essWarns(chains) {
 			where = onlyLoadings
 		}
-		w, least, ess := "ESS below 100 per chain"+where+": quantiles and R-hat are unreliable", d.c.least, d.c.leastESS
+		w, least, ess, st := "ESS below 100 per chain"+where+": quantiles and R-hat are unreliable", d.c.least, d.c.leastESS, d.c
 		if where != "" {
-			least, ess = d.all.least, d.all.leastESS
+			least, ess, st = d.all.least, d.all.leastESS, d.all
 		}
-		if name := d.name(least); name != "" {
+		if none := st.firstNoESS; st.noESS > 0 {
+			// An ESS that could not be computed is the least of all.
+			w = "ESS below 100 per chain or not computable" + where + ": quantiles and R-hat are unreliable"
+			if name := d.name(none); name != "" {
+				w += fmt.Sprintf(", none on %s (too few draws, or draws that do not vary)", name)
+			}
+		} else if name := d.name(least); name != "" {
 			w += fmt.Sprintf(", least on %s (%.0f per chain)%s", name, ess/float64(max(chains, 1)), d.communalityNote(least))
 		}
 		warnings = append(warnings, w+"; run more iterations")

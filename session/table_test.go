@@ -95,6 +95,11 @@ func TestSummaryTableInterval(t *testing.T) {
 		{0.8, "param mean sd q10 q50 q90 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
 		{0.95, "param mean sd q2.5 q50 q97.5 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
 		{0.5, "param mean sd q25 q50 q75 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+		{0.999, "param mean sd q0.05 q50 q99.95 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+		// A narrow or a very wide interval still names three quantiles
+		// apart, and none of them the minimum or the maximum.
+		{1e-9, "param mean sd q49.99999995 q50 q50.00000005 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+		{0.9999999, "param mean sd q0.000005 q50 q99.999995 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
 	} {
 		if got := strings.Join(posteriorTable(names, sums, c.prob).Header, " "); got != c.want {
 			t.Errorf("prob %v: header %q, want %q", c.prob, got, c.want)
