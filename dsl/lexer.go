@@ -28,10 +28,13 @@ const (
 	tokPunct  = lexer.TokenType(-6) // one of = ~ + - * / ( ) [ ] { } , . :
 )
 
-// MaxNesting is how deeply brackets ( [ { may nest. Deeper nesting is a
-// syntax error found by the scanner, before the parser (which recurses once
-// per level) ever sees it: parsing stays linear in time and bounded in
-// memory whatever the input.
+// MaxNesting is how deeply brackets ( [ { may nest, and how many minus
+// signs may follow one another (each unary minus is a level of the
+// parser's recursion too, as in ---1). Deeper nesting is a syntax error
+// found by the scanner, before the parser (which recurses once per level)
+// ever sees it: parsing stays linear in time and bounded in memory whatever
+// the input (a megabyte of minus signs once overflowed the stack, which no
+// recover catches).
 const MaxNesting = 100
 
 // punctuation lists the single-character tokens.
@@ -109,7 +112,8 @@ type scanResult struct {
 	open []bracket
 	// openString is true when a string literal runs to the end of the source.
 	openString bool
-	// tooDeep is true when brackets nest deeper than MaxNesting.
+	// tooDeep is true when brackets nest deeper than MaxNesting, or more
+	// than MaxNesting minus signs follow one another.
 	tooDeep bool
 	// stmtEnds holds the offsets of the separators that end a top-level
 	// statement (outside every bracket, braces included).
@@ -126,6 +130,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 	pos := start
 	src = src[:end]
 	parenDepth := 0 // ( and [ currently open
+	minusRun := 0   // minus signs in a row, up to the current token
 	advance := func(n int) {
 		pos.Advance(string(src[pos.Offset : pos.Offset+n]))
 	}
@@ -135,6 +140,11 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		}
 	}
 	emit := func(typ lexer.TokenType, n int) {
+		if typ == tokPunct && src[pos.Offset] == '-' {
+			minusRun++
+		} else {
+			minusRun = 0
+		}
 		res.tokens = append(res.tokens, lexer.Token{Type: typ, Value: string(src[pos.Offset : pos.Offset+n]), Pos: pos})
 		advance(n)
 	}
@@ -184,6 +194,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				value = text
 			}
 			res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: value, Pos: pos})
+			minusRun = 0
 			advance(n)
 		case bytes.IndexByte([]byte(punctuation), c) >= 0:
 			switch c {
@@ -207,6 +218,16 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 						parenDepth--
 					}
 					res.open = res.open[:k-1]
+				}
+			case '-':
+				if minusRun == MaxNesting {
+					// As deep brackets: the parser would recurse once per
+					// sign.
+					res.tooDeep = true
+					fail(pos, fmt.Sprintf("more than %d minus signs in a row", MaxNesting),
+						"an even number of them is the same as none, an odd number as one")
+					res.tokens = append(res.tokens, lexer.EOFToken(pos))
+					return res
 				}
 			}
 			emit(tokPunct, 1)

@@ -8,7 +8,9 @@ import (
 
 // pathological returns the inputs of issue 16 that once made parsing
 // superlinear or unbounded: deeply nested brackets, and a 1.2 MB model
-// block that is never closed.
+// block that is never closed; and a megabyte of minus signs, each a level
+// of the parser's recursion, which overflowed the stack (a fatal error,
+// which killed the kernel).
 func pathological() map[string]string {
 	var model strings.Builder
 	model.WriteString("model m {\n")
@@ -20,6 +22,8 @@ func pathological() map[string]string {
 		"parens-100k":    strings.Repeat("(", 100000),
 		"unclosed-model": model.String(),
 		"nested-lists":   "data d = load(\"x\", order = {a: " + strings.Repeat("[", 5000) + "})",
+		"minus-1m":       strings.Repeat("-", 1000000) + "1",
+		"minus-spaced":   "x = 1 " + strings.Repeat("- ", 300000) + "1",
 	}
 }
 
@@ -49,6 +53,8 @@ func TestPathologicalInputsAreRefusedQuickly(t *testing.T) {
 		"parens-100k":    "1:101: brackets nest deeper than 100 levels",
 		"unclosed-model": `unexpected end of input (expected "}")`,
 		"nested-lists":   "brackets nest deeper than 100 levels",
+		"minus-1m":       "1:101: more than 100 minus signs in a row",
+		"minus-spaced":   "1:207: more than 100 minus signs in a row",
 	}
 	for name, src := range pathological() {
 		_, err := Parse("", []byte(src))
