@@ -44,6 +44,9 @@ func wordAt(code string, cursor int) (start, end int) {
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	cursor = max(0, min(cursor, len(code)))
 	if q := openString(code[:cursor]); q >= 0 {
+		if owner := openBracketOwner(code[:q-1]); owner != "" {
+			return s.completeColumnString(owner, code[q:cursor]), q, cursor
+		}
 		return s.completePath(code[:q-1], code[q:cursor]), q, cursor
 	}
 	start = cursor
@@ -58,7 +61,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	case strings.HasSuffix(before, ".") && start == len(before):
 		candidates = s.members(lastIdent(before[:len(before)-1]))
 	case openBracketOwner(code[:start]) != "":
-		candidates = s.columnsOf(openBracketOwner(code[:start]))
+		for _, name := range s.columnsOf(openBracketOwner(code[:start])) {
+			candidates = append(candidates, columnText(name))
+		}
 	case lastWord(before) == "plot":
 		candidates = compiler.PlotKinds()
 	case lastWord(before) == "with":
@@ -85,6 +90,37 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// columnText is a column name as an index names it: as it is when it is an
+// identifier, else as a string ("my col", "1st", "âge"), since the bare
+// name would not parse.
+func columnText(name string) string {
+	if name != "" && (name[0] == '_' || name[0]|0x20 >= 'a' && name[0]|0x20 <= 'z') {
+		ident := true
+		for i := 1; i < len(name); i++ {
+			ident = ident && isIdentByte(name[i])
+		}
+		if ident {
+			return name
+		}
+	}
+	return strconv.Quote(name)
+}
+
+// completeColumnString returns the column names of owner that complete
+// prefix, the escaped text of a string being typed inside its index
+// brackets (as in m.C["my c), escaped as the string needs them.
+func (s *Session) completeColumnString(owner, prefix string) []string {
+	var out []string
+	for _, name := range s.columnsOf(owner) {
+		q := strconv.Quote(name)
+		if escaped := q[1 : len(q)-1]; strings.HasPrefix(escaped, prefix) {
+			out = append(out, escaped)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // openString returns the offset just after the quote of the string literal
