@@ -44,7 +44,7 @@ func wordAt(code string, cursor int) (start, end int) {
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	cursor = max(0, min(cursor, len(code)))
 	if q := openString(code[:cursor]); q >= 0 {
-		if owner := openBracketOwner(code[:q-1]); owner != "" {
+		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
 			return s.completeColumnString(owner, code[q:cursor]), q, cursor
 		}
 		return s.completePath(code[:q-1], code[q:cursor]), q, cursor
@@ -60,7 +60,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	switch {
 	case strings.HasSuffix(before, ".") && start == len(before):
 		candidates = s.members(lastIdent(before[:len(before)-1]))
-	case openBracketOwner(code[:start]) != "":
+	case s.columnsOf(openBracketOwner(code[:start])) != nil:
 		for _, name := range s.columnsOf(openBracketOwner(code[:start])) {
 			candidates = append(candidates, columnText(name))
 		}

@@ -270,6 +270,9 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		{"data d = simulate(FactorCopula(", "k"},
 		{"fit m with hmc(", "T"},
 		{"model n { C ~ InverseWishart(df = 3, ", "scale"},
+		// A list is not an index: show [m1, m2] takes bindings.
+		{"show [", "m"},
+		{"show [m, g", "gss"},
 	}
 	for _, c := range cases {
 		matches, start, end := s.Complete(c.code, len(c.code))
