@@ -64,6 +64,13 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		for _, name := range s.columnsOf(openBracketOwner(code[:start])) {
 			candidates = append(candidates, columnText(name))
 		}
+	case s.columnsOf(regressOwner(code[:start])) != nil:
+		// A formula names columns by identifier (or by number).
+		for _, name := range s.columnsOf(regressOwner(code[:start])) {
+			if columnText(name) == name {
+				candidates = append(candidates, name)
+			}
+		}
 	case lastWord(before) == "plot":
 		candidates = compiler.PlotKinds()
 	case lastWord(before) == "with":
@@ -300,6 +307,25 @@ func lastIdent(text string) string {
 func lastWord(text string) string {
 	text = strings.TrimRightFunc(text, unicode.IsSpace)
 	return text[strings.LastIndexFunc(text, unicode.IsSpace)+1:]
+}
+
+// regressOwner returns the model whose regress( is open at the end of
+// text (as in `summary m.regress(INC ~ DEG + `), or "".
+func regressOwner(text string) string {
+	before, ok := beforeOpen(text, '(', ')')
+	if !ok {
+		return ""
+	}
+	before = strings.TrimRight(before, " \t")
+	rest, ok := strings.CutSuffix(before, "regress")
+	if !ok || lastIdent(rest) != "" {
+		return ""
+	}
+	rest = strings.TrimRight(rest, " \t")
+	if !strings.HasSuffix(rest, ".") {
+		return ""
+	}
+	return lastIdent(strings.TrimRight(rest[:len(rest)-1], " \t"))
 }
 
 // openBracketOwner returns the binding whose index bracket is open at the

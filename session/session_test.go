@@ -273,6 +273,10 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		// A list is not an index: show [m1, m2] takes bindings.
 		{"show [", "m"},
 		{"show [m, g", "gss"},
+		// A formula names the model's columns.
+		{"summary m.regress(", "INC"},
+		{"summary m.regress(INC ~ ", "DEG"},
+		{"summary m.regress(INC ~ DEG + A", "AGE"},
 	}
 	for _, c := range cases {
 		matches, start, end := s.Complete(c.code, len(c.code))
