@@ -79,6 +79,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		candidates = compiler.Distributions()
 	case settingNames(before) != nil:
 		candidates = settingNames(before)
+		if t := strings.TrimRight(before, " \t"); strings.HasSuffix(t, "(") && openParenOwner(t) == "simulate" {
+			candidates = append(candidates, compiler.SimulationSpecs()...) // its spec, unnamed
+		}
 		if strings.HasPrefix(strings.TrimSpace(statementText(before)), "compare") {
 			candidates = append(candidates, s.bindings().names...) // compare m1, m2, ...
 		}

@@ -277,6 +277,10 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		{"summary m.regress(", "INC"},
 		{"summary m.regress(INC ~ ", "DEG"},
 		{"summary m.regress(INC ~ DEG + A", "AGE"},
+		// simulate's first argument, its spec, is given without its name.
+		{"data d = simulate(", "FactorCopula"},
+		{"data d = simulate(Fu", "FullCopula"},
+		{"data d = simulate(", "n"},
 	}
 	for _, c := range cases {
 		matches, start, end := s.Complete(c.code, len(c.code))
