@@ -250,6 +250,11 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheet programs write
 	}
+	if b, err := br.Peek(2); err == nil && (string(b) == "\xff\xfe" || string(b) == "\xfe\xff") {
+		// Read as UTF-8, its zero bytes made every cell unreadable and
+		// the error named a ragged last line.
+		return nil, nil, &DataError{Msg: "the file is UTF-16 text (a spreadsheet's \"Unicode text\"), not UTF-8: save it as CSV in UTF-8"}
+	}
 	sep := opts.Sep
 	if sep == 0 {
 		sep = ','

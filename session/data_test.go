@@ -123,6 +123,8 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"semicolon file read with commas", "income;degree;age\n1;2;30\n", nil,
 			`line 1: the header is one column, "income;degree;age": the file looks separated by ";", not ","; load it with sep = ";"`},
 		{"tab file read with commas", "income\tdegree\n1\t2\n", nil, `the file looks separated by tabs, not ","; load it with sep = "\t"`},
+		{"UTF-16 file", "\xff\xfea\x00,\x00b\x00\n\x001\x00,\x002\x00\n\x00", nil, "the file is UTF-16 text"},
+		{"UTF-16 big-endian file", "\xfe\xff\x00a\x00,\x00b\x00\n\x001\x00,\x002\x00\n", nil, "the file is UTF-16 text"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
