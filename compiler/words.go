@@ -52,6 +52,10 @@ func dataSources() []string { return []string{"load", "simulate"} }
 // simulationSpecs are the copulas simulate draws from.
 func simulationSpecs() []string { return []string{"FactorCopula", "FullCopula"} }
 
+// SimulationSpecs returns the copulas simulate draws from, which its first
+// argument names (simulate(FactorCopula(p = 8, k = 2), ...)).
+func SimulationSpecs() []string { return simulationSpecs() }
+
 // members are the parts of a fitted model a reference may select.
 func members() []string {
 	return []string{"C", "Lambda", "Z", "partial", "communality", "regress"}

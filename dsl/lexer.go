@@ -116,7 +116,8 @@ type scanResult struct {
 	open []bracket
 	// openString is true when a string literal runs to the end of the source.
 	openString bool
-	// tooDeep is true when brackets nest deeper than MaxNesting.
+	// tooDeep is true when brackets nest deeper than MaxNesting, or more
+	// than MaxNesting minus signs follow one another.
 	tooDeep bool
 	// stmtEnds holds the offsets of the separators that end a top-level
 	// statement (outside every bracket, braces included).
@@ -244,6 +245,10 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				hint = "use a plain double quote \""
 			case '<', '>', '!', '&', '|', '^', '%':
 				hint = "the language has only + - * / in expressions"
+			case '\u00a0', '\u2007', '\u202f':
+				hint = "a non-breaking space (text copied from a web page or a document has them): type a plain space"
+			case '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
+				hint = "an invisible zero-width character (text copied from a web page or a document has them): delete it"
 			}
 			fail(pos, msg, hint)
 			advance(size)

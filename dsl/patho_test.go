@@ -8,7 +8,9 @@ import (
 
 // pathological returns the inputs of issue 16 that once made parsing
 // superlinear or unbounded: deeply nested brackets, and a 1.2 MB model
-// block that is never closed.
+// block that is never closed; and a megabyte of minus signs, each a level
+// of the parser's recursion, which overflowed the stack (a fatal error,
+// which killed the kernel).
 func pathological() map[string]string {
 	var model strings.Builder
 	model.WriteString("model m {\n")

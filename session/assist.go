@@ -44,6 +44,9 @@ func wordAt(code string, cursor int) (start, end int) {
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	cursor = max(0, min(cursor, len(code)))
 	if q := openString(code[:cursor]); q >= 0 {
+		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
+			return s.completeColumnString(owner, code[q:cursor]), q, cursor
+		}
 		return s.completePath(code[:q-1], code[q:cursor]), q, cursor
 	}
 	start = cursor
@@ -57,8 +60,17 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	switch {
 	case strings.HasSuffix(before, ".") && start == len(before):
 		candidates = s.members(lastIdent(before[:len(before)-1]))
-	case openBracketOwner(code[:start]) != "":
-		candidates = s.columnsOf(openBracketOwner(code[:start]))
+	case s.columnsOf(openBracketOwner(code[:start])) != nil:
+		for _, name := range s.columnsOf(openBracketOwner(code[:start])) {
+			candidates = append(candidates, columnText(name))
+		}
+	case s.columnsOf(regressOwner(code[:start])) != nil:
+		// A formula names columns by identifier (or by number).
+		for _, name := range s.columnsOf(regressOwner(code[:start])) {
+			if columnText(name) == name {
+				candidates = append(candidates, name)
+			}
+		}
 	case lastWord(before) == "plot":
 		candidates = compiler.PlotKinds()
 	case lastWord(before) == "with":
@@ -67,6 +79,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		candidates = compiler.Distributions()
 	case settingNames(before) != nil:
 		candidates = settingNames(before)
+		if t := strings.TrimRight(before, " \t"); strings.HasSuffix(t, "(") && openParenOwner(t) == "simulate" {
+			candidates = append(candidates, compiler.SimulationSpecs()...) // its spec, unnamed
+		}
 		if strings.HasPrefix(strings.TrimSpace(statementText(before)), "compare") {
 			candidates = append(candidates, s.bindings().names...) // compare m1, m2, ...
 		}
@@ -85,6 +100,37 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// columnText is a column name as an index names it: as it is when it is an
+// identifier, else as a string ("my col", "1st", "âge"), since the bare
+// name would not parse.
+func columnText(name string) string {
+	if name != "" && (name[0] == '_' || name[0]|0x20 >= 'a' && name[0]|0x20 <= 'z') {
+		ident := true
+		for i := 1; i < len(name); i++ {
+			ident = ident && isIdentByte(name[i])
+		}
+		if ident {
+			return name
+		}
+	}
+	return strconv.Quote(name)
+}
+
+// completeColumnString returns the column names of owner that complete
+// prefix, the escaped text of a string being typed inside its index
+// brackets (as in m.C["my c), escaped as the string needs them.
+func (s *Session) completeColumnString(owner, prefix string) []string {
+	var out []string
+	for _, name := range s.columnsOf(owner) {
+		q := strconv.Quote(name)
+		if escaped := q[1 : len(q)-1]; strings.HasPrefix(escaped, prefix) {
+			out = append(out, escaped)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // openString returns the offset just after the quote of the string literal
@@ -264,6 +310,25 @@ func lastIdent(text string) string {
 func lastWord(text string) string {
 	text = strings.TrimRightFunc(text, unicode.IsSpace)
 	return text[strings.LastIndexFunc(text, unicode.IsSpace)+1:]
+}
+
+// regressOwner returns the model whose regress( is open at the end of
+// text (as in `summary m.regress(INC ~ DEG + `), or "".
+func regressOwner(text string) string {
+	before, ok := beforeOpen(text, '(', ')')
+	if !ok {
+		return ""
+	}
+	before = strings.TrimRight(before, " \t")
+	rest, ok := strings.CutSuffix(before, "regress")
+	if !ok || lastIdent(rest) != "" {
+		return ""
+	}
+	rest = strings.TrimRight(rest, " \t")
+	if !strings.HasSuffix(rest, ".") {
+		return ""
+	}
+	return lastIdent(strings.TrimRight(rest[:len(rest)-1], " \t"))
 }
 
 // openBracketOwner returns the binding whose index bracket is open at the

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -59,12 +61,31 @@ func (s *Session) readData(x *compiler.LoadData) (*Dataset, []string, error) {
 		return nil, nil, fmt.Errorf("cannot load data: %w", err)
 	}
 	defer f.Close()
-	d, warnings, err := LoadCSV(f, csvOptions(x))
+	var r io.Reader = f
+	if s.readCtx != nil {
+		r = ctxReader{s.readCtx, f}
+	}
+	d, warnings, err := LoadCSV(r, csvOptions(x))
 	if err != nil {
 		return nil, nil, err
 	}
 	s.preloaded[key] = &preloaded{size: info.Size(), modTime: info.ModTime(), data: d, warnings: warnings}
 	return d, warnings, nil
+}
+
+// ctxReader reads r until ctx is cancelled: an interrupt stops the
+// reading of a large file (or of a pipe that never ends) between two
+// reads.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // ReadData implements compiler.Files: the file is read whole (and kept

@@ -58,6 +58,9 @@ type Session struct {
 	view atomic.Pointer[bindingsView]
 	// scores are the held-out scores compare computed or read (scores.go).
 	scores scoreCache
+	// readCtx is the running cell's context while it runs (nil between
+	// cells): cancelling it stops the reading of a data file (readData).
+	readCtx context.Context
 }
 
 // Model is a model binding: its checked declaration, its data, and its
@@ -143,12 +146,18 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, out Outp
 	if perr != nil {
 		return nil, positionedError("SyntaxError", perr, src)
 	}
+	s.readCtx = ctx
+	defer func() { s.readCtx = nil }()
 	// Check the whole cell before running any of it, reading the data it
 	// loads and testing the files it writes, so that a mistake in its last
 	// line is reported before a long fit. Each statement is checked again
 	// just before it runs, against the bindings as they then are.
 	defer clear(s.preloaded)
 	if _, cerr := compiler.Check(file, s.env()); cerr != nil {
+		if ctx.Err() != nil {
+			// The interrupt stopped the reading of a data file.
+			return nil, interrupted("while the cell's data files were read")
+		}
 		return nil, positionedError("CheckError", cerr, src)
 	}
 	for _, st := range file.Stmts {

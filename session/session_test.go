@@ -270,6 +270,17 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		{"data d = simulate(FactorCopula(", "k"},
 		{"fit m with hmc(", "T"},
 		{"model n { C ~ InverseWishart(df = 3, ", "scale"},
+		// A list is not an index: show [m1, m2] takes bindings.
+		{"show [", "m"},
+		{"show [m, g", "gss"},
+		// A formula names the model's columns.
+		{"summary m.regress(", "INC"},
+		{"summary m.regress(INC ~ ", "DEG"},
+		{"summary m.regress(INC ~ DEG + A", "AGE"},
+		// simulate's first argument, its spec, is given without its name.
+		{"data d = simulate(", "FactorCopula"},
+		{"data d = simulate(Fu", "FullCopula"},
+		{"data d = simulate(", "n"},
 	}
 	for _, c := range cases {
 		matches, start, end := s.Complete(c.code, len(c.code))
@@ -294,6 +305,52 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 	}
 	if _, ok := s.Inspect("   ", 1, 0); ok {
 		t.Error("Inspect of blanks found something")
+	}
+}
+
+// TestCompleteColumnNames: a column whose name is not an identifier
+// ("my col", "1st", "âge") is offered as a string, which an index takes,
+// and inside a string in an index the column names are offered as its
+// text. Such names were offered bare, and choosing one made a syntax error.
+func TestCompleteColumnNames(t *testing.T) {
+	dir := t.TempDir()
+	csv := "âge,my col,1st,ok,\"q\"\"x\"\n1,2,3,1,1\n2,1,3,2,2\n3,3,1,1,1\n"
+	if err := os.WriteFile(filepath.Join(dir, "u.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data u = load("u.csv")
+model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
+	for _, tc := range []struct {
+		code string
+		want []string
+	}{
+		{`u[`, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`, "ok"}},
+		{`m.C[ok, `, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`, "ok"}},
+		{`u[o`, []string{"ok"}},
+		{`u["`, []string{"1st", "my col", "ok", `q\"x`, "âge"}},
+		{`m.C["âge", "my`, []string{"my col"}},
+		{`m.C[ok, "q\"`, []string{`q\"x`}},
+		{`m.C[ok, "â`, []string{"âge"}},
+		{`u["zz`, nil},
+	} {
+		matches, start, end := s.Complete(tc.code, len(tc.code))
+		if !slices.Equal(matches, tc.want) {
+			t.Errorf("Complete(%q) = %q, want %q", tc.code, matches, tc.want)
+		}
+		if end != len(tc.code) || start > end {
+			t.Errorf("Complete(%q) replaces [%d, %d)", tc.code, start, end)
+		}
+		// Every match, put in place, makes an index that parses.
+		for _, m := range matches {
+			code := tc.code[:start] + m
+			if (strings.Count(code, `"`)-strings.Count(code, `\"`))%2 == 1 { // close the string
+				code += `"`
+			}
+			if st, _ := s.IsComplete("print " + code + "]"); st != "complete" {
+				t.Errorf("Complete(%q) offers %q, which makes %q: %s", tc.code, m, code+"]", st)
+			}
+		}
 	}
 }
 
