@@ -195,11 +195,11 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 	}
 	nums := make([]float64, len(c.texts))
 	var bad error
-	badLine, badText := 0, ""
+	badLine := 0
 	for k, t := range c.texts {
 		v, err := parseNumber(t)
 		if err != nil && (bad == nil || c.firstLine[k] < badLine) {
-			bad, badLine, badText = err, c.firstLine[k], t
+			bad, badLine = err, c.firstLine[k]
 		}
 		nums[k] = v
 	}
@@ -209,15 +209,25 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 			return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: bad.Error()}
 		}
 		rank := ranks(orderAll)
+		// A column of numbers but for a text or two that the order does
+		// not list either: the text is the likely mistake, not the numbers.
+		// (A text column whose labels are all in the order, with a stray
+		// number, gets the number's own error below.)
+		strayLine, stray := 0, ""
+		for k, t := range c.texts {
+			if _, err := parseNumber(t); err != nil {
+				if _, ok := rank[t]; !ok && (stray == "" || c.firstLine[k] < strayLine) {
+					strayLine, stray = c.firstLine[k], t
+				}
+			}
+		}
 		for k, t := range c.texts {
 			r, ok := rank[t]
 			if !ok {
-				if _, err := parseNumber(t); err == nil {
-					// A column of numbers but for a text or two: the
-					// text is the likely mistake, not the numbers.
-					return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: fmt.Sprintf(
+				if _, err := parseNumber(t); err == nil && stray != "" {
+					return nil, nil, &DataError{Line: strayLine, Column: c.name, Msg: fmt.Sprintf(
 						"%q is not a number, but the column's other cells are, such as %q, which the order * for text columns does not list; if %q marks a missing cell, add it to na",
-						badText, t, badText)}
+						stray, t, stray)}
 				}
 				return nil, nil, &DataError{Line: c.firstLine[k], Column: c.name, Msg: notInOrder(t, rank, "the order * gives every text column")}
 			}

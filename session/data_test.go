@@ -161,6 +161,14 @@ func TestLoadCSVOrderAllErrors(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
+	// A text column whose labels are all in the order, with one number:
+	// the number is named, at its own line.
+	csv = "a\nlow\nhigh\nlow\n2\n"
+	_, _, err = LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"low", "high"}})
+	want = `line 5: column a: value "2" is not in the order * gives every text column ["low", "high"]`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
 }
 
 // TestLoadCSVManyValues reads a column of more distinct numbers than are
