@@ -219,9 +219,15 @@ func intervalColumns(prob float64) (lo, hi string) {
 		}
 		return s
 	}
+	// More digits until the names differ from each other, from the median's
+	// and from the extremes', and the lower one is its quantile to 0.5%
+	// (prob = 0.999999 would otherwise call its 0.00005 quantile q0.0001).
+	x := (1 - prob) / 2 * 100
 	d := 4
 	for ; d < 15; d++ {
-		if l := format((1-prob)/2, d); l != "50" && l != "0" {
+		lo, hi = format((1-prob)/2, d), format((1+prob)/2, d)
+		v, _ := strconv.ParseFloat(lo, 64)
+		if lo != "50" && lo != "0" && hi != "50" && hi != "100" && lo != hi && math.Abs(v-x) <= 0.005*x {
 			break
 		}
 	}

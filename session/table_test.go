@@ -99,6 +99,8 @@ func TestSummaryTableInterval(t *testing.T) {
 		// A narrow or a very wide interval still names three quantiles
 		// apart, and none of them the minimum or the maximum.
 		{1e-9, "param mean sd q49.99999995 q50 q50.00000005 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+		{1e-6, "param mean sd q49.99995 q50 q50.00005 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
+		{0.999999, "param mean sd q0.00005 q50 q99.99995 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
 		{0.9999999, "param mean sd q0.000005 q50 q99.999995 ess_bulk ess_tail rhat mcse_mean mcse_sd"},
 	} {
 		if got := strings.Join(posteriorTable(names, sums, c.prob).Header, " "); got != c.want {
