@@ -727,6 +727,12 @@ func TestRegressPlotsAreNamedByTheirFormula(t *testing.T) {
 			t.Errorf("figure %d: %q, want the title %s", k+1, out.titles[k], title)
 		}
 	}
+	// Printed, the rows are named as the summary names them: the formula
+	// is said once, not on every row.
+	printed := mustRun(t, s, "print m.regress(Y4 ~ Y2 + Y3)").text()
+	if strings.Count(printed, "Y4 ~ Y2 + Y3") > 1 || !strings.Contains(printed, "beta[Y2] ") || !strings.Contains(printed, "R2 ") {
+		t.Errorf("print of the regression:\n%s", printed)
+	}
 }
 
 // TestRMSEPlotOfSeveralFitsHasItsOwnFile: `plot rmse [a, b] vs sim` was

@@ -81,7 +81,7 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 			return nil, err
 		}
 		k := len(reg.Predictors)
-		// Labels name the regression: they title the plots of its rows.
+		// Titles name the regression, for the plots of its rows.
 		of := " of " + strings.TrimSuffix(strings.TrimPrefix(regressText(m, reg), "regress("), ")")
 		var truth []float64
 		if truthC != nil {
@@ -95,14 +95,15 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 		var out []param
 		for a, j := range reg.Predictors {
 			out = append(out, param{
-				label: fmt.Sprintf("beta[%s]%s", names[j], of),
+				label: fmt.Sprintf("beta[%s]", names[j]),
+				title: fmt.Sprintf("beta[%s]%s", names[j], of),
 				key:   fmt.Sprintf("beta[%s]", names[j]),
 				name:  fmt.Sprintf("beta.%d", j+1),
 				draws: beta[a],
 				truth: at(truth, a),
 			})
 		}
-		out = append(out, param{label: "R2" + of, key: "R2", name: "R2", draws: r2, truth: at(truth, k)})
+		out = append(out, param{label: "R2", title: "R2" + of, key: "R2", name: "R2", draws: r2, truth: at(truth, k)})
 		if len(ref.Index) == 1 {
 			if a := ref.Index[0]; a >= 0 && a < len(out) {
 				return out[a : a+1], nil

@@ -12,6 +12,9 @@ import (
 // name, and its draws per chain.
 type param struct {
 	label string // C[income, degree]
+	// title names the parameter in a figure of it alone, where label may
+	// not say enough ("R2 of income ~ degree + age"); empty: label.
+	title string
 	key   string // C[income,degree]
 	name  string // C.1.2
 	draws [][]float64
@@ -19,6 +22,14 @@ type param struct {
 	// entry is 1 + the index of an entry of C or a loading in the fit's
 	// EntrySummaries; 0 for a derived quantity.
 	entry int
+}
+
+// figureTitle is the name of p in a figure of it alone.
+func (p param) figureTitle() string {
+	if p.title != "" {
+		return p.title
+	}
+	return p.label
 }
 
 // entry is one selected entry of a matrix member: row and column, 0-based.

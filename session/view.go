@@ -131,13 +131,13 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		p := ps[0]
 		switch x.Kind {
 		case "trace":
-			f, err = figure.Trace(p.label, p.draws, 0)
+			f, err = figure.Trace(p.figureTitle(), p.draws, 0)
 		case "hist":
-			f, err = figure.Histogram(p.label, inference.NonEmptyShortest(p.draws), p.truth)
+			f, err = figure.Histogram(p.figureTitle(), inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
-			f, err = figure.ACF(p.label, inference.NonEmptyShortest(p.draws), 40)
+			f, err = figure.ACF(p.figureTitle(), inference.NonEmptyShortest(p.draws), 40)
 		case "rank":
-			f, err = figure.Rank(p.label, inference.NonEmptyShortest(p.draws), 0)
+			f, err = figure.Rank(p.figureTitle(), inference.NonEmptyShortest(p.draws), 0)
 		}
 	case "pairs":
 		const most = 4
