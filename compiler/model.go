@@ -39,6 +39,14 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 			fn, _, isCall := callOf(it.Dist, true)
 			switch {
 			case !isCall:
+				if pf, isPf := it.Dist.AsPostfix(); isPf && pf.Primary.Name != nil {
+					if b, _, _, found := c.lookup(pf.Primary.Name.Name); found && b.Kind() == "data" {
+						// Y ~ gss[INC, DEG]: the data is given with =.
+						c.errorf(it.Dist.Pos, "write "+it.Name.Name+" = "+it.Dist.String(), "%s is a data set, not a distribution: the model's data is given with =", pf.Primary.Name.Name)
+						ok = false
+						continue
+					}
+				}
 				c.errorf(it.Dist.Pos, "as in C ~ InverseWishart(df = p + 2)", "expected a distribution after ~, got %s", describeExpr(it.Dist))
 				ok = false
 			case fn.Name == "GaussianCopula":
@@ -115,12 +123,25 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 		// Three things, three names: a correlation named as the data or
 		// as the latent variable would be read as both.
 		_, args, _ := callOf(copula.Dist, true)
+		dataName := ""
+		if data != nil {
+			dataName = data.Name.Name
+		}
+		// The hint's name must be neither of the two taken.
+		other := "C"
+		for _, n := range []string{"C", "R", "S"} {
+			if n != copula.Name.Name && n != dataName {
+				other = n
+				break
+			}
+		}
+		hint := "as in " + copula.Name.Name + " ~ GaussianCopula(" + other + ")"
 		switch {
 		case corr == copula.Name.Name:
-			c.errorf(args[0].Value.Pos, "as in "+corr+" ~ GaussianCopula(C)", "%s is the latent variable; its correlation needs its own name", corr)
+			c.errorf(args[0].Value.Pos, hint, "%s is the latent variable; its correlation needs its own name", corr)
 			ok = false
-		case data != nil && corr == data.Name.Name:
-			c.errorf(args[0].Value.Pos, "as in "+copula.Name.Name+" ~ GaussianCopula(C)", "%s is the data; the copula's correlation needs its own name", corr)
+		case corr == dataName:
+			c.errorf(args[0].Value.Pos, hint, "%s is the data; the copula's correlation needs its own name", corr)
 			ok = false
 		}
 	}
