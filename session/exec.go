@@ -17,7 +17,7 @@ import (
 func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error {
 	switch x := st.(type) {
 	case *compiler.LoadData:
-		return s.load(x, out)
+		return s.load(ctx, x, out)
 	case *compiler.SimulateData:
 		return s.simulate(ctx, x, out)
 	case *compiler.DeclareModel:
@@ -95,8 +95,11 @@ func (s *Session) setData(d *Dataset) {
 	s.bind(d.Name)
 }
 
-func (s *Session) load(x *compiler.LoadData, out Output) error {
-	d, warnings, err := s.readData(x)
+func (s *Session) load(ctx context.Context, x *compiler.LoadData, out Output) error {
+	d, warnings, err := s.readData(ctx, x)
+	if err != nil && ctx.Err() != nil {
+		return interrupted("while " + x.Path + " was read")
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", x.Path, err)
 	}

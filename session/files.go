@@ -37,8 +37,9 @@ func csvOptions(x *compiler.LoadData) CSVOptions {
 }
 
 // readData reads the file of a load statement, or returns the copy read
-// at check time when the file has not changed since.
-func (s *Session) readData(x *compiler.LoadData) (*Dataset, []string, error) {
+// at check time when the file has not changed since; cancelling ctx stops
+// the reading.
+func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset, []string, error) {
 	path := s.path(x.Path)
 	info, err := os.Stat(path)
 	if err != nil {
@@ -61,11 +62,7 @@ func (s *Session) readData(x *compiler.LoadData) (*Dataset, []string, error) {
 		return nil, nil, fmt.Errorf("cannot load data: %w", err)
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if s.readCtx != nil {
-		r = ctxReader{s.readCtx, f}
-	}
-	d, warnings, err := LoadCSV(r, csvOptions(x))
+	d, warnings, err := LoadCSV(ctxReader{ctx, f}, csvOptions(x))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -92,7 +89,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // for the load statement), so that its problems are found before the cell
 // runs.
 func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
-	d, _, err := e.s.readData(x)
+	d, _, err := e.s.readData(e.ctx, x)
 	if err != nil {
 		return nil, err
 	}

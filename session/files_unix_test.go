@@ -5,6 +5,7 @@ package session
 import (
 	"context"
 	"errors"
+	"github.com/copulang/copulang/compiler"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +25,13 @@ func TestInterruptWhileLoading(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("cannot make a named pipe: %v", err)
 	}
+	// If the cell never opened the pipe, open and close its reading end,
+	// so that the writer below does not stay blocked in OpenFile.
+	t.Cleanup(func() {
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			r.Close()
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() { // writes rows until the reader goes away
@@ -60,5 +68,22 @@ func TestInterruptWhileLoading(t *testing.T) {
 	}
 	if _, err := s.Execute(context.Background(), "1 + 1", &recorder{}); err != nil {
 		t.Fatalf("the session after an interrupted load: %v", err)
+	}
+}
+
+// TestInterruptWhileLoadRereads: a load statement reads its file again
+// when it changed after the cell was checked; an interrupt during that
+// reading is a KeyboardInterrupt too, not an error about the file.
+func TestInterruptWhileLoadRereads(t *testing.T) {
+	s := New(Options{Dir: "testdata"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := s.load(ctx, &compiler.LoadData{Name: "d", Path: "gss.csv"}, &recorder{})
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
+		t.Fatalf("load under a cancelled context: %v, want a KeyboardInterrupt", err)
+	}
+	if err := s.load(context.Background(), &compiler.LoadData{Name: "d", Path: "gss.csv"}, &recorder{}); err != nil {
+		t.Fatalf("load: %v", err)
 	}
 }

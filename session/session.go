@@ -58,9 +58,6 @@ type Session struct {
 	view atomic.Pointer[bindingsView]
 	// scores are the held-out scores compare computed or read (scores.go).
 	scores scoreCache
-	// readCtx is the running cell's context while it runs (nil between
-	// cells): cancelling it stops the reading of a data file (readData).
-	readCtx context.Context
 }
 
 // Model is a model binding: its checked declaration, its data, and its
@@ -146,14 +143,12 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, out Outp
 	if perr != nil {
 		return nil, positionedError("SyntaxError", perr, src)
 	}
-	s.readCtx = ctx
-	defer func() { s.readCtx = nil }()
 	// Check the whole cell before running any of it, reading the data it
 	// loads and testing the files it writes, so that a mistake in its last
 	// line is reported before a long fit. Each statement is checked again
 	// just before it runs, against the bindings as they then are.
 	defer clear(s.preloaded)
-	if _, cerr := compiler.Check(file, s.env()); cerr != nil {
+	if _, cerr := compiler.Check(file, s.env(ctx)); cerr != nil {
 		if ctx.Err() != nil {
 			// The interrupt stopped the reading of a data file.
 			return nil, interrupted("while the cell's data files were read")
@@ -168,8 +163,13 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, out Outp
 			out.Display(result, "")
 			result = nil
 		}
-		prog, cerr := compiler.Check(&dsl.File{Pos: file.Pos, EndPos: file.EndPos, Stmts: []dsl.Stmt{st}}, s.env())
+		prog, cerr := compiler.Check(&dsl.File{Pos: file.Pos, EndPos: file.EndPos, Stmts: []dsl.Stmt{st}}, s.env(ctx))
 		if cerr != nil {
+			if ctx.Err() != nil {
+				// A data file that changed since the cell's check was
+				// being read again.
+				return nil, interrupted("while a data file was read")
+			}
 			return nil, positionedError("CheckError", cerr, src)
 		}
 		for _, ir := range prog.Stmts {
@@ -214,9 +214,14 @@ func (s *Session) bind(name string) {
 }
 
 // env is the compiler's view of the session's bindings.
-func (s *Session) env() compiler.Env { return sessionEnv{s} }
+// env is the session's bindings and files as the checker sees them; ctx
+// stops the reading of a data file.
+func (s *Session) env(ctx context.Context) compiler.Env { return sessionEnv{s, ctx} }
 
-type sessionEnv struct{ s *Session }
+type sessionEnv struct {
+	s   *Session
+	ctx context.Context
+}
 
 func (e sessionEnv) Lookup(name string) (compiler.Binding, bool) {
 	if d, ok := e.s.data[name]; ok {

@@ -154,7 +154,7 @@ func (s *Session) Evaluate(ctx context.Context, expr string) (MimeBundle, error)
 	if !ok {
 		return nil, &Error{Name: "SyntaxError", Value: "want an expression, got a " + stmtKeyword(file.Stmts[0]) + " statement"}
 	}
-	prog, err := compiler.Check(&dsl.File{Pos: file.Pos, EndPos: file.EndPos, Stmts: []dsl.Stmt{st}}, s.env())
+	prog, err := compiler.Check(&dsl.File{Pos: file.Pos, EndPos: file.EndPos, Stmts: []dsl.Stmt{st}}, s.env(ctx))
 	if err != nil {
 		return nil, positionedError("CheckError", err, src)
 	}
