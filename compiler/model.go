@@ -243,23 +243,11 @@ func indexList(names []string) string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		out[i] = n
-		if !plainName(n) {
+		if !dsl.IsName(n) {
 			out[i] = strconv.Quote(n)
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// plainName reports whether s is a name as the language writes one.
-func plainName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		letter := ch == '_' || (ch|0x20 >= 'a' && ch|0x20 <= 'z')
-		if !letter && (i == 0 || ch < '0' || ch > '9') {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // copulaArg checks GaussianCopula(C) and returns the correlation's name.

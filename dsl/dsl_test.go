@@ -473,3 +473,17 @@ func TestStatementKeywords(t *testing.T) {
 		}
 	}
 }
+
+func TestIsName(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"income", true}, {"_x1", true}, {"Y2", true}, {"a_b_9", true},
+		{"", false}, {"1st", false}, {"my col", false}, {"âge", false}, {"a-b", false}, {"x.y", false},
+	} {
+		if got := IsName(c.s); got != c.want {
+			t.Errorf("IsName(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}

@@ -261,6 +261,18 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 func isLetter(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
+// IsName reports whether s is written as a name: a letter or _, then
+// letters, digits and _. A column whose name is not one is written as a
+// string, as in m.C["my col", income].
+func IsName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLetter(s[i]) && (i == 0 || !isDigit(s[i])) {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // numberLength is the length of the number at the start of b:
 // digits, an optional fraction and an optional exponent.
 func numberLength(b []byte) int {

@@ -106,14 +106,8 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 // identifier, else as a string ("my col", "1st", "âge"), since the bare
 // name would not parse.
 func columnText(name string) string {
-	if name != "" && (name[0] == '_' || name[0]|0x20 >= 'a' && name[0]|0x20 <= 'z') {
-		ident := true
-		for i := 1; i < len(name); i++ {
-			ident = ident && isIdentByte(name[i])
-		}
-		if ident {
-			return name
-		}
+	if dsl.IsName(name) {
+		return name
 	}
 	return strconv.Quote(name)
 }
