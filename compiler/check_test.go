@@ -364,8 +364,8 @@ func TestModelNeedsObservedData(t *testing.T) {
 		{Name: "a", Missing: 5}, {Name: "my b", Levels: 3}, {Name: "c", Levels: 2, Missing: 1}, {Name: "d", Missing: 5}}}
 	const rest = "; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }"
 	tests := []struct{ y, want string }{
-		{"none", "1:15: the model needs at least 2 rows of data; none has 0\n"},
-		{"one", "1:15: the model needs at least 2 rows of data; one has 1\n"},
+		{"none", "1:15: the model needs at least 2 rows of data; none has 0\nhint: after the header row, each row of the file is one observation\n"},
+		{"one", "1:15: the model needs at least 2 rows of data; one has 1\nhint: after the header row, each row of the file is one observation\n"},
 		{"holes", "1:15: columns a, d of holes have no observed values: every cell is missing\n" +
 			`hint: leave it out, as in Y = holes["my b", c]` + "\n"},
 		{"holes[a, c]", "1:15: column a of holes has no observed values: every cell is missing\n" +

@@ -176,7 +176,7 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 				ok = false
 			}
 			if sc.known && d.N < 2 {
-				c.errorf(data.Value.Pos, "", "the model needs at least 2 rows of data; %s has %d", x.Data, d.N)
+				c.errorf(data.Value.Pos, "after the header row, each row of the file is one observation", "the model needs at least 2 rows of data; %s has %d", x.Data, d.N)
 				ok = false
 			}
 			if sc.known && d.N >= 2 {
