@@ -46,7 +46,7 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 	}
 	lo, hi := intervalColumns(x.Prob)
 	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; %s and %s bound the central %s%% interval",
-		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit), lo, hi, strconv.FormatFloat(x.Prob*100, 'g', 10, 64))
+		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit), lo, hi, percent(x.Prob))
 	if x.Sort != "" {
 		t.Caption += "; rows ordered by " + x.Sort + ", worst first"
 	}
@@ -232,6 +232,13 @@ func intervalColumns(prob float64) (lo, hi string) {
 		}
 	}
 	return "q" + format((1-prob)/2, d), "q" + format((1+prob)/2, d)
+}
+
+// percent writes prob as a percentage to 10 significant digits, without an
+// exponent (1e-9 is 0.0000001, not 1e-07).
+func percent(prob float64) string {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(prob*100, 'g', 10, 64), 64)
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // refLabel prints a reference with column names for its indices, as in

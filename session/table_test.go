@@ -259,3 +259,14 @@ func TestTableElide(t *testing.T) {
 		t.Errorf("elide changed the table it was given: %d rows, caption %q", len(tab.Rows), tab.Caption)
 	}
 }
+
+func TestPercent(t *testing.T) {
+	for _, c := range []struct {
+		prob float64
+		want string
+	}{{0.9, "90"}, {0.95, "95"}, {1e-9, "0.0000001"}, {1.0 / 3, "33.33333333"}, {0.999999, "99.9999"}} {
+		if got := percent(c.prob); got != c.want {
+			t.Errorf("percent(%v) = %s, want %s", c.prob, got, c.want)
+		}
+	}
+}
