@@ -63,7 +63,7 @@ func TestCompleteness(t *testing.T) {
 		{"model m {\n  Y = d[a,", "incomplete", 1},
 		{"# { only a comment", "complete", 0},
 		{`print "{"`, "complete", 0},
-		{`print "abc`, "incomplete", 0},
+		{`print "abc`, "invalid", 0},
 		{"}", "invalid", 0},
 		{"fit = 3", "invalid", 0},
 		{strings.Repeat("(", MaxNesting+1), "invalid", 0},

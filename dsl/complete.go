@@ -2,9 +2,10 @@ package dsl
 
 // IsComplete tells a console or the Jupyter kernel whether src is ready to
 // run: "complete" if it parses (empty input included), "incomplete" if a
-// '{', '(' or '[' is still open or a string runs to the end of the input
-// (more lines may finish it), and "invalid" if it has a syntax error that
-// more input cannot fix.
+// '{', '(' or '[' is still open (more lines may close it), and "invalid" if
+// it has a syntax error that more input cannot fix, such as a string left
+// open outside any bracket: a string ends on its line, so no next line can
+// close it, and a console that waited for one would wait for ever.
 func IsComplete(src string) string {
 	status, _ := Completeness(src)
 	return status
@@ -19,7 +20,7 @@ func Completeness(src string) (status string, openBraces int) {
 	if st.tooDeep != nil {
 		return "invalid", 0
 	}
-	if st.openString || len(st.open) > 0 {
+	if len(st.open) > 0 {
 		return "incomplete", st.openBraces()
 	}
 	if _, err := Parse("", []byte(src)); err != nil {
