@@ -359,7 +359,32 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	out.Stream("stdout", t.Caption+"\n")
 	out.Display(t.Bundle(), "")
 	out.Stream("stdout", compareVerdict(x.Models, sums, best, len(folds))+"\n")
+	if w := unconvergedWarning(x.Models, models); w != "" {
+		out.Stream("stderr", "warning: "+w+"\n")
+	}
 	return nil
+}
+
+// unconvergedWarning names the models whose fit's chains disagree on C
+// (R-hat above 1.01, as the fit's report warns): compare refits them with
+// the same settings, so their refits may not have converged either, and
+// their scores say little ("" when none).
+func unconvergedWarning(names []string, models []*Model) string {
+	var bad []string
+	for k, m := range models {
+		if d := fitDiagnostics(m.Fit); d.c.rhatWarns() {
+			bad = append(bad, fmt.Sprintf("%s (max R-hat of C %.3f)", names[k], d.c.maxRHat))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	its, it, score := "its", "it", "its score"
+	if len(bad) > 1 {
+		its, it, score = "their", "them", "their scores"
+	}
+	return fmt.Sprintf("the chains of %s disagreed on C in %s fit, and compare refits with the same settings: %s refits may not have converged either, so %s and %s place in this ranking are unreliable; fit %s longer (more iter and warmup) and compare again",
+		strings.Join(bad, ", "), its, its, score, its, it)
 }
 
 // comparison is a compare under way: per model (in the statement's

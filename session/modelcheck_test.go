@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/copulang/copulang/inference"
 )
 
 // checkSession fits a one-factor and a two-factor model to data simulated
@@ -376,5 +378,33 @@ func TestCheckVerdictHeedsTheTwoWayTable(t *testing.T) {
 	}
 	if !strings.Contains(text, "check m: the model does NOT reproduce the two-way table of x and y (calibrated p = ") {
 		t.Errorf("the verdict does not name the table the model misses:\n%s", text)
+	}
+}
+
+// TestCompareWarnsOfUnconvergedFits: compare refits each model with its
+// fit's settings, so a fit whose chains disagreed on C (R-hat above 1.01)
+// gives scores that say little; the warning names it, and only it. (The
+// GSS with k = 3 came out best while its R-hat on C was 1.22.)
+func TestCompareWarnsOfUnconvergedFits(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	fit := func(offset float64) *Model {
+		res := &inference.Result{P: 2, C: make([][][]float64, 2)}
+		for c := range res.C {
+			for range 1000 {
+				v := 0.4 + 0.05*r.NormFloat64() + float64(c)*offset
+				res.C[c] = append(res.C[c], []float64{1, v, v, 1})
+			}
+		}
+		return &Model{Fit: res}
+	}
+	// Chains 0.2 apart with sd 0.05: R-hat far above 1.01 (1.82 here);
+	// chains alike: 1.0016 here (2 × 1000 independent draws).
+	models := []*Model{fit(0), fit(0.2)}
+	w := unconvergedWarning([]string{"k2", "k3"}, models)
+	if !strings.Contains(w, "the chains of k3 (max R-hat of C ") || strings.Contains(w, "k2") {
+		t.Errorf("warning %q, want one naming k3 alone", w)
+	}
+	if w := unconvergedWarning([]string{"k2"}, models[:1]); w != "" {
+		t.Errorf("converged fit: warning %q", w)
 	}
 }
