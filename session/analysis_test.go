@@ -122,7 +122,7 @@ func TestFitSaysWhatRan(t *testing.T) {
 		if !strings.HasPrefix(first, "fit f with "+c.ran+": ") {
 			t.Errorf("fit with %s: progress starts %q, want fit f with %s", c.method, first, c.ran)
 		}
-		if !strings.Contains(out.stdout.String(), "\nfit f with "+c.ran+": 1 chains") && !strings.HasPrefix(out.stdout.String(), "fit f with "+c.ran+": 1 chains") {
+		if !strings.Contains(out.stdout.String(), "\nfit f with "+c.ran+": 1 chain") && !strings.HasPrefix(out.stdout.String(), "fit f with "+c.ran+": 1 chain") {
 			t.Errorf("fit with %s reported %q, want fit f with %s", c.method, out.stdout.String(), c.ran)
 		}
 	}

@@ -110,7 +110,7 @@ func (s *Session) extendFit(ctx, fitCtx context.Context, m *Model, more int, sho
 		return false, nil
 	}
 	show.update(final, "interrupted")
-	msg := fmt.Sprintf("%s: %d post-warm-up draws kept over %d chains; summaries and plots use them", show.job, o.res.KeptDraws(), len(o.res.C))
+	msg := fmt.Sprintf("%s: %d post-warm-up draws kept over %s; summaries and plots use them", show.job, o.res.KeptDraws(), plural(len(o.res.C), "chain"))
 	if ctx.Err() != nil {
 		return true, interrupted(msg)
 	}
@@ -175,7 +175,7 @@ func (s *Session) untilESS(ctx, fitCtx context.Context, m *Model, target, limit 
 			// An InterruptFit between two rounds (a cell's interrupt also
 			// cancels ctx, which the caller sees).
 			if ctx.Err() != nil {
-				return u, interrupted(fmt.Sprintf("%s: %d post-warm-up draws kept over %d chains; summaries and plots use them", show.job, m.Fit.KeptDraws(), len(m.Fit.C)))
+				return u, interrupted(fmt.Sprintf("%s: %d post-warm-up draws kept over %s; summaries and plots use them", show.job, m.Fit.KeptDraws(), plural(len(m.Fit.C), "chain")))
 			}
 			u.stopped = true
 			return u, nil
@@ -244,7 +244,7 @@ func extendHeadline(model string, old, r *inference.Result, until *untilOutcome)
 		if r.Interrupted {
 			iters += ", interrupted,"
 		}
-		text := fmt.Sprintf("extend %s with %s: %d chains × %s in %s", model, ran, len(r.C), iters, roundDuration(r.Elapsed-old.Elapsed))
+		text := fmt.Sprintf("extend %s with %s: %s × %s in %s", model, ran, plural(len(r.C), "chain"), iters, roundDuration(r.Elapsed-old.Elapsed))
 		if until != nil {
 			text += until.text()
 		}

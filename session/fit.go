@@ -256,7 +256,7 @@ func (s *Session) keepInterrupted(ctx context.Context, m *Model, x *compiler.Fit
 		msg = fmt.Sprintf("fit %s during warm-up: no post-warm-up draws, so %s", x.Model, before)
 	} else {
 		s.setFit(m, ranSettings(x, res), plan, res)
-		msg = fmt.Sprintf("fit %s: %d post-warm-up draws kept over %d chains; summaries and plots use them", x.Model, kept, len(res.C))
+		msg = fmt.Sprintf("fit %s: %d post-warm-up draws kept over %s; summaries and plots use them", x.Model, kept, plural(len(res.C), "chain"))
 	}
 	if ctx.Err() != nil {
 		return interrupted(msg)
@@ -314,7 +314,7 @@ func fitHeadline(x *compiler.Fit, r *inference.Result, until string) func(ran st
 		if r.Interrupted {
 			iters = fmt.Sprintf("%d of %d iterations (%d warm-up), interrupted", minIterations(r), x.Iter+x.Warmup, x.Warmup)
 		}
-		text := fmt.Sprintf("fit %s with %s: %d chains × %s in %s", x.Model, ran, len(r.C), iters, roundDuration(r.Elapsed))
+		text := fmt.Sprintf("fit %s with %s: %s × %s in %s", x.Model, ran, plural(len(r.C), "chain"), iters, roundDuration(r.Elapsed))
 		return text + until
 	}
 }

@@ -57,14 +57,14 @@ func TestFactorFitWithContinuousColumn(t *testing.T) {
 	}
 	s := New(Options{Dir: dir})
 	mustRun(t, s, `data d = load("mixed.csv")`+"\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }")
-	if text := mustRun(t, s, "fit m, iter = 3, warmup = 2, chains = 1, seed = 1").stdout.String(); !strings.Contains(text, "fit m with px (auto): 1 chains") {
+	if text := mustRun(t, s, "fit m, iter = 3, warmup = 2, chains = 1, seed = 1").stdout.String(); !strings.Contains(text, "fit m with px (auto): 1 chain") {
 		t.Errorf("fit m printed %q, want px (auto)", text)
 	}
 	text := mustRun(t, s, "fit m with interweave, iter = 3, warmup = 2, chains = 1, seed = 1").stdout.String()
 	if !strings.Contains(text, "note: x has more than 10 distinct values") || !strings.Contains(text, "it gets PX's column step instead") {
 		t.Errorf("fit printed %q, want the plan's note on x", text)
 	}
-	if !strings.Contains(text, "fit m with interweave: 1 chains") {
+	if !strings.Contains(text, "fit m with interweave: 1 chain") {
 		t.Errorf("fit printed %q, want interweave for the binary columns", text)
 	}
 }

@@ -214,7 +214,7 @@ func checkVerdict(model string, names []string, res *inference.CheckResult) stri
 	} else {
 		fmt.Fprintf(&b, "check %s: no evidence that the model misses the observed dependence: calibrated omnibus p = %.3f", model, res.P)
 	}
-	fmt.Fprintf(&b, " (classical ppp %.3f, conservative); %d of %d pairs flagged (max-T adjusted p < %g)", res.PPP, flagged, len(res.Pairs), checkAlpha)
+	fmt.Fprintf(&b, " (classical ppp %.3f, conservative); %d of %s flagged (max-T adjusted p < %g)", res.PPP, flagged, plural(len(res.Pairs), "pair"), checkAlpha)
 	if !math.IsNaN(res.Reproduced) {
 		fmt.Fprintf(&b, "; the replications reproduce %.1f%% of the observed %s sum of squares", 100*res.Reproduced, statLabel(res.Stat))
 	}

@@ -45,8 +45,8 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
 	}
 	lo, hi := intervalColumns(x.Prob)
-	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %d chains; %s and %s bound the central %s%% interval",
-		what, m.Fit.KeptDraws(), chainsWithDraws(m.Fit), lo, hi, percent(x.Prob))
+	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %s; %s and %s bound the central %s%% interval",
+		what, m.Fit.KeptDraws(), plural(chainsWithDraws(m.Fit), "chain"), lo, hi, percent(x.Prob))
 	if x.Sort != "" {
 		t.Caption += "; rows ordered by " + x.Sort + ", worst first"
 	}
@@ -541,7 +541,7 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 	if math.IsInf(d.all.maxRHat, 0) && d.all.nans == 0 {
 		return nil // no entries
 	}
-	over := fmt.Sprintf("%d correlations", d.correlations)
+	over := plural(d.correlations, "correlation")
 	if d.loadings > 0 {
 		over += fmt.Sprintf(" and %d loadings (aligned)", d.loadings)
 	}

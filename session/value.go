@@ -133,7 +133,7 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 func describeModel(name string, m *Model) string {
 	text := fmt.Sprintf("model %s: %s on columns %s of %s", name, modelKind(m.Decl.Model), strings.Join(m.Names(), ", "), m.Data.Name)
 	if m.Fit != nil && len(m.Fit.C) > 0 {
-		text += fmt.Sprintf("\nfitted with %s: %d chains × %d draws", fitRan(m.Plan, m.Fit), len(m.Fit.C), len(m.Fit.C[0]))
+		text += fmt.Sprintf("\nfitted with %s: %s × %d draws", fitRan(m.Plan, m.Fit), plural(len(m.Fit.C), "chain"), len(m.Fit.C[0]))
 	}
 	return text
 }

@@ -243,8 +243,8 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 		fmt.Fprintf(&b, "  not fitted yet: `fit %s`\n", name)
 	} else {
 		r := m.Fit
-		fmt.Fprintf(&b, "  fitted with %s: %d chains, %d warm-up + %d iterations, thin %d, seed %d, %s",
-			fitRan(m.Plan, r), len(r.C), r.Warmup, r.Iter, r.Thin, r.Seed, roundDuration(r.Elapsed))
+		fmt.Fprintf(&b, "  fitted with %s: %s, %d warm-up + %d iterations, thin %d, seed %d, %s",
+			fitRan(m.Plan, r), plural(len(r.C), "chain"), r.Warmup, r.Iter, r.Thin, r.Seed, roundDuration(r.Elapsed))
 		if r.Interrupted {
 			b.WriteString(" (interrupted: draws so far kept)")
 		}
