@@ -274,6 +274,8 @@ func TestExplainFit(t *testing.T) {
 func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 	good := diagStats{maxRHat: 1.004, minBulk: 900, minTail: 800}
 	bad := diagStats{maxRHat: 1.08, minBulk: 40, minTail: 30}
+	farBad, at11 := bad, bad
+	farBad.maxRHat, at11.maxRHat = 1.22, 1.1
 	tests := []struct {
 		name     string
 		d        diagnostics
@@ -285,7 +287,14 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 		{"C too", diagnostics{all: bad, c: bad, lambda: bad, correlations: 10, loadings: 5},
 			[]string{"C alone: max R-hat 1.080", "R-hat above 1.01: the chains disagree", "ESS below 100 per chain: quantiles"}, []string{"only"}},
 		{"full model", diagnostics{all: bad, c: bad, correlations: 10},
-			[]string{"over 10 correlations\n", "R-hat above 1.01: the chains disagree"}, []string{"C alone", "loadings"}},
+			[]string{"over 10 correlations\n", "R-hat above 1.01: the chains disagree"}, []string{"C alone", "loadings", "different modes"}},
+		// C's R-hat above 1.1: the chains may sit in different modes.
+		{"far apart, factor model", diagnostics{all: farBad, c: farBad, lambda: farBad, correlations: 10, loadings: 5},
+			[]string{"`plot trace` (C's R-hat of 1.22 is far above 1: after a warm-up, chains this far apart may sit in different modes, which running them longer seldom settles; with a factor model, that is often a sign of more factors than the data support: `compare` scores fewer)"}, nil},
+		{"far apart, full model", diagnostics{all: farBad, c: farBad, correlations: 10},
+			[]string{"C's R-hat of 1.22 is far above 1: after a warm-up, chains this far apart may sit in different modes, which running them longer seldom settles)"}, []string{"factors"}},
+		{"at 1.1", diagnostics{all: at11, c: at11, correlations: 10}, nil, []string{"different modes"}},
+		{"far apart on the loadings only", diagnostics{all: farBad, c: good, lambda: farBad, correlations: 10, loadings: 5}, nil, []string{"different modes"}},
 	}
 	// With names: C's worst entry when C warns, the worst loading when
 	// only the loadings do; the entry's own R-hat, not the overall one.

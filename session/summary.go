@@ -349,6 +349,27 @@ func (d diagStats) essWarns(chains int) bool {
 	return d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains) || d.noESS > 0
 }
 
+// farApart is the R-hat of C above which the R-hat warning says that the
+// chains may sit in different modes: Gelman et al.'s old threshold for
+// chains that have plainly not mixed.
+const farApart = 1.1
+
+// modesNote is what the R-hat warning adds when the chains disagree on C
+// by more than farApart: chains this far apart after a warm-up have often
+// settled in different modes, which running the same chains on seldom
+// settles, so the iterations the hint asks for may not help; for a factor
+// model too many factors is a common cause ("" otherwise).
+func (d diagnostics) modesNote() string {
+	if !(d.c.maxRHat > farApart) {
+		return ""
+	}
+	note := fmt.Sprintf(" (C's R-hat of %.2f is far above 1: after a warm-up, chains this far apart may sit in different modes, which running them longer seldom settles", d.c.maxRHat)
+	if d.loadings > 0 {
+		note += "; with a factor model, that is often a sign of more factors than the data support: `compare` scores fewer"
+	}
+	return note + ")"
+}
+
 // statText prints a diagnostic of the report, "NA" for none (every entry's
 // could not be computed).
 func statText(format string, v float64) string {
@@ -572,6 +593,7 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 		} else {
 			w += "; run longer, or compare the chains with `plot rank` or `plot trace`"
 		}
+		w += d.modesNote()
 		warnings = append(warnings, w)
 	}
 	if d.all.essWarns(chains) {
