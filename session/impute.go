@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -117,15 +118,28 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLeve
 	for k, c := range cells {
 		j := m.Cols[c.Col]
 		lv := c.LevelSummary
-		probs := make(map[string]float64, len(lv.Values))
+		// The object's keys in the levels' order (a map would sort them
+		// as text: "1", "10", "100", "11", …).
+		var js bytes.Buffer
+		js.WriteByte('{')
 		for i, v := range lv.Values {
-			probs[formatValue(m.Data, j, v)] = math.Round(lv.Probs[i]*1e6) / 1e6
+			key, err := json.Marshal(formatValue(m.Data, j, v))
+			if err != nil {
+				return err
+			}
+			val, err := json.Marshal(math.Round(lv.Probs[i]*1e6) / 1e6)
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				js.WriteByte(',')
+			}
+			js.Write(key)
+			js.WriteByte(':')
+			js.Write(val)
 		}
-		js, err := json.Marshal(probs)
-		if err != nil {
-			return err
-		}
-		cw.Write(append(t.Rows[k], string(js)))
+		js.WriteByte('}')
+		cw.Write(append(t.Rows[k], js.String()))
 	}
 	cw.Flush()
 	return cw.Error()

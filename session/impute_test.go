@@ -198,3 +198,35 @@ func TestKernelTablesElided(t *testing.T) {
 		t.Errorf("cells.csv has %d lines, want every cell: %d", len(cells), want)
 	}
 }
+
+// TestImputedProbsInLevelOrder: the probs object of cells.csv lists the
+// levels in their order; a Go map wrote them sorted as text, "1", "10",
+// "11", "12", "2", ….
+func TestImputedProbsInLevelOrder(t *testing.T) {
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
+	mustRun(t, s, "data d = simulate(FullCopula(p = 2), n = 300, levels = 12, seed = 4, missing = 0.05)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
+		`impute m to "cells.csv"`)
+	cells := readCSV(t, filepath.Join(dir, "cells.csv"))
+	longest := 0
+	for _, row := range cells[1:] {
+		dec := json.NewDecoder(strings.NewReader(row[len(row)-1]))
+		dec.Token() // {
+		prev, n := math.Inf(-1), 0
+		for dec.More() {
+			key, _ := dec.Token()
+			dec.Token() // its probability
+			v, err := strconv.ParseFloat(key.(string), 64)
+			if err != nil || v <= prev {
+				t.Fatalf("probs %s: level %v after %v", row[len(row)-1], key, prev)
+			}
+			prev, n = v, n+1
+		}
+		longest = max(longest, n)
+	}
+	if longest < 10 {
+		t.Fatalf("no cell drew 10 or more levels (at most %d): the test needs them", longest)
+	}
+}
