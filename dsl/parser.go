@@ -242,12 +242,32 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		e.Hint = "put each model statement on its own line or separate them with ';'"
 	case tok.Type == tokIdent && next.Type == tokPunct && next.Value == "=" && prev != nil && prev.Type != tokSep:
 		e.Hint = "separate settings and arguments with ','"
+	case tok.Type == tokPunct && tok.Value == "~" && !insideModel(s.tokens, tok.Pos.Offset) && next.Type != tokEOF &&
+		!startsExpr(next):
+		// m.regress(Y1 ~ .): the formula's right side failed, so
+		// participle backed out to the "~"; the mistake is after it.
+		e = &Error{Pos: next.Pos, Msg: "unexpected " + describe(next) + " after ~ (expected an expression)",
+			Hint: "a formula names its predictors, as in m.regress(Y1 ~ Y2 + Y3)"}
+		if next.Type == tokPunct && next.Value == "." {
+			e.Hint += "; there is no . for all the other columns"
+		}
 	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
 		e.Hint = "there is no == operator"
 	case tok.Type == tokSep && tok.Value == "\n" && expected != "":
 		e.Hint = "a statement ends at the end of its line, unless a ( or [ is still open"
 	}
 	return e
+}
+
+// startsExpr reports whether tok can begin an expression.
+func startsExpr(tok lexer.Token) bool {
+	switch tok.Type {
+	case tokIdent, tokNumber, tokString:
+		return true
+	case tokPunct:
+		return tok.Value == "(" || tok.Value == "[" || tok.Value == "{" || tok.Value == "-"
+	}
+	return false
 }
 
 // strayWordBefore reports the identifier that begins a top-level statement
