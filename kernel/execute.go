@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,7 +127,9 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 		store = *req.StoreHistory
 	}
 	k.mu.Lock()
-	if store {
+	// An empty cell, or one of blanks, takes no execution count and no
+	// history line, as in IPython: the reply carries the last count.
+	if store && strings.TrimSpace(req.Code) != "" {
 		k.count++
 		k.history = append(k.history, historyEntry{line: k.count, input: req.Code})
 	}

@@ -336,3 +336,27 @@ func TestShutdown(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyCellTakesNoCount: a cell of nothing or blanks takes no
+// execution count (its reply carries the last one), as IPython's kernel
+// does; the next cell takes the next count.
+func TestEmptyCellTakesNoCount(t *testing.T) {
+	tk := startKernel(t, "tcp", "count-key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	count := func(r *Message) float64 {
+		var v struct {
+			Count float64 `json:"execution_count"`
+		}
+		json.Unmarshal(r.Content, &v)
+		return v.Count
+	}
+	for k, want := range []struct {
+		code  string
+		count float64
+	}{{"a", 1}, {"", 1}, {"  \n\t", 1}, {"b", 2}} {
+		r, _ := c.execute(want.code)
+		if got := count(r); contentField(r, "status") != "ok" || got != want.count {
+			t.Errorf("cell %d %q: status %s, execution_count %v, want ok, %v", k+1, want.code, contentField(r, "status"), got, want.count)
+		}
+	}
+}
