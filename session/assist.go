@@ -40,9 +40,12 @@ func wordAt(code string, cursor int) (start, end int) {
 // inside `[...]`, plot kinds after `plot`, methods after `with`,
 // distributions after `~`, and otherwise statements, bindings, functions
 // and distributions. Inside a string it completes file paths
-// (completePath).
+// (completePath); inside a comment, nothing.
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	cursor = max(0, min(cursor, len(code)))
+	if inComment(code[:cursor]) {
+		return nil, cursor, cursor // a comment is prose
+	}
 	if q := openString(code[:cursor]); q >= 0 {
 		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
 			return s.completeColumnString(owner, code[q:cursor]), q, cursor
@@ -131,8 +134,23 @@ func (s *Session) completeColumnString(owner, prefix string) []string {
 // still open at the end of text, or -1: the line is read from its start,
 // with the language's escapes, and a comment ends the search.
 func openString(text string) int {
+	open, _ := lineEnd(text)
+	return open
+}
+
+// inComment reports whether the end of text lies in a comment: a # on its
+// last line outside a string.
+func inComment(text string) bool {
+	_, comment := lineEnd(text)
+	return comment
+}
+
+// lineEnd reads the last line of text from its start, with the language's
+// escapes, and returns the offset just after the quote of a string still
+// open at its end (or -1), and whether a comment began.
+func lineEnd(text string) (open int, comment bool) {
 	line := strings.LastIndexByte(text, '\n') + 1
-	open := -1
+	open = -1
 	for i := line; i < len(text); i++ {
 		switch c := text[i]; {
 		case open >= 0 && c == '\\':
@@ -142,10 +160,10 @@ func openString(text string) int {
 		case open < 0 && c == '"':
 			open = i + 1
 		case open < 0 && c == '#':
-			return -1
+			return -1, true
 		}
 	}
-	return open
+	return open, false
 }
 
 // Path completion reads at most maxPathEntries entries of a directory and

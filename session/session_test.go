@@ -291,6 +291,18 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 			t.Errorf("Complete(%q) replaces [%d, %d)", c.code, start, end)
 		}
 	}
+	// A comment is prose: nothing is offered in it; a # in a string is not
+	// one, and the next line is code again.
+	for _, code := range []string{"summary m.C # m.", "# fit m with inter", "model n {\n  # C ~ Inv"} {
+		if matches, _, _ := s.Complete(code, len(code)); len(matches) > 0 {
+			t.Errorf("Complete(%q) in a comment offers %v", code, matches)
+		}
+	}
+	for _, c := range [][2]string{{"# a comment\nsummary m.", "C"}, {`data d = load("#x", `, "sep"}} {
+		if matches, _, _ := s.Complete(c[0], len(c[0])); !slices.Contains(matches, c[1]) {
+			t.Errorf("Complete(%q) = %v, want %s among them", c[0], matches, c[1])
+		}
+	}
 	// Where no setting can come, the usual completions apply.
 	for _, code := range []string{"print 1, ", "plot trace m.C[1, ", "fit m with "} {
 		if matches, _, _ := s.Complete(code, len(code)); slices.Contains(matches, "iter") {
