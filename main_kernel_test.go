@@ -151,6 +151,7 @@ func TestConsoleRunsSession(t *testing.T) {
 		"summary m.C",
 		"model q { Y = sim; Z ~ GausianCopula(C); Y ordinal Z }",
 		"exit",
+		"summary after_exit", // never runs: exit ends the console
 	}, "\n") + "\n")
 	out, err := cmd.CombinedOutput()
 	text := string(out)
@@ -163,6 +164,11 @@ func TestConsoleRunsSession(t *testing.T) {
 	for _, want := range []string{"data sim: 100 rows", "fit m with gibbs", "ess_bulk", "C[Y1,Y2]", "did you mean GaussianCopula?"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("console output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, unwanted := range []string{"unknown name exit", "after_exit"} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("console output has %q: exit did not end the console:\n%s", unwanted, text)
 		}
 	}
 }

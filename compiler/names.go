@@ -73,6 +73,8 @@ func (c *checker) unknownName(id *dsl.Ident, kind string) {
 		otherwise = `bind one first: data ` + id.Name + ` = load("FILE.csv")`
 	case kind == "model":
 		otherwise = "declare one first: model " + id.Name + " { ... }"
+	case id.Name == "exit" || id.Name == "quit":
+		otherwise = id.Name + " alone in a cell ends jupyter console; a script ends at its last line"
 	}
 	c.errorf(id.Pos, suggest(id.Name, names, otherwise), "unknown %s %s", what, id.Name)
 }

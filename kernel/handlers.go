@@ -147,26 +147,33 @@ func errorContent(e *session.Error) map[string]any {
 	return map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": tb}
 }
 
-// iopubOutput publishes a cell's outputs on iopub and collects the pages
-// for the reply's payload.
+// iopubOutput publishes a cell's outputs on iopub and collects the
+// execute_reply's payload (pages, ask_exit).
 type iopubOutput struct {
-	k      *kernel
-	parent *Message
-	silent bool
-	pages  []any
+	k       *kernel
+	parent  *Message
+	silent  bool
+	payload []any
 }
 
 // Page shows a bundle in the frontend's pager, as the "page" payload of the
 // execute_reply.
 func (o *iopubOutput) Page(bundle session.MimeBundle) {
-	o.pages = append(o.pages, map[string]any{"source": "page", "data": bundle, "start": 0})
+	o.payload = append(o.payload, map[string]any{"source": "page", "data": bundle, "start": 0})
+}
+
+// AskExit asks the frontend to end, as the "ask_exit" payload of the
+// execute_reply; keepkernel false, so jupyter console shuts the kernel down
+// as it leaves.
+func (o *iopubOutput) AskExit() {
+	o.payload = append(o.payload, map[string]any{"source": "ask_exit", "keepkernel": false})
 }
 
 func (o *iopubOutput) payloads() []any {
-	if o.pages == nil {
+	if o.payload == nil {
 		return []any{}
 	}
-	return o.pages
+	return o.payload
 }
 
 // ClearOutput clears the cell's output: at once, or with wait when the

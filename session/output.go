@@ -42,6 +42,13 @@ type Pager interface {
 	Page(bundle MimeBundle)
 }
 
+// Exiter is implemented by outputs whose frontend can be asked to end (the
+// kernel: Jupyter's "ask_exit" payload, which jupyter console obeys).
+// A cell that is only exit or quit asks it, as in IPython.
+type Exiter interface {
+	AskExit()
+}
+
 // OutputClearer is implemented by outputs that can clear what the cell has
 // shown so far (the kernel: clear_output); wait defers the clearing until
 // the next output arrives.

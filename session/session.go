@@ -104,6 +104,12 @@ type FigureWriter interface {
 // InternalError. A cancelled ctx stops a running fit, keeps its draws and
 // returns a KeyboardInterrupt error.
 func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBundle, error) {
+	if e, ok := out.(Exiter); ok {
+		if name, ok := exitCommand(code); ok && !s.bound(name) {
+			e.AskExit()
+			return nil, nil
+		}
+	}
 	result, err := s.run(ctx, "", []byte(code), out)
 	var se *Error
 	if errors.As(err, &se) && len(se.Traceback) > 0 && !strings.HasPrefix(se.Traceback[0], se.Name+":") {
@@ -115,6 +121,31 @@ func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBun
 		return nil, err
 	}
 	return result, nil
+}
+
+// exitCommand reports whether code is only exit or quit (with or without
+// "()", blanks and a comment), the words with which jupyter console's
+// users leave it, and returns the word.
+func exitCommand(code string) (string, bool) {
+	word := ""
+	for _, line := range strings.Split(strings.TrimPrefix(code, "\ufeff"), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if word != "" {
+			return "", false
+		}
+		word = strings.TrimSuffix(line, "()")
+	}
+	return word, word == "exit" || word == "quit"
+}
+
+// bound reports whether name is a data set or a model of the session.
+func (s *Session) bound(name string) bool {
+	_, isData := s.data[name]
+	_, isModel := s.models[name]
+	return isData || isModel
 }
 
 // RunScript runs a whole script file; errors carry the file name.

@@ -442,3 +442,43 @@ func TestCompletePaths(t *testing.T) {
 		}
 	}
 }
+
+// exitRecorder is a recorder whose frontend can be asked to end.
+type exitRecorder struct {
+	recorder
+	asked int
+}
+
+func (r *exitRecorder) AskExit() { r.asked++ }
+
+// TestExitAsksFrontend checks that a cell of only exit or quit asks the
+// frontend to end, unless a binding has that name, and that elsewhere the
+// word is an unknown name whose hint says what it does.
+func TestExitAsksFrontend(t *testing.T) {
+	s := newTestSession(t)
+	for _, code := range []string{"exit", "quit", " exit() ", "quit # bye\n", "\ufeffexit"} {
+		out := &exitRecorder{}
+		if _, err := s.Execute(context.Background(), code, out); err != nil || out.asked != 1 {
+			t.Errorf("%q: asked %d times, error %v; want once, no error", code, out.asked, err)
+		}
+	}
+	for _, code := range []string{"exit\nexit", "summary exit", "exitx", "# exit"} {
+		out := &exitRecorder{}
+		s.Execute(context.Background(), code, out)
+		if out.asked != 0 {
+			t.Errorf("%q asked the frontend to end", code)
+		}
+	}
+	// Without a frontend to ask (the CLI), exit is an unknown name.
+	_, err := s.Execute(context.Background(), "exit", &recorder{})
+	var se *Error
+	if !errors.As(err, &se) || !strings.Contains(strings.Join(se.Traceback, "\n"), "exit alone in a cell ends jupyter console") {
+		t.Errorf("exit without a frontend: %v, want an unknown name with a hint", err)
+	}
+	// A data set named exit is shown, not an exit.
+	mustRun(t, s, "data exit = simulate(FullCopula(p = 2), n = 20, levels = 2, seed = 1)")
+	out := &exitRecorder{}
+	if _, err := s.Execute(context.Background(), "exit", out); err != nil || out.asked != 0 {
+		t.Errorf("exit bound to data: asked %d, error %v; want it shown", out.asked, err)
+	}
+}
