@@ -86,8 +86,7 @@ func TestSummaryIntervalAndMCSE(t *testing.T) {
 	s := newTestSession(t)
 	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 200, levels = 4, seed = 2)\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\nfit m with gibbs, iter = 200, warmup = 50, chains = 2, seed = 5")
 	out := mustRun(t, s, "summary m.C[Y1, Y3], prob = 0.8")
-	plain, _ := out.displays[0]["text/plain"].(string)
-	lines := strings.Split(strings.TrimSpace(plain), "\n")
+	lines := captionedLines(t, out.displays[0])
 	if got := strings.Join(strings.Fields(lines[0]), " "); got != "param mean sd q10 q50 q90 ess_bulk ess_tail rhat mcse_mean mcse_sd" {
 		t.Fatalf("header %q", got)
 	}
@@ -676,8 +675,7 @@ func TestShowRMSEIsTheMeanOverDraws(t *testing.T) {
 	header := []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min", "ess_bulk", "min", "ess/s", "mean", "rmse"}
 	var rows [][]string
 	for _, d := range out.displays {
-		text, _ := d["text/plain"].(string)
-		lines := strings.Split(strings.TrimSpace(text), "\n")
+		lines := captionedLines(t, d)
 		if slices.Equal(strings.Fields(lines[0]), header) {
 			for _, l := range lines[1:] {
 				rows = append(rows, strings.Fields(l))

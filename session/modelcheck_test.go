@@ -36,8 +36,7 @@ fit k2 with px, iter = 300, warmup = 200, chains = 2, seed = 1`)
 func tableRows(t *testing.T, out *recorder, first string) [][]string {
 	t.Helper()
 	for _, d := range out.displays {
-		text, _ := d["text/plain"].(string)
-		lines := strings.Split(strings.TrimSpace(text), "\n")
+		lines := captionedLines(t, d)
 		if len(lines) > 0 && strings.HasPrefix(lines[0], first) {
 			if _, ok := d["text/html"]; !ok {
 				t.Errorf("table %q has no HTML", first)
@@ -65,6 +64,11 @@ func TestCheckStatement(t *testing.T) {
 	}
 	if out.images() != 1 {
 		t.Errorf("%d images, want the check plot", out.images())
+	}
+	// The caption is the table's (its HTML's and the first line of its
+	// text), shown once: a notebook showed it as text over the HTML's too.
+	if n := strings.Count(out.text(), "posterior predictive check of k1:"); n != 1 {
+		t.Errorf("the caption is shown %d times:\n%s", n, out.text())
 	}
 	if !regexp.MustCompile(`check k1: .* calibrated omnibus p = [0-9.]+`).MatchString(out.stdout.String()) {
 		t.Errorf("no verdict in %q", out.stdout.String())

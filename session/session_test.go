@@ -108,7 +108,7 @@ func TestCellsShareBindings(t *testing.T) {
 	}
 	html, _ := out.displays[0]["text/html"].(string)
 	plain, _ := out.displays[0]["text/plain"].(string)
-	if !strings.Contains(html, "<table") || !strings.HasPrefix(strings.TrimSpace(plain), "param") {
+	if !strings.Contains(html, "<table") || !strings.HasPrefix(captionedLines(t, out.displays[0])[0], "param") {
 		t.Errorf("summary bundle: html %.80q, plain %.80q", html, plain)
 	}
 	if got := strings.Count(plain, "\nC["); got != 6 {

@@ -16,7 +16,7 @@ import (
 // missing cells and its smallest and largest values.
 func dataSummaryTable(d *Dataset) *Table {
 	t := &Table{Header: []string{"column", "levels", "missing", "min", "max"},
-		Caption: fmt.Sprintf("data %s: %d rows × %d columns", d.Name, d.N(), len(d.Names))}
+		Caption: fmt.Sprintf("columns of %s (%d rows): levels counts a column's distinct observed values, missing its missing cells", d.Name, d.N())}
 	for j, col := range d.Columns {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, v := range col {
