@@ -713,6 +713,34 @@ func (f *figureFiles) WriteFigure(name string, fig *figure.Figure) error {
 	return nil
 }
 
+// TestPlotTitlesNameTheModel: plot trace m1.C[1, 2] and plot trace
+// m2.C[1, 2] were both titled "C[Y1, Y2]", so that the figures of two fits
+// in one notebook could not be told apart. Every plot of a fit's parameters
+// names the model in its title and its text.
+func TestPlotTitlesNameTheModel(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 2)\n"+
+		"model m1 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n"+
+		"fit m1 with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1\n"+
+		"fit m2 with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1")
+	out := &figureFiles{}
+	stmts := []string{"plot trace m1.C[1, 2]", "plot trace m2.C[1, 2]", "plot hist m2.partial[Y1, Y3]", "plot acf m1.C[Y2, Y3]", "plot rank m2.C[1, 3]", "plot latent m2.Z[Y1]"}
+	if _, err := s.Execute(context.Background(), strings.Join(stmts, "\n"), out); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`Trace plot of "m1.C[Y1, Y2]": 2 chains × 40 draws`, `Trace plot of "m2.C[Y1, Y2]": 1 chain × 40 draws`,
+		`Histogram of "m2.partial[Y1, Y3]"`, `Autocorrelation of "m1.C[Y2, Y3]"`, `Rank plot of "m2.C[Y1, Y3]"`, `"posterior mean of m2.Z[Y1] against its observed levels"`}
+	if len(out.titles) != len(want) {
+		t.Fatalf("%d figures, want %d", len(out.titles), len(want))
+	}
+	for k, w := range want {
+		if !strings.HasPrefix(out.titles[k], w) && !strings.Contains(out.titles[k], w) {
+			t.Errorf("%s: %q, want %q", stmts[k], out.titles[k], w)
+		}
+	}
+}
+
 // TestRegressPlotsAreNamedByTheirFormula: two regressions' R² were both
 // written to hist-m.regress-3.png, the second over the first, and both were
 // titled "R2". Their files and titles now name the regression.
@@ -729,7 +757,7 @@ func TestRegressPlotsAreNamedByTheirFormula(t *testing.T) {
 	if !slices.Equal(out.names, want) {
 		t.Errorf("figure files %q, want %q", out.names, want)
 	}
-	for k, title := range []string{`"R2 of Y1 ~ Y2 + Y3"`, `"R2 of Y4 ~ Y2 + Y3"`, `"beta[Y2] of Y4 ~ Y2 + Y3"`} {
+	for k, title := range []string{`"R2 of m.regress(Y1 ~ Y2 + Y3)"`, `"R2 of m.regress(Y4 ~ Y2 + Y3)"`, `"beta[Y2] of m.regress(Y4 ~ Y2 + Y3)"`} {
 		if k < len(out.titles) && !strings.Contains(out.titles[k], title) {
 			t.Errorf("figure %d: %q, want the title %s", k+1, out.titles[k], title)
 		}

@@ -81,8 +81,9 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 			return nil, err
 		}
 		k := len(reg.Predictors)
-		// Titles name the regression, for the plots of its rows.
-		of := " of " + strings.TrimSuffix(strings.TrimPrefix(regressText(m, reg), "regress("), ")")
+		// Titles name the model and the regression, for the plots of its
+		// rows.
+		of := " of " + ref.Name + "." + regressText(m, reg)
 		var truth []float64
 		if truthC != nil {
 			truth = make([]float64, k+1)

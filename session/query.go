@@ -12,8 +12,10 @@ import (
 // name, and its draws per chain.
 type param struct {
 	label string // C[income, degree]
-	// title names the parameter in a figure of it alone, where label may
-	// not say enough ("R2 of income ~ degree + age"); empty: label.
+	// title names the parameter in a figure of it alone, where label
+	// (with the model's name) may not say enough ("R2 of
+	// m.regress(income ~ degree + age)"); empty: the model's name, a dot
+	// and label.
 	title string
 	key   string // C[income,degree]
 	name  string // C.1.2
@@ -24,12 +26,14 @@ type param struct {
 	entry int
 }
 
-// figureTitle is the name of p in a figure of it alone.
-func (p param) figureTitle() string {
+// figureTitle is the name of p, a parameter of model, in a figure of it
+// alone: m.C[income, degree]. It names the model, so that the figures of
+// two fits in one notebook tell which is which.
+func (p param) figureTitle(model string) string {
 	if p.title != "" {
 		return p.title
 	}
-	return p.label
+	return model + "." + p.label
 }
 
 // entry is one selected entry of a matrix member: row and column, 0-based.

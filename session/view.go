@@ -131,13 +131,13 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		p := ps[0]
 		switch x.Kind {
 		case "trace":
-			f, err = figure.Trace(p.figureTitle(), p.draws, 0)
+			f, err = figure.Trace(p.figureTitle(ref.Name), p.draws, 0)
 		case "hist":
-			f, err = figure.Histogram(p.figureTitle(), inference.NonEmptyShortest(p.draws), p.truth)
+			f, err = figure.Histogram(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
-			f, err = figure.ACF(p.figureTitle(), inference.NonEmptyShortest(p.draws), 40)
+			f, err = figure.ACF(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), 40)
 		case "rank":
-			f, err = figure.Rank(p.figureTitle(), inference.NonEmptyShortest(p.draws), 0)
+			f, err = figure.Rank(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), 0)
 		}
 	case "pairs":
 		const most = 4
@@ -212,7 +212,7 @@ func (s *Session) plotLatent(x *compiler.PlotStmt, name string, out Output) erro
 	if j < 0 || j >= len(m.Cols) {
 		return fmt.Errorf("%s: column index out of range", refText(ref))
 	}
-	f, err := figure.Latent(fmt.Sprintf("latent z of %s against its observed levels", m.Names()[j]),
+	f, err := figure.Latent(fmt.Sprintf("posterior mean of %s.Z[%s] against its observed levels", ref.Name, m.Names()[j]),
 		m.Data.Columns[m.Cols[j]], m.Fit.ZMean[j])
 	if err != nil {
 		return err
