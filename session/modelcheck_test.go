@@ -424,3 +424,37 @@ func TestCompareWarnsOfUnconvergedFits(t *testing.T) {
 		t.Errorf("converged fit: warning %q", w)
 	}
 }
+
+// TestCompareOnContinuousDataFailsBeforeFitting: with columns of distinct
+// values compare has no cell to hold out; the cell that fits the models and
+// compares them failed only after its fits. It fails now before its first
+// statement, with a hint.
+func TestCompareOnContinuousDataFailsBeforeFitting(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("x,y,k\n")
+	for i := range 60 {
+		fmt.Fprintf(&csv, "%g,%g,%d\n", float64(i)/7, float64((i*13)%60)/3, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cont.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	out := &recorder{}
+	_, err := s.Execute(context.Background(), `data c = load("cont.csv")
+model a { Y = c; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+model b { Y = c; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }
+fit a, iter = 20
+fit b, iter = 20
+compare a, b`, out)
+	var se *Error
+	if !errors.As(err, &se) || !strings.Contains(strings.Join(se.Traceback, "\n"), "6:1: compare holds out observed cells whose value recurs in their column: the columns of a in data c have 0 such cells (x, y, k: no value occurs twice)") {
+		t.Fatalf("compare on continuous data: %v", err)
+	}
+	if out.stdout.Len() > 0 || s.models["a"] != nil {
+		t.Errorf("the cell ran before its error:\n%s", out.stdout.String())
+	}
+	if got := countSingletons([]float64{1, 2, 2, math.NaN(), 0.5, 0.5, -3, 64, 7}); got != 4 {
+		t.Errorf("countSingletons = %d, want 4 (1, -3, 64, 7)", got)
+	}
+}
