@@ -416,7 +416,8 @@ func TestKernelEngineElidesTables(t *testing.T) {
 	}
 	last := out.texts[len(out.texts)-1]
 	lines := strings.Split(strings.TrimSpace(last), "\n")
-	if len(lines) != 1+session.KernelTableRows+2 || !strings.HasPrefix(lines[len(lines)-1], fmt.Sprintf("(%d of ", session.KernelTableRows)) {
+	// the caption, the header, the rows, a row of "…" and what was left out
+	if len(lines) != 2+session.KernelTableRows+2 || !strings.HasPrefix(lines[len(lines)-1], fmt.Sprintf("(%d of ", session.KernelTableRows)) {
 		t.Errorf("impute of about 2,000 cells in the kernel shows %d lines, ending %q", len(lines), lines[len(lines)-1])
 	}
 }

@@ -387,3 +387,55 @@ func TestModelNeedsObservedData(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNeedsCellsToHoldOut: compare holds out only observed cells
+// whose value recurs in their column. On continuous columns there are none,
+// and a script that fitted its models ran every fit before compare failed
+// (inference: hold out: only 0 observed cells ...): now it fails at check
+// time, before the first statement runs, saying why and what to do.
+func TestCompareNeedsCellsToHoldOut(t *testing.T) {
+	env := newFakeEnv()
+	cont := &DataInfo{Name: "cont", N: 200}
+	for _, n := range []string{"x", "y", "z"} {
+		cont.Columns = append(cont.Columns, ColumnInfo{Name: n, Levels: 200, Singletons: 200})
+	}
+	// Two cells of w recur: enough for one split, not for folds = 2.
+	few := &DataInfo{Name: "few", N: 200, Columns: []ColumnInfo{{Name: "x", Levels: 200, Singletons: 200}, {Name: "w", Levels: 199, Singletons: 198}}}
+	env["cont"], env["few"] = cont, few
+	for _, name := range []string{"ca", "cb"} {
+		env[name] = &ModelInfo{Name: name, Data: "cont", Columns: []string{"x", "y", "z"},
+			Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}, Fitted: true, Method: inference.Gibbs}
+	}
+	for _, name := range []string{"fa", "fb"} {
+		env[name] = &ModelInfo{Name: name, Data: "few", Columns: []string{"x", "w"},
+			Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}, Fitted: true, Method: inference.Gibbs}
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"compare ca, cb", "1:1: compare holds out observed cells whose value recurs in their column: the columns of ca in data cont have 0 such cells (x, y, z: no value occurs twice), and it needs 2"},
+		{"compare fa, fb, folds = 2", "1:1: compare holds out observed cells whose value recurs in their column: the columns of fa in data few have 2 such cells (x: no value occurs twice), and it needs 4, 2 for each of folds = 2"},
+		{"compare fa, fb", ""},
+		{"compare hoff, hoff2", ""},
+	} {
+		if tc.src == "compare hoff, hoff2" {
+			env["hoff2"] = env["hoff"]
+		}
+		f, err := dsl.Parse("", []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Check(f, env)
+		got := ""
+		var list dsl.ErrorList
+		if errors.As(err, &list) {
+			got = list.Format([]byte(tc.src))
+		} else if err != nil {
+			got = err.Error()
+		}
+		if tc.want == "" && err != nil || tc.want != "" && !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.src, got, tc.want)
+		}
+		if tc.want != "" && !strings.Contains(got, "cut its columns into levels") {
+			t.Errorf("%s: no hint in %q", tc.src, got)
+		}
+	}
+}

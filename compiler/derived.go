@@ -84,11 +84,12 @@ func formulaTerms(e *dsl.Expr) []formulaTerm {
 	return out
 }
 
-// formulaColumn resolves one column of a formula: a column name or a
-// 1-based position among the model's columns.
+// formulaColumn resolves one column of a formula: a column name, bare or
+// quoted (a name with a space or a comma: "Income level"), or a 1-based
+// position among the model's columns.
 func (c *checker) formulaColumn(e *dsl.Expr, t *target, m *ModelInfo) (int, bool) {
 	if _, isName := e.AsName(); !isName {
-		if p, ok := e.AsPrimary(); !ok || p.Number == nil {
+		if p, ok := e.AsPrimary(); !ok || p.Number == nil && p.Str == nil {
 			c.errorf(e.Pos, regressExample, "a formula names columns, got %s", describeExpr(e))
 			return 0, false
 		}

@@ -51,6 +51,10 @@ type ColumnInfo struct {
 	// Levels is the number of distinct observed values; Missing the number
 	// of missing cells.
 	Levels, Missing int
+	// Singletons is the number of observed cells whose value occurs
+	// nowhere else in the column (all of a continuous column's): compare
+	// never holds them out, since a refit could not predict their value.
+	Singletons int
 	// Text is true for a column of text labels (ordered by load's order).
 	Text bool
 }

@@ -219,10 +219,53 @@ func (c *checker) compare(s *dsl.CompareStmt) Stmt {
 		c.errorf(s.Pos, "as in compare m1, m2", "compare needs at least two fitted models")
 		good = false
 	}
+	if good && !c.enoughToHoldOut(s, x, models[0]) {
+		good = false
+	}
 	if !good {
 		return nil
 	}
 	return x
+}
+
+// enoughToHoldOut reports (with an error at the statement) whether the
+// data of m have the cells compare holds out: at least two per fold among
+// the observed cells whose value recurs in their column
+// (inference.HoldOut). Without this check a script of continuous columns
+// ran all its fits before compare failed.
+func (c *checker) enoughToHoldOut(s *dsl.CompareStmt, x *Compare, m *ModelInfo) bool {
+	b, _, _, ok := c.lookup(m.Data)
+	d, isData := b.(*DataInfo)
+	if !ok || !isData || m.Columns == nil || d.Columns == nil {
+		return true // unknown yet: inference.HoldOut says so when it runs
+	}
+	eligible := 0
+	var distinct []string
+	for _, name := range m.Columns {
+		for _, col := range d.Columns {
+			if col.Name == name {
+				n := d.N - col.Missing - col.Singletons
+				eligible += n
+				if n == 0 {
+					distinct = append(distinct, name)
+				}
+			}
+		}
+	}
+	if eligible >= 2*x.Folds {
+		return true
+	}
+	need := "2"
+	if x.Folds > 1 {
+		need = fmt.Sprintf("%d, 2 for each of folds = %d", 2*x.Folds, x.Folds)
+	}
+	why := ""
+	if len(distinct) > 0 {
+		why = fmt.Sprintf(" (%s: no value occurs twice)", shortList(distinct))
+	}
+	c.errorf(s.Pos, "compare scores a cell held out by the probability its refit gives the value it had, and a value seen nowhere else in its column (continuous data, which enters through its ranks) gets none; to compare models of such data, cut its columns into levels in the CSV",
+		"compare holds out observed cells whose value recurs in their column: the columns of %s in data %s have %d such cells%s, and it needs %s", x.Models[0], m.Data, eligible, why, need)
+	return false
 }
 
 // sameData reports (with an error at id) whether model m, named by id, is

@@ -114,8 +114,6 @@ type scanResult struct {
 	err *Error
 	// open holds the brackets still open at the end of the source.
 	open []bracket
-	// openString is true when a string literal runs to the end of the source.
-	openString bool
 	// tooDeep is true when brackets nest deeper than MaxNesting, or more
 	// than MaxNesting minus signs follow one another.
 	tooDeep bool
@@ -184,9 +182,6 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		case c == '"':
 			n, closed := stringLength(rest)
 			if !closed {
-				if pos.Offset+n == len(src) {
-					res.openString = true
-				}
 				fail(pos, "unterminated string", "close it with \" on the same line")
 				emit(tokString, n) // the partial text, so later checks see a token here
 				continue

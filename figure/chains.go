@@ -42,7 +42,7 @@ func Trace(title string, chains [][]float64, warmup int) (*Figure, error) {
 	lo, hi, finite, nonFinite := valueRange(chains...)
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Trace plot of %s: %d chain(s) × %d draws", subject(title), len(chains), n)
+	fmt.Fprintf(&desc, "Trace plot of %s: %s × %d draws", subject(title), chainCount(len(chains)), n)
 	if warmup > 0 {
 		fmt.Fprintf(&desc, " (first %d warmup)", warmup)
 	}
@@ -93,7 +93,7 @@ func Histogram(title string, chains [][]float64, truth float64) (*Figure, error)
 	showTruth := drawable(truth)
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Histogram of %s: %d chain(s) × %d draws", subject(title), len(chains), n)
+	fmt.Fprintf(&desc, "Histogram of %s: %s × %d draws", subject(title), chainCount(len(chains)), n)
 	if finite > 0 {
 		mean := 0.0
 		for _, c := range chains {
@@ -262,7 +262,7 @@ func ACF(title string, chains [][]float64, maxLag int) (*Figure, error) {
 	bound := 1.96 / math.Sqrt(float64(n))
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Autocorrelation of %s: %d chain(s) × %d draws, lags 0..%d", subject(title), len(chains), n, maxLag)
+	fmt.Fprintf(&desc, "Autocorrelation of %s: %s × %d draws, lags 0..%d", subject(title), chainCount(len(chains)), n, maxLag)
 	switch {
 	case used == 0:
 	case firstBelow >= 0:
@@ -379,6 +379,14 @@ func lastDrawable(s []float64) (float64, bool) {
 	return 0, false
 }
 
+// chainCount is "1 chain" or "n chains".
+func chainCount(n int) string {
+	if n == 1 {
+		return "1 chain"
+	}
+	return fmt.Sprintf("%d chains", n)
+}
+
 // subject is a title for the text description: quoted, or "the quantity".
 func subject(title string) string {
 	if title == "" {
@@ -429,7 +437,7 @@ func Rank(title string, chains [][]float64, bins int) (*Figure, error) {
 	band := len(chains) > 1 && nan == 0 && distinct > 1
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Rank plot of %s: %d chain(s) × %d draws ranked together, %d bins", subject(title), len(chains), n, bins)
+	fmt.Fprintf(&desc, "Rank plot of %s: %s × %d draws ranked together, %d bins", subject(title), chainCount(len(chains)), n, bins)
 	switch {
 	case total > 0 && distinct == 1:
 		desc.WriteString("; every draw is the same value: its ranks are all tied")

@@ -20,6 +20,6 @@ func ExampleTrace() {
 	fmt.Println(strings.HasPrefix(string(f.SVG), "<?xml"))
 	// Output:
 	// 640 400 <nil>
-	// Trace plot of "C[1, 2]": 2 chain(s) × 4 draws (first 2 warmup), values in [0.1, 0.4]
+	// Trace plot of "C[1, 2]": 2 chains × 4 draws (first 2 warmup), values in [0.1, 0.4]
 	// true
 }

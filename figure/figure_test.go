@@ -122,8 +122,9 @@ func figureCases(fx *plotFixture) []figureCase {
 
 	return []figureCase{
 		{name: "trace", title: "C[1, 2]", make: func() (*Figure, error) { return Trace("C[1, 2]", fx.chains, 500) },
-			text: "4 chain(s) × 1000 draws (first 500 warmup)"},
-		{name: "trace no warmup", title: "x", make: func() (*Figure, error) { return Trace("x", fx.chains[:1], 0) }},
+			text: "4 chains × 1000 draws (first 500 warmup)"},
+		{name: "trace no warmup", title: "x", make: func() (*Figure, error) { return Trace("x", fx.chains[:1], 0) },
+			text: "1 chain × 1000 draws, values in"},
 		{name: "trace warmup beyond draws", title: "x", make: func() (*Figure, error) { return Trace("x", constant, 10) }},
 		{name: "trace non-finite", title: "t", make: func() (*Figure, error) { return Trace("t", withBad, 2) },
 			text: "3 non-finite values not drawn"},
@@ -141,7 +142,8 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "trace negative warmup", make: func() (*Figure, error) { return Trace("x", single, -1) }, wantErr: "negative warmup"},
 
 		{name: "hist", title: "C[1, 2]", make: func() (*Figure, error) { return Histogram("C[1, 2]", fx.chains, 0.3) }, text: "truth 0.3"},
-		{name: "hist truth outside", title: "h", make: func() (*Figure, error) { return Histogram("h", fx.chains[:1], 5) }},
+		{name: "hist truth outside", title: "h", make: func() (*Figure, error) { return Histogram("h", fx.chains[:1], 5) },
+			text: "1 chain × 1000 draws"},
 		{name: "hist non-finite", title: "h", make: func() (*Figure, error) { return Histogram("h", withBad, nan) }},
 		{name: "hist constant", title: "h", make: func() (*Figure, error) { return Histogram("h", constant, 0.5) }},
 		{name: "hist single", title: "h", make: func() (*Figure, error) { return Histogram("h", single, nan) }},
@@ -158,7 +160,7 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "acf ragged", make: func() (*Figure, error) { return ACF("a", [][]float64{{1, 2}, {}}, 5) }, wantErr: "chain 2"},
 
 		{name: "rank", title: "C[1, 2]", make: func() (*Figure, error) { return Rank("C[1, 2]", fx.chains, 0) },
-			text: "4 chain(s) × 1000 draws ranked together, 20 bins; farthest from the expected 50 per bin: chain "},
+			text: "4 chains × 1000 draws ranked together, 20 bins; farthest from the expected 50 per bin: chain "},
 		{name: "rank bins", title: "r", make: func() (*Figure, error) { return Rank("r", fx.chains, 7) }, text: "7 bins"},
 		{name: "rank one chain", title: "r", make: func() (*Figure, error) { return Rank("r", fx.chains[:1], 0) },
 			text: "uniform by construction"},

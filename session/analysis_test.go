@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,8 +87,7 @@ func TestSummaryIntervalAndMCSE(t *testing.T) {
 	s := newTestSession(t)
 	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 200, levels = 4, seed = 2)\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\nfit m with gibbs, iter = 200, warmup = 50, chains = 2, seed = 5")
 	out := mustRun(t, s, "summary m.C[Y1, Y3], prob = 0.8")
-	plain, _ := out.displays[0]["text/plain"].(string)
-	lines := strings.Split(strings.TrimSpace(plain), "\n")
+	lines := captionedLines(t, out.displays[0])
 	if got := strings.Join(strings.Fields(lines[0]), " "); got != "param mean sd q10 q50 q90 ess_bulk ess_tail rhat mcse_mean mcse_sd" {
 		t.Fatalf("header %q", got)
 	}
@@ -427,15 +427,16 @@ func TestFmtRate(t *testing.T) {
 
 // TestEntryNamer: the report's names of entries follow
 // Result.EntrySummaries' order (C's entries i < j row by row, then the
-// loadings row by row), by column name where the lexer reads it as an
-// identifier (ASCII) and by position otherwise.
+// loadings row by row), by column name, quoted where the lexer does not
+// read it as an identifier (ASCII): by position, a warning about
+// m.C[degree, 4] made the reader count columns.
 func TestEntryNamer(t *testing.T) {
-	r := &inference.Result{P: 4, K: 2, Names: []string{"income", "x y", "model", "é2"}}
+	r := &inference.Result{P: 4, K: 2, Names: []string{"income", "x y", "model", "é,2"}}
 	name := entryNamer("m", r)
 	want := []string{
-		"m.C[income, 2]", "m.C[income, model]", "m.C[income, 4]", "m.C[2, model]", "m.C[2, 4]", "m.C[model, 4]",
-		"m.Lambda[income, 1]", "m.Lambda[income, 2]", "m.Lambda[2, 1]", "m.Lambda[2, 2]",
-		"m.Lambda[model, 1]", "m.Lambda[model, 2]", "m.Lambda[4, 1]", "m.Lambda[4, 2]",
+		`m.C[income, "x y"]`, "m.C[income, model]", `m.C[income, "é,2"]`, `m.C["x y", model]`, `m.C["x y", "é,2"]`, `m.C[model, "é,2"]`,
+		"m.Lambda[income, 1]", "m.Lambda[income, 2]", `m.Lambda["x y", 1]`, `m.Lambda["x y", 2]`,
+		"m.Lambda[model, 1]", "m.Lambda[model, 2]", `m.Lambda["é,2", 1]`, `m.Lambda["é,2", 2]`,
 	}
 	for i, w := range want {
 		if got := name(i); got != w {
@@ -448,9 +449,9 @@ func TestEntryNamer(t *testing.T) {
 	if got := name(len(want)); got != "" {
 		t.Errorf("past the last loading: %q, want none", got)
 	}
-	for name, want := range map[string]bool{"income": true, "_x": true, "a1": true, "B_2": true, "1a": false, "x y": false, "": false, "a-b": false, "é2": false} {
-		if writableName(name) != want {
-			t.Errorf("writableName(%q) = %v", name, !want)
+	for name, want := range map[string]string{"income": "income", "_x": "_x", "a1": "a1", "B_2": "B_2", "1a": `"1a"`, "x y": `"x y"`, "a-b": `"a-b"`, "é2": `"é2"`, `k "n"`: `"k \"n\""`} {
+		if got := columnText(name); got != want {
+			t.Errorf("columnText(%q) = %s, want %s", name, got, want)
 		}
 	}
 }
@@ -676,8 +677,7 @@ func TestShowRMSEIsTheMeanOverDraws(t *testing.T) {
 	header := []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min", "ess_bulk", "min", "ess/s", "mean", "rmse"}
 	var rows [][]string
 	for _, d := range out.displays {
-		text, _ := d["text/plain"].(string)
-		lines := strings.Split(strings.TrimSpace(text), "\n")
+		lines := captionedLines(t, d)
 		if slices.Equal(strings.Fields(lines[0]), header) {
 			for _, l := range lines[1:] {
 				rows = append(rows, strings.Fields(l))
@@ -715,6 +715,34 @@ func (f *figureFiles) WriteFigure(name string, fig *figure.Figure) error {
 	return nil
 }
 
+// TestPlotTitlesNameTheModel: plot trace m1.C[1, 2] and plot trace
+// m2.C[1, 2] were both titled "C[Y1, Y2]", so that the figures of two fits
+// in one notebook could not be told apart. Every plot of a fit's parameters
+// names the model in its title and its text.
+func TestPlotTitlesNameTheModel(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 2)\n"+
+		"model m1 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n"+
+		"fit m1 with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1\n"+
+		"fit m2 with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1")
+	out := &figureFiles{}
+	stmts := []string{"plot trace m1.C[1, 2]", "plot trace m2.C[1, 2]", "plot hist m2.partial[Y1, Y3]", "plot acf m1.C[Y2, Y3]", "plot rank m2.C[1, 3]", "plot latent m2.Z[Y1]"}
+	if _, err := s.Execute(context.Background(), strings.Join(stmts, "\n"), out); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`Trace plot of "m1.C[Y1, Y2]": 2 chains × 40 draws`, `Trace plot of "m2.C[Y1, Y2]": 1 chain × 40 draws`,
+		`Histogram of "m2.partial[Y1, Y3]"`, `Autocorrelation of "m1.C[Y2, Y3]"`, `Rank plot of "m2.C[Y1, Y3]"`, `"posterior mean of m2.Z[Y1] against its observed levels"`}
+	if len(out.titles) != len(want) {
+		t.Fatalf("%d figures, want %d", len(out.titles), len(want))
+	}
+	for k, w := range want {
+		if !strings.HasPrefix(out.titles[k], w) && !strings.Contains(out.titles[k], w) {
+			t.Errorf("%s: %q, want %q", stmts[k], out.titles[k], w)
+		}
+	}
+}
+
 // TestRegressPlotsAreNamedByTheirFormula: two regressions' R² were both
 // written to hist-m.regress-3.png, the second over the first, and both were
 // titled "R2". Their files and titles now name the regression.
@@ -731,7 +759,7 @@ func TestRegressPlotsAreNamedByTheirFormula(t *testing.T) {
 	if !slices.Equal(out.names, want) {
 		t.Errorf("figure files %q, want %q", out.names, want)
 	}
-	for k, title := range []string{`"R2 of Y1 ~ Y2 + Y3"`, `"R2 of Y4 ~ Y2 + Y3"`, `"beta[Y2] of Y4 ~ Y2 + Y3"`} {
+	for k, title := range []string{`"R2 of m.regress(Y1 ~ Y2 + Y3)"`, `"R2 of m.regress(Y4 ~ Y2 + Y3)"`, `"beta[Y2] of m.regress(Y4 ~ Y2 + Y3)"`} {
 		if k < len(out.titles) && !strings.Contains(out.titles[k], title) {
 			t.Errorf("figure %d: %q, want the title %s", k+1, out.titles[k], title)
 		}
@@ -759,5 +787,66 @@ func TestRMSEPlotOfSeveralFitsHasItsOwnFile(t *testing.T) {
 	}
 	if want := []string{"rmse-a", "rmse-a-b"}; !slices.Equal(out.names, want) {
 		t.Errorf("figure files %q, want %q", out.names, want)
+	}
+}
+
+// TestColumnNamesWithSpacesAndCommas: a CSV header may name columns
+// "Income level" or "a,b". Tables named their entries C[Income level,a,b]
+// (which columns?), a fit's warnings gave m.C[degree, 4] (by position), and
+// a formula refused the quoted names an index takes. Every name a table,
+// warning, title or caption gives is one the language reads back, and the
+// fit file round trip keeps the names.
+func TestColumnNamesWithSpacesAndCommas(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("Income level,\"a,b\",degree,\"kids \"\"n\"\"\"\n")
+	for i := range 120 {
+		fmt.Fprintf(&csv, "%d,%d,%d,%d\n", i%7, (i/2)%5, (i*3)%4, (i+i/7)%3)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sp.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const script = `data d = load("sp.csv")
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m, iter = 30, warmup = 10, chains = 2, file = "sp.fit"`
+	s := New(Options{Dir: dir})
+	fit := mustRun(t, s, script)
+	// The warnings' expressions (this short fit warns) run as they are.
+	exprs := regexp.MustCompile("`plot rank ([^`]*)`").FindStringSubmatch(fit.stderr.String())
+	if exprs == nil {
+		t.Fatalf("no plot rank in the warnings:\n%s", fit.stderr.String())
+	}
+	mustRun(t, s, "summary "+exprs[1])
+	lines := captionedLines(t, mustRun(t, s, "summary m.C").displays[0])
+	var keys []string
+	for _, l := range lines[1:] {
+		keys = append(keys, l[:strings.Index(l, "]")+1])
+	}
+	want := []string{`C["Income level","a,b"]`, `C["Income level",degree]`, `C["Income level","kids \"n\""]`,
+		`C["a,b",degree]`, `C["a,b","kids \"n\""]`, `C[degree,"kids \"n\""]`}
+	if !slices.Equal(keys, want) {
+		t.Errorf("summary rows %q, want %q", keys, want)
+	}
+	out := mustRun(t, s, `summary m.regress("Income level" ~ degree + "a,b")`)
+	if got := captionedLines(t, out.displays[0]); len(got) != 4 || !strings.HasPrefix(got[2], `beta["a,b"]`) {
+		t.Errorf("regression summary:\n%s", strings.Join(got, "\n"))
+	}
+	if text, _ := out.displays[0]["text/plain"].(string); !strings.HasPrefix(text, `posterior of m.regress("Income level" ~ degree + "a,b")`) {
+		t.Errorf("regression caption: %.80q", text)
+	}
+	if got := mustRun(t, s, `print m.C["a,b"]`).text(); !strings.HasPrefix(got, `posterior means of m.C["a,b"] `) {
+		t.Errorf("print m.C[\"a,b\"]: %.80q", got)
+	}
+	mustRun(t, s, `export m to "draws.csv"`)
+	if cols := readCSV(t, filepath.Join(dir, "draws.columns.csv")); cols[1][1] != `C["Income level","a,b"]` || cols[1][2] != "Income level" || cols[1][3] != "a,b" {
+		t.Errorf("draws.columns.csv row %q", cols[1])
+	}
+	// Read back from its file, the fit has the same names.
+	again := New(Options{Dir: dir})
+	if out := mustRun(t, again, script); !strings.Contains(out.stdout.String(), "read from sp.fit") {
+		t.Fatalf("the fit was not read back:\n%s", out.stdout.String())
+	}
+	if !slices.Equal(again.models["m"].Fit.Names, []string{"Income level", "a,b", "degree", `kids "n"`}) {
+		t.Errorf("names read back: %q", again.models["m"].Fit.Names)
 	}
 }

@@ -50,6 +50,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
 			return s.completeColumnString(owner, code[q:cursor]), q, cursor
 		}
+		if owner := regressOwner(code[:q-1]); s.columnsOf(owner) != nil {
+			return s.completeColumnString(owner, code[q:cursor]), q, cursor
+		}
 		return s.completePath(code[:q-1], code[q:cursor]), q, cursor
 	}
 	start = cursor
@@ -68,11 +71,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			candidates = append(candidates, columnText(name))
 		}
 	case s.columnsOf(regressOwner(code[:start])) != nil:
-		// A formula names columns by identifier (or by number).
+		// A formula names columns as an index does (or by number).
 		for _, name := range s.columnsOf(regressOwner(code[:start])) {
-			if columnText(name) == name {
-				candidates = append(candidates, name)
-			}
+			candidates = append(candidates, columnText(name))
 		}
 	case lastWord(before) == "plot":
 		candidates = compiler.PlotKinds()
@@ -113,6 +114,15 @@ func columnText(name string) string {
 		return name
 	}
 	return strconv.Quote(name)
+}
+
+// columnTexts is columnText of every name.
+func columnTexts(names []string) []string {
+	out := make([]string, len(names))
+	for k, n := range names {
+		out[k] = columnText(n)
+	}
+	return out
 }
 
 // completeColumnString returns the column names of owner that complete

@@ -488,6 +488,37 @@ func countLevels(col []float64) int {
 	return bits.OnesCount64(seen)
 }
 
+// countSingletons is the number of observed cells of col whose value
+// occurs in no other cell.
+func countSingletons(col []float64) int {
+	var small [64]int // counts of the values 0..63, the usual levels
+	var other map[float64]int
+	for _, v := range col {
+		switch u := uint64(v); {
+		case v != v:
+		case v >= 0 && v < 64 && float64(u) == v:
+			small[u]++
+		default:
+			if other == nil {
+				other = make(map[float64]int)
+			}
+			other[v]++
+		}
+	}
+	n := 0
+	for _, c := range small {
+		if c == 1 {
+			n++
+		}
+	}
+	for _, c := range other {
+		if c == 1 {
+			n++
+		}
+	}
+	return n
+}
+
 // countLevelsAny is countLevels for any values: the first few distinct
 // values in a list, a map past them.
 func countLevelsAny(col []float64) int {

@@ -17,7 +17,7 @@ import (
 // selects, with the truth when the data were simulated.
 func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 	r := m.Fit
-	names := m.Names()
+	names := columnTexts(m.Names())
 	truthC := truthFor(m)
 	switch ref.Member {
 	case "partial":
@@ -81,8 +81,9 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 			return nil, err
 		}
 		k := len(reg.Predictors)
-		// Titles name the regression, for the plots of its rows.
-		of := " of " + strings.TrimSuffix(strings.TrimPrefix(regressText(m, reg), "regress("), ")")
+		// Titles name the model and the regression, for the plots of its
+		// rows.
+		of := " of " + ref.Name + "." + regressText(m, reg)
 		var truth []float64
 		if truthC != nil {
 			truth = make([]float64, k+1)
@@ -117,7 +118,7 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 
 // regressText prints a regression as written: regress(Y ~ X1 + X2).
 func regressText(m *Model, reg *compiler.Regression) string {
-	names := m.Names()
+	names := columnTexts(m.Names())
 	preds := make([]string, len(reg.Predictors))
 	for a, j := range reg.Predictors {
 		preds[a] = names[j]

@@ -42,9 +42,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 	}
 	about += thinned
 	if x.Path == "" && x.DrawsPath == "" {
-		// The caption also goes out as text, for plain-text clients.
-		out.Stream("stdout", about+fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file\n", x.Model))
-		t.Caption = about
+		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", x.Model)
 		b := t.elide(s.opts.TableRows, fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", x.Model)).Bundle()
 		b["text/html"] = `<div style="max-height: 32em; overflow-y: auto">` + b["text/html"].(string) + "</div>"
 		out.Display(b, "")

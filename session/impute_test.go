@@ -39,8 +39,7 @@ func TestImputeLevelsAllCellsAndFiles(t *testing.T) {
 		t.Fatalf("%d missing cells: the test needs more than the 60 shown before", missing)
 	}
 	out := mustRun(t, s, "impute m, prob = 0.8")
-	plain, _ := out.displays[0]["text/plain"].(string)
-	lines := strings.Split(strings.TrimSpace(plain), "\n")
+	lines := captionedLines(t, out.displays[0])
 	if got := strings.Join(strings.Fields(lines[0]), " "); got != "row column mode p_mode q10 q50 q90 mean" {
 		t.Errorf("header %q", got)
 	}
@@ -60,8 +59,8 @@ func TestImputeLevelsAllCellsAndFiles(t *testing.T) {
 			t.Errorf("row %q: p_mode %s", l, f[3])
 		}
 	}
-	if !strings.Contains(out.stdout.String(), `impute m to "cells.csv"`) {
-		t.Errorf("impute does not say how to write the cells: %q", out.stdout.String())
+	if plain, _ := out.displays[0]["text/plain"].(string); !strings.Contains(plain, `impute m to "cells.csv"`) {
+		t.Errorf("impute does not say how to write the cells: %q", plain)
 	}
 
 	mustRun(t, s, `impute m to "cells.csv", draws = "cell_draws.csv"`)
@@ -145,8 +144,7 @@ func TestKernelTablesElided(t *testing.T) {
 	mustRun(t, full, script)
 	mustRun(t, short, script)
 	plainLines := func(out *recorder) []string {
-		plain, _ := out.displays[0]["text/plain"].(string)
-		return strings.Split(strings.TrimSpace(plain), "\n")
+		return captionedLines(t, out.displays[0])
 	}
 	for _, c := range []struct{ stmt, whole string }{
 		{"impute m", `impute m to "cells.csv" writes every cell`},

@@ -114,10 +114,7 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 	if len(shown) < len(pairs) {
 		t.Caption += fmt.Sprintf("; the %d pairs with the smallest p-values of %d shown", len(shown), len(pairs))
 	}
-	// The caption goes out as text too: plain-text clients need it to
-	// read the table.
-	out.Stream("stdout", t.Caption+"\n")
-	out.Display(t.Bundle(), "")
+	out.Display(t.Bundle(), "") // its text/plain starts with the caption
 	for _, tc := range res.Tables {
 		s.showTwoWay(m, x, tc, out)
 	}
@@ -255,7 +252,6 @@ func (s *Session) showTwoWay(m *Model, x *compiler.CheckStmt, tc inference.TwoWa
 	}
 	t.Caption = fmt.Sprintf("two-way table of %s and %s in %s: observed counts against replicated counts (mean, 90%% interval); outside: observed outside its interval",
 		names[tc.I], names[tc.J], x.Model)
-	out.Stream("stdout", t.Caption+"\n")
 	out.Display(t.Bundle(), "")
 	if f, err := figure.Intervals(fmt.Sprintf("check %s: counts of %s × %s", x.Model, names[tc.I], names[tc.J]),
 		"cell, row by row as in the table", "count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
@@ -356,7 +352,6 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	}
 	t.Caption = "held-out predictive scores: " + how + "; each model refitted on the rest with its fit's settings; " +
 		"elpd = Σ log Pr(held-out value | the rest of the data), elpd_diff against the best with the standard error of the paired differences"
-	out.Stream("stdout", t.Caption+"\n")
 	out.Display(t.Bundle(), "")
 	out.Stream("stdout", compareVerdict(x.Models, sums, best, len(folds))+"\n")
 	if w := unconvergedWarning(x.Models, models); w != "" {

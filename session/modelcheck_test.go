@@ -36,8 +36,7 @@ fit k2 with px, iter = 300, warmup = 200, chains = 2, seed = 1`)
 func tableRows(t *testing.T, out *recorder, first string) [][]string {
 	t.Helper()
 	for _, d := range out.displays {
-		text, _ := d["text/plain"].(string)
-		lines := strings.Split(strings.TrimSpace(text), "\n")
+		lines := captionedLines(t, d)
 		if len(lines) > 0 && strings.HasPrefix(lines[0], first) {
 			if _, ok := d["text/html"]; !ok {
 				t.Errorf("table %q has no HTML", first)
@@ -65,6 +64,11 @@ func TestCheckStatement(t *testing.T) {
 	}
 	if out.images() != 1 {
 		t.Errorf("%d images, want the check plot", out.images())
+	}
+	// The caption is the table's (its HTML's and the first line of its
+	// text), shown once: a notebook showed it as text over the HTML's too.
+	if n := strings.Count(out.text(), "posterior predictive check of k1:"); n != 1 {
+		t.Errorf("the caption is shown %d times:\n%s", n, out.text())
 	}
 	if !regexp.MustCompile(`check k1: .* calibrated omnibus p = [0-9.]+`).MatchString(out.stdout.String()) {
 		t.Errorf("no verdict in %q", out.stdout.String())
@@ -418,5 +422,39 @@ func TestCompareWarnsOfUnconvergedFits(t *testing.T) {
 	}
 	if w := unconvergedWarning([]string{"k2"}, models[:1]); w != "" {
 		t.Errorf("converged fit: warning %q", w)
+	}
+}
+
+// TestCompareOnContinuousDataFailsBeforeFitting: with columns of distinct
+// values compare has no cell to hold out; the cell that fits the models and
+// compares them failed only after its fits. It fails now before its first
+// statement, with a hint.
+func TestCompareOnContinuousDataFailsBeforeFitting(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("x,y,k\n")
+	for i := range 60 {
+		fmt.Fprintf(&csv, "%g,%g,%d\n", float64(i)/7, float64((i*13)%60)/3, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cont.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	out := &recorder{}
+	_, err := s.Execute(context.Background(), `data c = load("cont.csv")
+model a { Y = c; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+model b { Y = c; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }
+fit a, iter = 20
+fit b, iter = 20
+compare a, b`, out)
+	var se *Error
+	if !errors.As(err, &se) || !strings.Contains(strings.Join(se.Traceback, "\n"), "6:1: compare holds out observed cells whose value recurs in their column: the columns of a in data c have 0 such cells (x, y, k: no value occurs twice)") {
+		t.Fatalf("compare on continuous data: %v", err)
+	}
+	if out.stdout.Len() > 0 || s.models["a"] != nil {
+		t.Errorf("the cell ran before its error:\n%s", out.stdout.String())
+	}
+	if got := countSingletons([]float64{1, 2, 2, math.NaN(), 0.5, 0.5, -3, 64, 7}); got != 4 {
+		t.Errorf("countSingletons = %d, want 4 (1, -3, 64, 7)", got)
 	}
 }

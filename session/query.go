@@ -12,8 +12,10 @@ import (
 // name, and its draws per chain.
 type param struct {
 	label string // C[income, degree]
-	// title names the parameter in a figure of it alone, where label may
-	// not say enough ("R2 of income ~ degree + age"); empty: label.
+	// title names the parameter in a figure of it alone, where label
+	// (with the model's name) may not say enough ("R2 of
+	// m.regress(income ~ degree + age)"); empty: the model's name, a dot
+	// and label.
 	title string
 	key   string // C[income,degree]
 	name  string // C.1.2
@@ -24,12 +26,14 @@ type param struct {
 	entry int
 }
 
-// figureTitle is the name of p in a figure of it alone.
-func (p param) figureTitle() string {
+// figureTitle is the name of p, a parameter of model, in a figure of it
+// alone: m.C[income, degree]. It names the model, so that the figures of
+// two fits in one notebook tell which is which.
+func (p param) figureTitle(model string) string {
 	if p.title != "" {
 		return p.title
 	}
-	return p.label
+	return model + "." + p.label
 }
 
 // entry is one selected entry of a matrix member: row and column, 0-based.
@@ -131,7 +135,7 @@ func (s *Session) selectParams(ref *compiler.Ref, withDraws bool) (*Model, []par
 		for k, e := range pairs {
 			i, j := e[0], e[1]
 			out[k] = param{
-				label: fmt.Sprintf("C[%s, %s]", names[i], names[j]),
+				label: fmt.Sprintf("C[%s, %s]", columnText(names[i]), columnText(names[j])),
 				key:   correlationKey(names, i, j),
 				name:  fmt.Sprintf("C.%d.%d", i+1, j+1),
 				draws: draws[k],
@@ -154,7 +158,7 @@ func (s *Session) selectParams(ref *compiler.Ref, withDraws bool) (*Model, []par
 		out := make([]param, len(es))
 		for k, e := range es {
 			out[k] = param{
-				label: fmt.Sprintf("Lambda[%s, %d]", names[e.i], e.j+1),
+				label: fmt.Sprintf("Lambda[%s, %d]", columnText(names[e.i]), e.j+1),
 				key:   loadingKey(names, e.i, e.j),
 				name:  fmt.Sprintf("Lambda.%d.%d", e.i+1, e.j+1),
 				truth: math.NaN(),
@@ -178,11 +182,11 @@ func (s *Session) selectParams(ref *compiler.Ref, withDraws bool) (*Model, []par
 // correlationKey and loadingKey name C_ij and Λ_ih (0-based) in tables and
 // in the export's column sidecar: C[income,degree], Lambda[income,1].
 func correlationKey(names []string, i, j int) string {
-	return fmt.Sprintf("C[%s,%s]", names[i], names[j])
+	return fmt.Sprintf("C[%s,%s]", columnText(names[i]), columnText(names[j]))
 }
 
 func loadingKey(names []string, i, h int) string {
-	return fmt.Sprintf("Lambda[%s,%d]", names[i], h+1)
+	return fmt.Sprintf("Lambda[%s,%d]", columnText(names[i]), h+1)
 }
 
 // truthFor returns the true C of a model's columns when its data were

@@ -276,10 +276,11 @@ func (d *Dataset) Info() *compiler.DataInfo {
 	info := &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK}
 	for j, col := range d.Columns {
 		info.Columns = append(info.Columns, compiler.ColumnInfo{
-			Name:    d.Names[j],
-			Levels:  countLevels(col),
-			Missing: countMissing(col),
-			Text:    j < len(d.Labels) && d.Labels[j] != nil,
+			Name:       d.Names[j],
+			Levels:     countLevels(col),
+			Missing:    countMissing(col),
+			Singletons: countSingletons(col),
+			Text:       j < len(d.Labels) && d.Labels[j] != nil,
 		})
 	}
 	return info

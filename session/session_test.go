@@ -108,7 +108,7 @@ func TestCellsShareBindings(t *testing.T) {
 	}
 	html, _ := out.displays[0]["text/html"].(string)
 	plain, _ := out.displays[0]["text/plain"].(string)
-	if !strings.Contains(html, "<table") || !strings.HasPrefix(strings.TrimSpace(plain), "param") {
+	if !strings.Contains(html, "<table") || !strings.HasPrefix(captionedLines(t, out.displays[0])[0], "param") {
 		t.Errorf("summary bundle: html %.80q, plain %.80q", html, plain)
 	}
 	if got := strings.Count(plain, "\nC["); got != 6 {
@@ -345,6 +345,10 @@ model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 		{`m.C[ok, "q\"`, []string{`q\"x`}},
 		{`m.C[ok, "â`, []string{"âge"}},
 		{`u["zz`, nil},
+		// A formula takes quoted names too (it offered only "ok", and
+		// a string in it completed file paths).
+		{`summary m.regress(`, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`, "ok"}},
+		{`summary m.regress(ok ~ "my`, []string{"my col"}},
 	} {
 		matches, start, end := s.Complete(tc.code, len(tc.code))
 		if !slices.Equal(matches, tc.want) {
@@ -359,8 +363,12 @@ model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 			if (strings.Count(code, `"`)-strings.Count(code, `\"`))%2 == 1 { // close the string
 				code += `"`
 			}
-			if st, _ := s.IsComplete("print " + code + "]"); st != "complete" {
-				t.Errorf("Complete(%q) offers %q, which makes %q: %s", tc.code, m, code+"]", st)
+			code = "print " + code + "]"
+			if strings.HasPrefix(tc.code, "summary") {
+				code = strings.TrimSuffix(code[len("print "):], "]") + ")"
+			}
+			if st, _ := s.IsComplete(code); st != "complete" {
+				t.Errorf("Complete(%q) offers %q, which makes %q: %s", tc.code, m, code, st)
 			}
 		}
 	}

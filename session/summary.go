@@ -40,7 +40,7 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		names, sums = sortSummaries(names, sums, x.Sort)
 	}
 	t := posteriorTable(names, sums, x.Prob)
-	what := refLabel(&x.Target, m.Names())
+	what := refLabel(&x.Target, columnTexts(m.Names()))
 	if reg := x.Target.Regress; reg != nil {
 		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
 	}
@@ -498,8 +498,8 @@ func diagnose(r *inference.Result, loadings bool) diagnostics {
 }
 
 // entryNamer names the entries of r's diagnostics (see diagnostics.entry)
-// for the model called model: by column name where the name can be
-// written as one, by position otherwise.
+// for the model called model: by column name (quoted where it is not an
+// identifier, columnText), by position for a column without one.
 func entryNamer(model string, r *inference.Result) func(i int) string {
 	col := func(j int) string {
 		if name, ok := columnName(r, j); ok {
@@ -523,27 +523,15 @@ func entryNamer(model string, r *inference.Result) func(i int) string {
 }
 
 // columnName returns the name of column j of r and true when it can index a
-// matrix as it is (writableName), else "" and false.
+// matrix, quoted unless it can be written as it is (columnText), else ""
+// and false. Quoted, a name with a space or a comma is no puzzle
+// (C["Income level","a,b"], not C[Income level,a,b]) and the expression a
+// warning gives parses.
 func columnName(r *inference.Result, j int) (string, bool) {
-	if j < len(r.Names) && writableName(r.Names[j]) {
-		return r.Names[j], true
+	if j < len(r.Names) && r.Names[j] != "" {
+		return columnText(r.Names[j]), true
 	}
 	return "", false
-}
-
-// writableName reports whether a column name can index a matrix as it is
-// (m.C[income, degree]): an identifier as the language's lexer reads one,
-// ASCII letters, digits and '_' not starting with a digit. Inside brackets
-// a statement keyword is a column name too (m.C[model, with]).
-func writableName(name string) bool {
-	for k := 0; k < len(name); k++ {
-		c := name[k]
-		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		if !(letter || k > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return name != ""
 }
 
 // name is entry i's expression, or "" when there is none to give.

@@ -155,12 +155,29 @@ func (t *Table) HTML() string {
 }
 
 // Bundle returns the table as Jupyter display data: "text/html" and, as
-// the fallback, "text/plain".
+// the fallback, "text/plain", whose first line is the caption: what the
+// notebook shows above the table (the columns' meaning, the draws it
+// summarises) is what a plain-text client (copulang run, jupyter console)
+// prints above it.
 func (t *Table) Bundle() MimeBundle {
 	return MimeBundle{
 		"text/html":  t.HTML(),
-		"text/plain": t.Text(),
+		"text/plain": t.PlainText(),
 	}
+}
+
+// PlainText is Text with the caption on a line before the header (without
+// the part saying which rows an elided table shows, which Text's last line
+// says).
+func (t *Table) PlainText() string {
+	caption := t.Caption
+	if t.elided != "" {
+		caption = strings.TrimSuffix(strings.TrimSuffix(caption, t.elided), "; ")
+	}
+	if caption == "" {
+		return t.Text()
+	}
+	return caption + "\n" + t.Text()
 }
 
 // SummaryTable returns the posterior summaries of named scalar quantities

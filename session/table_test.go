@@ -3,6 +3,7 @@ package session
 import (
 	"flag"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -172,6 +173,39 @@ func TestTableBundle(t *testing.T) {
 	if b["text/html"] != tab.HTML() || b["text/plain"] != tab.Text() || len(b) != 2 {
 		t.Errorf("Bundle() = %v", b)
 	}
+}
+
+// TestTableTextCarriesCaption: the text of a table with a caption (what
+// copulang run and jupyter console print) starts with the caption the
+// notebook shows over its HTML, as the columns' meaning (q5 and q95) is
+// there; an elided table's caption is given once, by the text's last line.
+func TestTableTextCarriesCaption(t *testing.T) {
+	tab := &Table{Header: []string{"param", "q5"}, Rows: [][]string{{"a", "1"}, {"b", "2"}, {"c", "3"}}, Caption: "q5 is the 5% quantile"}
+	if got, want := tab.Bundle()["text/plain"], "q5 is the 5% quantile\nparam  q5\na       1\nb       2\nc       3\n"; got != want {
+		t.Errorf("text/plain = %q, want %q", got, want)
+	}
+	cut := tab.elide(2, "all of them")
+	if got, want := cut.Bundle()["text/plain"], "q5 is the 5% quantile\nparam  q5\na       1\n…       …\nc       3\n(2 of 3 rows shown, the first 1 and the last 1: all of them)\n"; got != want {
+		t.Errorf("elided text/plain = %q, want %q", got, want)
+	}
+}
+
+// captionedLines returns the lines of a table's text/plain after its
+// caption, checking that the caption is the one its HTML shows.
+func captionedLines(t *testing.T, b MimeBundle) []string {
+	t.Helper()
+	plain, _ := b["text/plain"].(string)
+	lines := strings.Split(strings.TrimSpace(plain), "\n")
+	h, _ := b["text/html"].(string)
+	if _, rest, ok := strings.Cut(h, "<caption>"); ok {
+		caption, _, _ := strings.Cut(rest, "</caption>")
+		caption = html.UnescapeString(caption)
+		if !strings.HasPrefix(caption, lines[0]) {
+			t.Errorf("text/plain starts %q, not with the caption %q", lines[0], caption)
+		}
+		return lines[1:]
+	}
+	return lines
 }
 
 // FuzzTableText checks that any cells give one text line per row after

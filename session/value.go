@@ -111,7 +111,7 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 		width = max(width, len(p.label))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "posterior means of %s (%d draws):", refText(&ref), m.Fit.KeptDraws())
+	fmt.Fprintf(&b, "posterior means of %s (%d draws):", refLabel(&ref, columnTexts(m.Names())), m.Fit.KeptDraws())
 	// In the kernel, as its tables: the first and last lines of a long list.
 	head, tail := len(ps), 0
 	if max := s.opts.TableRows; max > 0 && len(ps) > max {

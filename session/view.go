@@ -16,7 +16,7 @@ import (
 // missing cells and its smallest and largest values.
 func dataSummaryTable(d *Dataset) *Table {
 	t := &Table{Header: []string{"column", "levels", "missing", "min", "max"},
-		Caption: fmt.Sprintf("data %s: %d rows × %d columns", d.Name, d.N(), len(d.Names))}
+		Caption: fmt.Sprintf("columns of %s (%d rows): levels counts a column's distinct observed values, missing its missing cells", d.Name, d.N())}
 	for j, col := range d.Columns {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, v := range col {
@@ -131,13 +131,13 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		p := ps[0]
 		switch x.Kind {
 		case "trace":
-			f, err = figure.Trace(p.figureTitle(), p.draws, 0)
+			f, err = figure.Trace(p.figureTitle(ref.Name), p.draws, 0)
 		case "hist":
-			f, err = figure.Histogram(p.figureTitle(), inference.NonEmptyShortest(p.draws), p.truth)
+			f, err = figure.Histogram(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
-			f, err = figure.ACF(p.figureTitle(), inference.NonEmptyShortest(p.draws), 40)
+			f, err = figure.ACF(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), 40)
 		case "rank":
-			f, err = figure.Rank(p.figureTitle(), inference.NonEmptyShortest(p.draws), 0)
+			f, err = figure.Rank(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), 0)
 		}
 	case "pairs":
 		const most = 4
@@ -212,7 +212,7 @@ func (s *Session) plotLatent(x *compiler.PlotStmt, name string, out Output) erro
 	if j < 0 || j >= len(m.Cols) {
 		return fmt.Errorf("%s: column index out of range", refText(ref))
 	}
-	f, err := figure.Latent(fmt.Sprintf("latent z of %s against its observed levels", m.Names()[j]),
+	f, err := figure.Latent(fmt.Sprintf("posterior mean of %s.Z[%s] against its observed levels", ref.Name, m.Names()[j]),
 		m.Data.Columns[m.Cols[j]], m.Fit.ZMean[j])
 	if err != nil {
 		return err

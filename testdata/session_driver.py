@@ -95,7 +95,11 @@ def main():
         rep, msgs = run(kc, "summary m.C")
         d = of_type(msgs, "display_data") + of_type(msgs, "execute_result")
         check(d and "text/html" in d[0]["content"]["data"] and "text/plain" in d[0]["content"]["data"], "summary bundle", msgs)
-        check(d[0]["content"]["data"]["text/plain"].split()[:9] ==
+        # the caption first (as the HTML's), then the table's header
+        plain = d[0]["content"]["data"]["text/plain"].split("\n")
+        check(plain[0].startswith("posterior of m.C: ") and "q5 and q95 bound the central 90% interval" in plain[0],
+              "summary caption", plain[:2])
+        check(plain[1].split()[:9] ==
               "param mean sd q5 q50 q95 ess_bulk ess_tail rhat".split(), "summary header", d)
         rep, msgs = run(kc, "plot heatmap m.C")
         d = of_type(msgs, "display_data") + of_type(msgs, "execute_result")
