@@ -674,7 +674,8 @@ func TestShowRMSEIsTheMeanOverDraws(t *testing.T) {
 		"model a { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
 		"fit a with gibbs, iter = 60, warmup = 20, chains = 2, seed = 1")
 	out := mustRun(t, s, "show [a, a]")
-	header := []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min", "ess_bulk", "min", "ess/s", "mean", "rmse"}
+	// One field per column, so that the text splits on blanks as summary's does.
+	header := []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min_ess_bulk", "min_ess/s", "mean_rmse"}
 	var rows [][]string
 	for _, d := range out.displays {
 		lines := captionedLines(t, d)
@@ -684,8 +685,8 @@ func TestShowRMSEIsTheMeanOverDraws(t *testing.T) {
 			}
 		}
 	}
-	if len(rows) != 2 {
-		t.Fatalf("no table with header %v in:\n%s", header, out.text())
+	if len(rows) != 2 || len(rows[0]) != len(header) {
+		t.Fatalf("no table with header %v and rows of as many fields in:\n%s", header, out.text())
 	}
 	m := s.models["a"]
 	truth := truthFor(m)

@@ -272,7 +272,7 @@ func dataHead(d *Dataset, rows int) *Table {
 
 // compare is the timing and efficiency table of several fitted models.
 func (s *Session) compare(names []string, out Output) error {
-	t := &Table{Header: []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min ess_bulk", "min ess/s", "mean rmse"}}
+	t := &Table{Header: []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min_ess_bulk", "min_ess/s", "mean_rmse"}}
 	for _, n := range names {
 		m, err := s.fitted(n)
 		if err != nil {
@@ -314,7 +314,7 @@ func (s *Session) compare(names []string, out Output) error {
 		t.Rows = append(t.Rows, []string{n, ranMethod(r), strconv.Itoa(len(r.C)), strconv.Itoa(iters),
 			strconv.FormatFloat(secs, 'f', 2, 64), strconv.FormatFloat(perIter, 'f', 2, 64), essText, essRate, rmse})
 	}
-	t.Caption = "fits side by side (ms/iter is wall-clock per iteration of one chain, chains in parallel; mean rmse, for simulated data, is the RMSE of C to the truth averaged over the kept draws)"
+	t.Caption = "fits side by side (ms/iter is wall-clock per iteration of one chain, chains in parallel; mean_rmse, for simulated data, is the RMSE of C to the truth averaged over the kept draws)"
 	out.Display(t.Bundle(), "")
 	return nil
 }
