@@ -45,7 +45,7 @@ func (c *checker) bindArgs(fn *dsl.Ident, args []*dsl.Arg, params []param, examp
 				if len(positional) == 0 {
 					c.errorf(at, hint, "%s takes only named arguments", fn.Name)
 				} else {
-					c.errorf(at, hint, "%s takes %d positional argument(s); name the others", fn.Name, len(positional))
+					c.errorf(at, hint, "%s takes %s; name the others", fn.Name, plural(len(positional), "1 positional argument", fmt.Sprintf("%d positional arguments", len(positional))))
 				}
 				ok = false
 				continue

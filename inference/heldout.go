@@ -197,7 +197,7 @@ func HoldOut(columns [][]float64, folds int, fraction float64, seed uint64) ([][
 	}
 	cells = slices.DeleteFunc(cells, func(c HeldOutCell) bool { return counts[key{c.Col, c.Value}] < 2 })
 	if len(cells) < 2*folds {
-		return nil, fmt.Errorf("inference: hold out: only %d observed cells share their value with another cell of their column, too few for %d fold(s)", len(cells), folds)
+		return nil, fmt.Errorf("inference: hold out: only %d observed cells share their value with another cell of their column, too few for %d folds", len(cells), folds)
 	}
 	rng := rand.New(rand.NewPCG(splitMix64(seed^0x9b05688c2b3e6c1f), splitMix64(seed^0x1f83d9abfb41bd6b)))
 	rng.Shuffle(len(cells), func(a, b int) { cells[a], cells[b] = cells[b], cells[a] })
