@@ -802,7 +802,11 @@ func TestColumnNamesWithSpacesAndCommas(t *testing.T) {
 	var csv strings.Builder
 	csv.WriteString("Income level,\"a,b\",degree,\"kids \"\"n\"\"\"\n")
 	for i := range 120 {
-		fmt.Fprintf(&csv, "%d,%d,%d,%d\n", i%7, (i/2)%5, (i*3)%4, (i+i/7)%3)
+		ab := strconv.Itoa((i / 2) % 5)
+		if i%29 == 3 {
+			ab = "NA"
+		}
+		fmt.Fprintf(&csv, "%d,%s,%d,%d\n", i%7, ab, (i*3)%4, (i+i/7)%3)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "sp.csv"), []byte(csv.String()), 0o644); err != nil {
 		t.Fatal(err)
@@ -812,6 +816,9 @@ model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
 fit m, iter = 30, warmup = 10, chains = 2, file = "sp.fit"`
 	s := New(Options{Dir: dir})
 	fit := mustRun(t, s, script)
+	if want := `data d: 120 rows × 4 columns ("Income level", "a,b", degree, "kids \"n\""), 5 missing cells`; !strings.Contains(fit.stdout.String(), want) {
+		t.Errorf("the data's description lacks %q:\n%s", want, fit.stdout.String())
+	}
 	// The warnings' expressions (this short fit warns) run as they are.
 	exprs := regexp.MustCompile("`plot rank ([^`]*)`").FindStringSubmatch(fit.stderr.String())
 	if exprs == nil {
@@ -841,6 +848,22 @@ fit m, iter = 30, warmup = 10, chains = 2, file = "sp.fit"`
 	mustRun(t, s, `export m to "draws.csv"`)
 	if cols := readCSV(t, filepath.Join(dir, "draws.columns.csv")); cols[1][1] != `C["Income level","a,b"]` || cols[1][2] != "Income level" || cols[1][3] != "a,b" {
 		t.Errorf("draws.columns.csv row %q", cols[1])
+	}
+	// check's pairs and two-way table, impute's cells: quoted names in
+	// what is shown, the header's own in the file of imputed cells.
+	checked := mustRun(t, s, `check m["Income level", "a,b"], draws = 5, reps = 40, seed = 1`).text()
+	for _, want := range []string{`"Income level"–"a,b" `, `two-way table of "Income level" and "a,b" in m`, "\n\"Income level\"  \"a,b\"  observed"} {
+		if !strings.Contains(checked, want) {
+			t.Errorf("check's output lacks %q:\n%s", want, checked)
+		}
+	}
+	imputed := mustRun(t, s, "impute m").text()
+	mustRun(t, s, `impute m to "cells.csv"`)
+	if !strings.Contains(imputed, `(5 in all; "a,b": 5)`) || !regexp.MustCompile(`\n4 +"a,b" `).MatchString(imputed) {
+		t.Errorf("impute's output does not quote a,b:\n%s", imputed)
+	}
+	if rows := readCSV(t, filepath.Join(dir, "cells.csv")); len(rows) != 6 || rows[1][1] != "a,b" {
+		t.Errorf("cells.csv: %q, want 5 cells of column a,b", rows)
 	}
 	// Read back from its file, the fit has the same names.
 	again := New(Options{Dir: dir})

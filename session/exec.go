@@ -142,7 +142,7 @@ func describeData(d *Dataset) string {
 	for _, col := range d.Columns {
 		missing += countMissing(col)
 	}
-	names := d.Names
+	names := columnTexts(d.Names)
 	suffix := ""
 	if len(names) > 8 {
 		names, suffix = names[:8], ", ..."

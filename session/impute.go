@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 
 // perColumn counts the missing cells of each column: "income: 12, age: 3".
 func perColumn(m *Model, cells []inference.ImputedLevels) string {
-	names := m.Names()
+	names := columnTexts(m.Names())
 	count := map[string]int{}
 	for _, c := range cells {
 		count[names[c.Col]]++
@@ -87,7 +88,7 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 // with values printed as their column's labels; mean is NA for a column of
 // text, whose levels have no numeric value; prob is the cells' summaries'.
 func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob float64) *Table {
-	names := m.Names()
+	names := columnTexts(m.Names())
 	lo, hi := intervalColumns(prob)
 	t := &Table{Header: []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}}
 	for _, c := range cells {
@@ -137,7 +138,11 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLeve
 			js.Write(val)
 		}
 		js.WriteByte('}')
-		cw.Write(append(t.Rows[k], js.String()))
+		// The file names the column as its data's header does: CSV
+		// quotes it where it needs, not the language.
+		row := slices.Clone(t.Rows[k])
+		row[1] = m.Data.Names[j]
+		cw.Write(append(row, js.String()))
 	}
 	cw.Flush()
 	return cw.Error()

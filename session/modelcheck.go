@@ -87,7 +87,7 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 	}
 	show.show(status("done"), "done")
 
-	names := m.Names()
+	names := columnTexts(m.Names())
 	pairName := func(pc inference.PairCheck) string { return names[pc.I] + "–" + names[pc.J] }
 	pairs := res.Pairs
 	if x.Pair != nil {
@@ -224,7 +224,8 @@ func checkVerdict(model string, names []string, res *inference.CheckResult) stri
 // showTwoWay shows the two-way table of a checked pair: a table of its
 // cells and a plot of observed counts against their replications.
 func (s *Session) showTwoWay(m *Model, x *compiler.CheckStmt, tc inference.TwoWayCheck, out Output) {
-	names := m.Names()
+	raw := m.Names()
+	names := columnTexts(raw)
 	groupName := func(col int, g inference.LevelGroup) string {
 		vals := m.Fit.LevelValues(col)
 		j := m.Cols[col]
@@ -255,7 +256,7 @@ func (s *Session) showTwoWay(m *Model, x *compiler.CheckStmt, tc inference.TwoWa
 	out.Display(t.Bundle(), "")
 	if f, err := figure.Intervals(fmt.Sprintf("check %s: counts of %s × %s", x.Model, names[tc.I], names[tc.J]),
 		"cell, row by row as in the table", "count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
-		if err := s.emit(figureName("check", x.Model+"-"+names[tc.I]+"-"+names[tc.J]), f, out); err != nil {
+		if err := s.emit(figureName("check", x.Model+"-"+raw[tc.I]+"-"+raw[tc.J]), f, out); err != nil {
 			out.Stream("stderr", "warning: "+err.Error()+"\n")
 		}
 	}
