@@ -35,7 +35,9 @@ type side struct {
 	apos     []int32 // per leaf: its index in awake, or −1 when asleep
 	// ac[i] is a copy of the curve of leaf awake[i], negated in a bottom, so
 	// that the challenger scan reads contiguous memory and treats both
-	// kinds of side as tops.
+	// kinds of side as tops ((−x) − (−y) rounds as −(x − y), so the
+	// differences are those of the curves, bit for bit). It is kept in step
+	// with the curves by wake, the sleep and overtake events and modified.
 	ac     []curve
 	root   int32   // the extreme, a curve index
 	chal   int32   // the awake curve that overtakes root first, or −1
@@ -150,8 +152,8 @@ func (s *Sampler) floorCert(sd *side, k0, st, ct float64) {
 	s.queue.set(sd.id0+sd.k+1, key)
 }
 
-// rootCert returns the key of the time at which curve p overtakes the root
-// of sd (hitTime, §2.2 and §2.6).
+// rootCert returns the key of the time at which curve p, awake, overtakes
+// the root of sd (hitTime, §2.2 and §2.6).
 func (s *Sampler) rootCert(sd *side, p int32, k0, st, ct float64) uint64 {
 	u, v := &sd.ac[sd.apos[p-sd.first]], &sd.ac[0]
 	m, A, B := u.mu-v.mu, u.a-v.a, u.b-v.b
@@ -164,7 +166,9 @@ func (s *Sampler) rootCert(sd *side, p int32, k0, st, ct float64) uint64 {
 // recalcRoot finds the awake curve that overtakes the root first and queues
 // that time as the root's certificate. Once a crossing is found, the others
 // are tested against it instead of the end of the segment (mayHit with a
-// nearer horizon), so few need the root solve.
+// nearer horizon), so few need the root solve. It reads the copies sd.ac,
+// the root's first (sampling.md §2.5 "The awake-curve scan, measured" says
+// which ways of writing this loop cost more).
 func (s *Sampler) recalcRoot(sd *side, k0, st, ct float64) {
 	best, chal := infKey, 0
 	hz := s.win
