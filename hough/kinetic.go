@@ -171,20 +171,44 @@ func (s *Sampler) rootCert(sd *side, p int32, k0, st, ct float64) uint64 {
 // which ways of writing this loop cost more).
 func (s *Sampler) recalcRoot(sd *side, k0, st, ct float64) {
 	best, chal := infKey, 0
-	hz := s.win
+	kT := s.win.kT
+	hk, hs, hc := kT, s.win.sT, s.win.cT // the horizon
 	ac := sd.ac
 	r := &ac[0]
 	for i := 1; i < len(ac); i++ {
 		c := &ac[i]
 		m, A, B := c.mu-r.mu, c.a-r.a, c.b-r.b
-		if !mayHit(m, A, B, k0, st, ct, &hz) {
-			continue
+		// mayHit with the horizon, then hitRoot, written out: a call in the
+		// loop would make the compiler store the loop's values on every
+		// iteration.
+		d0 := m + A*st + B*ct
+		if d0 < 0 && m+A*hs+B*hc <= 0 {
+			if cc := B - m; !(cc > 0 && A > k0*cc && A < hk*cc) {
+				continue
+			}
 		}
-		k := hitRoot(m, A, B, k0, st, ct, &s.win)
+		d1 := A*ct - B*st
+		k := k0
+		if !(d0 >= 0 && d1 > 0) {
+			r2 := A*A + B*B
+			lim := math.Abs(m) * (1 + tangency)
+			if r2 <= lim*lim {
+				continue
+			}
+			q := math.Sqrt(r2 - m*m)
+			if A < 0 {
+				k = (q - A) / (m - B)
+			} else {
+				k = -(m + B) / (q + A)
+			}
+			if !(k >= k0) || k >= kT || (k-k0 < spuriousRoot && d1 <= 0) {
+				continue
+			}
+		}
 		if key := keyOf(k); key < best {
 			best, chal = key, i
-			hz.kT = k
-			hz.sT, hz.cT = sinCosK(k)
+			hk = k
+			hs, hc = sinCosK(k)
 		}
 	}
 	sd.chal = -1
