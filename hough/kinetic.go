@@ -62,10 +62,10 @@ func (s *Sampler) crossNow(u, v *curve, k0, st, ct float64) uint64 {
 // rises returns the key of the time at which x rises past y towards the
 // wall of sd (up for a top, down for a bottom), k0 if it is there already.
 func (s *Sampler) rises(sd *side, x, y *curve, k0, st, ct float64) uint64 {
-	if sd.isMax {
-		return s.crossNow(x, y, k0, st, ct)
+	if !sd.isMax {
+		x, y = y, x
 	}
-	return s.crossNow(y, x, k0, st, ct)
+	return s.crossNow(x, y, k0, st, ct) // one call, so that rises is inlined
 }
 
 // line returns the floor of sd moved off·eps towards the wall.
