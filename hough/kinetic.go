@@ -31,12 +31,18 @@ type side struct {
 	first, k int32 // the level's curves are first .. first+k−1
 	isMax    bool
 	id0      int32   // queue ids: id0+j the certificate of leaf j, id0+k the root's, id0+k+1 the floor's
-	awake    []int32 // awake leaves
+	awake    []int32 // awake leaves; awake[0] is the root's
 	apos     []int32 // per leaf: its index in awake, or −1 when asleep
-	root     int32   // the extreme, a curve index
-	chal     int32   // the awake curve that overtakes root first, or −1
-	theta    curve   // the guide
-	c, eps   float64 // the floor's margin and rounding allowance
+	// ac[i] is a copy of the curve of leaf awake[i], negated in a bottom, so
+	// that the challenger scan reads contiguous memory and treats both
+	// kinds of side as tops ((−x) − (−y) rounds as −(x − y), so the
+	// differences are those of the curves, bit for bit). It is kept in step
+	// with the curves by wake, the sleep and overtake events and modified.
+	ac     []curve
+	root   int32   // the extreme, a curve index
+	chal   int32   // the awake curve that overtakes root first, or −1
+	theta  curve   // the guide
+	c, eps float64 // the floor's margin and rounding allowance
 }
 
 // crossNow returns the key of the time at which u − v rises through zero, or
@@ -45,16 +51,21 @@ func (s *Sampler) crossNow(u, v *curve, k0, st, ct float64) uint64 {
 	if u.pos(st, ct)-v.pos(st, ct) >= 0 {
 		return keyOf(k0)
 	}
-	return keyOf(hitTime(u, v, k0, st, ct, &s.win))
+	// hitTime written out: most pairs stop at the sign test, without a call.
+	m, A, B := u.mu-v.mu, u.a-v.a, u.b-v.b
+	if !mayHit(m, A, B, k0, st, ct, &s.win) {
+		return infKey
+	}
+	return keyOf(hitRoot(m, A, B, k0, st, ct, &s.win))
 }
 
 // rises returns the key of the time at which x rises past y towards the
 // wall of sd (up for a top, down for a bottom), k0 if it is there already.
 func (s *Sampler) rises(sd *side, x, y *curve, k0, st, ct float64) uint64 {
-	if sd.isMax {
-		return s.crossNow(x, y, k0, st, ct)
+	if !sd.isMax {
+		x, y = y, x
 	}
-	return s.crossNow(y, x, k0, st, ct)
+	return s.crossNow(x, y, k0, st, ct) // one call, so that rises is inlined
 }
 
 // line returns the floor of sd moved off·eps towards the wall.
@@ -66,6 +77,22 @@ func (sd *side) line(off float64) curve {
 		l.mu += sd.c - off*sd.eps
 	}
 	return l
+}
+
+// signed returns curve p of sd, negated in a bottom (see side.ac).
+func (s *Sampler) signed(sd *side, p int32) curve {
+	c := s.curves[p]
+	if !sd.isMax {
+		c = curve{-c.mu, -c.a, -c.b}
+	}
+	return c
+}
+
+// wake appends leaf j of sd to its awake curves.
+func (s *Sampler) wake(sd *side, j int32) {
+	sd.apos[j] = int32(len(sd.awake))
+	sd.awake = append(sd.awake, j)
+	sd.ac = append(sd.ac, s.signed(sd, sd.first+j))
 }
 
 // leafCert queues the certificate of leaf j of sd: its wake certificate if
@@ -87,6 +114,33 @@ func (s *Sampler) leafCert(sd *side, j int32, k0, st, ct float64) {
 	s.queue.set(sd.id0+j, key)
 }
 
+// retime queues the certificates of every leaf of sd, as leafCert does one
+// by one: at the start of a segment and when the floor is widened.
+func (s *Sampler) retime(sd *side, k0, st, ct float64) {
+	wl, sl := sd.line(-1), sd.line(-2)
+	q := s.queue
+	for j := int32(0); j < sd.k; j++ {
+		p := sd.first + j
+		c := &s.curves[p]
+		var u, v *curve
+		switch {
+		case sd.apos[j] < 0:
+			u, v = c, &wl
+		case p == sd.root:
+			q.set(sd.id0+j, infKey)
+			continue
+		default:
+			u, v = &sl, c
+		}
+		if !sd.isMax {
+			u, v = v, u
+		}
+		if key := s.crossNow(u, v, k0, st, ct); key != q.e[sd.id0+j].key {
+			q.set(sd.id0+j, key)
+		}
+	}
+}
+
 // floorCert queues the floor certificate of sd: when the root reaches
 // F + eps; none when no curve sleeps.
 func (s *Sampler) floorCert(sd *side, k0, st, ct float64) {
@@ -98,13 +152,10 @@ func (s *Sampler) floorCert(sd *side, k0, st, ct float64) {
 	s.queue.set(sd.id0+sd.k+1, key)
 }
 
-// rootCert returns the key of the time at which curve p overtakes the root
-// of sd (hitTime, §2.2 and §2.6).
+// rootCert returns the key of the time at which curve p, awake, overtakes
+// the root of sd (hitTime, §2.2 and §2.6).
 func (s *Sampler) rootCert(sd *side, p int32, k0, st, ct float64) uint64 {
-	u, v := &s.curves[p], &s.curves[sd.root]
-	if !sd.isMax {
-		u, v = v, u
-	}
+	u, v := &sd.ac[sd.apos[p-sd.first]], &sd.ac[0]
 	m, A, B := u.mu-v.mu, u.a-v.a, u.b-v.b
 	if !mayHit(m, A, B, k0, st, ct, &s.win) {
 		return infKey
@@ -115,32 +166,55 @@ func (s *Sampler) rootCert(sd *side, p int32, k0, st, ct float64) uint64 {
 // recalcRoot finds the awake curve that overtakes the root first and queues
 // that time as the root's certificate. Once a crossing is found, the others
 // are tested against it instead of the end of the segment (mayHit with a
-// nearer horizon), so few need the root solve.
+// nearer horizon), so few need the root solve. It reads the copies sd.ac,
+// the root's first (sampling.md §2.5 "The awake-curve scan, measured" says
+// which ways of writing this loop cost more).
 func (s *Sampler) recalcRoot(sd *side, k0, st, ct float64) {
-	best, chal := infKey, int32(-1)
-	hz := s.win
-	r := &s.curves[sd.root]
-	for _, j := range sd.awake {
-		p := sd.first + j
-		if p == sd.root {
-			continue
-		}
-		c := &s.curves[p]
+	best, chal := infKey, 0
+	kT := s.win.kT
+	hk, hs, hc := kT, s.win.sT, s.win.cT // the horizon
+	ac := sd.ac
+	r := &ac[0]
+	for i := 1; i < len(ac); i++ {
+		c := &ac[i]
 		m, A, B := c.mu-r.mu, c.a-r.a, c.b-r.b
-		if !sd.isMax {
-			m, A, B = -m, -A, -B
+		// mayHit with the horizon, then hitRoot, written out: a call in the
+		// loop would make the compiler store the loop's values on every
+		// iteration.
+		d0 := m + A*st + B*ct
+		if d0 < 0 && m+A*hs+B*hc <= 0 {
+			if cc := B - m; !(cc > 0 && A > k0*cc && A < hk*cc) {
+				continue
+			}
 		}
-		if !mayHit(m, A, B, k0, st, ct, &hz) {
-			continue
+		d1 := A*ct - B*st
+		k := k0
+		if !(d0 >= 0 && d1 > 0) {
+			r2 := A*A + B*B
+			lim := math.Abs(m) * (1 + tangency)
+			if r2 <= lim*lim {
+				continue
+			}
+			q := math.Sqrt(r2 - m*m)
+			if A < 0 {
+				k = (q - A) / (m - B)
+			} else {
+				k = -(m + B) / (q + A)
+			}
+			if !(k >= k0) || k >= kT || (k-k0 < spuriousRoot && d1 <= 0) {
+				continue
+			}
 		}
-		k := hitRoot(m, A, B, k0, st, ct, &s.win)
 		if key := keyOf(k); key < best {
-			best, chal = key, p
-			hz.kT = k
-			hz.sT, hz.cT = sinCosK(k)
+			best, chal = key, i
+			hk = k
+			hs, hc = sinCosK(k)
 		}
 	}
-	sd.chal = chal
+	sd.chal = -1
+	if chal > 0 {
+		sd.chal = sd.first + sd.awake[chal]
+	}
 	s.queue.set(sd.id0+sd.k, best)
 }
 
@@ -170,26 +244,25 @@ func (s *Sampler) buildSide(sd *side, w1, w2 float64) {
 		}
 	}
 	sd.root = ext
+	sd.awake, sd.ac = sd.awake[:0], sd.ac[:0]
+	for j := int32(0); j < sd.k; j++ {
+		sd.apos[j] = -1
+	}
+	s.wake(sd, ext-sd.first)
 	sd.theta = s.fitGuide(s.curves[ext].pos(0, 1), w1, w2)
 	th := &sd.theta
 	sd.eps = 1e-9 * (1 + math.Abs(th.mu) + math.Abs(th.a) + math.Abs(th.b))
 	sd.c = guideMargin * s.sigma
 	l := sd.line(-1)
 	at := l.pos(0, 1)
-	sd.awake = sd.awake[:0]
 	for j := int32(0); j < sd.k; j++ {
 		p := sd.first + j
 		x := s.curves[p].pos(0, 1)
-		if p == ext || (sd.isMax && x >= at) || (!sd.isMax && x <= at) {
-			sd.apos[j] = int32(len(sd.awake))
-			sd.awake = append(sd.awake, j)
-		} else {
-			sd.apos[j] = -1
+		if p != ext && ((sd.isMax && x >= at) || (!sd.isMax && x <= at)) {
+			s.wake(sd, j)
 		}
 	}
-	for j := int32(0); j < sd.k; j++ {
-		s.leafCert(sd, j, 0, 0, 1)
-	}
+	s.retime(sd, 0, 0, 1)
 	s.recalcRoot(sd, 0, 0, 1)
 	s.floorCert(sd, 0, 0, 1)
 }
@@ -245,8 +318,7 @@ func (s *Sampler) estimateWalls() {
 func (s *Sampler) sideEvent(sd *side, j int32, t, st, ct float64) bool {
 	switch {
 	case j < sd.k && sd.apos[j] < 0: // wake
-		sd.apos[j] = int32(len(sd.awake))
-		sd.awake = append(sd.awake, j)
+		s.wake(sd, j)
 		s.leafCert(sd, j, t, st, ct)
 		s.challenge(sd, sd.first+j, t, st, ct)
 		if int(sd.k) == len(sd.awake) {
@@ -258,11 +330,11 @@ func (s *Sampler) sideEvent(sd *side, j int32, t, st, ct float64) bool {
 			s.queue.set(sd.id0+j, infKey)
 			return false
 		}
-		i := sd.apos[j]
-		last := sd.awake[len(sd.awake)-1]
-		sd.awake[i] = last
+		i, n := sd.apos[j], len(sd.awake)-1 // i > 0: the root does not sleep
+		last := sd.awake[n]
+		sd.awake[i], sd.ac[i] = last, sd.ac[n]
 		sd.apos[last] = i
-		sd.awake = sd.awake[:len(sd.awake)-1]
+		sd.awake, sd.ac = sd.awake[:n], sd.ac[:n]
 		sd.apos[j] = -1
 		s.leafCert(sd, j, t, st, ct)
 		if p == sd.chal {
@@ -274,6 +346,12 @@ func (s *Sampler) sideEvent(sd *side, j int32, t, st, ct float64) bool {
 	case j == sd.k: // the challenger overtakes the root (forced, §2.5)
 		old := sd.root
 		sd.root = sd.chal
+		// Move the new root to awake[0].
+		jo, jn := old-sd.first, sd.root-sd.first
+		i := sd.apos[jn]
+		sd.awake[0], sd.awake[i] = jn, jo
+		sd.ac[0], sd.ac[i] = sd.ac[i], sd.ac[0]
+		sd.apos[jn], sd.apos[jo] = 0, i
 		s.queue.set(sd.id0+(old-sd.first), infKey) // re-timed below
 		s.recalcRoot(sd, t, st, ct)
 		s.leafCert(sd, old-sd.first, t, st, ct)
@@ -288,9 +366,7 @@ func (s *Sampler) sideEvent(sd *side, j int32, t, st, ct float64) bool {
 		// The step is at least a few eps, so the floor moves clear of the root
 		// however small σ is beside the values.
 		sd.c = max(sd.c, depth) + max(guideMargin*s.sigma, 4*sd.eps)
-		for j := int32(0); j < sd.k; j++ {
-			s.leafCert(sd, j, t, st, ct)
-		}
+		s.retime(sd, t, st, ct)
 		s.floorCert(sd, t, st, ct)
 	}
 	return false
@@ -299,6 +375,9 @@ func (s *Sampler) sideEvent(sd *side, j int32, t, st, ct float64) bool {
 // modified updates sd after curve p changed at a bounce at time t.
 func (s *Sampler) modified(sd *side, p int32, t, st, ct float64) {
 	j := p - sd.first
+	if i := sd.apos[j]; i >= 0 {
+		sd.ac[i] = s.signed(sd, p)
+	}
 	switch {
 	case p == sd.root:
 		s.recalcRoot(sd, t, st, ct)

@@ -25,6 +25,7 @@ type Workspace struct {
 	sides   []side
 	awake   []int32 // backing of the sides' awake lists
 	apos    []int32 // backing of the sides' apos
+	ac      []curve // backing of the sides' awake curves
 	queue   calendar
 	pos     []float64
 	ranks   []int32
@@ -105,6 +106,7 @@ func (s *Sampler) bind() {
 		s.sides = ws.sides
 		ws.awake = resize(ws.awake, 2*m)
 		ws.apos = resize(ws.apos, 2*m)
+		ws.ac = resize(ws.ac, 2*m)
 		total, used := int32(0), int32(0)
 		for l := 0; l < L; l++ {
 			k := lv.Start[l+1] - lv.Start[l]
@@ -118,7 +120,8 @@ func (s *Sampler) bind() {
 					continue
 				}
 				s.sides[id] = side{first: lv.Start[l], k: k, isMax: top, id0: total,
-					awake: ws.awake[used : used : used+k], apos: ws.apos[used : used+k]}
+					awake: ws.awake[used : used : used+k], apos: ws.apos[used : used+k],
+					ac: ws.ac[used : used : used+k]}
 				total += k + 2
 				used += k
 			}
