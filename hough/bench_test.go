@@ -33,6 +33,7 @@ func benchmarkTransition(b *testing.B, search Search, n, L int) {
 	}
 	b.ResetTimer()
 	bounces, events := 0, 0
+	s.walkCount = walkCount{}
 	for i := 0; i < b.N; i++ {
 		st, err := s.Transition(rng, x, mu, sigma)
 		if err != nil {
@@ -43,6 +44,11 @@ func benchmarkTransition(b *testing.B, search Search, n, L int) {
 	}
 	b.ReportMetric(float64(bounces)/float64(b.N), "bounces/op")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+	if search == Walk {
+		b.ReportMetric(float64(s.walkCount.walks)/float64(b.N), "walks/op")
+		b.ReportMetric(float64(s.walkCount.steps)/float64(b.N), "steps/op")
+		b.ReportMetric(float64(s.walkCount.wakeWalks)/float64(b.N), "wakewalks/op")
+	}
 }
 
 func BenchmarkKinetic(b *testing.B) {
@@ -54,5 +60,11 @@ func BenchmarkKinetic(b *testing.B) {
 func BenchmarkEnvelope(b *testing.B) {
 	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}} {
 		b.Run(fmt.Sprintf("n=%d/L=%d", c.n, c.L), func(b *testing.B) { benchmarkTransition(b, Envelope, c.n, c.L) })
+	}
+}
+
+func BenchmarkWalk(b *testing.B) {
+	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}, {1000, 20}} {
+		b.Run(fmt.Sprintf("n=%d/L=%d", c.n, c.L), func(b *testing.B) { benchmarkTransition(b, Walk, c.n, c.L) })
 	}
 }

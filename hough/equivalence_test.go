@@ -9,7 +9,7 @@ import (
 )
 
 // TestSearchesAgree is B3 (sampling.md §6(b)): from the same state with the
-// same velocity draw, the kinetic search, the Hough envelope and
+// same velocity draw, the kinetic search, the walk, the Hough envelope and
 // Pakman–Paninski with one explicit row per pair of adjacent-level rows end
 // at the same point, max |Δx| < 1e−9, and every output is feasible. The
 // kinetic search runs with sides and, in TestSearchesAgreeTrees, with
@@ -36,6 +36,7 @@ func searchesAgree(t *testing.T) {
 				sigma := 0.5 + rng.Float64()
 				kin := NewSampler(lv, Options{})
 				env := NewSampler(lv, Options{Search: Envelope})
+				wlk := NewSampler(lv, Options{Search: Walk})
 				var pp *PP
 				// With L = 2 and n = 250, PP has ~15,000 dense rows; compare
 				// it on the first two trajectories only.
@@ -82,6 +83,22 @@ func searchesAgree(t *testing.T) {
 					if sk.Bounces != se.Bounces {
 						t.Errorf("trajectory %d: %d bounces (kinetic) vs %d (envelope)", k, sk.Bounces, se.Bounces)
 					}
+					xw := append([]float64(nil), x...)
+					sw, err := wlk.transition(xw, mu, sigma, xi)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if sw.Rejections != 0 {
+						t.Fatalf("rejections: walk %d", sw.Rejections)
+					}
+					if sw.Bounces != se.Bounces {
+						t.Errorf("trajectory %d: %d bounces (walk) vs %d (envelope)", k, sw.Bounces, se.Bounces)
+					}
+					checkFeasible(t, lv, xw)
+					if d := maxAbsDiff(xw, xe); d > 1e-9 {
+						t.Fatalf("trajectory %d: walk and envelope differ by %g", k, d)
+					}
+					worst = math.Max(worst, maxAbsDiff(xw, xe))
 					checkFeasible(t, lv, xk)
 					checkFeasible(t, lv, xe)
 					worst = math.Max(worst, maxAbsDiff(xk, xe))

@@ -163,6 +163,15 @@ const guideMargin = 0.03
 
 // buildSide starts sd at the beginning of a segment.
 func (s *Sampler) buildSide(sd *side, w1, w2 float64) {
+	s.initSide(sd, w1, w2)
+	s.recalcRoot(sd, 0, 0, 1)
+	s.floorCert(sd, 0, 0, 1)
+}
+
+// initSide starts sd at the beginning of a segment but for the root's
+// certificate and the floor's: it finds the root, fits the guide, wakes the
+// curves near the wall and queues every leaf's certificate.
+func (s *Sampler) initSide(sd *side, w1, w2 float64) {
 	ext := sd.first
 	for j := int32(1); j < sd.k; j++ {
 		if s.better(sd.first+j, ext, sd.isMax, 0, 1) {
@@ -190,8 +199,6 @@ func (s *Sampler) buildSide(sd *side, w1, w2 float64) {
 	for j := int32(0); j < sd.k; j++ {
 		s.leafCert(sd, j, 0, 0, 1)
 	}
-	s.recalcRoot(sd, 0, 0, 1)
-	s.floorCert(sd, 0, 0, 1)
 }
 
 // fitGuide returns the sinusoid μ + a sin t + b cos t through w0, w1 and w2 at

@@ -23,15 +23,22 @@ const (
 	// Kalaitzis & Silva §4.1, sampling.md §2.4), recomputing only the three
 	// neighbouring level pairs after a bounce: O(n) work per bounce.
 	Envelope
+	// Walk keeps the sides of Kinetic (sleeping curves, wake certificates,
+	// floors) but no level's extreme: per pair of adjacent levels it follows
+	// the Hough envelope of the awake curves of the wall's two sides and
+	// queues only the next bounce (walk.go). Levels of any size use sides.
+	Walk
 )
 
-// String returns "kinetic" or "hough".
+// String returns "kinetic", "hough" or "walk".
 func (s Search) String() string {
 	switch s {
 	case Kinetic:
 		return "kinetic"
 	case Envelope:
 		return "hough"
+	case Walk:
+		return "walk"
 	}
 	return fmt.Sprintf("Search(%d)", int(s))
 }
@@ -60,7 +67,8 @@ type Stats struct {
 	Bounces int
 	// Events is the number of events processed: bounces plus internal events
 	// (for Kinetic: changes of a level's extreme, curves waking or falling
-	// asleep and floors widened; for Envelope: envelope steps).
+	// asleep and floors widened; for Envelope: envelope steps; for Walk:
+	// curves waking or falling asleep and floor certificates).
 	Events int
 	// Rejections is 1 if the end-of-trajectory check rejected the trajectory
 	// (sampling.md §2.6 rule 7), else 0.
@@ -106,6 +114,7 @@ type Sampler struct {
 	views // of the workspace, laid out by bind
 
 	afterBounce func(*Sampler) // test hook
+	walkCount   walkCount      // with Walk: walks done, for benchmarks
 }
 
 // views are a Sampler's views of its workspace (see bind).
@@ -150,7 +159,7 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 	if opt.TravelTime == 0 {
 		opt.TravelTime = math.Pi / 2
 	}
-	if opt.Search != Kinetic && opt.Search != Envelope {
+	if opt.Search != Kinetic && opt.Search != Envelope && opt.Search != Walk {
 		panic(fmt.Sprintf("hough: NewSampler: unknown search %d", int(opt.Search)))
 	}
 	n := lv.N
@@ -254,6 +263,8 @@ func (s *Sampler) transition(x, mu []float64, sigma float64, xi []float64) (Stat
 				err = s.runTrees(&st)
 			} else if s.opt.Search == Kinetic {
 				err = s.runSides(&st)
+			} else if s.opt.Search == Walk {
+				err = s.runWalk(&st)
 			} else {
 				err = s.runEnvelope(&st)
 			}

@@ -100,7 +100,7 @@ func (s *Sampler) bind() {
 		}
 		s.pairID = total
 		ws.queue.layout(int(total) + L - 1)
-	case s.opt.Search == Kinetic:
+	case s.opt.Search == Kinetic || s.opt.Search == Walk:
 		ws.sides = resize(ws.sides, 2*L)
 		s.sides = ws.sides
 		ws.awake = resize(ws.awake, 2*m)
@@ -138,6 +138,10 @@ func (s *Sampler) bind() {
 		ws.wallMid = resize(ws.wallMid, L)
 		ws.wallEnd = resize(ws.wallEnd, L)
 		s.pos, s.ranks, s.wallMid, s.wallEnd = ws.pos, ws.ranks[:0], ws.wallMid, ws.wallEnd
+		if s.opt.Search == Walk {
+			ws.env = resize(ws.env, L)
+			s.env = ws.env
+		}
 	default:
 		ws.env = resize(ws.env, L)
 		s.env = ws.env
