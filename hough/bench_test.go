@@ -47,7 +47,8 @@ func benchmarkTransition(b *testing.B, search Search, n, L int) {
 	if search == Walk {
 		b.ReportMetric(float64(s.walkCount.walks)/float64(b.N), "walks/op")
 		b.ReportMetric(float64(s.walkCount.steps)/float64(b.N), "steps/op")
-		b.ReportMetric(float64(s.walkCount.wakeWalks)/float64(b.N), "wakewalks/op")
+		b.ReportMetric(float64(s.walkCount.tests)/float64(b.N), "tests/op")
+		b.ReportMetric(float64(s.walkCount.resumed)/float64(b.N), "resumed/op")
 	}
 }
 

@@ -136,6 +136,8 @@ type views struct {
 	wallEnd []float64 // and at its end
 	heap    *eventHeap
 	env     []envEvent
+	segs    []walkSeg // with Walk: walkSegCap per wall, the envelope's segments
+	nsegs   []int32   // with Walk: per wall, its segments in segs, or −1 if more than walkSegCap
 }
 
 // rowKey is an observed row and the key that orders it within its level.

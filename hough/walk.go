@@ -25,16 +25,32 @@ import (
 // its side faces. A curve falling asleep (under F − 2ε) or a new witness or a
 // wider floor changes no walk.
 
-// walkCount counts the walks of the Walk search, for benchmarks.
+// walkCount counts the walks of the Walk search, for benchmarks: walks from
+// a level's extreme, envelope steps, and curves tested against a recorded
+// envelope (woken, or changed by a bounce at a neighbouring wall) and the
+// walks those tests restarted.
 type walkCount struct {
-	walks, steps, wakeWalks int
+	walks, steps, tests, resumed int
 }
+
+// walkSeg is a segment of a wall's envelope: from time t (as K) until the
+// next segment's t, or the wall's bounce, curve u is the greatest awake
+// curve of the top of the level under the wall.
+type walkSeg struct {
+	t float64
+	u int32
+}
+
+// walkSegCap is the number of segments recorded per wall; a walk with more
+// (rare) is redone from the start whenever one of its curves changes.
+const walkSegCap = 16
 
 // walkWall finds the first bounce after time k0 (st = sin t0, ct = cos t0)
 // between levels l and l+1 among the awake curves of the top of level l and
-// the bottom of level l+1, records it in s.env[l] and queues it.
+// the bottom of level l+1, records it in s.env[l] with the envelope's
+// segments and queues it.
 func (s *Sampler) walkWall(l int, k0, st, ct float64) error {
-	top, bot := &s.sides[2*l], &s.sides[2*(l+1)+1]
+	top := &s.sides[2*l]
 	c := s.curves
 	s.walkCount.walks++
 	u := int32(-1)
@@ -46,12 +62,27 @@ func (s *Sampler) walkWall(l int, k0, st, ct float64) error {
 			u, pu = p, x
 		}
 	}
+	s.nsegs[l] = 0
+	return s.walkOn(l, u, k0, st, ct)
+}
+
+// walkOn continues the walk of wall l from time t with u the greatest awake
+// curve of the top of level l, appending the segments from t.
+func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
+	top, bot := &s.sides[2*l], &s.sides[2*(l+1)+1]
+	c := s.curves
+	segs := s.segs[walkSegCap*l : walkSegCap*(l+1)]
 	ev := envEvent{t: math.Inf(1), u: -1, v: -1}
 	limit := 10*int(top.k) + 10
-	t := k0
 	for iter := 0; ; iter++ {
 		if iter > limit {
 			return fmt.Errorf("hough: walk of levels %d and %d exceeded the cap of %d steps", l+1, l+2, limit)
+		}
+		if n := s.nsegs[l]; n >= 0 && n < walkSegCap {
+			segs[n] = walkSeg{t: t, u: u}
+			s.nsegs[l]++
+		} else {
+			s.nsegs[l] = -1
 		}
 		cu := &c[u]
 		// The first hit of u with an awake curve of the bottom of level l+1.
@@ -102,6 +133,101 @@ func (s *Sampler) walkWall(l int, k0, st, ct float64) error {
 	}
 	s.env[l] = ev
 	s.queue.set(s.pairID+int32(l), keyOf(ev.t))
+	return nil
+}
+
+// segEnd returns the end of segment i of wall l's envelope: the next
+// segment's start, or the wall's bounce (+Inf if none in the segment).
+func (s *Sampler) segEnd(l, i int) float64 {
+	if i+1 < int(s.nsegs[l]) {
+		return s.segs[walkSegCap*l+i+1].t
+	}
+	return s.env[l].t
+}
+
+// topChanged updates wall l after curve w of the top of level l woke, or
+// changed at a bounce of wall l+1, at time t: the walk stands unless w
+// overtakes the envelope before the bounce, and then it resumes from there
+// with w on the envelope. A changed curve that was on the envelope after t
+// restarts the walk.
+func (s *Sampler) topChanged(l int, w int32, t, st, ct float64) error {
+	n := int(s.nsegs[l])
+	if n < 0 {
+		return s.walkWall(l, t, st, ct)
+	}
+	s.walkCount.tests++
+	segs := s.segs[walkSegCap*l : walkSegCap*l+n]
+	c := s.curves
+	cw := &c[w]
+	for i := range segs {
+		end := s.segEnd(l, i)
+		if end <= t {
+			continue
+		}
+		if segs[i].u == w {
+			return s.walkWall(l, t, st, ct)
+		}
+		k0, s0, c0 := t, st, ct
+		if segs[i].t > t {
+			k0 = segs[i].t
+			s0, c0 = sinCosK(k0)
+		}
+		cu := &c[segs[i].u]
+		m, A, B := cw.mu-cu.mu, cw.a-cu.a, cw.b-cu.b
+		if !mayHit(m, A, B, k0, s0, c0, &s.win) {
+			continue
+		}
+		if k := hitRoot(m, A, B, k0, s0, c0, &s.win); k < end {
+			// w overtakes the envelope at k: resume the walk there.
+			for _, sg := range segs[i+1:] {
+				if sg.u == w {
+					return s.walkWall(l, t, st, ct)
+				}
+			}
+			s.walkCount.resumed++
+			s.nsegs[l] = int32(i + 1)
+			sk, ck := sinCosK(k)
+			return s.walkOn(l, w, k, sk, ck)
+		}
+	}
+	return nil
+}
+
+// botChanged updates wall l after curve w of the bottom of level l+1 woke,
+// or changed at a bounce of wall l+1, at time t: the bounce becomes the
+// first hit of the envelope with w if that comes earlier. A changed curve
+// that was the bounce's restarts the walk.
+func (s *Sampler) botChanged(l int, w int32, t, st, ct float64) error {
+	n := int(s.nsegs[l])
+	if n < 0 || s.env[l].v == w {
+		return s.walkWall(l, t, st, ct)
+	}
+	s.walkCount.tests++
+	segs := s.segs[walkSegCap*l : walkSegCap*l+n]
+	c := s.curves
+	cw := &c[w]
+	for i := range segs {
+		end := s.segEnd(l, i)
+		if end <= t {
+			continue
+		}
+		k0, s0, c0 := t, st, ct
+		if segs[i].t > t {
+			k0 = segs[i].t
+			s0, c0 = sinCosK(k0)
+		}
+		cu := &c[segs[i].u]
+		m, A, B := cu.mu-cw.mu, cu.a-cw.a, cu.b-cw.b
+		if !mayHit(m, A, B, k0, s0, c0, &s.win) {
+			continue
+		}
+		if k := hitRoot(m, A, B, k0, s0, c0, &s.win); k < end {
+			s.nsegs[l] = int32(i + 1)
+			s.env[l] = envEvent{t: k, u: segs[i].u, v: w}
+			s.queue.set(s.pairID+int32(l), keyOf(k))
+			return nil
+		}
+	}
 	return nil
 }
 
@@ -219,13 +345,14 @@ func (s *Sampler) runWalk(st *Stats) error {
 		if id < s.pairID {
 			sid := int(s.sideOf[id])
 			sd := &s.sides[sid]
-			if s.walkSideEvent(sd, id-sd.id0, t, sn, cs) {
-				wall := sid/2 - 1
+			if j := id - sd.id0; s.walkSideEvent(sd, j, t, sn, cs) {
+				var err error
 				if sd.isMax {
-					wall = sid / 2
+					err = s.topChanged(sid/2, sd.first+j, t, sn, cs)
+				} else {
+					err = s.botChanged(sid/2-1, sd.first+j, t, sn, cs)
 				}
-				s.walkCount.wakeWalks++
-				if err := s.walkWall(wall, t, sn, cs); err != nil {
+				if err != nil {
 					return err
 				}
 			}
@@ -257,12 +384,12 @@ func (s *Sampler) runWalk(st *Stats) error {
 			return err
 		}
 		if sd := &s.sides[2*l+1]; l > 0 && sd.apos[u-sd.first] >= 0 {
-			if err := s.walkWall(l-1, t, sn, cs); err != nil {
+			if err := s.botChanged(l-1, u, t, sn, cs); err != nil {
 				return err
 			}
 		}
 		if sd := &s.sides[2*(l+1)]; l+2 < L && sd.apos[v-sd.first] >= 0 {
-			if err := s.walkWall(l+1, t, sn, cs); err != nil {
+			if err := s.topChanged(l+1, v, t, sn, cs); err != nil {
 				return err
 			}
 		}

@@ -32,6 +32,8 @@ type Workspace struct {
 	wallEnd []float64
 	heap    eventHeap
 	env     []envEvent
+	segs    []walkSeg
+	nsegs   []int32
 }
 
 // NewWorkspace returns an empty Workspace, to be shared by samplers through
@@ -140,7 +142,9 @@ func (s *Sampler) bind() {
 		s.pos, s.ranks, s.wallMid, s.wallEnd = ws.pos, ws.ranks[:0], ws.wallMid, ws.wallEnd
 		if s.opt.Search == Walk {
 			ws.env = resize(ws.env, L)
-			s.env = ws.env
+			ws.segs = resize(ws.segs, walkSegCap*L)
+			ws.nsegs = resize(ws.nsegs, L)
+			s.env, s.segs, s.nsegs = ws.env, ws.segs, ws.nsegs
 		}
 	default:
 		ws.env = resize(ws.env, L)
