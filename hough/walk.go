@@ -85,24 +85,11 @@ func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
 			s.nsegs[l] = -1
 		}
 		cu := &c[u]
-		// The first hit of u with an awake curve of the bottom of level l+1.
+		// The first awake curve of the top of level l to overtake u, then
+		// the first hit of u with an awake curve of the bottom of level l+1
+		// up to that time: most walks start from a curve just bounced, which
+		// is overtaken at once, so the second scan has a near horizon.
 		hz := s.win
-		sHit, v := math.Inf(1), int32(-1)
-		for _, j := range bot.awake {
-			p := bot.first + j
-			cv := &c[p]
-			m, A, B := cu.mu-cv.mu, cu.a-cv.a, cu.b-cv.b
-			if !mayHit(m, A, B, t, st, ct, &hz) {
-				continue
-			}
-			if k := hitRoot(m, A, B, t, st, ct, &s.win); k < sHit {
-				sHit, v = k, p
-				hz.kT = k
-				hz.sT, hz.cT = sinCosK(k)
-			}
-		}
-		// The first awake curve of the top of level l to overtake u before
-		// that hit (a tie goes to the hit, as in envelopeSearch).
 		sEnv, next := math.Inf(1), int32(-1)
 		for _, j := range top.awake {
 			p := top.first + j
@@ -116,6 +103,20 @@ func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
 			}
 			if k := hitRoot(m, A, B, t, st, ct, &s.win); k < sEnv {
 				sEnv, next = k, p
+				hz.kT = k
+				hz.sT, hz.cT = sinCosK(k)
+			}
+		}
+		sHit, v := math.Inf(1), int32(-1)
+		for _, j := range bot.awake {
+			p := bot.first + j
+			cv := &c[p]
+			m, A, B := cu.mu-cv.mu, cu.a-cv.a, cu.b-cv.b
+			if !mayHit(m, A, B, t, st, ct, &hz) {
+				continue
+			}
+			if k := hitRoot(m, A, B, t, st, ct, &s.win); k < sHit {
+				sHit, v = k, p
 				hz.kT = k
 				hz.sT, hz.cT = sinCosK(k)
 			}
