@@ -53,7 +53,7 @@ func benchmarkTransition(b *testing.B, search Search, n, L int) {
 }
 
 func BenchmarkKinetic(b *testing.B) {
-	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}, {1000, 20}, {1000, 1000}, {10000, 5}, {100000, 5}} {
+	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}, {1000, 20}, {1000, 1000}, {5000, 5}, {10000, 5}, {100000, 5}} {
 		b.Run(fmt.Sprintf("n=%d/L=%d", c.n, c.L), func(b *testing.B) { benchmarkTransition(b, Kinetic, c.n, c.L) })
 	}
 }
@@ -65,7 +65,18 @@ func BenchmarkEnvelope(b *testing.B) {
 }
 
 func BenchmarkWalk(b *testing.B) {
-	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}, {1000, 20}} {
+	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}, {1000, 20}, {5000, 5}} {
 		b.Run(fmt.Sprintf("n=%d/L=%d", c.n, c.L), func(b *testing.B) { benchmarkTransition(b, Walk, c.n, c.L) })
+	}
+}
+
+// BenchmarkWalkMargin tries floor margins for the Walk search.
+func BenchmarkWalkMargin(b *testing.B) {
+	defer func(m float64) { walkMargin = m }(walkMargin)
+	for _, m := range []float64{0.015, 0.02, 0.03, 0.05, 0.08} {
+		b.Run(fmt.Sprintf("m=%g", m), func(b *testing.B) {
+			walkMargin = m
+			benchmarkTransition(b, Walk, 1000, 5)
+		})
 	}
 }

@@ -25,6 +25,10 @@ import (
 // its side faces. A curve falling asleep (under F − 2ε) or a new witness or a
 // wider floor changes no walk.
 
+// walkMargin is the initial margin of a floor, and its step at a widening,
+// in units of σ, for the Walk search.
+var walkMargin = 0.02
+
 // walkCount counts the walks of the Walk search, for benchmarks: walks from
 // a level's extreme, envelope steps, and curves tested against a recorded
 // envelope (woken, or changed by a bounce at a neighbouring wall) and the
@@ -267,7 +271,7 @@ func (s *Sampler) walkFloor(sd *side, t, st, ct float64) {
 	if !sd.isMax {
 		depth = -depth
 	}
-	sd.c = max(sd.c, depth) + max(guideMargin*s.sigma, 4*sd.eps)
+	sd.c = max(sd.c, depth) + max(walkMargin*s.sigma, 4*sd.eps)
 	for j := int32(0); j < sd.k; j++ {
 		s.leafCert(sd, j, t, st, ct)
 	}
@@ -323,7 +327,7 @@ func (s *Sampler) runWalk(st *Stats) error {
 			if sd.isMax {
 				wall = id / 2
 			}
-			s.initSide(sd, s.wallMid[wall], s.wallEnd[wall])
+			s.initSide(sd, s.wallMid[wall], s.wallEnd[wall], walkMargin)
 			s.floorCert(sd, 0, 0, 1)
 		}
 	}
