@@ -80,3 +80,13 @@ func BenchmarkWalkMargin(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSides runs the kinetic search with the sides that track each
+// level's extreme (kineticWalk = false), the default before the walk.
+func BenchmarkSides(b *testing.B) {
+	defer func(w bool) { kineticWalk = w }(kineticWalk)
+	kineticWalk = false
+	for _, c := range []struct{ n, L int }{{1000, 2}, {1000, 5}, {1000, 20}, {5000, 5}} {
+		b.Run(fmt.Sprintf("n=%d/L=%d", c.n, c.L), func(b *testing.B) { benchmarkTransition(b, Kinetic, c.n, c.L) })
+	}
+}

@@ -12,9 +12,18 @@ import (
 // same velocity draw, the kinetic search, the walk, the Hough envelope and
 // Pakman–Paninski with one explicit row per pair of adjacent-level rows end
 // at the same point, max |Δx| < 1e−9, and every output is feasible. The
-// kinetic search runs with sides and, in TestSearchesAgreeTrees, with
-// tournament trees.
+// kinetic search runs with the walk (the default for these levels), in
+// TestSearchesAgreeSides with the sides that track extremes and, in
+// TestSearchesAgreeTrees, with tournament trees.
 func TestSearchesAgree(t *testing.T) { searchesAgree(t) }
+
+// TestSearchesAgreeSides runs the kinetic search with the sides that track
+// each level's extreme (kinetic.go) instead of the walk.
+func TestSearchesAgreeSides(t *testing.T) {
+	defer func(w bool) { kineticWalk = w }(kineticWalk)
+	kineticWalk = false
+	searchesAgree(t)
+}
 
 func TestSearchesAgreeTrees(t *testing.T) {
 	defer func(k int32) { sideMaxLevel = k }(sideMaxLevel)
@@ -138,9 +147,21 @@ func searchesAgree(t *testing.T) {
 // TestSearchesAgreeCatchesQueueBug plants an ordering bug in the kinetic
 // search's event queue — each bucket yields its latest certificate instead of
 // its earliest — and checks that comparing with the envelope search, as
-// TestSearchesAgree does, exposes it: some trajectory differs by more than
-// 1e−9, is rejected, ends infeasible or fails.
+// TestSearchesAgree does, exposes it, with the sides that track extremes and
+// with the walk: some trajectory differs by more than 1e−9, is rejected,
+// ends infeasible or fails. The walk queues far fewer certificates, so two
+// rarely share a bucket; it needs more trajectories.
 func TestSearchesAgreeCatchesQueueBug(t *testing.T) {
+	for _, walk := range []bool{false, true} {
+		t.Run(fmt.Sprintf("walk=%v", walk), func(t *testing.T) {
+			defer func(w bool) { kineticWalk = w }(kineticWalk)
+			kineticWalk = walk
+			catchQueueBug(t)
+		})
+	}
+}
+
+func catchQueueBug(t *testing.T) {
 	rng := newRNG(77)
 	n := 200
 	lv := mustLevels(t, randomColumn(rng, n, 5, 0.05))
@@ -153,7 +174,8 @@ func TestSearchesAgreeCatchesQueueBug(t *testing.T) {
 	env := NewSampler(lv, Options{Search: Envelope})
 	x := feasibleStart(rng, lv)
 	xi := make([]float64, n)
-	for k := 0; k < 10; k++ {
+	const trajectories = 400
+	for k := 0; k < trajectories; k++ {
 		for i := range xi {
 			xi[i] = rng.NormFloat64()
 		}
@@ -169,5 +191,5 @@ func TestSearchesAgreeCatchesQueueBug(t *testing.T) {
 		}
 		x = xe
 	}
-	t.Fatal("the planted queue-ordering bug went unnoticed in 10 trajectories")
+	t.Fatalf("the planted queue-ordering bug went unnoticed in %d trajectories", trajectories)
 }

@@ -140,7 +140,7 @@ func (s *Sampler) bind() {
 		ws.wallMid = resize(ws.wallMid, L)
 		ws.wallEnd = resize(ws.wallEnd, L)
 		s.pos, s.ranks, s.wallMid, s.wallEnd = ws.pos, ws.ranks[:0], ws.wallMid, ws.wallEnd
-		if s.opt.Search == Walk {
+		if s.walk {
 			ws.env = resize(ws.env, L)
 			ws.segs = resize(ws.segs, walkSegCap*L)
 			ws.nsegs = resize(ws.nsegs, L)
