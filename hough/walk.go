@@ -49,8 +49,9 @@ type walkSeg struct {
 }
 
 // walkSegCap is the number of segments recorded per wall; a walk with more
-// (rare) is redone from the start whenever one of its curves changes.
-const walkSegCap = 16
+// (rare) is redone from the start whenever one of its curves changes. A
+// variable so that tests can make it small.
+var walkSegCap = 16
 
 // walkWall finds the first bounce after time k0 (st = sin t0, ct = cos t0)
 // between levels l and l+1 among the awake curves of the top of level l and
@@ -85,7 +86,7 @@ func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
 		if iter > limit {
 			return fmt.Errorf("hough: walk of levels %d and %d exceeded the cap of %d steps", l+1, l+2, limit)
 		}
-		if n := s.nsegs[l]; n >= 0 && n < walkSegCap {
+		if n := int(s.nsegs[l]); n >= 0 && n < walkSegCap {
 			segs[n] = walkSeg{t: t, u: u}
 			s.nsegs[l]++
 		} else {

@@ -11,7 +11,21 @@ import (
 // rows, several segments, and σ small or large beside the spread of μ (few
 // or all curves awake). The outputs must be feasible, unrejected, have the
 // same number of bounces and agree to 1e−9.
-func TestWalkAgrees(t *testing.T) {
+func TestWalkAgrees(t *testing.T) { walkAgrees(t) }
+
+// TestWalkAgreesFewSegments records at most one or two segments per wall,
+// so that most walks overflow and every change to a wall re-walks it.
+func TestWalkAgreesFewSegments(t *testing.T) {
+	defer func(c int) { walkSegCap = c }(walkSegCap)
+	for _, c := range []int{1, 2} {
+		t.Run(fmt.Sprintf("cap=%d", c), func(t *testing.T) {
+			walkSegCap = c
+			walkAgrees(t)
+		})
+	}
+}
+
+func walkAgrees(t *testing.T) {
 	type shape struct {
 		n, L         int
 		na, T, sigma float64
