@@ -48,10 +48,12 @@ type walkSeg struct {
 	u int32
 }
 
-// walkSegCap is the number of segments recorded per wall; a walk with more
-// (rare) is redone from the start whenever one of its curves changes. A
-// variable so that tests can make it small.
-var walkSegCap = 16
+// walkSegCap is the room for segments per wall; a walk with more than
+// walkSegLimit (rare) is redone from the start whenever one of its curves
+// changes. walkSegLimit is a variable so that tests can make it small.
+const walkSegCap = 16
+
+var walkSegLimit = walkSegCap
 
 // walkWall finds the first bounce after time k0 (st = sin t0, ct = cos t0)
 // between levels l and l+1 among the awake curves of the top of level l and
@@ -79,19 +81,13 @@ func (s *Sampler) walkWall(l int, k0, st, ct float64) error {
 func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
 	top, bot := &s.sides[2*l], &s.sides[2*(l+1)+1]
 	c := s.curves
-	segs := s.segs[walkSegCap*l : walkSegCap*(l+1)]
 	ev := envEvent{t: math.Inf(1), u: -1, v: -1}
 	limit := 10*int(top.k) + 10
 	for iter := 0; ; iter++ {
 		if iter > limit {
 			return fmt.Errorf("hough: walk of levels %d and %d exceeded the cap of %d steps", l+1, l+2, limit)
 		}
-		if n := int(s.nsegs[l]); n >= 0 && n < walkSegCap {
-			segs[n] = walkSeg{t: t, u: u}
-			s.nsegs[l]++
-		} else {
-			s.nsegs[l] = -1
-		}
+		s.record(l, walkSeg{t: t, u: u})
 		cu := &c[u]
 		// The first awake curve of the top of level l to overtake u, then
 		// the first hit of u with an awake curve of the bottom of level l+1
@@ -143,6 +139,18 @@ func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
 	s.env[l] = ev
 	s.queue.set(s.pairID+int32(l), keyOf(ev.t))
 	return nil
+}
+
+// record appends sg to the segments of wall l, or marks them overflowed.
+//
+//go:noinline
+func (s *Sampler) record(l int, sg walkSeg) {
+	if n := int(s.nsegs[l]); n >= 0 && n < walkSegLimit {
+		s.segs[walkSegCap*l+n] = sg
+		s.nsegs[l]++
+	} else {
+		s.nsegs[l] = -1
+	}
 }
 
 // segEnd returns the end of segment i of wall l's envelope: the next

@@ -16,10 +16,10 @@ func TestWalkAgrees(t *testing.T) { walkAgrees(t) }
 // TestWalkAgreesFewSegments records at most one or two segments per wall,
 // so that most walks overflow and every change to a wall re-walks it.
 func TestWalkAgreesFewSegments(t *testing.T) {
-	defer func(c int) { walkSegCap = c }(walkSegCap)
+	defer func(c int) { walkSegLimit = c }(walkSegLimit)
 	for _, c := range []int{1, 2} {
 		t.Run(fmt.Sprintf("cap=%d", c), func(t *testing.T) {
-			walkSegCap = c
+			walkSegLimit = c
 			walkAgrees(t)
 		})
 	}
