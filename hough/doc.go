@@ -7,13 +7,14 @@
 //
 // A Sampler runs one column: NewSampler(levels, Options{}) then Transition
 // once per iteration; samplers that run in turn, as the columns of one chain,
-// can share the O(n) scratch memory of their trajectories (Workspace). Two
+// can share the O(n) scratch memory of their trajectories (Workspace). Three
 // collision searches give the same trajectories: the
-// kinetic search (Kinetic, the default: each level's extremes tracked among
-// the few curves near its walls, or kinetic tournaments for levels of more
-// than 1,024 curves) and the Hough envelope of the paper (Envelope, O(n) per
-// bounce). PP is the general Pakman–Paninski sampler with a dense covariance
-// or precision.
+// kinetic search (Kinetic, the default: the Walk search below, or kinetic
+// tournaments for levels of more than 1,024 curves), the walk (Walk: the
+// Hough envelope of each wall followed among the few curves near it, the
+// others asleep with certificates of the time they could come near) and the
+// Hough envelope of the paper (Envelope, O(n) per bounce). PP is the general
+// Pakman–Paninski sampler with a dense covariance or precision.
 //
 // The maths and the tests are specified in sampling.md §2, §3 and §6.
 package hough

@@ -9,12 +9,21 @@ import (
 )
 
 // TestSearchesAgree is B3 (sampling.md §6(b)): from the same state with the
-// same velocity draw, the kinetic search, the Hough envelope and
+// same velocity draw, the kinetic search, the walk, the Hough envelope and
 // Pakman–Paninski with one explicit row per pair of adjacent-level rows end
 // at the same point, max |Δx| < 1e−9, and every output is feasible. The
-// kinetic search runs with sides and, in TestSearchesAgreeTrees, with
-// tournament trees.
+// kinetic search runs with the walk (the default for these levels), in
+// TestSearchesAgreeSides with the sides that track extremes and, in
+// TestSearchesAgreeTrees, with tournament trees.
 func TestSearchesAgree(t *testing.T) { searchesAgree(t) }
+
+// TestSearchesAgreeSides runs the kinetic search with the sides that track
+// each level's extreme (kinetic.go) instead of the walk.
+func TestSearchesAgreeSides(t *testing.T) {
+	defer func(w bool) { kineticWalk = w }(kineticWalk)
+	kineticWalk = false
+	searchesAgree(t)
+}
 
 func TestSearchesAgreeTrees(t *testing.T) {
 	defer func(k int32) { sideMaxLevel = k }(sideMaxLevel)
@@ -36,6 +45,7 @@ func searchesAgree(t *testing.T) {
 				sigma := 0.5 + rng.Float64()
 				kin := NewSampler(lv, Options{})
 				env := NewSampler(lv, Options{Search: Envelope})
+				wlk := NewSampler(lv, Options{Search: Walk})
 				var pp *PP
 				// With L = 2 and n = 250, PP has ~15,000 dense rows; compare
 				// it on the first two trajectories only.
@@ -82,6 +92,22 @@ func searchesAgree(t *testing.T) {
 					if sk.Bounces != se.Bounces {
 						t.Errorf("trajectory %d: %d bounces (kinetic) vs %d (envelope)", k, sk.Bounces, se.Bounces)
 					}
+					xw := append([]float64(nil), x...)
+					sw, err := wlk.transition(xw, mu, sigma, xi)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if sw.Rejections != 0 {
+						t.Fatalf("rejections: walk %d", sw.Rejections)
+					}
+					if sw.Bounces != se.Bounces {
+						t.Errorf("trajectory %d: %d bounces (walk) vs %d (envelope)", k, sw.Bounces, se.Bounces)
+					}
+					checkFeasible(t, lv, xw)
+					if d := maxAbsDiff(xw, xe); d > 1e-9 {
+						t.Fatalf("trajectory %d: walk and envelope differ by %g", k, d)
+					}
+					worst = math.Max(worst, maxAbsDiff(xw, xe))
 					checkFeasible(t, lv, xk)
 					checkFeasible(t, lv, xe)
 					worst = math.Max(worst, maxAbsDiff(xk, xe))
@@ -121,9 +147,21 @@ func searchesAgree(t *testing.T) {
 // TestSearchesAgreeCatchesQueueBug plants an ordering bug in the kinetic
 // search's event queue — each bucket yields its latest certificate instead of
 // its earliest — and checks that comparing with the envelope search, as
-// TestSearchesAgree does, exposes it: some trajectory differs by more than
-// 1e−9, is rejected, ends infeasible or fails.
+// TestSearchesAgree does, exposes it, with the sides that track extremes and
+// with the walk: some trajectory differs by more than 1e−9, is rejected,
+// ends infeasible or fails. The walk queues far fewer certificates, so two
+// rarely share a bucket; it needs more trajectories.
 func TestSearchesAgreeCatchesQueueBug(t *testing.T) {
+	for _, walk := range []bool{false, true} {
+		t.Run(fmt.Sprintf("walk=%v", walk), func(t *testing.T) {
+			defer func(w bool) { kineticWalk = w }(kineticWalk)
+			kineticWalk = walk
+			catchQueueBug(t)
+		})
+	}
+}
+
+func catchQueueBug(t *testing.T) {
 	rng := newRNG(77)
 	n := 200
 	lv := mustLevels(t, randomColumn(rng, n, 5, 0.05))
@@ -136,7 +174,8 @@ func TestSearchesAgreeCatchesQueueBug(t *testing.T) {
 	env := NewSampler(lv, Options{Search: Envelope})
 	x := feasibleStart(rng, lv)
 	xi := make([]float64, n)
-	for k := 0; k < 10; k++ {
+	const trajectories = 400
+	for k := 0; k < trajectories; k++ {
 		for i := range xi {
 			xi[i] = rng.NormFloat64()
 		}
@@ -152,5 +191,5 @@ func TestSearchesAgreeCatchesQueueBug(t *testing.T) {
 		}
 		x = xe
 	}
-	t.Fatal("the planted queue-ordering bug went unnoticed in 10 trajectories")
+	t.Fatalf("the planted queue-ordering bug went unnoticed in %d trajectories", trajectories)
 }

@@ -237,6 +237,16 @@ const guideMargin = 0.03
 
 // buildSide starts sd at the beginning of a segment.
 func (s *Sampler) buildSide(sd *side, w1, w2 float64) {
+	s.initSide(sd, w1, w2, guideMargin)
+	s.recalcRoot(sd, 0, 0, 1)
+	s.floorCert(sd, 0, 0, 1)
+}
+
+// initSide starts sd at the beginning of a segment but for the root's
+// certificate and the floor's: it finds the root, fits the guide with a
+// margin of margin·σ, wakes the curves near the wall and queues every leaf's
+// certificate.
+func (s *Sampler) initSide(sd *side, w1, w2, margin float64) {
 	ext := sd.first
 	for j := int32(1); j < sd.k; j++ {
 		if s.better(sd.first+j, ext, sd.isMax, 0, 1) {
@@ -252,7 +262,7 @@ func (s *Sampler) buildSide(sd *side, w1, w2 float64) {
 	sd.theta = s.fitGuide(s.curves[ext].pos(0, 1), w1, w2)
 	th := &sd.theta
 	sd.eps = 1e-9 * (1 + math.Abs(th.mu) + math.Abs(th.a) + math.Abs(th.b))
-	sd.c = guideMargin * s.sigma
+	sd.c = margin * s.sigma
 	l := sd.line(-1)
 	at := l.pos(0, 1)
 	for j := int32(0); j < sd.k; j++ {
@@ -263,8 +273,6 @@ func (s *Sampler) buildSide(sd *side, w1, w2 float64) {
 		}
 	}
 	s.retime(sd, 0, 0, 1)
-	s.recalcRoot(sd, 0, 0, 1)
-	s.floorCert(sd, 0, 0, 1)
 }
 
 // fitGuide returns the sinusoid μ + a sin t + b cos t through w0, w1 and w2 at

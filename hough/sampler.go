@@ -13,25 +13,31 @@ import (
 type Search int
 
 const (
-	// Kinetic keeps, per level, its maximum and minimum and the curve that
-	// will overtake each first, found among the few curves near the wall
-	// the level faces (the others sleep, each with a certificate of the time
-	// it could come near); all certificates are in a calendar queue
-	// (sampling.md §2.5). It is the default.
+	// Kinetic is the default: for a column whose levels have at most 1,024
+	// curves it runs the Walk search below; otherwise it keeps, per level,
+	// tournament trees for its maximum and minimum, all certificates in a
+	// calendar queue (sampling.md §2.5).
 	Kinetic Search = iota
 	// Envelope follows the upper envelope of each level (the Hough envelope of
 	// Kalaitzis & Silva §4.1, sampling.md §2.4), recomputing only the three
 	// neighbouring level pairs after a bounce: O(n) work per bounce.
 	Envelope
+	// Walk keeps the sides of Kinetic (sleeping curves, wake certificates,
+	// floors) but no level's extreme: per pair of adjacent levels it follows
+	// the Hough envelope of the awake curves of the wall's two sides and
+	// queues only the next bounce (walk.go). Levels of any size use sides.
+	Walk
 )
 
-// String returns "kinetic" or "hough".
+// String returns "kinetic", "hough" or "walk".
 func (s Search) String() string {
 	switch s {
 	case Kinetic:
 		return "kinetic"
 	case Envelope:
 		return "hough"
+	case Walk:
+		return "walk"
 	}
 	return fmt.Sprintf("Search(%d)", int(s))
 }
@@ -59,8 +65,9 @@ type Stats struct {
 	// Bounces is the number of reflections between adjacent levels.
 	Bounces int
 	// Events is the number of events processed: bounces plus internal events
-	// (for Kinetic: changes of a level's extreme, curves waking or falling
-	// asleep and floors widened; for Envelope: envelope steps).
+	// (for Walk, and Kinetic on levels of at most 1,024 curves: curves waking
+	// or falling asleep and floor certificates; for Kinetic on larger levels:
+	// changes of a tournament node's winner; for Envelope: envelope steps).
 	Events int
 	// Rejections is 1 if the end-of-trajectory check rejected the trajectory
 	// (sampling.md §2.6 rule 7), else 0.
@@ -83,6 +90,11 @@ type tree struct {
 // (tournament.go). A variable so that tests can run both.
 var sideMaxLevel int32 = 1024
 
+// kineticWalk makes the kinetic search use the Walk search (walk.go) for
+// columns with sides; false runs the sides that track each level's extreme
+// and its challenger (kinetic.go). A variable so that tests can run both.
+var kineticWalk = true
+
 // Sampler draws exact HMC transitions for one column. It keeps the column's
 // constraint structure and settings; the curves, certificates and queue of
 // a trajectory live in its Workspace, laid out for the column at the start
@@ -101,11 +113,13 @@ type Sampler struct {
 	nlev       int
 	midS, midC float64 // sin and cos of half a segment
 	useTrees   bool    // kinetic search: tournament trees instead of sides
+	walk       bool    // the Walk search (Walk, or Kinetic with sides and kineticWalk)
 	sigma      float64
 
 	views // of the workspace, laid out by bind
 
 	afterBounce func(*Sampler) // test hook
+	walkCount   walkCount      // with Walk: walks done, for benchmarks
 }
 
 // views are a Sampler's views of its workspace (see bind).
@@ -127,6 +141,8 @@ type views struct {
 	wallEnd []float64 // and at its end
 	heap    *eventHeap
 	env     []envEvent
+	segs    []walkSeg // with Walk: walkSegCap per wall, the envelope's segments
+	nsegs   []int32   // with Walk: per wall, its segments in segs, or −1 if more than walkSegCap
 }
 
 // rowKey is an observed row and the key that orders it within its level.
@@ -150,7 +166,7 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 	if opt.TravelTime == 0 {
 		opt.TravelTime = math.Pi / 2
 	}
-	if opt.Search != Kinetic && opt.Search != Envelope {
+	if opt.Search != Kinetic && opt.Search != Envelope && opt.Search != Walk {
 		panic(fmt.Sprintf("hough: NewSampler: unknown search %d", int(opt.Search)))
 	}
 	n := lv.N
@@ -182,6 +198,7 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 			s.useTrees = s.useTrees || lv.Start[l+1]-lv.Start[l] > sideMaxLevel
 		}
 	}
+	s.walk = opt.Search == Walk || (opt.Search == Kinetic && !s.useTrees && kineticWalk)
 	if s.ws == nil {
 		s.ws = new(Workspace)
 	}
@@ -252,6 +269,8 @@ func (s *Sampler) transition(x, mu []float64, sigma float64, xi []float64) (Stat
 			var err error
 			if s.useTrees {
 				err = s.runTrees(&st)
+			} else if s.walk {
+				err = s.runWalk(&st)
 			} else if s.opt.Search == Kinetic {
 				err = s.runSides(&st)
 			} else {

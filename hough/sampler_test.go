@@ -71,7 +71,7 @@ func TestNewLevels(t *testing.T) {
 // < 1e−10, for both searches, over many trajectories with several hundred
 // bounces each.
 func TestEnergy(t *testing.T) {
-	for _, search := range []Search{Kinetic, Envelope} {
+	for _, search := range []Search{Kinetic, Envelope, Walk} {
 		t.Run(search.String(), func(t *testing.T) {
 			rng := newRNG(7)
 			lv := mustLevels(t, randomColumn(rng, 200, 4, 0.05))
@@ -195,7 +195,7 @@ func TestTransitionAllocs(t *testing.T) {
 	rng := newRNG(9)
 	lv := mustLevels(t, randomColumn(rng, 300, 5, 0.05))
 	mu := make([]float64, lv.N)
-	for _, search := range []Search{Kinetic, Envelope} {
+	for _, search := range []Search{Kinetic, Envelope, Walk} {
 		s := NewSampler(lv, Options{Search: search, TravelTime: 2})
 		x := feasibleStart(rng, lv)
 		allocs := testing.AllocsPerRun(10, func() {
@@ -257,6 +257,7 @@ func FuzzTransition(f *testing.F) {
 		T := []float64{0, 0.5, 2}[seed%3]
 		kin := NewSampler(lv, Options{TravelTime: T})
 		env := NewSampler(lv, Options{TravelTime: T, Search: Envelope})
+		wlk := NewSampler(lv, Options{TravelTime: T, Search: Walk})
 		x := feasibleStart(rng, lv)
 		xi := make([]float64, n)
 		for k := 0; k < 3; k++ {
@@ -280,6 +281,18 @@ func FuzzTransition(f *testing.F) {
 			checkFeasible(t, lv, xe)
 			if d := maxAbsDiff(xk, xe); d > 1e-9 {
 				t.Fatalf("searches differ by %g", d)
+			}
+			xw := append([]float64(nil), x...)
+			sw, err := wlk.transition(xw, mu, sigma, xi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sw.Rejections != 0 {
+				t.Fatalf("walk rejected: %+v", sw)
+			}
+			checkFeasible(t, lv, xw)
+			if d := maxAbsDiff(xw, xe); d > 1e-9 {
+				t.Fatalf("walk and envelope differ by %g", d)
 			}
 			x = xk
 		}

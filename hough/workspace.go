@@ -33,6 +33,8 @@ type Workspace struct {
 	wallEnd []float64
 	heap    eventHeap
 	env     []envEvent
+	segs    []walkSeg
+	nsegs   []int32
 }
 
 // NewWorkspace returns an empty Workspace, to be shared by samplers through
@@ -101,7 +103,7 @@ func (s *Sampler) bind() {
 		}
 		s.pairID = total
 		ws.queue.layout(int(total) + L - 1)
-	case s.opt.Search == Kinetic:
+	case s.opt.Search == Kinetic || s.opt.Search == Walk:
 		ws.sides = resize(ws.sides, 2*L)
 		s.sides = ws.sides
 		ws.awake = resize(ws.awake, 2*m)
@@ -141,6 +143,12 @@ func (s *Sampler) bind() {
 		ws.wallMid = resize(ws.wallMid, L)
 		ws.wallEnd = resize(ws.wallEnd, L)
 		s.pos, s.ranks, s.wallMid, s.wallEnd = ws.pos, ws.ranks[:0], ws.wallMid, ws.wallEnd
+		if s.walk {
+			ws.env = resize(ws.env, L)
+			ws.segs = resize(ws.segs, walkSegCap*L)
+			ws.nsegs = resize(ws.nsegs, L)
+			s.env, s.segs, s.nsegs = ws.env, ws.segs, ws.nsegs
+		}
 	default:
 		ws.env = resize(ws.env, L)
 		s.env = ws.env

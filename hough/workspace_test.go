@@ -39,6 +39,7 @@ func sharingColumns(t *testing.T, ws *Workspace) []*sharingColumn {
 		{name: "one level", n: 20, L: 1, na: 0.1},
 		{name: "sides", n: 60, L: 3, na: 0.1},
 		{name: "envelope", n: 90, L: 4, opt: Options{Search: Envelope}},
+		{name: "walk", n: 120, L: 4, na: 0.1, opt: Options{Search: Walk}},
 		{name: "trees", n: 150, L: 5, na: 0.05, trees: true},
 		{name: "continuous", n: 80, L: 80},
 		{name: "sides, 2 segments", n: 400, L: 5, na: 0.2, opt: Options{TravelTime: 2.5}},

@@ -1,0 +1,414 @@
+package hough
+
+import (
+	"fmt"
+	"math"
+)
+
+// The Walk search (sampling.md §2.5) keeps the sides of the kinetic search —
+// per level a top and a bottom, each with a guide, a floor, and sleeping
+// curves that carry wake certificates — but not the extreme of each side nor
+// the curve that overtakes it. Instead, per wall l|l+1 it runs the envelope
+// search of §2.4 over the awake curves of the top of level l and the bottom
+// of level l+1 only, and queues the bounce it finds.
+//
+// A side's root field holds a witness: an awake curve over the floor F + ε,
+// not necessarily the extreme. Its floor certificate fires when the witness
+// falls to F + ε; then the awake curve that stays over F + ε longest becomes
+// the witness, or, if none is over it, the floor is widened under the
+// extreme as in the kinetic search. A sleeping curve stays under F − ε, hence
+// under the witness, and so is never the extreme: the extreme of every side
+// is always awake, and the walk over the awake curves finds the same bounce
+// as the walk over all curves. A walk stays valid until one of the curves it
+// read changes: a bounce re-walks the wall bounced and a neighbouring wall
+// whose side holds a bounced curve awake; a curve waking re-walks the wall
+// its side faces. A curve falling asleep (under F − 2ε) or a new witness or a
+// wider floor changes no walk.
+
+// walkMargin is the initial margin of a floor, and its step at a widening,
+// in units of σ, for the Walk search: on the column states of the inference
+// package's BenchmarkHMCIteration 0.03–0.05 are best (0.02 costs 3–4% more
+// instructions, 0.015 8%), while BenchmarkWalkMargin (μ = 0) prefers 0.02
+// (3.5% fewer than 0.03). A variable so that the benchmark can vary it.
+var walkMargin = 0.03
+
+// walkCount counts the walks of the Walk search, for benchmarks: walks from
+// a level's extreme, envelope steps, and curves tested against a recorded
+// envelope (woken, or changed by a bounce at a neighbouring wall) and the
+// walks those tests restarted.
+type walkCount struct {
+	walks, steps, tests, resumed int
+}
+
+// walkSeg is a segment of a wall's envelope: from time t (as K) until the
+// next segment's t, or the wall's bounce, curve u is the greatest awake
+// curve of the top of the level under the wall.
+type walkSeg struct {
+	t float64
+	u int32
+}
+
+// walkSegCap is the room for segments per wall; a walk with more than
+// walkSegLimit (rare) is redone from the start whenever one of its curves
+// changes. walkSegLimit is a variable so that tests can make it small.
+const walkSegCap = 16
+
+var walkSegLimit = walkSegCap
+
+// walkWall finds the first bounce after time k0 (st = sin t0, ct = cos t0)
+// between levels l and l+1 among the awake curves of the top of level l and
+// the bottom of level l+1, records it in s.env[l] with the envelope's
+// segments and queues it.
+func (s *Sampler) walkWall(l int, k0, st, ct float64) error {
+	top := &s.sides[2*l]
+	c := s.curves
+	s.walkCount.walks++
+	u := int32(-1)
+	var pu float64
+	for _, j := range top.awake {
+		p := top.first + j
+		x := c[p].pos(st, ct)
+		if u < 0 || x > pu || (x == pu && c[p].vel(st, ct) > c[u].vel(st, ct)) {
+			u, pu = p, x
+		}
+	}
+	s.nsegs[l] = 0
+	return s.walkOn(l, u, k0, st, ct)
+}
+
+// walkOn continues the walk of wall l from time t with u the greatest awake
+// curve of the top of level l, appending the segments from t.
+func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
+	top, bot := &s.sides[2*l], &s.sides[2*(l+1)+1]
+	c := s.curves
+	ev := envEvent{t: math.Inf(1), u: -1, v: -1}
+	limit := 10*int(top.k) + 10
+	for iter := 0; ; iter++ {
+		if iter > limit {
+			return fmt.Errorf("hough: walk of levels %d and %d exceeded the cap of %d steps", l+1, l+2, limit)
+		}
+		s.record(l, walkSeg{t: t, u: u})
+		cu := &c[u]
+		// The first awake curve of the top of level l to overtake u, then
+		// the first hit of u with an awake curve of the bottom of level l+1
+		// up to that time: most walks start from a curve just bounced, which
+		// is overtaken at once, so the second scan has a near horizon.
+		hz := s.win
+		sEnv, next := math.Inf(1), int32(-1)
+		for _, j := range top.awake {
+			p := top.first + j
+			if p == u {
+				continue
+			}
+			ci := &c[p]
+			m, A, B := ci.mu-cu.mu, ci.a-cu.a, ci.b-cu.b
+			if !mayHit(m, A, B, t, st, ct, &hz) {
+				continue
+			}
+			if k := hitRoot(m, A, B, t, st, ct, &s.win); k < sEnv {
+				sEnv, next = k, p
+				hz.kT = k
+				hz.sT, hz.cT = sinCosK(k)
+			}
+		}
+		sHit, v := math.Inf(1), int32(-1)
+		for _, j := range bot.awake {
+			p := bot.first + j
+			cv := &c[p]
+			m, A, B := cu.mu-cv.mu, cu.a-cv.a, cu.b-cv.b
+			if !mayHit(m, A, B, t, st, ct, &hz) {
+				continue
+			}
+			if k := hitRoot(m, A, B, t, st, ct, &s.win); k < sHit {
+				sHit, v = k, p
+				hz.kT = k
+				hz.sT, hz.cT = sinCosK(k)
+			}
+		}
+		if sHit <= sEnv && sHit < s.win.kT {
+			ev = envEvent{t: sHit, u: u, v: v}
+			break
+		}
+		if sEnv >= s.win.kT {
+			break
+		}
+		u, t = next, sEnv
+		st, ct = sinCosK(t)
+		s.walkCount.steps++
+	}
+	s.env[l] = ev
+	s.queue.set(s.pairID+int32(l), keyOf(ev.t))
+	return nil
+}
+
+// record appends sg to the segments of wall l, or marks them overflowed.
+//
+//go:noinline
+func (s *Sampler) record(l int, sg walkSeg) {
+	if n := int(s.nsegs[l]); n >= 0 && n < walkSegLimit {
+		s.segs[walkSegCap*l+n] = sg
+		s.nsegs[l]++
+	} else {
+		s.nsegs[l] = -1
+	}
+}
+
+// segEnd returns the end of segment i of wall l's envelope: the next
+// segment's start, or the wall's bounce (+Inf if none in the segment).
+func (s *Sampler) segEnd(l, i int) float64 {
+	if i+1 < int(s.nsegs[l]) {
+		return s.segs[walkSegCap*l+i+1].t
+	}
+	return s.env[l].t
+}
+
+// topChanged updates wall l after curve w of the top of level l woke, or
+// changed at a bounce of wall l+1, at time t: the walk stands unless w
+// overtakes the envelope before the bounce, and then it resumes from there
+// with w on the envelope. A changed curve that was on the envelope after t
+// restarts the walk.
+func (s *Sampler) topChanged(l int, w int32, t, st, ct float64) error {
+	n := int(s.nsegs[l])
+	if n < 0 {
+		return s.walkWall(l, t, st, ct)
+	}
+	s.walkCount.tests++
+	segs := s.segs[walkSegCap*l : walkSegCap*l+n]
+	c := s.curves
+	cw := &c[w]
+	for i := range segs {
+		end := s.segEnd(l, i)
+		if end <= t {
+			continue
+		}
+		if segs[i].u == w {
+			return s.walkWall(l, t, st, ct)
+		}
+		k0, s0, c0 := t, st, ct
+		if segs[i].t > t {
+			k0 = segs[i].t
+			s0, c0 = sinCosK(k0)
+		}
+		cu := &c[segs[i].u]
+		m, A, B := cw.mu-cu.mu, cw.a-cu.a, cw.b-cu.b
+		if !mayHit(m, A, B, k0, s0, c0, &s.win) {
+			continue
+		}
+		if k := hitRoot(m, A, B, k0, s0, c0, &s.win); k < end {
+			// w overtakes the envelope at k: resume the walk there.
+			for _, sg := range segs[i+1:] {
+				if sg.u == w {
+					return s.walkWall(l, t, st, ct)
+				}
+			}
+			s.walkCount.resumed++
+			s.nsegs[l] = int32(i + 1)
+			sk, ck := sinCosK(k)
+			return s.walkOn(l, w, k, sk, ck)
+		}
+	}
+	return nil
+}
+
+// botChanged updates wall l after curve w of the bottom of level l+1 woke,
+// or changed at a bounce of wall l+1, at time t: the bounce becomes the
+// first hit of the envelope with w if that comes earlier. A changed curve
+// that was the bounce's restarts the walk.
+func (s *Sampler) botChanged(l int, w int32, t, st, ct float64) error {
+	n := int(s.nsegs[l])
+	if n < 0 || s.env[l].v == w {
+		return s.walkWall(l, t, st, ct)
+	}
+	s.walkCount.tests++
+	segs := s.segs[walkSegCap*l : walkSegCap*l+n]
+	c := s.curves
+	cw := &c[w]
+	for i := range segs {
+		end := s.segEnd(l, i)
+		if end <= t {
+			continue
+		}
+		k0, s0, c0 := t, st, ct
+		if segs[i].t > t {
+			k0 = segs[i].t
+			s0, c0 = sinCosK(k0)
+		}
+		cu := &c[segs[i].u]
+		m, A, B := cu.mu-cw.mu, cu.a-cw.a, cu.b-cw.b
+		if !mayHit(m, A, B, k0, s0, c0, &s.win) {
+			continue
+		}
+		if k := hitRoot(m, A, B, k0, s0, c0, &s.win); k < end {
+			s.nsegs[l] = int32(i + 1)
+			s.env[l] = envEvent{t: k, u: segs[i].u, v: w}
+			s.queue.set(s.pairID+int32(l), keyOf(k))
+			return nil
+		}
+	}
+	return nil
+}
+
+// walkFloor handles the floor certificate of sd at time t: its witness has
+// fallen to F + ε. The awake curve that stays over F + ε longest becomes the
+// witness; if none is over it now, the floor is widened under the extreme
+// (an awake curve, since the sleeping ones are under F − ε).
+func (s *Sampler) walkFloor(sd *side, t, st, ct float64) {
+	l := sd.line(1)
+	best, bestKey := int32(-1), keyOf(t)
+	for _, j := range sd.awake {
+		p := sd.first + j
+		if key := s.rises(sd, &l, &s.curves[p], t, st, ct); key > bestKey {
+			best, bestKey = p, key
+			if key == infKey {
+				break
+			}
+		}
+	}
+	if best >= 0 {
+		old := sd.root
+		sd.root = best
+		s.leafCert(sd, old-sd.first, t, st, ct)
+		s.leafCert(sd, best-sd.first, t, st, ct)
+		s.queue.set(sd.id0+sd.k+1, bestKey)
+		return
+	}
+	ext := sd.first + sd.awake[0]
+	for _, j := range sd.awake[1:] {
+		if s.better(sd.first+j, ext, sd.isMax, st, ct) {
+			ext = sd.first + j
+		}
+	}
+	sd.root = ext
+	depth := sd.theta.pos(st, ct) - s.curves[ext].pos(st, ct)
+	if !sd.isMax {
+		depth = -depth
+	}
+	sd.c = max(sd.c, depth) + max(walkMargin*s.sigma, 4*sd.eps)
+	for j := int32(0); j < sd.k; j++ {
+		s.leafCert(sd, j, t, st, ct)
+	}
+	s.floorCert(sd, t, st, ct)
+}
+
+// walkSideEvent processes a certificate of sd at time t: a curve waking or
+// falling asleep, or the witness reaching the floor. It reports whether a
+// curve woke, which may change the walk of the wall sd faces.
+func (s *Sampler) walkSideEvent(sd *side, j int32, t, st, ct float64) bool {
+	switch {
+	case j < sd.k && sd.apos[j] < 0: // wake
+		sd.apos[j] = int32(len(sd.awake))
+		sd.awake = append(sd.awake, j)
+		s.leafCert(sd, j, t, st, ct)
+		if int(sd.k) == len(sd.awake) {
+			s.floorCert(sd, t, st, ct)
+		}
+		return true
+	case j < sd.k: // sleep
+		if sd.first+j == sd.root {
+			s.queue.set(sd.id0+j, infKey)
+			return false
+		}
+		i := sd.apos[j]
+		last := sd.awake[len(sd.awake)-1]
+		sd.awake[i] = last
+		sd.apos[last] = i
+		sd.awake = sd.awake[:len(sd.awake)-1]
+		sd.apos[j] = -1
+		s.leafCert(sd, j, t, st, ct)
+		if int(sd.k) == len(sd.awake)+1 {
+			s.floorCert(sd, t, st, ct)
+		}
+	case j == sd.k: // no root certificate is queued by Walk
+		s.queue.set(sd.id0+j, infKey)
+	default:
+		s.walkFloor(sd, t, st, ct)
+	}
+	return false
+}
+
+// runWalk runs one segment of a trajectory with the Walk search. The queue
+// holds every side's leaf and floor certificates, under ids from its id0, and
+// the walls' bounces, under s.pairID + l for levels l, l+1.
+func (s *Sampler) runWalk(st *Stats) error {
+	L := s.nlev
+	s.queue.reset(s.win.kT)
+	s.estimateWalls()
+	for id := range s.sides {
+		if sd := &s.sides[id]; sd.k > 0 {
+			wall := id/2 - 1 // the bottom of level l faces wall l−1|l
+			if sd.isMax {
+				wall = id / 2
+			}
+			s.initSide(sd, s.wallMid[wall], s.wallEnd[wall], walkMargin)
+			s.floorCert(sd, 0, 0, 1)
+		}
+	}
+	for l := 0; l+1 < L; l++ {
+		if err := s.walkWall(l, 0, 0, 1); err != nil {
+			return err
+		}
+	}
+	for {
+		id, key := s.queue.min()
+		if id < 0 {
+			return nil
+		}
+		st.Events++
+		if st.Events > s.maxE {
+			return capError("events", s.maxE)
+		}
+		t := keyTime(key)
+		sn, cs := sinCosK(t)
+		if id < s.pairID {
+			sid := int(s.sideOf[id])
+			sd := &s.sides[sid]
+			if j := id - sd.id0; s.walkSideEvent(sd, j, t, sn, cs) {
+				var err error
+				if sd.isMax {
+					err = s.topChanged(sid/2, sd.first+j, t, sn, cs)
+				} else {
+					err = s.botChanged(sid/2-1, sd.first+j, t, sn, cs)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		l := int(id - s.pairID)
+		st.Bounces++
+		if st.Bounces > s.maxB {
+			return capError("bounces", s.maxB)
+		}
+		u, v := s.env[l].u, s.env[l].v
+		s.bounce(u, v, sn, cs)
+		for _, sid := range [4]int{2 * l, 2*l + 1, 2 * (l + 1), 2*(l+1) + 1} {
+			p := u
+			if sid >= 2*(l+1) {
+				p = v
+			}
+			if sd := &s.sides[sid]; sd.k > 0 {
+				s.leafCert(sd, p-sd.first, t, sn, cs)
+				if p == sd.root {
+					s.floorCert(sd, t, sn, cs)
+				}
+			}
+		}
+		// Wall l read both changed curves; wall l−1 reads u only if it is
+		// awake in the bottom of level l, wall l+1 reads v only if it is
+		// awake in the top of level l+1.
+		if err := s.walkWall(l, t, sn, cs); err != nil {
+			return err
+		}
+		if sd := &s.sides[2*l+1]; l > 0 && sd.apos[u-sd.first] >= 0 {
+			if err := s.botChanged(l-1, u, t, sn, cs); err != nil {
+				return err
+			}
+		}
+		if sd := &s.sides[2*(l+1)]; l+2 < L && sd.apos[v-sd.first] >= 0 {
+			if err := s.topChanged(l+1, v, t, sn, cs); err != nil {
+				return err
+			}
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package hough
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestWalkAgrees runs the Walk search against the envelope search from the
+// same states with the same velocity draws on shapes TestSearchesAgree does
+// not cover: many levels, levels of one curve (all values distinct), missing
+// rows, several segments, and σ small or large beside the spread of μ (few
+// or all curves awake). The outputs must be feasible, unrejected, have the
+// same number of bounces and agree to 1e−9.
+func TestWalkAgrees(t *testing.T) { walkAgrees(t) }
+
+// TestWalkAgreesFewSegments records at most one or two segments per wall,
+// so that most walks overflow and every change to a wall re-walks it.
+func TestWalkAgreesFewSegments(t *testing.T) {
+	defer func(c int) { walkSegLimit = c }(walkSegLimit)
+	for _, c := range []int{1, 2} {
+		t.Run(fmt.Sprintf("cap=%d", c), func(t *testing.T) {
+			walkSegLimit = c
+			walkAgrees(t)
+		})
+	}
+}
+
+func walkAgrees(t *testing.T) {
+	type shape struct {
+		n, L         int
+		na, T, sigma float64
+		muScale      float64
+	}
+	shapes := []shape{
+		{n: 200, L: 20, sigma: 0.8, muScale: 0.3},
+		{n: 60, L: 60, sigma: 0.7, muScale: 0.2},
+		{n: 150, L: 5, na: 0.3, sigma: 1, muScale: 0.3},
+		{n: 150, L: 4, T: 5, sigma: 0.9, muScale: 0.3},
+		{n: 120, L: 3, sigma: 0.02, muScale: 1},
+		{n: 120, L: 3, sigma: 30, muScale: 0.1},
+		{n: 40, L: 2, sigma: 1, muScale: 0},
+		{n: 300, L: 6, T: 2, sigma: 0.5, muScale: 0.5},
+	}
+	for _, sh := range shapes {
+		t.Run(fmt.Sprintf("n=%d/L=%d/na=%g/T=%g/sigma=%g", sh.n, sh.L, sh.na, sh.T, sh.sigma), func(t *testing.T) {
+			rng := newRNG(uint64(7*sh.n + sh.L))
+			y := randomColumn(rng, sh.n, sh.L, sh.na)
+			if sh.L == sh.n {
+				for i := range y {
+					y[i] = float64(i)
+				}
+				rng.Shuffle(len(y), func(i, j int) { y[i], y[j] = y[j], y[i] })
+			}
+			lv := mustLevels(t, y)
+			mu := make([]float64, sh.n)
+			for i := range mu {
+				mu[i] = sh.muScale * rng.NormFloat64()
+			}
+			env := NewSampler(lv, Options{Search: Envelope, TravelTime: sh.T, MaxBounces: 100 * sh.n * sh.n})
+			wlk := NewSampler(lv, Options{Search: Walk, TravelTime: sh.T, MaxBounces: 100 * sh.n * sh.n})
+			x := feasibleStart(rng, lv)
+			xi := make([]float64, sh.n)
+			bounces, worst := 0, 0.0
+			for k := 0; k < 10; k++ {
+				for i := range xi {
+					xi[i] = rng.NormFloat64()
+				}
+				xe := append([]float64(nil), x...)
+				xw := append([]float64(nil), x...)
+				se, err := env.transition(xe, mu, sh.sigma, xi)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sw, err := wlk.transition(xw, mu, sh.sigma, xi)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if se.Rejections+sw.Rejections != 0 {
+					t.Fatalf("rejections: envelope %d, walk %d", se.Rejections, sw.Rejections)
+				}
+				if se.Bounces != sw.Bounces {
+					t.Errorf("trajectory %d: %d bounces (walk) vs %d (envelope)", k, sw.Bounces, se.Bounces)
+				}
+				checkFeasible(t, lv, xw)
+				d := maxAbsDiff(xe, xw)
+				if d > 1e-9 {
+					t.Fatalf("trajectory %d: walk and envelope differ by %g", k, d)
+				}
+				worst = max(worst, d)
+				bounces += sw.Bounces
+				x = xw
+			}
+			if bounces == 0 && lv.NumLevels() > 1 {
+				t.Error("no bounces: the test exercises nothing")
+			}
+			t.Logf("%d bounces, max |Δx| = %.2g, walks %d, steps %d", bounces, worst, wlk.walkCount.walks, wlk.walkCount.steps)
+		})
+	}
+}
