@@ -20,10 +20,12 @@ import (
 // under the witness, and so is never the extreme: the extreme of every side
 // is always awake, and the walk over the awake curves finds the same bounce
 // as the walk over all curves. A walk stays valid until one of the curves it
-// read changes: a bounce re-walks the wall bounced and a neighbouring wall
-// whose side holds a bounced curve awake; a curve waking re-walks the wall
-// its side faces. A curve falling asleep (under F − 2ε) or a new witness or a
-// wider floor changes no walk.
+// read changes: a bounce re-walks the wall bounced; a curve waking, or
+// bounced at a neighbouring wall while awake in a side of this one, is
+// tested against the wall's recorded envelope (topChanged, botChanged), and
+// the walk stands, resumes where the curve overtakes the envelope, or is
+// redone if the curve was on it or was the bounce's. A curve falling asleep
+// (under F − 2ε) or a new witness or a wider floor changes no walk.
 
 // walkMargin is the initial margin of a floor, and its step at a widening,
 // in units of σ, for the Walk search: on the column states of the inference
