@@ -37,7 +37,7 @@ func benchHough(args []string, stdout io.Writer) error {
 	fs := newBenchFlags("hough", stdout)
 	nList := fs.String("n", "1000", "comma-separated numbers of rows")
 	levelList := fs.String("levels", "5", `comma-separated numbers of levels; "n" means all values distinct`)
-	methodList := fs.String("method", "kinetic", "comma-separated searches: kinetic, hough")
+	methodList := fs.String("method", "kinetic", "comma-separated searches: kinetic, hough, walk (the kinetic search's walk for levels of any size)")
 	minTime := fs.Duration("min-time", 500*time.Millisecond, "minimum timed duration per configuration")
 	minTrans := fs.Int("min-transitions", 5, "minimum timed transitions per configuration")
 	maxSeconds := fs.Float64("max-seconds", 120, "skip configurations predicted to take longer than this")
@@ -63,8 +63,10 @@ func benchHough(args []string, stdout io.Writer) error {
 			methods = append(methods, hough.Kinetic)
 		case "hough", "envelope":
 			methods = append(methods, hough.Envelope)
+		case "walk":
+			methods = append(methods, hough.Walk)
 		default:
-			return fmt.Errorf("unknown method %q (want kinetic or hough)", m)
+			return fmt.Errorf("unknown method %q (want kinetic, hough or walk)", m)
 		}
 	}
 	table, err := newBenchTable(stdout, fs, benchColumn{"method", 8}, benchColumn{"n", 7}, benchColumn{"levels", 6},
@@ -106,7 +108,7 @@ func (r houghResult) cells() []string {
 func predictSeconds(m hough.Search, n, L int) float64 {
 	fn, fl := float64(n), float64(L)
 	b := math.Min(0.35*fn*(fl-1), 0.25*fn*fn)
-	if m == hough.Kinetic {
+	if m != hough.Envelope {
 		return b * (0.3e-6 + 0.25e-6*math.Log2(fn/fl))
 	}
 	return b * (0.3e-6 + 100e-9*fn/fl)
