@@ -82,7 +82,6 @@ func (s *Sampler) walkWall(l int, k0, st, ct float64) error {
 // curve of the top of level l, appending the segments from t.
 func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
 	top, bot := &s.sides[2*l], &s.sides[2*(l+1)+1]
-	c := s.curves
 	ev := envEvent{t: math.Inf(1), u: -1, v: -1}
 	limit := 10*int(top.k) + 10
 	for iter := 0; ; iter++ {
@@ -90,51 +89,106 @@ func (s *Sampler) walkOn(l int, u int32, t, st, ct float64) error {
 			return fmt.Errorf("hough: walk of levels %d and %d exceeded the cap of %d steps", l+1, l+2, limit)
 		}
 		s.record(l, walkSeg{t: t, u: u})
-		cu := &c[u]
+		ui := int(top.apos[u-top.first])
+		cu := &top.ac[ui]
 		// The first awake curve of the top of level l to overtake u, then
 		// the first hit of u with an awake curve of the bottom of level l+1
 		// up to that time: most walks start from a curve just bounced, which
 		// is overtaken at once, so the second scan has a near horizon.
-		hz := s.win
-		sEnv, next := math.Inf(1), int32(-1)
-		for _, j := range top.awake {
-			p := top.first + j
-			if p == u {
+		kT := s.win.kT
+		hk, hs, hc := kT, s.win.sT, s.win.cT // the horizon
+		// Both scans read the sides' copies of their awake curves (side.ac,
+		// negated in the bottom: cv.mu − x rounds as cv.mu + (−x)), and run
+		// mayHit with the horizon and then hitRoot written out: a call in
+		// the loop would make the compiler store the loop's values on every
+		// iteration.
+		// The first found makes hk the horizon; so "k < sEnv" reads "next < 0
+		// || k < hk", and "k < sHit" "vi < 0 || k < hk": fewer registers.
+		next, ac := -1, top.ac
+		for i := range ac {
+			if i == ui {
 				continue
 			}
-			ci := &c[p]
+			ci := &ac[i]
 			m, A, B := ci.mu-cu.mu, ci.a-cu.a, ci.b-cu.b
-			if !mayHit(m, A, B, t, st, ct, &hz) {
-				continue
+			d0 := m + A*st + B*ct
+			if d0 < 0 && m+A*hs+B*hc <= 0 {
+				if cc := B - m; !(cc > 0 && A > t*cc && A < hk*cc) {
+					continue
+				}
 			}
-			if k := hitRoot(m, A, B, t, st, ct, &s.win); k < sEnv {
-				sEnv, next = k, p
-				hz.kT = k
-				hz.sT, hz.cT = sinCosK(k)
+			d1 := A*ct - B*st
+			k := t
+			if !(d0 >= 0 && d1 > 0) {
+				r2 := A*A + B*B
+				lim := math.Abs(m) * (1 + tangency)
+				if r2 <= lim*lim {
+					continue
+				}
+				q := math.Sqrt(r2 - m*m)
+				if A < 0 {
+					k = (q - A) / (m - B)
+				} else {
+					k = -(m + B) / (q + A)
+				}
+				if !(k >= t) || k >= kT || (k-t < spuriousRoot && d1 <= 0) {
+					continue
+				}
+			}
+			if next < 0 || k < hk {
+				next, hk = i, k
+				hs, hc = sinCosK(k)
 			}
 		}
-		sHit, v := math.Inf(1), int32(-1)
-		for _, j := range bot.awake {
-			p := bot.first + j
-			cv := &c[p]
-			m, A, B := cu.mu-cv.mu, cu.a-cv.a, cu.b-cv.b
-			if !mayHit(m, A, B, t, st, ct, &hz) {
-				continue
+		sEnv := math.Inf(1)
+		if next >= 0 {
+			sEnv = hk
+		}
+		vi, ac := -1, bot.ac
+		for i := range ac {
+			cv := &ac[i]
+			m, A, B := cu.mu+cv.mu, cu.a+cv.a, cu.b+cv.b
+			d0 := m + A*st + B*ct
+			if d0 < 0 && m+A*hs+B*hc <= 0 {
+				if cc := B - m; !(cc > 0 && A > t*cc && A < hk*cc) {
+					continue
+				}
 			}
-			if k := hitRoot(m, A, B, t, st, ct, &s.win); k < sHit {
-				sHit, v = k, p
-				hz.kT = k
-				hz.sT, hz.cT = sinCosK(k)
+			d1 := A*ct - B*st
+			k := t
+			if !(d0 >= 0 && d1 > 0) {
+				r2 := A*A + B*B
+				lim := math.Abs(m) * (1 + tangency)
+				if r2 <= lim*lim {
+					continue
+				}
+				q := math.Sqrt(r2 - m*m)
+				if A < 0 {
+					k = (q - A) / (m - B)
+				} else {
+					k = -(m + B) / (q + A)
+				}
+				if !(k >= t) || k >= kT || (k-t < spuriousRoot && d1 <= 0) {
+					continue
+				}
+			}
+			if vi < 0 || k < hk {
+				vi, hk = i, k
+				hs, hc = sinCosK(k)
 			}
 		}
-		if sHit <= sEnv && sHit < s.win.kT {
-			ev = envEvent{t: sHit, u: u, v: v}
+		sHit := math.Inf(1)
+		if vi >= 0 {
+			sHit = hk
+		}
+		if sHit <= sEnv && sHit < kT {
+			ev = envEvent{t: sHit, u: u, v: bot.first + bot.awake[vi]}
 			break
 		}
-		if sEnv >= s.win.kT {
+		if sEnv >= kT {
 			break
 		}
-		u, t = next, sEnv
+		u, t = top.first+top.awake[next], sEnv
 		st, ct = sinCosK(t)
 		s.walkCount.steps++
 	}
@@ -298,8 +352,7 @@ func (s *Sampler) walkFloor(sd *side, t, st, ct float64) {
 func (s *Sampler) walkSideEvent(sd *side, j int32, t, st, ct float64) bool {
 	switch {
 	case j < sd.k && sd.apos[j] < 0: // wake
-		sd.apos[j] = int32(len(sd.awake))
-		sd.awake = append(sd.awake, j)
+		s.wake(sd, j)
 		s.leafCert(sd, j, t, st, ct)
 		if int(sd.k) == len(sd.awake) {
 			s.floorCert(sd, t, st, ct)
@@ -310,11 +363,11 @@ func (s *Sampler) walkSideEvent(sd *side, j int32, t, st, ct float64) bool {
 			s.queue.set(sd.id0+j, infKey)
 			return false
 		}
-		i := sd.apos[j]
-		last := sd.awake[len(sd.awake)-1]
-		sd.awake[i] = last
+		i, n := sd.apos[j], len(sd.awake)-1
+		last := sd.awake[n]
+		sd.awake[i], sd.ac[i] = last, sd.ac[n]
 		sd.apos[last] = i
-		sd.awake = sd.awake[:len(sd.awake)-1]
+		sd.awake, sd.ac = sd.awake[:n], sd.ac[:n]
 		sd.apos[j] = -1
 		s.leafCert(sd, j, t, st, ct)
 		if int(sd.k) == len(sd.awake)+1 {
@@ -390,6 +443,9 @@ func (s *Sampler) runWalk(st *Stats) error {
 				p = v
 			}
 			if sd := &s.sides[sid]; sd.k > 0 {
+				if i := sd.apos[p-sd.first]; i >= 0 {
+					sd.ac[i] = s.signed(sd, p)
+				}
 				s.leafCert(sd, p-sd.first, t, sn, cs)
 				if p == sd.root {
 					s.floorCert(sd, t, sn, cs)
