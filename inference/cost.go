@@ -79,6 +79,13 @@ func BounceShare(levels int, r2 float64) float64 {
 // loaded one they were fitted on; px's did not go stale with its new step
 // (its +9–12% is within the spread), and the ratios between methods, which
 // auto's choices rest on, stand. The coefficients are kept.
+//
+// Since then hmc's search for levels of at most 1,024 curves is the walk
+// (sampling.md §2.5), about a fifth cheaper per bounce (BenchmarkHMCIteration
+// 19.2 → 15.0 ms, −18% to −23% on the hough benchmarks at n = 1000): hmc's
+// estimates are that much long for such columns, and auto leans that much
+// towards Gibbs. The hmc rows were not re-measured; doing so, and checking
+// auto's choices on the efficiency suite after refitting, is left open.
 const (
 	costCovariance  = 8.03e-10 // × n·p²: ZᵀZ and the correlation's draw
 	costGibbsColumn = 4.05e-8  // × n: one column's Gibbs sweep
