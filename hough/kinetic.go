@@ -232,6 +232,20 @@ func (s *Sampler) challenge(sd *side, p int32, k0, st, ct float64) {
 	}
 }
 
+// widened returns the margin of a floor whose extreme has fallen to depth
+// below the guide: past the depth by step (the margin's σ-multiple), or by
+// a quarter of the margin if that is more, so that a level whose curves
+// travel many σ (σ tiny beside |x − μ|, as for a column nearly determined by
+// the others) widens its floor O(log) times, not O(distance/σ) times, which
+// ran into the cap on events at σ = 1e-5; and by at least a few eps, so the
+// floor moves clear of the extreme however small σ is beside the values.
+// While the margin stays under 4·step (the first widenings of a typical
+// trajectory) the step is step alone.
+func widened(c, depth, step, eps float64) float64 {
+	c = max(c, depth)
+	return c + max(step, c/4, 4*eps)
+}
+
 // guideMargin is the initial margin of a floor in units of σ.
 const guideMargin = 0.03
 
@@ -371,9 +385,7 @@ func (s *Sampler) sideEvent(sd *side, j int32, t, st, ct float64) bool {
 		if !sd.isMax {
 			depth = -depth
 		}
-		// The step is at least a few eps, so the floor moves clear of the root
-		// however small σ is beside the values.
-		sd.c = max(sd.c, depth) + max(guideMargin*s.sigma, 4*sd.eps)
+		sd.c = widened(sd.c, depth, guideMargin*s.sigma, sd.eps)
 		s.retime(sd, t, st, ct)
 		s.floorCert(sd, t, st, ct)
 	}

@@ -339,7 +339,7 @@ func (s *Sampler) walkFloor(sd *side, t, st, ct float64) {
 	if !sd.isMax {
 		depth = -depth
 	}
-	sd.c = max(sd.c, depth) + max(walkMargin*s.sigma, 4*sd.eps)
+	sd.c = widened(sd.c, depth, walkMargin*s.sigma, sd.eps)
 	for j := int32(0); j < sd.k; j++ {
 		s.leafCert(sd, j, t, st, ct)
 	}

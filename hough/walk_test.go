@@ -97,3 +97,32 @@ func walkAgrees(t *testing.T) {
 		})
 	}
 }
+
+// TestTinySigma runs a column whose curves travel far beside σ (σ tiny
+// beside |x − μ|, as for a column nearly determined by the others): each
+// floor widening added 0.03σ, so the events grew like 1/σ and the kinetic
+// search hit its cap on events at σ = 1e-5 where the envelope search made 2.
+// Widening by a quarter of the margin at least keeps the events few, and
+// every search agrees with the envelope.
+func TestTinySigma(t *testing.T) {
+	lv := mustLevels(t, []float64{0, 0, 1, 1, 1})
+	mu := make([]float64, 5)
+	for _, sigma := range []float64{1e-2, 1e-4, 1e-6, 1e-8} {
+		var want []float64
+		for _, search := range []Search{Envelope, Kinetic, Walk} {
+			x := []float64{-1.3, -0.2, 0.1, 0.7, 1.9}
+			st, err := NewSampler(lv, Options{Search: search}).transition(x, mu, sigma, []float64{0.3, -1.1, 0.8, 0.2, -0.5})
+			if err != nil {
+				t.Fatalf("σ = %g, %v: %v", sigma, search, err)
+			}
+			if st.Events > 500 {
+				t.Errorf("σ = %g, %v: %d events for %d bounces", sigma, search, st.Events, st.Bounces)
+			}
+			if search == Envelope {
+				want = x
+			} else if d := maxAbsDiff(x, want); d > 1e-12 {
+				t.Errorf("σ = %g, %v: end state differs from the envelope's by %g", sigma, search, d)
+			}
+		}
+	}
+}
