@@ -31,7 +31,7 @@ type side struct {
 	first, k int32 // the level's curves are first .. first+k−1
 	isMax    bool
 	id0      int32   // queue ids: id0+j the certificate of leaf j, id0+k the root's, id0+k+1 the floor's
-	awake    []int32 // awake leaves; awake[0] is the root's
+	awake    []int32 // awake leaves; awake[0] is the root's (sides; not kept by the walk)
 	apos     []int32 // per leaf: its index in awake, or −1 when asleep
 	// ac[i] is a copy of the curve of leaf awake[i], negated in a bottom, so
 	// that the challenger scan reads contiguous memory and treats both
@@ -218,7 +218,7 @@ func (s *Sampler) recalcRoot(sd *side, k0, st, ct float64) {
 	s.queue.set(sd.id0+sd.k, best)
 }
 
-// changed updates sd after curve p (awake, not the root) changed or woke at
+// challenge updates sd after curve p (awake, not the root) changed or woke at
 // time k0: p may now overtake the root first.
 func (s *Sampler) challenge(sd *side, p int32, k0, st, ct float64) {
 	if p == sd.chal {

@@ -8,8 +8,10 @@ import (
 	"slices"
 )
 
-// Search selects how a Sampler finds the next bounce of a trajectory. Both
-// searches produce the same trajectory up to rounding.
+// Search selects how a Sampler finds the next bounce of a trajectory. The
+// searches produce the same trajectory up to rounding, except at exact ties
+// (three curves meeting at one point, or equal values across a wall: a set
+// of probability zero), where they may bounce different pairs.
 type Search int
 
 const (
@@ -188,7 +190,9 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 	if s.maxB <= 0 {
 		s.maxB = 1000*n + 1000
 	}
-	// Internal events per bounce are O(1) on average; this cap only stops runaway loops.
+	// Internal events per bounce are O(1) on average (floors widen
+	// geometrically where curves travel far beside σ: widened); this cap
+	// only stops runaway loops.
 	s.maxE = 64*s.maxB + 64*n + 64
 	if s.maxE < 0 || s.maxE/64 < s.maxB {
 		s.maxE = math.MaxInt

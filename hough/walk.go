@@ -452,9 +452,11 @@ func (s *Sampler) runWalk(st *Stats) error {
 				}
 			}
 		}
-		// Wall l read both changed curves; wall l−1 reads u only if it is
-		// awake in the bottom of level l, wall l+1 reads v only if it is
-		// awake in the top of level l+1.
+		// Wall l read both changed curves. Walls l−1 and l+1 are tested
+		// with u and v where these are awake in the sides facing them; a
+		// walk there may still name one asleep, but it must wake (its wake
+		// certificate re-timed above) before it can touch the wall, and
+		// the wake tests the wall again.
 		if err := s.walkWall(l, t, sn, cs); err != nil {
 			return err
 		}
