@@ -340,9 +340,7 @@ func (s *Sampler) walkFloor(sd *side, t, st, ct float64) {
 		depth = -depth
 	}
 	sd.c = widened(sd.c, depth, walkMargin*s.sigma, sd.eps)
-	for j := int32(0); j < sd.k; j++ {
-		s.leafCert(sd, j, t, st, ct)
-	}
+	s.retime(sd, t, st, ct)
 	s.floorCert(sd, t, st, ct)
 }
 
