@@ -198,10 +198,14 @@ func TestCompareKeepsScores(t *testing.T) {
 // keeps its draws and its settings. One interrupted during its warm-up
 // keeps neither (the model keeps its earlier, short fit, and a compare
 // would refit that in time), so on a machine too loaded to finish the 10
-// warm-up iterations in time it tries again, waiting longer.
+// warm-up iterations in time it tries again, waiting longer. The refits
+// run as many iterations as this fit did, so they take about as long as it
+// ran: a second at least, several of compare's 250 ms progress ticks, which
+// the tests that cancel on a tick naming a model need (after 300 ms a
+// loaded machine could leave a refit shorter than a tick).
 func fitEndlessly(t *testing.T, s *Session, name string) {
 	t.Helper()
-	for _, wait := range []time.Duration{300 * time.Millisecond, time.Second, 3 * time.Second} {
+	for _, wait := range []time.Duration{time.Second, 3 * time.Second, 9 * time.Second} {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(wait, cancel)
 		_, err := s.Execute(ctx, "fit "+name+" with px, iter = 1000000, warmup = 10, chains = 1, seed = 1", &recorder{})
