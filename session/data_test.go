@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/copulang/copulang/compiler"
 )
 
 func TestLoadCSV(t *testing.T) {
@@ -308,5 +310,21 @@ func TestCountLevels(t *testing.T) {
 		if got := countLevelsAny(col); got != want {
 			t.Fatalf("countLevelsAny(%v) = %d, want %d", col, got, want)
 		}
+	}
+}
+
+// TestDatasetInfo: Info counts each column's levels, missing and
+// single-occurrence cells, and every call returns its own copy, so that a
+// caller renaming what it got (ReadData) changes nothing for the next.
+func TestDatasetInfo(t *testing.T) {
+	d := &Dataset{Name: "d", Names: []string{"a", "b"}, Columns: [][]float64{{1, 2, 2, math.NaN()}, {0.5, 1.5, 2.5, 3.5}}, Labels: [][]string{{"x", "y"}, nil}}
+	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true}, {Name: "b", Levels: 4, Singletons: 4}}
+	for range 2 {
+		info := d.Info()
+		if info.Name != "d" || info.N != 4 || !slices.Equal(info.Columns, want) {
+			t.Fatalf("Info = %+v, want columns %+v", info, want)
+		}
+		info.Name = "renamed"
+		info.Columns[0].Name = "renamed"
 	}
 }

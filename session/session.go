@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -273,17 +274,19 @@ func (e sessionEnv) Names() []string {
 // Info describes the data set to the compiler (compiler.Plan and the
 // checker): its rows and, per column, the distinct values and missing cells.
 func (d *Dataset) Info() *compiler.DataInfo {
-	info := &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK}
-	for j, col := range d.Columns {
-		info.Columns = append(info.Columns, compiler.ColumnInfo{
-			Name:       d.Names[j],
-			Levels:     countLevels(col),
-			Missing:    countMissing(col),
-			Singletons: countSingletons(col),
-			Text:       j < len(d.Labels) && d.Labels[j] != nil,
-		})
-	}
-	return info
+	d.columnInfoOnce.Do(func() {
+		for j, col := range d.Columns {
+			d.columnInfo = append(d.columnInfo, compiler.ColumnInfo{
+				Name:       d.Names[j],
+				Levels:     countLevels(col),
+				Missing:    countMissing(col),
+				Singletons: countSingletons(col),
+				Text:       j < len(d.Labels) && d.Labels[j] != nil,
+			})
+		}
+	})
+	// A copy each time: callers may change what they get (ReadData renames it).
+	return &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK, Columns: slices.Clone(d.columnInfo)}
 }
 
 // modelInfo describes a model binding to the compiler.
