@@ -130,6 +130,29 @@ func Arguments() map[string][]string {
 	return out
 }
 
+// SettingValues returns the words a setting or parameter takes as its
+// value, for completion after NAME =: sort's columns, check's statistics,
+// the loadings' priors; nil for the others, which take numbers, strings or
+// expressions.
+func SettingValues(name string) []string {
+	switch name {
+	case "sort":
+		return SummarySorts()
+	case "stat":
+		return Stats()
+	case "loadings":
+		return loadingsPriors()
+	}
+	return nil
+}
+
+// HelpTopics returns the words help and inspection document, sorted.
+func HelpTopics() []string {
+	out := helpTopics()
+	slices.Sort(out)
+	return out
+}
+
 // OtherWords returns the remaining words a cell may use: the data sources,
 // the simulation specs, pi, the ordinal link, the words with, vs and to,
 // the derived members of a fit, the statistics of check and the columns a
@@ -354,8 +377,8 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"FullCopula":   `FullCopula(p = P): a simulation spec, a random unstructured correlation over P columns.`,
 	"ordinal":      `Y ordinal Z: the extended rank likelihood link; only the order of each column's values is used.`,
 	"pi":           `pi: the number π.`,
-	"p":            `p: inside a model, the number of columns of Y.`,
-	"n":            `n: inside a model, the number of rows of Y.`,
+	"p":            `p: inside a model, the number of columns of Y; FactorCopula(p = 8, k = 2) and FullCopula(p = 8): the columns of a simulated copula.`,
+	"n":            `n: inside a model, the number of rows of Y; simulate(SPEC, n = 1000, levels = 5): the rows to draw.`,
 	"C":            `m.C: the copula correlation matrix of a model; m.C[i, j] or m.C[COL, COL] one entry.`,
 	"Lambda":       `m.Lambda: the loadings of a factor model (p × k); m.Lambda[COL, h] one entry.`,
 	"Z":            `m.Z[COL]: a latent column (running means only; see plot latent).`,
@@ -368,7 +391,36 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"ess_bulk":     `summary m.C, sort = ess_bulk: the rows with the least bulk ESS first.`,
 	"ess_tail":     `summary m.C, sort = ess_tail: the rows with the least tail ESS first.`,
 	"mcse_mean":    `summary m.C, sort = mcse_mean: the rows with the largest Monte Carlo standard error of the mean first.`,
-	"with":         `fit m with METHOD: choose the sampler (see fit).`,
-	"vs":           `plot rmse m vs sim: the simulated data whose truth is compared.`,
-	"to":           `export m to "PATH": the file to write.`,
+	// settings and parameters, by name (several statements share some)
+	"iter":     `fit m, iter = 1000: the iterations each chain keeps after warm-up (default 1000); extend m, iter = N: N more per chain (default: as many as the fit ran after warm-up).`,
+	"warmup":   `fit m, warmup = 500: the iterations each chain runs first and does not keep (default iter/2).`,
+	"chains":   `fit m, chains = 4: the number of chains, run in parallel on the cores (default 4).`,
+	"seed":     `fit m, seed = 1: the seed of the chains' random streams (default 1); in simulate, check and compare, the seed of their own draws (default 1).`,
+	"thin":     `fit m, thin = 2: keep every second of the iter iterations (default 1); thin may not exceed iter.`,
+	"ess":      `fit m, ess = 1000 (or extend m, ess = 1000): after iter, go on in rounds until C's least bulk and tail ESS reach 1000 and R-hat is at most 1.01, or the chains have run 20 times iter.`,
+	"file":     `fit m, file = "m.fit": keep the fit in that file, and read it from there instead of fitting when the file holds a fit of the same data, model and settings.`,
+	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles).`,
+	"sort":     `summary m.C, sort = rhat: the rows that mix worst first; also ess_bulk, ess_tail, mcse_mean.`,
+	"draws":    `check m, draws = 200: the posterior draws whose replicated data give the table (default 200); impute m, draws = "cell_draws.csv": write every kept draw of the missing cells there.`,
+	"reps":     `check m, reps = 200: the data sets replicated from one posterior draw for the calibrated p-values (default 200); a p-value is at least 1/(reps + 1).`,
+	"stat":     `check m, stat = spearman: the rank correlation compared, spearman (the default) or kendall.`,
+	"holdout":  `compare m1, m2, holdout = 0.1: the share of observed cells held out (default 10%, at least 100 cells).`,
+	"folds":    `compare m1, m2, folds = 5: hold every cell out once, over 5 refits of each model.`,
+	"T":        `fit m with hmc(T = pi/2): the exact-HMC travel time (default π/2); also auto(T = ...) and interweave(T = ...).`,
+	"df":       `InverseWishart(df = p + 2, scale = p + 2): the degrees of freedom of Hoff's working covariance prior (default p + 2; must exceed p − 1).`,
+	"scale":    `InverseWishart(df = p + 2, scale = p + 2): the scale of Hoff's working covariance prior, scale·I (default p + 2).`,
+	"eta":      `LKJ(eta = 2): π(C) ∝ |C|^(eta − 1); eta = 1 (the default) is uniform over correlation matrices.`,
+	"k":        `FactorModel(k = 2): the number of factors; FactorCopula(p = 8, k = 2): the factors of a simulated copula.`,
+	"loadings": `FactorModel(k = 2, loadings = GDP(alpha = 3, beta = 1)): the loadings' prior, Normal(var = 1) (the default) or GDP.`,
+	"var":      `Normal(var = 1): the variance of the loadings' normal prior (default 1).`,
+	"alpha":    `GDP(alpha = 3, beta = 1): the shape of the generalised double Pareto shrinkage prior of the loadings (default 3).`,
+	"beta":     `GDP(alpha = 3, beta = 1): the scale of the generalised double Pareto shrinkage prior of the loadings (default 1).`,
+	"sep":      `load("x.csv", sep = ";"): the field separator, one character ("," by default, ";", "\t", "|").`,
+	"na":       `load("x.csv", na = ["-99", "."]): more texts of missing cells; empty cells, NA and NaN always are.`,
+	"order":    `load("x.csv", order = {COLUMN: ["low", "mid", "high"]}): the order of a text column's labels; {*: [...]} for every text column.`,
+	"levels":   `simulate(SPEC, n = 1000, levels = 5): the levels of every simulated column, cut at its sample quantiles.`,
+	"missing":  `simulate(SPEC, n = 1000, levels = 5, missing = 0.1): the share of cells made missing at random (default 0).`,
+	"with":     `fit m with METHOD: choose the sampler (see fit).`,
+	"vs":       `plot rmse m vs sim: the simulated data whose truth is compared.`,
+	"to":       `export m to "PATH": the file to write.`,
 }

@@ -37,9 +37,13 @@ func wordAt(code string, cursor int) (start, end int) {
 
 // Complete returns the completions of the identifier ending at byte offset
 // cursor and the byte range they replace: members after `m.`, column names
-// inside `[...]`, plot kinds after `plot`, methods after `with`,
-// distributions after `~`, and otherwise statements, bindings, functions
-// and distributions. Inside a string it completes file paths
+// inside `[...]`, a setting's words after `sort =`, `stat =` or
+// `loadings =`, the simulated data sets after `vs`, a statement's targets
+// after its keyword (the models after fit, extend, explain, impute, export,
+// check, compare and plot KIND; every binding after show and summary; the
+// documented words after help), plot kinds after `plot`, methods after
+// `with`, distributions after `~`, and otherwise statements, bindings,
+// functions and distributions. Inside a string it completes file paths
 // (completePath); inside a comment, nothing.
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	cursor = max(0, min(cursor, len(code)))
@@ -75,6 +79,12 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		for _, name := range s.columnsOf(regressOwner(code[:start])) {
 			candidates = append(candidates, columnText(name))
 		}
+	case settingValues(before) != nil:
+		candidates = settingValues(before) // sort = rhat, stat = kendall
+	case lastWord(before) == "vs":
+		candidates = s.simulatedNames() // plot rmse m vs sim
+	case targetOf(before) != "":
+		candidates = s.targets(targetOf(before))
 	case lastWord(before) == "plot":
 		candidates = compiler.PlotKinds()
 	case lastWord(before) == "with":
@@ -87,7 +97,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			candidates = append(candidates, compiler.SimulationSpecs()...) // its spec, unnamed
 		}
 		if strings.HasPrefix(strings.TrimSpace(statementText(before)), "compare") {
-			candidates = append(candidates, s.bindings().names...) // compare m1, m2, ...
+			candidates = append(candidates, s.targets("compare")...) // compare m1, m2, ...
 		}
 	default:
 		candidates = append(candidates, compiler.Keywords()...)
@@ -246,6 +256,79 @@ func (s *Session) completePath(before, prefix string) []string {
 	for i, p := range out {
 		q := strconv.Quote(p)
 		out[i] = q[1 : len(q)-1]
+	}
+	return out
+}
+
+// settingValues returns the words the setting whose NAME = text ends in
+// takes (compiler.SettingValues), or nil.
+func settingValues(text string) []string {
+	t, ok := strings.CutSuffix(strings.TrimRight(text, " \t"), "=")
+	if !ok {
+		return nil
+	}
+	return compiler.SettingValues(lastIdent(strings.TrimRight(t, " \t")))
+}
+
+// targetOf returns the statement whose target comes where text ends, as
+// in `fit ` or `plot trace `, or "" elsewhere: the statement's keyword
+// ("plot" after a plot kind; "explain" after explain and explain fit).
+func targetOf(text string) string {
+	words := strings.Fields(statementText(text))
+	switch {
+	case len(words) == 1:
+		switch words[0] {
+		case "fit", "extend", "explain", "summary", "impute", "export", "check", "compare", "show", "help":
+			return words[0]
+		}
+	case len(words) == 2 && words[0] == "plot" && slices.Contains(compiler.PlotKinds(), words[1]):
+		return "plot"
+	case len(words) == 2 && words[0] == "explain" && words[1] == "fit":
+		return "fit"
+	}
+	return ""
+}
+
+// targets returns what statement stmt (targetOf) may take as its target:
+// the models for those that take a model, every binding for show (also
+// "fit" after explain, which explains a fit's settings), the documented
+// words for help.
+func (s *Session) targets(stmt string) []string {
+	b := s.bindings()
+	switch stmt {
+	case "show", "summary": // summary gss describes a data set
+		return b.names
+	case "help":
+		return compiler.HelpTopics()
+	}
+	var out []string
+	for _, name := range b.names {
+		if _, ok := b.models[name]; ok {
+			out = append(out, name)
+		}
+	}
+	if stmt == "explain" {
+		out = append(out, "fit")
+	}
+	if stmt == "plot" {
+		for _, name := range b.names {
+			if d, ok := b.data[name]; ok && d.Truth != nil {
+				out = append(out, name) // plot heatmap sim
+			}
+		}
+	}
+	return out
+}
+
+// simulatedNames returns the data sets that carry a simulation's truth,
+// which plot rmse compares fits with.
+func (s *Session) simulatedNames() []string {
+	b := s.bindings()
+	var out []string
+	for _, name := range b.names {
+		if d, ok := b.data[name]; ok && d.Truth != nil {
+			out = append(out, name)
+		}
 	}
 	return out
 }

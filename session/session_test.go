@@ -246,6 +246,7 @@ func TestIsComplete(t *testing.T) {
 func TestCompleteAndInspect(t *testing.T) {
 	s := newTestSession(t)
 	mustRun(t, s, `data gss = load("gss.csv")
+data sim = simulate(FullCopula(p = 3), n = 50, levels = 3)
 model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }`)
 	cases := []struct {
 		code string
@@ -281,11 +282,41 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		{"data d = simulate(", "FactorCopula"},
 		{"data d = simulate(Fu", "FullCopula"},
 		{"data d = simulate(", "n"},
+		// A setting's words, and a statement's targets.
+		{"summary m.C, sort = ", "ess_bulk"},
+		{"summary m.C, sort = ess_t", "ess_tail"},
+		{"check m, stat = ", "kendall"},
+		{"model n { C ~ FactorModel(k = 2, loadings = ", "GDP"},
+		{"explain ", "m"},
+		{"explain ", "fit"},
+		{"explain fit ", "m"},
+		{"fit ", "m"},
+		{"extend ", "m"},
+		{"plot trace ", "m"},
+		{"plot heatmap ", "sim"},
+		{"plot rmse m vs ", "sim"},
+		{"summary ", "gss"},
+		{"help ", "iter"},
+		{"help ", "fit"},
+	}
+	// Where only some bindings or words fit, the others are not offered.
+	wrong := map[string][]string{
+		"compare m, ":          {"gss", "sim"},
+		"fit ":                 {"gss", "sim", "iter"},
+		"explain ":             {"gss"},
+		"plot rmse m vs ":      {"gss", "m"},
+		"summary m.C, sort = ": {"kendall", "m", "fit"},
+		"check m, stat = ":     {"rhat", "m"},
 	}
 	for _, c := range cases {
 		matches, start, end := s.Complete(c.code, len(c.code))
 		if !slices.Contains(matches, c.want) {
 			t.Errorf("Complete(%q) = %v, want %s among them", c.code, matches, c.want)
+		}
+		for _, w := range wrong[c.code] {
+			if slices.Contains(matches, w) {
+				t.Errorf("Complete(%q) = %v offers %s", c.code, matches, w)
+			}
 		}
 		if end != len(c.code) || start > end {
 			t.Errorf("Complete(%q) replaces [%d, %d)", c.code, start, end)
@@ -309,7 +340,7 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 			t.Errorf("Complete(%q) offers the setting iter: %v", code, matches)
 		}
 	}
-	for _, word := range []string{"fit", "GaussianCopula", "interweave", "gss", "m", "heatmap"} {
+	for _, word := range []string{"fit", "GaussianCopula", "interweave", "gss", "m", "heatmap", "iter", "sort", "seed", "holdout", "T"} {
 		b, ok := s.Inspect(word, 1, 0)
 		if !ok || b["text/plain"] == "" {
 			t.Errorf("Inspect(%q) found nothing", word)
