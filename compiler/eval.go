@@ -107,6 +107,15 @@ func (c *checker) unary(u *dsl.Unary, sc numScope) (float64, bool, bool) {
 			} else if name == "p" || name == "n" {
 				hint = "p and n are defined inside a model only"
 			}
+			if b, _, _, ok := c.lookup(name); ok {
+				// A binding, not a number: say what it is.
+				what := "a model"
+				if b.Kind() == "data" {
+					what = "a data set"
+				}
+				c.errorf(p.Pos, hint, "%s is %s, not a number", name, what)
+				return 0, true, false
+			}
 			c.errorf(p.Pos, suggest(name, known, hint), "unknown name %s in a number", name)
 			return 0, true, false
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -74,12 +75,25 @@ func clearOutput(out Output) {
 	}
 }
 
+// numberText writes a number as a calculator would: the fewest digits that
+// read back as it, in positional notation from 10⁻⁴ up to 10¹⁶ (123456789.123,
+// not 1.23456789123e+08) and in exponent notation beyond; −0 is 0.
+func numberText(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	if a := math.Abs(v); a >= 1e-4 && a < 1e16 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
 // valueText renders a value. quoted writes strings as literals (a cell's
 // result), else as their text (print).
 func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	switch v.Kind {
 	case compiler.NumberValue:
-		return strconv.FormatFloat(v.Number, 'g', -1, 64), nil
+		return numberText(v.Number), nil
 	case compiler.StringValue:
 		if quoted {
 			return strconv.Quote(v.Text), nil

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"errors"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -129,5 +131,26 @@ func TestCompleteWhileExecuting(t *testing.T) {
 	}
 	if m, _, _ := s.Complete("m.", 2); len(m) == 0 {
 		t.Errorf("members of m after the cells: %v", m)
+	}
+}
+
+// TestNumberText: numbers print in positional notation from 10⁻⁴ to 10¹⁶
+// and with an exponent beyond, in the fewest digits that read back, and −0
+// as 0 (123456789.123 printed as 1.23456789123e+08, and -0 as -0).
+func TestNumberText(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {math.Copysign(0, -1), "0"}, {1, "1"}, {-2.5, "-2.5"}, {1.0 / 3, "0.3333333333333333"},
+		{123456789.123, "123456789.123"}, {1e15, "1000000000000000"}, {1e16, "1e+16"}, {0.0001, "0.0001"},
+		{0.00001, "1e-05"}, {2 * math.Pi, "6.283185307179586"}, {math.Inf(-1), "-Inf"}, {math.NaN(), "NaN"},
+	} {
+		if got := numberText(c.v); got != c.want {
+			t.Errorf("numberText(%v) = %q, want %q", c.v, got, c.want)
+		}
+		if v, err := strconv.ParseFloat(numberText(c.v), 64); err != nil || (v != c.v && c.v == c.v) {
+			t.Errorf("numberText(%v) = %q reads back as %v, %v", c.v, numberText(c.v), v, err)
+		}
 	}
 }
