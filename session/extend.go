@@ -248,6 +248,6 @@ func extendHeadline(model string, old, r *inference.Result, until *untilOutcome)
 		if until != nil {
 			text += until.text()
 		}
-		return text + fmt.Sprintf("; now %d iterations per chain after %d warm-up", minIterations(r)-r.Warmup, r.Warmup)
+		return text + fmt.Sprintf("; now %d iterations per chain after %d warm-up", ranIter(r), r.Warmup)
 	}
 }

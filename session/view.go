@@ -244,7 +244,7 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 	} else {
 		r := m.Fit
 		fmt.Fprintf(&b, "  fitted with %s: %s, %d warm-up + %d iterations, thin %d, seed %d, %s",
-			fitRan(m.Plan, r), plural(len(r.C), "chain"), r.Warmup, r.Iter, r.Thin, r.Seed, roundDuration(r.Elapsed))
+			fitRan(m.Plan, r), plural(len(r.C), "chain"), r.Warmup, ranIter(r), r.Thin, r.Seed, roundDuration(r.Elapsed))
 		if r.Interrupted {
 			b.WriteString(" (interrupted: draws so far kept)")
 		}
@@ -255,6 +255,20 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 	}
 	out.Stream("stdout", b.String())
 	return nil
+}
+
+// ranIter is the post-warm-up iterations whose draws every chain of r
+// holds: r.Iter, the iterations asked for, unless the run was interrupted.
+// Then the chains were cut to the shortest, and after an interrupted
+// extension of an interrupted fit a chain that had run further before
+// continues from where it stopped while the draws cut from it are gone, so
+// what a chain holds can be fewer than the iterations the shortest ran:
+// count the kept draws (times the thinning).
+func ranIter(r *inference.Result) int {
+	if !r.Interrupted || len(r.C) == 0 {
+		return r.Iter
+	}
+	return len(r.C[0]) * r.Thin
 }
 
 // dataHead is a table of the first rows of a data set.
