@@ -288,13 +288,19 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 			[]string{"C alone: max R-hat 1.080", "R-hat above 1.01: the chains disagree", "ESS below 100 per chain: quantiles"}, []string{"only"}},
 		{"full model", diagnostics{all: bad, c: bad, correlations: 10},
 			[]string{"over 10 correlations\n", "R-hat above 1.01: the chains disagree"}, []string{"C alone", "loadings", "different modes"}},
-		// C's R-hat above 1.1: the chains may sit in different modes.
-		{"far apart, factor model", diagnostics{all: farBad, c: farBad, lambda: farBad, correlations: 10, loadings: 5},
-			[]string{"`plot trace` (C's R-hat of 1.22 is far above 1: after a warm-up, chains this far apart may sit in different modes, which running them longer seldom settles; with a factor model, that is often a sign of more factors than the data support: `compare` scores fewer)"}, nil},
-		{"far apart, full model", diagnostics{all: farBad, c: farBad, correlations: 10},
-			[]string{"C's R-hat of 1.22 is far above 1: after a warm-up, chains this far apart may sit in different modes, which running them longer seldom settles)"}, []string{"factors"}},
-		{"at 1.1", diagnostics{all: at11, c: at11, correlations: 10}, nil, []string{"different modes"}},
-		{"far apart on the loadings only", diagnostics{all: farBad, c: good, lambda: farBad, correlations: 10, loadings: 5}, nil, []string{"different modes"}},
+		// C's R-hat above 1.1 although every chain alone mixed: the chains
+		// may sit in different modes; fewer factors only where there are.
+		{"far apart, factor model", diagnostics{all: farBad, c: farBad, lambda: farBad, correlations: 10, loadings: 10, factors: 2, chainESS: 140.7},
+			[]string{"`plot trace` (C's R-hat of 1.22 is far above 1 although every chain alone has a bulk ESS of 140 or more on it: chains this far apart after a warm-up may sit in different modes, which running them longer seldom settles; with a factor model, that is often a sign of more factors than the data support: `compare` scores fewer)"}, nil},
+		{"far apart, one factor", diagnostics{all: farBad, c: farBad, lambda: farBad, correlations: 10, loadings: 5, factors: 1, chainESS: 140},
+			[]string{"may sit in different modes, which running them longer seldom settles)"}, []string{"fewer"}},
+		{"far apart, full model", diagnostics{all: farBad, c: farBad, correlations: 10, chainESS: 100},
+			[]string{"may sit in different modes, which running them longer seldom settles)"}, []string{"factors"}},
+		// Chains too short to have mixed on their own: running them longer
+		// is the remedy, and the note would contradict the hint.
+		{"far apart, short chains", diagnostics{all: farBad, c: farBad, correlations: 10, chainESS: 99}, nil, []string{"different modes"}},
+		{"at 1.1", diagnostics{all: at11, c: at11, correlations: 10, chainESS: 500}, nil, []string{"different modes"}},
+		{"far apart on the loadings only", diagnostics{all: farBad, c: good, lambda: farBad, correlations: 10, loadings: 5, chainESS: 500}, nil, []string{"different modes"}},
 	}
 	// With names: C's worst entry when C warns, the worst loading when
 	// only the loadings do; the entry's own R-hat, not the overall one.

@@ -375,7 +375,9 @@ func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r
 	if len(warnings) == 0 {
 		return
 	}
-	if plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) {
+	// The plan's advice is for slow mixing (more iterations, another
+	// sampler); chains that each mixed but sit apart need neither.
+	if plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) && d.modesNote(len(r.C)) == "" {
 		out.Stream("stderr", "hint: "+plan.IfPoorMixing+"\n")
 	}
 	if hint := extendHint(x.Model, d, len(r.C), minIterations(r)-r.Warmup); hint != "" {
