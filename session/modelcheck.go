@@ -361,26 +361,44 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	return nil
 }
 
-// unconvergedWarning names the models whose fit's chains disagree on C
-// (R-hat above 1.01, as the fit's report warns): compare refits them with
-// the same settings, so their refits may not have converged either, and
-// their scores say little ("" when none).
+// unconvergedWarning names the models whose fit does not show that it
+// converged on C, as the fit's report warns: chains that disagree (R-hat
+// above 1.01), or an R-hat or ESS that could not be computed or an ESS below
+// 100 per chain, with which R-hat cannot vouch for anything (a fit of a few
+// draws says nothing of its convergence). compare refits them with the same
+// settings, so their refits may not have converged either, and their scores
+// say little ("" when none).
 func unconvergedWarning(names []string, models []*Model) string {
 	var bad []string
 	for k, m := range models {
-		if d := fitDiagnostics(m.Fit); d.c.rhatWarns() {
-			bad = append(bad, fmt.Sprintf("%s (max R-hat of C %.3f)", names[k], d.c.maxRHat))
+		if why := unconverged(m.Fit); why != "" {
+			bad = append(bad, fmt.Sprintf("%s (%s)", names[k], why))
 		}
 	}
 	if len(bad) == 0 {
 		return ""
 	}
-	its, it, score := "its", "it", "its score"
+	fit, does, its, it, score := "fit", "does", "its", "it", "its score"
 	if len(bad) > 1 {
-		its, it, score = "their", "them", "their scores"
+		fit, does, its, it, score = "fits", "do", "their", "them", "their scores"
 	}
-	return fmt.Sprintf("the chains of %s disagreed on C in %s fit, and compare refits with the same settings: %s refits may not have converged either, so %s and %s place in this ranking are unreliable; fit %s longer (more iter and warmup) and compare again",
-		strings.Join(bad, ", "), its, its, score, its, it)
+	return fmt.Sprintf("the %s of %s %s not show convergence on C, and compare refits with the same settings: %s refits may not have converged either, so %s and %s place in this ranking are unreliable; fit %s longer (more iter and warmup) and compare again",
+		fit, strings.Join(bad, ", "), does, its, score, its, it)
+}
+
+// unconverged says why fit r does not show convergence on C ("" when it
+// does): R-hat first, as the chains' disagreement is the plainest sign.
+func unconverged(r *inference.Result) string {
+	d, chains := fitDiagnostics(r).c, max(len(r.C), 1)
+	switch {
+	case d.rhatWarns():
+		return fmt.Sprintf("max R-hat of C %.3f", d.maxRHat)
+	case d.noESS > 0 || math.IsInf(d.maxRHat, 0) || d.nans > 0:
+		return "R-hat or ESS of C not computable: too few draws, or draws that do not vary"
+	case d.essWarns(chains):
+		return fmt.Sprintf("least ESS of C %s over %s, below 100 per chain", statText("%.0f", math.Min(d.minBulk, d.minTail)), plural(chains, "chain"))
+	}
+	return ""
 }
 
 // comparison is a compare under way: per model (in the statement's

@@ -421,7 +421,7 @@ func TestCompareWarnsOfUnconvergedFits(t *testing.T) {
 	// chains alike: 1.0016 here (2 × 1000 independent draws).
 	models := []*Model{fit(0), fit(0.2)}
 	w := unconvergedWarning([]string{"k2", "k3"}, models)
-	if !strings.Contains(w, "the chains of k3 (max R-hat of C ") || strings.Contains(w, "k2") {
+	if !strings.Contains(w, "the fit of k3 (max R-hat of C ") || strings.Contains(w, "k2") {
 		t.Errorf("warning %q, want one naming k3 alone", w)
 	}
 	if w := unconvergedWarning([]string{"k2"}, models[:1]); w != "" {

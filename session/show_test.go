@@ -114,3 +114,34 @@ func TestModesNoteForChainsApartThatMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareWarnsOfFitsWithoutDiagnostics: compare scored a fit of 2
+// iterations (max R-hat NA) without comment, its warning naming only a
+// fit whose R-hat could be computed; a fit whose R-hat or ESS cannot be
+// computed, or whose ESS is far too low for R-hat to vouch for it, shows
+// no convergence either.
+func TestCompareWarnsOfFitsWithoutDiagnostics(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	fit := func(chains, draws int) *Model {
+		res := &inference.Result{P: 2, C: make([][][]float64, chains)}
+		for c := range res.C {
+			for range draws {
+				v := 0.4 + 0.05*r.NormFloat64()
+				res.C[c] = append(res.C[c], []float64{1, v, v, 1})
+			}
+		}
+		return &Model{Fit: res}
+	}
+	// 2 × 60 independent draws: R-hat within 1.01 with this seed, an
+	// ESS near 120, below 100 per chain.
+	slow := fit(2, 60)
+	w := unconvergedWarning([]string{"good", "two", "slow"}, []*Model{fit(2, 1000), fit(3, 2), slow})
+	for _, want := range []string{"the fits of two (R-hat or ESS of C not computable", "slow (least ESS of C ", "below 100 per chain"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning lacks %q: %s", want, w)
+		}
+	}
+	if strings.Contains(w, "good") {
+		t.Errorf("warning names the converged fit: %s", w)
+	}
+}
