@@ -44,8 +44,9 @@ type Session struct {
 	models map[string]*Model
 	// names lists every binding in the order it was (re)defined.
 	names []string
-	// figures counts figures, to name the CLI's files uniquely.
-	figures int
+	// figureFiles holds the names of the figures written to files (the
+	// CLI's), so that a figure drawn again gets a name of its own.
+	figureFiles map[string]bool
 	// fits counts fits, to give each progress display its own id.
 	fits int
 	// preloaded holds the data files read while a cell was checked, by

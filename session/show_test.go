@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,5 +144,26 @@ func TestCompareWarnsOfFitsWithoutDiagnostics(t *testing.T) {
 	}
 	if strings.Contains(w, "good") {
 		t.Errorf("warning names the converged fit: %s", w)
+	}
+}
+
+// TestFigureDrawnAgainKeepsTheFirst: plot trace m.C[1, 2], an extension,
+// then plot trace m.C[Y1, Y2] (the same entry) wrote the same file twice,
+// and the first figure was lost. A repeated name is numbered instead.
+func TestFigureDrawnAgainKeepsTheFirst(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 2)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1")
+	out := &figureFiles{}
+	if _, err := s.Execute(context.Background(), "plot trace m.C[1, 2]\nextend m, iter = 20\nplot trace m.C[Y1, Y2]", out); err != nil {
+		t.Fatal(err)
+	}
+	// A later cell of the same session (script) goes on numbering.
+	if _, err := s.Execute(context.Background(), "plot trace m.C[1, 2]", out); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"trace-m.C-1-2", "trace-m.C-1-2-2", "trace-m.C-1-2-3"}; !slices.Equal(out.names, want) {
+		t.Errorf("figure files %q, want %q", out.names, want)
 	}
 }

@@ -51,11 +51,21 @@ func figureName(kind, target string) string {
 }
 
 // emit sends a figure to the output: to a file for the CLI, as a display
-// otherwise.
+// otherwise. A file's name is the figure's name, numbered from -2 when the
+// session has written a figure of that name already (the same plot drawn
+// again after an extension, say), so that no figure of a script replaces
+// another.
 func (s *Session) emit(name string, f *figure.Figure, out Output) error {
-	s.figures++
 	if fw, ok := out.(FigureWriter); ok {
-		return fw.WriteFigure(name, f)
+		if s.figureFiles == nil {
+			s.figureFiles = map[string]bool{}
+		}
+		unique := name
+		for k := 2; s.figureFiles[unique]; k++ {
+			unique = fmt.Sprintf("%s-%d", name, k)
+		}
+		s.figureFiles[unique] = true
+		return fw.WriteFigure(unique, f)
 	}
 	out.Display(figureBundle(f), "")
 	return nil
