@@ -678,8 +678,10 @@ func TestShowRMSEIsTheMeanOverDraws(t *testing.T) {
 	s := newTestSession(t)
 	mustRun(t, s, "data d = simulate(FactorCopula(p = 4, k = 1), n = 150, levels = 3, seed = 2)\n"+
 		"model a { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
-		"fit a with gibbs, iter = 60, warmup = 20, chains = 2, seed = 1")
-	out := mustRun(t, s, "show [a, a]")
+		"model b { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 1) }\n"+
+		"fit a with gibbs, iter = 60, warmup = 20, chains = 2, seed = 1\n"+
+		"fit b with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1")
+	out := mustRun(t, s, "show [a, b]")
 	// One field per column, so that the text splits on blanks as summary's does.
 	header := []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min_ess_bulk", "min_ess/s", "mean_rmse"}
 	var rows [][]string
