@@ -167,3 +167,23 @@ func TestFigureDrawnAgainKeepsTheFirst(t *testing.T) {
 		t.Errorf("figure files %q, want %q", out.names, want)
 	}
 }
+
+// TestShowDataJustLoadedDescribesItOnce: `data gss = load(…)` then
+// `show gss` printed the description line twice (notebook 02's first
+// cell). Shown in a later cell, or after another statement, it is described.
+func TestShowDataJustLoadedDescribesItOnce(t *testing.T) {
+	s := newTestSession(t)
+	const line = "data d: 100 rows × 3 columns"
+	for _, tt := range []struct {
+		cell string
+		want int
+	}{
+		{"data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 2)\nshow d", 1},
+		{"show d", 1},
+		{"data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 2)\nd\nshow d", 2},
+	} {
+		if got := strings.Count(mustRun(t, s, tt.cell).stdout.String(), line); got != tt.want {
+			t.Errorf("%q: the description %d times, want %d", tt.cell, got, tt.want)
+		}
+	}
+}

@@ -238,7 +238,10 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 	}
 	name := x.Names[0]
 	if d, ok := s.data[name]; ok {
-		out.Stream("stdout", describeData(d)+"\n")
+		// The statement before, binding it, has just described it.
+		if s.previous != name {
+			out.Stream("stdout", describeData(d)+"\n")
+		}
 		out.Display(dataHead(d, 6).Bundle(), "")
 		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
 		return nil
