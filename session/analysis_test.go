@@ -395,11 +395,11 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 		// says NA, not +Inf, and warns.
 		{"no ESS at all", named(diagnostics{all: noESS, c: noESS, correlations: 10}),
 			[]string{"max R-hat NA, min bulk ESS NA, min tail ESS NA over 10 correlations",
-				"ESS below 100 per chain or not computable: quantiles and R-hat are unreliable, none on m.X[0] (too few draws, or draws that do not vary)"},
+				"ESS below 100 per chain or not computable: quantiles and R-hat are unreliable, ESS not computable on m.X[0] and 9 other entries (too few draws, or draws that do not vary)"},
 			[]string{"Inf"}},
 		{"one ESS not computable", named(diagnostics{all: someESS, c: someESS, correlations: 10}),
 			[]string{"max R-hat 1.004, min bulk ESS 900, min tail ESS 800 over 10 correlations",
-				"none on m.X[7] (too few draws"}, nil},
+				"ESS not computable on m.X[7] (too few draws"}, []string{"other entr"}},
 	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -310,7 +310,7 @@ func (s *Session) InterruptFit() bool {
 // (until, untilOutcome.text, "" without one).
 func fitHeadline(x *compiler.Fit, r *inference.Result, until string) func(ran string) string {
 	return func(ran string) string {
-		iters := fmt.Sprintf("%d iterations (%d warm-up)", x.Iter+x.Warmup, x.Warmup)
+		iters := fmt.Sprintf("%s (%d warm-up)", plural(x.Iter+x.Warmup, "iteration"), x.Warmup)
 		if r.Interrupted {
 			iters = fmt.Sprintf("%d of %d iterations (%d warm-up), interrupted", minIterations(r), x.Iter+x.Warmup, x.Warmup)
 		}
@@ -401,7 +401,7 @@ func extendHint(model string, d diagnostics, chains, ran int) string {
 	case ess:
 		why = "about what the least ESS needs to reach 100 per chain at this fit's rate"
 	}
-	hint := fmt.Sprintf("`extend %s, iter = %d` runs every chain %d more iterations from where it stopped (%s) and adds their draws", model, more, more, why)
+	hint := fmt.Sprintf("`extend %s, iter = %d` runs every chain %s from where it stopped (%s) and adds their draws", model, more, plural(more, "more iteration"), why)
 	if target := 100 * chains; d.c.essWarns(chains) || d.c.rhatWarns() {
 		hint += fmt.Sprintf("; `extend %s, ess = %d` runs on until every entry of C has bulk and tail ESS ≥ %d and R-hat ≤ 1.01", model, target, target)
 	}

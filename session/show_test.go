@@ -187,3 +187,24 @@ func TestShowDataJustLoadedDescribesItOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestOneDrawSaysSo: a fit of one draw said "1 chain × 1 iterations", "1
+// draws", "sd NaN" and "…not computable: …, none on m.C[Y1, Y2]".
+func TestOneDrawSaysSo(t *testing.T) {
+	s := newTestSession(t)
+	out := mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 2)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 1, warmup = 0, chains = 1, seed = 1\nshow m\nm\nm.C[1, 2]\nsummary m.C")
+	text := out.text() + out.stderr.String()
+	for _, want := range []string{"1 chain × 1 iteration (0 warm-up)", "0 warm-up + 1 iteration, thin 1", "1 chain × 1 draw\n", "(posterior mean; sd NA, 90% interval ", ", 1 draw)",
+		"posterior of m.C: 1 draw in 1 chain", "ESS not computable on m.C[Y1, Y2] and 2 other entries (too few draws", "runs every chain 1 more iteration from"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{" 1 iterations", "1 draws", "none on", "NaN"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("output has %q:\n%s", bad, text)
+		}
+	}
+}

@@ -45,8 +45,8 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
 	}
 	lo, hi := intervalColumns(x.Prob)
-	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %s; %s and %s bound the central %s%% interval",
-		what, m.Fit.KeptDraws(), plural(chainsWithDraws(m.Fit), "chain"), lo, hi, percent(x.Prob))
+	t.Caption = fmt.Sprintf("posterior of %s: %s in %s; %s and %s bound the central %s%% interval",
+		what, plural(m.Fit.KeptDraws(), "draw"), plural(chainsWithDraws(m.Fit), "chain"), lo, hi, percent(x.Prob))
 	if x.Sort != "" {
 		t.Caption += "; rows ordered by " + x.Sort + ", worst first"
 	}
@@ -630,7 +630,15 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 			// An ESS that could not be computed is the least of all.
 			w = "ESS below 100 per chain or not computable" + where + ": quantiles and R-hat are unreliable"
 			if name := d.name(none); name != "" {
-				w += fmt.Sprintf(", none on %s (too few draws, or draws that do not vary)", name)
+				others := ""
+				switch st.noESS {
+				case 1:
+				case 2:
+					others = " and 1 other entry"
+				default:
+					others = fmt.Sprintf(" and %d other entries", st.noESS-1)
+				}
+				w += fmt.Sprintf(", ESS not computable on %s%s (too few draws, or draws that do not vary)", name, others)
 			}
 		} else if name := d.name(least); name != "" {
 			w += fmt.Sprintf(", least on %s (%.0f per chain)%s", name, ess/float64(max(chains, 1)), d.communalityNote(least))

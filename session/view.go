@@ -256,8 +256,8 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 		fmt.Fprintf(&b, "  not fitted yet: `fit %s`\n", name)
 	} else {
 		r := m.Fit
-		fmt.Fprintf(&b, "  fitted with %s: %s, %d warm-up + %d iterations, thin %d, seed %d, %s",
-			fitRan(m.Plan, r), plural(len(r.C), "chain"), r.Warmup, ranIter(r), r.Thin, r.Seed, roundDuration(r.Elapsed))
+		fmt.Fprintf(&b, "  fitted with %s: %s, %d warm-up + %s, thin %d, seed %d, %s",
+			fitRan(m.Plan, r), plural(len(r.C), "chain"), r.Warmup, plural(ranIter(r), "iteration"), r.Thin, r.Seed, roundDuration(r.Elapsed))
 		if r.Interrupted {
 			b.WriteString(" (interrupted: draws so far kept)")
 		}
