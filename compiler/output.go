@@ -327,6 +327,12 @@ func (c *checker) show(s *dsl.ShowStmt) Stmt {
 				ok = false
 				continue
 			}
+			// As compare refuses: two rows of one fit compare nothing.
+			if slices.Contains(x.Names, id.Name) {
+				c.errorf(id.Pos, "", "model %s is listed twice", id.Name)
+				ok = false
+				continue
+			}
 		} else if _, _, _, found := c.lookup(id.Name); !found {
 			c.unknownName(id, "")
 			ok = false

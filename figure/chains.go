@@ -42,7 +42,7 @@ func Trace(title string, chains [][]float64, warmup int) (*Figure, error) {
 	lo, hi, finite, nonFinite := valueRange(chains...)
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Trace plot of %s: %s × %d draws", subject(title), chainCount(len(chains)), n)
+	fmt.Fprintf(&desc, "Trace plot of %s: %s × %s", subject(title), chainCount(len(chains)), count(n, "draw"))
 	if warmup > 0 {
 		fmt.Fprintf(&desc, " (first %d warmup)", warmup)
 	}
@@ -93,7 +93,7 @@ func Histogram(title string, chains [][]float64, truth float64) (*Figure, error)
 	showTruth := drawable(truth)
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Histogram of %s: %s × %d draws", subject(title), chainCount(len(chains)), n)
+	fmt.Fprintf(&desc, "Histogram of %s: %s × %s", subject(title), chainCount(len(chains)), count(n, "draw"))
 	if finite > 0 {
 		mean := 0.0
 		for _, c := range chains {
@@ -262,7 +262,7 @@ func ACF(title string, chains [][]float64, maxLag int) (*Figure, error) {
 	bound := 1.96 / math.Sqrt(float64(n))
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Autocorrelation of %s: %s × %d draws, lags 0..%d", subject(title), chainCount(len(chains)), n, maxLag)
+	fmt.Fprintf(&desc, "Autocorrelation of %s: %s × %s, lags 0..%d", subject(title), chainCount(len(chains)), count(n, "draw"), maxLag)
 	switch {
 	case used == 0:
 	case firstBelow >= 0:
@@ -380,11 +380,14 @@ func lastDrawable(s []float64) (float64, bool) {
 }
 
 // chainCount is "1 chain" or "n chains".
-func chainCount(n int) string {
+func chainCount(n int) string { return count(n, "chain") }
+
+// count is "1 draw" or "n draws".
+func count(n int, noun string) string {
 	if n == 1 {
-		return "1 chain"
+		return "1 " + noun
 	}
-	return fmt.Sprintf("%d chains", n)
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // subject is a title for the text description: quoted, or "the quantity".
@@ -437,7 +440,7 @@ func Rank(title string, chains [][]float64, bins int) (*Figure, error) {
 	band := len(chains) > 1 && nan == 0 && distinct > 1
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Rank plot of %s: %s × %d draws ranked together, %d bins", subject(title), chainCount(len(chains)), n, bins)
+	fmt.Fprintf(&desc, "Rank plot of %s: %s × %s ranked together, %d bins", subject(title), chainCount(len(chains)), count(n, "draw"), bins)
 	switch {
 	case total > 0 && distinct == 1:
 		desc.WriteString("; every draw is the same value: its ranks are all tied")

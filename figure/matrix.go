@@ -352,7 +352,7 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 	}
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Pairs plot of %s: %d draws of %s", subject(title), n, strings.Join(names, ", "))
+	fmt.Fprintf(&desc, "Pairs plot of %s: %s of %s", subject(title), count(n, "draw"), strings.Join(names, ", "))
 	if k > 1 {
 		bi, bj := 1, 0
 		for i := range k {
@@ -362,7 +362,11 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 				}
 			}
 		}
-		fmt.Fprintf(&desc, "; strongest correlation %.2f between %s and %s", corr[bi*k+bj], names[bj], names[bi])
+		// Too few draws, or draws that do not vary, leave every
+		// correlation undefined: say nothing rather than "NaN".
+		if !math.IsNaN(corr[bi*k+bj]) {
+			fmt.Fprintf(&desc, "; strongest correlation %.2f between %s and %s", corr[bi*k+bj], names[bj], names[bi])
+		}
 	}
 	desc.WriteString(nonFiniteNote(nonFinite))
 

@@ -288,13 +288,19 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 			[]string{"C alone: max R-hat 1.080", "R-hat above 1.01: the chains disagree", "ESS below 100 per chain: quantiles"}, []string{"only"}},
 		{"full model", diagnostics{all: bad, c: bad, correlations: 10},
 			[]string{"over 10 correlations\n", "R-hat above 1.01: the chains disagree"}, []string{"C alone", "loadings", "different modes"}},
-		// C's R-hat above 1.1: the chains may sit in different modes.
-		{"far apart, factor model", diagnostics{all: farBad, c: farBad, lambda: farBad, correlations: 10, loadings: 5},
-			[]string{"`plot trace` (C's R-hat of 1.22 is far above 1: after a warm-up, chains this far apart may sit in different modes, which running them longer seldom settles; with a factor model, that is often a sign of more factors than the data support: `compare` scores fewer)"}, nil},
-		{"far apart, full model", diagnostics{all: farBad, c: farBad, correlations: 10},
-			[]string{"C's R-hat of 1.22 is far above 1: after a warm-up, chains this far apart may sit in different modes, which running them longer seldom settles)"}, []string{"factors"}},
-		{"at 1.1", diagnostics{all: at11, c: at11, correlations: 10}, nil, []string{"different modes"}},
-		{"far apart on the loadings only", diagnostics{all: farBad, c: good, lambda: farBad, correlations: 10, loadings: 5}, nil, []string{"different modes"}},
+		// C's R-hat above 1.1 although every chain alone mixed: the chains
+		// may sit in different modes; fewer factors only where there are.
+		{"far apart, factor model", diagnostics{all: farBad, c: farBad, lambda: farBad, correlations: 10, loadings: 10, factors: 2, chainESS: 140.7},
+			[]string{"`plot trace` (C's R-hat of 1.22 is far above 1 although every chain alone has a bulk ESS of 140 or more on it: chains this far apart after a warm-up may sit in different modes, which running them longer seldom settles; with a factor model, that is often a sign of more factors than the data support: `compare` scores fewer)"}, nil},
+		{"far apart, one factor", diagnostics{all: farBad, c: farBad, lambda: farBad, correlations: 10, loadings: 5, factors: 1, chainESS: 140},
+			[]string{"may sit in different modes, which running them longer seldom settles)"}, []string{"fewer"}},
+		{"far apart, full model", diagnostics{all: farBad, c: farBad, correlations: 10, chainESS: 100},
+			[]string{"may sit in different modes, which running them longer seldom settles)"}, []string{"factors"}},
+		// Chains too short to have mixed on their own: running them longer
+		// is the remedy, and the note would contradict the hint.
+		{"far apart, short chains", diagnostics{all: farBad, c: farBad, correlations: 10, chainESS: 99}, nil, []string{"different modes"}},
+		{"at 1.1", diagnostics{all: at11, c: at11, correlations: 10, chainESS: 500}, nil, []string{"different modes"}},
+		{"far apart on the loadings only", diagnostics{all: farBad, c: good, lambda: farBad, correlations: 10, loadings: 5, chainESS: 500}, nil, []string{"different modes"}},
 	}
 	// With names: C's worst entry when C warns, the worst loading when
 	// only the loadings do; the entry's own R-hat, not the overall one.
@@ -389,11 +395,11 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 		// says NA, not +Inf, and warns.
 		{"no ESS at all", named(diagnostics{all: noESS, c: noESS, correlations: 10}),
 			[]string{"max R-hat NA, min bulk ESS NA, min tail ESS NA over 10 correlations",
-				"ESS below 100 per chain or not computable: quantiles and R-hat are unreliable, none on m.X[0] (too few draws, or draws that do not vary)"},
+				"ESS below 100 per chain or not computable: quantiles and R-hat are unreliable, ESS not computable on m.X[0] and 9 other entries (too few draws, or draws that do not vary)"},
 			[]string{"Inf"}},
 		{"one ESS not computable", named(diagnostics{all: someESS, c: someESS, correlations: 10}),
 			[]string{"max R-hat 1.004, min bulk ESS 900, min tail ESS 800 over 10 correlations",
-				"none on m.X[7] (too few draws"}, nil},
+				"ESS not computable on m.X[7] (too few draws"}, []string{"other entr"}},
 	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -672,8 +678,10 @@ func TestShowRMSEIsTheMeanOverDraws(t *testing.T) {
 	s := newTestSession(t)
 	mustRun(t, s, "data d = simulate(FactorCopula(p = 4, k = 1), n = 150, levels = 3, seed = 2)\n"+
 		"model a { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
-		"fit a with gibbs, iter = 60, warmup = 20, chains = 2, seed = 1")
-	out := mustRun(t, s, "show [a, a]")
+		"model b { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 1) }\n"+
+		"fit a with gibbs, iter = 60, warmup = 20, chains = 2, seed = 1\n"+
+		"fit b with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1")
+	out := mustRun(t, s, "show [a, b]")
 	// One field per column, so that the text splits on blanks as summary's does.
 	header := []string{"model", "method", "chains", "iterations", "seconds", "ms/iter", "min_ess_bulk", "min_ess/s", "mean_rmse"}
 	var rows [][]string

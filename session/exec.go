@@ -110,6 +110,7 @@ func (s *Session) load(ctx context.Context, x *compiler.LoadData, out Output) er
 	}
 	s.setData(d)
 	out.Stream("stdout", describeData(d)+"\n")
+	s.described = d.Name
 	return nil
 }
 
@@ -132,6 +133,7 @@ func (s *Session) simulate(ctx context.Context, x *compiler.SimulateData, out Ou
 	}
 	s.setData(d)
 	out.Stream("stdout", describeData(d)+"; the true C is kept for `plot rmse` and `plot heatmap "+d.Name+"`\n")
+	s.described = d.Name
 	return nil
 }
 

@@ -240,7 +240,7 @@ func iterationsFor(least float64, done int, target float64) int {
 // until says how an ESS target went, if there was one.
 func extendHeadline(model string, old, r *inference.Result, until *untilOutcome) func(ran string) string {
 	return func(ran string) string {
-		iters := fmt.Sprintf("%d more iterations", minIterations(r)-minIterations(old))
+		iters := plural(minIterations(r)-minIterations(old), "more iteration")
 		if r.Interrupted {
 			iters += ", interrupted,"
 		}
@@ -248,6 +248,6 @@ func extendHeadline(model string, old, r *inference.Result, until *untilOutcome)
 		if until != nil {
 			text += until.text()
 		}
-		return text + fmt.Sprintf("; now %d iterations per chain after %d warm-up", minIterations(r)-r.Warmup, r.Warmup)
+		return text + fmt.Sprintf("; now %d iterations per chain after %d warm-up", ranIter(r), r.Warmup)
 	}
 }

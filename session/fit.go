@@ -310,7 +310,7 @@ func (s *Session) InterruptFit() bool {
 // (until, untilOutcome.text, "" without one).
 func fitHeadline(x *compiler.Fit, r *inference.Result, until string) func(ran string) string {
 	return func(ran string) string {
-		iters := fmt.Sprintf("%d iterations (%d warm-up)", x.Iter+x.Warmup, x.Warmup)
+		iters := fmt.Sprintf("%s (%d warm-up)", plural(x.Iter+x.Warmup, "iteration"), x.Warmup)
 		if r.Interrupted {
 			iters = fmt.Sprintf("%d of %d iterations (%d warm-up), interrupted", minIterations(r), x.Iter+x.Warmup, x.Warmup)
 		}
@@ -375,7 +375,9 @@ func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r
 	if len(warnings) == 0 {
 		return
 	}
-	if plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) {
+	// The plan's advice is for slow mixing (more iterations, another
+	// sampler); chains that each mixed but sit apart need neither.
+	if plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) && d.modesNote(len(r.C)) == "" {
 		out.Stream("stderr", "hint: "+plan.IfPoorMixing+"\n")
 	}
 	if hint := extendHint(x.Model, d, len(r.C), minIterations(r)-r.Warmup); hint != "" {
@@ -399,7 +401,7 @@ func extendHint(model string, d diagnostics, chains, ran int) string {
 	case ess:
 		why = "about what the least ESS needs to reach 100 per chain at this fit's rate"
 	}
-	hint := fmt.Sprintf("`extend %s, iter = %d` runs every chain %d more iterations from where it stopped (%s) and adds their draws", model, more, more, why)
+	hint := fmt.Sprintf("`extend %s, iter = %d` runs every chain %s from where it stopped (%s) and adds their draws", model, more, plural(more, "more iteration"), why)
 	if target := 100 * chains; d.c.essWarns(chains) || d.c.rhatWarns() {
 		hint += fmt.Sprintf("; `extend %s, ess = %d` runs on until every entry of C has bulk and tail ESS ≥ %d and R-hat ≤ 1.01", model, target, target)
 	}

@@ -108,9 +108,16 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 			tableNum("%.3f", pc.Q5), tableNum("%.3f", pc.Q95), tableNum("%.3f", pc.PPP), tableNum("%.3f", pc.P),
 			tableNum("%.3f", pc.PAdjusted), flag})
 	}
+	// check m[A, B] shows the row of A and B, but the check, its max-T
+	// adjustment and its verdict are over every pair: say so.
+	of, adjusted := plural(len(pairs), "pair"), "max-T adjusted p_adj"
+	if x.Pair != nil {
+		of = fmt.Sprintf("%s, one of %d pairs (`check %s` shows them all)", pairName(pairs[0]), len(res.Pairs), x.Model)
+		adjusted = fmt.Sprintf("p_adj, max-T adjusted over all %d pairs,", len(res.Pairs))
+	}
 	t.Caption = fmt.Sprintf("posterior predictive check of %s: %s of %s; mean, 90%% interval and classical ppp from %d data sets replicated from %d posterior draws; "+
-		"calibrated p and max-T adjusted p_adj from %d data sets replicated from draw %d of chain %d; flag: p_adj < %g",
-		x.Model, statLabel(res.Stat), plural(len(pairs), "pair"), res.Draws, res.Draws, res.Reps, res.SampledDraw+1, res.SampledChain+1, checkAlpha)
+		"calibrated p and %s from %d data sets replicated from draw %d of chain %d; flag: p_adj < %g",
+		x.Model, statLabel(res.Stat), of, res.Draws, res.Draws, adjusted, res.Reps, res.SampledDraw+1, res.SampledChain+1, checkAlpha)
 	if len(shown) < len(pairs) {
 		t.Caption += fmt.Sprintf("; the %d pairs with the smallest p-values of %d shown", len(shown), len(pairs))
 	}
@@ -135,7 +142,7 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 			return err
 		}
 	}
-	out.Stream("stdout", checkVerdict(x.Model, names, res)+"\n")
+	out.Stream("stdout", checkVerdict(x.Model, names, res, x.Pair != nil)+"\n")
 	return nil
 }
 
@@ -189,8 +196,9 @@ func pairsToShow(pairs []inference.PairCheck) []inference.PairCheck {
 // calibrated p-value of a two-way table checked with them (names are the
 // model's columns): a table can show what the rank correlations miss (a
 // dependence that is not monotone), and then the verdict does not say that
-// nothing was missed.
-func checkVerdict(model string, names []string, res *inference.CheckResult) string {
+// nothing was missed. With onePair (check m[A, B], whose table shows one
+// pair) it says that the omnibus p-value and the flags are over every pair.
+func checkVerdict(model string, names []string, res *inference.CheckResult, onePair bool) string {
 	flagged := 0
 	for _, pc := range res.Pairs {
 		if pc.PAdjusted < checkAlpha {
@@ -203,15 +211,20 @@ func checkVerdict(model string, names []string, res *inference.CheckResult) stri
 			missed = append(missed, fmt.Sprintf("the two-way table of %s and %s (calibrated p = %.3f < %g)", names[tc.I], names[tc.J], tc.P, checkAlpha))
 		}
 	}
+	over, pairs := "", plural(len(res.Pairs), "pair")
+	if onePair {
+		over = fmt.Sprintf(" over all %s", pairs)
+		pairs = fmt.Sprintf("all %s (`check %s` shows them)", pairs, model)
+	}
 	var b strings.Builder
 	if res.P < checkAlpha {
-		fmt.Fprintf(&b, "check %s: the model does NOT reproduce the observed dependence: calibrated omnibus p = %.3f < %g", model, res.P, checkAlpha)
+		fmt.Fprintf(&b, "check %s: the model does NOT reproduce the observed dependence: calibrated omnibus p = %.3f < %g%s", model, res.P, checkAlpha, over)
 	} else if len(missed) > 0 {
-		fmt.Fprintf(&b, "check %s: the model does NOT reproduce %s, though the rank correlations give no evidence against it: calibrated omnibus p = %.3f", model, strings.Join(missed, " or "), res.P)
+		fmt.Fprintf(&b, "check %s: the model does NOT reproduce %s, though the rank correlations give no evidence against it: calibrated omnibus p = %.3f%s", model, strings.Join(missed, " or "), res.P, over)
 	} else {
-		fmt.Fprintf(&b, "check %s: no evidence that the model misses the observed dependence: calibrated omnibus p = %.3f", model, res.P)
+		fmt.Fprintf(&b, "check %s: no evidence that the model misses the observed dependence: calibrated omnibus p = %.3f%s", model, res.P, over)
 	}
-	fmt.Fprintf(&b, " (classical ppp %.3f, conservative); %d of %s flagged (max-T adjusted p < %g)", res.PPP, flagged, plural(len(res.Pairs), "pair"), checkAlpha)
+	fmt.Fprintf(&b, " (classical ppp %.3f, conservative); %d of %s flagged (max-T adjusted p < %g)", res.PPP, flagged, pairs, checkAlpha)
 	if !math.IsNaN(res.Reproduced) {
 		fmt.Fprintf(&b, "; the replications reproduce %.1f%% of the observed %s sum of squares", 100*res.Reproduced, statLabel(res.Stat))
 	}
@@ -361,26 +374,44 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	return nil
 }
 
-// unconvergedWarning names the models whose fit's chains disagree on C
-// (R-hat above 1.01, as the fit's report warns): compare refits them with
-// the same settings, so their refits may not have converged either, and
-// their scores say little ("" when none).
+// unconvergedWarning names the models whose fit does not show that it
+// converged on C, as the fit's report warns: chains that disagree (R-hat
+// above 1.01), or an R-hat or ESS that could not be computed or an ESS below
+// 100 per chain, with which R-hat cannot vouch for anything (a fit of a few
+// draws says nothing of its convergence). compare refits them with the same
+// settings, so their refits may not have converged either, and their scores
+// say little ("" when none).
 func unconvergedWarning(names []string, models []*Model) string {
 	var bad []string
 	for k, m := range models {
-		if d := fitDiagnostics(m.Fit); d.c.rhatWarns() {
-			bad = append(bad, fmt.Sprintf("%s (max R-hat of C %.3f)", names[k], d.c.maxRHat))
+		if why := unconverged(m.Fit); why != "" {
+			bad = append(bad, fmt.Sprintf("%s (%s)", names[k], why))
 		}
 	}
 	if len(bad) == 0 {
 		return ""
 	}
-	its, it, score := "its", "it", "its score"
+	fit, does, its, it, score := "fit", "does", "its", "it", "its score"
 	if len(bad) > 1 {
-		its, it, score = "their", "them", "their scores"
+		fit, does, its, it, score = "fits", "do", "their", "them", "their scores"
 	}
-	return fmt.Sprintf("the chains of %s disagreed on C in %s fit, and compare refits with the same settings: %s refits may not have converged either, so %s and %s place in this ranking are unreliable; fit %s longer (more iter and warmup) and compare again",
-		strings.Join(bad, ", "), its, its, score, its, it)
+	return fmt.Sprintf("the %s of %s %s not show convergence on C, and compare refits with the same settings: %s refits may not have converged either, so %s and %s place in this ranking are unreliable; fit %s longer (more iter and warmup) and compare again",
+		fit, strings.Join(bad, ", "), does, its, score, its, it)
+}
+
+// unconverged says why fit r does not show convergence on C ("" when it
+// does): R-hat first, as the chains' disagreement is the plainest sign.
+func unconverged(r *inference.Result) string {
+	d, chains := fitDiagnostics(r).c, max(len(r.C), 1)
+	switch {
+	case d.rhatWarns():
+		return fmt.Sprintf("max R-hat of C %.3f", d.maxRHat)
+	case d.noESS > 0 || math.IsInf(d.maxRHat, 0) || d.nans > 0:
+		return "R-hat or ESS of C not computable: too few draws, or draws that do not vary"
+	case d.essWarns(chains):
+		return fmt.Sprintf("least ESS of C %s over %s, below 100 per chain", statText("%.0f", math.Min(d.minBulk, d.minTail)), plural(chains, "chain"))
+	}
+	return ""
 }
 
 // comparison is a compare under way: per model (in the statement's

@@ -93,7 +93,11 @@ func TestCheckStatement(t *testing.T) {
 	if total != 300 {
 		t.Errorf("two-way table counts sum to %v, want 300", total)
 	}
-	for _, want := range []string{"two-way table of Y2 and Y1: Pearson discrepancy X2 =", "Kendall's τ_b"} {
+	// The table shows one pair, but the adjustment and the verdict are over
+	// all 15: a verdict of "0 of 15 pairs flagged" under a table of one
+	// pair did not say so.
+	for _, want := range []string{"two-way table of Y2 and Y1: Pearson discrepancy X2 =", "Kendall's τ_b of Y1–Y2, one of 15 pairs (`check k2` shows them all)",
+		"p_adj, max-T adjusted over all 15 pairs,", "over all 15 pairs (classical ppp", "of all 15 pairs (`check k2` shows them) flagged"} {
 		if !strings.Contains(out.text(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.text())
 		}
@@ -421,7 +425,7 @@ func TestCompareWarnsOfUnconvergedFits(t *testing.T) {
 	// chains alike: 1.0016 here (2 × 1000 independent draws).
 	models := []*Model{fit(0), fit(0.2)}
 	w := unconvergedWarning([]string{"k2", "k3"}, models)
-	if !strings.Contains(w, "the chains of k3 (max R-hat of C ") || strings.Contains(w, "k2") {
+	if !strings.Contains(w, "the fit of k3 (max R-hat of C ") || strings.Contains(w, "k2") {
 		t.Errorf("warning %q, want one naming k3 alone", w)
 	}
 	if w := unconvergedWarning([]string{"k2"}, models[:1]); w != "" {

@@ -44,8 +44,14 @@ type Session struct {
 	models map[string]*Model
 	// names lists every binding in the order it was (re)defined.
 	names []string
-	// figures counts figures, to name the CLI's files uniquely.
-	figures int
+	// figureFiles holds the names of the figures written to files (the
+	// CLI's), so that a figure drawn again gets a name of its own.
+	figureFiles map[string]bool
+	// described is the data set whose one-line description the statement
+	// running printed (load, simulate), and previous that of the statement
+	// before it in the cell or script ("" for none), so that show of a data
+	// set just bound does not print its description again.
+	described, previous string
 	// fits counts fits, to give each progress display its own id.
 	fits int
 	// preloaded holds the data files read while a cell was checked, by
@@ -187,6 +193,7 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, out Outp
 		}
 		return nil, positionedError("CheckError", cerr, src)
 	}
+	s.described = ""
 	for _, st := range file.Stmts {
 		if err := ctx.Err(); err != nil {
 			return nil, interrupted("before " + stmtKeyword(st))
@@ -205,6 +212,7 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, out Outp
 			return nil, positionedError("CheckError", cerr, src)
 		}
 		for _, ir := range prog.Stmts {
+			s.previous, s.described = s.described, ""
 			var err error
 			if r, ok := ir.(*compiler.Result); ok {
 				result, err = s.result(r)

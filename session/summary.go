@@ -45,8 +45,8 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
 	}
 	lo, hi := intervalColumns(x.Prob)
-	t.Caption = fmt.Sprintf("posterior of %s: %d draws in %s; %s and %s bound the central %s%% interval",
-		what, m.Fit.KeptDraws(), plural(chainsWithDraws(m.Fit), "chain"), lo, hi, percent(x.Prob))
+	t.Caption = fmt.Sprintf("posterior of %s: %s in %s; %s and %s bound the central %s%% interval",
+		what, plural(m.Fit.KeptDraws(), "draw"), plural(chainsWithDraws(m.Fit), "chain"), lo, hi, percent(x.Prob))
 	if x.Sort != "" {
 		t.Caption += "; rows ordered by " + x.Sort + ", worst first"
 	}
@@ -349,22 +349,34 @@ func (d diagStats) essWarns(chains int) bool {
 	return d.minBulk < 100*float64(chains) || d.minTail < 100*float64(chains) || d.noESS > 0
 }
 
-// farApart is the R-hat of C above which the R-hat warning says that the
-// chains may sit in different modes: Gelman et al.'s old threshold for
-// chains that have plainly not mixed.
+// farApart is the R-hat of C above which the R-hat warning may say that the
+// chains sit in different modes: Gelman et al.'s old threshold for chains
+// that have plainly not mixed.
 const farApart = 1.1
 
-// modesNote is what the R-hat warning adds when the chains disagree on C
-// by more than farApart: chains this far apart after a warm-up have often
-// settled in different modes, which running the same chains on seldom
-// settles, so the iterations the hint asks for may not help; for a factor
-// model too many factors is a common cause ("" otherwise).
-func (d diagnostics) modesNote() string {
-	if !(d.c.maxRHat > farApart) {
+// settledESS is the bulk ESS that each chain on its own must reach on C's
+// worst entry before the R-hat warning says its chains may sit in different
+// modes: the 100 per chain the ESS warning asks for. Short chains that have
+// not yet explored the posterior disagree too, and running them longer
+// settles that (a 50-iteration fit of the GSS data had R-hat 1.25, its
+// extension by 450 1.011); chains that have each mixed well enough to pin
+// their own mean, yet still disagree, cannot blame their length.
+const settledESS = 100
+
+// modesNote is what the R-hat warning of a fit of chains chains adds when
+// they disagree on C by more than farApart although each has mixed on its
+// own (chainESS at least settledESS): chains this far apart after a
+// warm-up have then likely settled in different modes, which running the
+// same chains on seldom settles, so the iterations the hint asks for may
+// not help; for a factor model of two factors or more, too many factors is
+// a common cause ("" otherwise). One chain has no other to sit apart from:
+// its R-hat compares its halves.
+func (d diagnostics) modesNote(chains int) string {
+	if chains < 2 || !(d.c.maxRHat > farApart) || !(d.chainESS >= settledESS) {
 		return ""
 	}
-	note := fmt.Sprintf(" (C's R-hat of %.2f is far above 1: after a warm-up, chains this far apart may sit in different modes, which running them longer seldom settles", d.c.maxRHat)
-	if d.loadings > 0 {
+	note := fmt.Sprintf(" (C's R-hat of %.2f is far above 1 although every chain alone has a bulk ESS of %.0f or more on it: chains this far apart after a warm-up may sit in different modes, which running them longer seldom settles", d.c.maxRHat, math.Floor(d.chainESS))
+	if d.factors > 1 {
 		note += "; with a factor model, that is often a sign of more factors than the data support: `compare` scores fewer"
 	}
 	return note + ")"
@@ -384,6 +396,12 @@ func statText(format string, v float64) string {
 type diagnostics struct {
 	all, c, lambda         diagStats
 	correlations, loadings int
+	// factors is a factor model's k (0 for the full model).
+	factors int
+	// chainESS is the least over the chains of the bulk ESS of C's entry
+	// of worst R-hat, each chain on its own, computed only when there are
+	// several chains and that R-hat is above farApart (0 otherwise).
+	chainESS float64
 	// entry names entry i as an expression (m.C[Y1, Y2], m.Lambda[Y1, 2]):
 	// C's entries i < j row by row, then the loadings row by row, as
 	// Result.EntrySummaries counts them. Nil: the report names none.
@@ -494,6 +512,16 @@ func diagnose(r *inference.Result, loadings bool) diagnostics {
 			d.lambda.add(i, s)
 		}
 	}
+	d.factors = r.K
+	if a, b := pairOf(d.c.worst, r.P); len(r.C) > 1 && d.c.maxRHat > farApart && a >= 0 {
+		d.chainESS = math.Inf(1)
+		for _, chain := range r.Draws(a, b) {
+			d.chainESS = math.Min(d.chainESS, inference.ESSBulk([][]float64{chain}))
+		}
+		if math.IsNaN(d.chainESS) || math.IsInf(d.chainESS, 0) {
+			d.chainESS = 0
+		}
+	}
 	return d
 }
 
@@ -572,16 +600,21 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 		}
 		// Name the worst of C's entries when C warns (C is identified;
 		// the loadings depend on their alignment), else the worst loading.
-		w, worst, rhat := "R-hat above 1.01"+where+": the chains disagree", d.c.worst, d.c.maxRHat
+		// One chain's R-hat compares its two halves.
+		what, them := "the chains disagree", "the chains"
+		if chains == 1 {
+			what, them = "the two halves of the chain disagree", "them"
+		}
+		w, worst, rhat := "R-hat above 1.01"+where+": "+what, d.c.worst, d.c.maxRHat
 		if where != "" {
 			worst, rhat = d.all.worst, d.all.maxRHat
 		}
 		if name := d.name(worst); name != "" {
-			w += fmt.Sprintf(", most on %s (%.3f)%s; run longer, or compare the chains with `plot rank %s` or `plot trace %s`", name, rhat, d.communalityNote(worst), name, name)
+			w += fmt.Sprintf(", most on %s (%.3f)%s; run longer, or compare %s with `plot rank %s` or `plot trace %s`", name, rhat, d.communalityNote(worst), them, name, name)
 		} else {
-			w += "; run longer, or compare the chains with `plot rank` or `plot trace`"
+			w += fmt.Sprintf("; run longer, or compare %s with `plot rank` or `plot trace`", them)
 		}
-		w += d.modesNote()
+		w += d.modesNote(chains)
 		warnings = append(warnings, w)
 	}
 	if d.all.essWarns(chains) {
@@ -597,7 +630,15 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 			// An ESS that could not be computed is the least of all.
 			w = "ESS below 100 per chain or not computable" + where + ": quantiles and R-hat are unreliable"
 			if name := d.name(none); name != "" {
-				w += fmt.Sprintf(", none on %s (too few draws, or draws that do not vary)", name)
+				others := ""
+				switch st.noESS {
+				case 1:
+				case 2:
+					others = " and 1 other entry"
+				default:
+					others = fmt.Sprintf(" and %d other entries", st.noESS-1)
+				}
+				w += fmt.Sprintf(", ESS not computable on %s%s (too few draws, or draws that do not vary)", name, others)
 			}
 		} else if name := d.name(least); name != "" {
 			w += fmt.Sprintf(", least on %s (%.0f per chain)%s", name, ess/float64(max(chains, 1)), d.communalityNote(least))

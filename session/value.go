@@ -117,15 +117,15 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	sums := paramSummaries(m, ps, compiler.DefaultProb)
 	if len(ps) == 1 {
 		sm := sums[0]
-		return fmt.Sprintf("%s = %.3f (posterior mean; sd %.3f, 90%% interval %.3f to %.3f, %d draws)",
-			ps[0].label, sm.Mean, sm.SD, sm.Q5, sm.Q95, m.Fit.KeptDraws()), nil
+		return fmt.Sprintf("%s = %.3f (posterior mean; sd %s, 90%% interval %.3f to %.3f, %s)",
+			ps[0].label, sm.Mean, tableNum("%.3f", sm.SD), sm.Q5, sm.Q95, plural(m.Fit.KeptDraws(), "draw")), nil
 	}
 	width := 0
 	for _, p := range ps {
 		width = max(width, len(p.label))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "posterior means of %s (%d draws):", refLabel(&ref, columnTexts(m.Names())), m.Fit.KeptDraws())
+	fmt.Fprintf(&b, "posterior means of %s (%s):", refLabel(&ref, columnTexts(m.Names())), plural(m.Fit.KeptDraws(), "draw"))
 	// In the kernel, as its tables: the first and last lines of a long list.
 	head, tail := len(ps), 0
 	if max := s.opts.TableRows; max > 0 && len(ps) > max {
@@ -147,7 +147,7 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 func describeModel(name string, m *Model) string {
 	text := fmt.Sprintf("model %s: %s on columns %s of %s", name, modelKind(m.Decl.Model), strings.Join(m.Names(), ", "), m.Data.Name)
 	if m.Fit != nil && len(m.Fit.C) > 0 {
-		text += fmt.Sprintf("\nfitted with %s: %s × %d draws", fitRan(m.Plan, m.Fit), plural(len(m.Fit.C), "chain"), len(m.Fit.C[0]))
+		text += fmt.Sprintf("\nfitted with %s: %s × %s", fitRan(m.Plan, m.Fit), plural(len(m.Fit.C), "chain"), plural(len(m.Fit.C[0]), "draw"))
 	}
 	return text
 }

@@ -51,11 +51,21 @@ func figureName(kind, target string) string {
 }
 
 // emit sends a figure to the output: to a file for the CLI, as a display
-// otherwise.
+// otherwise. A file's name is the figure's name, numbered from -2 when the
+// session has written a figure of that name already (the same plot drawn
+// again after an extension, say), so that no figure of a script replaces
+// another.
 func (s *Session) emit(name string, f *figure.Figure, out Output) error {
-	s.figures++
 	if fw, ok := out.(FigureWriter); ok {
-		return fw.WriteFigure(name, f)
+		if s.figureFiles == nil {
+			s.figureFiles = map[string]bool{}
+		}
+		unique := name
+		for k := 2; s.figureFiles[unique]; k++ {
+			unique = fmt.Sprintf("%s-%d", name, k)
+		}
+		s.figureFiles[unique] = true
+		return fw.WriteFigure(unique, f)
 	}
 	out.Display(figureBundle(f), "")
 	return nil
@@ -228,7 +238,10 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 	}
 	name := x.Names[0]
 	if d, ok := s.data[name]; ok {
-		out.Stream("stdout", describeData(d)+"\n")
+		// The statement before, binding it, has just described it.
+		if s.previous != name {
+			out.Stream("stdout", describeData(d)+"\n")
+		}
 		out.Display(dataHead(d, 6).Bundle(), "")
 		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
 		return nil
@@ -243,8 +256,8 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 		fmt.Fprintf(&b, "  not fitted yet: `fit %s`\n", name)
 	} else {
 		r := m.Fit
-		fmt.Fprintf(&b, "  fitted with %s: %s, %d warm-up + %d iterations, thin %d, seed %d, %s",
-			fitRan(m.Plan, r), plural(len(r.C), "chain"), r.Warmup, r.Iter, r.Thin, r.Seed, roundDuration(r.Elapsed))
+		fmt.Fprintf(&b, "  fitted with %s: %s, %d warm-up + %s, thin %d, seed %d, %s",
+			fitRan(m.Plan, r), plural(len(r.C), "chain"), r.Warmup, plural(ranIter(r), "iteration"), r.Thin, r.Seed, roundDuration(r.Elapsed))
 		if r.Interrupted {
 			b.WriteString(" (interrupted: draws so far kept)")
 		}
@@ -255,6 +268,20 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 	}
 	out.Stream("stdout", b.String())
 	return nil
+}
+
+// ranIter is the post-warm-up iterations whose draws every chain of r
+// holds: r.Iter, the iterations asked for, unless the run was interrupted.
+// Then the chains were cut to the shortest, and after an interrupted
+// extension of an interrupted fit a chain that had run further before
+// continues from where it stopped while the draws cut from it are gone, so
+// what a chain holds can be fewer than the iterations the shortest ran:
+// count the kept draws (times the thinning).
+func ranIter(r *inference.Result) int {
+	if !r.Interrupted || len(r.C) == 0 {
+		return r.Iter
+	}
+	return len(r.C[0]) * r.Thin
 }
 
 // dataHead is a table of the first rows of a data set.
