@@ -28,7 +28,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 	}
 	cells := m.Fit.ImputeLevels(x.Prob)
 	if len(cells) == 0 {
-		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in the columns of %s\n", m.Data.Name, x.Model))
+		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in the columns of %s\n", s.dataText(m), x.Model))
 		return nil
 	}
 	t := s.imputeTable(m, cells, x.Prob)
@@ -36,7 +36,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 	for _, ch := range m.Fit.Imputed {
 		draws += len(ch)
 	}
-	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %d draws", m.Data.Name, perColumn(m, cells), draws)
+	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %d draws", s.dataText(m), perColumn(m, cells), draws)
 	thinned := ""
 	if t := m.Fit.ImputeThin; t > 1 {
 		thinned = fmt.Sprintf(" (one kept draw in %d: a fit keeps at most %d imputed values)", t, inference.DefaultMaxImputed)
@@ -61,7 +61,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 		if err := writeFile(path, func(w io.Writer) error { return writeImputedDraws(w, m, cells) }); err != nil {
 			return fmt.Errorf("cannot write the imputed draws: %w", err)
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s\n", len(cells), m.Data.Name, thinned, path))
+		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s\n", len(cells), s.dataText(m), thinned, path))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -226,5 +227,25 @@ func TestImputedProbsInLevelOrder(t *testing.T) {
 	}
 	if longest < 10 {
 		t.Fatalf("no cell drew 10 or more levels (at most %d): the test needs them", longest)
+	}
+}
+
+// TestDataBoundAgain: once the name of a model's data is bound to other
+// data, plot rmse against that name is refused (the new truth is not the
+// one the model was fitted to; it compared with the old one silently), and
+// impute and show say which data they mean.
+func TestDataBoundAgain(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data a = simulate(FactorCopula(p = 3, k = 1), n = 100, levels = 3, seed = 1, missing = 0.1)
+model m { Y = a; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }
+fit m, iter = 20, warmup = 10, chains = 1
+data a = simulate(FactorCopula(p = 3, k = 1), n = 100, levels = 3, seed = 9)`)
+	if _, err := s.Execute(context.Background(), "plot rmse m vs a", &recorder{}); err == nil || !strings.Contains(err.Error(), "held before it was bound again") {
+		t.Errorf("plot rmse m vs a after a was bound again: %v", err)
+	}
+	for _, cell := range []string{"impute m", "show m"} {
+		if out := mustRun(t, s, cell); !strings.Contains(out.text(), "a (as bound when m was declared; a names other data now)") {
+			t.Errorf("%s does not say which data a is:\n%s", cell, out.text())
+		}
 	}
 }

@@ -185,6 +185,9 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 		if err != nil {
 			return err
 		}
+		if d, ok := s.data[x.Vs]; ok && d != m.Data {
+			return fmt.Errorf("model %s was fitted to the data %s held before it was bound again: the truth of the data %s holds now is not the one to compare with (declare and fit %s again on them for that)", mn, x.Vs, x.Vs, mn)
+		}
 		truth := truthFor(m)
 		if truth == nil {
 			return fmt.Errorf("model %s was fitted to data %s, which has no known truth; plot rmse needs simulated data", mn, m.Data.Name)
@@ -205,6 +208,16 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 		return err
 	}
 	return s.emit(name, f, out)
+}
+
+// dataText names the data set model m was declared on: its name, and a
+// note when that name has been bound to other data since.
+func (s *Session) dataText(m *Model) string {
+	name := m.Data.Name
+	if d, ok := s.data[name]; ok && d != m.Data {
+		return name + " (as bound when " + m.Decl.Name + " was declared; " + name + " names other data now)"
+	}
+	return name
 }
 
 // plotLatent plots the posterior mean of one latent column against the
@@ -251,7 +264,7 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "model %s: %s\n  data %s: %d rows; columns %s\n", name, modelKind(m.Decl.Model), m.Data.Name, m.Data.N(), strings.Join(m.Names(), ", "))
+	fmt.Fprintf(&b, "model %s: %s\n  data %s: %d rows; columns %s\n", name, modelKind(m.Decl.Model), s.dataText(m), m.Data.N(), strings.Join(m.Names(), ", "))
 	if m.Fit == nil {
 		fmt.Fprintf(&b, "  not fitted yet: `fit %s`\n", name)
 	} else {
