@@ -124,6 +124,9 @@ func Parse(filename string, src []byte) (*File, error) {
 		}
 		if len(bytes.TrimSpace(src[pos.Offset:end])) > 0 {
 			cs := scanRange(src, pos, end)
+			if end < len(src) {
+				cs.cut = src[end]
+			}
 			if cs.err != nil {
 				errs = append(errs, cs.err)
 			} else if len(cs.open) > 0 && len(cs.tokens) > maxUnclosedParse {
@@ -208,7 +211,7 @@ func convertError(err error, s *scanResult) *Error {
 // unexpectedToken rewrites participle's "unexpected token" error and finds a hint.
 func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error {
 	tok := ute.Unexpected
-	msg := "unexpected " + describe(tok)
+	msg := "unexpected " + s.describe(tok)
 	expected := ""
 	if _, after, ok := strings.Cut(ute.Message(), " (expected "); ok {
 		expected = readableExpect(strings.TrimSuffix(after, ")"))
@@ -222,9 +225,12 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		// "fitt m": the misspelt keyword parsed as an expression statement
 		// and the error fell on the next token; report the word itself.
 		tok, prev, atStmtStart = word, nil, true
-		e = &Error{Pos: tok.Pos, Msg: "unexpected " + describe(tok)}
+		e = &Error{Pos: tok.Pos, Msg: "unexpected " + s.describe(tok)}
 	}
-	switch {
+	switch comma, continued := continuedByComma(s.tokens, tok); {
+	case continued:
+		e.Hint = fmt.Sprintf("line %d ends with a comma (at %d:%d), so the statement goes on to this line; delete the comma if the statement ends there",
+			comma.Pos.Line, comma.Pos.Line, comma.Pos.Column)
 	case tok.Type == tokEOF && len(s.open) > 0:
 		b := s.open[len(s.open)-1]
 		e.Hint = fmt.Sprintf("the %q at %d:%d is never closed", string(b.char), b.pos.Line, b.pos.Column)
@@ -246,17 +252,40 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		!startsExpr(next):
 		// m.regress(Y1 ~ .): the formula's right side failed, so
 		// participle backed out to the "~"; the mistake is after it.
-		e = &Error{Pos: next.Pos, Msg: "unexpected " + describe(next) + " after ~ (expected an expression)",
+		e = &Error{Pos: next.Pos, Msg: "unexpected " + s.describe(next) + " after ~ (expected an expression)",
 			Hint: "a formula names its predictors, as in m.regress(Y1 ~ Y2 + Y3)"}
 		if next.Type == tokPunct && next.Value == "." {
 			e.Hint += "; there is no . for all the other columns"
 		}
 	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
 		e.Hint = "there is no == operator"
-	case tok.Type == tokSep && tok.Value == "\n" && expected != "":
-		e.Hint = "a statement ends at the end of its line, unless a ( or [ is still open"
+	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n') && expected != "":
+		e.Hint = "a statement ends at the end of its line, unless the line ends with a comma or a ( or [ is still open"
 	}
 	return e
+}
+
+// continuedByComma reports the comma that ends the line before tok's when
+// that comma joined a statement keyword, the first token of tok's line, to
+// the statement before: "fit m, iter = 20," followed by "summary m.C" is
+// one statement, and its error falls on the summary line.
+func continuedByComma(toks []lexer.Token, tok lexer.Token) (lexer.Token, bool) {
+	if tok.Type == tokEOF {
+		return lexer.Token{}, false
+	}
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 {
+		return lexer.Token{}, false
+	}
+	for i > 0 && toks[i-1].Pos.Line == tok.Pos.Line {
+		i--
+	}
+	first := toks[i]
+	if i == 0 || first.Type != tokIdent || !isKeyword(first.Value) {
+		return lexer.Token{}, false
+	}
+	comma := toks[i-1]
+	return comma, comma.Type == tokPunct && comma.Value == ","
 }
 
 // startsExpr reports whether tok can begin an expression.
@@ -293,13 +322,15 @@ func strayWordBefore(toks []lexer.Token, tok lexer.Token, prev *lexer.Token) (le
 
 func isKeyword(w string) bool { return slices.Contains(statementKeywords, w) }
 
-// describe names a token for a message.
-func describe(tok lexer.Token) string {
+// describe names a token of s for a message.
+func (s *scanResult) describe(tok lexer.Token) string {
 	switch {
+	case tok.Type == tokEOF && s.cut == '\n', tok.Type == tokSep && tok.Value == "\n":
+		return "end of line"
+	case tok.Type == tokEOF && s.cut == ';':
+		return `";"`
 	case tok.Type == tokEOF:
 		return "end of input"
-	case tok.Type == tokSep && tok.Value == "\n":
-		return "newline"
 	}
 	return fmt.Sprintf("%q", tok.Value)
 }
