@@ -212,10 +212,12 @@ func convertError(err error, s *scanResult) *Error {
 func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error {
 	tok := ute.Unexpected
 	msg := "unexpected " + s.describe(tok)
-	expected := ""
+	var expected expectation
 	if _, after, ok := strings.Cut(ute.Message(), " (expected "); ok {
-		expected = readableExpect(strings.TrimSuffix(after, ")"))
-		msg += " (expected " + expected + ")"
+		expected = expect(strings.TrimSuffix(after, ")"), spotOf(s.tokens, tok.Pos.Offset))
+		if expected.what != "" {
+			msg += " (expected " + expected.what + ")"
+		}
 	}
 	e := &Error{Pos: tok.Pos, Msg: msg}
 	prev := previousToken(s.tokens, tok.Pos.Offset)
@@ -226,6 +228,7 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		// and the error fell on the next token; report the word itself.
 		tok, prev, atStmtStart = word, nil, true
 		e = &Error{Pos: tok.Pos, Msg: "unexpected " + s.describe(tok)}
+		expected = expectation{}
 	}
 	switch comma, continued := continuedByComma(s.tokens, tok); {
 	case continued:
@@ -259,8 +262,11 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		}
 	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
 		e.Hint = "there is no == operator"
-	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n') && expected != "":
+	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n') && expected.what != "":
 		e.Hint = "a statement ends at the end of its line, unless the line ends with a comma or a ( or [ is still open"
+	}
+	if e.Hint == "" && expected.example != "" {
+		e.Hint = "for example: " + expected.example
 	}
 	return e
 }
@@ -365,34 +371,6 @@ func insideModel(toks []lexer.Token, offset int) bool {
 		}
 	}
 	return depth > 0
-}
-
-// readableExpect replaces grammar rule names in participle's "expected ..."
-// text by words a user knows.
-func readableExpect(s string) string {
-	// After explain comes a model's name or, less often, a whole fit
-	// statement: ask for the name.
-	s = strings.ReplaceAll(s, "(FitStmt | Ident)", "Ident")
-	words := strings.Fields(s)
-	for i, w := range words {
-		switch w {
-		case "Expr", "Term", "Unary", "Postfix", "Primary":
-			words[i] = "expression"
-		case "Ident", "<ident>":
-			words[i] = "name"
-		case "StringLit", "<string>":
-			words[i] = "string"
-		case "NamedArg":
-			words[i] = "name = value"
-		case "ModelItem":
-			words[i] = "model statement"
-		case "Stmt":
-			words[i] = "statement"
-		case "Method":
-			words[i] = "method"
-		}
-	}
-	return strings.Join(words, " ")
 }
 
 // nextToken returns the token after the one at offset (EOF if none).
