@@ -46,3 +46,19 @@ func onlyAtEnd(err error, n int) bool {
 	}
 	return list[0].Pos.Offset == n
 }
+
+// StatementStart returns the offset in src where the statement or model
+// item that src ends in begins: just after the last newline or ';' that
+// ends one. Newlines inside ( ) or [ ] and after a comma do not end a
+// statement, so for "fit m, iter = 20,\n  war" it is 0, where the last
+// newline would say "  war". Completion uses it to know which statement's
+// settings to offer. It scans all of src.
+func StatementStart(src string) int {
+	start := 0
+	for _, t := range scan("", []byte(src)).tokens {
+		if t.Type == tokSep {
+			start = t.Pos.Offset + 1
+		}
+	}
+	return start
+}
