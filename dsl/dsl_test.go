@@ -410,6 +410,9 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("error %q has a bad position %#v", e.Msg, e.Pos)
 				}
 				_ = e.Snippet([]byte(src))
+				if g := grammarIn(e); g != "" {
+					t.Fatalf("error %q (hint %q) shows the grammar: %s", e.Msg, e.Hint, g)
+				}
 			}
 			if file == nil {
 				t.Fatal("nil File with an error")
