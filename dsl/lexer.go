@@ -124,6 +124,9 @@ type scanResult struct {
 	// it is one statement of a longer source, else 0: its EOF token is
 	// then the end of a line, not of the input.
 	cut byte
+	// after is how the source goes on after the cut, past blank lines and
+	// comments: its first name, or its first byte, or "" for nothing.
+	after string
 }
 
 // scanRange tokenises src[start.Offset:end], where start is the position of

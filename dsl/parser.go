@@ -126,6 +126,7 @@ func Parse(filename string, src []byte) (*File, error) {
 			cs := scanRange(src, pos, end)
 			if end < len(src) {
 				cs.cut = src[end]
+				cs.after = firstWord(src[end+1:])
 			}
 			if cs.err != nil {
 				errs = append(errs, cs.err)
@@ -262,7 +263,9 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		}
 	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
 		e.Hint = "there is no == operator"
-	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n') && expected.what != "":
+	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n' && s.after != "" && !isKeyword(s.after)) && expected.what != "":
+		// The statement may go on below; if nothing or a statement
+		// follows, the example below says more.
 		e.Hint = "a statement ends at the end of its line, unless the line ends with a comma or a ( or [ is still open"
 	}
 	if e.Hint == "" && expected.example != "" {
@@ -292,6 +295,27 @@ func continuedByComma(toks []lexer.Token, tok lexer.Token) (lexer.Token, bool) {
 	}
 	comma := toks[i-1]
 	return comma, comma.Type == tokPunct && comma.Value == ","
+}
+
+// firstWord returns the name src starts with, past white space, blank
+// lines and comments; its first byte if it starts otherwise; "" if empty.
+func firstWord(src []byte) string {
+	for {
+		src = bytes.TrimLeft(src, " \t\r\n\f\v")
+		if len(src) == 0 || src[0] != '#' {
+			break
+		}
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			src = src[i:]
+		} else {
+			src = nil
+		}
+	}
+	n := min(len(src), 1)
+	for n < len(src) && isLetter(src[0]) && (isLetter(src[n]) || isDigit(src[n])) {
+		n++
+	}
+	return string(src[:n])
 }
 
 // startsExpr reports whether tok can begin an expression.
