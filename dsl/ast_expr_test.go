@@ -85,3 +85,21 @@ func TestGrammarWords(t *testing.T) {
 		}
 	}
 }
+
+func TestStatementStart(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"", ""},
+		{"fit m, it", "fit m, it"},
+		{"show m\nfit m, it", "fit m, it"},
+		{"show m; fit m, it", " fit m, it"},
+		{"show m\nfit m, iter = 20,\n  # more\n\n  war", "fit m, iter = 20,\n  # more\n\n  war"},
+		{"data d = load(\"x.csv\",\n  sep", "data d = load(\"x.csv\",\n  sep"},
+		{"model m {\n  Y = gss\n  C ~ Inv", "  C ~ Inv"},
+		{"print \"a\nb\"\nfit m, ", "fit m, "},
+	}
+	for _, tc := range tests {
+		if got := tc.src[StatementStart(tc.src):]; got != tc.want {
+			t.Errorf("StatementStart(%q) leaves %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}

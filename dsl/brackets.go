@@ -16,6 +16,9 @@ type bracketState struct {
 	openString bool      // a string literal runs to the end
 	tooDeep    *Error    // set when brackets nest deeper than MaxNesting
 	end        Position  // the position just after the source
+	// last is the last byte outside comments and white space ('"' for a
+	// string), 0 if none: a ',' means the statement goes on.
+	last byte
 }
 
 // scanBrackets runs the pass over src.
@@ -26,7 +29,11 @@ func scanBrackets(filename string, src []byte) bracketState {
 		return Position{Filename: filename, Offset: off, Line: line, Column: utf8.RuneCount(src[lineStart:off]) + 1}
 	}
 	for i := 0; i < len(src); i++ {
-		switch c := src[i]; c {
+		c := src[i]
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v' && c != '#' {
+			st.last = c
+		}
+		switch c {
 		case '\n':
 			line++
 			lineStart = i + 1

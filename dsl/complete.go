@@ -1,8 +1,12 @@
 package dsl
 
+import "errors"
+
 // IsComplete tells a console or the Jupyter kernel whether src is ready to
 // run: "complete" if it parses (empty input included), "incomplete" if a
-// '{', '(' or '[' is still open (more lines may close it), and "invalid" if
+// '{', '(' or '[' is still open (more lines may close it) or if its last
+// line ends with a comma and only the rest of the statement is missing (as
+// in "fit m, iter = 20,"), and "invalid" if
 // it has a syntax error that more input cannot fix, such as a string left
 // open outside any bracket: a string ends on its line, so no next line can
 // close it, and a console that waited for one would wait for ever.
@@ -13,8 +17,8 @@ func IsComplete(src string) string {
 
 // Completeness is IsComplete with the number of braces still open (for the
 // next line's indent); brackets in comments and strings do not count. An
-// incomplete answer costs one linear scan; complete and invalid ones also
-// a parse, which the nesting limit keeps linear.
+// answer for open brackets costs one linear scan; the others also a parse,
+// which the nesting limit keeps linear.
 func Completeness(src string) (status string, openBraces int) {
 	st := scanBrackets("", []byte(src))
 	if st.tooDeep != nil {
@@ -23,8 +27,38 @@ func Completeness(src string) (status string, openBraces int) {
 	if len(st.open) > 0 {
 		return "incomplete", st.openBraces()
 	}
-	if _, err := Parse("", []byte(src)); err != nil {
-		return "invalid", 0
+	_, err := Parse("", []byte(src))
+	switch {
+	case err == nil:
+		return "complete", 0
+	case st.last == ',' && onlyAtEnd(err, len(src)):
+		return "incomplete", 0
 	}
-	return "complete", 0
+	return "invalid", 0
+}
+
+// onlyAtEnd reports whether err is one error, at the end of a source of n
+// bytes: one that more lines may mend.
+func onlyAtEnd(err error, n int) bool {
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 1 {
+		return false
+	}
+	return list[0].Pos.Offset == n
+}
+
+// StatementStart returns the offset in src where the statement or model
+// item that src ends in begins: just after the last newline or ';' that
+// ends one. Newlines inside ( ) or [ ] and after a comma do not end a
+// statement, so for "fit m, iter = 20,\n  war" it is 0, where the last
+// newline would say "  war". Completion uses it to know which statement's
+// settings to offer. It scans all of src.
+func StatementStart(src string) int {
+	start := 0
+	for _, t := range scan("", []byte(src)).tokens {
+		if t.Type == tokSep {
+			start = t.Pos.Offset + 1
+		}
+	}
+	return start
 }

@@ -68,6 +68,10 @@ func TestParseStatements(t *testing.T) {
 			"fit m with hmc(T = pi / 2), iter = 2000, warmup = 500, chains = 4, seed = 1", &FitStmt{}},
 		{"fit method empty parens", "fit m with hmc()", "fit m with hmc()", &FitStmt{}},
 		{"fit settings only", "fit m, iter = 10, thin = 2", "fit m, iter = 10, thin = 2", &FitStmt{}},
+		{"fit continued after a comma", "fit m, iter = 20,   # more below\n\n   warmup = 10, chains = 1\n",
+			"fit m, iter = 20, warmup = 10, chains = 1", &FitStmt{}},
+		{"compare continued after a comma", "compare m1,\n  m2,\n  folds = 5", "compare m1, m2, folds = 5", &CompareStmt{}},
+		{"print continued after a comma", "print 1,\n2", "print 1, 2", &PrintStmt{}},
 		{"extend", "extend m", "extend m", &ExtendStmt{}},
 		{"extend iter", "extend m,iter=2*1000", "extend m, iter = 2 * 1000", &ExtendStmt{}},
 		{"summary", "summary m.C", "summary m.C", &SummaryStmt{}},
@@ -222,8 +226,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 59 {
-		t.Errorf("got %d statements, want 59", len(f.Stmts))
+	if len(f.Stmts) != 60 {
+		t.Errorf("got %d statements, want 60", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
@@ -335,7 +339,12 @@ func TestIsComplete(t *testing.T) {
 		{"export m to \"draws\nshow m", "invalid"},
 		{"fitt m", "invalid"},
 		{"show m)", "invalid"},
-		{"fit m,", "invalid"},
+		{"fit m,", "incomplete"},
+		{"fit m, iter = 20,\n  # warm-up next\n", "incomplete"},
+		{"show m\nprint 1,", "incomplete"},
+		{"fit m,,", "invalid"},
+		{"fitt m\nfit m,", "invalid"},
+		{"fit m, iter = 20,\n  warmup = 10", "complete"},
 		{"model m {\n  Y = gss\n}", "complete"},
 	}
 	for _, tt := range tests {
@@ -401,6 +410,9 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("error %q has a bad position %#v", e.Msg, e.Pos)
 				}
 				_ = e.Snippet([]byte(src))
+				if g := grammarIn(e); g != "" {
+					t.Fatalf("error %q (hint %q) shows the grammar: %s", e.Msg, e.Hint, g)
+				}
 			}
 			if file == nil {
 				t.Fatal("nil File with an error")

@@ -120,13 +120,22 @@ type scanResult struct {
 	// stmtEnds holds the offsets of the separators that end a top-level
 	// statement (outside every bracket, braces included).
 	stmtEnds []int
+	// cut is the separator ('\n' or ';') just after the scanned text when
+	// it is one statement of a longer source, else 0: its EOF token is
+	// then the end of a line, not of the input.
+	cut byte
+	// after is how the source goes on after the cut, past blank lines and
+	// comments: its first name, or its first byte, or "" for nothing.
+	after string
 }
 
 // scanRange tokenises src[start.Offset:end], where start is the position of
 // byte start.Offset. Newlines inside ( ) or [ ] are not separators; inside
 // { } they are, unless that brace is itself inside ( ) or [ ] (a map literal
-// in an argument list), so a model block takes one statement per line.
-// String tokens hold their unquoted value.
+// in an argument list), so a model block takes one statement per line. A
+// newline right after a comma (comments and blank lines between them
+// included) is never a separator: "fit m, iter = 20," and "warmup = 10" on
+// the next line are one statement. String tokens hold their unquoted value.
 func scanRange(src []byte, start Position, end int) *scanResult {
 	res := &scanResult{tokens: make([]lexer.Token, 0, (end-start.Offset)/4+8)}
 	pos := start
@@ -162,6 +171,10 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				n = len(rest)
 			}
 			advance(n)
+		case c == '\n' && parenDepth == 0 && endsWithComma(res.tokens):
+			// A line ending with a comma goes on to the next line, past
+			// blank lines and comments: the statement is a list still open.
+			advance(1)
 		case c == '\n' || c == ';':
 			if c == ';' || parenDepth == 0 {
 				if len(res.open) == 0 {
@@ -251,6 +264,15 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 	}
 	res.tokens = append(res.tokens, lexer.EOFToken(pos))
 	return res
+}
+
+// endsWithComma reports whether the last token is a comma.
+func endsWithComma(toks []lexer.Token) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	last := toks[len(toks)-1]
+	return last.Type == tokPunct && last.Value == ","
 }
 
 func isLetter(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }

@@ -124,6 +124,10 @@ func Parse(filename string, src []byte) (*File, error) {
 		}
 		if len(bytes.TrimSpace(src[pos.Offset:end])) > 0 {
 			cs := scanRange(src, pos, end)
+			if end < len(src) {
+				cs.cut = src[end]
+				cs.after = firstWord(src[end+1:])
+			}
 			if cs.err != nil {
 				errs = append(errs, cs.err)
 			} else if len(cs.open) > 0 && len(cs.tokens) > maxUnclosedParse {
@@ -208,11 +212,13 @@ func convertError(err error, s *scanResult) *Error {
 // unexpectedToken rewrites participle's "unexpected token" error and finds a hint.
 func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error {
 	tok := ute.Unexpected
-	msg := "unexpected " + describe(tok)
-	expected := ""
+	msg := "unexpected " + s.describe(tok)
+	var expected expectation
 	if _, after, ok := strings.Cut(ute.Message(), " (expected "); ok {
-		expected = readableExpect(strings.TrimSuffix(after, ")"))
-		msg += " (expected " + expected + ")"
+		expected = expect(strings.TrimSuffix(after, ")"), spotOf(s.tokens, tok.Pos.Offset))
+		if expected.what != "" {
+			msg += " (expected " + expected.what + ")"
+		}
 	}
 	e := &Error{Pos: tok.Pos, Msg: msg}
 	prev := previousToken(s.tokens, tok.Pos.Offset)
@@ -222,9 +228,13 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		// "fitt m": the misspelt keyword parsed as an expression statement
 		// and the error fell on the next token; report the word itself.
 		tok, prev, atStmtStart = word, nil, true
-		e = &Error{Pos: tok.Pos, Msg: "unexpected " + describe(tok)}
+		e = &Error{Pos: tok.Pos, Msg: "unexpected " + s.describe(tok)}
+		expected = expectation{}
 	}
-	switch {
+	switch comma, continued := continuedByComma(s.tokens, tok); {
+	case continued:
+		e.Hint = fmt.Sprintf("line %d ends with a comma (at %d:%d), so the statement goes on to this line; delete the comma if the statement ends there",
+			comma.Pos.Line, comma.Pos.Line, comma.Pos.Column)
 	case tok.Type == tokEOF && len(s.open) > 0:
 		b := s.open[len(s.open)-1]
 		e.Hint = fmt.Sprintf("the %q at %d:%d is never closed", string(b.char), b.pos.Line, b.pos.Column)
@@ -246,17 +256,66 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		!startsExpr(next):
 		// m.regress(Y1 ~ .): the formula's right side failed, so
 		// participle backed out to the "~"; the mistake is after it.
-		e = &Error{Pos: next.Pos, Msg: "unexpected " + describe(next) + " after ~ (expected an expression)",
+		e = &Error{Pos: next.Pos, Msg: "unexpected " + s.describe(next) + " after ~ (expected an expression)",
 			Hint: "a formula names its predictors, as in m.regress(Y1 ~ Y2 + Y3)"}
 		if next.Type == tokPunct && next.Value == "." {
 			e.Hint += "; there is no . for all the other columns"
 		}
 	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
 		e.Hint = "there is no == operator"
-	case tok.Type == tokSep && tok.Value == "\n" && expected != "":
-		e.Hint = "a statement ends at the end of its line, unless a ( or [ is still open"
+	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n' && s.after != "" && !isKeyword(s.after)) && expected.what != "":
+		// The statement may go on below; if nothing or a statement
+		// follows, the example below says more.
+		e.Hint = "a statement ends at the end of its line, unless the line ends with a comma or a ( or [ is still open"
+	}
+	if e.Hint == "" && expected.example != "" {
+		e.Hint = "for example: " + expected.example
 	}
 	return e
+}
+
+// continuedByComma reports the comma that ends the line before tok's when
+// that comma joined a statement keyword, the first token of tok's line, to
+// the statement before: "fit m, iter = 20," followed by "summary m.C" is
+// one statement, and its error falls on the summary line.
+func continuedByComma(toks []lexer.Token, tok lexer.Token) (lexer.Token, bool) {
+	if tok.Type == tokEOF {
+		return lexer.Token{}, false
+	}
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 {
+		return lexer.Token{}, false
+	}
+	for i > 0 && toks[i-1].Pos.Line == tok.Pos.Line {
+		i--
+	}
+	first := toks[i]
+	if i == 0 || first.Type != tokIdent || !isKeyword(first.Value) {
+		return lexer.Token{}, false
+	}
+	comma := toks[i-1]
+	return comma, comma.Type == tokPunct && comma.Value == ","
+}
+
+// firstWord returns the name src starts with, past white space, blank
+// lines and comments; its first byte if it starts otherwise; "" if empty.
+func firstWord(src []byte) string {
+	for {
+		src = bytes.TrimLeft(src, " \t\r\n\f\v")
+		if len(src) == 0 || src[0] != '#' {
+			break
+		}
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			src = src[i:]
+		} else {
+			src = nil
+		}
+	}
+	n := min(len(src), 1)
+	for n < len(src) && isLetter(src[0]) && (isLetter(src[n]) || isDigit(src[n])) {
+		n++
+	}
+	return string(src[:n])
 }
 
 // startsExpr reports whether tok can begin an expression.
@@ -293,13 +352,15 @@ func strayWordBefore(toks []lexer.Token, tok lexer.Token, prev *lexer.Token) (le
 
 func isKeyword(w string) bool { return slices.Contains(statementKeywords, w) }
 
-// describe names a token for a message.
-func describe(tok lexer.Token) string {
+// describe names a token of s for a message.
+func (s *scanResult) describe(tok lexer.Token) string {
 	switch {
+	case tok.Type == tokEOF && s.cut == '\n', tok.Type == tokSep && tok.Value == "\n":
+		return "end of line"
+	case tok.Type == tokEOF && s.cut == ';':
+		return `";"`
 	case tok.Type == tokEOF:
 		return "end of input"
-	case tok.Type == tokSep && tok.Value == "\n":
-		return "newline"
 	}
 	return fmt.Sprintf("%q", tok.Value)
 }
@@ -334,34 +395,6 @@ func insideModel(toks []lexer.Token, offset int) bool {
 		}
 	}
 	return depth > 0
-}
-
-// readableExpect replaces grammar rule names in participle's "expected ..."
-// text by words a user knows.
-func readableExpect(s string) string {
-	// After explain comes a model's name or, less often, a whole fit
-	// statement: ask for the name.
-	s = strings.ReplaceAll(s, "(FitStmt | Ident)", "Ident")
-	words := strings.Fields(s)
-	for i, w := range words {
-		switch w {
-		case "Expr", "Term", "Unary", "Postfix", "Primary":
-			words[i] = "expression"
-		case "Ident", "<ident>":
-			words[i] = "name"
-		case "StringLit", "<string>":
-			words[i] = "string"
-		case "NamedArg":
-			words[i] = "name = value"
-		case "ModelItem":
-			words[i] = "model statement"
-		case "Stmt":
-			words[i] = "statement"
-		case "Method":
-			words[i] = "method"
-		}
-	}
-	return strings.Join(words, " ")
 }
 
 // nextToken returns the token after the one at offset (EOF if none).

@@ -72,7 +72,7 @@ func TestPathologicalInputsAreRefusedQuickly(t *testing.T) {
 // that does not parse, and Parse refuses too-deep nesting with a positioned
 // error.
 func FuzzCompleteness(f *testing.F) {
-	for _, s := range []string{"model m {", "# {\nfit m", `"{"`, "((((", "m.C[1, 2]", "print \"a\", 1", "}"} {
+	for _, s := range []string{"model m {", "# {\nfit m", `"{"`, "((((", "m.C[1, 2]", "print \"a\", 1", "}", "fit m, iter = 20,\n# more\n", "fit m,,"} {
 		f.Add(s)
 	}
 	f.Add(strings.Repeat("[", MaxNesting+1))
