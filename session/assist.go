@@ -339,7 +339,7 @@ func (s *Session) simulatedNames() []string {
 // outside any call, the settings of the statement (fit m, iter = ...). It
 // returns nil elsewhere, where the usual completions apply.
 func settingNames(text string) []string {
-	t := strings.TrimRight(text, " \t")
+	t := strings.TrimRight(text, " \t\r\n") // a line may end with the comma
 	comma, paren := strings.HasSuffix(t, ","), strings.HasSuffix(t, "(")
 	if !comma && !paren {
 		return nil
@@ -362,10 +362,11 @@ func settingNames(text string) []string {
 	return args[kw]
 }
 
-// statementText is the statement that text ends in: what follows its last
-// newline or semicolon.
+// statementText is the statement that text ends in: what follows the
+// last newline or semicolon that ends one (dsl.StatementStart: a newline
+// inside brackets or after a trailing comma does not).
 func statementText(text string) string {
-	return text[strings.LastIndexAny(text, "\n;")+1:]
+	return text[dsl.StatementStart(text):]
 }
 
 // openParenOwner returns the name of the call whose parenthesis is open at
@@ -380,11 +381,11 @@ func openParenOwner(text string) string {
 
 // beforeOpen returns the text before the bracket open (closed by close)
 // that is still open at the end of text, looking back no further than the
-// current statement (a newline, ';', '{' or '}'); ok is false if there is
-// none.
+// current statement (statementText) or a '{' or '}'; ok is false if there
+// is none.
 func beforeOpen(text string, open, close byte) (before string, ok bool) {
-	depth := 0
-	for i := len(text) - 1; i >= 0; i-- {
+	depth, start := 0, dsl.StatementStart(text)
+	for i := len(text) - 1; i >= start; i-- {
 		switch text[i] {
 		case close:
 			depth++
@@ -394,7 +395,7 @@ func beforeOpen(text string, open, close byte) (before string, ok bool) {
 				continue
 			}
 			return text[:i], true
-		case '\n', ';', '{', '}':
+		case ';', '{', '}':
 			return "", false
 		}
 	}
@@ -506,12 +507,16 @@ func (s *Session) Inspect(code string, cursor, detail int) (MimeBundle, bool) {
 }
 
 // IsComplete says whether a cell can run as typed: "incomplete" while a
-// brace, parenthesis, bracket or string is open (the indent is then two
-// spaces per open brace, not counting those in comments and strings),
-// "invalid" for a syntax error, else "complete".
+// brace, parenthesis, bracket or string is open or its last line ends with
+// a comma (the indent is then two spaces per open brace, not counting
+// those in comments and strings, and two more for a line that goes on
+// after a comma), "invalid" for a syntax error, else "complete".
 func (s *Session) IsComplete(code string) (status, indent string) {
 	status, braces := dsl.Completeness(code)
 	if status == "incomplete" {
+		if line := code[strings.LastIndexByte(code, '\n')+1:]; strings.HasSuffix(strings.TrimRight(line, " \t"), ",") {
+			braces++ // fit m, iter = 20,⏎ goes on
+		}
 		indent = strings.Repeat("  ", braces)
 	}
 	return status, indent

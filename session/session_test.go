@@ -234,6 +234,10 @@ func TestIsComplete(t *testing.T) {
 		{"model m {\n  Y = d", "incomplete", "  "},
 		{"fit m with hmc(T = pi", "incomplete", ""},
 		{"fit m with )", "invalid", ""},
+		// A line that ends with a comma goes on, indented.
+		{"fit m, iter = 20,", "incomplete", "  "},
+		{"fit m, iter = 20,\n  warmup = 10,  ", "incomplete", "  "},
+		{"fit m, iter = 20,\n  warmup = 10", "complete", ""},
 	}
 	for _, c := range cases {
 		st, in := s.IsComplete(c.code)
@@ -298,6 +302,11 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		{"summary ", "gss"},
 		{"help ", "iter"},
 		{"help ", "fit"},
+		// A statement goes on after a trailing comma, and inside brackets.
+		{"fit m, iter = 20,\n  war", "warmup"},
+		{"summary m.C,\n  so", "sort"},
+		{"data d = load(\"x.csv\",\n  se", "sep"},
+		{"fit m with hmc(\n  ", "T"},
 	}
 	// Where only some bindings or words fit, the others are not offered.
 	wrong := map[string][]string{
