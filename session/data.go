@@ -272,7 +272,7 @@ func ranks(labels []string) map[string]int {
 // give. It returns warnings for constant and all-missing columns, which
 // carry no information about the copula.
 func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheet programs write
 	}
@@ -285,7 +285,11 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	if sep == 0 {
 		sep = ','
 	}
-	cr := csv.NewReader(br)
+	var text io.Reader = br
+	if loneCRLines(br) {
+		text = loneCRReader{br}
+	}
+	cr := csv.NewReader(text)
 	cr.Comma = sep
 	cr.FieldsPerRecord = -1 // ragged rows get our own message
 	cr.TrimLeadingSpace = sep != ' ' && sep != '\t'
@@ -373,6 +377,59 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		d.Labels[j] = slices.Clone(labels)
 	}
 	return d, columnWarnings(d), nil
+}
+
+// loneCRLines reports whether the header row of the text br holds ends
+// with a carriage return alone, as "CSV (Macintosh)" and other old Mac
+// programs end every line. encoding/csv ends lines only at '\n' (taking
+// "\r\n" as one), so such a file would read as one row with '\r' in its
+// cells. A '\r' inside a quoted header name is not a line end.
+func loneCRLines(br *bufio.Reader) bool {
+	for n := 256; ; n *= 2 {
+		n = min(n, br.Size())
+		b, err := br.Peek(n) // err: the text is shorter than n
+		quoted := false
+		for i, c := range b {
+			switch {
+			case c == '"':
+				quoted = !quoted
+			case quoted:
+			case c == '\n':
+				return false
+			case c == '\r' && i+1 < len(b):
+				return b[i+1] != '\n'
+			case c == '\r' && err != nil:
+				return true // the text ends with it
+			}
+		}
+		if err != nil || n == br.Size() {
+			return false // one line without a line end, or a header longer than the buffer
+		}
+	}
+}
+
+// loneCRReader reads a text whose lines end with '\r' (see loneCRLines)
+// as one whose lines end with '\n': a '\r' not followed by '\n' becomes
+// '\n', and "\r\n", should the file have some, stays as it is.
+type loneCRReader struct{ r *bufio.Reader }
+
+func (c loneCRReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b != '\r' {
+			continue
+		}
+		if i+1 < n {
+			if p[i+1] != '\n' {
+				p[i] = '\n'
+			}
+			continue
+		}
+		if next, perr := c.r.Peek(1); perr != nil || next[0] != '\n' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }
 
 // likelySeparator returns the separator that a one-column header holds

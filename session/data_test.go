@@ -2,12 +2,14 @@ package session
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/copulang/copulang/compiler"
 )
@@ -147,6 +149,58 @@ func TestLoadCSVErrors(t *testing.T) {
 	}
 }
 
+// TestLoadCSVLoneCR: a file whose lines end with a carriage return alone
+// ("CSV (Macintosh)") reads as its lines, a line break inside a quoted cell
+// included; CRLF files and a carriage return inside a quoted cell of an LF
+// file stay as they were. Such a file used to read as one header row of
+// names holding '\r' and no data.
+func TestLoadCSVLoneCR(t *testing.T) {
+	lh := []string{"lo", "hi"}
+	cases := []struct {
+		name  string
+		csv   string
+		opts  CSVOptions
+		names []string
+		cols  [][]float64
+	}{
+		{"lone CR", "a,b\r1,2\r2,1\r", CSVOptions{}, []string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"lone CR, no last line end", "a,b\r1,2\r2,1", CSVOptions{}, []string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"lone CR, a quoted line break", "a,b\r1,\"x\ry\"\r2,z\r", CSVOptions{Order: map[string][]string{"b": {"x\ny", "z"}}},
+			[]string{"a", "b"}, [][]float64{{1, 2}, {1, 2}}},
+		{"lone CR, quoted header", "\"a\rb\",c\r1,2\r3,4\r", CSVOptions{}, []string{"a\nb", "c"}, [][]float64{{1, 3}, {2, 4}}},
+		{"CRLF", "a,b\r\n1,2\r\n2,1\r\n", CSVOptions{}, []string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"CRLF, a quoted CR", "a,b\r\n1,\"lo\rhi\"\r\n2,lo\r\n", CSVOptions{Order: map[string][]string{"b": {"lo", "lo\rhi"}}},
+			[]string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"LF, a quoted CR", "a,b\n1,\"lo\rhi\"\n2,lo\n", CSVOptions{Order: map[string][]string{"b": {"lo", "lo\rhi"}}},
+			[]string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"LF, a CR in a header name", "\"a\rb\",c\n1,2\n", CSVOptions{}, []string{"a\rb", "c"}, [][]float64{{1}, {2}}},
+		{"lone CR, a header longer than a first look", strings.Repeat("x", 300) + ",b\rlo,1\rhi,2\r", CSVOptions{OrderAll: lh},
+			[]string{strings.Repeat("x", 300), "b"}, [][]float64{{1, 2}, {1, 2}}},
+	}
+	for _, c := range cases {
+		for _, oneByte := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/oneByte=%v", c.name, oneByte), func(t *testing.T) {
+				var r io.Reader = strings.NewReader(c.csv)
+				if oneByte { // a '\r' at the end of every read
+					r = iotest.OneByteReader(r)
+				}
+				d, _, err := LoadCSV(r, c.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(d.Names, c.names) {
+					t.Fatalf("names %q, want %q", d.Names, c.names)
+				}
+				for j := range c.cols {
+					if !slices.Equal(d.Columns[j], c.cols[j]) {
+						t.Errorf("column %q = %v, want %v", d.Names[j], d.Columns[j], c.cols[j])
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestLoadCSVOrderAllErrors: a label outside the order that * gives every
 // text column is reported at the line where it first appears.
 func TestLoadCSVOrderAllErrors(t *testing.T) {
@@ -244,6 +298,8 @@ func FuzzLoadCSV(f *testing.F) {
 	f.Add("a\tb\nm\tlo\nf\thi\n", "a", byte('\t'), ".", true)
 	f.Add("a;b;c\n1;2;3\n", "", byte(0), "", false)
 	f.Add("q1|q2\nlo|hi\n.|lo\n", "", byte('|'), ".", true)
+	f.Add("a,b\r1,\"m\rf\"\r2,1\r", "", byte(0), "", false)
+	f.Add("s,b\r\nm,\"1\r2\"\r\nf,1\r\n", "s", byte(0), "", false)
 	f.Fuzz(func(t *testing.T, text, orderCol string, sep byte, na string, all bool) {
 		opts := CSVOptions{NA: []string{na}}
 		if orderCol != "" {
