@@ -64,6 +64,7 @@ func (d *Dataset) column(name string) int {
 
 // DataError is a problem with a data file at a given line (1-based, the
 // header is line 1) and column name; Line 0 means the file as a whole.
+// Error quotes a column name that is not an identifier, as describeData.
 type DataError struct {
 	Line   int
 	Column string
@@ -76,7 +77,7 @@ func (e *DataError) Error() string {
 		fmt.Fprintf(&b, "line %d: ", e.Line)
 	}
 	if e.Column != "" {
-		fmt.Fprintf(&b, "column %s: ", e.Column)
+		fmt.Fprintf(&b, "column %s: ", columnText(e.Column))
 	}
 	b.WriteString(e.Msg)
 	return b.String()
@@ -269,8 +270,10 @@ func ranks(labels []string) map[string]int {
 // its cells then take the values 1, 2, ... of their label's position. Empty
 // cells, NA, NaN and the texts of opts.NA are missing. A file whose header
 // is one column holding ';', tab or '|' is refused with the separator to
-// give. It returns warnings for constant and all-missing columns, which
-// carry no information about the copula.
+// give, and so is a file with no data rows. Lines may end with "\n",
+// "\r\n" or, in a file whose header ends so, a lone '\r'. It returns
+// warnings for constant and all-missing columns, which carry no
+// information about the copula.
 func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
@@ -340,6 +343,7 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			}
 		}
 	}
+	rows := 0
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -363,6 +367,12 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 				return nil, nil, err
 			}
 		}
+		rows++
+	}
+	if rows == 0 {
+		// Its columns would all be "entirely missing", and the model
+		// statement would be the first to fail.
+		return nil, nil, &DataError{Msg: "the file has a header row but no rows of data"}
 	}
 	d := &Dataset{Names: names, Columns: make([][]float64, p), Labels: make([][]string, p)}
 	for j, c := range cols {
@@ -501,15 +511,17 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-// columnWarnings lists the columns that are constant or entirely missing.
+// columnWarnings lists the columns that are constant or entirely missing,
+// named as describeData names them (a name that is not an identifier
+// quoted, so that a control character in it prints escaped).
 func columnWarnings(d *Dataset) []string {
 	var w []string
 	for j, col := range d.Columns {
 		switch countLevels(col) {
 		case 0:
-			w = append(w, fmt.Sprintf("column %s is entirely missing: it tells nothing about the copula", d.Names[j]))
+			w = append(w, fmt.Sprintf("column %s is entirely missing: it tells nothing about the copula", columnText(d.Names[j])))
 		case 1:
-			w = append(w, fmt.Sprintf("column %s is constant: it tells nothing about the copula", d.Names[j]))
+			w = append(w, fmt.Sprintf("column %s is constant: it tells nothing about the copula", columnText(d.Names[j])))
 		}
 	}
 	return w

@@ -68,6 +68,13 @@ func TestLoadCSV(t *testing.T) {
 			warnings: []string{"column b is constant", "column c is entirely missing"},
 		},
 		{
+			name:     "warnings quote names that are not identifiers",
+			csv:      "a,b c,\"d\re\"\n1,5,\n2,5,NA\n",
+			names:    []string{"a", "b c", "d\re"},
+			cols:     [][]float64{{1, 2}, {5, 5}, {nan, nan}},
+			warnings: []string{`column "b c" is constant`, `column "d\re" is entirely missing`},
+		},
+		{
 			name:  "byte order mark and quoted header",
 			csv:   "\ufeff\"x\",y\n1,2\n3,1\n",
 			names: []string{"x", "y"},
@@ -115,6 +122,10 @@ func TestLoadCSVErrors(t *testing.T) {
 		want  string
 	}{
 		{"empty file", "", nil, "the file is empty"},
+		{"header only", "a,b\n", nil, "the file has a header row but no rows of data"},
+		{"header and blank lines", "a,b\n\n \n", nil, "the file has a header row but no rows of data"},
+		{"a column name that is not an identifier", "a,b c\n1,x\n", nil, `line 2: column "b c": cannot read "x"`},
+		{"a column name holding a CR", "a,\"b\rc\"\n1,x\n", nil, `line 2: column "b\rc": cannot read "x"`},
 		{"ragged row", "a,b\n1,2\n3\n", nil, "line 3: the row has 1 cells but the header names 2 columns"},
 		{"unparsable cell", "a,b\n1,x\n", nil, `line 2: column b: cannot read "x" as a number; a column of text needs an explicit order`},
 		{"label outside the order", "s\nm\nq\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "q" is not in the column's order ["m", "f"]`},
