@@ -57,17 +57,58 @@ func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset,
 	if p, ok := s.preloaded[key]; ok && p.size == info.Size() && p.modTime.Equal(info.ModTime()) {
 		return p.data, p.warnings, nil
 	}
-	f, err := os.Open(path)
+	f, err := openData(ctx, path, info)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot load data: %w", err)
 	}
 	defer f.Close()
+	// A pipe whose writer is silent blocks a read, which ctxReader does
+	// not stop: the deadline does (a regular file has none, and needs none).
+	defer context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })()
 	d, warnings, err := LoadCSV(ctxReader{ctx, f}, csvOptions(x))
 	if err != nil {
 		return nil, nil, err
 	}
 	s.preloaded[key] = &preloaded{size: info.Size(), modTime: info.ModTime(), data: d, warnings: warnings}
 	return d, warnings, nil
+}
+
+// openData opens the data file at path, whose information is info. A
+// named pipe's open waits for a writer, which may never come: cancelling
+// ctx stops the wait, and openData returns once the open has returned, so
+// that no goroutine stays blocked in it.
+func openData(ctx context.Context, path string, info os.FileInfo) (*os.File, error) {
+	if info.Mode()&os.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+	}
+	for {
+		// A writer that comes and goes lets the open return; tried again
+		// until it does, since one that comes before the open has begun
+		// to wait finds no reader and fails.
+		unblockFIFO(path)
+		select {
+		case o := <-done:
+			if o.f != nil {
+				o.f.Close()
+			}
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // ctxReader reads r until ctx is cancelled: an interrupt stops the
