@@ -143,15 +143,46 @@ func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
 func (e sessionEnv) Writable(path string) error { return writable(e.s.path(path)) }
 
 // FitFile implements compiler.Files: a file at path may hold the fit (the
-// fit reads it to find out); otherwise the fit will be written there.
+// fit reads it to find out) if it starts as a fit file does, and is
+// refused otherwise, as the fit would refuse it (readFitFile), so that a
+// mistyped name is found before the statements ahead of the fit run; with
+// no file there, the fit will be written there.
 func (e sessionEnv) FitFile(path string) error {
 	if info, err := os.Stat(e.s.path(path)); err == nil && !info.IsDir() {
 		if !info.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", path)
 		}
-		return nil
+		return fitFileHeader(e.s.path(path), path)
 	}
 	return writable(e.s.path(path))
+}
+
+// fitFileHeader returns why the file at path (shown as shown) is not a
+// fit file, reading no more than its first line.
+func fitFileHeader(path, shown string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s cannot be read: %v", shown, pathErr(err))
+	}
+	defer f.Close()
+	head := make([]byte, len(fitFileMagic))
+	if n, err := io.ReadFull(f, head); err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return fmt.Errorf("%s cannot be read: %v", shown, pathErr(err))
+	} else if string(head[:n]) != fitFileMagic {
+		return fmt.Errorf("%s is not a copulang fit file, so fit will not overwrite it: choose another file name, or remove the file", shown)
+	}
+	return nil
+}
+
+// pathErr is err without the operation and path that an *os.PathError
+// adds ("open x.csv: permission denied" is "permission denied"): the
+// messages here name the file as the script does.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // device reports whether info is a device or a socket: a file that a read
