@@ -478,14 +478,34 @@ func shorten(s string, n int) string {
 	return s
 }
 
-// parseNumber reads a numeric cell; a text that is not a finite number is
-// an error that says how to order text.
+// parseNumber reads a numeric cell. A text that is not a finite number is
+// an error that says what it looks like: a number with a comma (decimal or
+// of thousands), a number beyond float64's range, an infinity, or else
+// text, which needs an order.
 func parseNumber(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", s)
+	switch {
+	case err == nil && !math.IsInf(v, 0) && !math.IsNaN(v):
+		return v, nil
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("cannot read %q as a number: it is outside the range of numbers copulang reads (about ±1.8e308)", s)
+	case math.IsInf(v, 0):
+		return 0, fmt.Errorf("cannot read %q as a number: it is infinite, and copulang reads finite numbers (if it marks a missing cell, add it to na)", s)
+	case decimalComma(s):
+		return 0, fmt.Errorf("cannot read %q as a number: it has a comma, and copulang reads numbers written with a decimal point and no thousands separator (1.5, 1500); save the file so (a spreadsheet does with an English number format), or replace the commas", s)
 	}
-	return v, nil
+	return 0, fmt.Errorf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", s)
+}
+
+// decimalComma reports whether s is a number written with one comma, as
+// "1,5", "-0,25" or "1,500".
+func decimalComma(s string) bool {
+	whole, frac, ok := strings.Cut(s, ",")
+	if !ok || frac == "" || strings.ContainsAny(frac, "+-") {
+		return false
+	}
+	_, err := strconv.ParseFloat(whole+"."+frac, 64)
+	return err == nil && strings.Trim(whole, "+-0123456789") == ""
 }
 
 // notInOrder is the message for a label that the order rank lacks; where

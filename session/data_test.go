@@ -133,7 +133,14 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"unknown column in order", "sex\nm\n", map[string][]string{"sx": {"m"}}, `order names column "sx", which the file does not have (did you mean sex?)`},
 		{"duplicate header", "a,a\n1,2\n", nil, "line 1: column a: the name is used twice (columns 1 and 2)"},
 		{"empty header name", "a,\n1,2\n", nil, "line 1: column 2 has an empty name"},
-		{"infinite value", "a\nInf\n", nil, `cannot read "Inf" as a number`},
+		{"infinite value", "a\nInf\n", nil, `cannot read "Inf" as a number: it is infinite`},
+		// Numbers that are not text get hints of their own, not the
+		// order that text needs.
+		{"decimal comma", "a,b\n1,\"1,5\"\n", nil, `line 2: column b: cannot read "1,5" as a number: it has a comma, and copulang reads numbers written with a decimal point`},
+		{"negative decimal comma", "a\n\"-0,25\"\n", nil, `cannot read "-0,25" as a number: it has a comma`},
+		{"text with a comma", "a\n\"x,5\"\n", nil, `cannot read "x,5" as a number; a column of text needs an explicit order`},
+		{"beyond float64", "a\n1e400\n", nil, `cannot read "1e400" as a number: it is outside the range of numbers copulang reads`},
+		{"beyond float64, negative", "a\n1\n-1e400\n", nil, `line 3: column a: cannot read "-1e400" as a number: it is outside the range`},
 		{"bad quoting", "a\n\"1\n", nil, "line 2"},
 		{"semicolon file read with commas", "income;degree;age\n1;2;30\n", nil,
 			`line 1: the header is one column, "income;degree;age": the file looks separated by ";", not ","; load it with sep = ";"`},
