@@ -1,11 +1,13 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -269,6 +271,26 @@ func TestLoadCSVManyValues(t *testing.T) {
 	_, _, err = LoadCSV(strings.NewReader(b.String()), CSVOptions{})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf(`line %d: column x: cannot read "oops" as a number`, n+2)) {
 		t.Errorf("error %v, want the line of oops", err)
+	}
+}
+
+// TestLoadMissingFile: a load of a file that is not there says where a
+// relative path was looked for, not Go's "stat x: no such file or
+// directory".
+func TestLoadMissingFile(t *testing.T) {
+	s := New(Options{Dir: "testdata"})
+	dir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"data/nothere.csv":   "data/nothere.csv: cannot load data: no file data/nothere.csv (looked in " + dir + ")",
+		dir + "/nothere.csv": dir + "/nothere.csv: cannot load data: no file " + dir + "/nothere.csv",
+	} {
+		err := s.load(context.Background(), &compiler.LoadData{Name: "d", Path: path}, &recorder{})
+		if err == nil || err.Error() != want {
+			t.Errorf("load(%q): %v, want %s", path, err, want)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -42,8 +43,11 @@ func csvOptions(x *compiler.LoadData) CSVOptions {
 func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset, []string, error) {
 	path := s.path(x.Path)
 	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("cannot load data: %s", s.noFile(x.Path))
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot load data: %w", err)
+		return nil, nil, fmt.Errorf("cannot load data: %s cannot be read: %w", x.Path, pathErr(err))
 	}
 	if info.IsDir() {
 		return nil, nil, fmt.Errorf("cannot load data: %s is a directory", x.Path)
@@ -59,7 +63,7 @@ func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset,
 	}
 	f, err := openData(ctx, path, info)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot load data: %w", err)
+		return nil, nil, fmt.Errorf("cannot load data: %s cannot be read: %w", x.Path, pathErr(err))
 	}
 	defer f.Close()
 	// A pipe whose writer is silent blocks a read, which ctxReader does
@@ -71,6 +75,20 @@ func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset,
 	}
 	s.preloaded[key] = &preloaded{size: info.Size(), modTime: info.ModTime(), data: d, warnings: warnings}
 	return d, warnings, nil
+}
+
+// noFile says that there is no file at path, as a script names it, and
+// where a relative path was looked for: the script's or notebook's
+// directory, which need not be the one a user thinks of.
+func (s *Session) noFile(path string) string {
+	if filepath.IsAbs(path) {
+		return "no file " + path
+	}
+	dir, err := filepath.Abs(s.path("."))
+	if err != nil {
+		dir = s.path(".")
+	}
+	return fmt.Sprintf("no file %s (looked in %s)", path, dir)
 }
 
 // openData opens the data file at path, whose information is info. A
