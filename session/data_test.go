@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -328,7 +329,8 @@ func TestLoadShippedGSS(t *testing.T) {
 // FuzzLoadCSV reads arbitrary text with an order for one column (if
 // orderCol is set), a separator, a missing-value marker and an order for
 // every other text column (if all is set): it must fail with an error or
-// give equal columns of finite values.
+// give equal columns of finite values. A text whose lines end with a lone
+// '\r' reads as it does with '\n' instead.
 func FuzzLoadCSV(f *testing.F) {
 	f.Add("a,b\n1,2\n,NA\n", "", byte(0), "", false)
 	f.Add("s,t\nm,1\nf,x\n", "s", byte(0), "", false)
@@ -352,6 +354,20 @@ func FuzzLoadCSV(f *testing.F) {
 			opts.OrderAll = []string{"lo", "hi"}
 		}
 		d, _, err := LoadCSV(strings.NewReader(text), opts)
+		if !strings.Contains(text, "\n") && loneCRLines(bufio.NewReaderSize(strings.NewReader(text), 64<<10)) {
+			// Lines that end with '\r' read as those lines ending with '\n'.
+			d2, _, err2 := LoadCSV(strings.NewReader(strings.ReplaceAll(text, "\r", "\n")), opts)
+			switch {
+			case (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error():
+				t.Fatalf("read with lone CRs: %v; with LFs: %v", err, err2)
+			case err == nil && !slices.Equal(d.Names, d2.Names):
+				t.Fatalf("names with lone CRs %q, with LFs %q", d.Names, d2.Names)
+			case err == nil && !slices.EqualFunc(d.Columns, d2.Columns, func(a, b []float64) bool {
+				return slices.EqualFunc(a, b, func(x, y float64) bool { return x == y || x != x && y != y })
+			}):
+				t.Fatalf("columns with lone CRs %v, with LFs %v", d.Columns, d2.Columns)
+			}
+		}
 		if err != nil {
 			return
 		}
