@@ -63,7 +63,9 @@ func usage(w io.Writer) {
   copulang run FILE.cop [--out DIR]       run a script: checked whole first; Ctrl-C stops the
                                           running fit, keeps its draws and goes on, a second
                                           Ctrl-C stops the script; exit status 0, 1 (error)
-                                          or 130 (interrupted)
+                                          or 130 (interrupted); figures go next to the script
+                                          or in DIR, the files it names (export, impute to,
+                                          fit file =) where it says, relative to the script
   copulang kernel -f CONNECTION_FILE      run the Jupyter kernel
   copulang install [--user|--sys-prefix|--prefix DIR]
                                           install the Jupyter kernelspec

@@ -31,8 +31,12 @@ const (
 // runScript is `copulang run FILE.cop [--out DIR]`: it runs a script through
 // a fresh session, prints text and tables to stdout, writes figures as PNG
 // and SVG files next to the script (or in DIR) and prints their paths. The
-// whole script is checked before its first statement runs. An error prints
-// file:line:col, the source line and a caret, and exits 1.
+// files the script names itself (load, export, impute to, fit file =) are
+// read and written at the paths it gives, relative to its directory as in a
+// notebook: DIR does not move them, which would surprise a script that
+// names a path. The whole script is checked before its first statement
+// runs. An error prints file:line:col, the source line and a caret, and
+// exits 1.
 //
 // The first Ctrl-C stops the running fit, keeps its draws and lets the
 // script go on with the statements after it; with no fit running it stops
@@ -42,8 +46,11 @@ const (
 func runScript(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	outDir := fs.String("out", "", "directory for figures and exported files (default: next to the script)")
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: copulang run FILE.cop [--out DIR]") }
+	outDir := fs.String("out", "", "write the script's figures to `DIR` (default: next to the script); the files it names\n(export, impute to, fit file =) go where it says, relative to the script's directory")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: copulang run FILE.cop [--out DIR]")
+		fs.PrintDefaults()
+	}
 	// Accept the flag before or after the file name.
 	var files []string
 	for len(args) > 0 {

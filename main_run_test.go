@@ -170,3 +170,45 @@ func TestRunTypoInLastLineFailsBeforeTheFit(t *testing.T) {
 		t.Error("the export ran")
 	}
 }
+
+// TestRunOutHoldsFigures: --out DIR takes the figures; the files the
+// script names (its export, its fit file) are written where it says,
+// relative to its directory, and -h says so. The help used to say that
+// DIR took "figures and exported files".
+func TestRunOutHoldsFigures(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	script := filepath.Join(dir, "s.cop")
+	src := `data d = simulate(FactorCopula(p = 3, k = 1), n = 60, levels = 3, seed = 2)
+model a { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }
+fit a with px, iter = 20, warmup = 10, chains = 1, file = "a.fit"
+export a to "draws.csv"
+plot trace a.C[1, 2]
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", script, "--out", out}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	for _, name := range []string{"a.fit", "draws.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s is not next to the script: %v", name, err)
+		}
+	}
+	if figs, _ := filepath.Glob(filepath.Join(out, "s-*.png")); len(figs) != 1 {
+		t.Errorf("figures in --out: %v, want one", figs)
+	}
+	if figs, _ := filepath.Glob(filepath.Join(dir, "s-*.png")); len(figs) != 0 {
+		t.Errorf("figures next to the script with --out: %v", figs)
+	}
+	stderr.Reset()
+	if code := run([]string{"run", "-h"}, &stdout, &stderr); code != exitUsage {
+		t.Errorf("run -h: exit %d, want %d", code, exitUsage)
+	}
+	for _, want := range []string{"-out DIR", "write the script's figures to DIR", "(export, impute to, fit file =) go where it says, relative to the script's directory"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("run -h lacks %q:\n%s", want, &stderr)
+		}
+	}
+}

@@ -23,8 +23,9 @@ type Files interface {
 	ReadData(x *LoadData) (*DataInfo, error)
 	// Writable returns why a file cannot be written at path, or nil.
 	Writable(path string) error
-	// FitFile returns why path can neither hold a fit to read (it is not
-	// a file there) nor take one written (as Writable), or nil.
+	// FitFile returns why path can neither hold a fit to read (there is
+	// no fit file there: none, or a file of something else, which a fit
+	// must not overwrite) nor take one written (as Writable), or nil.
 	FitFile(path string) error
 }
 

@@ -114,7 +114,7 @@ func TestFilesAtCheckTime(t *testing.T) {
 		// A fit file: one that exists may be read from a directory that
 		// cannot be written; one that does not will be written there.
 		{"fit file that cannot be written", `fit hoff, file = "/ro/m.fit"`,
-			"1:18: cannot keep the fit in /ro/m.fit: permission denied\nfit hoff, file = \"/ro/m.fit\"\n                 ^\nhint: name a file in a directory that exists and can be written, as in file = \"m.fit\"\n", ""},
+			"1:18: cannot keep the fit in /ro/m.fit: permission denied\nfit hoff, file = \"/ro/m.fit\"\n                 ^\nhint: name a fit file, or a new file in a directory that exists and can be written, as in file = \"m.fit\"\n", ""},
 		{"fit file to read in a read-only directory", `fit hoff, file = "/ro/kept.fit"`, "", ""},
 	}
 	for _, tt := range tests {

@@ -183,7 +183,7 @@ func (c *checker) fitFile(e *dsl.Expr, x *Fit) bool {
 		// written, so a missing directory is an error now, not after the
 		// statements before this one have run.
 		if err := files.FitFile(x.File); err != nil {
-			c.errorf(p.Str.Pos, "name a file in a directory that exists and can be written, as in file = \"m.fit\"", "cannot keep the fit in %s: %v", x.File, err)
+			c.errorf(p.Str.Pos, "name a fit file, or a new file in a directory that exists and can be written, as in file = \"m.fit\"", "cannot keep the fit in %s: %v", x.File, err)
 			return false
 		}
 	}

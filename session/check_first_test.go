@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,6 +26,7 @@ func TestCellIsCheckedBeforeItRuns(t *testing.T) {
 		{"thin beyond iter", "fit m, iter = 10, thin = 20", "CheckError", []string{"4:26: thin = 20 keeps no draw of iter = 10"}},
 		{"unreadable data", `data x2 = load("x.csv")`, "DataError", []string{`4:16: x.csv: line 2: column sex: cannot read "m" as a number`}},
 		{"fit file in no directory", `fit m, file = "no/such/dir/m.fit"`, "CheckError", []string{"4:15: cannot keep the fit in no/such/dir/m.fit: the directory testdata/no/such/dir does not exist"}},
+		{"fit file that is not a fit file", `fit m, file = "x.csv"`, "CheckError", []string{"4:15: cannot keep the fit in x.csv: x.csv is not a copulang fit file, so fit will not overwrite it"}},
 		{"fit file that is a directory", `fit m, file = "."`, "CheckError", []string{"4:15: cannot keep the fit in .: testdata is a directory"}},
 		// Devices are not read: /dev/zero never ends.
 		{"data from a device", `data z = load("/dev/zero")`, "DataError", []string{"4:15: /dev/zero: cannot load data: /dev/zero is a device, not a file"}},
@@ -87,4 +89,32 @@ func TestModelOfAnEmptyColumnIsRefused(t *testing.T) {
 	}
 	// Without the column the model is fine.
 	mustRun(t, s, "data e = load(\"emptycol.csv\")\nmodel ok { Y = e[a, b, c]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+}
+
+// TestFitFileIsCheckedByItsHeader: the check refuses a fit's file that is
+// there but does not start as a fit file does (empty or cut short
+// included), as the fit itself would, and accepts one that does whatever
+// follows (the fit decides whether it holds this fit). Such a file used to
+// be found only when its fit ran, after the statements before it.
+func TestFitFileIsCheckedByItsHeader(t *testing.T) {
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
+	env := sessionEnv{s, context.Background()}
+	for name, text := range map[string]string{"empty.fit": "", "hello.fit": "hello\n", "short.fit": fitFileMagic[:5]} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := env.FitFile(name)
+		if err == nil || err.Error() != name+" is not a copulang fit file, so fit will not overwrite it: choose another file name, or remove the file" {
+			t.Errorf("FitFile(%s) = %v, want the file refused", name, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "old.fit"), []byte(fitFileMagic+"anything"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"old.fit", "new.fit"} {
+		if err := env.FitFile(name); err != nil {
+			t.Errorf("FitFile(%s) = %v, want nil", name, err)
+		}
+	}
 }

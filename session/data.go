@@ -64,6 +64,7 @@ func (d *Dataset) column(name string) int {
 
 // DataError is a problem with a data file at a given line (1-based, the
 // header is line 1) and column name; Line 0 means the file as a whole.
+// Error quotes a column name that is not an identifier, as describeData.
 type DataError struct {
 	Line   int
 	Column string
@@ -76,7 +77,7 @@ func (e *DataError) Error() string {
 		fmt.Fprintf(&b, "line %d: ", e.Line)
 	}
 	if e.Column != "" {
-		fmt.Fprintf(&b, "column %s: ", e.Column)
+		fmt.Fprintf(&b, "column %s: ", columnText(e.Column))
 	}
 	b.WriteString(e.Msg)
 	return b.String()
@@ -269,10 +270,12 @@ func ranks(labels []string) map[string]int {
 // its cells then take the values 1, 2, ... of their label's position. Empty
 // cells, NA, NaN and the texts of opts.NA are missing. A file whose header
 // is one column holding ';', tab or '|' is refused with the separator to
-// give. It returns warnings for constant and all-missing columns, which
-// carry no information about the copula.
+// give, and so is a file with no data rows. Lines may end with "\n",
+// "\r\n" or, in a file whose header ends so, a lone '\r'. It returns
+// warnings for constant and all-missing columns, which carry no
+// information about the copula.
 func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheet programs write
 	}
@@ -285,7 +288,11 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	if sep == 0 {
 		sep = ','
 	}
-	cr := csv.NewReader(br)
+	var text io.Reader = br
+	if loneCRLines(br) {
+		text = loneCRReader{br}
+	}
+	cr := csv.NewReader(text)
 	cr.Comma = sep
 	cr.FieldsPerRecord = -1 // ragged rows get our own message
 	cr.TrimLeadingSpace = sep != ' ' && sep != '\t'
@@ -336,6 +343,7 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			}
 		}
 	}
+	rows := 0
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -359,6 +367,12 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 				return nil, nil, err
 			}
 		}
+		rows++
+	}
+	if rows == 0 {
+		// Its columns would all be "entirely missing", and the model
+		// statement would be the first to fail.
+		return nil, nil, &DataError{Msg: "the file has a header row but no rows of data"}
 	}
 	d := &Dataset{Names: names, Columns: make([][]float64, p), Labels: make([][]string, p)}
 	for j, c := range cols {
@@ -373,6 +387,59 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		d.Labels[j] = slices.Clone(labels)
 	}
 	return d, columnWarnings(d), nil
+}
+
+// loneCRLines reports whether the header row of the text br holds ends
+// with a carriage return alone, as "CSV (Macintosh)" and other old Mac
+// programs end every line. encoding/csv ends lines only at '\n' (taking
+// "\r\n" as one), so such a file would read as one row with '\r' in its
+// cells. A '\r' inside a quoted header name is not a line end.
+func loneCRLines(br *bufio.Reader) bool {
+	for n := 256; ; n *= 2 {
+		n = min(n, br.Size())
+		b, err := br.Peek(n) // err: the text is shorter than n
+		quoted := false
+		for i, c := range b {
+			switch {
+			case c == '"':
+				quoted = !quoted
+			case quoted:
+			case c == '\n':
+				return false
+			case c == '\r' && i+1 < len(b):
+				return b[i+1] != '\n'
+			case c == '\r' && err != nil:
+				return true // the text ends with it
+			}
+		}
+		if err != nil || n == br.Size() {
+			return false // one line without a line end, or a header longer than the buffer
+		}
+	}
+}
+
+// loneCRReader reads a text whose lines end with '\r' (see loneCRLines)
+// as one whose lines end with '\n': a '\r' not followed by '\n' becomes
+// '\n', and "\r\n", should the file have some, stays as it is.
+type loneCRReader struct{ r *bufio.Reader }
+
+func (c loneCRReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for i, b := range p[:n] {
+		if b != '\r' {
+			continue
+		}
+		if i+1 < n {
+			if p[i+1] != '\n' {
+				p[i] = '\n'
+			}
+			continue
+		}
+		if next, perr := c.r.Peek(1); perr != nil || next[0] != '\n' {
+			p[i] = '\n'
+		}
+	}
+	return n, err
 }
 
 // likelySeparator returns the separator that a one-column header holds
@@ -411,14 +478,34 @@ func shorten(s string, n int) string {
 	return s
 }
 
-// parseNumber reads a numeric cell; a text that is not a finite number is
-// an error that says how to order text.
+// parseNumber reads a numeric cell. A text that is not a finite number is
+// an error that says what it looks like: a number with a comma (decimal or
+// of thousands), a number beyond float64's range, an infinity, or else
+// text, which needs an order.
 func parseNumber(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, fmt.Errorf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", s)
+	switch {
+	case err == nil && !math.IsInf(v, 0) && !math.IsNaN(v):
+		return v, nil
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("cannot read %q as a number: it is outside the range of numbers copulang reads (about ±1.8e308)", s)
+	case math.IsInf(v, 0):
+		return 0, fmt.Errorf("cannot read %q as a number: it is infinite, and copulang reads finite numbers (if it marks a missing cell, add it to na)", s)
+	case decimalComma(s):
+		return 0, fmt.Errorf("cannot read %q as a number: it has a comma, and copulang reads numbers written with a decimal point and no thousands separator (1.5, 1500); save the file so (a spreadsheet does with an English number format), or replace the commas", s)
 	}
-	return v, nil
+	return 0, fmt.Errorf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", s)
+}
+
+// decimalComma reports whether s is a number written with one comma, as
+// "1,5", "-0,25" or "1,500".
+func decimalComma(s string) bool {
+	whole, frac, ok := strings.Cut(s, ",")
+	if !ok || frac == "" || strings.ContainsAny(frac, "+-") {
+		return false
+	}
+	_, err := strconv.ParseFloat(whole+"."+frac, 64)
+	return err == nil && strings.Trim(whole, "+-0123456789") == ""
 }
 
 // notInOrder is the message for a label that the order rank lacks; where
@@ -444,15 +531,17 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-// columnWarnings lists the columns that are constant or entirely missing.
+// columnWarnings lists the columns that are constant or entirely missing,
+// named as describeData names them (a name that is not an identifier
+// quoted, so that a control character in it prints escaped).
 func columnWarnings(d *Dataset) []string {
 	var w []string
 	for j, col := range d.Columns {
 		switch countLevels(col) {
 		case 0:
-			w = append(w, fmt.Sprintf("column %s is entirely missing: it tells nothing about the copula", d.Names[j]))
+			w = append(w, fmt.Sprintf("column %s is entirely missing: it tells nothing about the copula", columnText(d.Names[j])))
 		case 1:
-			w = append(w, fmt.Sprintf("column %s is constant: it tells nothing about the copula", d.Names[j]))
+			w = append(w, fmt.Sprintf("column %s is constant: it tells nothing about the copula", columnText(d.Names[j])))
 		}
 	}
 	return w

@@ -1,13 +1,18 @@
 package session
 
 import (
+	"bufio"
+	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/copulang/copulang/compiler"
 )
@@ -66,6 +71,13 @@ func TestLoadCSV(t *testing.T) {
 			warnings: []string{"column b is constant", "column c is entirely missing"},
 		},
 		{
+			name:     "warnings quote names that are not identifiers",
+			csv:      "a,b c,\"d\re\"\n1,5,\n2,5,NA\n",
+			names:    []string{"a", "b c", "d\re"},
+			cols:     [][]float64{{1, 2}, {5, 5}, {nan, nan}},
+			warnings: []string{`column "b c" is constant`, `column "d\re" is entirely missing`},
+		},
+		{
 			name:  "byte order mark and quoted header",
 			csv:   "\ufeff\"x\",y\n1,2\n3,1\n",
 			names: []string{"x", "y"},
@@ -113,6 +125,10 @@ func TestLoadCSVErrors(t *testing.T) {
 		want  string
 	}{
 		{"empty file", "", nil, "the file is empty"},
+		{"header only", "a,b\n", nil, "the file has a header row but no rows of data"},
+		{"header and blank lines", "a,b\n\n \n", nil, "the file has a header row but no rows of data"},
+		{"a column name that is not an identifier", "a,b c\n1,x\n", nil, `line 2: column "b c": cannot read "x"`},
+		{"a column name holding a CR", "a,\"b\rc\"\n1,x\n", nil, `line 2: column "b\rc": cannot read "x"`},
 		{"ragged row", "a,b\n1,2\n3\n", nil, "line 3: the row has 1 cells but the header names 2 columns"},
 		{"unparsable cell", "a,b\n1,x\n", nil, `line 2: column b: cannot read "x" as a number; a column of text needs an explicit order`},
 		{"label outside the order", "s\nm\nq\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "q" is not in the column's order ["m", "f"]`},
@@ -120,7 +136,14 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"unknown column in order", "sex\nm\n", map[string][]string{"sx": {"m"}}, `order names column "sx", which the file does not have (did you mean sex?)`},
 		{"duplicate header", "a,a\n1,2\n", nil, "line 1: column a: the name is used twice (columns 1 and 2)"},
 		{"empty header name", "a,\n1,2\n", nil, "line 1: column 2 has an empty name"},
-		{"infinite value", "a\nInf\n", nil, `cannot read "Inf" as a number`},
+		{"infinite value", "a\nInf\n", nil, `cannot read "Inf" as a number: it is infinite`},
+		// Numbers that are not text get hints of their own, not the
+		// order that text needs.
+		{"decimal comma", "a,b\n1,\"1,5\"\n", nil, `line 2: column b: cannot read "1,5" as a number: it has a comma, and copulang reads numbers written with a decimal point`},
+		{"negative decimal comma", "a\n\"-0,25\"\n", nil, `cannot read "-0,25" as a number: it has a comma`},
+		{"text with a comma", "a\n\"x,5\"\n", nil, `cannot read "x,5" as a number; a column of text needs an explicit order`},
+		{"beyond float64", "a\n1e400\n", nil, `cannot read "1e400" as a number: it is outside the range of numbers copulang reads`},
+		{"beyond float64, negative", "a\n1\n-1e400\n", nil, `line 3: column a: cannot read "-1e400" as a number: it is outside the range`},
 		{"bad quoting", "a\n\"1\n", nil, "line 2"},
 		{"semicolon file read with commas", "income;degree;age\n1;2;30\n", nil,
 			`line 1: the header is one column, "income;degree;age": the file looks separated by ";", not ","; load it with sep = ";"`},
@@ -144,6 +167,58 @@ func TestLoadCSVErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestLoadCSVLoneCR: a file whose lines end with a carriage return alone
+// ("CSV (Macintosh)") reads as its lines, a line break inside a quoted cell
+// included; CRLF files and a carriage return inside a quoted cell of an LF
+// file stay as they were. Such a file used to read as one header row of
+// names holding '\r' and no data.
+func TestLoadCSVLoneCR(t *testing.T) {
+	lh := []string{"lo", "hi"}
+	cases := []struct {
+		name  string
+		csv   string
+		opts  CSVOptions
+		names []string
+		cols  [][]float64
+	}{
+		{"lone CR", "a,b\r1,2\r2,1\r", CSVOptions{}, []string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"lone CR, no last line end", "a,b\r1,2\r2,1", CSVOptions{}, []string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"lone CR, a quoted line break", "a,b\r1,\"x\ry\"\r2,z\r", CSVOptions{Order: map[string][]string{"b": {"x\ny", "z"}}},
+			[]string{"a", "b"}, [][]float64{{1, 2}, {1, 2}}},
+		{"lone CR, quoted header", "\"a\rb\",c\r1,2\r3,4\r", CSVOptions{}, []string{"a\nb", "c"}, [][]float64{{1, 3}, {2, 4}}},
+		{"CRLF", "a,b\r\n1,2\r\n2,1\r\n", CSVOptions{}, []string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"CRLF, a quoted CR", "a,b\r\n1,\"lo\rhi\"\r\n2,lo\r\n", CSVOptions{Order: map[string][]string{"b": {"lo", "lo\rhi"}}},
+			[]string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"LF, a quoted CR", "a,b\n1,\"lo\rhi\"\n2,lo\n", CSVOptions{Order: map[string][]string{"b": {"lo", "lo\rhi"}}},
+			[]string{"a", "b"}, [][]float64{{1, 2}, {2, 1}}},
+		{"LF, a CR in a header name", "\"a\rb\",c\n1,2\n", CSVOptions{}, []string{"a\rb", "c"}, [][]float64{{1}, {2}}},
+		{"lone CR, a header longer than a first look", strings.Repeat("x", 300) + ",b\rlo,1\rhi,2\r", CSVOptions{OrderAll: lh},
+			[]string{strings.Repeat("x", 300), "b"}, [][]float64{{1, 2}, {1, 2}}},
+	}
+	for _, c := range cases {
+		for _, oneByte := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/oneByte=%v", c.name, oneByte), func(t *testing.T) {
+				var r io.Reader = strings.NewReader(c.csv)
+				if oneByte { // a '\r' at the end of every read
+					r = iotest.OneByteReader(r)
+				}
+				d, _, err := LoadCSV(r, c.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(d.Names, c.names) {
+					t.Fatalf("names %q, want %q", d.Names, c.names)
+				}
+				for j := range c.cols {
+					if !slices.Equal(d.Columns[j], c.cols[j]) {
+						t.Errorf("column %q = %v, want %v", d.Names[j], d.Columns[j], c.cols[j])
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -200,6 +275,26 @@ func TestLoadCSVManyValues(t *testing.T) {
 	}
 }
 
+// TestLoadMissingFile: a load of a file that is not there says where a
+// relative path was looked for, not Go's "stat x: no such file or
+// directory".
+func TestLoadMissingFile(t *testing.T) {
+	s := New(Options{Dir: "testdata"})
+	dir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"data/nothere.csv":   "data/nothere.csv: cannot load data: no file data/nothere.csv (looked in " + dir + ")",
+		dir + "/nothere.csv": dir + "/nothere.csv: cannot load data: no file " + dir + "/nothere.csv",
+	} {
+		err := s.load(context.Background(), &compiler.LoadData{Name: "d", Path: path}, &recorder{})
+		if err == nil || err.Error() != want {
+			t.Errorf("load(%q): %v, want %s", path, err, want)
+		}
+	}
+}
+
 // TestLoadShippedGSS reads the shipped GSS extract: 1002 rows, 7 columns,
 // with missing values.
 func TestLoadShippedGSS(t *testing.T) {
@@ -234,7 +329,8 @@ func TestLoadShippedGSS(t *testing.T) {
 // FuzzLoadCSV reads arbitrary text with an order for one column (if
 // orderCol is set), a separator, a missing-value marker and an order for
 // every other text column (if all is set): it must fail with an error or
-// give equal columns of finite values.
+// give equal columns of finite values. A text whose lines end with a lone
+// '\r' reads as it does with '\n' instead.
 func FuzzLoadCSV(f *testing.F) {
 	f.Add("a,b\n1,2\n,NA\n", "", byte(0), "", false)
 	f.Add("s,t\nm,1\nf,x\n", "s", byte(0), "", false)
@@ -244,6 +340,8 @@ func FuzzLoadCSV(f *testing.F) {
 	f.Add("a\tb\nm\tlo\nf\thi\n", "a", byte('\t'), ".", true)
 	f.Add("a;b;c\n1;2;3\n", "", byte(0), "", false)
 	f.Add("q1|q2\nlo|hi\n.|lo\n", "", byte('|'), ".", true)
+	f.Add("a,b\r1,\"m\rf\"\r2,1\r", "", byte(0), "", false)
+	f.Add("s,b\r\nm,\"1\r2\"\r\nf,1\r\n", "s", byte(0), "", false)
 	f.Fuzz(func(t *testing.T, text, orderCol string, sep byte, na string, all bool) {
 		opts := CSVOptions{NA: []string{na}}
 		if orderCol != "" {
@@ -256,6 +354,20 @@ func FuzzLoadCSV(f *testing.F) {
 			opts.OrderAll = []string{"lo", "hi"}
 		}
 		d, _, err := LoadCSV(strings.NewReader(text), opts)
+		if !strings.Contains(text, "\n") && loneCRLines(bufio.NewReaderSize(strings.NewReader(text), 64<<10)) {
+			// Lines that end with '\r' read as those lines ending with '\n'.
+			d2, _, err2 := LoadCSV(strings.NewReader(strings.ReplaceAll(text, "\r", "\n")), opts)
+			switch {
+			case (err == nil) != (err2 == nil) || err != nil && err.Error() != err2.Error():
+				t.Fatalf("read with lone CRs: %v; with LFs: %v", err, err2)
+			case err == nil && !slices.Equal(d.Names, d2.Names):
+				t.Fatalf("names with lone CRs %q, with LFs %q", d.Names, d2.Names)
+			case err == nil && !slices.EqualFunc(d.Columns, d2.Columns, func(a, b []float64) bool {
+				return slices.EqualFunc(a, b, func(x, y float64) bool { return x == y || x != x && y != y })
+			}):
+				t.Fatalf("columns with lone CRs %v, with LFs %v", d.Columns, d2.Columns)
+			}
+		}
 		if err != nil {
 			return
 		}

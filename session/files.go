@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -42,8 +43,11 @@ func csvOptions(x *compiler.LoadData) CSVOptions {
 func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset, []string, error) {
 	path := s.path(x.Path)
 	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("cannot load data: %s", s.noFile(x.Path))
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot load data: %w", err)
+		return nil, nil, fmt.Errorf("cannot load data: %s cannot be read: %w", x.Path, pathErr(err))
 	}
 	if info.IsDir() {
 		return nil, nil, fmt.Errorf("cannot load data: %s is a directory", x.Path)
@@ -57,17 +61,72 @@ func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset,
 	if p, ok := s.preloaded[key]; ok && p.size == info.Size() && p.modTime.Equal(info.ModTime()) {
 		return p.data, p.warnings, nil
 	}
-	f, err := os.Open(path)
+	f, err := openData(ctx, path, info)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot load data: %w", err)
+		return nil, nil, fmt.Errorf("cannot load data: %s cannot be read: %w", x.Path, pathErr(err))
 	}
 	defer f.Close()
+	// A pipe whose writer is silent blocks a read, which ctxReader does
+	// not stop: the deadline does (a regular file has none, and needs none).
+	defer context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })()
 	d, warnings, err := LoadCSV(ctxReader{ctx, f}, csvOptions(x))
 	if err != nil {
 		return nil, nil, err
 	}
 	s.preloaded[key] = &preloaded{size: info.Size(), modTime: info.ModTime(), data: d, warnings: warnings}
 	return d, warnings, nil
+}
+
+// noFile says that there is no file at path, as a script names it, and
+// where a relative path was looked for: the script's or notebook's
+// directory, which need not be the one a user thinks of.
+func (s *Session) noFile(path string) string {
+	if filepath.IsAbs(path) {
+		return "no file " + path
+	}
+	dir, err := filepath.Abs(s.path("."))
+	if err != nil {
+		dir = s.path(".")
+	}
+	return fmt.Sprintf("no file %s (looked in %s)", path, dir)
+}
+
+// openData opens the data file at path, whose information is info. A
+// named pipe's open waits for a writer, which may never come: cancelling
+// ctx stops the wait, and openData returns once the open has returned, so
+// that no goroutine stays blocked in it.
+func openData(ctx context.Context, path string, info os.FileInfo) (*os.File, error) {
+	if info.Mode()&os.ModeNamedPipe == 0 {
+		return os.Open(path)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+	}
+	for {
+		// A writer that comes and goes lets the open return; tried again
+		// until it does, since one that comes before the open has begun
+		// to wait finds no reader and fails.
+		unblockFIFO(path)
+		select {
+		case o := <-done:
+			if o.f != nil {
+				o.f.Close()
+			}
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // ctxReader reads r until ctx is cancelled: an interrupt stops the
@@ -102,15 +161,46 @@ func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
 func (e sessionEnv) Writable(path string) error { return writable(e.s.path(path)) }
 
 // FitFile implements compiler.Files: a file at path may hold the fit (the
-// fit reads it to find out); otherwise the fit will be written there.
+// fit reads it to find out) if it starts as a fit file does, and is
+// refused otherwise, as the fit would refuse it (readFitFile), so that a
+// mistyped name is found before the statements ahead of the fit run; with
+// no file there, the fit will be written there.
 func (e sessionEnv) FitFile(path string) error {
 	if info, err := os.Stat(e.s.path(path)); err == nil && !info.IsDir() {
 		if !info.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", path)
 		}
-		return nil
+		return fitFileHeader(e.s.path(path), path)
 	}
 	return writable(e.s.path(path))
+}
+
+// fitFileHeader returns why the file at path (shown as shown) is not a
+// fit file, reading no more than its first line.
+func fitFileHeader(path, shown string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s cannot be read: %v", shown, pathErr(err))
+	}
+	defer f.Close()
+	head := make([]byte, len(fitFileMagic))
+	if n, err := io.ReadFull(f, head); err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return fmt.Errorf("%s cannot be read: %v", shown, pathErr(err))
+	} else if string(head[:n]) != fitFileMagic {
+		return fmt.Errorf("%s is not a copulang fit file, so fit will not overwrite it: choose another file name, or remove the file", shown)
+	}
+	return nil
+}
+
+// pathErr is err without the operation and path that an *os.PathError
+// adds ("open x.csv: permission denied" is "permission denied"): the
+// messages here name the file as the script does.
+func pathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // device reports whether info is a device or a socket: a file that a read

@@ -8,6 +8,7 @@ import (
 	"github.com/copulang/copulang/compiler"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,4 +87,110 @@ func TestInterruptWhileLoadRereads(t *testing.T) {
 	if err := s.load(context.Background(), &compiler.LoadData{Name: "d", Path: "gss.csv"}, &recorder{}); err != nil {
 		t.Fatalf("load: %v", err)
 	}
+}
+
+// TestInterruptWhileOpeningPipe: an interrupt stops a load of a named
+// pipe that no program writes, whose open waits for a writer, and leaves
+// no goroutine blocked in that open. The open used to block before the
+// reading, which an interrupt stops, had begun: `copulang run` hung and the
+// kernel's next cell timed out.
+func TestInterruptWhileOpeningPipe(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.csv"), 0o600); err != nil {
+		t.Skipf("cannot make a named pipe: %v", err)
+	}
+	for _, at := range []string{"check", "run"} {
+		t.Run(at, func(t *testing.T) {
+			s := New(Options{Dir: dir})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				if at == "check" { // the cell's check reads its data files
+					_, err := s.Execute(ctx, `data d = load("fifo.csv")`, &recorder{})
+					done <- err
+					return
+				}
+				done <- s.load(ctx, &compiler.LoadData{Name: "d", Path: "fifo.csv"}, &recorder{})
+			}()
+			time.Sleep(100 * time.Millisecond) // the open waits for a writer
+			cancel()
+			select {
+			case err := <-done:
+				var se *Error
+				if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
+					t.Fatalf("interrupted load: %v, want a KeyboardInterrupt", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the load still waits for a writer after the interrupt")
+			}
+			if stack := blockedIn("session.openData"); stack != "" {
+				t.Fatalf("a goroutine is left in openData:\n%s", stack)
+			}
+		})
+	}
+}
+
+// TestInterruptWhilePipeIsSilent: an interrupt stops a load of a named
+// pipe whose writer has written a line and then nothing more, without
+// closing it: the read that waits for more returns.
+func TestInterruptWhilePipeIsSilent(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("cannot make a named pipe: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wrote := make(chan *os.File, 1)
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			wrote <- nil
+			return
+		}
+		w.WriteString("a,b\n1,2\n")
+		wrote <- w
+	}()
+	done := make(chan error, 1)
+	go func() {
+		done <- New(Options{Dir: dir}).load(ctx, &compiler.LoadData{Name: "d", Path: "fifo.csv"}, &recorder{})
+	}()
+	w := <-wrote
+	if w == nil {
+		t.Fatal("cannot open the pipe for writing")
+	}
+	defer w.Close()
+	time.Sleep(100 * time.Millisecond) // the load waits for more
+	cancel()
+	select {
+	case err := <-done:
+		var se *Error
+		if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
+			t.Fatalf("interrupted load: %v, want a KeyboardInterrupt", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the load still waits for the writer after the interrupt")
+	}
+}
+
+// blockedIn returns the stacks of the goroutines in function fn (waiting
+// a second for those about to end), or "".
+func blockedIn(fn string) string {
+	var found string
+	for range 100 {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		found = ""
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			if strings.Contains(g, fn) {
+				found += g + "\n\n"
+			}
+		}
+		if found == "" {
+			return ""
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return found
 }
