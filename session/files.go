@@ -94,7 +94,8 @@ func (s *Session) noFile(path string) string {
 // openData opens the data file at path, whose information is info. A
 // named pipe's open waits for a writer, which may never come: cancelling
 // ctx stops the wait, and openData returns once the open has returned, so
-// that no goroutine stays blocked in it.
+// that no goroutine stays blocked in it (unless the pipe cannot be opened
+// for writing for 2 s, when it returns and leaves that open waiting).
 func openData(ctx context.Context, path string, info os.FileInfo) (*os.File, error) {
 	if info.Mode()&os.ModeNamedPipe == 0 {
 		return os.Open(path)
@@ -113,7 +114,13 @@ func openData(ctx context.Context, path string, info os.FileInfo) (*os.File, err
 		return o.f, o.err
 	case <-ctx.Done():
 	}
-	for {
+	for tries := 0; ; tries++ {
+		if tries == 200 {
+			// The pipe cannot be opened for writing (removed, say, while
+			// the open waits on it): leave that open waiting rather than
+			// the cell.
+			return nil, ctx.Err()
+		}
 		// A writer that comes and goes lets the open return; tried again
 		// until it does, since one that comes before the open has begun
 		// to wait finds no reader and fails.

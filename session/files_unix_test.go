@@ -194,3 +194,47 @@ func blockedIn(fn string) string {
 	}
 	return found
 }
+
+// TestInterruptWhileOpeningRemovedPipe: an interrupt stops a load whose
+// named pipe was removed while its open waited for a writer. Nothing can
+// open that pipe by its path to release the open any more, so the load
+// gives up after 2 s and leaves it waiting; it kept the cell waiting
+// forever. (The test releases it through a second link.)
+func TestInterruptWhileOpeningRemovedPipe(t *testing.T) {
+	dir := t.TempDir()
+	fifo, link := filepath.Join(dir, "fifo.csv"), filepath.Join(dir, "link")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("cannot make a named pipe: %v", err)
+	}
+	if err := os.Link(fifo, link); err != nil {
+		t.Skipf("cannot link the named pipe: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- New(Options{Dir: dir}).load(ctx, &compiler.LoadData{Name: "d", Path: "fifo.csv"}, &recorder{})
+	}()
+	time.Sleep(100 * time.Millisecond) // the open waits for a writer
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		var se *Error
+		if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
+			t.Fatalf("interrupted load: %v, want a KeyboardInterrupt", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the load still waits after the interrupt")
+	}
+	// Release the open left waiting, so that no test after this one finds it.
+	for deadline := time.Now().Add(5 * time.Second); blockedIn("session.openData") != "" && time.Now().Before(deadline); {
+		unblockFIFO(link)
+		time.Sleep(10 * time.Millisecond)
+	}
+	if stack := blockedIn("session.openData"); stack != "" {
+		t.Fatalf("the open left waiting was not released:\n%s", stack)
+	}
+}
