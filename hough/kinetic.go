@@ -27,6 +27,8 @@ func (s *Sampler) better(x, y int32, isMax bool, st, ct float64) bool {
 // awake curve other than the root falls asleep when it reaches F − 2eps. So
 // a sleeping curve is never the extreme, and the root and its challenger are
 // found among the awake curves, a handful of the level's.
+// (The Walk search, walk.go, keeps no sleep certificates: it puts awake
+// curves under F − 2eps to sleep when it scans them.)
 type side struct {
 	first, k int32 // the level's curves are first .. first+k−1
 	isMax    bool
@@ -43,6 +45,7 @@ type side struct {
 	chal   int32   // the awake curve that overtakes root first, or −1
 	theta  curve   // the guide
 	c, eps float64 // the floor's margin and rounding allowance
+	walks  int32   // the walk: walks of the wall sd faces since its last doze
 }
 
 // crossNow returns the key of the time at which u − v rises through zero, or
@@ -119,6 +122,7 @@ func (s *Sampler) leafCert(sd *side, j int32, k0, st, ct float64) {
 func (s *Sampler) retime(sd *side, k0, st, ct float64) {
 	wl, sl := sd.line(-1), sd.line(-2)
 	q := s.queue
+	lazy := s.walk // the walk's awake curves carry no certificate (doze)
 	for j := int32(0); j < sd.k; j++ {
 		p := sd.first + j
 		c := &s.curves[p]
@@ -126,7 +130,7 @@ func (s *Sampler) retime(sd *side, k0, st, ct float64) {
 		switch {
 		case sd.apos[j] < 0:
 			u, v = c, &wl
-		case p == sd.root:
+		case p == sd.root || lazy:
 			q.set(sd.id0+j, infKey)
 			continue
 		default:

@@ -68,7 +68,9 @@ type Stats struct {
 	Bounces int
 	// Events is the number of events processed: bounces plus internal events
 	// (for Walk, and Kinetic on levels of at most 1,024 curves: curves waking
-	// or falling asleep and floor certificates; for Kinetic on larger levels:
+	// and floor certificates, curves falling asleep being no events there;
+	// with the sides, kineticWalk = false, also curves falling asleep and
+	// changes of a level's extreme; for Kinetic on larger levels:
 	// changes of a tournament node's winner; for Envelope: envelope steps).
 	Events int
 	// Rejections is 1 if the end-of-trajectory check rejected the trajectory

@@ -25,7 +25,16 @@ import (
 // tested against the wall's recorded envelope (topChanged, botChanged), and
 // the walk stands, resumes where the curve overtakes the envelope, or is
 // redone if the curve was on it or was the bounce's. A curve falling asleep
-// (under F − 2ε) or a new witness or a wider floor changes no walk.
+// or a new witness or a wider floor changes no walk.
+//
+// Unlike the sides, the walk gives an awake curve no certificate: a curve
+// may stay awake under the floor as long as it likes, since the walk over
+// more curves finds the same envelope. Curves at or under F − 2ε are put to
+// sleep (doze) when the walk of their wall is about to scan them, every
+// walk while few are awake and less often when many are (mayDoze), and
+// where the witness is sought. That saves the sleep certificate timed at
+// every wake and re-timed at every bounce of an awake curve, and the sleep
+// event itself.
 
 // walkMargin is the initial margin of a floor, and its step at a widening,
 // in units of σ, for the Walk search: on the column states of the inference
@@ -63,17 +72,10 @@ var walkSegLimit = walkSegCap
 // segments and queues it.
 func (s *Sampler) walkWall(l int, k0, st, ct float64) error {
 	top := &s.sides[2*l]
-	c := s.curves
+	s.mayDoze(top, k0, st, ct)
+	s.mayDoze(&s.sides[2*(l+1)+1], k0, st, ct)
+	u := top.first + top.awake[greatest(top.ac, st, ct)]
 	s.walkCount.walks++
-	u := int32(-1)
-	var pu float64
-	for _, j := range top.awake {
-		p := top.first + j
-		x := c[p].pos(st, ct)
-		if u < 0 || x > pu || (x == pu && c[p].vel(st, ct) > c[u].vel(st, ct)) {
-			u, pu = p, x
-		}
-	}
 	s.nsegs[l] = 0
 	return s.walkOn(l, u, k0, st, ct)
 }
@@ -309,6 +311,7 @@ func (s *Sampler) botChanged(l int, w int32, t, st, ct float64) error {
 // witness; if none is over it now, the floor is widened under the extreme
 // (an awake curve, since the sleeping ones are under F − ε).
 func (s *Sampler) walkFloor(sd *side, t, st, ct float64) {
+	s.doze(sd, t, st, ct)
 	l := sd.line(1)
 	best, bestKey := int32(-1), keyOf(t)
 	for _, j := range sd.awake {
@@ -321,10 +324,7 @@ func (s *Sampler) walkFloor(sd *side, t, st, ct float64) {
 		}
 	}
 	if best >= 0 {
-		old := sd.root
-		sd.root = best
-		s.leafCert(sd, old-sd.first, t, st, ct)
-		s.leafCert(sd, best-sd.first, t, st, ct)
+		sd.root = best // both awake: neither has a leaf certificate
 		s.queue.set(sd.id0+sd.k+1, bestKey)
 		return
 	}
@@ -344,39 +344,101 @@ func (s *Sampler) walkFloor(sd *side, t, st, ct float64) {
 	s.floorCert(sd, t, st, ct)
 }
 
-// walkSideEvent processes a certificate of sd at time t: a curve waking or
-// falling asleep, or the witness reaching the floor. It reports whether a
-// curve woke, which may change the walk of the wall sd faces.
+// walkSideEvent processes a certificate of sd at time t: a curve waking, or
+// the witness reaching the floor. It reports whether a curve woke, which may
+// change the walk of the wall sd faces. Awake curves carry no certificate:
+// they fall asleep lazily (doze).
 func (s *Sampler) walkSideEvent(sd *side, j int32, t, st, ct float64) bool {
 	switch {
-	case j < sd.k && sd.apos[j] < 0: // wake
+	case j < sd.k: // wake: only a sleeping curve has a leaf certificate
 		s.wake(sd, j)
-		s.leafCert(sd, j, t, st, ct)
+		s.queue.set(sd.id0+j, infKey)
 		if int(sd.k) == len(sd.awake) {
 			s.floorCert(sd, t, st, ct)
 		}
 		return true
-	case j < sd.k: // sleep
-		if sd.first+j == sd.root {
-			s.queue.set(sd.id0+j, infKey)
-			return false
-		}
-		i, n := sd.apos[j], len(sd.awake)-1
-		last := sd.awake[n]
-		sd.awake[i], sd.ac[i] = last, sd.ac[n]
-		sd.apos[last] = i
-		sd.awake, sd.ac = sd.awake[:n], sd.ac[:n]
-		sd.apos[j] = -1
-		s.leafCert(sd, j, t, st, ct)
-		if int(sd.k) == len(sd.awake)+1 {
-			s.floorCert(sd, t, st, ct)
-		}
 	case j == sd.k: // no root certificate is queued by Walk
 		s.queue.set(sd.id0+j, infKey)
 	default:
 		s.walkFloor(sd, t, st, ct)
 	}
 	return false
+}
+
+// doze puts to sleep the awake curves of sd other than the witness that are
+// at or under the sleep line F − 2ε at the time k0 (sin st, cos ct), and
+// queues their wake certificates (see the comment at the top of the file).
+//
+// A sleeper must stay under the witness, so the witness must be over
+// F + ε: while no curve sleeps it has no floor certificate and may be
+// anywhere. If it is not over F + ε now, the greatest awake curve becomes
+// the witness; if that is not over F + ε either, no curve is put to sleep
+// (the floor's event, if any curve sleeps, is due now and widens it).
+func (s *Sampler) doze(sd *side, k0, st, ct float64) {
+	sl, fl := sd.line(-2), sd.line(1)
+	y, yf := sl.pos(st, ct), fl.pos(st, ct)
+	if !sd.isMax {
+		y, yf = -y, -yf // the copies in sd.ac are negated in a bottom
+	}
+	ac := sd.ac
+	witness := false
+	if x := ac[sd.apos[sd.root-sd.first]].pos(st, ct); x <= yf || x <= y {
+		bi := greatest(ac, st, ct)
+		if x := ac[bi].pos(st, ct); x <= yf || x <= y {
+			return
+		}
+		sd.root = sd.first + sd.awake[bi]
+		witness = true
+	}
+	slept := false
+	for i := len(ac) - 1; i >= 0; i-- {
+		if ac[i].pos(st, ct) > y {
+			continue // the witness among them
+		}
+		j := sd.awake[i]
+		n := len(sd.awake) - 1
+		last := sd.awake[n]
+		sd.awake[i], sd.ac[i] = last, sd.ac[n]
+		sd.apos[last] = int32(i)
+		sd.awake, sd.ac = sd.awake[:n], sd.ac[:n]
+		sd.apos[j] = -1
+		s.leafCert(sd, j, k0, st, ct)
+		slept = slept || int(sd.k) == n+1
+	}
+	if witness || slept {
+		s.floorCert(sd, k0, st, ct)
+	}
+}
+
+// mayDoze dozes sd at the walk of the wall it faces, once in so many walks:
+// a doze costs a pass over the awake curves, while a curve left awake under
+// the floor costs a little in each walk, and there are about as many of
+// them as walks since the last doze. So sd is dozed when the square of the
+// walks since (times dozeRate) reaches its awake curves: every walk while
+// few curves are awake, every fifth or so with fifty.
+func (s *Sampler) mayDoze(sd *side, k0, st, ct float64) {
+	sd.walks++
+	if sd.walks*sd.walks*dozeRate < int32(len(sd.awake)) {
+		return
+	}
+	sd.walks = 0
+	s.doze(sd, k0, st, ct)
+}
+
+// dozeRate sets how often mayDoze dozes; a variable so that benchmarks can
+// vary it.
+var dozeRate int32 = 2
+
+// greatest returns the index of the greatest curve in ac at the time with
+// sin st, cos ct, ties by velocity.
+func greatest(ac []curve, st, ct float64) int {
+	bi, bx := 0, ac[0].pos(st, ct)
+	for i := 1; i < len(ac); i++ {
+		if x := ac[i].pos(st, ct); x > bx || (x == bx && ac[i].vel(st, ct) > ac[bi].vel(st, ct)) {
+			bi, bx = i, x
+		}
+	}
+	return bi
 }
 
 // runWalk runs one segment of a trajectory with the Walk search. The queue
@@ -393,6 +455,7 @@ func (s *Sampler) runWalk(st *Stats) error {
 				wall = id / 2
 			}
 			s.initSide(sd, s.wallMid[wall], s.wallEnd[wall], walkMargin)
+			sd.walks = 0
 			s.floorCert(sd, 0, 0, 1)
 		}
 	}
@@ -443,8 +506,9 @@ func (s *Sampler) runWalk(st *Stats) error {
 			if sd := &s.sides[sid]; sd.k > 0 {
 				if i := sd.apos[p-sd.first]; i >= 0 {
 					sd.ac[i] = s.signed(sd, p)
+				} else {
+					s.leafCert(sd, p-sd.first, t, sn, cs)
 				}
-				s.leafCert(sd, p-sd.first, t, sn, cs)
 				if p == sd.root {
 					s.floorCert(sd, t, sn, cs)
 				}

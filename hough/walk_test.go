@@ -25,11 +25,31 @@ func TestWalkAgreesFewSegments(t *testing.T) {
 	}
 }
 
+// TestWalkAgreesDoze varies how often the walk puts curves to sleep
+// (mayDoze): never but where the witness is sought, at every walk, and the
+// default. Dozing at every walk puts the first curve of a level to sleep
+// while its witness may be anywhere (no curve slept, so the witness had no
+// floor certificate), which doze must repair before the walk reads the
+// awake curves; never dozing keeps curves awake far under the floor.
+func TestWalkAgreesDoze(t *testing.T) {
+	defer func(r int32) { dozeRate = r }(dozeRate)
+	for _, c := range []struct {
+		name string
+		rate int32
+	}{{"never", 0}, {"every", 1 << 20}, {"default", dozeRate}} {
+		t.Run(c.name, func(t *testing.T) {
+			dozeRate = c.rate
+			walkAgrees(t)
+		})
+	}
+}
+
 func walkAgrees(t *testing.T) {
 	type shape struct {
 		n, L         int
 		na, T, sigma float64
 		muScale      float64
+		trajs        int // trajectories; 0 means 10
 	}
 	shapes := []shape{
 		{n: 200, L: 20, sigma: 0.8, muScale: 0.3},
@@ -40,6 +60,9 @@ func walkAgrees(t *testing.T) {
 		{n: 120, L: 3, sigma: 30, muScale: 0.1},
 		{n: 40, L: 2, sigma: 1, muScale: 0},
 		{n: 300, L: 6, T: 2, sigma: 0.5, muScale: 0.5},
+		// Levels of a few curves, all awake at times.
+		{n: 12, L: 5, sigma: 1, muScale: 0.3, trajs: 300},
+		{n: 43, L: 8, sigma: 0.54, muScale: 1, trajs: 100},
 	}
 	for _, sh := range shapes {
 		t.Run(fmt.Sprintf("n=%d/L=%d/na=%g/T=%g/sigma=%g", sh.n, sh.L, sh.na, sh.T, sh.sigma), func(t *testing.T) {
@@ -61,7 +84,11 @@ func walkAgrees(t *testing.T) {
 			x := feasibleStart(rng, lv)
 			xi := make([]float64, sh.n)
 			bounces, worst := 0, 0.0
-			for k := 0; k < 10; k++ {
+			trajs := sh.trajs
+			if trajs == 0 {
+				trajs = 10
+			}
+			for k := 0; k < trajs; k++ {
 				for i := range xi {
 					xi[i] = rng.NormFloat64()
 				}
