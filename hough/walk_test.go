@@ -2,6 +2,7 @@ package hough
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -42,6 +43,27 @@ func TestWalkAgreesDoze(t *testing.T) {
 			walkAgrees(t)
 		})
 	}
+}
+
+// TestLevelMargin checks the floor margin by level size.
+func TestLevelMargin(t *testing.T) {
+	for _, c := range []struct {
+		k    int32
+		want float64
+	}{{1, walkMargin}, {200, walkMargin}, {marginLevel, walkMargin}, {4 * marginLevel, walkMargin / 2}, {100 * marginLevel, walkMargin / 10}} {
+		if got := levelMargin(c.k); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("levelMargin(%d) = %g, want %g", c.k, got, c.want)
+		}
+	}
+}
+
+// TestWalkAgreesLevelMargin runs walkAgrees with the margin shrinking from
+// levels of 8 curves, so that its levels have floors narrower than
+// walkMargin.
+func TestWalkAgreesLevelMargin(t *testing.T) {
+	defer func(k int32) { marginLevel = k }(marginLevel)
+	marginLevel = 8
+	walkAgrees(t)
 }
 
 func walkAgrees(t *testing.T) {
