@@ -52,18 +52,18 @@ func BounceShare(levels int, r2 float64) float64 {
 // 10⁵ rows (p = 5, 2 and 5 levels). testdata/cost_measured.csv holds the
 // measurements (cpu: seconds per iteration, bounces: per iteration); on
 // that grid every estimate is within these factors of the measured time:
-// gibbs 0.74–1.34, hmc 0.62–1.32, px 0.68–1.38, interweave 0.72–1.19
+// gibbs 0.82–1.23, hmc 0.69–1.38, px 0.85–1.27, interweave 0.75–1.18
 // (TestIterationCostFitsTheMeasurements). Most of hmc's spread is its
 // bounces: a column's count is its expected n_obs·(L − 1)·T/(2π) times a
 // share that depends on its R² (BounceShare, 0.57–1.19 on this grid), which
 // the model knows only once a fit has run; interweave makes about 1.4 times
 // the expected count, which its coefficient absorbs.
 //
-// Measured on 2026-11-28 on the project's 2-core machine while it was
+// Measured on 2026-11-29 on the project's 2-core machine while it was
 // quiet (load about 1: the measurement on one core, little else on the
-// other), after issue 14's walk (sampling.md §2.5) made hmc's search about
-// a fifth cheaper per bounce for columns whose levels hold at most 1,024
-// curves. Larger levels keep tournament trees, whose bounces cost more and
+// other), after issue 14's walk (sampling.md §2.5, with its lazy sleep and
+// its margin by level size) made hmc's search about a quarter cheaper per
+// bounce for columns whose levels hold at most 1,024 curves. Larger levels keep tournament trees, whose bounces cost more and
 // grow costlier beyond the caches, by (n/5000)^0.35 beyond 5,000 rows
 // (costCacheRows, costCacheExp); a column is taken to have such a level when
 // its mean level does (n_obs/L > 1,024), which is right for balanced
@@ -73,14 +73,14 @@ func BounceShare(levels int, r2 float64) float64 {
 // PX's Gibbs sweep and factor scores plus the joint exact-HMC steps, whose
 // cost per bounce grows like log n.
 const (
-	costCovariance    = 4.68e-10 // × n·p²: ZᵀZ and the correlation's draw
-	costGibbsColumn   = 3.21e-8  // × n: one column's Gibbs sweep
-	costHMCColumn     = 2.17e-7  // × n: one exact-HMC column's set-up and conditional means
-	costHMCBounce     = 8.03e-8  // × log₂ n per expected bounce (the walk, levels ≤ 1,024 curves)
-	costHMCTreeBounce = 1.28e-7  // × log₂ n per expected bounce (tournament trees, larger levels)
-	costPXCell        = 4.65e-8  // × n·p
-	costPXFactor      = 1.22e-9  // × n·p·k
-	costIWBounce      = 4.18e-7  // × log₂ n per expected bounce of the joint step
+	costCovariance    = 3.17e-10 // × n·p²: ZᵀZ and the correlation's draw
+	costGibbsColumn   = 3.08e-8  // × n: one column's Gibbs sweep
+	costHMCColumn     = 1.46e-7  // × n: one exact-HMC column's set-up and conditional means
+	costHMCBounce     = 7.23e-8  // × log₂ n per expected bounce (the walk, levels ≤ 1,024 curves)
+	costHMCTreeBounce = 1.32e-7  // × log₂ n per expected bounce (tournament trees, larger levels)
+	costPXCell        = 4.04e-8  // × n·p
+	costPXFactor      = 1.06e-9  // × n·p·k
+	costIWBounce      = 3.75e-7  // × log₂ n per expected bounce of the joint step
 	costCacheRows     = 5000     // tree bounces cost more beyond this many rows,
 	costCacheExp      = 0.35     // by (n/costCacheRows)^costCacheExp
 	costWalkLevel     = 1024     // hough's largest level for the walk (sideMaxLevel)
