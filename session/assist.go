@@ -497,7 +497,7 @@ func (s *Session) Inspect(code string, cursor, detail int) (MimeBundle, bool) {
 			text += "\n\n" + dataSummaryTable(d).Text()
 		}
 	} else if m, ok := b.models[word]; ok {
-		text = describeModel(word, m)
+		text = describeModel(word, m, b.data)
 	} else if doc, ok := compiler.Doc(word); ok {
 		text = doc
 	} else {

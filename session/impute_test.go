@@ -243,6 +243,9 @@ data a = simulate(FactorCopula(p = 3, k = 1), n = 100, levels = 3, seed = 9)`)
 	if _, err := s.Execute(context.Background(), "plot rmse m vs a", &recorder{}); err == nil || !strings.Contains(err.Error(), "held before it was bound again") {
 		t.Errorf("plot rmse m vs a after a was bound again: %v", err)
 	}
+	if b, ok := s.Inspect("m", 0, 0); !ok || !strings.Contains(b["text/plain"].(string), "a names other data now") {
+		t.Errorf("inspecting m does not say which data a is: %v", b)
+	}
 	for _, cell := range []string{"impute m", "show m"} {
 		if out := mustRun(t, s, cell); !strings.Contains(out.text(), "a (as bound when m was declared; a names other data now)") {
 			t.Errorf("%s does not say which data a is:\n%s", cell, out.text())

@@ -106,7 +106,7 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 			return describeData(d), nil
 		}
 		if m, ok := s.models[ref.Name]; ok {
-			return describeModel(ref.Name, m), nil
+			return describeModel(ref.Name, m, s.data), nil
 		}
 		return "", fmt.Errorf("%s is not bound", ref.Name)
 	}
@@ -143,9 +143,11 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	return b.String(), nil
 }
 
-// describeModel is the one-line description of a model binding and its fit.
-func describeModel(name string, m *Model) string {
-	text := fmt.Sprintf("model %s: %s on columns %s of %s", name, modelKind(m.Decl.Model), strings.Join(m.Names(), ", "), m.Data.Name)
+// describeModel is the one-line description of a model binding and its
+// fit; data are the data sets bound now, which say whether the model's
+// data name still names its data (dataTextIn).
+func describeModel(name string, m *Model, data map[string]*Dataset) string {
+	text := fmt.Sprintf("model %s: %s on columns %s of %s", name, modelKind(m.Decl.Model), strings.Join(m.Names(), ", "), dataTextIn(m, data))
 	if m.Fit != nil && len(m.Fit.C) > 0 {
 		text += fmt.Sprintf("\nfitted with %s: %s × %s", fitRan(m.Plan, m.Fit), plural(len(m.Fit.C), "chain"), plural(len(m.Fit.C[0]), "draw"))
 	}

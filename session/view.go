@@ -212,9 +212,13 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 
 // dataText names the data set model m was declared on: its name, and a
 // note when that name has been bound to other data since.
-func (s *Session) dataText(m *Model) string {
+func (s *Session) dataText(m *Model) string { return dataTextIn(m, s.data) }
+
+// dataTextIn is dataText with the data sets bound now given: the session's,
+// or a view's (Inspect).
+func dataTextIn(m *Model, data map[string]*Dataset) string {
 	name := m.Data.Name
-	if d, ok := s.data[name]; ok && d != m.Data {
+	if d, ok := data[name]; ok && d != m.Data {
 		return name + " (as bound when " + m.Decl.Name + " was declared; " + name + " names other data now)"
 	}
 	return name
