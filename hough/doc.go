@@ -10,7 +10,8 @@
 // can share the O(n) scratch memory of their trajectories (Workspace). Three
 // collision searches give the same trajectories: the
 // kinetic search (Kinetic, the default: the Walk search below, or kinetic
-// tournaments for levels of more than 1,024 curves), the walk (Walk: the
+// tournaments for columns of three levels or more with a level of more
+// than 6,144 curves), the walk (Walk: the
 // Hough envelope of each wall followed among the few curves near it, the
 // others asleep with certificates of the time they could come near) and the
 // Hough envelope of the paper (Envelope, O(n) per bounce). PP is the general

@@ -193,3 +193,88 @@ func catchQueueBug(t *testing.T) {
 	}
 	t.Fatalf("the planted queue-ordering bug went unnoticed in %d trajectories", trajectories)
 }
+
+// TestTreesFor checks which columns the kinetic search gives tournament
+// trees: those of three levels or more with a level of more than
+// sideMaxLevel curves; a column of two levels keeps the walk at any size,
+// unless sideMaxLevel is 0 (trees everywhere, for the tests).
+func TestTreesFor(t *testing.T) {
+	column := func(sizes ...int) *Levels {
+		var y []float64
+		for l, k := range sizes {
+			for range k {
+				y = append(y, float64(l))
+			}
+		}
+		return mustLevels(t, y)
+	}
+	m := int(sideMaxLevel)
+	for _, c := range []struct {
+		sizes []int
+		want  bool
+	}{
+		{[]int{5}, false},
+		{[]int{m + 1}, false},
+		{[]int{3 * m, 2 * m}, false},
+		{[]int{10, m, 10}, false},
+		{[]int{10, m + 1, 10}, true},
+		{[]int{m + 1, 1, 1, 1}, true},
+	} {
+		if got := treesFor(column(c.sizes...)); got != c.want {
+			t.Errorf("levels of %v: trees %v, want %v", c.sizes, got, c.want)
+		}
+	}
+	defer func(k int32) { sideMaxLevel = k }(sideMaxLevel)
+	sideMaxLevel = 0
+	if !treesFor(column(3, 4)) {
+		t.Error("sideMaxLevel = 0 does not give trees to two levels")
+	}
+}
+
+// TestSearchesAgreeLargeBinary runs the kinetic search, the walk since it
+// serves columns of two levels of any size, against the envelope search on
+// a column of two levels of 1,500 curves each (trees served it before),
+// with missing rows and row means.
+func TestSearchesAgreeLargeBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the envelope search is quadratic")
+	}
+	const n = 3000
+	rng := newRNG(77)
+	y := randomColumn(rng, n, 2, 0.1)
+	lv := mustLevels(t, y)
+	if treesFor(lv) {
+		t.Fatal("a column of two levels gets trees")
+	}
+	mu := make([]float64, n)
+	for i := range mu {
+		mu[i] = 0.3 * rng.NormFloat64()
+	}
+	kin := NewSampler(lv, Options{})
+	env := NewSampler(lv, Options{Search: Envelope})
+	x := feasibleStart(rng, lv)
+	xi := make([]float64, n)
+	for k := range 3 {
+		for i := range xi {
+			xi[i] = rng.NormFloat64()
+		}
+		xk := append([]float64(nil), x...)
+		xe := append([]float64(nil), x...)
+		sk, err := kin.transition(xk, mu, 0.8, xi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		se, err := env.transition(xe, mu, 0.8, xi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sk.Bounces != se.Bounces || sk.Rejections != 0 || se.Rejections != 0 {
+			t.Fatalf("trajectory %d: bounces %d (kinetic) and %d (envelope), rejections %d and %d", k, sk.Bounces, se.Bounces, sk.Rejections, se.Rejections)
+		}
+		checkFeasible(t, lv, xk)
+		if d := maxAbsDiff(xk, xe); d > 1e-9 {
+			t.Fatalf("trajectory %d: kinetic and envelope differ by %g", k, d)
+		}
+		x = xk
+	}
+}

@@ -15,8 +15,9 @@ import (
 type Search int
 
 const (
-	// Kinetic is the default: for a column whose levels have at most 1,024
-	// curves it runs the Walk search below; otherwise it keeps, per level,
+	// Kinetic is the default: for a column of two levels, or whose levels
+	// have at most 6,144 curves (sideMaxLevel), it runs the Walk search
+	// below; otherwise it keeps, per level,
 	// tournament trees for its maximum and minimum, all certificates in a
 	// calendar queue (sampling.md §2.5).
 	Kinetic Search = iota
@@ -67,7 +68,7 @@ type Stats struct {
 	// Bounces is the number of reflections between adjacent levels.
 	Bounces int
 	// Events is the number of events processed: bounces plus internal events
-	// (for Walk, and Kinetic on levels of at most 1,024 curves: curves waking
+	// (for Walk, and Kinetic where it walks: curves waking
 	// and floor certificates, curves falling asleep being no events there;
 	// with the sides, kineticWalk = false, also curves falling asleep and
 	// changes of a level's extreme; for Kinetic on larger levels:
@@ -90,9 +91,31 @@ type tree struct {
 }
 
 // sideMaxLevel is the largest level for which the kinetic search uses sides
-// (kinetic.go); a column with a larger level uses tournament trees
-// (tournament.go). A variable so that tests can run both.
-var sideMaxLevel int32 = 1024
+// (the walk, walk.go) in a column of three levels or more; such a column
+// with a larger level uses tournament trees (tournament.go). A column of two
+// levels uses sides whatever its size. Measured with the walk's lazy sleep
+// and margin by level size (sampling.md §2.5), exact HMC per iteration with
+// the walk against trees: two levels −40% at n = 3000 to 10⁴, −37% at
+// 3·10⁴, −50% at 10⁵ (levels of 50,000); three levels −29% and −32% at
+// 3,333 and 6,667 curves a level; five levels −22% at 2,000, −2% at 6,000,
+// +3% at 8,000 and +7% at 20,000. A variable so that tests can run both.
+var sideMaxLevel int32 = 6144
+
+// treesFor reports whether the kinetic search runs tournament trees for
+// levels lv: a level of more than sideMaxLevel curves in a column of three
+// levels or more.
+func treesFor(lv *Levels) bool {
+	L := lv.NumLevels()
+	if L <= 2 && sideMaxLevel > 0 {
+		return false
+	}
+	for l := 0; l < L; l++ {
+		if lv.Start[l+1]-lv.Start[l] > sideMaxLevel {
+			return true
+		}
+	}
+	return false
+}
 
 // kineticWalk makes the kinetic search use the Walk search (walk.go) for
 // columns with sides; false runs the sides that track each level's extreme
@@ -200,9 +223,7 @@ func NewSampler(lv *Levels, opt Options) *Sampler {
 		s.maxE = math.MaxInt
 	}
 	if opt.Search == Kinetic {
-		for l := 0; l < L; l++ {
-			s.useTrees = s.useTrees || lv.Start[l+1]-lv.Start[l] > sideMaxLevel
-		}
+		s.useTrees = treesFor(lv)
 	}
 	s.walk = opt.Search == Walk || (opt.Search == Kinetic && !s.useTrees && kineticWalk)
 	if s.ws == nil {

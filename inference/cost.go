@@ -52,7 +52,7 @@ func BounceShare(levels int, r2 float64) float64 {
 // 10⁵ rows (p = 5, 2 and 5 levels). testdata/cost_measured.csv holds the
 // measurements (cpu: seconds per iteration, bounces: per iteration); on
 // that grid every estimate is within these factors of the measured time:
-// gibbs 0.82–1.23, hmc 0.69–1.38, px 0.85–1.27, interweave 0.75–1.18
+// gibbs 0.82–1.23, hmc 0.71–1.21, px 0.85–1.27, interweave 0.75–1.18
 // (TestIterationCostFitsTheMeasurements). Most of hmc's spread is its
 // bounces: a column's count is its expected n_obs·(L − 1)·T/(2π) times a
 // share that depends on its R² (BounceShare, 0.57–1.19 on this grid), which
@@ -63,27 +63,31 @@ func BounceShare(levels int, r2 float64) float64 {
 // quiet (load about 1: the measurement on one core, little else on the
 // other), after issue 14's walk (sampling.md §2.5, with its lazy sleep and
 // its margin by level size) made hmc's search about a quarter cheaper per
-// bounce for columns whose levels hold at most 1,024 curves. Larger levels keep tournament trees, whose bounces cost more and
-// grow costlier beyond the caches, by (n/5000)^0.35 beyond 5,000 rows
-// (costCacheRows, costCacheExp); a column is taken to have such a level when
-// its mean level does (n_obs/L > 1,024), which is right for balanced
-// levels. The previous coefficients, fitted on 2026-11-26 on a loaded
-// machine, were about 1.4× long on a quiet one for every method (0.57–0.82
-// of them measured alike); these replace them. Interweave's iteration is
-// PX's Gibbs sweep and factor scores plus the joint exact-HMC steps, whose
-// cost per bounce grows like log n.
+// bounce, and took over from tournament trees every column of two levels
+// and the others whose levels hold at most 6,144 curves (hough's
+// sideMaxLevel; hmc's rows were measured again after that change). A
+// column is taken to have a larger level when its mean level does (n_obs/L
+// > 6,144), which is right for balanced levels; only the grid's n = 10⁵,
+// 5-level row is such a column, so costHMCTreeBounce rests on that one
+// measurement. Both searches' bounces grow costlier beyond the caches, by
+// (n/5000)^0.35 beyond 5,000 rows (costCacheRows, costCacheExp). The
+// previous coefficients, fitted on 2026-11-26 on a loaded machine, were
+// about 1.4× long on a quiet one for every method (0.57–0.82 of them
+// measured alike); these replace them. Interweave's iteration is PX's Gibbs
+// sweep and factor scores plus the joint exact-HMC steps, whose cost per
+// bounce grows like log n.
 const (
 	costCovariance    = 3.17e-10 // × n·p²: ZᵀZ and the correlation's draw
 	costGibbsColumn   = 3.08e-8  // × n: one column's Gibbs sweep
-	costHMCColumn     = 1.46e-7  // × n: one exact-HMC column's set-up and conditional means
-	costHMCBounce     = 7.23e-8  // × log₂ n per expected bounce (the walk, levels ≤ 1,024 curves)
-	costHMCTreeBounce = 1.32e-7  // × log₂ n per expected bounce (tournament trees, larger levels)
+	costHMCColumn     = 9.58e-8  // × n: one exact-HMC column's set-up and conditional means
+	costHMCBounce     = 7.99e-8  // × log₂ n per expected bounce (the walk)
+	costHMCTreeBounce = 8.79e-8  // × log₂ n per expected bounce (tournament trees: 3+ levels, a level > 6,144)
 	costPXCell        = 4.04e-8  // × n·p
 	costPXFactor      = 1.06e-9  // × n·p·k
 	costIWBounce      = 3.75e-7  // × log₂ n per expected bounce of the joint step
-	costCacheRows     = 5000     // tree bounces cost more beyond this many rows,
+	costCacheRows     = 5000     // bounces cost more beyond this many rows,
 	costCacheExp      = 0.35     // by (n/costCacheRows)^costCacheExp
-	costWalkLevel     = 1024     // hough's largest level for the walk (sideMaxLevel)
+	costWalkLevel     = 6144     // hough's largest level for the walk beyond two levels (sideMaxLevel)
 )
 
 // IterationCost estimates the time one chain takes for one iteration on
@@ -104,7 +108,7 @@ func IterationCost(c Cost) time.Duration {
 		return float64(observed(j)) * float64(c.Levels[j]-1) * c.TravelTime / (2 * math.Pi)
 	}
 	var s float64
-	// The tree search's cost per bounce beyond the caches.
+	// The exact-HMC search's cost per bounce beyond the caches.
 	cache := math.Pow(math.Max(n, costCacheRows)/costCacheRows, costCacheExp)
 	switch c.Method {
 	case Gibbs:
@@ -121,10 +125,10 @@ func IterationCost(c Cost) time.Duration {
 				share = BounceShare(c.Levels[j], c.R2[j])
 			}
 			perBounce := costHMCBounce
-			if float64(observed(j)) > costWalkLevel*float64(c.Levels[j]) {
-				perBounce = costHMCTreeBounce * cache
+			if c.Levels[j] > 2 && float64(observed(j)) > costWalkLevel*float64(c.Levels[j]) {
+				perBounce = costHMCTreeBounce
 			}
-			s += costHMCColumn*n + perBounce/typicalBounceShare*math.Log2(math.Max(n, 2))*bounces(j)*share
+			s += costHMCColumn*n + perBounce/typicalBounceShare*math.Log2(math.Max(n, 2))*bounces(j)*share*cache
 		}
 	case PX:
 		s = costPXCell*n*p + costPXFactor*n*p*float64(c.K)
