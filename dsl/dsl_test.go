@@ -500,3 +500,36 @@ func TestIsName(t *testing.T) {
 		}
 	}
 }
+
+// TestStringsAreNotKeywords: a string whose text is a keyword or a
+// punctuation mark is a string, not that token (participle matches the
+// grammar's literals by text: `fit m "with" hmc` parsed as fit m with hmc,
+// and `print (0")"` as print (0)); strings and string keys keep their values.
+func TestStringsAreNotKeywords(t *testing.T) {
+	for _, src := range []string{
+		`fit m "with" hmc`,
+		`print (0")"`,
+		`data d "=" load("x.csv")`,
+		`model m "{" Y = d }`,
+		`export m "to" "x.csv"`,
+		`plot rmse m "vs" sim`,
+	} {
+		if _, err := Parse("", []byte(src)); err == nil {
+			t.Errorf("%s parses", src)
+		}
+	}
+	f, err := Parse("", []byte(`print "with", ")", "a\tb", "{"`+"\n"+`data x = load("x.csv", order = {"age group": ["y", "o"], ["q 1", q2]: ["n"]})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range f.Stmts[0].(*PrintStmt).Values {
+		got = append(got, e.Head.Head.Postfix.Primary.Str.Value)
+	}
+	if want := []string{"with", ")", "a\tb", "{"}; !slices.Equal(got, want) {
+		t.Errorf("print's strings are %q, want %q", got, want)
+	}
+	if s := Format(f); !strings.Contains(s, `order = {"age group": ["y", "o"], ["q 1", q2]: ["n"]}`) || !strings.Contains(s, `print "with", ")", "a\tb", "{"`) {
+		t.Errorf("Format:\n%s", s)
+	}
+}

@@ -200,12 +200,13 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				continue
 			}
 			text := string(rest[:n])
-			value, err := strconv.Unquote(text)
-			if err != nil {
+			if _, err := strconv.Unquote(text); err != nil {
 				fail(pos, "invalid escape in string "+text, `escapes are as in Go: \" \\ \n \t \u00e9`)
-				value = text
 			}
-			res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: value, Pos: pos})
+			// The token keeps its quotes, so that no string reads as the
+			// grammar's literal of the same text ("with" as with, ")" as
+			// a parenthesis); parseTokens unquotes StringLit after parsing.
+			res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: text, Pos: pos})
 			signs = 0
 			advance(n)
 		case bytes.IndexByte([]byte(punctuation), c) >= 0:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -187,7 +188,56 @@ func parseTokens(tokens []lexer.Token) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parser.ParseFromLexer(peek)
+	f, err := parser.ParseFromLexer(peek)
+	if f != nil {
+		unquoteStrings(reflect.ValueOf(f))
+	}
+	return f, err
+}
+
+// unquoteStrings replaces the quoted text of every string under v (string
+// literals and map keys, which the lexer leaves quoted, see scan) with its
+// value.
+func unquoteStrings(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		switch n := v.Interface().(type) {
+		case *StringLit:
+			n.Value = unquoted(n.Value)
+			return
+		case *MapEntry: // a key is a name or a string
+			n.Key = unquoted(n.Key)
+			for i := range n.Keys {
+				n.Keys[i] = unquoted(n.Keys[i])
+			}
+		}
+		unquoteStrings(v.Elem())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				unquoteStrings(v.Field(i))
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			unquoteStrings(v.Index(i))
+		}
+	}
+}
+
+// unquoted returns the value of a string token's text, or the text itself
+// when it is not a valid string (a name, or bad escapes the lexer reported).
+func unquoted(text string) string {
+	if !strings.HasPrefix(text, `"`) {
+		return text
+	}
+	if u, err := strconv.Unquote(text); err == nil {
+		return u
+	}
+	return text
 }
 
 // convertError turns a participle or lexer error into an *Error with a
@@ -361,6 +411,9 @@ func (s *scanResult) describe(tok lexer.Token) string {
 		return `";"`
 	case tok.Type == tokEOF:
 		return "end of input"
+	}
+	if tok.Type == tokString {
+		return tok.Value // as written, quotes and all
 	}
 	return fmt.Sprintf("%q", tok.Value)
 }
