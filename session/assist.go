@@ -311,11 +311,7 @@ func (s *Session) targets(stmt string) []string {
 		out = append(out, "fit")
 	}
 	if stmt == "plot" {
-		for _, name := range b.names {
-			if d, ok := b.data[name]; ok && d.Truth != nil {
-				out = append(out, name) // plot heatmap sim
-			}
-		}
+		out = append(out, s.simulatedNames()...) // plot heatmap sim
 	}
 	return out
 }

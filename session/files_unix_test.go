@@ -58,15 +58,7 @@ func TestInterruptWhileLoading(t *testing.T) {
 		_, err := s.Execute(ctx, `data d = load("endless.csv")`, &recorder{})
 		done <- err
 	}()
-	select {
-	case err := <-done:
-		var se *Error
-		if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
-			t.Fatalf("interrupted load: %v, want a KeyboardInterrupt", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the load went on reading after the interrupt")
-	}
+	awaitInterrupted(t, done, 20*time.Second, "the load went on reading after the interrupt")
 	if _, err := s.Execute(context.Background(), "1 + 1", &recorder{}); err != nil {
 		t.Fatalf("the session after an interrupted load: %v", err)
 	}
@@ -115,15 +107,7 @@ func TestInterruptWhileOpeningPipe(t *testing.T) {
 			}()
 			time.Sleep(100 * time.Millisecond) // the open waits for a writer
 			cancel()
-			select {
-			case err := <-done:
-				var se *Error
-				if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
-					t.Fatalf("interrupted load: %v, want a KeyboardInterrupt", err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("the load still waits for a writer after the interrupt")
-			}
+			awaitInterrupted(t, done, 5*time.Second, "the load still waits for a writer after the interrupt")
 			if stack := blockedIn("session.openData"); stack != "" {
 				t.Fatalf("a goroutine is left in openData:\n%s", stack)
 			}
@@ -163,15 +147,7 @@ func TestInterruptWhilePipeIsSilent(t *testing.T) {
 	defer w.Close()
 	time.Sleep(100 * time.Millisecond) // the load waits for more
 	cancel()
-	select {
-	case err := <-done:
-		var se *Error
-		if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
-			t.Fatalf("interrupted load: %v, want a KeyboardInterrupt", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the load still waits for the writer after the interrupt")
-	}
+	awaitInterrupted(t, done, 5*time.Second, "the load still waits for the writer after the interrupt")
 }
 
 // blockedIn returns the stacks of the goroutines in function fn (waiting
@@ -220,15 +196,7 @@ func TestInterruptWhileOpeningRemovedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	select {
-	case err := <-done:
-		var se *Error
-		if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
-			t.Fatalf("interrupted load: %v, want a KeyboardInterrupt", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the load still waits after the interrupt")
-	}
+	awaitInterrupted(t, done, 10*time.Second, "the load still waits after the interrupt")
 	// Release the open left waiting, so that no test after this one finds it.
 	for deadline := time.Now().Add(5 * time.Second); blockedIn("session.openData") != "" && time.Now().Before(deadline); {
 		unblockFIFO(link)
@@ -236,5 +204,21 @@ func TestInterruptWhileOpeningRemovedPipe(t *testing.T) {
 	}
 	if stack := blockedIn("session.openData"); stack != "" {
 		t.Fatalf("the open left waiting was not released:\n%s", stack)
+	}
+}
+
+// awaitInterrupted waits up to within for an interrupted load's error on
+// done, which must be a KeyboardInterrupt; late says what failed if none
+// comes in time.
+func awaitInterrupted(t *testing.T, done <-chan error, within time.Duration, late string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		var se *Error
+		if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
+			t.Fatalf("interrupted load: %v, want a KeyboardInterrupt", err)
+		}
+	case <-time.After(within):
+		t.Fatal(late)
 	}
 }
