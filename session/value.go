@@ -117,8 +117,8 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	sums := paramSummaries(m, ps, compiler.DefaultProb)
 	if len(ps) == 1 {
 		sm := sums[0]
-		return fmt.Sprintf("%s = %.3f (posterior mean; sd %s, 90%% interval %.3f to %.3f, %s)",
-			ps[0].label, sm.Mean, tableNum("%.3f", sm.SD), sm.Q5, sm.Q95, plural(m.Fit.KeptDraws(), "draw")), nil
+		return fmt.Sprintf("%s = %s (posterior mean; sd %s, 90%% interval %s to %s, %s)",
+			ps[0].label, tableNum("%.3f", sm.Mean), tableNum("%.3f", sm.SD), tableNum("%.3f", sm.Q5), tableNum("%.3f", sm.Q95), plural(m.Fit.KeptDraws(), "draw")), nil
 	}
 	width := 0
 	for _, p := range ps {
@@ -138,7 +138,7 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 		if k >= head && k < len(ps)-tail {
 			continue
 		}
-		fmt.Fprintf(&b, "\n  %-*s  %6.3f  (sd %.3f)", width, p.label, sums[k].Mean, sums[k].SD)
+		fmt.Fprintf(&b, "\n  %-*s  %6s  (sd %s)", width, p.label, tableNum("%.3f", sums[k].Mean), tableNum("%.3f", sums[k].SD))
 	}
 	return b.String(), nil
 }

@@ -154,3 +154,30 @@ func TestNumberText(t *testing.T) {
 		}
 	}
 }
+
+// TestPosteriorMeansNoNegativeZero pins that a posterior mean which rounds
+// to zero prints as "0.000", as summary's tables print it. The aligned
+// loadings of a factor model make it common: Lambda[Y1, 2] is rotated to
+// a mean of exactly zero up to rounding, which printed as "-0.000" when the
+// rounding left it negative (found reviewing a factor-model analysis: the
+// list said -0.000 where summary m.Lambda said 0.000).
+func TestPosteriorMeansNoNegativeZero(t *testing.T) {
+	s := New(Options{})
+	mustRun(t, s, `data sim = simulate(FactorCopula(p = 4, k = 2), n = 100, levels = 3, seed = 2)`)
+	mustRun(t, s, "model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }")
+	mustRun(t, s, "fit m, iter = 100, warmup = 50, chains = 2, seed = 1")
+	tests := []struct{ code, want string }{
+		{"m.Lambda", "  Lambda[Y1, 2]   0.000  (sd "},
+		{"m.Lambda[Y1, 2]", "Lambda[Y1, 2] = 0.000 (posterior mean; sd "},
+	}
+	for _, tc := range tests {
+		r, err := s.Execute(context.Background(), tc.code, &recorder{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.code, err)
+		}
+		got, _ := r["text/plain"].(string)
+		if !strings.Contains(got, tc.want) || strings.Contains(got, "-0.000 ") {
+			t.Errorf("%s: result %q, want it to contain %q and no -0.000", tc.code, got, tc.want)
+		}
+	}
+}
