@@ -169,6 +169,9 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	default:
 		return nil, fmt.Errorf("model %s: no sampler for %T", m.Name, m.Model)
 	}
+	if note := constantColumnsNote(cols, levels); note != "" {
+		pl.Notes = append(pl.Notes, note)
+	}
 	if note := keptDrawsNote(f, p, pl.k, d.HasTruth); note != "" {
 		pl.Notes = append(pl.Notes, note)
 	}
@@ -176,6 +179,25 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 		pl.Notes = append(pl.Notes, fmt.Sprintf("its %d chains hold about %.1f GB of latent values while it runs and after (an extension continues them); fewer chains hold less", f.Chains, b/(1<<30)))
 	}
 	return pl, nil
+}
+
+// constantColumnsNote says which columns have at most one distinct
+// observed value, "" if none. The extended rank likelihood constrains
+// nothing there, so such a column's latent values follow the model's normal
+// conditional alone, and its entries of C (or its loadings) their prior:
+// the data say nothing about them, whatever the model.
+func constantColumnsNote(cols []string, levels []int) string {
+	var names []string
+	for j, l := range levels {
+		if l <= 1 {
+			names = append(names, cols[j])
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s %s at most one distinct value: no order information, so %s latent values are drawn from the conditional normal alone and %s correlations follow the prior",
+		strings.Join(names, ", "), plural(len(names), "has", "have"), plural(len(names), "its", "their"), plural(len(names), "its", "their"))
 }
 
 // Each chain holds its latent values and their running sum, about
@@ -307,21 +329,18 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 	default:
 		return fmt.Errorf("model %s: unknown method %q", pl.Model, pl.Asked)
 	}
-	var hmcNames, gibbsNames, constNames []string
+	var hmcNames, gibbsNames []string
+	constant := 0 // Gibbs columns of at most one distinct value
 	for j, name := range pl.columns {
 		switch {
 		case hmcCols[j]:
 			hmcNames = append(hmcNames, name)
 		case levels[j] <= 1:
-			constNames = append(constNames, name)
+			constant++
 			gibbsNames = append(gibbsNames, name)
 		default:
 			gibbsNames = append(gibbsNames, name)
 		}
-	}
-	if len(constNames) > 0 {
-		pl.Notes = append(pl.Notes, fmt.Sprintf("%s %s at most one distinct value: no order information, so %s latent values are drawn from the conditional normal alone",
-			strings.Join(constNames, ", "), plural(len(constNames), "has", "have"), plural(len(constNames), "its", "their")))
 	}
 	if len(hmcNames) > 0 {
 		pl.Method = inference.HMC
@@ -354,7 +373,7 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 		switch {
 		case pl.Asked == "hmc" && len(fallback) > 0:
 			why = fmt.Sprintf("you asked for hmc, but an exact-HMC trajectory on %s would bounce more often than the sampler allows (see the note)", strings.Join(fallback, ", "))
-		case pl.Asked != "gibbs" && len(constNames) == len(gibbsNames):
+		case pl.Asked != "gibbs" && constant == len(gibbsNames):
 			why = "no order constraint to bounce off: the column is drawn from its conditional normal"
 		case pl.Asked == "auto":
 			why = autoFullWhy(inference.AdaptAfter(pl.fit.Warmup), pl.n)

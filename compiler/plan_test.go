@@ -505,3 +505,35 @@ func TestCollapsedCost(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanConstantColumnNote: a column of one observed value carries no
+// order information, and every plan says so, whatever the model. Only the
+// full model's plan did: a factor model fitted to a constant column (the
+// loader warns, and the model is accepted) ran with no note while the
+// column's correlations, held by the prior alone, gave the fit's worst
+// R-hat (found reviewing a factor-model analysis with a constant column).
+func TestPlanConstantColumnNote(t *testing.T) {
+	env := newFakeEnv()
+	env["flat"] = &DataInfo{Name: "flat", N: 60, Columns: []ColumnInfo{
+		{Name: "a", Levels: 4}, {Name: "b", Levels: 3}, {Name: "c", Levels: 1}, {Name: "d", Levels: 5}}}
+	const note = "c has at most one distinct value: no order information"
+	for _, tc := range []struct{ name, src, want string }{
+		{"full gibbs", "model m { Y = flat; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }\nfit m with gibbs", note},
+		{"full auto", "model m { Y = flat; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ }", note},
+		{"factor auto", "model m { Y = flat; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }", note},
+		{"factor interweave", "model m { Y = flat; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\nfit m with interweave", note},
+		{"factor gdp px", "model m { Y = flat; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1, loadings = GDP) }\nfit m with px", note},
+		{"factor no constant column", "model m { Y = flat[a, b, d]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, err := planFor(t, tc.src, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := strings.Join(pl.Notes, "\n")
+			if got := strings.Count(notes, "at most one distinct value"); tc.want != "" && (got != 1 || !strings.Contains(notes, tc.want)) || tc.want == "" && got != 0 {
+				t.Errorf("notes %q, want the note %q once", notes, tc.want)
+			}
+		})
+	}
+}
