@@ -362,12 +362,21 @@ func TestModelNeedsObservedData(t *testing.T) {
 	env["one"] = &DataInfo{Name: "one", N: 1, Columns: []ColumnInfo{{Name: "a", Levels: 1}, {Name: "b", Levels: 1}}}
 	env["holes"] = &DataInfo{Name: "holes", N: 5, Columns: []ColumnInfo{
 		{Name: "a", Missing: 5}, {Name: "my b", Levels: 3}, {Name: "c", Levels: 2, Missing: 1}, {Name: "d", Missing: 5}}}
+	// flat's column k is constant: the hint's model leaves it out too (it
+	// suggested Y = flat[e, k, g] after load had warned that k tells
+	// nothing about the copula), unless that leaves fewer than 2 columns.
+	env["flat"] = &DataInfo{Name: "flat", N: 5, Columns: []ColumnInfo{
+		{Name: "e", Levels: 3}, {Name: "k", Levels: 1}, {Name: "gone", Missing: 5}, {Name: "g", Levels: 2}}}
 	const rest = "; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }"
 	tests := []struct{ y, want string }{
 		{"none", "1:15: the model needs at least 2 rows of data; none has 0\nhint: after the header row, each row of the file is one observation\n"},
 		{"one", "1:15: the model needs at least 2 rows of data; one has 1\nhint: after the header row, each row of the file is one observation\n"},
 		{"holes", "1:15: columns a, d of holes have no observed values: every cell is missing\n" +
-			`hint: leave it out, as in Y = holes["my b", c]` + "\n"},
+			`hint: leave them out, as in Y = holes["my b", c]` + "\n"},
+		{"flat", "1:15: column gone of flat has no observed values: every cell is missing\n" +
+			"hint: leave it out, as in Y = flat[e, g] (k is constant: it tells nothing about C either)\n"},
+		{"flat[e, k, gone]", "1:15: column gone of flat has no observed values: every cell is missing\n" +
+			"hint: a column with no observed value tells nothing about C: leave it out of Y\n"},
 		{"holes[a, c]", "1:15: column a of holes has no observed values: every cell is missing\n" +
 			"hint: a column with no observed value tells nothing about C: leave it out of Y\n"},
 		{"holes[c, 2]", ""},

@@ -214,11 +214,17 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 // the sampler cannot place a column with no values (inference refuses it),
 // so say so here, where the model is declared, before a fit.
 func (c *checker) observedColumns(pos dsl.Position, d *DataInfo, x *DeclareModel) bool {
-	var empty, rest []string
+	// The hint's Y leaves out the constant columns too (load has warned
+	// that they tell nothing about the copula), and says so.
+	var empty, constant, rest []string
 	for _, name := range x.Columns {
-		if j := d.column(name); j >= 0 && d.Columns[j].Levels == 0 {
+		j := d.column(name)
+		switch {
+		case j >= 0 && d.Columns[j].Levels == 0:
 			empty = append(empty, name)
-		} else {
+		case j >= 0 && d.Columns[j].Levels == 1:
+			constant = append(constant, name)
+		default:
 			rest = append(rest, name)
 		}
 	}
@@ -231,7 +237,10 @@ func (c *checker) observedColumns(pos dsl.Position, d *DataInfo, x *DeclareModel
 	}
 	hint := "a column with no observed value tells nothing about C: leave it out of Y"
 	if len(rest) >= 2 && len(rest) <= 8 {
-		hint = "leave it out, as in Y = " + x.Data + "[" + indexList(rest) + "]"
+		hint = "leave " + plural(len(empty), "it", "them") + " out, as in Y = " + x.Data + "[" + indexList(rest) + "]"
+		if len(constant) > 0 {
+			hint += " (" + shortList(constant) + " " + plural(len(constant), "is", "are") + " constant: " + plural(len(constant), "it tells", "they tell") + " nothing about C either)"
+		}
 	}
 	c.errorf(pos, hint, "%s no observed values: every cell is missing", what)
 	return false
