@@ -181,6 +181,19 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	return pl, nil
 }
 
+// ledermannBound is the largest number of factors k with (p − k)² ≥ p + k,
+// 0 if none: past it a factor model's free loadings, p·k − k(k − 1)/2 once
+// rotation is taken out, outnumber the p(p − 1)/2 correlations of C, and
+// the loadings (the communalities too) are not identified by C (Anderson
+// and Rubin 1956; below it they are in general, not always).
+func ledermannBound(p int) int {
+	k := 0
+	for (p-k-1)*(p-k-1) >= p+k+1 && k+1 < p {
+		k++
+	}
+	return k
+}
+
 // constantColumnsNote says which columns have at most one distinct
 // observed value, "" if none. The extended rank likelihood constrains
 // nothing there, so such a column's latent values follow the model's normal
@@ -413,6 +426,14 @@ func (pl *InferencePlan) planFull(model inference.FullCorrelation, levels, missi
 func (pl *InferencePlan) planFactor(model inference.FactorModel, levels []int) {
 	pl.kind = fmt.Sprintf("factor model, k = %d", model.K)
 	pl.k = model.K
+	if p, bound := len(levels), ledermannBound(len(levels)); model.K > bound {
+		keeps := fmt.Sprintf("k ≤ %d keeps them identified in general", bound)
+		if bound == 0 {
+			keeps = fmt.Sprintf("no k does on %d columns", p)
+		}
+		pl.Notes = append(pl.Notes, fmt.Sprintf("k = %d %s on %d columns is past the Ledermann bound k ≤ %d, where (p − k)² ≥ p + k: the loadings have more free values than C has correlations, so many loadings and communalities give the same C; C is estimated as usual, but %s.Lambda and %s.communality are not identified and may mix slowly (%s)",
+			model.K, plural(model.K, "factor", "factors"), p, bound, pl.Model, pl.Model, keeps))
+	}
 	gdp := false
 	switch l := model.Loadings.(type) {
 	case inference.GDPLoadings:

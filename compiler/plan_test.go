@@ -537,3 +537,54 @@ func TestPlanConstantColumnNote(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanFactorsPastLedermannBound: a factor model with more factors than
+// the Ledermann bound, the largest k with (p − k)² ≥ p + k, has more free
+// loadings (p·k − k(k − 1)/2) than C has correlations (p(p − 1)/2), so
+// many loadings, and communalities, give the same C. The plan said
+// nothing: k = 7 on 8 columns of two-factor data fitted C well, while its
+// communalities (which rotation does not change) had R-hat 1.28 and the
+// fit's warning blamed the rotation of the loadings (found reviewing a
+// factor-model analysis that chose k too large).
+func TestPlanFactorsPastLedermannBound(t *testing.T) {
+	env := newFakeEnv() // sim has 6 columns: the bound is k = 3 ((6 − 3)² = 9 ≥ 9)
+	for _, tc := range []struct {
+		k    int
+		want string
+	}{
+		{1, ""},
+		{3, ""},
+		{4, "k = 4 factors on 6 columns is past the Ledermann bound k ≤ 3"},
+		{5, "k = 5 factors on 6 columns is past the Ledermann bound k ≤ 3"},
+	} {
+		src := fmt.Sprintf("model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = %d) }", tc.k)
+		pl, err := planFor(t, src, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(pl.Notes, "\n")
+		if (tc.want == "") != (notes == "") || !strings.Contains(notes, tc.want) {
+			t.Errorf("k = %d: notes %q, want one containing %q", tc.k, notes, tc.want)
+		}
+	}
+	// Two columns: one factor is already past the bound, which is 0.
+	pl, err := planFor(t, "model m { Y = sim[Y1, Y2]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes, want := strings.Join(pl.Notes, "\n"), "k = 1 factor on 2 columns is past the Ledermann bound k ≤ 0"; !strings.Contains(notes, want) || !strings.Contains(notes, "(no k does on 2 columns)") {
+		t.Errorf("2 columns: notes %q, want one containing %q and (no k does on 2 columns)", notes, want)
+	}
+	// The bound itself, against its definition.
+	for p := 2; p <= 60; p++ {
+		want := 0
+		for k := 1; k < p; k++ {
+			if (p-k)*(p-k) >= p+k {
+				want = k
+			}
+		}
+		if got := ledermannBound(p); got != want {
+			t.Errorf("ledermannBound(%d) = %d, want %d", p, got, want)
+		}
+	}
+}
