@@ -288,7 +288,23 @@ const loadingsScale = "loadings on the correlation scale, λ_j/√(1 + ‖λ_j�
 // loadingsAlignmentNote says how the loadings were aligned across draws.
 func loadingsAlignmentNote(m *Model) string {
 	if loadingsAlignment(m.Decl.Model) == inference.Rotation {
-		return "loadings are identified only up to rotation and sign: every draw is rotated to a common reference (Procrustes), with the posterior mean positive lower triangular in the first k columns, which define the factors"
+		const aligned = "loadings are identified only up to rotation and sign: every draw is rotated to a common reference (Procrustes), "
+		fm, _ := m.Decl.Model.(inference.FactorModel)
+		names := columnTexts(m.Names())
+		k := fm.K
+		if k < 1 || k > len(names) {
+			return aligned + "then turned so that the posterior mean loadings of the first k columns are lower triangular with a positive diagonal"
+		}
+		if k == 1 {
+			return aligned + "with the sign that makes the posterior mean loading of " + names[0] + ", the first column, positive"
+		}
+		zeros, adds := "loading on factor 2 is", "factor 2 is what "+names[1]+" adds"
+		if k > 2 {
+			zeros, adds = fmt.Sprintf("loadings on factors 2 to %d are", k), "factor h is what the h-th of them adds"
+		}
+		// The canonical orientation of inference.AlignLoadings.
+		return fmt.Sprintf("%sthen turned so that the posterior mean loadings of the first k = %d columns, %s, are lower triangular with a positive diagonal: %s loads on factor 1 alone (its mean %s 0 by construction), and %s",
+			aligned, k, strings.Join(names[:k], ", "), names[0], zeros, adds)
 	}
 	return "loadings are identified only up to the order and signs of the factors: every draw's factors are matched to a common reference, ordered by decreasing sum of squares, largest loading positive"
 }
