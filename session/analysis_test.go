@@ -909,3 +909,65 @@ func TestLambdaSummarySaysWhichColumnsDefineTheFactors(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadingsWarningSaysWhenTheCommunalityIsSlow: a warning on the aligned
+// loadings only said "C's entries are within the limits" and nothing more,
+// which reads as an artefact of the alignment. But a column's communality,
+// which no rotation changes, can mix as slowly as its loadings (a 20 × 5
+// fit of 1,000 rows: Lambda[Y9, 5] with a bulk ESS of 44 per chain, and
+// communality[Y9], at 0.86 below the near-Heywood note's 0.9, with 20 and
+// R-hat 1.077). The warning now says so when the named loading's column's
+// communality warns too (found reviewing a factor-model analysis).
+func TestLoadingsWarningSaysWhenTheCommunalityIsSlow(t *testing.T) {
+	good := diagStats{maxRHat: 1.004, minBulk: 900, minTail: 800, worst: 3, least: 2, leastESS: 800}
+	loads := diagStats{maxRHat: 1.08, minBulk: 40, minTail: 30, worst: 13, least: 13, leastESS: 30} // Y4's loading, k = 1
+	with := func(d diagnostics, comm []float64, diag ...inference.Diagnostics) diagnostics {
+		d.entry = func(i int) string { return fmt.Sprintf("m.X[%d]", i) }
+		d.communality = comm
+		d.communalityDiag = diag
+		d.column = func(j int) string { return fmt.Sprintf("Y%d", j+1) }
+		return d
+	}
+	fine := inference.Diagnostics{RHat: 1.002, ESSBulk: 900, ESSTail: 800}
+	slow := inference.Diagnostics{RHat: 1.077, ESSBulk: 41, ESSTail: 87}
+	slowESS := inference.Diagnostics{RHat: 1.004, ESSBulk: 150, ESSTail: 120}
+	comm := []float64{0.2, 0.3, 0.5, 0.86, 0.4}
+	onlyLoadings := diagnostics{all: loads, c: good, lambda: loads, correlations: 10, loadings: 5}
+	note := "Y4's communality, which the alignment does not change, mixes slowly too (R-hat 1.077, ESS 20 per chain): the scale of its loadings mixes slowly, not only their rotation"
+	tests := []struct {
+		name     string
+		d        diagnostics
+		want     []string
+		dontWant []string
+	}{
+		{"slow communality", with(onlyLoadings, comm, fine, fine, fine, slow, fine),
+			[]string{"most on m.X[13] (1.080): " + note + "; run longer", "least on m.X[13] (15 per chain): " + note + "; run more iterations"}, nil},
+		{"slow communality ESS only", with(onlyLoadings, comm, fine, fine, fine, slowESS, fine),
+			[]string{"least on m.X[13] (15 per chain): Y4's communality, which the alignment does not change, mixes slowly too (R-hat 1.004, ESS 60 per chain)"}, nil},
+		{"communality mixes", with(onlyLoadings, comm, fine, fine, fine, fine, slow),
+			[]string{"most on m.X[13] (1.080); run longer", "least on m.X[13] (15 per chain); run more iterations"}, []string{"communality"}},
+		{"near-Heywood note instead", with(onlyLoadings, []float64{0.2, 0.3, 0.5, 0.95, 0.4}, fine, fine, fine, slow, fine),
+			[]string{"least on m.X[13] (15 per chain): Y4's communality is 0.95, and near 1"}, []string{"alignment does not change"}},
+		{"C warns too", with(diagnostics{all: loads, c: loads, lambda: loads, correlations: 10, loadings: 5}, comm, fine, fine, fine, slow, fine),
+			nil, []string{"alignment does not change"}},
+		{"no communality diagnostics", with(onlyLoadings, comm),
+			[]string{"least on m.X[13] (15 per chain); run more iterations"}, []string{"alignment does not change"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			warnings := tt.d.report(&b, 2)
+			text := b.String() + "\n" + strings.Join(warnings, "\n")
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("report lacks %q:\n%s", w, text)
+				}
+			}
+			for _, w := range tt.dontWant {
+				if strings.Contains(text, w) {
+					t.Errorf("report has %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}

@@ -352,6 +352,15 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 			}
 			return fmt.Sprintf("column %d", j+1)
 		}
+		if comm, err := r.Communality(); err == nil {
+			chains := make([][][]float64, len(comm))
+			for j, c := range comm {
+				chains[j] = inference.NonEmptyShortest(c)
+			}
+			if len(chains) > 0 && len(chains[0]) > 0 {
+				d.communalityDiag = inference.DiagnoseAll(chains)
+			}
+		}
 	}
 	warnings = d.report(&b, len(r.C))
 	return b.String(), d, warnings

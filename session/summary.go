@@ -431,6 +431,11 @@ type diagnostics struct {
 	// it mixes slowly (communalityNote). Nil: it says nothing of the kind.
 	communality []float64
 	column      func(j int) string
+	// communalityDiag is the R-hat and ESS of each column's communality
+	// (a factor model's fit report; nil otherwise): a warning on the
+	// aligned loadings alone says when the named loading's communality,
+	// which no rotation changes, mixes slowly too (communalityMixingNote).
+	communalityDiag []inference.Diagnostics
 }
 
 // nearHeywood is the posterior mean communality h from which a warning on
@@ -474,6 +479,37 @@ func (d diagnostics) communalityNote(i int) string {
 		h = "above 0.99"
 	}
 	return fmt.Sprintf(": %s's communality is %s, and near 1, where the factors leave a column little unique variance, the scale of its loadings mixes slowly (sampling.md §9.6)", d.column(j), h)
+}
+
+// whySlow is what a warning naming entry i adds to say why it mixes
+// slowly: the near-Heywood note, or, on a warning the aligned loadings
+// alone earn (loadingsOnly), that the loading's communality mixes slowly
+// as well; "" if neither applies.
+func (d diagnostics) whySlow(i int, loadingsOnly bool, chains int) string {
+	if note := d.communalityNote(i); note != "" || !loadingsOnly {
+		return note
+	}
+	return d.communalityMixingNote(i, chains)
+}
+
+// communalityMixingNote says, for a loading i, that its column's
+// communality mixes slowly too (R-hat above 1.01 or an ESS below 100 per
+// chain, the report's limits), "" otherwise. A loading's slow mixing may
+// be its alignment's; its communality's cannot be, so the note tells a
+// slow scale of the loadings from a slow rotation.
+func (d diagnostics) communalityMixingNote(i int, chains int) string {
+	p := len(d.communalityDiag)
+	if p == 0 || d.column == nil || i < d.correlations || i >= d.correlations+d.loadings || d.loadings%p != 0 {
+		return ""
+	}
+	j := (i - d.correlations) / (d.loadings / p)
+	s := d.communalityDiag[j]
+	ess := math.Min(s.ESSBulk, s.ESSTail) / float64(max(chains, 1))
+	if !(s.RHat > 1.01 || ess < 100) {
+		return ""
+	}
+	return fmt.Sprintf(": %s's communality, which the alignment does not change, mixes slowly too (R-hat %s, ESS %s per chain): the scale of its loadings mixes slowly, not only their rotation",
+		d.column(j), statText("%.3f", s.RHat), statText("%.0f", ess))
 }
 
 // pairOf returns the columns a < b of entry i of C's entries i < j, row
@@ -626,7 +662,7 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 			worst, rhat = d.all.worst, d.all.maxRHat
 		}
 		if name := d.name(worst); name != "" {
-			w += fmt.Sprintf(", most on %s (%.3f)%s; run longer, or compare %s with `plot rank %s` or `plot trace %s`", name, rhat, d.communalityNote(worst), them, name, name)
+			w += fmt.Sprintf(", most on %s (%.3f)%s; run longer, or compare %s with `plot rank %s` or `plot trace %s`", name, rhat, d.whySlow(worst, where != "", chains), them, name, name)
 		} else {
 			w += fmt.Sprintf("; run longer, or compare %s with `plot rank` or `plot trace`", them)
 		}
@@ -657,7 +693,7 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 				w += fmt.Sprintf(", ESS not computable on %s%s (too few draws, or draws that do not vary)", name, others)
 			}
 		} else if name := d.name(least); name != "" {
-			w += fmt.Sprintf(", least on %s (%.0f per chain)%s", name, ess/float64(max(chains, 1)), d.communalityNote(least))
+			w += fmt.Sprintf(", least on %s (%.0f per chain)%s", name, ess/float64(max(chains, 1)), d.whySlow(least, where != "", chains))
 		}
 		warnings = append(warnings, w+"; run more iterations")
 	}
