@@ -316,7 +316,9 @@ Metropolis–Hastings correction of the inverse-Wishart draw.`,
 C ~ FactorModel(k = K [, loadings = Normal(var = 1) | GDP(alpha = 3, beta = 1)])
 
 The copula factor model of Murray et al. (2013): z_i = Λη_i + ε_i with K
-factors, C = D^(-1/2)(ΛΛᵀ + I)D^(-1/2). 1 <= K < p.`,
+factors, C = D^(-1/2)(ΛΛᵀ + I)D^(-1/2). 1 <= K < p. C is identified for
+every such K; the loadings and communalities only up to the Ledermann
+bound, the largest K with (p - K)² >= p + K (3 for 7 columns, 4 for 8).`,
 	"Normal": `
 loadings = Normal(var = 1)
 
@@ -380,7 +382,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"p":            `p: inside a model, the number of columns of Y; FactorCopula(p = 8, k = 2) and FullCopula(p = 8): the columns of a simulated copula.`,
 	"n":            `n: inside a model, the number of rows of Y; simulate(SPEC, n = 1000, levels = 5): the rows to draw.`,
 	"C":            `m.C: the copula correlation matrix of a model; m.C[i, j] or m.C[COL, COL] one entry.`,
-	"Lambda":       `m.Lambda: the loadings of a factor model (p × k); m.Lambda[COL, h] one entry.`,
+	"Lambda":       `m.Lambda: the loadings of a factor model (p × k) on the correlation scale, aligned across draws (identified only up to rotation and sign: summary m.Lambda says how); m.Lambda[COL, h] one entry.`,
 	"Z":            `m.Z[COL]: a latent column (running means only; see plot latent).`,
 	"partial":      `m.partial: partial correlations of the latent columns given all the others, per draw; m.partial[COL, COL] one entry.`,
 	"communality":  `m.communality: for a factor model, the share of each column's latent variance the factors explain, per draw; m.communality[COL] one column.`,

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -35,5 +36,22 @@ func TestMethodsFollowInference(t *testing.T) {
 	want := []string{"auto", "gibbs", "hmc", "px", "interweave"}
 	if got := Methods(); !slices.Equal(got, want) {
 		t.Errorf("Methods() = %v, want %v", got, want)
+	}
+}
+
+// TestHelpSaysWhatFactorModelsIdentify: help FactorModel and help Lambda
+// said only "1 <= K < p" and "the loadings of a factor model (p × k)":
+// nothing of the scale m.Lambda shows them on, their alignment, or the
+// Ledermann bound past which only C is identified, which the plan now
+// notes (TestPlanFactorsPastLedermannBound).
+func TestHelpSaysWhatFactorModelsIdentify(t *testing.T) {
+	for _, tc := range []struct{ word, want string }{
+		{"FactorModel", "the loadings and communalities only up to the Ledermann\nbound, the largest K with (p - K)² >= p + K"},
+		{"Lambda", "on the correlation scale, aligned across draws (identified only up to rotation and sign"},
+	} {
+		doc, ok := Doc(tc.word)
+		if !ok || !strings.Contains(doc, tc.want) {
+			t.Errorf("help %s = %q, want it to contain %q", tc.word, doc, tc.want)
+		}
 	}
 }
