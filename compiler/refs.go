@@ -137,6 +137,14 @@ func (c *checker) resolveIndex(t *target, items []*dsl.Expr, m *ModelInfo) bool 
 		return c.regressIndex(t, items, m)
 	}
 	if len(items) > maxItems {
+		if maxItems == 1 {
+			hint := ""
+			if known && p > 0 {
+				hint = "as in " + t.refText() + "[" + indexList(cols[:1]) + "]"
+			}
+			c.errorf(items[maxItems].Pos, hint, "%s takes one index, a column, got %d", t.refText(), len(items))
+			return false
+		}
 		c.errorf(items[maxItems].Pos, "", "%s takes at most %d indices, got %d", t.refText(), maxItems, len(items))
 		return false
 	}
