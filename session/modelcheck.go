@@ -548,9 +548,19 @@ func remapCells(folds [][]inference.HeldOutCell, base, m *Model) [][]inference.H
 }
 
 // structure names a model's correlation structure briefly, for tables.
+// The priors a model does not take by default (GDP loadings, LKJ) are
+// named, so that a comparison of priors tells its rows apart.
 func structure(m *Model) string {
-	if fm, ok := m.Decl.Model.(inference.FactorModel); ok {
-		return fmt.Sprintf("factor(k=%d)", fm.K)
+	switch model := m.Decl.Model.(type) {
+	case inference.FactorModel:
+		if _, gdp := model.Loadings.(inference.GDPLoadings); gdp {
+			return fmt.Sprintf("factor(k=%d,GDP)", model.K)
+		}
+		return fmt.Sprintf("factor(k=%d)", model.K)
+	case inference.FullCorrelation:
+		if _, lkj := model.Prior.(inference.LKJ); lkj {
+			return "full(LKJ)"
+		}
 	}
 	return "full"
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
 )
 
@@ -464,5 +465,29 @@ compare a, b`, out)
 	}
 	if got := countSingletons([]float64{1, 2, 2, math.NaN(), 0.5, 0.5, -3, 64, 7}); got != 4 {
 		t.Errorf("countSingletons = %d, want 4 (1, -3, 64, 7)", got)
+	}
+}
+
+// TestCompareStructureNamesThePrior: compare's structure column wrote
+// factor(k=2) for normal and GDP loadings alike, and full for the
+// inverse-Wishart and LKJ priors alike, so a comparison of priors (the
+// GSS's f2 and g2 in a review of a factor-model analysis) showed two rows
+// of the same structure. The priors a model does not take by default are
+// named; the defaults keep their short names.
+func TestCompareStructureNamesThePrior(t *testing.T) {
+	for _, tc := range []struct {
+		model inference.Model
+		want  string
+	}{
+		{inference.FactorModel{K: 2}, "factor(k=2)"},
+		{inference.FactorModel{K: 2, Loadings: inference.NormalLoadings{Var: 2}}, "factor(k=2)"},
+		{inference.FactorModel{K: 3, Loadings: inference.GDPLoadings{}}, "factor(k=3,GDP)"},
+		{inference.FullCorrelation{Prior: inference.InverseWishart{}}, "full"},
+		{inference.FullCorrelation{Prior: inference.LKJ{Eta: 2}}, "full(LKJ)"},
+	} {
+		m := &Model{Decl: &compiler.DeclareModel{Model: tc.model}}
+		if got := structure(m); got != tc.want {
+			t.Errorf("structure of %#v = %q, want %q", tc.model, got, tc.want)
+		}
 	}
 }
