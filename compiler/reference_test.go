@@ -188,3 +188,32 @@ func TestLanguageExamplesAreTheReferences(t *testing.T) {
 		}
 	}
 }
+
+// TestReferenceNamesThePositionalArguments: the reference said that the
+// first argument of load and simulate may be given without its name, and
+// the checks take FactorModel(2), LKJ(2), Normal(2) and hmc(1) as well
+// (found when FactorModel(2) ran as FactorModel(k = 2) in a review of a
+// factor-model analysis). The sentence lists exactly the calls whose first
+// parameter may be given without its name.
+func TestReferenceNamesThePositionalArguments(t *testing.T) {
+	doc := strings.Join(strings.Fields(reference(t)), " ") // a sentence may break anywhere
+	before, _, ok := strings.Cut(doc, "may be given without its name")
+	if !ok {
+		t.Fatal("the reference has no sentence on arguments given without their names")
+	}
+	sentence := before[strings.LastIndex(before, "(the first argument of"):]
+	var documented []string
+	for _, m := range codeSpan.FindAllStringSubmatch(sentence, -1) {
+		documented = append(documented, m[1])
+	}
+	var positional []string
+	for _, call := range []string{"load", "simulate", "FullCopula", "FactorCopula", "InverseWishart", "LKJ", "FactorModel",
+		"Normal", "GDP", "auto", "hmc", "interweave"} {
+		if ps := parameters(call); len(ps) > 0 && ps[0].positional {
+			positional = append(positional, call)
+		}
+	}
+	if !slices.Equal(documented, positional) {
+		t.Errorf("the reference says the first argument of %v may be given without its name; the checks take it so for %v", documented, positional)
+	}
+}
