@@ -296,6 +296,22 @@ func (r *Result) KeptDraws() int {
 	return n
 }
 
+// NoOrderColumns lists, ascending, the columns with at most one distinct
+// observed value. Their data hold no order information, so their entries of
+// C (and their loadings) follow the prior alone, and the sampler moves
+// through that prior slowly: each draw of such a column's latent values
+// comes from C, and C is then drawn given them. Nil when there is none, or
+// for a Result without its data.
+func (r *Result) NoOrderColumns() []int {
+	var cols []int
+	for j, lv := range r.levels {
+		if lv != nil && lv.NumLevels() <= 1 {
+			cols = append(cols, j)
+		}
+	}
+	return cols
+}
+
 // MeanC is the posterior mean of C over every kept draw of every chain,
 // p×p row-major; its entries are NaN when no draw was kept.
 func (r *Result) MeanC() []float64 {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -967,6 +968,55 @@ func TestLoadingsWarningSaysWhenTheCommunalityIsSlow(t *testing.T) {
 				if strings.Contains(text, w) {
 					t.Errorf("report has %q:\n%s", w, text)
 				}
+			}
+		})
+	}
+}
+
+// TestNoOrderColumnsLeftOutOfDiagnostics: the entries of C of a column with
+// one distinct value follow the prior, which the sampler explores slowly
+// (its latent values are drawn given C, and C given them), so their R-hat
+// and ESS are poor by nature. The fit's report, its warnings, its extend
+// hint and an ESS target leave them out and say so. Before, a fit of 60
+// rows with a constant column warned on f.C[b, const] (R-hat 1.205, ESS 4
+// per chain) and asked for 30,000 more iterations, which cannot help, and
+// `fit f, ess = 400` ran to its limit (found reviewing a factor-model
+// analysis of a file with a constant column).
+func TestNoOrderColumnsLeftOutOfDiagnostics(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("a,b,const\n")
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 60; i++ {
+		x := rng.NormFloat64()
+		y := 0.6*x + 0.8*rng.NormFloat64()
+		fmt.Fprintf(&csv, "%d,%d,3\n", min(max(int(math.Round(x+2)), 0), 4), min(max(int(math.Round(y+2)), 0), 4))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = load("d.csv")`)
+	for _, prior := range []string{"InverseWishart(df = p + 2)", "FactorModel(k = 1)"} {
+		t.Run(prior, func(t *testing.T) {
+			mustRun(t, s, "model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ "+prior+" }")
+			out := mustRun(t, s, "fit m, iter = 400, warmup = 100, chains = 2, seed = 1, ess = 300")
+			report, warnings := out.stdout.String(), out.stderr.String()
+			left := "left out: the 2 correlations of const, which has at most one distinct value"
+			if strings.HasPrefix(prior, "Factor") {
+				left = "left out: the 2 correlations and 1 loadings of const, which has at most one distinct value"
+			}
+			if !strings.Contains(report, left) {
+				t.Errorf("report lacks %q:\n%s", left, report)
+			}
+			if !strings.Contains(report, "over 1 correlation") {
+				t.Errorf("report does not count C's entries:\n%s", report)
+			}
+			if !strings.Contains(report, "the least ESS of C reached 300") && !strings.Contains(report, "met the least ESS of C asked, 300") {
+				t.Errorf("the ESS target was not met on C[a, b]:\n%s", report)
+			}
+			if strings.Contains(warnings, "const") {
+				t.Errorf("a warning names const's entries:\n%s", warnings)
 			}
 		})
 	}

@@ -414,6 +414,13 @@ type diagnostics struct {
 	correlations, loadings int
 	// factors is a factor model's k (0 for the full model).
 	factors int
+	// noOrder are the columns without order information
+	// (Result.NoOrderColumns): their entries, leftC of C's and leftLambda
+	// loadings, follow the prior, mix as slowly as the prior alone lets
+	// them, and are left out of the statistics above and the warnings.
+	noOrder           []int
+	leftC, leftLambda int
+	noOrderNames      []string
 	// chainESS is the least over the chains of the bulk ESS of C's entry
 	// of worst R-hat, each chain on its own, computed only when there are
 	// several chains and that R-hat is above farApart (0 otherwise).
@@ -556,7 +563,23 @@ func diagnose(r *inference.Result, loadings bool) diagnostics {
 		}
 		diags = inference.DiagnoseAll(chains)
 	}
+	d.noOrder = r.NoOrderColumns()
+	for _, j := range d.noOrder {
+		name, ok := columnName(r, j)
+		if !ok {
+			name = fmt.Sprintf("column %d", j+1)
+		}
+		d.noOrderNames = append(d.noOrderNames, name)
+	}
 	for i, s := range diags {
+		if d.priorOnly(i, r.P) {
+			if i < d.correlations {
+				d.leftC++
+			} else {
+				d.leftLambda++
+			}
+			continue
+		}
 		d.all.add(i, s)
 		if i < d.correlations {
 			d.c.add(i, s)
@@ -575,6 +598,22 @@ func diagnose(r *inference.Result, loadings bool) diagnostics {
 		}
 	}
 	return d
+}
+
+// priorOnly reports whether entry i (as entry counts them) of a fit of p
+// columns belongs to a column in d.noOrder.
+func (d diagnostics) priorOnly(i, p int) bool {
+	if len(d.noOrder) == 0 {
+		return false
+	}
+	a, b := -1, -1
+	switch {
+	case i < d.correlations:
+		a, b = pairOf(i, p)
+	case d.loadings > 0 && p > 0:
+		a = (i - d.correlations) / (d.loadings / p)
+	}
+	return slices.Contains(d.noOrder, a) || slices.Contains(d.noOrder, b)
 }
 
 // entryNamer names the entries of r's diagnostics (see diagnostics.entry)
@@ -628,11 +667,14 @@ func (d diagnostics) name(i int) string {
 // more slowly than C, which does not depend on how the factors are rotated.
 func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) {
 	if math.IsInf(d.all.maxRHat, 0) && d.all.nans == 0 {
+		if d.leftC+d.leftLambda > 0 {
+			b.WriteString("\nno convergence diagnostics: " + d.leftOutText())
+		}
 		return nil // no entries
 	}
-	over := plural(d.correlations, "correlation")
+	over := plural(d.correlations-d.leftC, "correlation")
 	if d.loadings > 0 {
-		over += fmt.Sprintf(" and %d loadings (aligned)", d.loadings)
+		over += fmt.Sprintf(" and %d loadings (aligned)", d.loadings-d.leftLambda)
 	}
 	fmt.Fprintf(b, "\nmax R-hat %s, min bulk ESS %s, min tail ESS %s over %s",
 		statText("%.3f", d.all.maxRHat), statText("%.0f", d.all.minBulk), statText("%.0f", d.all.minTail), over)
@@ -644,6 +686,9 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 	}
 	if d.seconds > 0 && !math.IsInf(d.c.minBulk, 0) {
 		fmt.Fprintf(b, "; C's min bulk ESS per second of the fit %s", fmtRate(d.c.minBulk/d.seconds))
+	}
+	if d.leftC+d.leftLambda > 0 {
+		b.WriteString("; left out: " + d.leftOutText())
 	}
 	if d.all.rhatWarns() {
 		where := ""
@@ -698,6 +743,21 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 		warnings = append(warnings, w+"; run more iterations")
 	}
 	return warnings
+}
+
+// leftOutText says which entries the diagnostics leave out and why: those
+// of the columns without order information.
+func (d diagnostics) leftOutText() string {
+	what := plural(d.leftC, "correlation")
+	if d.leftLambda > 0 {
+		what += fmt.Sprintf(" and %d loadings", d.leftLambda)
+	}
+	cols, has := strings.Join(d.noOrderNames, ", "), "has"
+	if len(d.noOrderNames) > 1 {
+		has = "have"
+	}
+	return fmt.Sprintf("the %s of %s, which %s at most one distinct value: with no order information they follow the prior, which the sampler explores slowly, so their R-hat and ESS say nothing of the rest (leave such columns out of the model)",
+		what, cols, has)
 }
 
 // fmtRate writes a rate with three significant digits, whole numbers from
