@@ -1021,3 +1021,68 @@ func TestNoOrderColumnsLeftOutOfDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// TestImputeLeavesOutTheModeOfManyLevels: the most probable value of a
+// missing cell in a nearly continuous column is often the column's largest
+// or smallest, which stand for unbounded intervals of the latent scale (a
+// cell whose mode was −7.375 had q5 −7.357): impute shows NA for the mode of
+// a column of more than compiler.MaxHMCLevels values and says why, and
+// keeps it for the others (found by the factor-model review).
+func TestImputeLeavesOutTheModeOfManyLevels(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("ord,cont\n")
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 80; i++ {
+		x := rng.NormFloat64()
+		y := 0.7*x + 0.7*rng.NormFloat64()
+		o, c := strconv.Itoa(min(max(int(math.Round(x+2)), 0), 4)), strconv.FormatFloat(y, 'f', 4, 64)
+		switch i % 10 {
+		case 3:
+			o = "NA"
+		case 6:
+			c = "NA"
+		}
+		fmt.Fprintf(&csv, "%s,%s\n", o, c)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = load("d.csv")`)
+	mustRun(t, s, "model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+	mustRun(t, s, "fit m, iter = 200, chains = 2, seed = 1")
+	out := mustRun(t, s, "impute m")
+	if len(out.displays) != 1 {
+		t.Fatalf("impute showed %d displays", len(out.displays))
+	}
+	plain, _ := out.displays[0]["text/plain"].(string)
+	if note := "mode and p_mode are NA for cont, of more than 10 distinct values"; !strings.Contains(plain, note) {
+		t.Errorf("caption lacks %q:\n%s", note, plain)
+	}
+	lines := captionedLines(t, out.displays[0])
+	rows := 0
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		if len(f) != 8 {
+			continue
+		}
+		rows++
+		switch naMode := f[2] == "NA" && f[3] == "NA"; f[1] {
+		case "cont":
+			if !naMode {
+				t.Errorf("cont's mode is shown: %s", line)
+			}
+			if f[5] == "NA" || f[7] == "NA" {
+				t.Errorf("cont's median or mean is missing: %s", line)
+			}
+		case "ord":
+			if naMode {
+				t.Errorf("ord's mode is left out: %s", line)
+			}
+		}
+	}
+	if rows != 16 {
+		t.Errorf("%d rows of imputed cells, want 16:\n%s", rows, strings.Join(lines, "\n"))
+	}
+}

@@ -41,7 +41,7 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 	if t := m.Fit.ImputeThin; t > 1 {
 		thinned = fmt.Sprintf(" (one kept draw in %d: a fit keeps at most %d imputed values)", t, inference.DefaultMaxImputed)
 	}
-	about += thinned
+	about += thinned + modeNote(m, cells)
 	if x.Path == "" && x.DrawsPath == "" {
 		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", x.Model)
 		b := t.elide(s.opts.TableRows, fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", x.Model)).Bundle()
@@ -87,10 +87,16 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 //
 // with values printed as their column's labels; mean is NA for a column of
 // text, whose levels have no numeric value; prob is the cells' summaries'.
+// The mode is NA for a column of more than compiler.MaxHMCLevels distinct
+// values: an observed value stands for the interval of the latent scale
+// up to its neighbours, the highest and lowest for unbounded ones, so the
+// most probable value of a nearly continuous column is often its largest
+// or smallest, far from the bulk of the cell's distribution.
 func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob float64) *Table {
 	names := columnTexts(m.Names())
 	lo, hi := intervalColumns(prob)
 	t := &Table{Header: []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}}
+	manyLevels := manyLevelColumns(m, cells)
 	for _, c := range cells {
 		j := m.Cols[c.Col]
 		lv := c.LevelSummary
@@ -98,14 +104,49 @@ func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob fl
 		if m.Data.Labels[j] != nil {
 			mean = "NA"
 		}
+		mode, pMode := formatValue(m.Data, j, lv.Mode), tableNum("%.3f", lv.PMode)
+		if manyLevels[c.Col] {
+			mode, pMode = "NA", "NA"
+		}
 		t.Rows = append(t.Rows, []string{
 			strconv.Itoa(c.Row + 1), names[c.Col],
-			formatValue(m.Data, j, lv.Mode), tableNum("%.3f", lv.PMode),
+			mode, pMode,
 			formatValue(m.Data, j, lv.Lo), formatValue(m.Data, j, lv.Median), formatValue(m.Data, j, lv.Hi),
 			mean,
 		})
 	}
 	return t
+}
+
+// manyLevelColumns lists the columns of cells with more than
+// compiler.MaxHMCLevels distinct observed values, whose mode imputeTable
+// leaves out.
+func manyLevelColumns(m *Model, cells []inference.ImputedLevels) map[int]bool {
+	many := map[int]bool{}
+	for _, c := range cells {
+		if _, seen := many[c.Col]; !seen {
+			many[c.Col] = len(m.Fit.LevelValues(c.Col)) > compiler.MaxHMCLevels
+		}
+	}
+	return many
+}
+
+// modeNote says which columns' modes the table leaves out and why ("" when
+// none).
+func modeNote(m *Model, cells []inference.ImputedLevels) string {
+	names := columnTexts(m.Names())
+	var cols []string
+	for j, many := range manyLevelColumns(m, cells) {
+		if many {
+			cols = append(cols, names[j])
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	sort.Strings(cols)
+	return fmt.Sprintf("; mode and p_mode are NA for %s, of more than %d distinct values: the most probable value of a nearly continuous column is often its largest or smallest, which stand for unbounded intervals of the latent scale, so read q50 and mean",
+		strings.Join(cols, ", "), compiler.MaxHMCLevels)
 }
 
 // writeImputed writes the table of imputed cells as CSV with one more
