@@ -411,6 +411,16 @@ func TestCompareNeedsCellsToHoldOut(t *testing.T) {
 	// Two cells of w recur: enough for one split, not for folds = 2.
 	few := &DataInfo{Name: "few", N: 200, Columns: []ColumnInfo{{Name: "x", Levels: 200, Singletons: 200}, {Name: "w", Levels: 199, Singletons: 198}}}
 	env["cont"], env["few"] = cont, few
+	// Simulated data have no CSV to cut: the hint says how to simulate.
+	sim := &DataInfo{Name: "sim", N: 100, HasTruth: true, TruthK: 1}
+	for _, n := range []string{"Y1", "Y2"} {
+		sim.Columns = append(sim.Columns, ColumnInfo{Name: n, Levels: 100, Singletons: 100})
+	}
+	env["sim"] = sim
+	for _, name := range []string{"sa", "sb"} {
+		env[name] = &ModelInfo{Name: name, Data: "sim", Columns: []string{"Y1", "Y2"},
+			Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 4}}, Fitted: true, Method: inference.Gibbs}
+	}
 	for _, name := range []string{"ca", "cb"} {
 		env[name] = &ModelInfo{Name: name, Data: "cont", Columns: []string{"x", "y", "z"},
 			Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}, Fitted: true, Method: inference.Gibbs}
@@ -419,11 +429,13 @@ func TestCompareNeedsCellsToHoldOut(t *testing.T) {
 		env[name] = &ModelInfo{Name: name, Data: "few", Columns: []string{"x", "w"},
 			Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}, Fitted: true, Method: inference.Gibbs}
 	}
-	for _, tc := range []struct{ src, want string }{
-		{"compare ca, cb", "1:1: compare holds out observed cells whose value recurs in their column: the columns of ca in data cont have 0 such cells (x, y, z: no value occurs twice), and it needs 2"},
-		{"compare fa, fb, folds = 2", "1:1: compare holds out observed cells whose value recurs in their column: the columns of fa in data few have 2 such cells (x: no value occurs twice), and it needs 4, 2 for each of folds = 2"},
-		{"compare fa, fb", ""},
-		{"compare hoff, hoff2", ""},
+	for _, tc := range []struct{ src, want, hint string }{
+		{"compare sa, sb", "1:1: compare holds out observed cells whose value recurs in their column: the columns of sa in data sim have 0 such cells (Y1, Y2: no value occurs twice), and it needs 2",
+			"simulate it with at most n/2 levels (levels = 50 or fewer for n = 100)"},
+		{"compare ca, cb", "1:1: compare holds out observed cells whose value recurs in their column: the columns of ca in data cont have 0 such cells (x, y, z: no value occurs twice), and it needs 2", ""},
+		{"compare fa, fb, folds = 2", "1:1: compare holds out observed cells whose value recurs in their column: the columns of fa in data few have 2 such cells (x: no value occurs twice), and it needs 4, 2 for each of folds = 2", ""},
+		{"compare fa, fb", "", ""},
+		{"compare hoff, hoff2", "", ""},
 	} {
 		if tc.src == "compare hoff, hoff2" {
 			env["hoff2"] = env["hoff"]
@@ -443,8 +455,56 @@ func TestCompareNeedsCellsToHoldOut(t *testing.T) {
 		if tc.want == "" && err != nil || tc.want != "" && !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.src, got, tc.want)
 		}
-		if tc.want != "" && !strings.Contains(got, "cut its columns into levels") {
-			t.Errorf("%s: no hint in %q", tc.src, got)
+		hint := tc.hint
+		if hint == "" {
+			hint = "cut its columns into levels in the CSV"
+		}
+		if tc.want != "" && !strings.Contains(got, hint) {
+			t.Errorf("%s: no hint %q in %q", tc.src, hint, got)
+		}
+	}
+}
+
+// TestSimulatedSingletons: the check knows how many cells of a simulated
+// column without missing cells hold a value seen once, as the data will
+// (compare's check needs it before the fits run: a script that compared
+// models of data simulated with as many levels as rows ran its fits
+// first, then failed).
+func TestSimulatedSingletons(t *testing.T) {
+	for _, n := range []int{2, 7, 10, 11, 40} {
+		for levels := 2; levels <= n; levels++ {
+			src := fmt.Sprintf("data s = simulate(FullCopula(p = 2), n = %d, levels = %d, seed = 3)", n, levels)
+			f, err := dsl.Parse("", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &checker{env: newFakeEnv(), local: map[string]*local{}, writes: map[string]bool{}}
+			for _, s := range f.Stmts {
+				c.stmt(s)
+			}
+			if len(c.errs) > 0 {
+				t.Fatalf("%s: %v", src, c.errs)
+			}
+			info := c.local["s"].b.(*DataInfo)
+			sim, err := inference.Simulate(inference.SimSpec{P: 2, N: n, Levels: levels, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, col := range sim.Columns {
+				count := map[float64]int{}
+				for _, v := range col {
+					count[v]++
+				}
+				once := 0
+				for _, c := range count {
+					if c == 1 {
+						once++
+					}
+				}
+				if got := info.Columns[j].Singletons; got != once {
+					t.Errorf("n = %d, levels = %d, column %d: the check says %d singletons, the data have %d", n, levels, j+1, got, once)
+				}
+			}
 		}
 	}
 }

@@ -288,9 +288,18 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 		return nil
 	}
 	info := &DataInfo{Name: x.Name, N: x.N, HasTruth: true, TruthK: x.K}
+	// simulate cuts each column into balanced levels of ⌊n/L⌋ or ⌈n/L⌉
+	// rows: past L = n/2, 2L − n of them hold one row. Missing cells
+	// change that at random, so only a simulation without them says how
+	// many before it runs (compare's check needs it: enoughToHoldOut).
+	singletons := 0
+	if x.Missing == 0 && 2*x.Levels > x.N {
+		singletons = min(2*x.Levels-x.N, x.N)
+	}
 	for j := 1; j <= x.P; j++ {
 		info.Columns = append(info.Columns, ColumnInfo{
 			Name: fmt.Sprintf("Y%d", j), Levels: x.Levels, Missing: int(math.Round(x.Missing * float64(x.N))),
+			Singletons: singletons,
 		})
 	}
 	c.local[x.Name] = &local{b: info}

@@ -263,7 +263,13 @@ func (c *checker) enoughToHoldOut(s *dsl.CompareStmt, x *Compare, m *ModelInfo) 
 	if len(distinct) > 0 {
 		why = fmt.Sprintf(" (%s: no value occurs twice)", shortList(distinct))
 	}
-	c.errorf(s.Pos, "compare scores a cell held out by the probability its refit gives the value it had, and a value seen nowhere else in its column (continuous data, which enters through its ranks) gets none; to compare models of such data, cut its columns into levels in the CSV",
+	cut := "cut its columns into levels in the CSV"
+	if d.HasTruth {
+		// simulate cuts each column into balanced levels: at most n/2 of
+		// them leave every level two rows or more.
+		cut = fmt.Sprintf("simulate it with at most n/2 levels (levels = %d or fewer for n = %d)", max(d.N/2, 2), d.N)
+	}
+	c.errorf(s.Pos, "compare scores a cell held out by the probability its refit gives the value it had, and a value seen nowhere else in its column (continuous data, which enters through its ranks) gets none; to compare models of such data, "+cut,
 		"compare holds out observed cells whose value recurs in their column: the columns of %s in data %s have %d such cells%s, and it needs %s", x.Models[0], m.Data, eligible, why, need)
 	return false
 }
