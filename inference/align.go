@@ -272,3 +272,72 @@ func signedPermutation(cross *mat.Dense, rot []float64, k int) {
 		rot[a*k+b-1] = s
 	}
 }
+
+// ResidualTurns returns, for every draw of aligned (lambda[chain][draw],
+// p×k row-major, as AlignLoadings returns them), the angle in degrees by
+// which the draw is turned away from the mean of all the draws: the
+// rotation R that brings the draw closest to the mean (orthogonal
+// Procrustes), measured as the angle θ of a turn in one plane that moves as
+// far from the identity, ‖R − I‖²_F = 4(1 − cos θ). After a Rotation
+// alignment the angles are those the fit left; after a SignedPermutation
+// alignment they say how firmly the prior pins the rotation: a GDP prior
+// fixes it in principle, but its posterior may still spread along
+// rotations, which summaries of single loadings then blur. Chains are
+// concatenated in order; nil for k < 2, where a turn is a sign.
+func ResidualTurns(aligned [][][]float64, p, k int) []float64 {
+	if k < 2 {
+		return nil
+	}
+	mean := make([]float64, p*k)
+	count := 0
+	for _, chain := range aligned {
+		for _, l := range chain {
+			for j, x := range l {
+				mean[j] += x
+			}
+			count++
+		}
+	}
+	if count == 0 {
+		return nil
+	}
+	for j := range mean {
+		mean[j] /= float64(count)
+	}
+	turns := make([]float64, 0, count)
+	cross := mat.NewDense(k, k, nil)
+	var svd mat.SVD
+	var u, v, r mat.Dense
+	for _, chain := range aligned {
+		for _, l := range chain {
+			for a := range k {
+				for b := range k {
+					s := 0.0
+					for i := range p {
+						s += l[i*k+a] * mean[i*k+b]
+					}
+					cross.Set(a, b, s)
+				}
+			}
+			if !svd.Factorize(cross, mat.SVDFull) {
+				turns = append(turns, math.NaN())
+				continue
+			}
+			svd.UTo(&u)
+			svd.VTo(&v)
+			r.Mul(&u, v.T())
+			dist := 0.0
+			for a := range k {
+				for b := range k {
+					d := r.At(a, b)
+					if a == b {
+						d--
+					}
+					dist += d * d
+				}
+			}
+			turns = append(turns, math.Acos(math.Max(1-dist/4, -1))*180/math.Pi)
+		}
+	}
+	return turns
+}

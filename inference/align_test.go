@@ -3,6 +3,7 @@ package inference
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -168,5 +169,53 @@ func TestAlignLoadingsCanonical(t *testing.T) {
 	}
 	if math.Abs(mean[0*k+1]) > 1e-9 || mean[0] <= 0 || mean[1*k+1] <= 0 {
 		t.Errorf("mean's first rows %v, want lower triangular with a positive diagonal", mean[:2*k])
+	}
+}
+
+// TestResidualTurns: draws that are a base loadings matrix turned by known
+// angles in one plane, symmetric about 0 so that their mean is the base
+// (shrunk), come back as those angles; a single loading gives none.
+func TestResidualTurns(t *testing.T) {
+	const p = 5
+	base := []float64{0.8, 0.1, 0.7, -0.2, 0.1, 0.75, 0.3, 0.6, -0.5, 0.4}
+	turned := func(l []float64, deg float64, a, b, k int) []float64 {
+		th := deg * math.Pi / 180
+		out := slices.Clone(l)
+		for i := range p {
+			x, y := l[i*k+a], l[i*k+b]
+			out[i*k+a] = x*math.Cos(th) - y*math.Sin(th)
+			out[i*k+b] = x*math.Sin(th) + y*math.Cos(th)
+		}
+		return out
+	}
+	angles := []float64{0, 5, -5, 20, -20, 40, -40}
+	var chain [][]float64
+	for _, a := range angles {
+		chain = append(chain, turned(base, a, 0, 1, 2))
+	}
+	got := ResidualTurns([][][]float64{chain[:3], chain[3:]}, p, 2)
+	if len(got) != len(angles) {
+		t.Fatalf("%d turns for %d draws", len(got), len(angles))
+	}
+	for i, a := range angles {
+		if math.Abs(got[i]-math.Abs(a)) > 1e-9 {
+			t.Errorf("draw turned by %g°: ResidualTurns says %.12g°", a, got[i])
+		}
+	}
+	// k = 3, turns in the plane of factors 2 and 3. Their mean shrinks
+	// factors 2 and 3 by cos 12° and not factor 1, so the rotation closest
+	// to it is not quite the turn: within 0.1° (0.046° here).
+	base3 := make([]float64, 0, 3*p)
+	for i := range p {
+		base3 = append(base3, base[2*i], base[2*i+1], 0.3*float64(i)-0.5)
+	}
+	got = ResidualTurns([][][]float64{{turned(base3, 12, 1, 2, 3), turned(base3, -12, 1, 2, 3)}}, p, 3)
+	for i, g := range got {
+		if math.Abs(g-12) > 0.1 {
+			t.Errorf("k = 3, draw %d turned by ±12°: ResidualTurns says %.12g°", i, g)
+		}
+	}
+	if got := ResidualTurns([][][]float64{{base[:p]}}, p, 1); got != nil {
+		t.Errorf("k = 1: %v, want nil", got)
 	}
 }

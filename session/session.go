@@ -82,6 +82,13 @@ type Model struct {
 	// kept is the file that holds Fit, read or written, for compare to
 	// keep its scores in; nil when there is none.
 	kept *keptFile
+	// turns remembers residualTurns for the fit of: its median and 90%
+	// quantile, and whether there were any.
+	turns struct {
+		of          *inference.Result
+		median, q90 float64
+		ok          bool
+	}
 }
 
 // Names returns the model's column names, in order.
