@@ -29,14 +29,15 @@ type savedResult struct {
 	Warmup, Iter, Thin int
 	Seed               uint64
 	Chains             int
-	// C, Lambda and WarmupC are nil in the gob of format 4: encodeSaved
-	// writes them after it, as the little-endian bits of their values,
-	// chain after chain and draw after draw, their shapes in Draws. Gob
-	// grows the buffer it encodes into in steps of a quarter: the draws of
-	// a fit of 50 columns (120 MB) took 730 MB of buffers, 4 s and a fit
-	// file 1.3 times their size (decodeSaved likewise grew its buffers).
+	// C, Lambda, WarmupC and ZMean, and the latent values and their
+	// running sums of States, are nil in the gob of format 4: encodeSaved
+	// writes them after it, as the little-endian bits of their values
+	// (rawSets), their shapes in Raw. Gob grows the buffer it encodes into
+	// in steps of a quarter: the draws of a fit of 50 columns (120 MB) took
+	// 730 MB of buffers, 4 s and a fit file 1.3 times their size, and
+	// decodeSaved likewise grew its buffers.
 	C, Lambda, WarmupC [][][]float64
-	Draws              [3]drawShape // of C, Lambda and WarmupC; format 4
+	Raw                []rawShape // format 4
 	ZMean              [][]float64
 	Imputed            [][][]float64 // format 2; nil in format 3
 	// ImputedCodes (format 3) holds the imputations as the numbers of their
@@ -62,14 +63,6 @@ type savedResult struct {
 	// from; Failed is a chain's sampler failure, which forbids it.
 	States []savedChain
 	Failed string
-}
-
-// drawShape is the shape of draws (C, Lambda or WarmupC) that
-// encodeSaved writes after the gob: the number of draws of each chain
-// (Chains nil for nil draws) and the values of each draw.
-type drawShape struct {
-	Chains []int
-	Values int
 }
 
 // savedChain is one chain's state at the end of the run: its random
@@ -119,38 +112,35 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 }
 
 // encodeSaved encodes s: the gob of s without its ImputedCodes (and, from
-// format 4, without its draws), then the draws of C, the loadings and the
-// warm-up (savedResult.Draws), then the codes as they are (s.ImputedSize
-// says how many bytes).
+// format 4, without its float64 arrays: s.rawSets), then those arrays as the
+// little-endian bits of their values in the order of s.rawSets, their
+// shapes in s.Raw, then the codes as they are (s.ImputedSize says how many
+// bytes).
 func encodeSaved(s *savedResult) ([]byte, error) {
 	codes := s.ImputedCodes
 	s.ImputedCodes, s.ImputedSize = nil, len(codes)
 	defer func() { s.ImputedCodes = codes }()
-	var draws [3][][][]float64
+	var sets [][][][]float64
 	values := 0
 	if s.Format >= 4 {
-		draws = [3][][][]float64{s.C, s.Lambda, s.WarmupC}
-		for k, d := range draws {
-			sh := drawShape{}
-			if d != nil {
-				sh.Chains = make([]int, len(d))
+		sets = s.rawSets()
+		s.Raw = make([]rawShape, len(sets))
+		for k, set := range sets {
+			if set == nil {
+				continue
 			}
-			for c, ch := range d {
-				sh.Chains[c] = len(ch)
-				for _, v := range ch {
-					if sh.Values == 0 {
-						sh.Values = len(v)
-					}
-					if len(v) != sh.Values {
-						return nil, fmt.Errorf("draws of %d and %d values in one set", sh.Values, len(v))
-					}
+			sh := make(rawShape, len(set))
+			for c, ch := range set {
+				sh[c] = make([]int, len(ch))
+				for t, v := range ch {
+					sh[c][t] = len(v)
 					values += len(v)
 				}
 			}
-			s.Draws[k] = sh
+			s.Raw[k] = sh
 		}
-		s.C, s.Lambda, s.WarmupC = nil, nil, nil
-		defer func() { s.C, s.Lambda, s.WarmupC = draws[0], draws[1], draws[2] }()
+		s.setRaw(make([][][][]float64, len(sets)))
+		defer s.setRaw(sets)
 	}
 	var b bytes.Buffer
 	if err := gob.NewEncoder(&b).Encode(s); err != nil {
@@ -158,8 +148,8 @@ func encodeSaved(s *savedResult) ([]byte, error) {
 	}
 	out := make([]byte, b.Len()+8*values+len(codes))
 	at := copy(out, b.Bytes())
-	for _, d := range draws {
-		for _, ch := range d {
+	for _, set := range sets {
+		for _, ch := range set {
 			for _, v := range ch {
 				w := out[at : at+8*len(v)]
 				for i, x := range v {
@@ -171,6 +161,48 @@ func encodeSaved(s *savedResult) ([]byte, error) {
 	}
 	copy(out[at:], codes)
 	return out, nil
+}
+
+// rawShape is the shape of a set of float64 arrays that encodeSaved writes
+// after the gob: per chain, the length of each of its arrays.
+type rawShape [][]int
+
+// rawSets are the float64 arrays of s that format 4 keeps out of the gob,
+// each set as chains of arrays (nil for a nil set): the draws of C, the
+// loadings and the warm-up, the latent means (one chain of a column each)
+// and every chain's latent values and running sums of them (a chain each,
+// a column each). These are nearly all of a result's bytes.
+func (s *savedResult) rawSets() [][][][]float64 {
+	sets := [][][][]float64{s.C, s.Lambda, s.WarmupC, nil, nil, nil}
+	if s.ZMean != nil {
+		sets[3] = [][][]float64{s.ZMean}
+	}
+	if s.States != nil {
+		sets[4], sets[5] = make([][][]float64, len(s.States)), make([][][]float64, len(s.States))
+		for c, st := range s.States {
+			sets[4][c], sets[5][c] = st.State.Z, st.ZSum
+		}
+	}
+	return sets
+}
+
+// setRaw puts sets, as rawSets gives them, in their places in s. A set
+// that is nil leaves its place nil; the latent sets of a chain that s has
+// no state of are dropped.
+func (s *savedResult) setRaw(sets [][][][]float64) {
+	s.C, s.Lambda, s.WarmupC, s.ZMean = sets[0], sets[1], sets[2], nil
+	if len(sets[3]) == 1 {
+		s.ZMean = sets[3][0]
+	}
+	for c := range s.States {
+		s.States[c].State.Z, s.States[c].ZSum = nil, nil
+		if c < len(sets[4]) {
+			s.States[c].State.Z = sets[4][c]
+		}
+		if c < len(sets[5]) {
+			s.States[c].ZSum = sets[5][c]
+		}
+	}
 }
 
 // decodeSaved decodes what encodeSaved wrote (or, in format 2, the gob
@@ -188,13 +220,27 @@ func decodeSaved(data []byte) (*savedResult, error) {
 	}
 	rest := data[len(data)-rd.Len():]
 	if s.Format >= 4 {
-		if s.C != nil || s.Lambda != nil || s.WarmupC != nil {
-			return nil, errors.New("draws inside the gob of format 4")
+		if s.C != nil || s.Lambda != nil || s.WarmupC != nil || s.ZMean != nil ||
+			slices.ContainsFunc(s.States, func(st savedChain) bool { return st.State.Z != nil || st.ZSum != nil }) {
+			return nil, fmt.Errorf("float64 arrays inside the gob of format %d", s.Format)
+		}
+		if want := len(s.rawSets()); len(s.Raw) != want {
+			return nil, fmt.Errorf("%d sets of arrays after the gob, want %d", len(s.Raw), want)
 		}
 		var err error
-		if s.C, s.Lambda, s.WarmupC, rest, err = decodeDraws(s.Draws, rest); err != nil {
-			return nil, err
+		sets := make([][][][]float64, len(s.Raw))
+		for k, sh := range s.Raw {
+			if sets[k], rest, err = decodeRaw(sh, rest); err != nil {
+				return nil, err
+			}
 		}
+		if (sets[4] != nil || sets[5] != nil) && (len(sets[4]) != len(s.States) || len(sets[5]) != len(s.States)) {
+			return nil, fmt.Errorf("latent values of %d and %d chains after the gob for %d chains' states", len(sets[4]), len(sets[5]), len(s.States))
+		}
+		if sets[3] != nil && len(sets[3]) != 1 {
+			return nil, fmt.Errorf("%d sets of latent means after the gob", len(sets[3]))
+		}
+		s.setRaw(sets)
 	}
 	if s.ImputedSize != len(rest) {
 		return nil, fmt.Errorf("%d bytes of imputations after the gob, want %d", len(rest), s.ImputedSize)
@@ -203,38 +249,35 @@ func decodeSaved(data []byte) (*savedResult, error) {
 	return &s, nil
 }
 
-// decodeDraws reads the draws of the shapes given from the start of data,
-// as encodeSaved wrote them, and returns them with the rest of data. Each
-// chain's draws share one allocation, as a run's do.
-func decodeDraws(shapes [3]drawShape, data []byte) (c, lambda, warmup [][][]float64, rest []byte, err error) {
-	var out [3][][][]float64
-	for k, sh := range shapes {
-		if sh.Chains == nil {
-			continue
-		}
-		if sh.Values < 0 {
-			return nil, nil, nil, nil, fmt.Errorf("draws of %d values", sh.Values)
-		}
-		out[k] = make([][][]float64, len(sh.Chains))
-		for c, count := range sh.Chains {
-			// No valid result has a draw of no values; otherwise the
-			// bound keeps count·Values·8 within data before it is allocated.
-			if count < 0 || count > 0 && (sh.Values < 1 || count > len(data)/8/sh.Values) {
-				return nil, nil, nil, nil, fmt.Errorf("%d draws of %d values after the gob, where %d bytes are left", count, sh.Values, len(data))
-			}
-			flat := make([]float64, count*sh.Values)
-			for i := range flat {
-				flat[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
-			}
-			data = data[8*len(flat):]
-			ch := make([][]float64, count)
-			for t := range ch {
-				ch[t] = flat[t*sh.Values : (t+1)*sh.Values : (t+1)*sh.Values]
-			}
-			out[k][c] = ch
-		}
+// decodeRaw reads a set of arrays of shape sh (nil for a nil set) from the
+// start of data, as encodeSaved wrote it, and returns it with the rest of
+// data. Each chain's arrays share one allocation, as a run's draws do.
+func decodeRaw(sh rawShape, data []byte) ([][][]float64, []byte, error) {
+	if sh == nil {
+		return nil, data, nil
 	}
-	return out[0], out[1], out[2], data, nil
+	out := make([][][]float64, len(sh))
+	for c, lengths := range sh {
+		total := 0
+		for _, n := range lengths {
+			// Each bound keeps the total within data before it is allocated.
+			if n < 0 || n > len(data)/8-total {
+				return nil, nil, fmt.Errorf("arrays of %d values after the gob, where %d bytes are left", total+n, len(data))
+			}
+			total += n
+		}
+		flat := make([]float64, total)
+		for i := range flat {
+			flat[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
+		}
+		data = data[8*total:]
+		ch := make([][]float64, len(lengths))
+		for t, n := range lengths {
+			ch[t], flat = flat[:n:n], flat[n:]
+		}
+		out[c] = ch
+	}
+	return out, data, nil
 }
 
 // UnmarshalResult reads a Result that MarshalBinary wrote of a run of spec:

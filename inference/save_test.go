@@ -237,16 +237,10 @@ func TestUnmarshalResultRejects(t *testing.T) {
 			}
 			return b.Bytes()
 		}(), spec, "imputations inside the gob"},
-		{"draws inside the gob", gobOnly(t, good, func(s *savedResult) { s.ImputedCodes, s.ImputedSize = nil, 0 }), spec, "draws inside the gob of format 4"},
-		{"more draws than bytes", gobOnly(t, good, func(s *savedResult) {
-			s.ImputedCodes, s.ImputedSize, s.C, s.Lambda, s.WarmupC = nil, 0, nil, nil, nil
-			s.Draws[0].Chains[1] = 1 << 40
-		}), spec, "draws of 16 values after the gob"},
-		{"draws of no values", gobOnly(t, good, func(s *savedResult) {
-			s.ImputedCodes, s.ImputedSize, s.C, s.Lambda, s.WarmupC = nil, 0, nil, nil, nil
-			s.Draws[0].Values = 0
-		}), spec, "8 draws of 0 values after the gob"},
-		{"the draws after the gob cut", good[:len(good)-len(res.Missing)*16-1], spec, "10 draws of 16 values after the gob, where 1279 bytes are left"},
+		{"arrays inside the gob", gobOnly(t, good, func(s *savedResult) { s.ImputedCodes, s.ImputedSize = nil, 0 }), spec, "float64 arrays inside the gob of format 4"},
+		{"more draws than bytes", headEdited(t, good, func(s *savedResult) { s.Raw[0][1][0] = 1 << 40 }), spec, "arrays of 1099511627776 values after the gob"},
+		{"latent values of a chain missing", headEdited(t, good, func(s *savedResult) { s.Raw[4] = s.Raw[4][:1] }), spec, "latent values of 1 and 2 chains after the gob for 2 chains' states"},
+		{"the arrays after the gob cut", good[:len(good)-len(res.Missing)*16-1], spec, "values after the gob, where"},
 		{"another format", edited(func(s *savedResult) { s.Format = 99 }), spec, "format 99"},
 		{"other data", good, Spec{Columns: otherCols, Method: Gibbs, Warmup: 10, Iter: 8, Chains: 2, Seed: 4}, "rows"},
 		{"other seed", good, func() Spec { s := spec; s.Seed = 5; return s }(), "seed = 4"},
@@ -392,6 +386,23 @@ func gobOnly(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// headEdited decodes the gob at the start of an encoded result, lets edit
+// change it as it is (in format 4, without the arrays that follow it) and
+// returns it encoded again with the bytes that followed it.
+func headEdited(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
+	var s savedResult
+	rd := bytes.NewReader(encoded)
+	if err := gob.NewDecoder(rd).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	edit(&s)
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return append(b.Bytes(), encoded[len(encoded)-rd.Len():]...)
 }
 
 // FuzzUnmarshalResult checks that UnmarshalResult never panics, and that
