@@ -40,7 +40,8 @@ func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) { return heldOutTes
 // the original would have: the same draws, bit for bit. Imputations are
 // written as level numbers, 2 bytes wide for a column of more than 256
 // levels; the same result written as format 2 (imputations as values,
-// before format 3) reads back the same.
+// before format 3) or 3 (the draws inside the gob, before format 4) reads
+// back the same.
 func TestResultRoundTrip(t *testing.T) {
 	t.Parallel()
 	cols, held := saveTestData(t)
@@ -127,6 +128,13 @@ func TestResultRoundTrip(t *testing.T) {
 				t.Errorf("format 2: %v", err)
 			} else if diff := exportedDifferences(res, got2); diff != "" {
 				t.Errorf("format 2 read back differs: %s", diff)
+			}
+			// Format 3 kept the draws inside the gob.
+			format3 := reencoded(t, b, func(s *savedResult) { s.Format = 3 })
+			if got3, err := UnmarshalResult(format3, spec); err != nil {
+				t.Errorf("format 3: %v", err)
+			} else if diff := exportedDifferences(res, got3); diff != "" {
+				t.Errorf("format 3 read back differs: %s", diff)
 			}
 			// Printed, so that NaN diagnostics (4 draws a chain) compare equal.
 			if a, b := fmt.Sprint(res.Summary()), fmt.Sprint(got.Summary()); a != b {
@@ -229,6 +237,10 @@ func TestUnmarshalResultRejects(t *testing.T) {
 			}
 			return b.Bytes()
 		}(), spec, "imputations inside the gob"},
+		{"arrays inside the gob", gobOnly(t, good, func(s *savedResult) { s.ImputedCodes, s.ImputedSize = nil, 0 }), spec, "float64 arrays inside the gob of format 4"},
+		{"more draws than bytes", headEdited(t, good, func(s *savedResult) { s.Raw[0][1][0] = 1 << 40 }), spec, "arrays of 1099511627776 values after the gob"},
+		{"latent values of a chain missing", headEdited(t, good, func(s *savedResult) { s.Raw[4] = s.Raw[4][:1] }), spec, "latent values of 1 and 2 chains after the gob for 2 chains' states"},
+		{"the arrays after the gob cut", good[:len(good)-len(res.Missing)*16-1], spec, "values after the gob, where"},
 		{"another format", edited(func(s *savedResult) { s.Format = 99 }), spec, "format 99"},
 		{"other data", good, Spec{Columns: otherCols, Method: Gibbs, Warmup: 10, Iter: 8, Chains: 2, Seed: 4}, "rows"},
 		{"other seed", good, func() Spec { s := spec; s.Seed = 5; return s }(), "seed = 4"},
@@ -358,6 +370,39 @@ func reencoded(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// gobOnly decodes an encoded result, lets edit change it and returns its
+// gob alone, with nothing after it: draws and imputations as edit leaves
+// them inside it.
+func gobOnly(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
+	s, err := decodeSaved(encoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(s)
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// headEdited decodes the gob at the start of an encoded result, lets edit
+// change it as it is (in format 4, without the arrays that follow it) and
+// returns it encoded again with the bytes that followed it.
+func headEdited(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
+	var s savedResult
+	rd := bytes.NewReader(encoded)
+	if err := gob.NewDecoder(rd).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	edit(&s)
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return append(b.Bytes(), encoded[len(encoded)-rd.Len():]...)
 }
 
 // FuzzUnmarshalResult checks that UnmarshalResult never panics, and that
