@@ -70,40 +70,20 @@ func AlignLoadings(lambda [][][]float64, p, k int, how Alignment) [][][]float64 
 	}
 	mean := make([]float64, p*k)
 	rot := make([]float64, k*k)
-	cross := mat.NewDense(k, k, nil)
-	var svd mat.SVD
-	var u, v, r mat.Dense
+	pr := newProcrustes(k)
 	for range alignIterations {
 		clear(mean)
 		count := 0
 		for c, chain := range lambda {
 			for t, l := range chain {
-				// cross = Λ_tᵀ ref (k×k).
-				for a := range k {
-					for b := range k {
-						s := 0.0
-						for i := range p {
-							s += l[i*k+a] * ref[i*k+b]
-						}
-						cross.Set(a, b, s)
-					}
-				}
+				pr.crossWith(l, ref, p)
 				if how == Rotation {
-					// R = U Vᵀ for cross = U Σ Vᵀ maximises tr(Rᵀ cross).
-					if !svd.Factorize(cross, mat.SVDFull) {
+					if !pr.rotation(rot) {
 						copy(out[c][t], l)
 						continue
 					}
-					svd.UTo(&u)
-					svd.VTo(&v)
-					r.Mul(&u, v.T())
-					for a := range k {
-						for b := range k {
-							rot[a*k+b] = r.At(a, b)
-						}
-					}
 				} else {
-					signedPermutation(cross, rot, k)
+					signedPermutation(pr.cross, rot, k)
 				}
 				dst := out[c][t]
 				turn(dst, l, rot, p, k)
@@ -135,6 +115,50 @@ func AlignLoadings(lambda [][][]float64, p, k int, how Alignment) [][][]float64 
 		}
 	}
 	return out
+}
+
+// procrustes finds the orthogonal k×k matrix R that brings loadings l
+// closest to a reference ref, min ‖l·R − ref‖_F, with its workspace.
+type procrustes struct {
+	k       int
+	cross   *mat.Dense // lᵀ·ref, k×k
+	svd     mat.SVD
+	u, v, r mat.Dense
+}
+
+func newProcrustes(k int) *procrustes {
+	return &procrustes{k: k, cross: mat.NewDense(k, k, nil)}
+}
+
+// crossWith sets cross to lᵀ·ref for p×k row-major l and ref.
+func (pr *procrustes) crossWith(l, ref []float64, p int) {
+	k := pr.k
+	for a := range k {
+		for b := range k {
+			s := 0.0
+			for i := range p {
+				s += l[i*k+a] * ref[i*k+b]
+			}
+			pr.cross.Set(a, b, s)
+		}
+	}
+}
+
+// rotation writes into rot (k×k row-major) the R = U Vᵀ, for cross =
+// U Σ Vᵀ, that maximises tr(Rᵀ cross); false if the SVD failed.
+func (pr *procrustes) rotation(rot []float64) bool {
+	if !pr.svd.Factorize(pr.cross, mat.SVDFull) {
+		return false
+	}
+	pr.svd.UTo(&pr.u)
+	pr.svd.VTo(&pr.v)
+	pr.r.Mul(&pr.u, pr.v.T())
+	for a := range pr.k {
+		for b := range pr.k {
+			rot[a*pr.k+b] = pr.r.At(a, b)
+		}
+	}
+	return true
 }
 
 // turn writes l·rot into dst: l and dst are p×k, rot is k×k, all
@@ -305,31 +329,19 @@ func ResidualTurns(aligned [][][]float64, p, k int) []float64 {
 		mean[j] /= float64(count)
 	}
 	turns := make([]float64, 0, count)
-	cross := mat.NewDense(k, k, nil)
-	var svd mat.SVD
-	var u, v, r mat.Dense
+	pr := newProcrustes(k)
+	rot := make([]float64, k*k)
 	for _, chain := range aligned {
 		for _, l := range chain {
-			for a := range k {
-				for b := range k {
-					s := 0.0
-					for i := range p {
-						s += l[i*k+a] * mean[i*k+b]
-					}
-					cross.Set(a, b, s)
-				}
-			}
-			if !svd.Factorize(cross, mat.SVDFull) {
+			pr.crossWith(l, mean, p)
+			if !pr.rotation(rot) {
 				turns = append(turns, math.NaN())
 				continue
 			}
-			svd.UTo(&u)
-			svd.VTo(&v)
-			r.Mul(&u, v.T())
 			dist := 0.0
 			for a := range k {
 				for b := range k {
-					d := r.At(a, b)
+					d := rot[a*k+b]
 					if a == b {
 						d--
 					}

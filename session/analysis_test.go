@@ -403,21 +403,26 @@ func TestDiagnosticsReportSaysWhatWarns(t *testing.T) {
 				"ESS not computable on m.X[7] (too few draws"}, []string{"other entr"}},
 	}...)
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var b strings.Builder
-			warnings := tt.d.report(&b, 2)
-			text := b.String() + "\n" + strings.Join(warnings, "\n")
-			for _, w := range tt.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("report lacks %q:\n%s", w, text)
-				}
-			}
-			for _, w := range tt.dontWant {
-				if strings.Contains(text, w) {
-					t.Errorf("report has %q:\n%s", w, text)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkReport(t, tt.d, tt.want, tt.dontWant) })
+	}
+}
+
+// checkReport checks that the report of d for 2 chains, with its warnings,
+// has every text of want and none of dontWant.
+func checkReport(t *testing.T, d diagnostics, want, dontWant []string) {
+	t.Helper()
+	var b strings.Builder
+	warnings := d.report(&b, 2)
+	text := b.String() + "\n" + strings.Join(warnings, "\n")
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("report lacks %q:\n%s", w, text)
+		}
+	}
+	for _, w := range dontWant {
+		if strings.Contains(text, w) {
+			t.Errorf("report has %q:\n%s", w, text)
+		}
 	}
 }
 
@@ -955,21 +960,7 @@ func TestLoadingsWarningSaysWhenTheCommunalityIsSlow(t *testing.T) {
 			[]string{"least on m.X[13] (15 per chain); run more iterations"}, []string{"alignment does not change"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var b strings.Builder
-			warnings := tt.d.report(&b, 2)
-			text := b.String() + "\n" + strings.Join(warnings, "\n")
-			for _, w := range tt.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("report lacks %q:\n%s", w, text)
-				}
-			}
-			for _, w := range tt.dontWant {
-				if strings.Contains(text, w) {
-					t.Errorf("report has %q:\n%s", w, text)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkReport(t, tt.d, tt.want, tt.dontWant) })
 	}
 }
 
