@@ -13,7 +13,9 @@
 // run one at a time, in order (the reader that receives one while none runs
 // runs it, handing the socket to a new reader), while kernel_info,
 // complete, inspect, is_complete, history and comm requests are answered
-// at once, also during a long cell. Control requests
+// at once, also during a long cell; each has its own busy and idle status,
+// and while a cell runs the cell's busy status follows that idle at once, as
+// frontends take the latest status for the kernel's. Control requests
 // (interrupt, shutdown) have their own goroutine. A request's iopub
 // messages are written before its shell reply. After a cell fails (with
 // stop_on_error, the default), every execute_request that arrives before

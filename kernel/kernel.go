@@ -106,6 +106,13 @@ type kernel struct {
 	// abortCutoff).
 	cutoffs cutoffs
 
+	// statusMu orders the status messages of the running execute_request
+	// with those of the requests answered while it runs (see handle).
+	statusMu sync.Mutex
+	// executing is the execute_request between its busy and its idle
+	// status, if any.
+	executing *Message
+
 	mu         sync.Mutex
 	count      int            // execution_count
 	history    []historyEntry // inputs and outputs of this session

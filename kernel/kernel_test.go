@@ -360,3 +360,73 @@ func TestEmptyCellTakesNoCount(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusStaysBusyDuringCell sends, while a cell runs, the requests a
+// frontend or a second client sends meanwhile (Notebook 6's Shift-Tab is an
+// inspect_request; JupyterLab's inspector, a console's is_complete), each
+// answered at once with its own busy and idle statuses. Frontends take the
+// latest status for the kernel's state whatever its parent (Notebook 6 then
+// shows Kernel Idle, and turns kernel completion back on, for the rest of a
+// long fit: found in Notebook 6 in Chromium), so every idle status other
+// than the cell's own, until the cell's, must be followed at once by the
+// cell's busy status again.
+func TestStatusStaysBusyDuringCell(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	cell := c.send(c.shell, "execute_request", map[string]any{"code": "sleep"})
+	c.waitInput(cell)
+
+	side := map[string]bool{}
+	for _, req := range []struct {
+		msgType string
+		content map[string]any
+	}{
+		{"inspect_request", map[string]any{"code": "fit", "cursor_pos": 2, "detail_level": 0}},
+		{"complete_request", map[string]any{"code": "fi", "cursor_pos": 2}},
+		{"is_complete_request", map[string]any{"code": "model {"}},
+		{"history_request", map[string]any{"hist_access_type": "tail", "n": 10}},
+		{"kernel_info_request", map[string]any{}},
+		{"comm_info_request", map[string]any{}},
+	} {
+		id := c.send(c.shell, req.msgType, req.content)
+		c.reply(c.shellIn, id, 5*time.Second)
+		side[id] = true
+	}
+	id := c.send(c.control, "kernel_info_request", map[string]any{})
+	c.reply(c.ctrlIn, id, 5*time.Second)
+	side[id] = true
+	id = c.send(c.control, "interrupt_request", map[string]any{})
+	c.reply(c.ctrlIn, id, 5*time.Second)
+	side[id] = true
+
+	// The statuses in the order published, up to the cell's idle.
+	type status struct{ parent, state string }
+	var seq []status
+	deadline := time.After(10 * time.Second)
+	for len(seq) == 0 || seq[len(seq)-1] != (status{cell, "idle"}) {
+		select {
+		case m := <-c.iopubIn:
+			if m.Header.MsgType == "status" {
+				seq = append(seq, status{parentID(m), contentField(m, "execution_state")})
+			}
+		case <-deadline:
+			t.Fatalf("no idle status of the cell within 10 s; statuses %v", seq)
+		}
+	}
+	idles := 0
+	for i, s := range seq[:len(seq)-1] {
+		if s.state != "idle" {
+			continue
+		}
+		if !side[s.parent] {
+			t.Fatalf("idle status of %s, neither the cell nor a request sent meanwhile: %v", s.parent, seq)
+		}
+		idles++
+		if next := seq[i+1]; next != (status{cell, "busy"}) && next != (status{cell, "idle"}) {
+			t.Errorf("while the cell ran, the idle status of request %s was followed by %v, not the cell's busy status: a frontend shows the kernel idle", s.parent, next)
+		}
+	}
+	if idles < len(side)-1 { // the interrupt's idle may follow the cell's
+		t.Errorf("%d idle statuses of the requests sent while the cell ran, want at least %d: %v", idles, len(side)-1, seq)
+	}
+}
