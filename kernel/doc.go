@@ -1,7 +1,8 @@
 // Package kernel serves a copulang session as a Jupyter kernel: it reads the
 // connection file, speaks the Jupyter messaging protocol (version 5.3) over
 // ZeroMQ on the five sockets (shell, control, stdin, iopub, heartbeat), signs
-// and verifies messages with HMAC, and installs the kernelspec.
+// and verifies messages with HMAC (dropping a signed message received before,
+// a replay, as jupyter_client's Session does), and installs the kernelspec.
 //
 // The language itself is behind the Engine interface; this package knows
 // nothing of statistics. The sockets are those of kernel/internal/zmtp

@@ -430,3 +430,54 @@ func TestStatusStaysBusyDuringCell(t *testing.T) {
 		t.Errorf("%d idle statuses of the requests sent while the cell ran, want at least %d: %v", idles, len(side)-1, seq)
 	}
 }
+
+// TestReplayedMessageDropped sends a signed execute_request, then the same
+// frames again (what anyone who saw them on the wire could do), then a new
+// request: the copy must not run. jupyter_client's Session refuses a
+// signature it has seen (its digest history); the kernel ran the copy, found
+// while sending hostile messages to it.
+func TestReplayedMessageDropped(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	id, frames := c.frames("execute_request", map[string]any{"code": "once"})
+	send := func() {
+		if err := c.shell.SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send()
+	c.reply(c.shellIn, id, 10*time.Second)
+	send()
+	send()
+	after := c.send(c.shell, "execute_request", map[string]any{"code": "after"})
+	// Execute requests are answered in order: a copy that ran would be
+	// answered before the request sent after it.
+	replies := 1
+	deadline := time.After(10 * time.Second)
+	for done := false; !done; {
+		select {
+		case m := <-c.shellIn:
+			switch parentID(m) {
+			case id:
+				replies++
+			case after:
+				done = true
+				var content struct {
+					Count int `json:"execution_count"`
+				}
+				json.Unmarshal(m.Content, &content)
+				if content.Count != 2 {
+					t.Errorf("execution_count of the request after the copies = %d, want 2", content.Count)
+				}
+			}
+		case <-deadline:
+			t.Fatal("no reply to the request sent after the copies within 10 s")
+		}
+	}
+	if replies != 1 {
+		t.Errorf("%d replies to a request sent once and replayed twice, want 1", replies)
+	}
+	if n := strings.Count(tk.logs.String(), "(a replay)"); n != 2 {
+		t.Errorf("the kernel's log mentions %d replays, want 2:\n%s", n, tail(tk.logs.String(), 20))
+	}
+}
