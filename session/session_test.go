@@ -530,3 +530,36 @@ func TestExitAsksFrontend(t *testing.T) {
 		t.Errorf("exit bound to data: asked %d, error %v; want it shown", out.asked, err)
 	}
 }
+
+// TestProgressIDsUniqueAcrossSessions runs the same fit in two sessions, as
+// a kernel does before and after a restart: their progress displays must
+// have different ids. Frontends update every output shown under a display
+// id they have seen; Notebook 6 forgets them only when it restarts the
+// kernel itself, so after the server restarted a kernel that had died, a
+// new fit's progress was drawn over the old fit's output in another cell
+// (found in Notebook 6 in Chromium). Within a session every fit has its own.
+func TestProgressIDsUniqueAcrossSessions(t *testing.T) {
+	const cell = "data d = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)\n" +
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\n" +
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 2"
+	seen := map[string]bool{}
+	for range 2 {
+		out := mustRun(t, newTestSession(t), cell)
+		var ids []string
+		for _, id := range out.ids {
+			if id != "" {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) != 2 {
+			t.Fatalf("display ids of two fits: %q, want two", ids)
+		}
+		for _, id := range ids {
+			if seen[id] {
+				t.Errorf("progress display id %q used twice, within a session or by two", id)
+			}
+			seen[id] = true
+		}
+	}
+}
