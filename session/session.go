@@ -121,6 +121,21 @@ func (s *Session) progressID(kind string) string {
 	return fmt.Sprintf("copulang-%s-%s-%d", kind, s.displayIDs, s.fits)
 }
 
+// nameTraceback makes the first line of err's traceback, if err is an
+// *Error, name the error ("CheckError: ..."), as ipykernel's do: clients such
+// as jupyter console print only the traceback. An empty traceback becomes
+// that line with the error's value.
+func nameTraceback(err error) {
+	var se *Error
+	switch {
+	case !errors.As(err, &se):
+	case len(se.Traceback) == 0:
+		se.Traceback = []string{se.Name + ": " + se.Value}
+	case !strings.HasPrefix(se.Traceback[0], se.Name+":"):
+		se.Traceback[0] = se.Name + ": " + se.Traceback[0]
+	}
+}
+
 // FigureWriter is implemented by outputs that save figures as files (the
 // CLI); other outputs receive figures through Display.
 type FigureWriter interface {
@@ -139,12 +154,7 @@ func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBun
 		}
 	}
 	result, err := s.run(ctx, "", []byte(code), out)
-	var se *Error
-	if errors.As(err, &se) && len(se.Traceback) > 0 && !strings.HasPrefix(se.Traceback[0], se.Name+":") {
-		// Clients such as jupyter console print only the traceback, so
-		// its first line names the error as ipykernel's do.
-		se.Traceback[0] = se.Name + ": " + se.Traceback[0]
-	}
+	nameTraceback(err)
 	if err != nil {
 		return nil, err
 	}
