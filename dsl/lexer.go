@@ -252,7 +252,17 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				hint = "strings use double quotes"
 			case '\u201c', '\u201d':
 				hint = "use a plain double quote \""
-			case '<', '>', '!', '&', '|', '^', '%':
+			case '?':
+				// IPython's fit? (or ?fit) asks for help.
+				hint = "help WORD says what a statement, setting or name is (help alone lists the statements); in a notebook, so does Shift-Tab on the word"
+			case '%', '!':
+				if startsLine(src, pos.Offset) {
+					// %time, !ls: what IPython users type in a cell.
+					hint = "a cell holds copulang statements only: IPython's magics (%) and shell commands (!) are not part of the language"
+				} else {
+					hint = "the language has only + - * / in expressions"
+				}
+			case '<', '>', '&', '|', '^':
 				hint = "the language has only + - * / in expressions"
 			case '\u00a0', '\u2007', '\u202f':
 				hint = "a non-breaking space (text copied from a web page or a document has them): type a plain space"
@@ -265,6 +275,16 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 	}
 	res.tokens = append(res.tokens, lexer.EOFToken(pos))
 	return res
+}
+
+// startsLine reports whether only blanks precede offset on its line.
+func startsLine(src []byte, offset int) bool {
+	for i := offset - 1; i >= 0 && src[i] != '\n'; i-- {
+		if src[i] != ' ' && src[i] != '\t' && src[i] != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // endsWithComma reports whether the last token is a comma.

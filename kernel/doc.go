@@ -1,7 +1,8 @@
 // Package kernel serves a copulang session as a Jupyter kernel: it reads the
 // connection file, speaks the Jupyter messaging protocol (version 5.3) over
 // ZeroMQ on the five sockets (shell, control, stdin, iopub, heartbeat), signs
-// and verifies messages with HMAC, and installs the kernelspec.
+// and verifies messages with HMAC (dropping a signed message received before,
+// a replay, as jupyter_client's Session does), and installs the kernelspec.
 //
 // The language itself is behind the Engine interface; this package knows
 // nothing of statistics. The sockets are those of kernel/internal/zmtp
@@ -13,7 +14,9 @@
 // run one at a time, in order (the reader that receives one while none runs
 // runs it, handing the socket to a new reader), while kernel_info,
 // complete, inspect, is_complete, history and comm requests are answered
-// at once, also during a long cell. Control requests
+// at once, also during a long cell; each has its own busy and idle status,
+// and while a cell runs the cell's busy status follows that idle at once, as
+// frontends take the latest status for the kernel's. Control requests
 // (interrupt, shutdown) have their own goroutine. A request's iopub
 // messages are written before its shell reply. After a cell fails (with
 // stop_on_error, the default), every execute_request that arrives before

@@ -95,7 +95,7 @@ type executeRequest struct {
 // (awaitQuiet), takes every execute_request queued meanwhile, and after the
 // reply answers them "aborted", as ipykernel does.
 func (k *kernel) runExecute(ctx context.Context, r request) {
-	k.publish(r.m, "status", map[string]string{"execution_state": "busy"})
+	k.setExecuting(r.m)
 	content, abort := k.execute(ctx, r.m)
 	var aborted []request
 	if abort {
@@ -111,7 +111,7 @@ func (k *kernel) runExecute(ctx context.Context, r request) {
 		k.cutoffs.record(r.m, time.Since(r.arrived))
 	}
 	k.reply(k.shell, r, "execute_reply", content)
-	k.publish(r.m, "status", map[string]string{"execution_state": "idle"})
+	k.setExecuting(nil)
 	k.abortRequests(aborted)
 }
 

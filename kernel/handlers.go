@@ -41,10 +41,41 @@ func (k *kernel) handle(ctx context.Context, s *zmtp.Socket, r request) {
 	}
 	k.publish(r.m, "status", map[string]string{"execution_state": "busy"})
 	shutdown := k.dispatch(ctx, s, r)
-	k.publish(r.m, "status", map[string]string{"execution_state": "idle"})
+	k.publishIdle(r.m)
 	if shutdown {
 		k.requestShutdown()
 	}
+}
+
+// publishIdle publishes the idle status of request m, answered while no
+// execute_request or one other than m may be running. If one is, its busy
+// status follows at once: frontends take the latest status on iopub for the
+// kernel's state, whatever its parent (Notebook 6's kernel indicator, which
+// also turns its kernel completion back on), so without it a Shift-Tab or a
+// second client's request during a long fit would show the kernel idle until
+// the fit ends. The idle itself must stay: clients such as JupyterLab count a
+// request done only once its idle status has arrived.
+func (k *kernel) publishIdle(m *Message) {
+	k.statusMu.Lock()
+	defer k.statusMu.Unlock()
+	k.publish(m, "status", map[string]string{"execution_state": "idle"})
+	if k.executing != nil && k.executing != m {
+		k.publish(k.executing, "status", map[string]string{"execution_state": "busy"})
+	}
+}
+
+// setExecuting publishes the busy status of execute_request m (nil: the idle
+// status of the running one) and records it as running, so that publishIdle
+// never says busy for a request whose idle status has gone out.
+func (k *kernel) setExecuting(m *Message) {
+	k.statusMu.Lock()
+	defer k.statusMu.Unlock()
+	if m != nil {
+		k.publish(m, "status", map[string]string{"execution_state": "busy"})
+	} else if k.executing != nil {
+		k.publish(k.executing, "status", map[string]string{"execution_state": "idle"})
+	}
+	k.executing = m
 }
 
 // dispatch answers a request other than execute_request and reports whether

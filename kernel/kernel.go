@@ -105,6 +105,15 @@ type kernel struct {
 	// which that client cannot have seen its last failed cell's reply (see
 	// abortCutoff).
 	cutoffs cutoffs
+	// replays holds the signatures of the messages received lately.
+	replays replayGuard
+
+	// statusMu orders the status messages of the running execute_request
+	// with those of the requests answered while it runs (see handle).
+	statusMu sync.Mutex
+	// executing is the execute_request between its busy and its idle
+	// status, if any.
+	executing *Message
 
 	mu         sync.Mutex
 	count      int            // execution_count
@@ -273,7 +282,7 @@ func (k *kernel) serveShell(ctx context.Context) {
 		case in := <-k.shell.Inbox():
 			now := time.Now()
 			k.lastShell.Store(now.UnixNano())
-			m, err := decodeMessage(in.Frames, k.sign)
+			m, err := k.decode(in.Frames)
 			if err != nil {
 				k.log.Warn("dropping message", "socket", "shell", "err", err)
 				continue
@@ -301,7 +310,7 @@ func (k *kernel) serveControl(ctx context.Context) {
 	for {
 		select {
 		case in := <-k.control.Inbox():
-			m, err := decodeMessage(in.Frames, k.sign)
+			m, err := k.decode(in.Frames)
 			if err != nil {
 				k.log.Warn("dropping message", "socket", "control", "err", err)
 				continue
@@ -319,7 +328,7 @@ func (k *kernel) drainStdin(ctx context.Context) {
 	for {
 		select {
 		case in := <-k.stdin.Inbox():
-			m, err := decodeMessage(in.Frames, k.sign)
+			m, err := k.decode(in.Frames)
 			if err != nil {
 				k.log.Warn("dropping message", "socket", "stdin", "err", err)
 				continue
@@ -329,6 +338,19 @@ func (k *kernel) drainStdin(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// decode decodes and verifies a received message, and refuses one whose
+// signature the kernel has already received (a replay).
+func (k *kernel) decode(frames [][]byte) (*Message, error) {
+	m, err := decodeMessage(frames, k.sign)
+	if err != nil {
+		return nil, err
+	}
+	if k.sign.key != nil && k.replays.replayed(m.Signature) {
+		return nil, errReplayed
+	}
+	return m, nil
 }
 
 // build encodes a message of msgType with the given parent (nil for none)

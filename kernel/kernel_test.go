@@ -360,3 +360,124 @@ func TestEmptyCellTakesNoCount(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusStaysBusyDuringCell sends, while a cell runs, the requests a
+// frontend or a second client sends meanwhile (Notebook 6's Shift-Tab is an
+// inspect_request; JupyterLab's inspector, a console's is_complete), each
+// answered at once with its own busy and idle statuses. Frontends take the
+// latest status for the kernel's state whatever its parent (Notebook 6 then
+// shows Kernel Idle, and turns kernel completion back on, for the rest of a
+// long fit: found in Notebook 6 in Chromium), so every idle status other
+// than the cell's own, until the cell's, must be followed at once by the
+// cell's busy status again.
+func TestStatusStaysBusyDuringCell(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	cell := c.send(c.shell, "execute_request", map[string]any{"code": "sleep"})
+	c.waitInput(cell)
+
+	side := map[string]bool{}
+	for _, req := range []struct {
+		msgType string
+		content map[string]any
+	}{
+		{"inspect_request", map[string]any{"code": "fit", "cursor_pos": 2, "detail_level": 0}},
+		{"complete_request", map[string]any{"code": "fi", "cursor_pos": 2}},
+		{"is_complete_request", map[string]any{"code": "model {"}},
+		{"history_request", map[string]any{"hist_access_type": "tail", "n": 10}},
+		{"kernel_info_request", map[string]any{}},
+		{"comm_info_request", map[string]any{}},
+	} {
+		id := c.send(c.shell, req.msgType, req.content)
+		c.reply(c.shellIn, id, 5*time.Second)
+		side[id] = true
+	}
+	id := c.send(c.control, "kernel_info_request", map[string]any{})
+	c.reply(c.ctrlIn, id, 5*time.Second)
+	side[id] = true
+	id = c.send(c.control, "interrupt_request", map[string]any{})
+	c.reply(c.ctrlIn, id, 5*time.Second)
+	side[id] = true
+
+	// The statuses in the order published, up to the cell's idle.
+	type status struct{ parent, state string }
+	var seq []status
+	deadline := time.After(10 * time.Second)
+	for len(seq) == 0 || seq[len(seq)-1] != (status{cell, "idle"}) {
+		select {
+		case m := <-c.iopubIn:
+			if m.Header.MsgType == "status" {
+				seq = append(seq, status{parentID(m), contentField(m, "execution_state")})
+			}
+		case <-deadline:
+			t.Fatalf("no idle status of the cell within 10 s; statuses %v", seq)
+		}
+	}
+	idles := 0
+	for i, s := range seq[:len(seq)-1] {
+		if s.state != "idle" {
+			continue
+		}
+		if !side[s.parent] {
+			t.Fatalf("idle status of %s, neither the cell nor a request sent meanwhile: %v", s.parent, seq)
+		}
+		idles++
+		if next := seq[i+1]; next != (status{cell, "busy"}) && next != (status{cell, "idle"}) {
+			t.Errorf("while the cell ran, the idle status of request %s was followed by %v, not the cell's busy status: a frontend shows the kernel idle", s.parent, next)
+		}
+	}
+	if idles < len(side)-1 { // the interrupt's idle may follow the cell's
+		t.Errorf("%d idle statuses of the requests sent while the cell ran, want at least %d: %v", idles, len(side)-1, seq)
+	}
+}
+
+// TestReplayedMessageDropped sends a signed execute_request, then the same
+// frames again (what anyone who saw them on the wire could do), then a new
+// request: the copy must not run. jupyter_client's Session refuses a
+// signature it has seen (its digest history); the kernel ran the copy, found
+// while sending hostile messages to it.
+func TestReplayedMessageDropped(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	id, frames := c.frames("execute_request", map[string]any{"code": "once"})
+	send := func() {
+		if err := c.shell.SendMulti(zmq4.NewMsgFrom(frames...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send()
+	c.reply(c.shellIn, id, 10*time.Second)
+	send()
+	send()
+	after := c.send(c.shell, "execute_request", map[string]any{"code": "after"})
+	// Execute requests are answered in order: a copy that ran would be
+	// answered before the request sent after it.
+	replies := 1
+	deadline := time.After(10 * time.Second)
+	for done := false; !done; {
+		select {
+		case m := <-c.shellIn:
+			switch parentID(m) {
+			case id:
+				replies++
+			case after:
+				done = true
+				var content struct {
+					Count int `json:"execution_count"`
+				}
+				json.Unmarshal(m.Content, &content)
+				if content.Count != 2 {
+					t.Errorf("execution_count of the request after the copies = %d, want 2", content.Count)
+				}
+			}
+		case <-deadline:
+			t.Fatal("no reply to the request sent after the copies within 10 s")
+		}
+	}
+	if replies != 1 {
+		t.Errorf("%d replies to a request sent once and replayed twice, want 1", replies)
+	}
+	if n := strings.Count(tk.logs.String(), "(a replay)"); n != 2 {
+		t.Errorf("the kernel's log mentions %d replays, want 2:\n%s", n, tail(tk.logs.String(), 20))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"sync"
 )
 
 // delimiter separates the routing identities from the signed message parts.
@@ -40,6 +41,8 @@ type Message struct {
 	Metadata     json.RawMessage
 	Content      json.RawMessage
 	Buffers      [][]byte
+	// Signature is the signature frame as received (empty when unsigned).
+	Signature []byte
 }
 
 // signer computes and checks message signatures. A nil key means messages are
@@ -99,6 +102,7 @@ var (
 	errNoDelimiter  = errors.New("no <IDS|MSG> delimiter")
 	errShortMessage = errors.New("fewer than five frames after the delimiter")
 	errSignature    = errors.New("signature does not verify")
+	errReplayed     = errors.New("a message with this signature was received before (a replay)")
 )
 
 // decodeMessage parses the frames of a wire message and checks its signature.
@@ -136,6 +140,7 @@ func decodeMessage(frames [][]byte, s *signer) (*Message, error) {
 			return nil, fmt.Errorf("%s is not a JSON object", part.name)
 		}
 	}
+	m.Signature = bytes.ToLower(bytes.Clone(sig))
 	m.Identities = cloneFrames(frames[:d])
 	m.RawHeader = bytes.Clone(header)
 	m.ParentHeader = bytes.Clone(parent)
@@ -186,4 +191,45 @@ func cloneFrames(frames [][]byte) [][]byte {
 		}
 	}
 	return out
+}
+
+// replayGuard remembers the signatures of the latest messages received, so
+// that a message received again is dropped, as jupyter_client's Session
+// does (its digest_history): without it, anyone who could see a signed
+// execute_request on the wire could have the kernel run it again. Unsigned
+// messages (an empty key) are not checked.
+type replayGuard struct {
+	mu   sync.Mutex
+	seen map[string]struct{}
+	ring []string // the signatures in seen, oldest first from next
+	next int
+}
+
+// replayHistory is how many signatures replayGuard keeps: jupyter_client's
+// digest_history_size.
+const replayHistory = 1 << 16
+
+// replayed records sig and reports whether it was seen before.
+func (g *replayGuard) replayed(sig []byte) bool {
+	if len(sig) == 0 {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	key := string(sig)
+	if _, ok := g.seen[key]; ok {
+		return true
+	}
+	if g.seen == nil {
+		g.seen = make(map[string]struct{})
+	}
+	if len(g.ring) < replayHistory {
+		g.ring = append(g.ring, key)
+	} else {
+		delete(g.seen, g.ring[g.next])
+		g.ring[g.next] = key
+		g.next = (g.next + 1) % replayHistory
+	}
+	g.seen[key] = struct{}{}
+	return false
 }

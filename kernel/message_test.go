@@ -3,6 +3,7 @@ package kernel
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -185,5 +186,32 @@ func TestRuneByteOffsets(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, tc.got, tc.want)
 		}
+	}
+}
+
+// TestReplayGuard checks that the guard remembers the latest replayHistory
+// signatures, forgets older ones, and never refuses an empty signature.
+func TestReplayGuard(t *testing.T) {
+	var g replayGuard
+	sig := func(i int) []byte { return []byte(strconv.Itoa(i)) }
+	for i := 0; i < replayHistory+10; i++ {
+		if g.replayed(sig(i)) {
+			t.Fatalf("signature %d refused the first time", i)
+		}
+	}
+	if !g.replayed(sig(replayHistory + 9)) {
+		t.Error("the latest signature is not remembered")
+	}
+	if !g.replayed(sig(10)) {
+		t.Error("the oldest signature kept is not remembered")
+	}
+	if g.replayed(sig(9)) {
+		t.Error("a signature older than the history is remembered")
+	}
+	if g.replayed(nil) || g.replayed(nil) {
+		t.Error("an empty signature is refused")
+	}
+	if len(g.seen) != replayHistory || len(g.ring) != replayHistory {
+		t.Errorf("history of %d signatures (ring %d), want %d", len(g.seen), len(g.ring), replayHistory)
 	}
 }

@@ -42,9 +42,9 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 	case *compiler.PlotStmt:
 		return s.plot(x, out)
 	case *compiler.Impute:
-		return s.impute(x, out)
+		return s.impute(ctx, x, out)
 	case *compiler.Export:
-		return s.export(x, out)
+		return s.export(ctx, x, out)
 	case *compiler.Show:
 		return s.show(x, out)
 	case *compiler.CheckStmt:
@@ -210,32 +210,60 @@ func (m *Model) columns() [][]float64 {
 	return cols
 }
 
-func (s *Session) export(x *compiler.Export, out Output) error {
+func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) error {
 	m, err := s.fitted(x.Model)
 	if err != nil {
 		return err
 	}
 	path := s.path(x.Path)
-	if err := writeFile(path, func(w io.Writer) error { return WriteDraws(w, m.Fit) }); err != nil {
-		return fmt.Errorf("cannot export: %w", err)
+	if err := writeFile(ctx, path, func(w io.Writer) error { return WriteDraws(w, m.Fit) }); err != nil {
+		return writeError("export "+x.Model, path, "cannot export", err)
 	}
 	sidecar := ColumnsPath(path)
-	if err := writeFile(sidecar, func(w io.Writer) error { return WriteColumns(w, m.Fit) }); err != nil {
-		return fmt.Errorf("cannot export: %w", err)
+	if err := writeFile(ctx, sidecar, func(w io.Writer) error { return WriteColumns(w, m.Fit) }); err != nil {
+		return writeError("export "+x.Model, sidecar, "cannot export", err)
 	}
 	out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s, and the names of its columns to %s\n", m.Fit.KeptDraws(), x.Model, path, sidecar))
 	return nil
 }
 
-// writeFile creates path and writes it with write.
-func writeFile(path string, write func(io.Writer) error) error {
+// writeFile creates path and writes it with write, which stops at its next
+// write once ctx is done (a kernel interrupt, or the CLI's second Ctrl-C):
+// the draws of a large fit take minutes to write. A file left unfinished by
+// ctx is removed.
+func writeFile(ctx context.Context, path string, write func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := write(f); err != nil {
+	if err := write(ctxWriter{ctx, f}); err != nil {
 		f.Close()
+		if errors.Is(err, ctx.Err()) {
+			os.Remove(path)
+		}
 		return err
 	}
 	return f.Close()
+}
+
+// ctxWriter fails every write once ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// writeError describes the failure err of statement what (as "export m")
+// writing path: an interrupt as such, else as failed, after cannot.
+func writeError(what, path, cannot string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return interrupted(what + " while " + path + " was written; the unfinished file is removed")
+	}
+	return fmt.Errorf("%s: %w", cannot, err)
 }

@@ -56,7 +56,9 @@ func WriteDraws(w io.Writer, r *inference.Result) error {
 					bw.Write(strconv.AppendFloat(num[:0], v, 'g', -1, 64))
 				}
 			}
-			bw.WriteByte('\n')
+			if err := bw.WriteByte('\n'); err != nil {
+				return err // the file cannot be written, or an interrupt (writeFile)
+			}
 		}
 	}
 	return bw.Flush()

@@ -33,8 +33,7 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	if more == 0 && x.ESS == 0 {
 		more = ran
 	}
-	s.fits++
-	show := &fitProgress{jobProgress: jobProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits)}, job: "extend " + x.Model, method: fitRan(m.Plan, old), more: true}
+	show := &fitProgress{jobProgress: jobProgress{out: out, id: s.progressID("fit")}, job: "extend " + x.Model, method: fitRan(m.Plan, old), more: true}
 	fitCtx, end := s.fitScope(ctx)
 	defer end()
 	// An extension expected to take more than a minute says so first, as a

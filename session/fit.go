@@ -78,8 +78,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 		out.Stream("stdout", plan.Summary()+"\n")
 	}
 	ran := plan.Running()
-	s.fits++
-	show := &fitProgress{jobProgress: jobProgress{out: out, id: fmt.Sprintf("copulang-fit-%d", s.fits)}, job: "fit " + x.Model, method: ran}
+	show := &fitProgress{jobProgress: jobProgress{out: out, id: s.progressID("fit")}, job: "fit " + x.Model, method: ran}
 
 	fitCtx, end := s.fitScope(ctx)
 	defer end()

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -21,7 +22,7 @@ import (
 // and its probability, type-1 quantiles (always observed levels) and, for a
 // numeric column, the mean. With a path it writes one row per cell, and
 // with draws = PATH every kept draw of every cell.
-func (s *Session) impute(x *compiler.Impute, out Output) error {
+func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) error {
 	m, err := s.fitted(x.Model)
 	if err != nil {
 		return err
@@ -51,15 +52,15 @@ func (s *Session) impute(x *compiler.Impute, out Output) error {
 	}
 	if x.Path != "" {
 		path := s.path(x.Path)
-		if err := writeFile(path, func(w io.Writer) error { return writeImputed(w, t, m, cells) }); err != nil {
-			return fmt.Errorf("cannot write the imputed cells: %w", err)
+		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, t, m, cells) }); err != nil {
+			return writeError("impute "+x.Model, path, "cannot write the imputed cells", err)
 		}
 		out.Stream("stdout", fmt.Sprintf("wrote %s to %s\n", about, path))
 	}
 	if x.DrawsPath != "" {
 		path := s.path(x.DrawsPath)
-		if err := writeFile(path, func(w io.Writer) error { return writeImputedDraws(w, m, cells) }); err != nil {
-			return fmt.Errorf("cannot write the imputed draws: %w", err)
+		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells) }); err != nil {
+			return writeError("impute "+x.Model, path, "cannot write the imputed draws", err)
 		}
 		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s\n", len(cells), s.dataText(m), thinned, path))
 	}
@@ -183,7 +184,9 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLeve
 		// quotes it where it needs, not the language.
 		row := slices.Clone(t.Rows[k])
 		row[1] = m.Data.Names[j]
-		cw.Write(append(row, js.String()))
+		if err := cw.Write(append(row, js.String())); err != nil {
+			return err // the file cannot be written, or an interrupt (writeFile)
+		}
 	}
 	cw.Flush()
 	return cw.Error()
@@ -209,7 +212,9 @@ func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels) e
 			for k, c := range cells {
 				row[2+k] = formatValue(m.Data, m.Cols[c.Col], vals[k])
 			}
-			cw.Write(row)
+			if err := cw.Write(row); err != nil {
+				return err // the file cannot be written, or an interrupt (writeFile)
+			}
 		}
 	}
 	cw.Flush()

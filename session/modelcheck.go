@@ -69,8 +69,7 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 		}
 		return barBundle(fmt.Sprintf("check %s: %d/%d replicated data sets, %s", x.Model, done, total, state), done, total)
 	}
-	s.fits++
-	show := &jobProgress{out: out, id: fmt.Sprintf("copulang-check-%d", s.fits)}
+	show := &jobProgress{out: out, id: s.progressID("check")}
 	var res *inference.CheckResult
 	err = inBackground(show, func() MimeBundle { return status("") }, func() error {
 		var err error
@@ -481,8 +480,7 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 		doneIters := (current*folds+fold)*max(latest.AllTotal, 1) + latest.AllDone
 		return barBundle("compare: "+state, doneIters, len(refit)*folds*max(latest.AllTotal, 1))
 	}
-	s.fits++
-	show := &jobProgress{out: out, id: fmt.Sprintf("copulang-compare-%d", s.fits)}
+	show := &jobProgress{out: out, id: s.progressID("compare")}
 	finished := 0
 	err := inBackground(show, func() MimeBundle { return status("") }, func() error {
 		for at, k := range refit {

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -52,8 +54,11 @@ type Session struct {
 	// before it in the cell or script ("" for none), so that show of a data
 	// set just bound does not print its description again.
 	described, previous string
-	// fits counts fits, to give each progress display its own id.
-	fits int
+	// fits counts fits and the other statements that show progress, and
+	// displayIDs is a random word of this session's, to give each progress
+	// display an id of its own (see progressID).
+	fits       int
+	displayIDs string
 	// preloaded holds the data files read while a cell was checked, by
 	// loadKey, until their load statements run; emptied after each cell.
 	preloaded map[string]*preloaded
@@ -103,8 +108,39 @@ func (m *Model) Names() []string {
 // New returns an empty session.
 func New(opts Options) *Session {
 	s := &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}, preloaded: map[string]*preloaded{}}
+	var word [6]byte
+	rand.Read(word[:])
+	s.displayIDs = hex.EncodeToString(word[:])
 	s.publishView()
 	return s
+}
+
+// progressID counts one more statement that shows its progress (kind is
+// fit, check or compare) and returns the id of its display. The id is unique
+// to this session too, not only within it: a frontend updates every output
+// shown under a display id it has seen, and Notebook 6 forgets them only when
+// it restarts the kernel itself, so after a kernel that died was restarted
+// (or one restarted from another tab) a new session's first fit, under the
+// old session's id, drew its progress over the old fit's output in another
+// cell.
+func (s *Session) progressID(kind string) string {
+	s.fits++
+	return fmt.Sprintf("copulang-%s-%s-%d", kind, s.displayIDs, s.fits)
+}
+
+// nameTraceback makes the first line of err's traceback, if err is an
+// *Error, name the error ("CheckError: ..."), as ipykernel's do: clients such
+// as jupyter console print only the traceback. An empty traceback becomes
+// that line with the error's value.
+func nameTraceback(err error) {
+	var se *Error
+	switch {
+	case !errors.As(err, &se):
+	case len(se.Traceback) == 0:
+		se.Traceback = []string{se.Name + ": " + se.Value}
+	case !strings.HasPrefix(se.Traceback[0], se.Name+":"):
+		se.Traceback[0] = se.Name + ": " + se.Traceback[0]
+	}
 }
 
 // FigureWriter is implemented by outputs that save figures as files (the
@@ -125,12 +161,7 @@ func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBun
 		}
 	}
 	result, err := s.run(ctx, "", []byte(code), out)
-	var se *Error
-	if errors.As(err, &se) && len(se.Traceback) > 0 && !strings.HasPrefix(se.Traceback[0], se.Name+":") {
-		// Clients such as jupyter console print only the traceback, so
-		// its first line names the error as ipykernel's do.
-		se.Traceback[0] = se.Name + ": " + se.Traceback[0]
-	}
+	nameTraceback(err)
 	if err != nil {
 		return nil, err
 	}

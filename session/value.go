@@ -156,8 +156,15 @@ func describeModel(name string, m *Model, data map[string]*Dataset) string {
 
 // Evaluate computes one expression (a name, a part of a fitted model, a
 // number or a string) against the bindings, without running anything: the
-// kernel's user_expressions. Anything but a single expression is an error.
+// kernel's user_expressions. Anything but a single expression is an error,
+// whose traceback names it as Execute's do.
 func (s *Session) Evaluate(ctx context.Context, expr string) (MimeBundle, error) {
+	bundle, err := s.evaluate(ctx, expr)
+	nameTraceback(err)
+	return bundle, err
+}
+
+func (s *Session) evaluate(ctx context.Context, expr string) (MimeBundle, error) {
 	src := []byte(expr)
 	file, err := dsl.Parse("", src)
 	if err != nil {

@@ -181,3 +181,22 @@ func TestPosteriorMeansNoNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateErrorsNameThemselves checks that the traceback of a failed
+// user_expression starts with the error's name, as a cell's does: it was
+// "1:1: unknown name nosuch" for a CheckError (found sending
+// user_expressions with jupyter_client).
+func TestEvaluateErrorsNameThemselves(t *testing.T) {
+	s := newTestSession(t)
+	for _, expr := range []string{"nosuch", "1 +", "fit m", "1 + \"a\""} {
+		_, err := s.Evaluate(context.Background(), expr)
+		var se *Error
+		if !errors.As(err, &se) {
+			t.Errorf("Evaluate(%q) = %v, want an *Error", expr, err)
+			continue
+		}
+		if len(se.Traceback) == 0 || !strings.HasPrefix(se.Traceback[0], se.Name+": ") {
+			t.Errorf("Evaluate(%q): traceback %q does not start with %q", expr, se.Traceback, se.Name+": ")
+		}
+	}
+}
