@@ -85,13 +85,24 @@ func TestResultRoundTrip(t *testing.T) {
 				spec.Columns = MaskCells(cols, held)
 			}
 			ctx := context.Background()
+			var progress func(Progress)
 			if tc.interrupt {
+				// Stop once every chain has been seen past its warm-up
+				// (a timeout here once stopped a chain that had not yet
+				// run on a loaded machine).
 				var stop context.CancelFunc
-				ctx, stop = context.WithTimeout(ctx, 100*time.Millisecond)
+				ctx, stop = context.WithCancel(ctx)
 				defer stop()
 				spec.Iter = 100_000_000
+				done := make([]int, spec.Chains)
+				progress = func(p Progress) {
+					done[p.Chain] = max(done[p.Chain], p.Done)
+					if slices.Min(done) > spec.Warmup {
+						stop()
+					}
+				}
 			}
-			res, err := Run(ctx, spec, nil)
+			res, err := Run(ctx, spec, progress)
 			if tc.interrupt && (!res.Interrupted || slices.Min(res.Iterations) <= spec.Warmup) {
 				t.Fatalf("want a run interrupted after warm-up, got %v (iterations %v)", err, res.Iterations)
 			} else if !tc.interrupt && err != nil {
