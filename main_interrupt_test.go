@@ -155,7 +155,7 @@ func secondCtrlCStops(t *testing.T, bin string) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
-		case step == 1 && strings.Contains(line, ", starting,"):
+		case step == 1 && strings.Contains(line, ": starting, "):
 			step++
 		case (step == 0 || step == 2) && strings.Contains(line, ", sampling,"):
 			step++

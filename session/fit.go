@@ -82,7 +82,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 
 	fitCtx, end := s.fitScope(ctx)
 	defer end()
-	latest := inference.Progress{AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup), Warmup: x.Warmup > 0}
+	latest := inference.Progress{Total: x.Iter + x.Warmup, AllTotal: max(x.Chains, 1) * (x.Iter + x.Warmup), Warmup: x.Warmup > 0}
 	o := s.sample(fitCtx, show, latest, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
 		return inference.Run(ctx, spec, progress)
 	})
