@@ -121,3 +121,24 @@ func TestRefitsLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestStartingStateSaysWhatRuns: the first state of a fit or an extension
+// says what will run; jupyter console, which ignores the updates of a
+// display, keeps that line until the report (it read "0/6000 iterations
+// (0%), starting, 0s elapsed" there).
+func TestStartingStateSaysWhatRuns(t *testing.T) {
+	for _, tc := range []struct {
+		more bool
+		p    inference.Progress
+		want string
+	}{
+		{false, inference.Progress{Total: 1500, AllTotal: 6000}, "fit m with gibbs: starting, 4 chains × 1500 iterations"},
+		{false, inference.Progress{Total: 1, AllTotal: 1}, "fit m with gibbs: starting, 1 iteration"},
+		{true, inference.Progress{Done: 1500, Total: 1800, AllTotal: 600}, "fit m with gibbs: starting, 2 chains × 300 more iterations"},
+	} {
+		b := progressBundle("fit m", "gibbs", tc.more, tc.p, "starting", etaBase{})
+		if got := b["text/plain"]; got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}
