@@ -146,10 +146,13 @@ func TestShippedNotebooksAreClean(t *testing.T) {
 // claims lists, per notebook, text that its outputs must contain because its
 // prose states it: a notebook's prose may state only what its output shows.
 var claims = map[string][]string{
-	// The RMSE of notebook 03's live run at its last iteration.
+	// Notebook 03's live run: the RMSE plot gives each trace's last RMSE
+	// and show the mean RMSE and time per iteration (its prose names them
+	// and pins no figure), and both short fits warn.
 	"03-paper-hmc-vs-px.ipynb": {
-		"hmc (interweave) final 0.07029; px (px) final 0.05319",
-		"R-hat above 1.01", "ESS below 100",
+		"hmc (interweave) final 0.", "px (px) final 0.",
+		"ms/iter", "mean_rmse", "HMC bounces per iteration",
+		"R-hat above 1.01: the two halves of the chain disagree", "ESS below 100",
 	},
 	// Notebook 04's short fit warns and hints at extend; the extension's
 	// report covers every draw and has no warning (its text says so).
