@@ -160,7 +160,8 @@ var claims = map[string][]string{
 		"hint: `extend short, iter = ",
 		// Its warning names the worst entry, whose rank plot follows.
 		"most on short.C[Y1, Y4] (1.092); run longer, or compare the chains with `plot rank short.C[Y1, Y4]`",
-		"farthest from the expected 10 per bin: chain 1 with 22 in ranks 121–160",
+		"farthest from the expected 10 per bin: chain ",
+		"rows ordered by rhat, worst first\nparam       mean     sd      q5     q50     q95  ess_bulk  ess_tail   rhat  mcse_mean  mcse_sd\nC[Y1,Y4]",
 		"extend short with gibbs (auto): 4 chains × 900 more iterations in ",
 		"now 1000 iterations per chain after 500 warm-up\nmax R-hat 1.005, min bulk ESS 979, min tail ESS 2063 over 10 correlations",
 		// and its fit with ess = 1000 runs rounds until it is met.
