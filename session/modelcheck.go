@@ -23,6 +23,21 @@ import (
 // checkAlpha is the level at which check flags a model or a pair.
 const checkAlpha = 0.05
 
+// pText formats a calibrated p-value to 3 decimals, with more where
+// rounding would carry a p below checkAlpha up to it: the p-values are
+// ranks k/(reps + 1), and with the default 200 replications 10/201 =
+// 0.04975 printed as 0.050 beside "< 0.05" and a flag.
+func pText(p float64) string {
+	s := tableNum("%.3f", p)
+	for digits := 4; p < checkAlpha && digits <= 8; digits++ {
+		if v, err := strconv.ParseFloat(s, 64); err != nil || v < checkAlpha {
+			break
+		}
+		s = tableNum(fmt.Sprintf("%%.%df", digits), p)
+	}
+	return s
+}
+
 // statLabel names a rank statistic in prose and on axes.
 func statLabel(s inference.RankStat) string {
 	if s == inference.Kendall {
@@ -104,8 +119,8 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 			flag = "*"
 		}
 		t.Rows = append(t.Rows, []string{pairName(pc), tableNum("%.3f", pc.Observed), tableNum("%.3f", pc.Mean),
-			tableNum("%.3f", pc.Q5), tableNum("%.3f", pc.Q95), tableNum("%.3f", pc.PPP), tableNum("%.3f", pc.P),
-			tableNum("%.3f", pc.PAdjusted), flag})
+			tableNum("%.3f", pc.Q5), tableNum("%.3f", pc.Q95), tableNum("%.3f", pc.PPP), pText(pc.P),
+			pText(pc.PAdjusted), flag})
 	}
 	// check m[A, B] shows the row of A and B, but the check, its max-T
 	// adjustment and its verdict are over every pair: say so.
@@ -207,7 +222,7 @@ func checkVerdict(model string, names []string, res *inference.CheckResult, oneP
 	var missed []string
 	for _, tc := range res.Tables {
 		if tc.P < checkAlpha {
-			missed = append(missed, fmt.Sprintf("the two-way table of %s and %s (calibrated p = %.3f < %g)", names[tc.I], names[tc.J], tc.P, checkAlpha))
+			missed = append(missed, fmt.Sprintf("the two-way table of %s and %s (calibrated p = %s < %g)", names[tc.I], names[tc.J], pText(tc.P), checkAlpha))
 		}
 	}
 	over, pairs := "", plural(len(res.Pairs), "pair")
@@ -217,11 +232,11 @@ func checkVerdict(model string, names []string, res *inference.CheckResult, oneP
 	}
 	var b strings.Builder
 	if res.P < checkAlpha {
-		fmt.Fprintf(&b, "check %s: the model does NOT reproduce the observed dependence: calibrated omnibus p = %.3f < %g%s", model, res.P, checkAlpha, over)
+		fmt.Fprintf(&b, "check %s: the model does NOT reproduce the observed dependence: calibrated omnibus p = %s < %g%s", model, pText(res.P), checkAlpha, over)
 	} else if len(missed) > 0 {
-		fmt.Fprintf(&b, "check %s: the model does NOT reproduce %s, though the rank correlations give no evidence against it: calibrated omnibus p = %.3f%s", model, strings.Join(missed, " or "), res.P, over)
+		fmt.Fprintf(&b, "check %s: the model does NOT reproduce %s, though the rank correlations give no evidence against it: calibrated omnibus p = %s%s", model, strings.Join(missed, " or "), pText(res.P), over)
 	} else {
-		fmt.Fprintf(&b, "check %s: no evidence that the model misses the observed dependence: calibrated omnibus p = %.3f%s", model, res.P, over)
+		fmt.Fprintf(&b, "check %s: no evidence that the model misses the observed dependence: calibrated omnibus p = %s%s", model, pText(res.P), over)
 	}
 	fmt.Fprintf(&b, " (classical ppp %.3f, conservative); %d of %s flagged (max-T adjusted p < %g)", res.PPP, flagged, pairs, checkAlpha)
 	if !math.IsNaN(res.Reproduced) {
@@ -273,12 +288,12 @@ func (s *Session) showTwoWay(m *Model, x *compiler.CheckStmt, tc inference.TwoWa
 		}
 	}
 	if tc.P < checkAlpha {
-		out.Stream("stdout", fmt.Sprintf("two-way table of %s and %s: Pearson discrepancy X2 = %.1f, calibrated p = %.3f < %g (classical ppp %.3f): the model does NOT reproduce this table\n",
-			names[tc.I], names[tc.J], tc.X2, tc.P, checkAlpha, tc.PPP))
+		out.Stream("stdout", fmt.Sprintf("two-way table of %s and %s: Pearson discrepancy X2 = %.1f, calibrated p = %s < %g (classical ppp %.3f): the model does NOT reproduce this table\n",
+			names[tc.I], names[tc.J], tc.X2, pText(tc.P), checkAlpha, tc.PPP))
 		return
 	}
-	out.Stream("stdout", fmt.Sprintf("two-way table of %s and %s: Pearson discrepancy X2 = %.1f, calibrated p = %.3f (classical ppp %.3f)\n",
-		names[tc.I], names[tc.J], tc.X2, tc.P, tc.PPP))
+	out.Stream("stdout", fmt.Sprintf("two-way table of %s and %s: Pearson discrepancy X2 = %.1f, calibrated p = %s (classical ppp %.3f)\n",
+		names[tc.I], names[tc.J], tc.X2, pText(tc.P), tc.PPP))
 }
 
 // compareModels refits each model with held-out cells and shows their

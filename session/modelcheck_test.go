@@ -491,3 +491,28 @@ func TestCompareStructureNamesThePrior(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPValueJustBelowAlphaIsNotPrintedAsAlpha: the calibrated p-values
+// are ranks k/(reps + 1), and with the default 200 replications 10/201 =
+// 0.04975 was printed "0.050 < 0.05" in a verdict that rejected the model,
+// and p_adj 0.050 beside a flag (notebook 05's check of the true
+// three-factor model). A p below 0.05 now shows the digits that keep it so.
+func TestCheckPValueJustBelowAlphaIsNotPrintedAsAlpha(t *testing.T) {
+	for _, c := range []struct {
+		p    float64
+		want string
+	}{
+		{10.0 / 201, "0.0498"}, {0.05, "0.050"}, {0.0495, "0.0495"}, {0.049, "0.049"},
+		{1.0 / 201, "0.005"}, {0.945, "0.945"}, {math.NaN(), "NA"}, {0.0499999999999, "0.05000000"},
+	} {
+		if got := pText(c.p); got != c.want {
+			t.Errorf("pText(%v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+	res := &inference.CheckResult{P: 10.0 / 201, PPP: 1, Reproduced: 0.99,
+		Pairs: []inference.PairCheck{{I: 0, J: 1, P: 1.0 / 201, PAdjusted: 10.0 / 201}}}
+	v := checkVerdict("k3", []string{"Y1", "Y2"}, res, false)
+	if !strings.Contains(v, "calibrated omnibus p = 0.0498 < 0.05") || strings.Contains(v, "0.050") {
+		t.Errorf("verdict on p = 10/201:\n%s", v)
+	}
+}
