@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/width"
 )
 
 // Error is a syntax or checking error at a position in the source, with an
@@ -37,7 +40,7 @@ func (e *Error) Snippet(src []byte) string {
 		line, col = clipLine(line, col)
 		b.WriteString(line)
 		b.WriteByte('\n')
-		b.WriteString(strings.Repeat(" ", col-1))
+		b.WriteString(strings.Repeat(" ", displayWidth(line, col-1)))
 		b.WriteString("^\n")
 	}
 	if e.Hint != "" {
@@ -46,6 +49,38 @@ func (e *Error) Snippet(src []byte) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// displayWidth is how many columns of a terminal the first n runes of line
+// take, so that a caret under them stands under the rune after them: two
+// for East Asian wide and fullwidth characters (CJK, and the emoji Unicode
+// gives that width), none for combining marks and zero-width characters,
+// one for the rest.
+func displayWidth(line string, n int) int {
+	w := 0
+	for _, r := range line {
+		if n == 0 {
+			break
+		}
+		n--
+		switch {
+		case unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || r == '\u200b' || r == '\u200d' || r == '\ufeff':
+		case isWide(r):
+			w += 2
+		default:
+			w++
+		}
+	}
+	return w
+}
+
+// isWide reports whether r takes two columns of a terminal.
+func isWide(r rune) bool {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return true
+	}
+	return false
 }
 
 // snippetWidth is the most runes of a source line a snippet shows.

@@ -123,6 +123,39 @@ func TestSnippetOfALongLine(t *testing.T) {
 	}
 }
 
+// TestSnippetCaretUnderWideCharacters: the caret stands under the error's
+// rune when wide characters (CJK, emoji) or combining marks come before it
+// on the line; it was placed by runes, so after "数据名称" it stood four
+// columns short (found driving the kernel with unicode cells).
+func TestSnippetCaretUnderWideCharacters(t *testing.T) {
+	for _, tc := range []struct{ line, at string }{
+		{`print "数据名称", nosuch`, "nosuch"},
+		{`print "🙂🙂", nosuch`, "nosuch"},
+		{"print \"e\u0301te\u0301\", nosuch", "nosuch"}, // e and a combining acute
+		{`print "ｆｕｌｌ", nosuch`, "nosuch"},              // fullwidth letters
+		{`print "abc", nosuch`, "nosuch"},
+	} {
+		runes := []rune(tc.line)
+		col := len([]rune(tc.line[:strings.Index(tc.line, tc.at)])) + 1
+		e := &Error{Pos: Position{Line: 1, Column: col, Offset: strings.Index(tc.line, tc.at)}, Msg: "unknown name"}
+		lines := strings.Split(e.Snippet([]byte(tc.line)), "\n")
+		// The expected column: the display width of what comes before.
+		want := 0
+		for _, r := range runes[:col-1] {
+			switch {
+			case r == '\u0301':
+			case r >= 0x1100 && (r <= 0x115f || r >= 0x2e80 && r <= 0xa4cf || r >= 0xac00 && r <= 0xd7a3 || r >= 0xf900 && r <= 0xfaff || r >= 0xff00 && r <= 0xff60 || r >= 0x1f300 && r <= 0x1f64f):
+				want += 2
+			default:
+				want++
+			}
+		}
+		if got := strings.Index(lines[1], "^"); got != want {
+			t.Errorf("%q: caret at column %d, want %d:\n%s\n%s", tc.line, got, want, lines[0], lines[1])
+		}
+	}
+}
+
 // TestMinusSigns: up to MaxNesting '-' in a row parse, wherever spaces,
 // comments and (inside brackets) line breaks fall between them; one more is
 // an error at the sign too many; a statement's end starts the count again.
