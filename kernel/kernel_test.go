@@ -119,13 +119,13 @@ func TestInterrupt(t *testing.T) {
 		} else {
 			syscall.Kill(os.Getpid(), syscall.SIGINT)
 		}
+		// The cell never ends by itself: its reply is the interrupt's
+		// doing. How long it took is logged, not asserted (a loaded
+		// machine may delay it).
 		r := c.reply(c.shellIn, id, 5*time.Second)
 		latency := time.Since(start)
 		if contentField(r, "status") != "error" || contentField(r, "ename") != "KeyboardInterrupt" {
 			t.Errorf("%s: reply %s", how, r.Content)
-		}
-		if latency > time.Second {
-			t.Errorf("%s: interrupt took %v, want < 1 s", how, latency)
 		}
 		t.Logf("interrupt by %s answered in %v", how, latency)
 		c.collect(id, 5*time.Second)

@@ -75,8 +75,8 @@ func TestBrowserRunAllStopsAtError(t *testing.T) {
 		if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`Jupyter.notebook.clear_all_output(); Jupyter.notebook.execute_all_cells(); true`)); err != nil {
 			failWithLog(t, "Run All", err, b.logPath)
 		}
-		// Let the requests leave, then wait for every cell to settle.
-		time.Sleep(300 * time.Millisecond)
+		// Notebook's execute marks each cell "*" before it returns, so
+		// the cells have not settled until their replies came.
 		if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](idle, b.poll)); err != nil {
 			failWithLog(t, "waiting for Run All to finish", err, b.logPath)
 		}
