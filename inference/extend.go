@@ -94,17 +94,7 @@ func (r *Result) Extend(ctx context.Context, more int, progress func(Progress)) 
 func (r *Result) continuation() *Result {
 	nr := *r
 	nr.entries = new(entryMemo) // its draws will differ from r's
-	clip := func(chains [][][]float64) [][][]float64 {
-		if chains == nil {
-			return nil
-		}
-		out := make([][][]float64, len(chains))
-		for c, ch := range chains {
-			out[c] = slices.Clip(ch)
-		}
-		return out
-	}
-	nr.C, nr.Lambda, nr.WarmupC, nr.Imputed = clip(r.C), clip(r.Lambda), clip(r.WarmupC), clip(r.Imputed)
+	nr.C, nr.Lambda, nr.WarmupC, nr.imputed = clipChains(r.C), clipChains(r.Lambda), clipChains(r.WarmupC), clipChains(r.imputed)
 	nr.Iterations = slices.Clone(r.Iterations)
 	nr.Stats = slices.Clone(r.Stats)
 	nr.zcount = slices.Clone(r.zcount)
@@ -112,6 +102,19 @@ func (r *Result) continuation() *Result {
 	nr.Interrupted = false
 	r.run, r.zsum, r.heldSum, r.moved = nil, nil, nil, true
 	return &nr
+}
+
+// clipChains returns chains with every chain's slice clipped, so that
+// appending to one copies it.
+func clipChains[T any](chains [][][]T) [][][]T {
+	if chains == nil {
+		return nil
+	}
+	out := make([][][]T, len(chains))
+	for c, ch := range chains {
+		out[c] = slices.Clip(ch)
+	}
+	return out
 }
 
 // rethinImputations keeps the imputations within Spec.MaxImputed when the
@@ -126,15 +129,15 @@ func (r *Result) rethinImputations(draws int) {
 		return
 	}
 	k := imputedDraws(need, r.ImputeThin)
-	for c, ch := range r.Imputed {
-		keep := make([][]float64, 0, imputedDraws(len(ch), k))
-		slab := drawSlab{size: len(r.Missing), left: cap(keep)}
+	for c, ch := range r.imputed {
+		keep := make([][]byte, 0, imputedDraws(len(ch), k))
+		slab := drawSlab[byte]{size: len(r.Missing) * r.imputeWidth, left: cap(keep)}
 		for d := 0; d < len(ch); d += k {
 			v := slab.next()
 			copy(v, ch[d])
 			keep = append(keep, v)
 		}
-		r.Imputed[c] = keep
+		r.imputed[c] = keep
 	}
 	r.ImputeThin *= k
 }

@@ -67,7 +67,7 @@ func TestExtendMatchesLongerRun(t *testing.T) {
 			for _, d := range []struct {
 				what       string
 				got, wantD [][][]float64
-			}{{"C", got.C, want.C}, {"Lambda", got.Lambda, want.Lambda}, {"warm-up C", got.WarmupC, want.WarmupC}, {"imputations", got.Imputed, want.Imputed}} {
+			}{{"C", got.C, want.C}, {"Lambda", got.Lambda, want.Lambda}, {"warm-up C", got.WarmupC, want.WarmupC}, {"imputations", imputedValues(got), imputedValues(want)}} {
 				if !equalDraws(d.got, d.wantD) {
 					t.Errorf("%s differ from the longer run's", d.what)
 				}

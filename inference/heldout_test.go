@@ -187,8 +187,8 @@ func TestHeldOutAgreesWithImpute(t *testing.T) {
 			if k < 0 {
 				t.Fatalf("held-out cell %+v is not among the missing cells", c)
 			}
-			ind := make([][]float64, len(res.Imputed))
-			for ch, draws := range res.Imputed {
+			ind := make([][]float64, len(res.C))
+			for ch, draws := range imputedValues(res) {
 				for _, vals := range draws {
 					ind[ch] = append(ind[ch], map[bool]float64{true: 1, false: 0}[vals[k] == c.Value])
 				}

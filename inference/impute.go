@@ -33,24 +33,20 @@ type Imputed struct {
 // relation between columns is carried by C through z.
 func (r *Result) Impute() []Imputed {
 	out := make([]Imputed, len(r.Missing))
-	total := 0
-	for _, ch := range r.Imputed {
-		total += len(ch)
-	}
+	rows := r.imputedRows()
+	total := len(rows)
 	// One array holds every cell's draws, cell after cell: the transpose of
 	// the kept draws (each one value per cell), made in tiles of 64 cells
 	// by 64 draws so that what a tile reads and writes stays in cache.
-	rows := make([][]float64, 0, total)
-	for _, ch := range r.Imputed {
-		rows = append(rows, ch...)
-	}
 	all := make([]float64, len(r.Missing)*total)
 	const tile = 64
+	var vals [tile]float64
 	for m0 := 0; m0 < len(r.Missing); m0 += tile {
 		m1 := min(m0+tile, len(r.Missing))
 		for i0 := 0; i0 < total; i0 += tile {
-			for i, vals := range rows[i0:min(i0+tile, total)] {
-				for m, v := range vals[m0:m1] {
+			for i, codes := range rows[i0:min(i0+tile, total)] {
+				r.imputedRangeTo(vals[:m1-m0], codes, m0)
+				for m, v := range vals[:m1-m0] {
 					all[(m0+m)*total+i0+i] = v
 				}
 			}
@@ -74,20 +70,21 @@ func (r *Result) Impute() []Imputed {
 	return out
 }
 
-// imputer maps the latent values of the missing cells to the data scale; it
-// does not allocate.
+// imputer maps the latent values of the missing cells to the data scale, as
+// level codes of width bytes (codeWidth); it does not allocate.
 type imputer struct {
 	levels []*hough.Levels
 	cells  []Cell
+	width  int
 }
 
-func newImputer(levels []*hough.Levels, cells []Cell) *imputer {
-	return &imputer{levels: levels, cells: cells}
+func newImputer(levels []*hough.Levels, cells []Cell, width int) *imputer {
+	return &imputer{levels: levels, cells: cells, width: width}
 }
 
-// impute writes the data-scale value of every missing cell under the
-// sampler's current state into dst (len(cells)).
-func (im *imputer) impute(dst []float64, cs chainSampler) {
+// impute writes the level code of the data-scale value of every missing
+// cell under the sampler's current state into dst (len(cells)·width bytes).
+func (im *imputer) impute(dst []byte, cs chainSampler) {
 	z := cs.latent()
 	scaler, hasScale := cs.(latentScaler)
 	col, sd := -1, 1.0
@@ -101,7 +98,7 @@ func (im *imputer) impute(dst []float64, cs chainSampler) {
 			}
 		}
 		u := stdNormalCDF(z[col][cell.Row] / sd)
-		dst[m] = levelAtProb(im.levels[col], u)
+		putCode(dst, im.width, m, levelIndexAtProb(im.levels[col], u))
 	}
 }
 
@@ -109,6 +106,11 @@ func (im *imputer) impute(dst []float64, cs chainSampler) {
 // observed values: the smallest value v_ℓ whose empirical CDF
 // (Start[ℓ+1]/N) is at least u.
 func levelAtProb(lv *hough.Levels, u float64) float64 {
+	return lv.Values[levelIndexAtProb(lv, u)]
+}
+
+// levelIndexAtProb is the ℓ of levelAtProb's v_ℓ.
+func levelIndexAtProb(lv *hough.Levels, u float64) int {
 	nObs := float64(len(lv.Order))
 	lo, hi := 0, lv.NumLevels()-1
 	for lo < hi {
@@ -119,7 +121,7 @@ func levelAtProb(lv *hough.Levels, u float64) float64 {
 			lo = mid + 1
 		}
 	}
-	return lv.Values[lo]
+	return lo
 }
 
 // sampleSD is the standard deviation of x about its mean.

@@ -71,22 +71,20 @@ type ImputedLevels struct {
 // 256 MB. The draws are read once, 64 cells at a time.
 func (r *Result) ImputeLevels(prob float64) []ImputedLevels {
 	out := make([]ImputedLevels, len(r.Missing))
-	rows := make([][]float64, 0)
-	for _, ch := range r.Imputed {
-		rows = append(rows, ch...)
-	}
+	rows := r.imputedRows()
 	n := len(rows)
 	const tile = 64
 	var tallies [tile]tallier
-	var sums [tile]float64
+	var sums, vals [tile]float64
 	for m0 := 0; m0 < len(r.Missing); m0 += tile {
 		m1 := min(m0+tile, len(r.Missing))
 		for m := range m1 - m0 {
 			tallies[m].reset()
 			sums[m] = 0
 		}
-		for _, vals := range rows {
-			for m, v := range vals[m0:m1] {
+		for _, codes := range rows {
+			r.imputedRangeTo(vals[:m1-m0], codes, m0)
+			for m, v := range vals[:m1-m0] {
 				sums[m] += v
 				tallies[m].add(v)
 			}
@@ -96,8 +94,8 @@ func (r *Result) ImputeLevels(prob float64) []ImputedLevels {
 			values, counts := tallies[m].values, tallies[m].counts
 			if tallies[m].overflow {
 				draws := make([]float64, n)
-				for i, vals := range rows {
-					draws[i] = vals[m0+m]
+				for i, codes := range rows {
+					r.imputedRangeTo(draws[i:i+1], codes, m0+m)
 				}
 				values, counts = tallySorted(draws)
 			}

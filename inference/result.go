@@ -49,12 +49,10 @@ type Result struct {
 	// sampler's working scale (the full model's Z has covariance V, of which
 	// C is the correlation). NaN if no post-warm-up iteration ran.
 	ZMean [][]float64
-	// Missing lists the missing cells, ordered by column then row.
+	// Missing lists the missing cells, ordered by column then row. Their
+	// imputations, a value of each at kept draws of every chain, are read
+	// with ImputedDraws, ImputedValue, ImputedTo, Impute and ImputeLevels.
 	Missing []Cell
-	// Imputed[chain][d][m] is the posterior predictive value of cell
-	// Missing[m] at kept draw d·ImputeThin of the chain, on the data scale
-	// (one of the column's observed values); see Impute for the mapping.
-	Imputed [][][]float64
 	// ImputeThin is 1 unless the missing cells times the kept draws the run
 	// was asked for exceed Spec.MaxImputed: then only every ImputeThin-th
 	// kept draw of each chain, from its first, carries imputations, the
@@ -93,6 +91,12 @@ type Result struct {
 	zcount      []int
 	heldSum     [][]float64 // per chain, per held-out cell
 	interrupted []bool
+
+	// imputed[chain][d] holds the imputations of kept draw d·ImputeThin of
+	// the chain as level codes, imputeWidth (codeWidth) bytes per missing
+	// cell in the order of Missing (imputed.go).
+	imputed     [][][]byte
+	imputeWidth int
 }
 
 func newResult(d *data, sp *Spec) *Result {
@@ -104,7 +108,7 @@ func newResult(d *data, sp *Spec) *Result {
 		C:           make([][][]float64, m),
 		Stats:       make([]StepStats, m),
 		Iterations:  make([]int, m),
-		Imputed:     make([][][]float64, m),
+		imputed:     make([][][]byte, m),
 		levels:      d.levels,
 		zsum:        make([][][]float64, m),
 		zcount:      make([]int, m),
@@ -124,6 +128,7 @@ func newResult(d *data, sp *Spec) *Result {
 			r.Missing = append(r.Missing, Cell{Row: int(i), Col: j})
 		}
 	}
+	r.imputeWidth = codeWidth(d.levels, r.Missing)
 	r.ImputeThin = imputeThin(len(r.Missing), m*(sp.Iter/sp.Thin), sp.MaxImputed)
 	// Capacities grow as draws arrive beyond this.
 	keep := min(sp.Iter/sp.Thin, 1024)
@@ -136,7 +141,7 @@ func newResult(d *data, sp *Spec) *Result {
 			r.WarmupC[c] = make([][]float64, 0, min(sp.Warmup/sp.Thin, 1024))
 		}
 		if len(r.Missing) > 0 {
-			r.Imputed[c] = make([][]float64, 0, keep)
+			r.imputed[c] = make([][]byte, 0, keep)
 		}
 		r.heldSum[c] = make([]float64, len(sp.HeldOut))
 		r.zsum[c] = make([][]float64, d.p)
@@ -148,9 +153,10 @@ func newResult(d *data, sp *Spec) *Result {
 }
 
 // DefaultMaxImputed is the bound on a run's imputed values when
-// Spec.MaxImputed is 0: 2²⁵ numbers, 256 MB. Kept in full, the imputations
-// of a survey of 10⁵ rows and 20 columns with a fifth of its cells missing
-// would take 12.8 GB for the default 4 chains × 1000 draws.
+// Spec.MaxImputed is 0: 2²⁵ values, 32 MB as level codes of a byte (64 MB
+// of two). Kept in full, the imputations of a survey of 10⁵ rows and 20
+// columns with a fifth of its cells missing would take 1.6 GB for the
+// default 4 chains × 1000 draws.
 const DefaultMaxImputed = 1 << 25
 
 // imputeThin returns the thinning of the imputations of cells missing cells
@@ -215,11 +221,11 @@ func (r *Result) finish() {
 	r.C = trimChains(r.C)
 	r.Lambda = trimChains(r.Lambda)
 	r.WarmupC = trimChains(r.WarmupC)
-	r.Imputed = trimChains(r.Imputed)
+	r.imputed = trimChains(r.imputed)
 }
 
 // trimChains cuts every chain to the length of the shortest.
-func trimChains(chains [][][]float64) [][][]float64 {
+func trimChains[T any](chains [][][]T) [][][]T {
 	if len(chains) == 0 {
 		return chains
 	}
@@ -381,12 +387,11 @@ func (r *Result) Invariants() error {
 			check("warm-up C", c, t, m)
 		}
 	}
-	for c, ch := range r.Imputed {
-		for t, vals := range ch {
-			for m, v := range vals {
-				cell := r.Missing[m]
-				if !isLevelValue(r.levels[cell.Col], v) {
-					errs = append(errs, fmt.Errorf("imputed chain %d draw %d: cell (%d, %d) = %v is not an observed value of its column", c+1, t+1, cell.Row+1, cell.Col+1, v))
+	for c, ch := range r.imputed {
+		for t, codes := range ch {
+			for m, cell := range r.Missing {
+				if l, n := getCode(codes, r.imputeWidth, m), r.levels[cell.Col].NumLevels(); l >= n {
+					errs = append(errs, fmt.Errorf("imputed chain %d draw %d: cell (%d, %d) is level %d of %d", c+1, t+1, cell.Row+1, cell.Col+1, l+1, n))
 				}
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/copulang/copulang/hough"
 )
 
 func TestKeptDrawsAndMeanC(t *testing.T) {
@@ -148,20 +150,25 @@ func quantileType1(sorted []float64, prob float64) float64 {
 func TestImputeLevelsMatchesImpute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const cells, chains, draws = 150, 3, 40
-	r := &Result{Missing: make([]Cell, cells), Imputed: make([][][]float64, chains)}
+	// Each cell is in a column of its own, of values 0, 1/3, 2/3, ….
+	r := &Result{Missing: make([]Cell, cells), imputed: make([][][]byte, chains), imputeWidth: 1, levels: make([]*hough.Levels, cells)}
 	distinct := make([]int, cells)
 	for m := range cells {
-		r.Missing[m] = Cell{Row: m, Col: m % 7}
+		r.Missing[m] = Cell{Row: m, Col: m}
 		distinct[m] = 1 + rng.IntN(120)
+		r.levels[m] = &hough.Levels{Values: make([]float64, distinct[m])}
+		for l := range r.levels[m].Values {
+			r.levels[m].Values[l] = float64(l) / 3
+		}
 	}
 	for c := range chains {
-		r.Imputed[c] = make([][]float64, draws)
+		r.imputed[c] = make([][]byte, draws)
 		for d := range draws {
-			vals := make([]float64, cells)
-			for m := range vals {
-				vals[m] = float64(rng.IntN(distinct[m])) / 3
+			codes := make([]byte, cells)
+			for m := range codes {
+				codes[m] = byte(rng.IntN(distinct[m]))
 			}
-			r.Imputed[c][d] = vals
+			r.imputed[c][d] = codes
 		}
 	}
 	for _, prob := range []float64{0.9, 0.5} {

@@ -316,13 +316,13 @@ func (r *Result) runChain(ctx context.Context, c int, cs chainSampler, rng *rand
 	}()
 	p, k := r.P, r.K
 	keep := sp.Iter / sp.Thin
-	cslab := drawSlab{size: p * p, left: keep}
-	lslab := drawSlab{size: p * k, left: keep}
-	wslab := drawSlab{size: p * p, left: sp.Warmup / sp.Thin}
+	cslab := drawSlab[float64]{size: p * p, left: keep}
+	lslab := drawSlab[float64]{size: p * k, left: keep}
+	wslab := drawSlab[float64]{size: p * p, left: sp.Warmup / sp.Thin}
 	nm := len(r.Missing)
-	islab := drawSlab{size: nm, left: imputedDraws(keep, r.ImputeThin)}
+	islab := drawSlab[byte]{size: nm * r.imputeWidth, left: imputedDraws(keep, r.ImputeThin)}
 	zsum := r.zsum[c]
-	imp := newImputer(r.levels, r.Missing)
+	imp := newImputer(r.levels, r.Missing, r.imputeWidth)
 	var held *heldOutScorer
 	if len(r.HeldOut) > 0 {
 		held = newHeldOutScorer(r.levels, r.HeldOut)
@@ -370,7 +370,7 @@ loop:
 				if nm > 0 && (len(r.C[c])-1)%r.ImputeThin == 0 {
 					id := islab.next()
 					imp.impute(id, cs)
-					r.Imputed[c] = append(r.Imputed[c], id)
+					r.imputed[c] = append(r.imputed[c], id)
 				}
 			}
 		}
@@ -383,17 +383,17 @@ loop:
 // drawSlab hands out storage for draws of a fixed size from chunks, so that
 // storing a draw allocates only once per chunk and never more than the run
 // can keep (left draws) even if Iter is huge and the run is interrupted.
-type drawSlab struct {
+type drawSlab[T float64 | byte] struct {
 	size, left int
-	buf        []float64
+	buf        []T
 }
 
 // next returns storage for one draw.
-func (s *drawSlab) next() []float64 {
+func (s *drawSlab[T]) next() []T {
 	if len(s.buf) < s.size {
 		chunk := max(64, (1<<16)/max(s.size, 1))
 		chunk = max(1, min(chunk, s.left))
-		s.buf = make([]float64, chunk*s.size)
+		s.buf = make([]T, chunk*s.size)
 	}
 	d := s.buf[:s.size:s.size]
 	s.buf = s.buf[s.size:]

@@ -255,7 +255,7 @@ func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 		results = append(results, res)
 	}
 	a, b := results[0], results[1]
-	if !equalDraws(a.C, b.C) || !equalDraws(a.WarmupC, b.WarmupC) || !equalDraws(a.Imputed, b.Imputed) {
+	if !equalDraws(a.C, b.C) || !equalDraws(a.WarmupC, b.WarmupC) || !equalDraws(imputedValues(a), imputedValues(b)) {
 		t.Error("draws differ between GOMAXPROCS 1 and 2")
 	}
 	for j := range a.ZMean {
@@ -330,9 +330,9 @@ func TestCancelKeepsDraws(t *testing.T) {
 	// of one kept draw in ImputeThin (Spec.MaxImputed).
 	imputed := (shortest + res.ImputeThin - 1) / res.ImputeThin
 	for c := range res.C {
-		if len(res.C[c]) == 0 || len(res.C[c]) != shortest || len(res.Imputed[c]) != imputed {
+		if len(res.C[c]) == 0 || len(res.C[c]) != shortest || res.ImputedDraws(c) != imputed {
 			t.Errorf("chain %d: %d draws (%d imputations) after %d iterations; want every chain cut to the shortest, %d (%d imputations)",
-				c+1, len(res.C[c]), len(res.Imputed[c]), res.Iterations[c], shortest, imputed)
+				c+1, len(res.C[c]), res.ImputedDraws(c), res.Iterations[c], shortest, imputed)
 		}
 	}
 	if err := res.Invariants(); err != nil {

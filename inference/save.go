@@ -88,10 +88,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		HeldOutProb: r.HeldOutProb, Schedule: r.Schedule, Stats: r.Stats,
 		Iterations: r.Iterations, Interrupted: r.Interrupted, Elapsed: r.Elapsed,
 	}
-	var err error
-	if s.ImputedCodes, s.ImputedWidth, err = r.imputedCodes(); err != nil {
-		return nil, fmt.Errorf("inference: encoding a result: %w", err)
-	}
+	s.ImputedCodes, s.ImputedWidth = r.imputedCodes()
 	if st := r.run; st != nil {
 		if st.failed != nil {
 			s.Failed = st.failed.Error()
@@ -315,7 +312,7 @@ func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 		entries: new(entryMemo),
 		Names:   sp.Names, N: d.n, P: d.p, Model: sp.Model, Method: sp.Method,
 		Warmup: sp.Warmup, Iter: sp.Iter, Thin: sp.Thin, Seed: sp.Seed,
-		C: s.C, Lambda: s.Lambda, WarmupC: s.WarmupC, ZMean: s.ZMean, Imputed: s.Imputed, ImputeThin: max(s.ImputeThin, 1),
+		C: s.C, Lambda: s.Lambda, WarmupC: s.WarmupC, ZMean: s.ZMean, ImputeThin: max(s.ImputeThin, 1),
 		HeldOut: sp.HeldOut, HeldOutProb: s.HeldOutProb, Schedule: s.Schedule, Stats: s.Stats,
 		Iterations: s.Iterations, Interrupted: s.Interrupted, Elapsed: s.Elapsed,
 		levels: d.levels,
@@ -328,10 +325,14 @@ func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 			r.Missing = append(r.Missing, Cell{Row: int(i), Col: j})
 		}
 	}
+	r.imputeWidth = codeWidth(d.levels, r.Missing)
 	if s.Format >= 3 {
-		if r.Imputed, err = r.decodeImputed(s, sp.Chains); err != nil {
-			return nil, fmt.Errorf("inference: reading a result: %w", err)
-		}
+		r.imputed, err = r.decodeImputed(s, sp.Chains)
+	} else {
+		r.imputed, err = r.encodeImputed(s.Imputed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("inference: reading a result: %w", err)
 	}
 	if err := r.checkSaved(s, &sp); err != nil {
 		return nil, fmt.Errorf("inference: reading a result: %w", err)
@@ -414,8 +415,8 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 	case s.Warmup != sp.Warmup || s.Thin != sp.Thin || s.Seed != sp.Seed || s.Chains != m:
 		return fmt.Errorf("it ran warmup = %d, thin = %d, seed = %d, chains = %d; the spec asks warmup = %d, thin = %d, seed = %d, chains = %d",
 			s.Warmup, s.Thin, s.Seed, s.Chains, sp.Warmup, sp.Thin, sp.Seed, m)
-	case len(r.C) != m || len(r.Iterations) != m || len(r.Stats) != m || len(r.Imputed) != m:
-		return fmt.Errorf("it holds %d chains of draws, %d of iteration counts, %d of statistics and %d of imputations, want %d each", len(r.C), len(r.Iterations), len(r.Stats), len(r.Imputed), m)
+	case len(r.C) != m || len(r.Iterations) != m || len(r.Stats) != m || len(r.imputed) != m:
+		return fmt.Errorf("it holds %d chains of draws, %d of iteration counts, %d of statistics and %d of imputations, want %d each", len(r.C), len(r.Iterations), len(r.Stats), len(r.imputed), m)
 	case (r.K > 0) != (len(r.Lambda) == m) || (r.K == 0 && r.Lambda != nil):
 		return fmt.Errorf("it holds %d chains of loadings for a model with %d factors", len(r.Lambda), r.K)
 	case r.WarmupC != nil && len(r.WarmupC) != m:
@@ -443,19 +444,6 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 	if kept > max(want, 0) || !r.Interrupted && kept < want-1 {
 		return fmt.Errorf("it holds %d draws per chain of %d iterations after warm-up, thinned by %d", kept, slices.Min(r.Iterations)-sp.Warmup, sp.Thin)
 	}
-	lengths := func(what string, chains [][][]float64, count, size int) error {
-		for c, ch := range chains {
-			if len(ch) != count {
-				return fmt.Errorf("chain %d holds %d %s, want %d", c+1, len(ch), what, count)
-			}
-			for t, v := range ch {
-				if len(v) != size {
-					return fmt.Errorf("chain %d, %s %d has %d entries, want %d", c+1, what, t+1, len(v), size)
-				}
-			}
-		}
-		return nil
-	}
 	warm := 0
 	if len(r.WarmupC) > 0 {
 		warm = len(r.WarmupC[0])
@@ -468,8 +456,8 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 	if nm > 0 {
 		imputed = imputedDraws(kept, r.ImputeThin)
 	}
-	if err := errors.Join(lengths("draws of C", r.C, kept, r.P*r.P), lengths("draws of the loadings", r.Lambda, kept, r.P*r.K),
-		lengths("warm-up draws", r.WarmupC, warm, r.P*r.P), lengths("imputations", r.Imputed, imputed, nm)); err != nil {
+	if err := errors.Join(chainLengths("draws of C", r.C, kept, r.P*r.P), chainLengths("draws of the loadings", r.Lambda, kept, r.P*r.K),
+		chainLengths("warm-up draws", r.WarmupC, warm, r.P*r.P), chainLengths("imputations", r.imputed, imputed, nm*r.imputeWidth)); err != nil {
 		return err
 	}
 	work := make([]float64, r.P*r.P)
@@ -488,18 +476,6 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 		for t, v := range ch {
 			if !loadingsGive(v, r.C[c][t], r.P, r.K) {
 				return fmt.Errorf("chain %d, draw %d of the loadings does not give that draw's C", c+1, t+1)
-			}
-		}
-	}
-	for c, ch := range r.Imputed {
-		if s.Format != 2 {
-			break // decodeImputed made them from level numbers
-		}
-		for t, v := range ch {
-			for k, x := range v {
-				if !isLevelValue(r.levels[r.Missing[k].Col], x) {
-					return fmt.Errorf("chain %d, imputation %d: cell (%d, %d) = %v is not an observed value of its column", c+1, t+1, r.Missing[k].Row+1, r.Missing[k].Col+1, x)
-				}
 			}
 		}
 	}
@@ -522,6 +498,22 @@ func (r *Result) checkSaved(s *savedResult, sp *Spec) error {
 	}
 	if sc := r.Schedule; sc != nil && (len(sc.R2) != r.P || len(sc.HMC) != r.P) {
 		return fmt.Errorf("its schedule covers %d and %d columns, want %d", len(sc.R2), len(sc.HMC), r.P)
+	}
+	return nil
+}
+
+// chainLengths checks that each chain of chains holds count arrays of size
+// entries (what names them).
+func chainLengths[T any](what string, chains [][][]T, count, size int) error {
+	for c, ch := range chains {
+		if len(ch) != count {
+			return fmt.Errorf("chain %d holds %d %s, want %d", c+1, len(ch), what, count)
+		}
+		for t, v := range ch {
+			if len(v) != size {
+				return fmt.Errorf("chain %d, %s %d has %d entries, want %d", c+1, what, t+1, len(v), size)
+			}
+		}
 	}
 	return nil
 }
@@ -557,51 +549,58 @@ func allFinite(v []float64) bool {
 	return true
 }
 
-// imputedCodes encodes r.Imputed as the numbers of the levels the values
-// are, in the narrowest width (1, 2 or 4 bytes) that holds every level
-// number of the columns with missing cells (savedResult.ImputedCodes).
-func (r *Result) imputedCodes() ([]byte, int, error) {
-	width := 1
-	for _, c := range r.Missing {
-		switch n := r.levels[c.Col].NumLevels(); {
-		case n > 1<<16:
-			width = 4
-		case n > 1<<8:
-			width = max(width, 2)
-		}
-	}
+// imputedCodes returns r's imputations as the fit file keeps them
+// (savedResult.ImputedCodes): the level codes of every chain's imputed
+// draws one after another, and their width. The codes in memory are those
+// (imputed.go), so this is a copy.
+func (r *Result) imputedCodes() ([]byte, int) {
 	total := 0
-	for _, ch := range r.Imputed {
-		total += len(ch) * len(r.Missing)
-	}
-	codes := make([]byte, 0, total*width)
-	for c, ch := range r.Imputed {
-		for t, v := range ch {
-			for k, x := range v {
-				values := r.levels[r.Missing[k].Col].Values
-				l, ok := slices.BinarySearch(values, x)
-				if !ok {
-					return nil, 0, fmt.Errorf("chain %d, imputation %d: cell (%d, %d) = %v is not an observed value of its column", c+1, t+1, r.Missing[k].Row+1, r.Missing[k].Col+1, x)
-				}
-				switch width {
-				case 1:
-					codes = append(codes, byte(l))
-				case 2:
-					codes = binary.LittleEndian.AppendUint16(codes, uint16(l))
-				default:
-					codes = binary.LittleEndian.AppendUint32(codes, uint32(l))
-				}
-			}
+	for _, ch := range r.imputed {
+		for _, v := range ch {
+			total += len(v)
 		}
 	}
-	return codes, width, nil
+	codes := make([]byte, 0, total)
+	for _, ch := range r.imputed {
+		for _, v := range ch {
+			codes = append(codes, v...)
+		}
+	}
+	return codes, r.imputeWidth
 }
 
-// decodeImputed rebuilds the imputations of s (format 3) from their level
-// numbers: chains × the imputed draws of C's kept draws (checkSaved checks
-// those counts) × the missing cells. A level number that is not one of
-// its column's is an error.
-func (r *Result) decodeImputed(s *savedResult, chains int) ([][][]float64, error) {
+// encodeImputed makes the level codes of the imputations of a format-2
+// result, kept as values. A value that is not an observed value of its
+// column is an error; the counts of draws are checkSaved's to check.
+func (r *Result) encodeImputed(values [][][]float64) ([][][]byte, error) {
+	nm, w := len(r.Missing), r.imputeWidth
+	out := make([][][]byte, len(values))
+	for c, ch := range values {
+		out[c] = make([][]byte, len(ch))
+		for t, v := range ch {
+			if len(v) != nm {
+				return nil, fmt.Errorf("chain %d, imputations %d has %d entries, want %d", c+1, t+1, len(v), nm)
+			}
+			codes := make([]byte, nm*w)
+			for k, x := range v {
+				l, ok := slices.BinarySearch(r.levels[r.Missing[k].Col].Values, x)
+				if !ok {
+					return nil, fmt.Errorf("chain %d, imputation %d: cell (%d, %d) = %v is not an observed value of its column", c+1, t+1, r.Missing[k].Row+1, r.Missing[k].Col+1, x)
+				}
+				putCode(codes, w, k, l)
+			}
+			out[c][t] = codes
+		}
+	}
+	return out, nil
+}
+
+// decodeImputed reads the imputations of s (format 3) from their level
+// codes, of s.ImputedWidth bytes each, into codes of r.imputeWidth: chains
+// × the imputed draws of C's kept draws (checkSaved checks those counts) ×
+// the missing cells. A level number that is not one of its column's is an
+// error.
+func (r *Result) decodeImputed(s *savedResult, chains int) ([][][]byte, error) {
 	if s.Imputed != nil {
 		return nil, errors.New("format 3 with imputations as numbers")
 	}
@@ -613,34 +612,25 @@ func (r *Result) decodeImputed(s *savedResult, chains int) ([][][]float64, error
 	if nm > 0 && len(r.C) > 0 {
 		draws = imputedDraws(len(r.C[0]), max(s.ImputeThin, 1))
 	}
-	w := s.ImputedWidth
+	w, mw := s.ImputedWidth, r.imputeWidth
 	if len(s.ImputedCodes) != chains*draws*nm*w {
 		return nil, fmt.Errorf("it holds %d bytes of imputations, want %d chains × %d draws × %d cells × %d", len(s.ImputedCodes), chains, draws, nm, w)
 	}
-	out := make([][][]float64, chains)
+	out := make([][][]byte, chains)
 	codes := s.ImputedCodes
 	for c := range out {
-		out[c] = make([][]float64, draws)
-		flat := make([]float64, draws*nm)
+		out[c] = make([][]byte, draws)
+		flat := make([]byte, draws*nm*mw)
 		for t := range out[c] {
-			v := flat[t*nm : (t+1)*nm : (t+1)*nm]
-			for k := range v {
-				var l int
-				switch w {
-				case 1:
-					l = int(codes[0])
-				case 2:
-					l = int(binary.LittleEndian.Uint16(codes))
-				default:
-					l = int(binary.LittleEndian.Uint32(codes))
+			v := flat[t*nm*mw : (t+1)*nm*mw : (t+1)*nm*mw]
+			for k, cell := range r.Missing {
+				l := getCode(codes, w, k)
+				if n := r.levels[cell.Col].NumLevels(); l >= n {
+					return nil, fmt.Errorf("chain %d, imputation %d: cell (%d, %d) is level %d of %d", c+1, t+1, cell.Row+1, cell.Col+1, l+1, n)
 				}
-				codes = codes[w:]
-				values := r.levels[r.Missing[k].Col].Values
-				if l >= len(values) {
-					return nil, fmt.Errorf("chain %d, imputation %d: cell (%d, %d) is level %d of %d", c+1, t+1, r.Missing[k].Row+1, r.Missing[k].Col+1, l+1, len(values))
-				}
-				v[k] = values[l]
+				putCode(v, mw, k, l)
 			}
+			codes = codes[nm*w:]
 			out[c][t] = v
 		}
 	}

@@ -130,7 +130,7 @@ func TestResultRoundTrip(t *testing.T) {
 			var width int
 			format2 := reencoded(t, b, func(s *savedResult) {
 				width = s.ImputedWidth
-				s.Format, s.Imputed, s.ImputedCodes = 2, res.Imputed, nil
+				s.Format, s.Imputed, s.ImputedCodes = 2, imputedValues(res), nil
 			})
 			if want := max(tc.width, 1); width != want {
 				t.Errorf("imputations written %d bytes wide, want %d", width, want)
@@ -184,6 +184,9 @@ func exportedDifferences(a, b *Result) string {
 		if !reflect.DeepEqual(normaliseEmpty(x.Interface()), normaliseEmpty(y.Interface())) {
 			diff = append(diff, f.Name)
 		}
+	}
+	if !reflect.DeepEqual(normaliseEmpty(imputedValues(a)), normaliseEmpty(imputedValues(b))) {
+		diff = append(diff, "imputations")
 	}
 	return strings.Join(diff, ", ")
 }
@@ -262,11 +265,10 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"an imputation off the levels", edited(func(s *savedResult) { s.ImputedCodes[0] = 200 }), spec, "is level 201 of"},
 		{"imputations cut", edited(func(s *savedResult) { s.ImputedCodes = s.ImputedCodes[1:] }), spec, "bytes of imputations"},
 		{"imputations 3 bytes wide", edited(func(s *savedResult) { s.ImputedWidth = 3 }), spec, "in 3 bytes each"},
-		{"imputations both ways", edited(func(s *savedResult) { s.Imputed = res.Imputed }), spec, "format 3 with imputations as numbers"},
+		{"imputations both ways", edited(func(s *savedResult) { s.Imputed = imputedValues(res) }), spec, "format 3 with imputations as numbers"},
 		{"a format-2 imputation off the levels", edited(func(s *savedResult) {
 			s.Format, s.ImputedCodes = 2, nil
-			s.Imputed = [][][]float64{slices.Clone(res.Imputed[0]), res.Imputed[1]}
-			s.Imputed[0][0] = slices.Clone(s.Imputed[0][0])
+			s.Imputed = imputedValues(res)
 			s.Imputed[0][0][0] = 0.5
 		}), spec, "not an observed value"},
 		{"imputations of fewer draws than said", edited(func(s *savedResult) { s.ImputeThin = 3 }), spec, "imputations"},
@@ -436,7 +438,7 @@ func FuzzUnmarshalResult(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(uint8(k), reencoded(f, good, func(s *savedResult) { s.Format, s.Imputed, s.ImputedCodes = 2, r.Imputed, nil }))
+		f.Add(uint8(k), reencoded(f, good, func(s *savedResult) { s.Format, s.Imputed, s.ImputedCodes = 2, imputedValues(r), nil }))
 	}
 	f.Add(uint8(0), []byte{})
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
@@ -575,13 +577,14 @@ func TestImputeThin(t *testing.T) {
 		if !equalDraws(full.C, got.C) {
 			t.Errorf("%s: the bound changed the draws of C", stage)
 		}
-		for c := range got.Imputed {
+		gotImputed, fullImputed := imputedValues(got), imputedValues(full)
+		for c := range gotImputed {
 			kept := len(got.C[c])
-			if n := len(got.Imputed[c]); n != imputedDraws(kept, thin) {
+			if n := got.ImputedDraws(c); n != imputedDraws(kept, thin) {
 				t.Errorf("%s: chain %d keeps %d imputations of %d draws thinned by %d", stage, c+1, n, kept, thin)
 			}
-			for d, v := range got.Imputed[c] {
-				if !slices.Equal(v, full.Imputed[c][d*thin]) {
+			for d, v := range gotImputed[c] {
+				if !slices.Equal(v, fullImputed[c][d*thin]) {
 					t.Fatalf("%s: chain %d, imputation %d is not the unbounded run's draw %d", stage, c+1, d+1, d*thin+1)
 				}
 			}
@@ -592,7 +595,7 @@ func TestImputeThin(t *testing.T) {
 	}
 	within := func(stage string, got *Result) {
 		t.Helper()
-		if n := len(got.Imputed[0]) * len(got.Imputed) * cells; n > bounded.MaxImputed+len(got.Imputed)*cells {
+		if n := got.ImputedDraws(0) * len(got.C) * cells; n > bounded.MaxImputed+len(got.C)*cells {
 			t.Errorf("%s: %d imputed values kept, bound %d", stage, n, bounded.MaxImputed)
 		}
 	}
@@ -616,7 +619,7 @@ func TestImputeThin(t *testing.T) {
 		check(ext.stage, full, got)
 		within(ext.stage, got)
 	}
-	if len(got.Impute()[0].Draws) != len(got.Imputed)*len(got.Imputed[0]) {
+	if len(got.Impute()[0].Draws) != len(got.C)*got.ImputedDraws(0) {
 		t.Errorf("Impute gives %d draws per cell", len(got.Impute()[0].Draws))
 	}
 }

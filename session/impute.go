@@ -34,8 +34,8 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	}
 	t := s.imputeTable(m, cells, x.Prob)
 	draws := 0
-	for _, ch := range m.Fit.Imputed {
-		draws += len(ch)
+	for c := range m.Fit.C {
+		draws += m.Fit.ImputedDraws(c)
 	}
 	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %d draws", s.dataText(m), perColumn(m, cells), draws)
 	thinned := ""
@@ -206,8 +206,10 @@ func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels) e
 	}
 	cw.Write(head)
 	row := make([]string, len(head))
-	for ch, draws := range m.Fit.Imputed {
-		for d, vals := range draws {
+	vals := make([]float64, len(cells))
+	for ch := range m.Fit.C {
+		for d := range m.Fit.ImputedDraws(ch) {
+			m.Fit.ImputedTo(vals, ch, d)
 			row[0], row[1] = strconv.Itoa(ch+1), strconv.Itoa(d*max(m.Fit.ImputeThin, 1)+1)
 			for k, c := range cells {
 				row[2+k] = formatValue(m.Data, m.Cols[c.Col], vals[k])

@@ -100,17 +100,7 @@ func TestImputeLevelsAllCellsAndFiles(t *testing.T) {
 	// more cells × draws than inference.DefaultMaxImputed does) says so, and
 	// its draws file numbers them as the kept draws they belong to.
 	m := s.models["m"]
-	thinned := *m.Fit
-	thinned.ImputeThin = 3
-	thinned.Imputed = nil
-	for _, ch := range m.Fit.Imputed {
-		var kept [][]float64
-		for d := 0; d < len(ch); d += 3 {
-			kept = append(kept, ch[d])
-		}
-		thinned.Imputed = append(thinned.Imputed, kept)
-	}
-	m.Fit = &thinned
+	m.Fit = m.Fit.ThinImputations(3)
 	out = mustRun(t, s, `impute m, draws = "thin_draws.csv"`)
 	if !strings.Contains(out.stdout.String(), "one kept draw in 3") {
 		t.Errorf("impute does not say the imputations are thinned: %q", out.stdout.String())
