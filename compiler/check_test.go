@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 60 {
-		t.Errorf("got %d statements, want 60", len(prog.Stmts))
+	if len(prog.Stmts) != 61 {
+		t.Errorf("got %d statements, want 61", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -154,6 +154,8 @@ func TestCheckGood(t *testing.T) {
 		{"summary prob", "summary hoff.C, prob = 0.5", &Summary{Target: Ref{Name: "hoff", Member: "C"}, Prob: 0.5}},
 		{"summary sort", "summary hoff.C, sort = ess_tail", &Summary{Target: Ref{Name: "hoff", Member: "C"}, Prob: DefaultProb, Sort: "ess_tail"}},
 		{"impute to", `impute hoff to "cells.csv", draws = "draws.csv", prob = 0.8`, &Impute{Model: "hoff", Path: "cells.csv", DrawsPath: "draws.csv", Prob: 0.8}},
+		{"impute columns", `impute hoff[AGE, 1] to "cells.csv"`, &Impute{Model: "hoff", Path: "cells.csv", Prob: DefaultProb, Columns: []int{2, 0},
+			Items: []IndexItem{{At: dsl.Position{Line: 1, Column: 13, Offset: 12}, Column: "AGE"}, {At: dsl.Position{Line: 1, Column: 18, Offset: 17}, Position: 1}}}},
 		{"fit defaults", "fit draft", &Fit{Model: "draft", Method: "auto", TravelTime: DefaultTravelTime, Iter: 1000, Warmup: 500, Chains: 4, Seed: 1, Thin: 1}},
 		{"fit settings", "fit draft with hmc(T = pi/4), iter = 2000, chains = 2, seed = 9, thin = 2",
 			&Fit{Model: "draft", Method: "hmc", TravelTime: 0.7853981633974483, Iter: 2000, Warmup: 1000, Chains: 2, Seed: 9, Thin: 2}},

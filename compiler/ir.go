@@ -162,6 +162,14 @@ type Impute struct {
 	// Prob is the probability of the central interval of levels shown
 	// (DefaultProb unless given).
 	Prob float64
+	// Columns are the columns of impute m[COL, ...] (0-based, model
+	// order), whose missing cells alone it shows or writes; nil for every
+	// column, or while Unresolved. Items are the columns as written.
+	Columns []int
+	Items   []IndexItem
+	// Unresolved is true when the model's columns were unknown at check
+	// time (see Stmt.Partial).
+	Unresolved bool
 }
 
 // Export is export NAME to "PATH".
@@ -287,7 +295,7 @@ func (s *PlotStmt) Partial() bool {
 	}
 	return false
 }
-func (s *Impute) Partial() bool    { return false }
+func (s *Impute) Partial() bool    { return s.Unresolved }
 func (s *Export) Partial() bool    { return false }
 func (s *Show) Partial() bool      { return false }
 func (s *CheckStmt) Partial() bool { return s.Unresolved }

@@ -104,14 +104,36 @@ func (c *checker) checkPair(ix *dsl.Index, m *ModelInfo, x *CheckStmt) bool {
 		c.errorf(ix.Pos, "as in check "+x.Model+"[INC, DEG]", "check shows the two-way table of two columns; got %d", len(ix.Items))
 		return false
 	}
+	cols, items, unresolved, ok := c.modelColumns(ix, m, x.Model)
+	if !ok {
+		return false
+	}
+	x.Items, x.Unresolved = items, unresolved
+	if unresolved {
+		return true
+	}
+	if cols[0] == cols[1] {
+		c.errorf(ix.Pos, "pick two different columns", "a two-way table needs two different columns")
+		return false
+	}
+	x.Pair = cols
+	return true
+}
+
+// modelColumns resolves the items of ix, column names or 1-based
+// positions, to model's columns (0-based, model order), and returns them
+// with the items as written; unresolved is true, and cols nil, when m's
+// columns are not known yet (the statement is then checked again when they
+// are). An item that names no column of model is an error.
+func (c *checker) modelColumns(ix *dsl.Index, m *ModelInfo, model string) (cols []int, items []IndexItem, unresolved, ok bool) {
 	for _, it := range ix.Items {
 		name, n, isPos := c.indexItem(it)
 		if name == "" && n == 0 {
-			return false
+			return nil, nil, false, false
 		}
-		x.Items = append(x.Items, IndexItem{At: it.Pos, Column: name, Position: n})
+		items = append(items, IndexItem{At: it.Pos, Column: name, Position: n})
 		if m.Columns == nil {
-			x.Unresolved = true
+			unresolved = true
 			continue
 		}
 		j := n - 1
@@ -120,23 +142,18 @@ func (c *checker) checkPair(ix *dsl.Index, m *ModelInfo, x *CheckStmt) bool {
 		}
 		if j < 0 || j >= len(m.Columns) {
 			if isPos {
-				c.errorf(it.Pos, "", "column %d is out of range: %s has %d columns", n, x.Model, len(m.Columns))
+				c.errorf(it.Pos, "", "column %d is out of range: %s has %d columns", n, model, len(m.Columns))
 			} else {
-				c.errorf(it.Pos, suggest(name, m.Columns, "columns of "+x.Model+": "+shortList(m.Columns)), "model %s has no column %s", x.Model, name)
+				c.errorf(it.Pos, suggest(name, m.Columns, "columns of "+model+": "+shortList(m.Columns)), "model %s has no column %s", model, name)
 			}
-			return false
+			return nil, nil, false, false
 		}
-		x.Pair = append(x.Pair, j)
+		cols = append(cols, j)
 	}
-	if x.Unresolved {
-		x.Pair = nil
-		return true
+	if unresolved {
+		cols = nil
 	}
-	if x.Pair[0] == x.Pair[1] {
-		c.errorf(ix.Pos, "pick two different columns", "a two-way table needs two different columns")
-		return false
-	}
-	return true
+	return cols, items, unresolved, true
 }
 
 // stat checks stat = spearman | kendall.

@@ -264,8 +264,11 @@ func (c *checker) plotRMSE(s *dsl.PlotStmt, x *PlotStmt) Stmt {
 
 // impute checks impute NAME [to "PATH"] [, draws = "PATH", prob = P].
 func (c *checker) impute(s *dsl.ImputeStmt) Stmt {
-	_, _, ok := c.modelBinding(s.Model, true, "impute")
+	m, _, ok := c.modelBinding(s.Model, true, "impute")
 	x := &Impute{At: s.Pos, Model: s.Model.Name, Prob: DefaultProb}
+	if ix := s.Columns; ix != nil && ok && m != nil {
+		ok = c.imputeColumns(ix, m, x)
+	}
 	if s.Path != nil {
 		ok = c.outputPath(s.Path, "impute", `impute m to "cells.csv"`) && ok
 		x.Path = s.Path.Value
@@ -293,6 +296,33 @@ func (c *checker) impute(s *dsl.ImputeStmt) Stmt {
 		return nil
 	}
 	return x
+}
+
+// imputeColumns checks the columns of impute m[COL, ...]: at least one,
+// each once.
+func (c *checker) imputeColumns(ix *dsl.Index, m *ModelInfo, x *Impute) bool {
+	one, two := "income", "income, age"
+	if len(m.Columns) >= 2 {
+		one, two = indexList(m.Columns[:1]), indexList(m.Columns[:2])
+	}
+	example := "as in impute " + x.Model + "[" + one + "] or impute " + x.Model + "[" + two + "]"
+	if len(ix.Items) == 0 {
+		c.errorf(ix.Pos, example+", or impute "+x.Model+" for every column", "impute %s[] names no column", x.Model)
+		return false
+	}
+	cols, items, unresolved, ok := c.modelColumns(ix, m, x.Model)
+	if !ok {
+		return false
+	}
+	x.Items, x.Unresolved = items, unresolved
+	for k, j := range cols {
+		if slices.Contains(cols[:k], j) {
+			c.errorf(ix.Items[k].Pos, example, "column %s is named twice", m.Columns[j])
+			return false
+		}
+	}
+	x.Columns = cols
+	return true
 }
 
 // export checks export NAME to "PATH".

@@ -151,12 +151,14 @@ type PlotStmt struct {
 	Vs     *Ident `parser:"( 'vs' @@ )?"`
 }
 
-// ImputeStmt is impute NAME [to "PATH"] [, NAME = EXPR ...], as in
-// impute m to "cells.csv", draws = "cell_draws.csv".
+// ImputeStmt is impute NAME[COL, ...] [to "PATH"] [, NAME = EXPR ...],
+// as in impute m to "cells.csv", draws = "cell_draws.csv" or impute
+// m[income, age]; the columns are optional.
 type ImputeStmt struct {
 	Pos, EndPos Position
 
 	Model    *Ident      `parser:"'impute' @@"`
+	Columns  *Index      `parser:"@@?"`
 	Path     *StringLit  `parser:"( 'to' @@ )?"`
 	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }

@@ -58,6 +58,9 @@ func StmtString(s Stmt) string {
 		}
 	case *ImputeStmt:
 		b.WriteString("impute " + s.Model.Name)
+		if s.Columns != nil {
+			b.WriteString("[" + exprsString(s.Columns.Items) + "]")
+		}
 		if s.Path != nil {
 			b.WriteString(" to " + strconv.Quote(s.Path.Value))
 		}

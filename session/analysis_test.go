@@ -1013,13 +1013,13 @@ func TestNoOrderColumnsLeftOutOfDiagnostics(t *testing.T) {
 	}
 }
 
-// TestImputeLeavesOutTheModeOfManyLevels: the most probable value of a
-// missing cell in a nearly continuous column is often the column's largest
+// TestImputeLeavesOutTheModeOfContinuousColumns: the most probable value
+// of a missing cell in a continuous column is often the column's largest
 // or smallest, which stand for unbounded intervals of the latent scale (a
-// cell whose mode was −7.375 had q5 −7.357): impute shows NA for the mode of
-// a column of more than compiler.MaxHMCLevels values and says why, and
-// keeps it for the others (found by the factor-model review).
-func TestImputeLeavesOutTheModeOfManyLevels(t *testing.T) {
+// cell whose mode was −7.375 had q5 −7.357): impute shows NA for the mode
+// of a column most of whose values occur once and says why, and keeps it
+// for the others (found by the factor-model review).
+func TestImputeLeavesOutTheModeOfContinuousColumns(t *testing.T) {
 	dir := t.TempDir()
 	var csv strings.Builder
 	csv.WriteString("ord,cont\n")
@@ -1048,7 +1048,7 @@ func TestImputeLeavesOutTheModeOfManyLevels(t *testing.T) {
 		t.Fatalf("impute showed %d displays", len(out.displays))
 	}
 	plain, _ := out.displays[0]["text/plain"].(string)
-	if note := "mode and p_mode are NA for cont, of more than 10 distinct values"; !strings.Contains(plain, note) {
+	if note := "mode and p_mode are NA for cont, most of whose values occur once"; !strings.Contains(plain, note) {
 		t.Errorf("caption lacks %q:\n%s", note, plain)
 	}
 	lines := captionedLines(t, out.displays[0])
@@ -1075,6 +1075,35 @@ func TestImputeLeavesOutTheModeOfManyLevels(t *testing.T) {
 	}
 	if rows != 16 {
 		t.Errorf("%d rows of imputed cells, want 16:\n%s", rows, strings.Join(lines, "\n"))
+	}
+
+	// impute m[COL]: one column's cells, and the draws of those cells
+	// are the columns of the whole draws file that they head.
+	out = mustRun(t, s, "impute m[cont]")
+	plain, _ = out.displays[0]["text/plain"].(string)
+	if !strings.Contains(plain, "(8 in all; cont: 8)") || strings.Contains(plain, " ord ") || !strings.Contains(plain, `impute m[cont] to "cells.csv"`) {
+		t.Errorf("impute m[cont]:\n%s", plain)
+	}
+	mustRun(t, s, `impute m to "all.csv", draws = "all_draws.csv"`)
+	mustRun(t, s, `impute m[2] to "cont.csv", draws = "cont_draws.csv"`)
+	all, cont := readCSV(t, filepath.Join(dir, "all_draws.csv")), readCSV(t, filepath.Join(dir, "cont_draws.csv"))
+	if len(cont[0]) != 2+8 || len(cont) != len(all) {
+		t.Fatalf("cont_draws.csv: %d columns, %d rows; all_draws.csv %d rows", len(cont[0]), len(cont), len(all))
+	}
+	for k, head := range cont[0] {
+		j := slices.Index(all[0], head)
+		if j < 0 {
+			t.Fatalf("column %s of cont_draws.csv is not in all_draws.csv", head)
+		}
+		for r := range cont {
+			if cont[r][k] != all[r][j] {
+				t.Fatalf("%s, row %d: %s in cont_draws.csv, %s in all_draws.csv", head, r, cont[r][k], all[r][j])
+			}
+		}
+	}
+	out = mustRun(t, s, "impute m[ord]")
+	if len(out.displays) != 1 {
+		t.Errorf("impute m[ord] showed %d displays", len(out.displays))
 	}
 }
 

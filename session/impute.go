@@ -27,9 +27,13 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	if err != nil {
 		return err
 	}
-	cells := m.Fit.ImputeLevels(x.Prob)
+	cells, at := imputedOf(m.Fit.ImputeLevels(x.Prob), x.Columns)
 	if len(cells) == 0 {
-		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in the columns of %s\n", s.dataText(m), x.Model))
+		where := "the columns of " + x.Model
+		if x.Columns != nil {
+			where = strings.TrimSuffix(strings.TrimPrefix(imputeTarget(x, m), x.Model+"["), "]")
+		}
+		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in %s\n", s.dataText(m), where))
 		return nil
 	}
 	t := s.imputeTable(m, cells, x.Prob)
@@ -44,8 +48,9 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	}
 	about += thinned + modeNote(m, cells)
 	if x.Path == "" && x.DrawsPath == "" {
-		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", x.Model)
-		b := t.elide(s.opts.TableRows, fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", x.Model)).Bundle()
+		target := imputeTarget(x, m)
+		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", target)
+		b := t.elide(s.opts.TableRows, fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", target)).Bundle()
 		b["text/html"] = `<div style="max-height: 32em; overflow-y: auto">` + b["text/html"].(string) + "</div>"
 		out.Display(b, "")
 		return nil
@@ -59,12 +64,38 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	}
 	if x.DrawsPath != "" {
 		path := s.path(x.DrawsPath)
-		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells) }); err != nil {
+		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed draws", err)
 		}
 		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s\n", len(cells), s.dataText(m), thinned, path))
 	}
 	return nil
+}
+
+// imputeTarget is what x imputes as a statement writes it: m, or
+// m[income, age] for some of m's columns.
+func imputeTarget(x *compiler.Impute, m *Model) string {
+	if x.Columns == nil {
+		return x.Model
+	}
+	names := columnTexts(m.Names())
+	cols := make([]string, len(x.Columns))
+	for k, j := range x.Columns {
+		cols[k] = names[j]
+	}
+	return x.Model + "[" + strings.Join(cols, ", ") + "]"
+}
+
+// imputedOf keeps the cells of the columns cols (0-based, model order; nil
+// for every column), in their order, and returns them with their indices
+// in all, which are the cells' indices in the fit's imputations.
+func imputedOf(all []inference.ImputedLevels, cols []int) (cells []inference.ImputedLevels, at []int) {
+	for k, c := range all {
+		if cols == nil || slices.Contains(cols, c.Col) {
+			cells, at = append(cells, c), append(at, k)
+		}
+	}
+	return cells, at
 }
 
 // perColumn counts the missing cells of each column: "income: 12, age: 3".
@@ -88,16 +119,16 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 //
 // with values printed as their column's labels; mean is NA for a column of
 // text, whose levels have no numeric value; prob is the cells' summaries'.
-// The mode is NA for a column of more than compiler.MaxHMCLevels distinct
-// values: an observed value stands for the interval of the latent scale
-// up to its neighbours, the highest and lowest for unbounded ones, so the
-// most probable value of a nearly continuous column is often its largest
-// or smallest, far from the bulk of the cell's distribution.
+// The mode is NA for a column most of whose observed values occur once:
+// an observed value stands for the interval of the latent scale up to its
+// neighbours, the highest and lowest for unbounded ones, so the most
+// probable value of a continuous column is often its largest or smallest,
+// far from the bulk of the cell's distribution.
 func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob float64) *Table {
 	names := columnTexts(m.Names())
 	lo, hi := intervalColumns(prob)
 	t := &Table{Header: []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}}
-	manyLevels := manyLevelColumns(m, cells)
+	continuous := continuousColumns(m, cells)
 	for _, c := range cells {
 		j := m.Cols[c.Col]
 		lv := c.LevelSummary
@@ -106,7 +137,7 @@ func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob fl
 			mean = "NA"
 		}
 		mode, pMode := formatValue(m.Data, j, lv.Mode), tableNum("%.3f", lv.PMode)
-		if manyLevels[c.Col] {
+		if continuous[c.Col] {
 			mode, pMode = "NA", "NA"
 		}
 		t.Rows = append(t.Rows, []string{
@@ -119,17 +150,19 @@ func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob fl
 	return t
 }
 
-// manyLevelColumns lists the columns of cells with more than
-// compiler.MaxHMCLevels distinct observed values, whose mode imputeTable
-// leaves out.
-func manyLevelColumns(m *Model, cells []inference.ImputedLevels) map[int]bool {
-	many := map[int]bool{}
+// continuousColumns lists the columns of cells most of whose observed
+// values occur once (continuous data, which enters through its ranks):
+// imputeTable leaves out their mode.
+func continuousColumns(m *Model, cells []inference.ImputedLevels) map[int]bool {
+	info := m.Data.Info()
+	cont := map[int]bool{}
 	for _, c := range cells {
-		if _, seen := many[c.Col]; !seen {
-			many[c.Col] = len(m.Fit.LevelValues(c.Col)) > compiler.MaxHMCLevels
+		if _, seen := cont[c.Col]; !seen {
+			col := info.Columns[m.Cols[c.Col]]
+			cont[c.Col] = 2*col.Singletons > info.N-col.Missing
 		}
 	}
-	return many
+	return cont
 }
 
 // modeNote says which columns' modes the table leaves out and why ("" when
@@ -137,8 +170,8 @@ func manyLevelColumns(m *Model, cells []inference.ImputedLevels) map[int]bool {
 func modeNote(m *Model, cells []inference.ImputedLevels) string {
 	names := columnTexts(m.Names())
 	var cols []string
-	for j, many := range manyLevelColumns(m, cells) {
-		if many {
+	for j, cont := range continuousColumns(m, cells) {
+		if cont {
 			cols = append(cols, names[j])
 		}
 	}
@@ -146,8 +179,8 @@ func modeNote(m *Model, cells []inference.ImputedLevels) string {
 		return ""
 	}
 	sort.Strings(cols)
-	return fmt.Sprintf("; mode and p_mode are NA for %s, of more than %d distinct values: the most probable value of a nearly continuous column is often its largest or smallest, which stand for unbounded intervals of the latent scale, so read q50 and mean",
-		strings.Join(cols, ", "), compiler.MaxHMCLevels)
+	return fmt.Sprintf("; mode and p_mode are NA for %s, most of whose values occur once: the most probable value of a continuous column is often its largest or smallest, which stand for unbounded intervals of the latent scale, so read q50 and mean",
+		strings.Join(cols, ", "))
 }
 
 // writeImputed writes the table of imputed cells as CSV with one more
@@ -192,12 +225,13 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLeve
 	return cw.Error()
 }
 
-// writeImputedDraws writes every kept draw of every missing cell as CSV:
+// writeImputedDraws writes every kept draw of the missing cells cells,
+// whose indices in the fit's imputations are at, as CSV:
 // chain, draw (its number among the chain's kept draws, as in an export of
 // the draws; with ImputeThin > 1 only every ImputeThin-th has
 // imputations), then one column per cell named COLUMN[ROW] (its data row,
 // 1-based), values as the column's labels.
-func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels) error {
+func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels, at []int) error {
 	names := m.Names()
 	cw := csv.NewWriter(w)
 	head := []string{"chain", "draw"}
@@ -206,13 +240,13 @@ func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels) e
 	}
 	cw.Write(head)
 	row := make([]string, len(head))
-	vals := make([]float64, len(cells))
+	vals := make([]float64, len(m.Fit.Missing))
 	for ch := range m.Fit.C {
 		for d := range m.Fit.ImputedDraws(ch) {
 			m.Fit.ImputedTo(vals, ch, d)
 			row[0], row[1] = strconv.Itoa(ch+1), strconv.Itoa(d*max(m.Fit.ImputeThin, 1)+1)
 			for k, c := range cells {
-				row[2+k] = formatValue(m.Data, m.Cols[c.Col], vals[k])
+				row[2+k] = formatValue(m.Data, m.Cols[c.Col], vals[at[k]])
 			}
 			if err := cw.Write(row); err != nil {
 				return err // the file cannot be written, or an interrupt (writeFile)
