@@ -30,13 +30,7 @@ func imputedValues(r *Result) [][][]float64 {
 func TestImputedCodes(t *testing.T) {
 	// Not parallel: AllocsPerRun.
 	narrow, _ := saveTestData(t)
-	// wide has a column of about 360 distinct values (10% missing).
-	wide, _ := ordinalData(rand.New(rand.NewPCG(8, 9)), d1Truth, []int{3, 4, 2, 5}, 400, 0.1)
-	for i, v := range wide[0] {
-		if v == v {
-			wide[0][i] = float64(i)
-		}
-	}
+	wide := wideTestData()
 	for _, tc := range []struct {
 		name  string
 		cols  [][]float64

@@ -33,6 +33,19 @@ func heldOutTestData(t testing.TB, seed uint64, n int) ([][]float64, []HeldOutCe
 // cells.
 func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) { return heldOutTestData(t, 41, 60) }
 
+// wideTestData is four columns of 400 rows, 10% of the cells missing,
+// whose first has about 360 distinct values: more levels than one byte
+// numbers.
+func wideTestData() [][]float64 {
+	wide, _ := ordinalData(rand.New(rand.NewPCG(8, 9)), d1Truth, []int{3, 4, 2, 5}, 400, 0.1)
+	for i, v := range wide[0] {
+		if v == v {
+			wide[0][i] = float64(i)
+		}
+	}
+	return wide
+}
+
 // TestResultRoundTrip checks that UnmarshalResult gives back, for every
 // method, with thinning, warm-up draws, missing and held-out cells, an
 // adaptive schedule, an extended run and an interrupted one, every exported
@@ -45,13 +58,7 @@ func saveTestData(t testing.TB) ([][]float64, []HeldOutCell) { return heldOutTes
 func TestResultRoundTrip(t *testing.T) {
 	t.Parallel()
 	cols, held := saveTestData(t)
-	// wide has a column of about 360 distinct values (10% missing).
-	wide, _ := ordinalData(rand.New(rand.NewPCG(8, 9)), d1Truth, []int{3, 4, 2, 5}, 400, 0.1)
-	for i, v := range wide[0] {
-		if v == v {
-			wide[0][i] = float64(i)
-		}
-	}
+	wide := wideTestData()
 	for _, tc := range []struct {
 		name      string
 		spec      Spec

@@ -208,8 +208,10 @@ func TestReplayGuard(t *testing.T) {
 	if g.replayed(sig(9)) {
 		t.Error("a signature older than the history is remembered")
 	}
-	if g.replayed(nil) || g.replayed(nil) {
-		t.Error("an empty signature is refused")
+	for range 2 { // an empty signature is never remembered
+		if g.replayed(nil) {
+			t.Error("an empty signature is refused")
+		}
 	}
 	if len(g.seen) != replayHistory || len(g.ring) != replayHistory {
 		t.Errorf("history of %d signatures (ring %d), want %d", len(g.seen), len(g.ring), replayHistory)
