@@ -48,12 +48,16 @@ func BounceShare(levels int, r2 float64) float64 {
 // one core (GOMAXPROCS=1) of the samplers after 5 warm-up iterations, on
 // simulated factor-copula data (k = 2 for p = 5, 4 for p = 20): n = 500,
 // 2000, 5000 rows, p = 5 and 20 columns, 2, 5 and 10 levels (interweave:
-// n ≤ 2000, levels ≤ 5), and hmc and interweave with n = 10⁴, 3·10⁴ and
-// 10⁵ rows (p = 5, 2 and 5 levels). testdata/cost_measured.csv holds the
+// n ≤ 2000, levels ≤ 5), hmc and interweave with n = 10⁴, 3·10⁴ and 10⁵
+// rows (p = 5, 2 and 5 levels), and gibbs and px with those rows at p = 5
+// and 20 (2 and 5 levels). testdata/cost_measured.csv holds the
 // measurements (cpu: seconds per iteration, bounces: per iteration); on
 // that grid every estimate is within these factors of the measured time:
-// gibbs 0.82–1.23, hmc 0.71–1.21, px 0.85–1.27, interweave 0.75–1.18
-// (TestIterationCostFitsTheMeasurements). Most of hmc's spread is its
+// gibbs 0.88–1.16, hmc 0.71–1.21, px 0.87–1.14, interweave 0.75–1.18
+// (TestIterationCostFitsTheMeasurements). A column of two levels costs
+// gibbs and px about a fifth less than one of more (its latent values have
+// one finite bound each): without that distinction gibbs was within
+// 0.81–1.23 and px 0.85–1.31 of the same rows. Most of hmc's spread is its
 // bounces: a column's count is its expected n_obs·(L − 1)·T/(2π) times a
 // share that depends on its R² (BounceShare, 0.57–1.19 on this grid), which
 // the model knows only once a fit has run; interweave makes about 1.4 times
@@ -73,21 +77,26 @@ func BounceShare(levels int, r2 float64) float64 {
 // (n/5000)^0.35 beyond 5,000 rows (costCacheRows, costCacheExp). The
 // previous coefficients, fitted on 2026-11-26 on a loaded machine, were
 // about 1.4× long on a quiet one for every method (0.57–0.82 of them
-// measured alike); these replace them. Interweave's iteration is PX's Gibbs
+// measured alike); these replace them. gibbs's and px's rows beyond 5,000
+// rows were measured on the same machine, quiet, later that day, and their
+// per-column coefficients refitted on the whole grid with the others held
+// (costCovariance and costPXFactor). Interweave's iteration is PX's Gibbs
 // sweep and factor scores plus the joint exact-HMC steps, whose cost per
 // bounce grows like log n.
 const (
-	costCovariance    = 3.17e-10 // × n·p²: ZᵀZ and the correlation's draw
-	costGibbsColumn   = 3.08e-8  // × n: one column's Gibbs sweep
-	costHMCColumn     = 9.58e-8  // × n: one exact-HMC column's set-up and conditional means
-	costHMCBounce     = 7.99e-8  // × log₂ n per expected bounce (the walk)
-	costHMCTreeBounce = 8.79e-8  // × log₂ n per expected bounce (tournament trees: 3+ levels, a level > 6,144)
-	costPXCell        = 4.04e-8  // × n·p
-	costPXFactor      = 1.06e-9  // × n·p·k
-	costIWBounce      = 3.75e-7  // × log₂ n per expected bounce of the joint step
-	costCacheRows     = 5000     // bounces cost more beyond this many rows,
-	costCacheExp      = 0.35     // by (n/costCacheRows)^costCacheExp
-	costWalkLevel     = 6144     // hough's largest level for the walk beyond two levels (sideMaxLevel)
+	costCovariance        = 3.17e-10 // × n·p²: ZᵀZ and the correlation's draw
+	costGibbsColumn       = 3.40e-8  // × n: one column's Gibbs sweep, 3 levels or more
+	costGibbsBinaryColumn = 2.73e-8  // × n: the same for a column of two levels
+	costHMCColumn         = 9.58e-8  // × n: one exact-HMC column's set-up and conditional means
+	costHMCBounce         = 7.99e-8  // × log₂ n per expected bounce (the walk)
+	costHMCTreeBounce     = 8.79e-8  // × log₂ n per expected bounce (tournament trees: 3+ levels, a level > 6,144)
+	costPXCell            = 4.48e-8  // × n per column of 3 levels or more
+	costPXBinaryCell      = 3.45e-8  // × n per column of two levels
+	costPXFactor          = 1.06e-9  // × n·p·k
+	costIWBounce          = 3.75e-7  // × log₂ n per expected bounce of the joint step
+	costCacheRows         = 5000     // bounces cost more beyond this many rows,
+	costCacheExp          = 0.35     // by (n/costCacheRows)^costCacheExp
+	costWalkLevel         = 6144     // hough's largest level for the walk beyond two levels (sideMaxLevel)
 )
 
 // IterationCost estimates the time one chain takes for one iteration on
@@ -107,17 +116,28 @@ func IterationCost(c Cost) time.Duration {
 		}
 		return float64(observed(j)) * float64(c.Levels[j]-1) * c.TravelTime / (2 * math.Pi)
 	}
+	// perColumn is binary for a column of two levels, else other: a
+	// binary column's latent values have one finite bound each.
+	perColumn := func(binary, other float64, j int) float64 {
+		if j < len(c.Levels) && c.Levels[j] == 2 {
+			return binary
+		}
+		return other
+	}
 	var s float64
 	// The exact-HMC search's cost per bounce beyond the caches.
 	cache := math.Pow(math.Max(n, costCacheRows)/costCacheRows, costCacheExp)
 	switch c.Method {
 	case Gibbs:
-		s = costCovariance*n*p*p + costGibbsColumn*n*p
+		s = costCovariance * n * p * p
+		for j := range c.P {
+			s += perColumn(costGibbsBinaryColumn, costGibbsColumn, j) * n
+		}
 	case HMC:
 		s = costCovariance * n * p * p
 		for j := range c.P {
 			if c.ColumnHMC != nil && !c.ColumnHMC[j] {
-				s += costGibbsColumn * n
+				s += perColumn(costGibbsBinaryColumn, costGibbsColumn, j) * n
 				continue
 			}
 			share := typicalBounceShare
@@ -130,13 +150,18 @@ func IterationCost(c Cost) time.Duration {
 			}
 			s += costHMCColumn*n + perBounce/typicalBounceShare*math.Log2(math.Max(n, 2))*bounces(j)*share*cache
 		}
-	case PX:
-		s = costPXCell*n*p + costPXFactor*n*p*float64(c.K)
-	case Interweave:
-		s = costPXCell*n*p + costPXFactor*n*p*float64(c.K) // the Gibbs sweep and factor scores
+	case PX, Interweave:
+		// The Gibbs sweep and factor scores.
+		s = costPXFactor * n * p * float64(c.K)
+		for j := range c.P {
+			s += perColumn(costPXBinaryCell, costPXCell, j) * n
+		}
+		if c.Method == PX {
+			break
+		}
 		for j := range c.P {
 			if c.ColumnHMC != nil && !c.ColumnHMC[j] {
-				s += costPXCell*n + costPXFactor*n*float64(c.K) // PX's column step
+				s += perColumn(costPXBinaryCell, costPXCell, j)*n + costPXFactor*n*float64(c.K) // PX's column step
 				continue
 			}
 			s += costIWBounce * math.Log2(math.Max(n, 2)) * bounces(j)
