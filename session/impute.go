@@ -31,12 +31,13 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	if len(cells) == 0 {
 		where := "the columns of " + x.Model
 		if x.Columns != nil {
-			where = strings.TrimSuffix(strings.TrimPrefix(imputeTarget(x, m), x.Model+"["), "]")
+			where = imputedColumnsText(x, m)
 		}
 		out.Stream("stdout", fmt.Sprintf("data %s has no missing cells in %s\n", s.dataText(m), where))
 		return nil
 	}
-	t := s.imputeTable(m, cells, x.Prob)
+	continuous := continuousColumns(m, cells)
+	t := s.imputeTable(m, cells, continuous, x.Prob)
 	draws := 0
 	for c := range m.Fit.C {
 		draws += m.Fit.ImputedDraws(c)
@@ -46,7 +47,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	if t := m.Fit.ImputeThin; t > 1 {
 		thinned = fmt.Sprintf(" (one kept draw in %d: a fit keeps at most %d imputed values)", t, inference.DefaultMaxImputed)
 	}
-	about += thinned + modeNote(m, cells)
+	about += thinned + modeNote(m, continuous)
 	if x.Path == "" && x.DrawsPath == "" {
 		target := imputeTarget(x, m)
 		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", target)
@@ -78,12 +79,18 @@ func imputeTarget(x *compiler.Impute, m *Model) string {
 	if x.Columns == nil {
 		return x.Model
 	}
+	return x.Model + "[" + imputedColumnsText(x, m) + "]"
+}
+
+// imputedColumnsText lists the columns of impute m[COL, ...] as an index
+// names them: "income, age".
+func imputedColumnsText(x *compiler.Impute, m *Model) string {
 	names := columnTexts(m.Names())
 	cols := make([]string, len(x.Columns))
 	for k, j := range x.Columns {
 		cols[k] = names[j]
 	}
-	return x.Model + "[" + strings.Join(cols, ", ") + "]"
+	return strings.Join(cols, ", ")
 }
 
 // imputedOf keeps the cells of the columns cols (0-based, model order; nil
@@ -119,16 +126,16 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 //
 // with values printed as their column's labels; mean is NA for a column of
 // text, whose levels have no numeric value; prob is the cells' summaries'.
-// The mode is NA for a column most of whose observed values occur once:
-// an observed value stands for the interval of the latent scale up to its
-// neighbours, the highest and lowest for unbounded ones, so the most
-// probable value of a continuous column is often its largest or smallest,
-// far from the bulk of the cell's distribution.
-func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, prob float64) *Table {
+// The mode is NA for the columns in continuous (continuousColumns), most of
+// whose observed values occur once: an observed value stands for the
+// interval of the latent scale up to its neighbours, the highest and lowest
+// for unbounded ones, so the most probable value of a continuous column is
+// often its largest or smallest, far from the bulk of the cell's
+// distribution.
+func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64) *Table {
 	names := columnTexts(m.Names())
 	lo, hi := intervalColumns(prob)
 	t := &Table{Header: []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}}
-	continuous := continuousColumns(m, cells)
 	for _, c := range cells {
 		j := m.Cols[c.Col]
 		lv := c.LevelSummary
@@ -165,12 +172,12 @@ func continuousColumns(m *Model, cells []inference.ImputedLevels) map[int]bool {
 	return cont
 }
 
-// modeNote says which columns' modes the table leaves out and why ("" when
-// none).
-func modeNote(m *Model, cells []inference.ImputedLevels) string {
+// modeNote says which columns' modes the table leaves out (continuous, as
+// continuousColumns gives them) and why ("" when none).
+func modeNote(m *Model, continuous map[int]bool) string {
 	names := columnTexts(m.Names())
 	var cols []string
-	for j, cont := range continuousColumns(m, cells) {
+	for j, cont := range continuous {
 		if cont {
 			cols = append(cols, names[j])
 		}
