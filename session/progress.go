@@ -123,17 +123,17 @@ func progressBundle(job, method string, more bool, p inference.Progress, state s
 	if left, ok := timeLeft(p, base); ok && state == "" {
 		eta = fmt.Sprintf(", about %s left", roundDuration(left))
 	}
-	iterations := "iterations"
+	noun := "iteration"
 	if more {
-		iterations = "more iterations"
+		noun = "more iteration"
 	}
+	iterations := noun + "s"
 	text := fmt.Sprintf("%s with %s: %d/%d %s (%.0f%%), %s, %s elapsed%s",
 		job, method, p.AllDone, p.AllTotal, iterations, 100*frac, phase, roundDuration(p.Elapsed), eta)
 	if state == "starting" && p.AllDone == 0 {
 		// The first state says what will run, not "0/N (0%)": jupyter
 		// console ignores the updates of a display, so there this line
 		// stays until the report.
-		noun := strings.TrimSuffix(iterations, "s")
 		what := plural(p.AllTotal, noun)
 		// An extension's chains start at Done of Total.
 		if each := p.Total - p.Done; each > 0 && p.AllTotal > each && p.AllTotal%each == 0 {
