@@ -288,8 +288,10 @@ are, numbers, bindings as one-line descriptions, and parts of a fitted model
 	"help": `
 help [WORD]
 
-The documentation of a statement, distribution, method or plot kind, in the
-notebook's pager; help alone lists the statements.`,
+The documentation of a statement, distribution, method or plot kind, written
+into the cell's output (a saved notebook keeps it); help alone lists the
+statements. In a notebook, a cell of only WORD? (or ?WORD) shows the same text
+in the pager, as IPython's ? does.`,
 	"clear": `
 clear
 

@@ -22,7 +22,7 @@ type PrintStmt struct {
 }
 
 // HelpStmt is help [WORD]: the documentation of a word of the language,
-// or the list of statements, in the frontend's pager.
+// or the list of statements, written into the cell's output.
 type HelpStmt struct {
 	Pos, EndPos Position
 

@@ -253,8 +253,9 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			case '\u201c', '\u201d':
 				hint = "use a plain double quote \""
 			case '?':
-				// IPython's fit? (or ?fit) asks for help.
-				hint = "help WORD says what a statement, setting or name is (help alone lists the statements); in a notebook, so does Shift-Tab on the word"
+				// IPython's fit? (or ?fit) asks for help: the kernel answers a
+				// cell of only that (session.helpQuery); anywhere else it is an error.
+				hint = "help WORD says what a statement, setting or name is (help alone lists the statements); in a notebook, a cell of only WORD? shows it in the pager, as Shift-Tab on the word does"
 			case '%', '!':
 				if startsLine(src, pos.Offset) {
 					// %time, !ls: what IPython users type in a cell.

@@ -18,7 +18,7 @@ func TestJupyterConsole(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, "-m", "jupyter_console", "--existing", tk.connFile, "--simple-prompt")
-	cmd.Stdin = strings.NewReader("hello console\nstream héllo\nerror went wrong\nsummary\n")
+	cmd.Stdin = strings.NewReader("hello console\nstream héllo\nerror went wrong\nsummary\npage help text\n")
 	out, err := cmd.CombinedOutput()
 	t.Logf("console output:\n%s", out)
 	if err != nil {
@@ -30,6 +30,7 @@ func TestJupyterConsole(t *testing.T) {
 		"héllo",
 		"ValueError: went wrong",
 		"Out[4]: summary",
+		"paged help text", // the page payload, as a ? is answered
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("console output lacks %q", want)

@@ -69,6 +69,9 @@ func (fakeEngine) Execute(ctx context.Context, code string, out session.Output) 
 			out.Stream("stdout", strconv.Itoa(i)+":"+line)
 		}
 		return nil, nil
+	case "page":
+		out.(session.Pager).Page(session.MimeBundle{"text/plain": "paged " + arg})
+		return nil, nil
 	case "display":
 		out.Display(session.MimeBundle{"text/plain": "first"}, "d1")
 		out.UpdateDisplay(session.MimeBundle{"text/plain": "second"}, "d1")

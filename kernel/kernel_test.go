@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -358,6 +359,26 @@ func TestEmptyCellTakesNoCount(t *testing.T) {
 		if got := count(r); contentField(r, "status") != "ok" || got != want.count {
 			t.Errorf("cell %d %q: status %s, execution_count %v, want ok, %v", k+1, want.code, contentField(r, "status"), got, want.count)
 		}
+	}
+}
+
+// TestPagePayload: a page (the answer to WORD? in a notebook) is the
+// execute_reply's "page" payload, which Notebook shows in its pager and
+// jupyter console prints (TestJupyterConsole).
+func TestPagePayload(t *testing.T) {
+	tk := startKernel(t, "tcp", "page-key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	r, _ := c.execute("page fit")
+	var reply struct {
+		Status  string           `json:"status"`
+		Payload []map[string]any `json:"payload"`
+	}
+	if err := json.Unmarshal(r.Content, &reply); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"source": "page", "data": map[string]any{"text/plain": "paged fit"}, "start": float64(0)}
+	if reply.Status != "ok" || len(reply.Payload) != 1 || !reflect.DeepEqual(reply.Payload[0], want) {
+		t.Errorf("execute_reply: status %q, payload %v; want one %v", reply.Status, reply.Payload, want)
 	}
 }
 

@@ -36,8 +36,8 @@ type Output interface {
 }
 
 // Pager is implemented by outputs that can show a long text in a pager
-// (the kernel: Jupyter's "page" payload); others receive it through
-// Display.
+// (the kernel: Jupyter's "page" payload). A cell of only WORD? is answered
+// there; without a pager it is the parser's error.
 type Pager interface {
 	Page(bundle MimeBundle)
 }

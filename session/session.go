@@ -160,6 +160,14 @@ func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBun
 			return nil, nil
 		}
 	}
+	if p, ok := out.(Pager); ok {
+		if word, ok := helpQuery(code); ok {
+			if text, ok := compiler.Doc(word); ok {
+				p.Page(MimeBundle{"text/plain": text})
+				return nil, nil
+			}
+		}
+	}
 	result, err := s.run(ctx, "", []byte(code), out)
 	nameTraceback(err)
 	if err != nil {
@@ -172,18 +180,46 @@ func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBun
 // "()", blanks and a comment), the words with which jupyter console's
 // users leave it, and returns the word.
 func exitCommand(code string) (string, bool) {
-	word := ""
+	line, _ := onlyLine(code)
+	word := strings.TrimSuffix(line, "()")
+	return word, word == "exit" || word == "quit"
+}
+
+// onlyLine returns the one line of code that is neither blank nor a
+// comment, trimmed and without its comment, and whether there is exactly
+// one.
+func onlyLine(code string) (string, bool) {
+	only := ""
 	for _, line := range strings.Split(strings.TrimPrefix(code, "\ufeff"), "\n") {
 		line, _, _ = strings.Cut(line, "#")
 		if line = strings.TrimSpace(line); line == "" {
 			continue
 		}
-		if word != "" {
+		if only != "" {
 			return "", false
 		}
-		word = strings.TrimSuffix(line, "()")
+		only = line
 	}
-	return word, word == "exit" || word == "quit"
+	return only, only != ""
+}
+
+// helpQuery reports whether code is only IPython's question for help about
+// a word, WORD? or ?WORD (or WORD??, with blanks and a comment), and
+// returns the word. In a notebook its answer goes to the pager, as IPython's
+// does; a word without help is left to the parser, whose error says how to
+// ask.
+func helpQuery(code string) (string, bool) {
+	word, _ := onlyLine(code)
+	switch {
+	case strings.HasPrefix(word, "?"):
+		word = strings.TrimPrefix(strings.TrimPrefix(word, "?"), "?")
+	case strings.HasSuffix(word, "?"):
+		word = strings.TrimSuffix(strings.TrimSuffix(word, "?"), "?")
+	default:
+		return "", false
+	}
+	word = strings.TrimSpace(word)
+	return word, word != "" && !strings.ContainsAny(word, "? \t")
 }
 
 // bound reports whether name is a data set or a model of the session.

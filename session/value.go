@@ -39,16 +39,14 @@ func (s *Session) print(x *compiler.Print, out Output) error {
 	return nil
 }
 
-// help pages the documentation of a word, or lists the statements.
+// help writes the documentation of a word, or the list of statements, into
+// the cell's output, where a saved notebook, nbconvert and jupyter console
+// keep it, as Python's help() does. (A cell of only WORD? pages it instead:
+// pageHelp.)
 func (s *Session) help(x *compiler.Help, out Output) error {
 	text := helpIndex()
 	if x.Topic != "" {
 		text, _ = compiler.Doc(x.Topic)
-	}
-	bundle := MimeBundle{"text/plain": text}
-	if p, ok := out.(Pager); ok {
-		p.Page(bundle)
-		return nil
 	}
 	out.Stream("stdout", text+"\n")
 	return nil

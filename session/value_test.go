@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/copulang/copulang/compiler"
 )
 
 // pager records pages and clears besides what recorder records.
@@ -70,8 +72,10 @@ func TestValueStatements(t *testing.T) {
 	if got := p.stdout.String(); !strings.HasPrefix(got, "hello, world 2 data sim: 100 rows") {
 		t.Errorf("print wrote %q", got)
 	}
-	if len(p.pages) != 1 || !strings.Contains(p.pages[0]["text/plain"].(string), "fit NAME [with METHOD") || p.clears != 1 {
-		t.Errorf("help paged %v; %d clears", p.pages, p.clears)
+	// help writes into the cell's output, which a saved notebook and
+	// nbconvert keep; the pager is for WORD? alone (TestHelpQueryPages).
+	if len(p.pages) != 0 || !strings.Contains(p.stdout.String(), "fit NAME [with METHOD") || p.clears != 1 {
+		t.Errorf("help: stdout %q, pages %v; %d clears", p.stdout.String(), p.pages, p.clears)
 	}
 	for _, bad := range []struct{ code, want string }{
 		{"nothing", "nothing"},
@@ -198,5 +202,43 @@ func TestEvaluateErrorsNameThemselves(t *testing.T) {
 		if len(se.Traceback) == 0 || !strings.HasPrefix(se.Traceback[0], se.Name+": ") {
 			t.Errorf("Evaluate(%q): traceback %q does not start with %q", expr, se.Traceback, se.Name+": ")
 		}
+	}
+}
+
+// TestHelpQueryPages: a cell of only IPython's WORD?, ?WORD or WORD?? pages
+// the word's help where the output has a pager; anything else with a ? is
+// the parser's error, which says how to ask.
+func TestHelpQueryPages(t *testing.T) {
+	fitDoc, _ := compiler.Doc("fit")
+	factorDoc, _ := compiler.Doc("FactorModel")
+	for _, tc := range []struct {
+		code, page, err string
+	}{
+		{"fit?", fitDoc, ""},
+		{"?fit", fitDoc, ""},
+		{"  fit??  # what does fit take?\n", fitDoc, ""},
+		{"\n?FactorModel\n\n", factorDoc, ""},
+		{"nonsense?", "", "unexpected character '?'"},
+		{"fit m?", "", "unexpected character '?'"},
+		{"fit?\nfit?", "", "unexpected character '?'"},
+		{"?", "", "unexpected character '?'"},
+		{"?fit?", "", "unexpected character '?'"},
+	} {
+		s := New(Options{})
+		p := &pager{}
+		_, err := s.Execute(context.Background(), tc.code, p)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) || len(p.pages) != 0 {
+				t.Errorf("%q: err %v, pages %d, want error %q", tc.code, err, len(p.pages), tc.err)
+			}
+			continue
+		}
+		if err != nil || len(p.pages) != 1 || p.pages[0]["text/plain"] != tc.page || p.stdout.Len() != 0 {
+			t.Errorf("%q: err %v, %d pages, stdout %q", tc.code, err, len(p.pages), p.stdout.String())
+		}
+	}
+	// Without a pager (a script, the CLI) the question is the parser's error.
+	if _, err := New(Options{}).Execute(context.Background(), "fit?", &recorder{}); err == nil {
+		t.Error("fit? without a pager: no error")
 	}
 }
