@@ -39,6 +39,9 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	for _, note := range plan.Notes {
 		out.Stream("stdout", "note: "+note+"\n")
 	}
+	if note := reboundDataNote(m, s.data); note != "" {
+		out.Stream("stdout", "note: "+note+"\n")
+	}
 	// A file that holds this fit is read instead of sampling it again.
 	var origin fitOrigin
 	if x.File != "" {
@@ -560,4 +563,37 @@ func minIterations(r *inference.Result) int {
 		}
 	}
 	return max(least, 0)
+}
+
+// reboundDataNote says, for a fit of model m, that the name of m's data
+// now names other data than m was declared on ("" when it does not): a
+// model keeps the data it was declared on, so a notebook that loads its
+// edited file again and runs the fit's cell, not the model's, fits the
+// data as they were, and must be told so. Data bound again to the same
+// values of the model's columns (a load cell run again) need no note.
+func reboundDataNote(m *Model, data map[string]*Dataset) string {
+	now, ok := data[m.Data.Name]
+	if !ok || now == m.Data || sameModelColumns(m, now) {
+		return ""
+	}
+	name := m.Data.Name
+	return fmt.Sprintf("%s fits %s as it was when %s was declared (%d rows, from %s), not the data %s names now (%d rows, from %s): declare %s again to fit those",
+		m.Decl.Name, name, m.Decl.Name, m.Data.N(), m.Data.Source, name, now.N(), now.Source, m.Decl.Name)
+}
+
+// sameModelColumns says whether d has every column of m's data, by name,
+// with the same values (every missing cell alike).
+func sameModelColumns(m *Model, d *Dataset) bool {
+	for _, j := range m.Cols {
+		k := slices.Index(d.Names, m.Data.Names[j])
+		if k < 0 {
+			return false
+		}
+		if !slices.EqualFunc(m.Data.Columns[j], d.Columns[k], func(a, b float64) bool {
+			return a == b || math.IsNaN(a) && math.IsNaN(b)
+		}) {
+			return false
+		}
+	}
+	return true
 }
