@@ -29,6 +29,9 @@ type Options struct {
 	// left out and which statement gives them all. The kernel sets it
 	// (KernelTableRows); 0, the CLI's, shows every row.
 	TableRows int
+	// Version is the copulang release running, recorded in the
+	// provenance of the files the session writes.
+	Version string
 }
 
 // KernelTableRows is the kernel's TableRows: a summary of C shows all its
