@@ -110,7 +110,7 @@ func ProvenancePath(path string) string {
 	return path + ".provenance.csv"
 }
 
-// provenance says what made the fit of model m: the copulang that ran, the
+// provenance says what made the fit of model m: the copulang that sampled it, the
 // model, its data (with the SHA-256 of the file they were loaded from) and
 // the fit's settings and sampler, as key and value. Nothing in it depends
 // on when or where the fit ran, so that running an analysis again writes
@@ -118,12 +118,8 @@ func ProvenancePath(path string) string {
 // has the provenance of the fit that wrote it, whose draws it has.
 func (s *Session) provenance(name string, m *Model) [][2]string {
 	r, x := m.Fit, m.FitStmt
-	version := s.opts.Version
-	if version == "" {
-		version = "unknown"
-	}
 	rows := [][2]string{
-		{"copulang", version},
+		{"copulang", versionOrUnknown(m.sampledBy)},
 		{"model", name},
 		{"model_kind", modelKind(m.Decl.Model)},
 		{"columns", strings.Join(columnTexts(m.Names()), ", ")},

@@ -87,6 +87,10 @@ type Model struct {
 	// FitFile is the file Fit was read from (fit's file setting), "" when
 	// it was sampled.
 	FitFile string
+	// sampledBy is the version of the copulang that sampled Fit (a fit
+	// file's, when read from one; "" if not recorded), and after an
+	// extension by another, that one's too.
+	sampledBy string
 	// kept is the file that holds Fit, read or written, for compare to
 	// keep its scores in; nil when there is none.
 	kept *keptFile
