@@ -682,3 +682,18 @@ func TestExportStopsOnInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulatedDataNameTheirSettings: the source of simulated data, which
+// their description and an export's provenance show, names every setting
+// the data depend on; it left out missing =, so data with and without
+// missing cells were said to come from the same simulate call.
+func TestSimulatedDataNameTheirSettings(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"simulate(FullCopula(p = 3), n = 50, levels = 4, seed = 2)", "from simulate(FullCopula(p = 3), n = 50, levels = 4, seed = 2);"},
+		{"simulate(FactorCopula(p = 4, k = 1), n = 50, levels = 3, seed = 2, missing = 0.25)", "from simulate(FactorCopula(p = 4, k = 1), n = 50, levels = 3, seed = 2, missing = 0.25);"},
+	} {
+		if text := mustRun(t, New(Options{}), "data d = "+tc.code).stdout.String(); !strings.Contains(text, tc.want) {
+			t.Errorf("data d = %s printed %q, want %q", tc.code, text, tc.want)
+		}
+	}
+}
