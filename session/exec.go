@@ -229,10 +229,9 @@ func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) er
 	if err := writeFile(ctx, sidecar, func(w io.Writer) error { return WriteColumns(w, m.Fit) }); err != nil {
 		return writeError("export "+x.Model, sidecar, "cannot export", err)
 	}
-	provenance := ProvenancePath(path)
-	rows := s.provenance(x.Model, m)
-	if err := writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, rows) }); err != nil {
-		return writeError("export "+x.Model, provenance, "cannot export", err)
+	provenance, err := s.writeProvenance(ctx, x.Model, m, path, "export "+x.Model)
+	if err != nil {
+		return err
 	}
 	out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s, the names of its columns to %s, and what made them to %s\n", m.Fit.KeptDraws(), x.Model, path, sidecar, provenance))
 	return nil

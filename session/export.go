@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -152,6 +153,17 @@ func (s *Session) provenance(name string, m *Model) [][2]string {
 		rows = append(rows, [2]string{"fit_file", m.kept.shown})
 	}
 	return rows
+}
+
+// writeProvenance writes the provenance of model name's fit m beside the
+// file at path that statement wrote from it, and returns its path.
+func (s *Session) writeProvenance(ctx context.Context, name string, m *Model, path, statement string) (string, error) {
+	provenance := ProvenancePath(path)
+	rows := s.provenance(name, m)
+	if err := writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, rows) }); err != nil {
+		return "", writeError(statement, provenance, "cannot write what made "+path, err)
+	}
+	return provenance, nil
 }
 
 // WriteProvenance writes rows as CSV with the header key,value.

@@ -156,7 +156,8 @@ export f to "draws.csv"`)
 }
 
 // TestExportProvenance: export writes, beside the draws and their names,
-// what made them (draws.provenance.csv, key,value): the copulang, model,
+// what made them (draws.provenance.csv, key,value), and impute beside
+// each file it writes: the copulang, model,
 // data with the SHA-256 of the file they were loaded from, sampler and
 // settings. Without it an export held no record of its seed, sampler or
 // data. The file is the same when the analysis runs again, whether the fit
@@ -168,6 +169,7 @@ func TestExportProvenance(t *testing.T) {
 	for i := range 40 {
 		csvText += fmt.Sprintf("%d,%d,%d\n", i%3, (i*7)%4, (i*5)%3)
 	}
+	csvText += "NA,1,2\n" // a missing cell, for impute
 	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csvText), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +200,7 @@ columns,"a, c"
 data,d
 data_source,d.csv
 data_sha256,%x
-data_rows,40
+data_rows,41
 method,gibbs
 sampler,gibbs
 chains,2
@@ -214,6 +216,13 @@ fit_file,m.fit
 	}
 	if got := run(fit); got != sampled {
 		t.Errorf("the fit read from its file has the provenance:\n%s\nwant that of the fit sampled:\n%s", got, sampled)
+	}
+	// impute's files, the cells and their draws, have the same beside them.
+	mustRun(t, New(Options{Dir: dir, Version: "9.9.9"}), setup+fit+"\nimpute m to \"cells.csv\", draws = \"cell_draws.csv\"")
+	for _, name := range []string{"cells.provenance.csv", "cell_draws.provenance.csv"} {
+		if got := read(name); got != want {
+			t.Errorf("%s:\n%s\nwant:\n%s", name, got, want)
+		}
 	}
 	long := run(`fit m with gibbs, iter = 50, warmup = 10, chains = 2, seed = 7`)
 	longDraws := read("draws.csv")
