@@ -132,7 +132,7 @@ func clientGone(client string) func() bool {
 // which Jupyter sets to the notebook's folder. Its tables show at most
 // session.KernelTableRows rows.
 func newEngine() (kernel.Engine, error) {
-	return session.New(session.Options{TableRows: session.KernelTableRows}), nil
+	return session.New(session.Options{TableRows: session.KernelTableRows, Version: version}), nil
 }
 
 // runInstall writes the kernelspec: copulang install [--user | --sys-prefix

@@ -31,6 +31,9 @@ type Dataset struct {
 	Labels [][]string
 	// Source says where the data came from (a path, or the simulation).
 	Source string
+	// SHA256 is the hex SHA-256 of the file the data were loaded from, as
+	// read; "" for data that were not loaded.
+	SHA256 string
 	// Truth is the simulation that produced the data, nil for loaded data.
 	Truth *inference.Simulated
 	// TruthK is the number of factors of the simulated copula (0: full).

@@ -126,9 +126,15 @@ func (s *Session) simulate(ctx context.Context, x *compiler.SimulateData, out Ou
 	if x.K > 0 {
 		kind = fmt.Sprintf("FactorCopula(p = %d, k = %d)", x.P, x.K)
 	}
+	// The source names every setting the data depend on: it is what the
+	// data's description and an export's provenance say made them.
+	missing := ""
+	if x.Missing > 0 {
+		missing = fmt.Sprintf(", missing = %g", x.Missing)
+	}
 	d := &Dataset{
 		Name: x.Name, Names: sim.Names, Columns: sim.Columns, Labels: make([][]string, len(sim.Columns)),
-		Source: fmt.Sprintf("simulate(%s, n = %d, levels = %d, seed = %d)", kind, x.N, x.Levels, x.Seed),
+		Source: fmt.Sprintf("simulate(%s, n = %d, levels = %d, seed = %d%s)", kind, x.N, x.Levels, x.Seed, missing),
 		Truth:  sim, TruthK: x.K,
 	}
 	s.setData(d)
@@ -223,7 +229,11 @@ func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) er
 	if err := writeFile(ctx, sidecar, func(w io.Writer) error { return WriteColumns(w, m.Fit) }); err != nil {
 		return writeError("export "+x.Model, sidecar, "cannot export", err)
 	}
-	out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s, and the names of its columns to %s\n", m.Fit.KeptDraws(), x.Model, path, sidecar))
+	provenance, err := s.writeProvenance(ctx, x.Model, m, path, "export "+x.Model)
+	if err != nil {
+		return err
+	}
+	out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s, the names of its columns to %s, and what made them to %s\n", m.Fit.KeptDraws(), x.Model, path, sidecar, provenance))
 	return nil
 }
 

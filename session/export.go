@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -96,6 +97,81 @@ func WriteColumns(w io.Writer, r *inference.Result) error {
 				cw.Write([]string{fmt.Sprintf("Lambda.%d.%d", i+1, h+1), loadingKey(names, i, h), names[i], strconv.Itoa(h + 1)})
 			}
 		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ProvenancePath is the path of the provenance sidecar of an export to
+// path: draws.csv → draws.provenance.csv.
+func ProvenancePath(path string) string {
+	if base, ok := strings.CutSuffix(path, ".csv"); ok {
+		return base + ".provenance.csv"
+	}
+	return path + ".provenance.csv"
+}
+
+// provenance says what made the fit of model m: the copulang that sampled it, the
+// model, its data (with the SHA-256 of the file they were loaded from) and
+// the fit's settings and sampler, as key and value. Nothing in it depends
+// on when or where the fit ran, so that running an analysis again writes
+// the same file, as it writes the same draws; and a fit read from its file
+// has the provenance of the fit that wrote it, whose draws it has.
+func (s *Session) provenance(name string, m *Model) [][2]string {
+	r, x := m.Fit, m.FitStmt
+	rows := [][2]string{
+		{"copulang", versionOrUnknown(m.sampledBy)},
+		{"model", name},
+		{"model_kind", modelKind(m.Decl.Model)},
+		{"columns", strings.Join(columnTexts(m.Names()), ", ")},
+		{"data", m.Data.Name},
+		{"data_source", m.Data.Source},
+	}
+	if m.Data.SHA256 != "" {
+		rows = append(rows, [2]string{"data_sha256", m.Data.SHA256})
+	}
+	rows = append(rows,
+		[2]string{"data_rows", strconv.Itoa(m.Data.N())},
+		[2]string{"method", x.Method},
+		[2]string{"sampler", fitRan(m.Plan, r)},
+	)
+	if m.Plan.Method == inference.HMC || m.Plan.Method == inference.Interweave || x.Method == "auto" {
+		rows = append(rows, [2]string{"T", strconv.FormatFloat(x.TravelTime, 'g', -1, 64)})
+	}
+	rows = append(rows,
+		[2]string{"chains", strconv.Itoa(len(r.C))},
+		[2]string{"warmup", strconv.Itoa(r.Warmup)},
+		[2]string{"iter", strconv.Itoa(ranIter(r))},
+		[2]string{"thin", strconv.Itoa(r.Thin)},
+		[2]string{"seed", strconv.FormatUint(r.Seed, 10)},
+	)
+	if x.ESS > 0 {
+		rows = append(rows, [2]string{"ess", strconv.Itoa(x.ESS)})
+	}
+	rows = append(rows, [2]string{"interrupted", strconv.FormatBool(r.Interrupted)})
+	if m.kept != nil {
+		rows = append(rows, [2]string{"fit_file", m.kept.shown})
+	}
+	return rows
+}
+
+// writeProvenance writes the provenance of model name's fit m beside the
+// file at path that statement wrote from it, and returns its path.
+func (s *Session) writeProvenance(ctx context.Context, name string, m *Model, path, statement string) (string, error) {
+	provenance := ProvenancePath(path)
+	rows := s.provenance(name, m)
+	if err := writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, rows) }); err != nil {
+		return "", writeError(statement, provenance, "cannot write what made "+path, err)
+	}
+	return provenance, nil
+}
+
+// WriteProvenance writes rows as CSV with the header key,value.
+func WriteProvenance(w io.Writer, rows [][2]string) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"key", "value"})
+	for _, r := range rows {
+		cw.Write(r[:])
 	}
 	cw.Flush()
 	return cw.Error()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/copulang/copulang/compiler"
@@ -97,7 +98,12 @@ func (s *Session) extendFit(ctx, fitCtx context.Context, m *Model, more int, sho
 	// (the draws before the failure are posterior draws like the others).
 	fx := *m.FitStmt
 	fx.Iter = o.res.Iter
+	before := m.sampledBy
 	s.setFit(m, ranSettings(&fx, o.res), m.Plan, o.res)
+	if now := versionOrUnknown(m.sampledBy); before != m.sampledBy && !strings.HasSuffix(before, ", extended by "+now) {
+		// A fit read from another copulang's file, extended by this one.
+		m.sampledBy = versionOrUnknown(before) + ", extended by " + now
+	}
 	// A sampler's failure is reported even when an interrupt came too.
 	if o.err != nil && !errors.Is(o.err, context.Canceled) {
 		show.update(final, "failed")

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -69,10 +70,17 @@ func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset,
 	// A pipe whose writer is silent blocks a read, which ctxReader does
 	// not stop: the deadline does (a regular file has none, and needs none).
 	defer context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })()
-	d, warnings, err := LoadCSV(ctxReader{ctx, f}, csvOptions(x))
+	// The file's digest goes into the provenance of what is made from
+	// it (export's), where sha256sum can check it against the file.
+	digest := sha256.New()
+	d, warnings, err := LoadCSV(io.TeeReader(ctxReader{ctx, f}, digest), csvOptions(x))
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, err := io.Copy(digest, ctxReader{ctx, f}); err != nil {
+		return nil, nil, err
+	}
+	d.SHA256 = fmt.Sprintf("%x", digest.Sum(nil))
 	s.preloaded[key] = &preloaded{size: info.Size(), modTime: info.ModTime(), data: d, warnings: warnings}
 	return d, warnings, nil
 }

@@ -39,6 +39,9 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	for _, note := range plan.Notes {
 		out.Stream("stdout", "note: "+note+"\n")
 	}
+	if note := reboundDataNote(m, s.data); note != "" {
+		out.Stream("stdout", "note: "+note+"\n")
+	}
 	// A file that holds this fit is read instead of sampling it again.
 	var origin fitOrigin
 	if x.File != "" {
@@ -53,15 +56,19 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 			// written: aligning them again would change their last bits.
 			ran := *x
 			ran.Iter = saved.res.Iter
-			m.Fit, m.FitStmt, m.Plan, m.FitFile = saved.res, &ran, plan, x.File
+			m.Fit, m.FitStmt, m.Plan, m.FitFile, m.sampledBy = saved.res, &ran, plan, x.File, saved.version
 			m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved.saved, origin: origin}
 			for _, sc := range saved.scores {
 				s.scores.put(sc.Key, keptScore{lp: sc.LP, from: x.File})
 			}
 			headline := fitHeadline(&ran, saved.res, saved.until)
-			read := fmt.Sprintf("; read from %s (written %s)", x.File, saved.saved.Format("2006-01-02 15:04 UTC"))
+			read := fmt.Sprintf("; read from %s (written %s%s)", x.File, saved.saved.Format("2006-01-02 15:04 UTC"), " by "+copulangText(saved.version))
 			writeFitReport(out, &ran, plan, saved.res, func(method string) string { return headline(method) + read }, false)
 			warnIf(out, saved.warn)
+			if saved.version != s.opts.Version {
+				out.Stream("stdout", fmt.Sprintf("note: %s was sampled by %s, and this is %s: its draws are read as they are, since a fit is identified by its model, data and settings; remove %s to sample the fit with this copulang\n",
+					x.File, copulangText(saved.version), copulangText(s.opts.Version), x.File))
+			}
 			return nil
 		}
 		// The fit will be written: find out now, not after sampling, if it
@@ -129,7 +136,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	// Scores compare computed with these settings (before the file was
 	// named, say) go into the file too.
 	scores := s.scores.withPrefix(settingsKey(compareSpec(m)) + "/")
-	saved, err := writeFitFile(s.path(x.File), origin, m.Fit, untilText, warning, scores)
+	saved, err := writeFitFile(s.path(x.File), origin, s.opts.Version, m.Fit, untilText, warning, scores)
 	if err != nil {
 		return fmt.Errorf("fit %s is kept, but could not be written to %s: %w", x.Model, x.File, err)
 	}
@@ -288,6 +295,25 @@ func (s *Session) setFit(m *Model, x *compiler.Fit, plan *compiler.InferencePlan
 		res.Lambda = inference.AlignLoadings(res.Lambda, res.P, res.K, loadingsAlignment(m.Decl.Model))
 	}
 	m.Fit, m.FitStmt, m.Plan, m.FitFile, m.kept = res, x, plan, "", nil
+	m.sampledBy = s.opts.Version
+}
+
+// versionOrUnknown is version, or "unknown" when it was not recorded.
+func versionOrUnknown(version string) string {
+	if version == "" {
+		return "unknown"
+	}
+	return version
+}
+
+// copulangText names the copulang of version: "copulang 0.1.0", or, for a
+// version not recorded (a fit file written before it was, or a session
+// not told its version), words that say so.
+func copulangText(version string) string {
+	if version == "" {
+		return "a copulang that did not record its version"
+	}
+	return "copulang " + version
 }
 
 // InterruptFit stops the fit that is running, if any, keeping its draws,
@@ -560,4 +586,37 @@ func minIterations(r *inference.Result) int {
 		}
 	}
 	return max(least, 0)
+}
+
+// reboundDataNote says, for a fit of model m, that the name of m's data
+// now names other data than m was declared on ("" when it does not): a
+// model keeps the data it was declared on, so a notebook that loads its
+// edited file again and runs the fit's cell, not the model's, fits the
+// data as they were, and must be told so. Data bound again to the same
+// values of the model's columns (a load cell run again) need no note.
+func reboundDataNote(m *Model, data map[string]*Dataset) string {
+	now, ok := data[m.Data.Name]
+	if !ok || now == m.Data || sameModelColumns(m, now) {
+		return ""
+	}
+	name := m.Data.Name
+	return fmt.Sprintf("%s fits %s as it was when %s was declared (%d rows, from %s), not the data %s names now (%d rows, from %s): declare %s again to fit those",
+		m.Decl.Name, name, m.Decl.Name, m.Data.N(), m.Data.Source, name, now.N(), now.Source, m.Decl.Name)
+}
+
+// sameModelColumns says whether d has every column of m's data, by name,
+// with the same values (every missing cell alike).
+func sameModelColumns(m *Model, d *Dataset) bool {
+	for _, j := range m.Cols {
+		k := slices.Index(d.Names, m.Data.Names[j])
+		if k < 0 {
+			return false
+		}
+		if !slices.EqualFunc(m.Data.Columns[j], d.Columns[k], func(a, b float64) bool {
+			return a == b || math.IsNaN(a) && math.IsNaN(b)
+		}) {
+			return false
+		}
+	}
+	return true
 }

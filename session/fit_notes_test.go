@@ -193,3 +193,52 @@ func TestScheduleReportCloseCall(t *testing.T) {
 		}
 	}
 }
+
+// TestFitSaysItsDataWereBoundAgain: a model keeps the data it was declared
+// on, so a notebook that loads its edited CSV again and reruns the fit's
+// cell, not the model's, fits the data as they were — and, with a fit
+// file, reads the fit of those. The fit must say so, with what to do; a
+// load cell run again on an unchanged file (or a change in a column the
+// model does not use) needs no note.
+func TestFitSaysItsDataWereBoundAgain(t *testing.T) {
+	dir := t.TempDir()
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("a,b,unused\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%3, (i/2)%4, i%5)
+	}
+	original := b.String()
+	const fit = `fit m, iter = 10, warmup = 10, chains = 1, seed = 1, file = "m.fit"`
+	const note = "note: m fits d as it was when m was declared (60 rows, from d.csv), not the data d names now"
+	for _, tc := range []struct {
+		name, csv string
+		noted     bool
+	}{
+		{"unchanged", original, false},
+		{"a column the model does not use", strings.Replace(original, "\n0,0,0\n", "\n0,0,4\n", 1), false},
+		{"one cell of the model's", strings.Replace(original, "\n0,0,0\n", "\n2,0,0\n", 1), true},
+		{"fewer rows", original[:strings.LastIndex(original[:len(original)-1], "\n")+1], true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(original)
+			s := New(Options{Dir: dir})
+			mustRun(t, s, "data d = load(\"d.csv\")\nmodel m { Y = d[a, b]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+			mustRun(t, s, fit)
+			write(tc.csv)
+			mustRun(t, s, `data d = load("d.csv")`)
+			text := mustRun(t, s, fit).stdout.String()
+			if got := strings.Contains(text, note); got != tc.noted {
+				t.Errorf("noted %v, want %v:\n%s", got, tc.noted, text)
+			}
+			if tc.noted && !strings.Contains(text, ": declare m again to fit those\n") {
+				t.Errorf("the note does not say what to do:\n%s", text)
+			}
+		})
+	}
+}

@@ -62,6 +62,10 @@ type fitFile struct {
 	// settings, by scoreKey (scores.go). A file written before they were
 	// kept has none: gob leaves the field empty.
 	Scores []fileScore
+	// Version is the copulang that sampled the fit: a later one reads the
+	// fit as it is, and says so. A file written before it was recorded
+	// has none (gob leaves the field empty).
+	Version string
 	// Sum is the checksum of the draws and the scores (fitSum). The
 	// draws are checked against the spec when read, but most one-bit
 	// changes of them (34 of 61 tried) give draws as valid, and different:
@@ -165,11 +169,12 @@ func (o fitOrigin) differs(f *fitFile) string {
 
 // savedFit is a fit read from its file.
 type savedFit struct {
-	res    *inference.Result
-	saved  time.Time
-	until  string
-	warn   string
-	scores []fileScore
+	res     *inference.Result
+	saved   time.Time
+	version string // of the copulang that sampled it; "" if not recorded
+	until   string
+	warn    string
+	scores  []fileScore
 }
 
 // readFitFile reads the fit that path holds for origin and spec. It returns
@@ -208,7 +213,7 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	if err != nil {
 		return nil, fmt.Sprintf("%s holds a fit that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
-	return &savedFit{res: res, saved: f.Saved, until: f.Until, warn: f.UntilWarning, scores: f.Scores}, "", nil
+	return &savedFit{res: res, saved: f.Saved, version: f.Version, until: f.Until, warn: f.UntilWarning, scores: f.Scores}, "", nil
 }
 
 // madeByFit says why res is not a fit that the fit statement x writes, or
@@ -231,16 +236,17 @@ func madeByFit(res *inference.Result, x *compiler.Fit) error {
 	return res.Extendable()
 }
 
-// writeFitFile writes res, made with origin, to path with the scores
-// compare computed with its settings, and returns the time it records.
-func writeFitFile(path string, origin fitOrigin, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
+// writeFitFile writes res, made with origin by copulang version, to path
+// with the scores compare computed with its settings, and returns the time
+// it records.
+func writeFitFile(path string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
 	b, err := res.MarshalBinary()
 	if err != nil {
 		return time.Time{}, err
 	}
 	f := fitFile{
 		Format: fitFileFormat, Saved: time.Now().UTC().Truncate(time.Second),
-		Data: origin.data, Model: origin.model, Settings: origin.settings,
+		Data: origin.data, Model: origin.model, Settings: origin.settings, Version: version,
 		Until: until, UntilWarning: untilWarning, Result: b, Scores: scores,
 	}
 	return f.Saved, writeFitBytes(path, &f)

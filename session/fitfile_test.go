@@ -404,3 +404,50 @@ func imputedValues(r *inference.Result) [][][]float64 {
 	}
 	return out
 }
+
+// TestFitFileRecordsItsCopulang: a fit file records the copulang that
+// sampled it, and a fit read from it says so (written … by copulang
+// 1.0.0); read by another copulang, or from a file that did not record
+// one, it says in a note that the draws are read as they are and how to
+// sample them anew — it used to be read in silence, whatever copulang had
+// made it. The export of the fit names the copulang that sampled it, and
+// after an extension the one that extended it.
+func TestFitFileRecordsItsCopulang(t *testing.T) {
+	dir := t.TempDir()
+	const fit = "fit m, iter = 20, warmup = 10, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const export = "export m to \"draws.csv\"\n"
+	provenanceOf := func(t *testing.T) string {
+		t.Helper()
+		for _, row := range readCSV(t, filepath.Join(dir, "draws.provenance.csv")) {
+			if row[0] == "copulang" {
+				return row[1]
+			}
+		}
+		t.Fatal("no copulang row in draws.provenance.csv")
+		return ""
+	}
+	mustRun(t, New(Options{Dir: dir, Version: "1.0.0"}), fitFileSetup+fit)
+	same := mustRun(t, New(Options{Dir: dir, Version: "1.0.0"}), fitFileSetup+fit).text()
+	if !strings.Contains(same, " by copulang 1.0.0)\n") || strings.Contains(same, "note: m.fit was sampled by") {
+		t.Errorf("the same copulang read the fit with:\n%s", same)
+	}
+	later := New(Options{Dir: dir, Version: "1.1.0"})
+	text := mustRun(t, later, fitFileSetup+fit+export).text()
+	const note = "note: m.fit was sampled by copulang 1.0.0, and this is copulang 1.1.0: its draws are read as they are, since a fit is identified by its model, data and settings; remove m.fit to sample the fit with this copulang\n"
+	if !strings.Contains(text, " by copulang 1.0.0)\n") || !strings.Contains(text, note) {
+		t.Errorf("a later copulang read the fit with:\n%s\nwant the note %q", text, note)
+	}
+	if got := provenanceOf(t); got != "1.0.0" {
+		t.Errorf("the export of the fit read says copulang %q, want 1.0.0", got)
+	}
+	mustRun(t, later, "extend m, iter = 10\n"+export)
+	if got := provenanceOf(t); got != "1.0.0, extended by 1.1.0" {
+		t.Errorf("the export of the fit extended says copulang %q", got)
+	}
+
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+strings.Replace(fit, "seed = 3", "seed = 4", 1))
+	text = mustRun(t, New(Options{Dir: dir, Version: "1.1.0"}), fitFileSetup+strings.Replace(fit, "seed = 3", "seed = 4", 1)).text()
+	if !strings.Contains(text, "note: m.fit was sampled by a copulang that did not record its version, and this is copulang 1.1.0") {
+		t.Errorf("a fit file without a version was read with:\n%s", text)
+	}
+}

@@ -61,14 +61,22 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, t, m, cells) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed cells", err)
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote %s to %s\n", about, path))
+		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)
+		if err != nil {
+			return err
+		}
+		out.Stream("stdout", fmt.Sprintf("wrote %s to %s, and what made them to %s\n", about, path, provenance))
 	}
 	if x.DrawsPath != "" {
 		path := s.path(x.DrawsPath)
 		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed draws", err)
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s\n", len(cells), s.dataText(m), thinned, path))
+		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)
+		if err != nil {
+			return err
+		}
+		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s, and what made them to %s\n", len(cells), s.dataText(m), thinned, path, provenance))
 	}
 	return nil
 }

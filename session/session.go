@@ -29,6 +29,9 @@ type Options struct {
 	// left out and which statement gives them all. The kernel sets it
 	// (KernelTableRows); 0, the CLI's, shows every row.
 	TableRows int
+	// Version is the copulang release running, recorded in the
+	// provenance of the files the session writes.
+	Version string
 }
 
 // KernelTableRows is the kernel's TableRows: a summary of C shows all its
@@ -84,6 +87,10 @@ type Model struct {
 	// FitFile is the file Fit was read from (fit's file setting), "" when
 	// it was sampled.
 	FitFile string
+	// sampledBy is the version of the copulang that sampled Fit (a fit
+	// file's, when read from one; "" if not recorded), and after an
+	// extension by another, that one's too.
+	sampledBy string
 	// kept is the file that holds Fit, read or written, for compare to
 	// keep its scores in; nil when there is none.
 	kept *keptFile

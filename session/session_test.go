@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -151,6 +152,83 @@ export f to "draws.csv"`)
 	}
 	if !strings.HasPrefix(lines[1], "1,1,") || !strings.HasPrefix(lines[40], "2,20,") {
 		t.Errorf("rows not numbered from 1: %q ... %q", lines[1], lines[40])
+	}
+}
+
+// TestExportProvenance: export writes, beside the draws and their names,
+// what made them (draws.provenance.csv, key,value), and impute beside
+// each file it writes: the copulang, model,
+// data with the SHA-256 of the file they were loaded from, sampler and
+// settings. Without it an export held no record of its seed, sampler or
+// data. The file is the same when the analysis runs again, whether the fit
+// is sampled or read from its fit file, and after fit then extend as after
+// one longer fit, as the draws are.
+func TestExportProvenance(t *testing.T) {
+	dir := t.TempDir()
+	csvText := "a,b,c\n"
+	for i := range 40 {
+		csvText += fmt.Sprintf("%d,%d,%d\n", i%3, (i*7)%4, (i*5)%3)
+	}
+	csvText += "NA,1,2\n" // a missing cell, for impute
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csvText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const setup = "data d = load(\"d.csv\")\nmodel m { Y = d[a, c]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"
+	read := func(name string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	run := func(code string) string {
+		t.Helper()
+		text := mustRun(t, New(Options{Dir: dir, Version: "9.9.9"}), setup+code+"\nexport m to \"draws.csv\"").stdout.String()
+		if !strings.Contains(text, "and what made them to "+filepath.Join(dir, "draws.provenance.csv")) {
+			t.Errorf("export does not name its provenance file:\n%s", text)
+		}
+		return read("draws.provenance.csv")
+	}
+	const fit = `fit m with gibbs, iter = 30, warmup = 10, chains = 2, seed = 7, file = "m.fit"`
+	sampled := run(fit)
+	want := fmt.Sprintf(`key,value
+copulang,9.9.9
+model,m
+model_kind,"Gaussian copula, full correlation, inverse-Wishart(df = 4) prior"
+columns,"a, c"
+data,d
+data_source,d.csv
+data_sha256,%x
+data_rows,41
+method,gibbs
+sampler,gibbs
+chains,2
+warmup,10
+iter,30
+thin,1
+seed,7
+interrupted,false
+fit_file,m.fit
+`, sha256.Sum256([]byte(csvText)))
+	if sampled != want {
+		t.Errorf("provenance:\n%s\nwant:\n%s", sampled, want)
+	}
+	if got := run(fit); got != sampled {
+		t.Errorf("the fit read from its file has the provenance:\n%s\nwant that of the fit sampled:\n%s", got, sampled)
+	}
+	// impute's files, the cells and their draws, have the same beside them.
+	mustRun(t, New(Options{Dir: dir, Version: "9.9.9"}), setup+fit+"\nimpute m to \"cells.csv\", draws = \"cell_draws.csv\"")
+	for _, name := range []string{"cells.provenance.csv", "cell_draws.provenance.csv"} {
+		if got := read(name); got != want {
+			t.Errorf("%s:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+	long := run(`fit m with gibbs, iter = 50, warmup = 10, chains = 2, seed = 7`)
+	longDraws := read("draws.csv")
+	extended := run(`fit m with gibbs, iter = 30, warmup = 10, chains = 2, seed = 7` + "\nextend m, iter = 20")
+	if extended != long || read("draws.csv") != longDraws {
+		t.Errorf("fit then extend has the provenance:\n%s\nwant that of the one longer fit:\n%s", extended, long)
 	}
 }
 
@@ -610,6 +688,21 @@ func TestExportStopsOnInterrupt(t *testing.T) {
 		mustRun(t, s, code)
 		if fi, err := os.Stat(path); err != nil || fi.Size() < 8<<10 {
 			t.Errorf("%s: %v, size %v; want a file of more than 8 KB, so that its writing can be interrupted", code, err, fi)
+		}
+	}
+}
+
+// TestSimulatedDataNameTheirSettings: the source of simulated data, which
+// their description and an export's provenance show, names every setting
+// the data depend on; it left out missing =, so data with and without
+// missing cells were said to come from the same simulate call.
+func TestSimulatedDataNameTheirSettings(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"simulate(FullCopula(p = 3), n = 50, levels = 4, seed = 2)", "from simulate(FullCopula(p = 3), n = 50, levels = 4, seed = 2);"},
+		{"simulate(FactorCopula(p = 4, k = 1), n = 50, levels = 3, seed = 2, missing = 0.25)", "from simulate(FactorCopula(p = 4, k = 1), n = 50, levels = 3, seed = 2, missing = 0.25);"},
+	} {
+		if text := mustRun(t, New(Options{}), "data d = "+tc.code).stdout.String(); !strings.Contains(text, tc.want) {
+			t.Errorf("data d = %s printed %q, want %q", tc.code, text, tc.want)
 		}
 	}
 }
