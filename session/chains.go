@@ -109,9 +109,9 @@ func (d diagnostics) chainsNote() string {
 // above 1.01 by chance (1.028 on a one-factor fit of 500 rows whose C gave
 // 1.017). On the shipped GSS data with k = 3 (sampling.md §9.6) C's worst
 // R-hat, 1.16 to 1.25 over five seeds at the default length, came with
-// communality R-hats of 1.41 to 1.64: the chains trade the variance of
+// communality R-hats of 1.40 to 1.63: the chains trade the variance of
 // degree, pdegree and pincome between the factors, and 20,000 iterations
-// per chain settle it; with GDP loadings one chain of 1,000 draws stayed
+// per chain bring C's R-hat to 1.006 or less; with GDP loadings one chain of 1,000 draws stayed
 // at degree's communality 0.97. "" when neither applies.
 func (d diagnostics) communalitySpreadNote() string {
 	if len(d.communalityDiag) == 0 || len(d.communalitySpread) != len(d.communalityDiag) || d.column == nil {

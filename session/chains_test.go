@@ -187,7 +187,8 @@ func TestFitReportNamesAChainNearAHeywoodCase(t *testing.T) {
 // of three factors (px, 4 chains × 1000, seed 1) disagrees on C (R-hat
 // 1.22 on C[pincome, pchildren]) because its chains trade the
 // communalities of degree, pdegree, pincome and children (R-hats up to
-// 1.58), which 20,000 iterations per chain settle (sampling.md §9.6); its
+// 1.58), and 20,000 iterations per chain bring C's R-hat to 1.005
+// (sampling.md §9.6); its
 // warning says so. The fit of two factors mixes (C's R-hat 1.005, every
 // communality's below 1.02) and says nothing of its chains: the notes ride
 // on the R-hat warning and, for the communalities, on R-hats above 1.1,
