@@ -13,7 +13,10 @@ import (
 // apart on the posterior's own scale, without a plot.
 type chainSpread struct {
 	means []float64
-	sd    float64
+	// chains are the chains the means are of, numbered from 0: those with
+	// draws (an interrupted fit may have a chain without any).
+	chains []int
+	sd     float64
 }
 
 // spreadOf returns the spread of chains (chain, draw); chains without
@@ -23,10 +26,11 @@ func spreadOf(chains [][]float64) chainSpread {
 	var s chainSpread
 	var sum float64
 	var n int
-	for _, c := range chains {
+	for i, c := range chains {
 		if len(c) == 0 {
 			continue
 		}
+		s.chains = append(s.chains, i)
 		var m float64
 		for _, v := range c {
 			m += v
@@ -54,7 +58,8 @@ func spreadOf(chains [][]float64) chainSpread {
 const maxListedChains = 4
 
 // meansText lists the chains' means in order ("0.66, 0.97, 0.58 and
-// 0.62"), or, with more than maxListedChains chains, the range they span
+// 0.62"; "0.66 (chain 1) and 0.58 (chain 3)" when a chain without draws is
+// left out), or, with more than maxListedChains chains, the range they span
 // and the chains at its ends ("from 0.58 (chain 3) to 0.97 (chain 2)"),
 // each number with format.
 func (s chainSpread) meansText(format string) string {
@@ -69,11 +74,17 @@ func (s chainSpread) meansText(format string) string {
 				hi = c
 			}
 		}
-		return fmt.Sprintf("from %s (chain %d) to %s (chain %d)", num(s.means[lo]), lo+1, num(s.means[hi]), hi+1)
+		return fmt.Sprintf("from %s (chain %d) to %s (chain %d)", num(s.means[lo]), s.chains[lo]+1, num(s.means[hi]), s.chains[hi]+1)
 	}
+	// In order of the chains, each named when a chain without draws is
+	// left out.
+	named := s.chains[len(s.chains)-1] != len(s.chains)-1
 	parts := make([]string, len(s.means))
 	for c, m := range s.means {
 		parts[c] = num(m)
+		if named {
+			parts[c] += fmt.Sprintf(" (chain %d)", s.chains[c]+1)
+		}
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
@@ -145,7 +156,7 @@ func (d diagnostics) communalitySpreadNote() string {
 		if high != worst {
 			means = fmt.Sprintf(" (R-hat %.3f; chain means %s)", d.communalityDiag[high].RHat, d.communalitySpread[high].meansText("%.2f"))
 		}
-		note += fmt.Sprintf("; in chain %d %s's communality%s is %s, near 1: that chain sits near a Heywood case, where %s has almost no unique variance", highChain+1, d.column(high), means, h, d.column(high))
+		note += fmt.Sprintf("; in chain %d %s's communality%s is %s, near 1: that chain sits near a Heywood case, where %s has almost no unique variance", d.communalitySpread[high].chains[highChain]+1, d.column(high), means, h, d.column(high))
 	}
 	return note
 }

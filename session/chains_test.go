@@ -18,7 +18,11 @@ func TestSpreadOf(t *testing.T) {
 		text   string
 	}{
 		{"two chains", [][]float64{{1, 3}, {-1, -3}}, []float64{2, -2}, math.Sqrt(20.0 / 3), "2.00 and −2.00"},
-		{"empty chain left out", [][]float64{{1, 1}, nil, {3, 3}}, []float64{1, 3}, math.Sqrt(4.0 / 3), "1.00 and 3.00"},
+		// An interrupted fit may have a chain without draws: the others
+		// keep their numbers.
+		{"empty chain left out", [][]float64{{1, 1}, nil, {3, 3}}, []float64{1, 3}, math.Sqrt(4.0 / 3), "1.00 (chain 1) and 3.00 (chain 3)"},
+		{"empty last chain", [][]float64{{1, 1}, {3, 3}, nil}, []float64{1, 3}, math.Sqrt(4.0 / 3), "1.00 and 3.00"},
+		{"empty chain of five", [][]float64{nil, {0.5}, {0.25}, {0.75}, {1}, {-0.5}}, []float64{0.5, 0.25, 0.75, 1, -0.5}, 0, "from −0.50 (chain 6) to 1.00 (chain 5)"},
 		{"four chains", [][]float64{{0.5}, {0.25}, {0.75}, {1}}, []float64{0.5, 0.25, 0.75, 1}, math.Sqrt(0.3125 / 3), "0.50, 0.25, 0.75 and 1.00"},
 		{"more than four: the ends", [][]float64{{0.5}, {0.25}, {0.75}, {1}, {-0.5}}, []float64{0.5, 0.25, 0.75, 1, -0.5}, 0, "from −0.50 (chain 5) to 1.00 (chain 4)"},
 		{"one chain", [][]float64{{1, 2, 3}}, nil, 0, ""},
@@ -64,7 +68,9 @@ func TestRHatWarningOnCSaysWhereTheChainsSit(t *testing.T) {
 	mildComm := inference.Diagnostics{RHat: 1.05, ESSBulk: 300, ESSTail: 800} // above 1.01, below farApart
 	apartComm := inference.Diagnostics{RHat: 1.15, ESSBulk: 40, ESSTail: 80}  // above farApart, below C's 1.22
 	fine := inference.Diagnostics{RHat: 1.003, ESSBulk: 900, ESSTail: 800}
-	commSpread := func(means ...float64) chainSpread { return chainSpread{means: means, sd: 0.1} }
+	commSpread := func(means ...float64) chainSpread {
+		return chainSpread{means: means, chains: []int{0, 1, 2, 3}[:len(means)], sd: 0.1}
+	}
 	mixed := commSpread(0.5, 0.52, 0.49, 0.51)
 	traded := commSpread(0.73, 0.64, 0.78, 0.85)
 	heywood := commSpread(0.64, 0.97, 0.58, 0.62)
@@ -102,6 +108,8 @@ func TestRHatWarningOnCSaysWhereTheChainsSit(t *testing.T) {
 			[]string{"most b's (R-hat 1.580; chain means 0.73, 0.64, 0.78 and 0.85)", "(`summary m.communality`); in chain 2 c's communality (R-hat 1.150; chain means 0.64, 0.97, 0.58 and 0.62) is 0.97, near 1: that chain sits near a Heywood case, where c has almost no unique variance; run longer"}, nil},
 		{"a chain near a Heywood case on the column that disagrees most", with(short, []inference.Diagnostics{fine, fine, slowComm}, mixed, mixed, heywood),
 			[]string{"most c's (R-hat 1.580; chain means 0.64, 0.97, 0.58 and 0.62): how", "(`summary m.communality`); in chain 2 c's communality is 0.97, near 1"}, nil},
+		{"a chain near a Heywood case after a chain without draws", with(short, []inference.Diagnostics{fine, fine, slowComm}, mixed, mixed, chainSpread{means: []float64{0.6, 0.97, 0.6}, chains: []int{0, 2, 3}, sd: 0.1}),
+			[]string{"most c's (R-hat 1.580; chain means 0.60 (chain 1), 0.97 (chain 3) and 0.60 (chain 4))", "in chain 3 c's communality is 0.97"}, nil},
 		{"near 1 in a chain of a column that mixes", with(short, []inference.Diagnostics{fine, slowComm, fine}, mixed, traded, heywood),
 			[]string{"most b's"}, []string{"Heywood"}},
 		{"near 1 in a chain of a column that disagrees by chance", with(short, []inference.Diagnostics{fine, slowComm, mildComm}, mixed, traded, heywood),
