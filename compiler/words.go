@@ -323,7 +323,8 @@ Identified is not always well determined: with K = 3 on the GSS's 7
 columns the chains trade the columns' variance between the factors so
 slowly that C's R-hat is about 1.2 after 1,000 iterations and 1.006 after
 20,000, though compare scores 3 factors above 2. A fit's R-hat warning on C
-gives its chains' means, and those of the communality that disagrees most.`,
+gives the chain means of its worst entry and, when a communality's chains
+disagree more than C's, of that communality.`,
 	"Normal": `
 loadings = Normal(var = 1)
 
