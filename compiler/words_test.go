@@ -48,6 +48,9 @@ func TestHelpSaysWhatFactorModelsIdentify(t *testing.T) {
 	for _, tc := range []struct{ word, want string }{
 		{"FactorModel", "the loadings and communalities only up to the Ledermann\nbound, the largest K with (p - K)² >= p + K"},
 		{"Lambda", "on the correlation scale, aligned across draws (identified only up to rotation and sign"},
+		// Within the bound the communalities can still be weakly determined
+		// (the GSS with K = 3: sampling.md §9.6; found by the k = 3 review).
+		{"FactorModel", "Identified is not always well determined: with K = 3 on the GSS's 7\ncolumns the chains trade the columns' variance between the factors so\nslowly"},
 	} {
 		doc, ok := Doc(tc.word)
 		if !ok || !strings.Contains(doc, tc.want) {

@@ -158,8 +158,10 @@ var claims = map[string][]string{
 	// report covers every draw and has no warning (its text says so).
 	"04-missing-data-and-diagnostics.ipynb": {
 		"hint: `extend short, iter = ",
-		// Its warning names the worst entry, whose rank plot follows.
-		"most on short.C[Y1, Y4] (1.092); run longer, or compare the chains with `plot rank short.C[Y1, Y4]`",
+		// Its warning names the worst entry, with its chain means, whose
+		// rank plot follows.
+		"most on short.C[Y1, Y4] (1.092): its chain means are ",
+		"are not expected to agree; run longer, or compare the chains with `plot rank short.C[Y1, Y4]`",
 		"farthest from the expected 10 per bin: chain ",
 		"rows ordered by rhat, worst first\nparam       mean     sd      q5     q50     q95  ess_bulk  ess_tail   rhat  mcse_mean  mcse_sd\nC[Y1,Y4]",
 		"extend short with gibbs (auto): 4 chains × 900 more iterations in ",
@@ -172,6 +174,13 @@ var claims = map[string][]string{
 	"05-model-checking.ipynb": {
 		"compare: done: 1 model refitted 1 time each in ",
 		"scores kept from an earlier compare of the same cells and settings: one, k3",
+		// The three-factor fit of the GSS: its R-hat warning on C gives the
+		// chain means, says the chains are short, and names the communality
+		// that disagrees more.
+		"R-hat above 1.01: the chains disagree, most on survey3.C[",
+		": its chain means are ",
+		"chains this short for how slowly it moves are not expected to agree",
+		"; the communalities, which no rotation changes, disagree more, most ",
 	},
 }
 

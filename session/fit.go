@@ -368,6 +368,7 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	}
 	d = fitDiagnostics(r)
 	d.entry = entryNamer(model, r)
+	d.model = model
 	d.seconds = r.Elapsed.Seconds()
 	if mean, err := r.MeanCommunality(); err == nil {
 		d.communality = mean
@@ -384,6 +385,10 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 			}
 			if len(chains) > 0 && len(chains[0]) > 0 {
 				d.communalityDiag = inference.DiagnoseAll(chains)
+				d.communalitySpread = make([]chainSpread, len(comm))
+				for j, c := range comm {
+					d.communalitySpread[j] = spreadOf(c)
+				}
 			}
 		}
 	}

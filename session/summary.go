@@ -459,7 +459,7 @@ type diagnostics struct {
 	noOrderNames      []string
 	// chainESS is the least over the chains of the bulk ESS of C's entry
 	// of worst R-hat, each chain on its own, computed only when there are
-	// several chains and that R-hat is above farApart (0 otherwise).
+	// several chains and that R-hat is above 1.01 (0 otherwise).
 	chainESS float64
 	// entry names entry i as an expression (m.C[Y1, Y2], m.Lambda[Y1, 2]):
 	// C's entries i < j row by row, then the loadings row by row, as
@@ -479,6 +479,15 @@ type diagnostics struct {
 	// aligned loadings alone says when the named loading's communality,
 	// which no rotation changes, mixes slowly too (communalityMixingNote).
 	communalityDiag []inference.Diagnostics
+	// cSpread is where the chains sit on C's entry of worst R-hat, computed
+	// when that R-hat is above 1.01 and there are several chains (empty
+	// otherwise), and communalitySpread where they sit on each column's
+	// communality (a factor model's fit report; nil otherwise): the R-hat
+	// warning on C gives them (chainsNote, communalitySpreadNote).
+	cSpread           chainSpread
+	communalitySpread []chainSpread
+	// model is the model's name, for the statements a warning suggests.
+	model string
 }
 
 // nearHeywood is the posterior mean communality h from which a warning on
@@ -624,9 +633,11 @@ func diagnose(r *inference.Result, loadings bool) diagnostics {
 		}
 	}
 	d.factors = r.K
-	if a, b := pairOf(d.c.worst, r.P); len(r.C) > 1 && d.c.maxRHat > farApart && a >= 0 {
+	if a, b := pairOf(d.c.worst, r.P); len(r.C) > 1 && d.c.rhatWarns() && a >= 0 {
+		draws := r.Draws(a, b)
+		d.cSpread = spreadOf(draws)
 		d.chainESS = math.Inf(1)
-		for _, chain := range r.Draws(a, b) {
+		for _, chain := range draws {
 			d.chainESS = math.Min(d.chainESS, inference.ESSBulk([][]float64{chain}))
 		}
 		if math.IsNaN(d.chainESS) || math.IsInf(d.chainESS, 0) {
@@ -743,7 +754,11 @@ func (d diagnostics) report(b *strings.Builder, chains int) (warnings []string) 
 			worst, rhat = d.all.worst, d.all.maxRHat
 		}
 		if name := d.name(worst); name != "" {
-			w += fmt.Sprintf(", most on %s (%.3f)%s; run longer, or compare %s with `plot rank %s` or `plot trace %s`", name, rhat, d.whySlow(worst, where != "", chains), them, name, name)
+			why := d.whySlow(worst, where != "", chains)
+			if where == "" {
+				why += d.chainsNote() + d.communalitySpreadNote()
+			}
+			w += fmt.Sprintf(", most on %s (%.3f)%s; run longer, or compare %s with `plot rank %s` or `plot trace %s`", name, rhat, why, them, name, name)
 		} else {
 			w += fmt.Sprintf("; run longer, or compare %s with `plot rank` or `plot trace`", them)
 		}
