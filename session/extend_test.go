@@ -212,6 +212,9 @@ func TestExtendHint(t *testing.T) {
 		{"both", lowBoth, lowBoth, "`extend m, iter = 1400`", ""},
 		{"both, little ESS short", slightly, slightly, "`extend m, iter = 1000` runs every chain 1000 more iterations from where it stopped (as many as the fit ran, or what the least ESS", ""},
 		{"loadings only", ok, lowESS, "`extend m, iter = 1400`", "ess ="},
+		// C warns: its least ESS sets the count, not a loading's lower one.
+		{"C and loadings short", lowESS, diagStats{maxRHat: 1.002, minBulk: 50, minTail: 300}, "`extend m, iter = 1400` runs every chain 1400 more iterations from where it stopped (about what the least ESS needs", ""},
+		{"C's R-hat, loadings' ESS", highRHat, lowBoth, "`extend m, iter = 1000` runs every chain 1000 more iterations from where it stopped (as many as the fit ran)", ""},
 	} {
 		d := diagnostics{c: tc.c, all: tc.all}
 		// 4 chains of 1000: the least ESS 200 asks for 1000·(1.2·400/200 − 1) = 1400.

@@ -434,7 +434,8 @@ func extendHint(model string, d diagnostics, chains, ran int) string {
 		return ""
 	}
 	why := "as many as the fit ran"
-	switch ess, rhat := d.all.essWarns(chains), d.all.rhatWarns(); {
+	st := d.hinted(chains)
+	switch ess, rhat := st.essWarns(chains), st.rhatWarns(); {
 	case ess && rhat:
 		why = "as many as the fit ran, or what the least ESS needs to reach 100 per chain at this fit's rate if that is more"
 	case ess:
@@ -452,20 +453,34 @@ func extendHint(model string, d diagnostics, chains, ran int) string {
 // when interrupted) and whose diagnostics d warn: when an ESS is low, those that would bring the
 // least ESS (bulk or tail) to 100 per chain at the fit's rate so far
 // (iterationsFor), or as many as the fit ran if that is more and R-hat
-// warns too; when only R-hat warns, as many as the fit ran.
+// warns too; when only R-hat warns, as many as the fit ran. It goes by C's
+// entries when they warn, as the warnings do, else by all (d.hinted).
 func extendSuggestion(d diagnostics, chains, ran int) int {
 	if ran < 1 || chains < 1 {
 		return 0
 	}
-	if !d.all.essWarns(chains) {
+	st := d.hinted(chains)
+	if !st.essWarns(chains) {
 		return ran
 	}
-	more := iterationsFor(min(d.all.minBulk, d.all.minTail), ran, 100*float64(chains))
-	if d.all.rhatWarns() {
+	more := iterationsFor(min(st.minBulk, st.minTail), ran, 100*float64(chains))
+	if st.rhatWarns() {
 		// Chains that disagree need more than the ESS alone asks for.
 		more = max(more, ran)
 	}
 	return more
+}
+
+// hinted is the diagnostics the extend hint goes by: C's entries when they
+// warn, else all, a factor model's loadings too. A loading's ESS depends on
+// how the draws were aligned, and an ESS target is on C: on the GSS with
+// k = 3, C's least ESS (13) asks for 35,000 more iterations, an aligned
+// loading's (7) for 70,000.
+func (d diagnostics) hinted(chains int) diagStats {
+	if d.c.essWarns(chains) || d.c.rhatWarns() {
+		return d.c
+	}
+	return d.all
 }
 
 // roundUp2 rounds x > 0 up to two significant digits (2345 → 2400).
