@@ -77,6 +77,10 @@ func (c *checker) load(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt {
 		good := c.order(a.Value, x)
 		ok = ok && good
 	}
+	if a := bound["drop"]; a != nil {
+		good := c.dropColumns(a.Value, x)
+		ok = ok && good
+	}
 	info := &DataInfo{Name: x.Name}
 	pending := true
 	if files, canRead := c.env.(Files); ok && canRead && !c.writes[x.Path] {
@@ -198,6 +202,43 @@ func (c *checker) order(e *dsl.Expr, x *LoadData) bool {
 		}
 	}
 	x.Order = out
+	return good
+}
+
+// dropColumns checks drop = [id, "free text"]: the names of columns to
+// leave out, each once, and none of them given an order.
+func (c *checker) dropColumns(e *dsl.Expr, x *LoadData) bool {
+	items, isList := oneOrList(e)
+	good := true
+	for _, item := range items {
+		p, _ := item.AsPrimary()
+		var name string
+		switch {
+		case p != nil && p.Name != nil:
+			name = p.Name.Name
+		case p != nil && p.Str != nil && strings.TrimSpace(p.Str.Value) != "":
+			name = strings.TrimSpace(p.Str.Value)
+		default:
+			hint := `as in drop = [id, "free text"]`
+			if !isList {
+				hint = `give a list of column names, as in drop = [id, "free text"]`
+			}
+			c.errorf(item.Pos, hint, "drop lists the names of columns, got %s", describeExpr(item))
+			good = false
+			continue
+		}
+		if slices.Contains(x.Drop, name) {
+			c.errorf(item.Pos, "", "drop: column %s listed twice", name)
+			good = false
+			continue
+		}
+		if _, ordered := x.Order[name]; ordered {
+			c.errorf(item.Pos, "leave it out of one of them", "column %s is both given an order and dropped", name)
+			good = false
+			continue
+		}
+		x.Drop = append(x.Drop, name)
+	}
 	return good
 }
 

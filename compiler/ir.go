@@ -38,6 +38,9 @@ type LoadData struct {
 	// OrderAll is the order of every other column holding text, from the
 	// key * of the order map; nil when there is none.
 	OrderAll []string
+	// Drop names the columns of the file to leave out (identifiers, free
+	// text): their cells are not read, and the data set has no such column.
+	Drop []string
 }
 
 // SimulateData is data NAME = simulate(SPEC, n = N, levels = L, seed = S, missing = M).

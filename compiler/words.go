@@ -68,7 +68,7 @@ func members() []string {
 func parameters(call string) []param {
 	switch call {
 	case "load":
-		return []param{{"path", true, true}, {"sep", false, false}, {"na", false, false}, {"order", false, false}}
+		return []param{{"path", true, true}, {"sep", false, false}, {"na", false, false}, {"order", false, false}, {"drop", false, false}}
 	case "simulate":
 		return []param{{"spec", true, true}, {"n", false, true}, {"levels", false, true}, {"seed", false, false}, {"missing", false, false}}
 	case "FullCopula":
@@ -420,6 +420,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"sep":      `load("x.csv", sep = ";"): the field separator, one character ("," by default, ";", "\t", "|").`,
 	"na":       `load("x.csv", na = ["-99", "."]): more texts of missing cells; empty cells, NA and NaN always are.`,
 	"order":    `load("x.csv", order = {COLUMN: ["low", "mid", "high"]}): the order of a text column's labels; {*: [...]} for every text column.`,
+	"drop":     `load("x.csv", drop = [id, comment]): columns of the file to leave out, such as identifiers and free text; their cells are not read.`,
 	"levels":   `simulate(SPEC, n = 1000, levels = 5): the levels of every simulated column, cut at its sample quantiles.`,
 	"missing":  `simulate(SPEC, n = 1000, levels = 5, missing = 0.1): the share of cells made missing at random (default 0).`,
 	"with":     `fit m with METHOD: choose the sampler (see fit).`,

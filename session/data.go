@@ -95,6 +95,9 @@ type CSVOptions struct {
 	// OrderAll is the order of every other column that holds text (a cell
 	// that is not a number); nil when there is none.
 	OrderAll []string
+	// Drop names columns to leave out (identifiers, free text): their
+	// cells are not read, and the data set has no such column.
+	Drop []string
 }
 
 // isMissing reports whether a trimmed CSV cell denotes a missing value:
@@ -216,7 +219,18 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 	var labels []string
 	if bad != nil {
 		if orderAll == nil {
-			return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: bad.Error()}
+			msg := bad.Error()
+			var text textCellError
+			if errors.As(bad, &text) {
+				observed := 0
+				for _, k := range c.codes {
+					if k >= 0 {
+						observed++
+					}
+				}
+				msg = textColumnMessage(string(text), c.name, len(c.texts), observed)
+			}
+			return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: msg}
 		}
 		rank := ranks(orderAll)
 		// A column of numbers but for a text or two that the order does
@@ -333,8 +347,29 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			return nil, nil, &DataError{Msg: msg}
 		}
 	}
+	dropped := make([]bool, p)
+	for _, name := range opts.Drop {
+		j, ok := seen[name]
+		if !ok {
+			msg := fmt.Sprintf("drop names column %q, which the file does not have", name)
+			if s := dsl.Nearest(name, names); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			return nil, nil, &DataError{Msg: msg}
+		}
+		if _, ordered := opts.Order[name]; ordered {
+			return nil, nil, &DataError{Column: name, Msg: "the column is both given an order and dropped"}
+		}
+		dropped[j] = true
+	}
+	if len(opts.Drop) > 0 && !slices.Contains(dropped, false) {
+		return nil, nil, &DataError{Msg: "drop leaves out every column of the file"}
+	}
 	cols := make([]*columnReader, p)
 	for j, name := range names {
+		if dropped[j] {
+			continue
+		}
 		cols[j] = &columnReader{name: name, index: map[string]int32{}}
 		if labels, ok := opts.Order[name]; ok {
 			cols[j].order = ranks(labels)
@@ -362,6 +397,9 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			return nil, nil, &DataError{Line: line, Msg: fmt.Sprintf("the row has %d cells but the header names %d columns", len(rec), p)}
 		}
 		for j, cell := range rec {
+			if dropped[j] {
+				continue
+			}
 			line, _ := cr.FieldPos(j)
 			if err := cols[j].add(cell, line, opts.NA); err != nil {
 				return nil, nil, err
@@ -374,17 +412,21 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		// statement would be the first to fail.
 		return nil, nil, &DataError{Msg: "the file has a header row but no rows of data"}
 	}
-	d := &Dataset{Names: names, Columns: make([][]float64, p), Labels: make([][]string, p)}
+	d := &Dataset{}
 	for j, c := range cols {
+		if dropped[j] {
+			continue
+		}
 		values, labels, err := c.finish(opts.OrderAll)
 		if err != nil {
 			return nil, nil, err
 		}
-		d.Columns[j] = values
 		if l, ok := opts.Order[names[j]]; ok {
 			labels = l
 		}
-		d.Labels[j] = slices.Clone(labels)
+		d.Names = append(d.Names, names[j])
+		d.Columns = append(d.Columns, values)
+		d.Labels = append(d.Labels, slices.Clone(labels))
 	}
 	return d, columnWarnings(d), nil
 }
@@ -494,7 +536,29 @@ func parseNumber(s string) (float64, error) {
 	case decimalComma(s):
 		return 0, fmt.Errorf("cannot read %q as a number: it has a comma, and copulang reads numbers written with a decimal point and no thousands separator (1.5, 1500); save the file so (a spreadsheet does with an English number format), or replace the commas", s)
 	}
-	return 0, fmt.Errorf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", s)
+	return 0, textCellError(s)
+}
+
+// textCellError is parseNumber's error for a cell of text (not a number
+// written otherwise): its column needs an order, or to be left out.
+type textCellError string
+
+func (e textCellError) Error() string {
+	return fmt.Sprintf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", string(e))
+}
+
+// textColumnMessage is the message for the text cell of column name that
+// is not a number, when the column has no order: the order to give, or
+// drop to leave the column out; a column of many distinct texts (most
+// cells their own) is more likely an identifier or free text than an
+// ordinal scale, and the message says so.
+func textColumnMessage(cell, name string, distinct, observed int) string {
+	col := columnText(name)
+	msg := fmt.Sprintf("cannot read %q as a number; a column of text needs an explicit order, e.g. order = {%s: [\"low\", \"high\"]}, or drop = [%s] to leave it out", cell, col, col)
+	if distinct > 20 && 2*distinct > observed {
+		msg += fmt.Sprintf(" (its %d distinct texts in %d cells look like identifiers or free text, which drop leaves out)", distinct, observed)
+	}
+	return msg
 }
 
 // decimalComma reports whether s is a number written with one comma, as
@@ -519,6 +583,10 @@ func notInOrder(s string, rank map[string]int, where string) string {
 	msg := fmt.Sprintf("value %q is not in %s [%s]", s, where, strings.Join(quoteAll(labels), ", "))
 	if near := dsl.Nearest(s, labels); near != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	} else {
+		// A survey's codes of a missing answer ("-99", "refused", "DK")
+		// are the usual labels that no order lists.
+		msg += fmt.Sprintf("; if %q marks a missing cell, add it to na", s)
 	}
 	return msg
 }

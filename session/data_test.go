@@ -133,6 +133,15 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"unparsable cell", "a,b\n1,x\n", nil, `line 2: column b: cannot read "x" as a number; a column of text needs an explicit order`},
 		{"label outside the order", "s\nm\nq\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "q" is not in the column's order ["m", "f"]`},
 		{"misspelt label", "s\nmale\nfemal\n", map[string][]string{"s": {"male", "female"}}, `(did you mean "female"?)`},
+		// A survey's code of a missing answer, which the order does
+		// not list and no label resembles: na is the remedy.
+		{"missing code outside the order", "s\nm\n-99\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "-99" is not in the column's order ["m", "f"]; if "-99" marks a missing cell, add it to na`},
+		{"missing word outside the order", "s\nyes\nrefused\n", map[string][]string{"s": {"no", "yes"}}, `value "refused" is not in the column's order ["no", "yes"]; if "refused" marks a missing cell, add it to na`},
+		// A text column without an order: the order to give, with the
+		// column's name, or drop to leave it out.
+		{"text column without an order", "a,sex\n1,m\n2,f\n", nil, `line 2: column sex: cannot read "m" as a number; a column of text needs an explicit order, e.g. order = {sex: ["low", "high"]}, or drop = [sex] to leave it out`},
+		{"text column without an order, a name to quote", "a,b c\n1,m\n", nil, `order = {"b c": ["low", "high"]}, or drop = ["b c"] to leave it out`},
+		{"identifier column", "id,a\n" + idRows(30), nil, `line 2: column id: cannot read "R001" as a number; a column of text needs an explicit order, e.g. order = {id: ["low", "high"]}, or drop = [id] to leave it out (its 30 distinct texts in 30 cells look like identifiers or free text, which drop leaves out)`},
 		{"unknown column in order", "sex\nm\n", map[string][]string{"sx": {"m"}}, `order names column "sx", which the file does not have (did you mean sex?)`},
 		{"duplicate header", "a,a\n1,2\n", nil, "line 1: column a: the name is used twice (columns 1 and 2)"},
 		{"empty header name", "a,\n1,2\n", nil, "line 1: column 2 has an empty name"},
@@ -165,6 +174,72 @@ func TestLoadCSVErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// idRows is n rows of an identifier column R001, R002, ... and a number.
+func idRows(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "R%03d,%d\n", i+1, i%3)
+	}
+	return b.String()
+}
+
+// TestLoadCSVDrop: drop leaves out an identifier and a free-text column,
+// whose cells are not read (text without an order, and the commas and
+// quotes of free text), in a file as a spreadsheet writes a survey: a byte
+// order mark, CRLF line ends, quoted header names and cells. Without drop
+// such a file could not be loaded at all: no order can list every
+// identifier.
+func TestLoadCSVDrop(t *testing.T) {
+	nan := math.NaN()
+	survey := "\ufeffid,smoker,\"income, household\",comment\r\n" +
+		"R0001,yes,54091.04,\"ok, thanks\"\r\n" +
+		"R0002,no,-99,\"\"\"great\"\", really\"\r\n" +
+		"R0003,refused,19301.68,none\r\n"
+	d, _, err := LoadCSV(strings.NewReader(survey), CSVOptions{
+		Drop:  []string{"id", "comment"},
+		NA:    []string{"-99", "refused"},
+		Order: map[string][]string{"smoker": {"no", "yes"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"smoker", "income, household"}; !slices.Equal(d.Names, want) {
+		t.Fatalf("names %q, want %q", d.Names, want)
+	}
+	want := [][]float64{{2, 1, nan}, {54091.04, nan, 19301.68}}
+	for j := range want {
+		for i := range want[j] {
+			got := d.Columns[j][i]
+			if !(got == want[j][i] || math.IsNaN(got) && math.IsNaN(want[j][i])) {
+				t.Errorf("%s row %d = %v, want %v", d.Names[j], i+1, got, want[j][i])
+			}
+		}
+	}
+	if d.Labels[0] == nil || d.Labels[1] != nil {
+		t.Errorf("labels %q: want smoker's alone", d.Labels)
+	}
+
+	errs := []struct {
+		name string
+		opts CSVOptions
+		want string
+	}{
+		{"unknown column", CSVOptions{Drop: []string{"coment"}}, `drop names column "coment", which the file does not have (did you mean comment?)`},
+		{"every column", CSVOptions{Drop: []string{"id", "smoker", "income, household", "comment"}}, "drop leaves out every column of the file"},
+		{"dropped and ordered", CSVOptions{Drop: []string{"id", "smoker"}, Order: map[string][]string{"smoker": {"no", "yes"}}}, "column smoker: the column is both given an order and dropped"},
+		// The columns kept are read as before: smoker still needs its order.
+		{"a kept text column", CSVOptions{Drop: []string{"id", "comment"}, NA: []string{"-99"}}, `line 2: column smoker: cannot read "yes" as a number`},
+	}
+	for _, c := range errs {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := LoadCSV(strings.NewReader(survey), c.opts)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q", err, c.want)
 			}
 		})
 	}
@@ -227,7 +302,7 @@ func TestLoadCSVLoneCR(t *testing.T) {
 func TestLoadCSVOrderAllErrors(t *testing.T) {
 	csv := "q1,q2\nyes,no\nno,yes\nno,maybe\n"
 	_, _, err := LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"no", "yes"}})
-	want := `line 4: column q2: value "maybe" is not in the order * gives every text column ["no", "yes"]`
+	want := `line 4: column q2: value "maybe" is not in the order * gives every text column ["no", "yes"]; if "maybe" marks a missing cell, add it to na`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
@@ -242,7 +317,7 @@ func TestLoadCSVOrderAllErrors(t *testing.T) {
 	// the number is named, at its own line.
 	csv = "a\nlow\nhigh\nlow\n2\n"
 	_, _, err = LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"low", "high"}})
-	want = `line 5: column a: value "2" is not in the order * gives every text column ["low", "high"]`
+	want = `line 5: column a: value "2" is not in the order * gives every text column ["low", "high"]; if "2" marks a missing cell, add it to na`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
