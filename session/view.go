@@ -30,8 +30,23 @@ func dataSummaryTable(d *Dataset) *Table {
 	return t
 }
 
-// formatValue prints a cell value, as its label for a text column.
+// formatValue prints a cell value for a table, as its label for a text
+// column and a number to 6 significant digits.
 func formatValue(d *Dataset, j int, v float64) string {
+	return cellText(d, j, v, 6)
+}
+
+// exactValue prints a cell value for a file, as its label for a text
+// column and a number in the fewest digits that read back as it: an
+// imputed income of 54091.04 is that observed value, not 54091, and two
+// observed values that agree in 6 digits stay two.
+func exactValue(d *Dataset, j int, v float64) string {
+	return cellText(d, j, v, -1)
+}
+
+// cellText is formatValue and exactValue with digits significant digits
+// (-1: as many as the value needs).
+func cellText(d *Dataset, j int, v float64, digits int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "NA"
 	}
@@ -40,7 +55,7 @@ func formatValue(d *Dataset, j int, v float64) string {
 			return l[k]
 		}
 	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
+	return strconv.FormatFloat(v, 'g', digits, 64)
 }
 
 // figureName turns a plot statement into a file-name-safe figure name.
