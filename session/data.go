@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"math/bits"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -600,8 +601,9 @@ func quoteAll(ss []string) []string {
 }
 
 // columnWarnings lists the columns that are constant or entirely missing,
-// named as describeData names them (a name that is not an identifier
-// quoted, so that a control character in it prints escaped).
+// and the numeric columns that seem to hold a code of missing answers
+// (missingCode), named as describeData names them (a name that is not an
+// identifier quoted, so that a control character in it prints escaped).
 func columnWarnings(d *Dataset) []string {
 	var w []string
 	for j, col := range d.Columns {
@@ -610,9 +612,68 @@ func columnWarnings(d *Dataset) []string {
 			w = append(w, fmt.Sprintf("column %s is entirely missing: it tells nothing about the copula", columnText(d.Names[j])))
 		case 1:
 			w = append(w, fmt.Sprintf("column %s is constant: it tells nothing about the copula", columnText(d.Names[j])))
+		default:
+			if d.Labels[j] == nil {
+				if msg := missingCode(col); msg != "" {
+					w = append(w, fmt.Sprintf("column %s: %s", columnText(d.Names[j]), msg))
+				}
+			}
 		}
 	}
 	return w
+}
+
+// missingCodeDigits are the digits of the usual codes of a missing answer:
+// nines ending in 7, 8 or 9 (9, 98, 99, 997, 999, ...), sevens or eights
+// (7, 77, 88, ...); not 89, the age the GSS top-codes.
+var missingCodeDigits = regexp.MustCompile(`^(9*[789]|7+|8+)$`)
+
+// missingCode says (or returns "") when a numeric column seems to hold a
+// survey's code of a missing answer as a number: the rank likelihood would
+// take it as the lowest or highest answer, silently. A code is a whole
+// number with missingCodeDigits (-9, -99, -98, 99, 999, ...): the
+// column's only negative value, the others being at least 0; or its
+// largest value, 2 or more above the next one (99 after ages up to 85, 9
+// after a scale of 1 to 5).
+func missingCode(col []float64) string {
+	lo, hi, below := math.Inf(1), math.Inf(-1), math.Inf(-1)
+	negatives, otherNegative, atHi := 0, false, 0
+	for _, v := range col {
+		switch {
+		case v != v:
+			continue
+		case v > hi:
+			below, hi, atHi = hi, v, 1
+		case v == hi:
+			atHi++
+		case v > below:
+			below = v
+		}
+		if v < 0 {
+			negatives++
+			if lo < 0 && v != lo {
+				otherNegative = true
+			}
+		}
+		lo = min(lo, v)
+	}
+	code := func(v float64) bool {
+		if v != math.Trunc(v) || v == 0 || math.Abs(v) > 1e9 {
+			return false
+		}
+		return missingCodeDigits.MatchString(strconv.FormatFloat(math.Abs(v), 'f', 0, 64))
+	}
+	switch {
+	case negatives > 0 && !otherNegative && code(lo) && hi >= 0:
+		text := strconv.FormatFloat(lo, 'f', -1, 64)
+		return fmt.Sprintf("%s (%s) is its only negative value, which the model takes as the lowest answer; if it marks missing answers, add it to na, as na = [%q]",
+			text, plural(negatives, "cell"), text)
+	case code(hi) && hi > 0 && below >= 0 && below <= hi-2:
+		text := strconv.FormatFloat(hi, 'f', -1, 64)
+		return fmt.Sprintf("its largest value, %s (%s), lies apart from the others (the next is %s), and the model takes it as the highest answer; if it marks missing answers, add it to na, as na = [%q]",
+			text, plural(atHi, "cell"), strconv.FormatFloat(below, 'g', 6, 64), text)
+	}
+	return ""
 }
 
 // csvError turns an encoding/csv parse error into a DataError with its line.

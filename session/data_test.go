@@ -77,6 +77,38 @@ func TestLoadCSV(t *testing.T) {
 			cols:     [][]float64{{1, 2}, {5, 5}, {nan, nan}},
 			warnings: []string{`column "b c" is constant`, `column "d\re" is entirely missing`},
 		},
+		// A survey's code of a missing answer read as a number would be
+		// taken as the lowest or highest answer, silently: load warns.
+		{
+			name:  "-99 as the only negative value warns",
+			csv:   "income,age\n100.5,30\n-99,41\n250,-99\n-99,22\n",
+			names: []string{"income", "age"},
+			cols:  [][]float64{{100.5, -99, 250, -99}, {30, 41, -99, 22}},
+			warnings: []string{`column income: -99 (2 cells) is its only negative value, which the model takes as the lowest answer; if it marks missing answers, add it to na, as na = ["-99"]`,
+				`column age: -99 (1 cell) is its only negative value`},
+		},
+		{
+			name:     "9 after a scale of 1 to 5 warns",
+			csv:      "q\n1\n5\n9\n3\n9\n",
+			names:    []string{"q"},
+			cols:     [][]float64{{1, 5, 9, 3, 9}},
+			warnings: []string{`column q: its largest value, 9 (2 cells), lies apart from the others (the next is 5), and the model takes it as the highest answer; if it marks missing answers, add it to na, as na = ["9"]`},
+		},
+		{
+			name:     "999 after ages warns",
+			csv:      "age\n18\n85\n999\n",
+			names:    []string{"age"},
+			cols:     [][]float64{{18, 85, 999}},
+			warnings: []string{`column age: its largest value, 999 (1 cell)`},
+		},
+		{
+			// Values that are no code, or that the column's other values
+			// make plausible answers: no warning.
+			name:  "values that look like codes among plausible answers do not warn",
+			csv:   "a,b,c,d,e,f\n-5,87,98,-1,0.5,1\n-99,89,99,0,-99.5,9\n3,50,1,1,3,8\n",
+			names: []string{"a", "b", "c", "d", "e", "f"},
+			cols:  [][]float64{{-5, -99, 3}, {87, 89, 50}, {98, 99, 1}, {-1, 0, 1}, {0.5, -99.5, 3}, {1, 9, 8}},
+		},
 		{
 			name:  "byte order mark and quoted header",
 			csv:   "\ufeff\"x\",y\n1,2\n3,1\n",
