@@ -176,13 +176,14 @@ func Doc(word string) (string, bool) {
 var docs = map[string]string{
 	// statements
 	"data": `
-data NAME = load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}])
+data NAME = load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}, drop = [COLUMN, ...]])
 data NAME = simulate(FactorCopula(p = P, k = K) | FullCopula(p = P), n = N, levels = L [, seed = S, missing = M])
 
 Binds a data set. load reads a CSV file with a header row; numeric cells are
 ordered by value, a text column needs its labels in order (a key [a, b] gives
 several columns one order, * every other text column); empty cells, NA, NaN
-and the texts of na are missing; sep sets the separator. simulate draws
+and the texts of na are missing; sep sets the separator; drop leaves out
+columns not to model (identifiers, free text). simulate draws
 ordinal data from a known copula (columns Y1..Yp); the truth stays attached
 for plot rmse and plot heatmap.`,
 	"model": `
@@ -337,7 +338,8 @@ C's worst-mixing entry on most data sets measured (docs/sampling.md §9.1).
 Full correlation: gibbs. Factor model: px. explain shows the other
 candidate, its predicted time and its measured efficiency. Where coarse
 columns are strongly correlated hmc mixes better; a Gibbs fit whose R-hat
-or ESS warns says so.`,
+or ESS warns says so. auto(T = pi/2) sets the exact-HMC travel time of the
+columns it moves to hmc.`,
 	"gibbs": `
 fit m with gibbs
 
@@ -373,7 +375,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"pairs":   "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",
 	"latent":  "plot latent m.Z[COL]\n\nPosterior mean of a latent column against the observed levels of its column.",
 	// other words
-	"load":         `load("PATH" [, order = {COLUMN: ["low", ..., "high"]}]): read a CSV file with a header row (see data).`,
+	"load":         `load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}, drop = [COLUMN, ...]]): read a CSV file with a header row (see data).`,
 	"simulate":     `simulate(SPEC, n = N, levels = L [, seed = 1, missing = 0]): draw ordinal data from a known copula (see data).`,
 	"FactorCopula": `FactorCopula(p = P, k = K): a simulation spec, a random factor-model correlation with K factors over P columns.`,
 	"FullCopula":   `FullCopula(p = P): a simulation spec, a random unstructured correlation over P columns.`,
