@@ -130,6 +130,9 @@ type Summary struct {
 	// Sort is the column (one of SummarySorts) whose worst values come
 	// first, or "" for the rows in the order of the selection.
 	Sort string
+	// Columns are the columns of a data set whose levels summary DATA[COL,
+	// ...] counts; nil for the other summaries (and while Unresolved).
+	Columns []string
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].

@@ -231,7 +231,8 @@ summary EXPR [, prob = 0.9, sort = rhat]
 Table of posterior summaries (mean, sd, the central prob interval and the
 median, bulk and tail ESS, split R-hat, Monte Carlo standard errors of the
 mean and sd) of m.C, m.C[i, j], m.C[COL, COL], m.Lambda (aligned loadings);
-or a summary of a data set's columns. sort = rhat, ess_bulk, ess_tail or
+or a summary of a data set's columns (DATA[COL, ...]: the count of each
+level of those columns, rare answers included). sort = rhat, ess_bulk, ess_tail or
 mcse_mean puts the worst rows first (largest R-hat or MCSE, least ESS). A
 notebook shows the first and last 500 rows of a longer table.`,
 	"plot": `

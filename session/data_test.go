@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -545,5 +546,61 @@ func TestDatasetInfo(t *testing.T) {
 		}
 		info.Name = "renamed"
 		info.Columns[0].Name = "renamed"
+	}
+}
+
+// TestSummaryCountsLevels: summary DATA[COL, ...] counts each level of
+// the columns named or numbered, lowest first, with the missing cells last
+// (summary DATA said only how many levels a column has, so a category of 3
+// respondents, or a question that 2 of 800 answered no, went unseen until
+// its entries of C mixed slowly); a column of many levels is shown in 5
+// ranges of about equal counts.
+func TestSummaryCountsLevels(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("region,consent,income\n")
+	for i := range 100 {
+		region := []string{"north", "south"}[i%2]
+		if i < 3 {
+			region = "islands"
+		}
+		consent := "yes"
+		if i == 7 || i == 30 {
+			consent = "no"
+		}
+		income := strconv.Itoa(1000 + i)
+		if i >= 95 {
+			income = "NA"
+		}
+		fmt.Fprintf(&csv, "%s,%s,%s\n", region, consent, income)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	out := mustRun(t, s, `data s = load("s.csv", order = {region: ["north", "south", "islands"], consent: ["no", "yes"]})`+"\n"+
+		"summary s[region, 2, income]")
+	var got []string
+	for _, l := range captionedLines(t, out.displays[len(out.displays)-1]) {
+		got = append(got, strings.Join(strings.Fields(l), " "))
+	}
+	want := []string{
+		"column level count percent",
+		"region north 48 48.0",
+		"region south 49 49.0",
+		"region islands 3 3.0",
+		"region NA 0 NA",
+		"consent no 2 2.0",
+		"consent yes 98 98.0",
+		"consent NA 0 NA",
+		"income 1000–1018 19 20.0",
+		"income 1019–1037 19 20.0",
+		"income 1038–1056 19 20.0",
+		"income 1057–1075 19 20.0",
+		"income 1076–1094 19 20.0",
+		"income NA 5 NA",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("summary s[region, 2, income]:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

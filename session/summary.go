@@ -20,6 +20,10 @@ import (
 // or a description of a data set's columns.
 func (s *Session) summary(x *compiler.Summary, out Output) error {
 	if d, ok := s.data[x.Target.Name]; ok && x.Target.Member == "" {
+		if x.Columns != nil {
+			out.Display(levelCountsTable(d, x.Columns).Bundle(), "")
+			return nil
+		}
 		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
 		return nil
 	}
