@@ -290,28 +290,14 @@ func ranks(labels []string) map[string]int {
 // warnings for constant and all-missing columns, which carry no
 // information about the copula.
 func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
-		br.Discard(3) // a byte order mark, as spreadsheet programs write
-	}
-	if b, err := br.Peek(2); err == nil && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
-		// UTF-16's byte order mark: every other byte would be a NUL in
-		// the column names and cells.
-		return nil, nil, &DataError{Msg: "the file is UTF-16 text (as Excel's \"Unicode Text\" writes); save it as CSV UTF-8"}
-	}
 	sep := opts.Sep
 	if sep == 0 {
 		sep = ','
 	}
-	var text io.Reader = br
-	if loneCRLines(br) {
-		text = loneCRReader{br}
+	cr, err := csvReader(r, sep)
+	if err != nil {
+		return nil, nil, err
 	}
-	cr := csv.NewReader(text)
-	cr.Comma = sep
-	cr.FieldsPerRecord = -1 // ragged rows get our own message
-	cr.TrimLeadingSpace = sep != ' ' && sep != '\t'
-	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, nil, &DataError{Msg: "the file is empty; a header row naming the columns is required"}
@@ -430,6 +416,51 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		d.Labels = append(d.Labels, slices.Clone(labels))
 	}
 	return d, columnWarnings(d), nil
+}
+
+// csvReader reads the CSV text r separated by sep as LoadCSV does: past a
+// byte order mark, with lines ended by a lone '\r' where the header's is,
+// and refusing UTF-16.
+func csvReader(r io.Reader, sep rune) (*csv.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3) // a byte order mark, as spreadsheet programs write
+	}
+	if b, err := br.Peek(2); err == nil && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		// UTF-16's byte order mark: every other byte would be a NUL in
+		// the column names and cells.
+		return nil, &DataError{Msg: "the file is UTF-16 text (as Excel's \"Unicode Text\" writes); save it as CSV UTF-8"}
+	}
+	var text io.Reader = br
+	if loneCRLines(br) {
+		text = loneCRReader{br}
+	}
+	cr := csv.NewReader(text)
+	cr.Comma = sep
+	cr.FieldsPerRecord = -1 // ragged rows get our own message
+	cr.TrimLeadingSpace = sep != ' ' && sep != '\t'
+	cr.ReuseRecord = true
+	return cr, nil
+}
+
+// csvHeader returns the column names of the CSV text r separated by sep,
+// trimmed as LoadCSV trims them, reading its header row alone.
+func csvHeader(r io.Reader, sep rune) ([]string, error) {
+	cr, err := csvReader(r, sep)
+	if err != nil {
+		return nil, err
+	}
+	header, err := cr.Read()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(header))
+	for _, h := range header {
+		if h = strings.TrimSpace(h); h != "" {
+			names = append(names, h)
+		}
+	}
+	return names, nil
 }
 
 // loneCRLines reports whether the header row of the text br holds ends
