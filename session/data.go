@@ -223,13 +223,7 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 			msg := bad.Error()
 			var text textCellError
 			if errors.As(bad, &text) {
-				observed := 0
-				for _, k := range c.codes {
-					if k >= 0 {
-						observed++
-					}
-				}
-				msg = textColumnMessage(string(text), c.name, len(c.texts), observed)
+				msg = textColumnMessage(string(text), c.name, len(c.texts), c.observed())
 			}
 			return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: msg}
 		}
@@ -254,7 +248,7 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 						"%q is not a number, but the column's other cells are, such as %q, which the order * for text columns does not list; if %q marks a missing cell, add it to na",
 						stray, t, stray)}
 				}
-				return nil, nil, &DataError{Line: c.firstLine[k], Column: c.name, Msg: notInOrder(t, rank, "the order * gives every text column")}
+				return nil, nil, &DataError{Line: c.firstLine[k], Column: c.name, Msg: c.notInOrderAll(t, rank)}
 			}
 			nums[k] = float64(r)
 		}
@@ -268,6 +262,38 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 		}
 	}
 	return values, labels, nil
+}
+
+// observed is the number of the interned column's observed cells.
+func (c *columnReader) observed() int {
+	n := 0
+	for _, k := range c.codes {
+		if k >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// notInOrderAll is the message for the label t of the interned column that
+// the order * (rank) does not list. The order * reaches every text column,
+// those not meant to be modelled too: the message says how to leave the
+// column out, and for a column of many distinct texts (an identifier, free
+// text) says that alone, not that its first text might mark missing cells.
+func (c *columnReader) notInOrderAll(t string, rank map[string]int) string {
+	col := columnText(c.name)
+	if distinct, observed := len(c.texts), c.observed(); manyTexts(distinct, observed) {
+		return fmt.Sprintf("value %q is not in the order * gives every text column: the column's %d distinct texts in %d cells look like identifiers or free text, which drop = [%s] leaves out",
+			t, distinct, observed, col)
+	}
+	return notInOrder(t, rank, "the order * gives every text column") + fmt.Sprintf("; if column %s is not to be modelled, drop = [%s] leaves it out", col, col)
+}
+
+// manyTexts reports whether a column of distinct texts in observed cells
+// looks like identifiers or free text rather than an ordinal scale: more
+// than 20 texts, most cells their own.
+func manyTexts(distinct, observed int) bool {
+	return distinct > 20 && 2*distinct > observed
 }
 
 // ranks maps each label to its 1-based position.
@@ -587,7 +613,7 @@ func (e textCellError) Error() string {
 func textColumnMessage(cell, name string, distinct, observed int) string {
 	col := columnText(name)
 	msg := fmt.Sprintf("cannot read %q as a number; a column of text needs an explicit order, e.g. order = {%s: [\"low\", \"high\"]}, or drop = [%s] to leave it out", cell, col, col)
-	if distinct > 20 && 2*distinct > observed {
+	if manyTexts(distinct, observed) {
 		msg += fmt.Sprintf(" (its %d distinct texts in %d cells look like identifiers or free text, which drop leaves out)", distinct, observed)
 	}
 	return msg

@@ -335,7 +335,7 @@ func TestLoadCSVLoneCR(t *testing.T) {
 func TestLoadCSVOrderAllErrors(t *testing.T) {
 	csv := "q1,q2\nyes,no\nno,yes\nno,maybe\n"
 	_, _, err := LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"no", "yes"}})
-	want := `line 4: column q2: value "maybe" is not in the order * gives every text column ["no", "yes"]; if "maybe" marks a missing cell, add it to na`
+	want := `line 4: column q2: value "maybe" is not in the order * gives every text column ["no", "yes"]; if "maybe" marks a missing cell, add it to na; if column q2 is not to be modelled, drop = [q2] leaves it out`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
@@ -350,7 +350,14 @@ func TestLoadCSVOrderAllErrors(t *testing.T) {
 	// the number is named, at its own line.
 	csv = "a\nlow\nhigh\nlow\n2\n"
 	_, _, err = LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"low", "high"}})
-	want = `line 5: column a: value "2" is not in the order * gives every text column ["low", "high"]; if "2" marks a missing cell, add it to na`
+	want = `line 5: column a: value "2" is not in the order * gives every text column ["low", "high"]; if "2" marks a missing cell, add it to na; if column a is not to be modelled, drop = [a] leaves it out`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	// An identifier column that the order * reaches: drop, not na (its
+	// first text, R001, marks no missing cell).
+	_, _, err = LoadCSV(strings.NewReader("id,q\n"+strings.ReplaceAll(idRows(30), ",0\n", ",low\n")), CSVOptions{OrderAll: []string{"low", "high"}})
+	want = `line 2: column id: value "R001" is not in the order * gives every text column: the column's 30 distinct texts in 30 cells look like identifiers or free text, which drop = [id] leaves out`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
