@@ -337,10 +337,15 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 	if x.Missing == 0 && 2*x.Levels > x.N {
 		singletons = min(2*x.Levels-x.N, x.N)
 	}
+	// A binary column's rarer level holds about half the rows.
+	rarer := 0
+	if x.Levels == 2 {
+		rarer = int(math.Round((1 - x.Missing) * float64(x.N/2)))
+	}
 	for j := 1; j <= x.P; j++ {
 		info.Columns = append(info.Columns, ColumnInfo{
 			Name: fmt.Sprintf("Y%d", j), Levels: x.Levels, Missing: int(math.Round(x.Missing * float64(x.N))),
-			Singletons: singletons,
+			Singletons: singletons, Rarer: rarer,
 		})
 	}
 	c.local[x.Name] = &local{b: info}

@@ -772,6 +772,28 @@ func countLevels(col []float64) int {
 	return bits.OnesCount64(seen)
 }
 
+// rarerLevel is, for a column of two distinct observed values, the number
+// of cells of the rarer; 0 for other columns.
+func rarerLevel(col []float64) int {
+	first, second := math.NaN(), math.NaN()
+	n1, n2 := 0, 0
+	for _, v := range col {
+		switch {
+		case v != v:
+		case first != first || v == first:
+			first, n1 = v, n1+1
+		case second != second || v == second:
+			second, n2 = v, n2+1
+		default:
+			return 0 // a third value
+		}
+	}
+	if n2 == 0 {
+		return 0
+	}
+	return min(n1, n2)
+}
+
 // countSingletons is the number of observed cells of col whose value
 // occurs in no other cell.
 func countSingletons(col []float64) int {

@@ -545,7 +545,7 @@ func TestCountLevels(t *testing.T) {
 // caller renaming what it got (ReadData) changes nothing for the next.
 func TestDatasetInfo(t *testing.T) {
 	d := &Dataset{Name: "d", Names: []string{"a", "b"}, Columns: [][]float64{{1, 2, 2, math.NaN()}, {0.5, 1.5, 2.5, 3.5}}, Labels: [][]string{{"x", "y"}, nil}}
-	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true}, {Name: "b", Levels: 4, Singletons: 4}}
+	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true, Rarer: 1}, {Name: "b", Levels: 4, Singletons: 4}}
 	for range 2 {
 		info := d.Info()
 		if info.Name != "d" || info.N != 4 || !slices.Equal(info.Columns, want) {
