@@ -224,6 +224,16 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 			var text textCellError
 			if errors.As(bad, &text) {
 				msg = textColumnMessage(string(text), c.name, len(c.texts), c.observed())
+				if codes, number := c.strayTexts(); codes != nil {
+					// A column of numbers with a code or two of missing
+					// answers: na, not an order, is what it needs.
+					marks, them := "it marks", "it"
+					if len(codes) > 1 {
+						marks, them = "they mark", "them"
+					}
+					msg = fmt.Sprintf("%q is not a number, but the column's other cells are, such as %q; if %s missing answers, add %s to na, as na = [%s]",
+						string(text), number, marks, them, strings.Join(quoteAll(codes), ", "))
+				}
 			}
 			return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: msg}
 		}
@@ -262,6 +272,27 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 		}
 	}
 	return values, labels, nil
+}
+
+// strayTexts returns, for an interned column most of whose distinct texts
+// are numbers, the few that are not (at most 3, in the order they first
+// appear) and its first number; nil for other columns.
+func (c *columnReader) strayTexts() (codes []string, number string) {
+	numbers := 0
+	for _, t := range c.texts {
+		if _, err := parseNumber(t); err == nil {
+			numbers++
+			if number == "" {
+				number = t
+			}
+		} else {
+			codes = append(codes, t)
+		}
+	}
+	if len(codes) > 3 || numbers <= len(codes) {
+		return nil, ""
+	}
+	return codes, number
 }
 
 // observed is the number of the interned column's observed cells.

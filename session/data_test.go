@@ -194,7 +194,7 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"UTF-16 big-endian", "\xfe\xff\x00a\x00,\x00b\x00\n\x001\x00,\x002\x00\n", nil, "save it as CSV UTF-8"},
 		// Lines of the file, counting blank lines and the lines of a
 		// quoted cell, as an editor numbers them.
-		{"after blank lines", "a,b\n1,2\n\n2,3\n\n3,zz\n", nil, `line 6: column b: cannot read "zz"`},
+		{"after blank lines", "a,b\n1,2\n\n2,3\n\n3,zz\n", nil, `line 6: column b: "zz" is not a number`},
 		{"after a cell of two lines", "a,b\n1,\"x\ny\"\n2,zz\n", map[string][]string{"b": {"x\ny", "z"}}, `line 4: column b: value "zz" is not`},
 		{"ragged row after a blank line", "a,b\n1,2\n\n3\n", nil, "line 4: the row has 1 cells"},
 		{"a cell of two lines on the line it starts", "a,b\n1,2\n3,\"q\nr\"\n", nil, `line 3: column b: cannot read "q\nr"`},
