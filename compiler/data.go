@@ -86,7 +86,14 @@ func (c *checker) load(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt {
 	if files, canRead := c.env.(Files); ok && canRead && !c.writes[x.Path] {
 		read, err := files.ReadData(x)
 		if err != nil {
-			c.errs = append(c.errs, &dsl.Error{Pos: bound["path"].Value.Pos, Msg: x.Path + ": " + err.Error(), Kind: "DataError"})
+			// The columns that cannot be read come joined: one error each.
+			errs := []error{err}
+			if joined, isJoin := err.(interface{ Unwrap() []error }); isJoin {
+				errs = joined.Unwrap()
+			}
+			for _, err := range errs {
+				c.errs = append(c.errs, &dsl.Error{Pos: bound["path"].Value.Pos, Msg: x.Path + ": " + err.Error(), Kind: "DataError"})
+			}
 			ok = false
 		} else {
 			read.Name = x.Name

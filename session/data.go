@@ -223,7 +223,7 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 			msg := bad.Error()
 			var text textCellError
 			if errors.As(bad, &text) {
-				msg = textColumnMessage(string(text), c.name, len(c.texts), c.observed())
+				msg = textColumnMessage(string(text), c.name, c.texts, c.observed())
 				if codes, number := c.strayTexts(); codes != nil {
 					// A column of numbers with a code or two of missing
 					// answers: na, not an order, is what it needs.
@@ -343,9 +343,13 @@ func ranks(labels []string) map[string]int {
 // cells, NA, NaN and the texts of opts.NA are missing. A file whose header
 // is one column holding ';', tab or '|' is refused with the separator to
 // give, and so is a file with no data rows. Lines may end with "\n",
-// "\r\n" or, in a file whose header ends so, a lone '\r'. It returns
+// "\r\n" or, in a file whose header ends so, a lone '\r'. Columns
+// named in opts.Drop are left out unread. The columns that cannot be read
+// once the file is (text without an order, a stray text among numbers) are
+// reported together, as an errors.Join of their DataErrors. It returns
 // warnings for constant and all-missing columns, which carry no
-// information about the copula.
+// information about the copula, and for numbers that look like codes of
+// missing answers.
 func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	sep := opts.Sep
 	if sep == 0 {
@@ -457,13 +461,15 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		return nil, nil, &DataError{Msg: "the file has a header row but no rows of data"}
 	}
 	d := &Dataset{}
+	var unread []error // a survey's text columns without an order, all at once
 	for j, c := range cols {
 		if dropped[j] {
 			continue
 		}
 		values, labels, err := c.finish(opts.OrderAll)
 		if err != nil {
-			return nil, nil, err
+			unread = append(unread, err)
+			continue
 		}
 		if l, ok := opts.Order[names[j]]; ok {
 			labels = l
@@ -471,6 +477,13 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		d.Names = append(d.Names, names[j])
 		d.Columns = append(d.Columns, values)
 		d.Labels = append(d.Labels, slices.Clone(labels))
+	}
+	switch len(unread) {
+	case 0:
+	case 1:
+		return nil, nil, unread[0]
+	default:
+		return nil, nil, errors.Join(unread...)
 	}
 	return d, columnWarnings(d), nil
 }
@@ -641,14 +654,23 @@ func (e textCellError) Error() string {
 // drop to leave the column out; a column of many distinct texts (most
 // cells their own) is more likely an identifier or free text than an
 // ordinal scale, and the message says so.
-func textColumnMessage(cell, name string, distinct, observed int) string {
+func textColumnMessage(cell, name string, texts []string, observed int) string {
 	col := columnText(name)
 	msg := fmt.Sprintf("cannot read %q as a number; a column of text needs an explicit order, e.g. order = {%s: [\"low\", \"high\"]}, or drop = [%s] to leave it out", cell, col, col)
-	if manyTexts(distinct, observed) {
+	switch distinct := len(texts); {
+	case manyTexts(distinct, observed):
 		msg += fmt.Sprintf(" (its %d distinct texts in %d cells look like identifiers or free text, which drop leaves out)", distinct, observed)
+	case distinct <= maxListedLabels:
+		// The labels to put in order, sorted as text: their order is
+		// the user's to give, not the alphabet's.
+		msg += fmt.Sprintf(" (its labels, sorted as text: %s)", strings.Join(quoteAll(slices.Sorted(slices.Values(texts))), ", "))
 	}
 	return msg
 }
+
+// maxListedLabels is the most labels an error lists for a text column that
+// needs an order.
+const maxListedLabels = 12
 
 // decimalComma reports whether s is a number written with one comma, as
 // "1,5", "-0,25" or "1,500".

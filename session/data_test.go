@@ -212,6 +212,37 @@ func TestLoadCSVErrors(t *testing.T) {
 	}
 }
 
+// TestLoadCSVReportsEveryUnreadColumn: the columns that cannot be read once
+// the file is (text without an order, a stray text among numbers) are
+// reported together, each with its line, and a text column's error lists
+// its labels (a survey's missing codes among them) but for an identifier's
+// many. Each used to be reported alone, so a survey of seven text columns
+// took seven runs to load.
+func TestLoadCSVReportsEveryUnreadColumn(t *testing.T) {
+	csv := "id,smoker,q1,income\n" + "R1,yes,agree,12.5\n" + "R2,no,-99,refused\n" + "R3,no,disagree,30\n"
+	for i := 4; i <= 30; i++ {
+		csv += fmt.Sprintf("R%d,yes,agree,%d\n", i, i)
+	}
+	_, _, err := LoadCSV(strings.NewReader(csv), CSVOptions{})
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		t.Fatalf("error %v is not one per column", err)
+	}
+	want := []string{
+		`line 2: column id: cannot read "R1" as a number; a column of text needs an explicit order, e.g. order = {id: ["low", "high"]}, or drop = [id] to leave it out (its 30 distinct texts in 30 cells look like identifiers or free text, which drop leaves out)`,
+		`line 2: column smoker: cannot read "yes" as a number; a column of text needs an explicit order, e.g. order = {smoker: ["low", "high"]}, or drop = [smoker] to leave it out (its labels, sorted as text: "no", "yes")`,
+		`line 2: column q1: cannot read "agree" as a number; a column of text needs an explicit order, e.g. order = {q1: ["low", "high"]}, or drop = [q1] to leave it out (its labels, sorted as text: "-99", "agree", "disagree")`,
+		`line 3: column income: "refused" is not a number, but the column's other cells are, such as "12.5"; if it marks missing answers, add it to na, as na = ["refused"]`,
+	}
+	var got []string
+	for _, e := range joined.Unwrap() {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // idRows is n rows of an identifier column R001, R002, ... and a number.
 func idRows(n int) string {
 	var b strings.Builder
@@ -356,7 +387,8 @@ func TestLoadCSVOrderAllErrors(t *testing.T) {
 	}
 	// An identifier column that the order * reaches: drop, not na (its
 	// first text, R001, marks no missing cell).
-	_, _, err = LoadCSV(strings.NewReader("id,q\n"+strings.ReplaceAll(idRows(30), ",0\n", ",low\n")), CSVOptions{OrderAll: []string{"low", "high"}})
+	rows := strings.NewReplacer(",0\n", ",low\n", ",1\n", ",high\n", ",2\n", ",low\n").Replace(idRows(30))
+	_, _, err = LoadCSV(strings.NewReader("id,q\n"+rows), CSVOptions{OrderAll: []string{"low", "high"}})
 	want = `line 2: column id: value "R001" is not in the order * gives every text column: the column's 30 distinct texts in 30 cells look like identifiers or free text, which drop = [id] leaves out`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
