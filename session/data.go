@@ -375,10 +375,14 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	p := len(header)
 	names := make([]string, p)
 	seen := map[string]int{}
+	// A column with no name is left out if it holds no value either, as
+	// the empty columns a spreadsheet saves after the last one.
+	unnamed := make([]bool, p)
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		if h == "" {
-			return nil, nil, &DataError{Line: 1, Msg: fmt.Sprintf("column %d has an empty name", j+1)}
+			unnamed[j] = true
+			continue
 		}
 		if k, dup := seen[h]; dup {
 			return nil, nil, &DataError{Line: 1, Column: h, Msg: fmt.Sprintf("the name is used twice (columns %d and %d)", k+1, j+1)}
@@ -389,18 +393,18 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	for _, name := range slices.Sorted(maps.Keys(opts.Order)) {
 		if _, ok := seen[name]; !ok {
 			msg := fmt.Sprintf("order names column %q, which the file does not have", name)
-			if s := dsl.Nearest(name, names); s != "" {
+			if s := dsl.Nearest(name, named(names)); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 			return nil, nil, &DataError{Msg: msg}
 		}
 	}
-	dropped := make([]bool, p)
+	dropped := slices.Clone(unnamed)
 	for _, name := range opts.Drop {
 		j, ok := seen[name]
 		if !ok {
 			msg := fmt.Sprintf("drop names column %q, which the file does not have", name)
-			if s := dsl.Nearest(name, names); s != "" {
+			if s := dsl.Nearest(name, named(names)); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 			return nil, nil, &DataError{Msg: msg}
@@ -410,7 +414,10 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		}
 		dropped[j] = true
 	}
-	if len(opts.Drop) > 0 && !slices.Contains(dropped, false) {
+	if !slices.Contains(unnamed, false) {
+		return nil, nil, &DataError{Line: 1, Msg: "the header row names no column"}
+	}
+	if !slices.Contains(dropped, false) {
 		return nil, nil, &DataError{Msg: "drop leaves out every column of the file"}
 	}
 	cols := make([]*columnReader, p)
@@ -445,6 +452,10 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			return nil, nil, &DataError{Line: line, Msg: fmt.Sprintf("the row has %d cells but the header names %d columns", len(rec), p)}
 		}
 		for j, cell := range rec {
+			if unnamed[j] && strings.TrimSpace(cell) != "" {
+				line, _ := cr.FieldPos(j)
+				return nil, nil, &DataError{Line: line, Msg: fmt.Sprintf("column %d has no name in the header row but holds %q; name it there", j+1, shorten(strings.TrimSpace(cell), 40))}
+			}
 			if dropped[j] {
 				continue
 			}
@@ -485,7 +496,21 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	default:
 		return nil, nil, errors.Join(unread...)
 	}
-	return d, columnWarnings(d), nil
+	warnings := columnWarnings(d)
+	var empty []string
+	for j, u := range unnamed {
+		if u {
+			empty = append(empty, strconv.Itoa(j+1))
+		}
+	}
+	switch len(empty) {
+	case 0:
+	case 1:
+		warnings = append(warnings, "column "+empty[0]+" of the file has no name and no value (as a spreadsheet saves empty columns): left out")
+	default:
+		warnings = append(warnings, "columns "+strings.Join(empty, ", ")+" of the file have no name and no value (as a spreadsheet saves empty columns): left out")
+	}
+	return d, warnings, nil
 }
 
 // csvReader reads the CSV text r separated by sep as LoadCSV does: past a
@@ -531,6 +556,11 @@ func csvHeader(r io.Reader, sep rune) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// named is names without the empty names of unnamed columns.
+func named(names []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "" })
 }
 
 // loneCRLines reports whether the header row of the text br holds ends

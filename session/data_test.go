@@ -111,6 +111,23 @@ func TestLoadCSV(t *testing.T) {
 			cols:  [][]float64{{-5, -99, 3}, {87, 89, 50}, {98, 99, 1}, {-1, 0, 1}, {0.5, -99.5, 3}, {1, 9, 8}},
 		},
 		{
+			// Excel saves empty columns after the last as empty cells
+			// with no name: they are left out, with a warning (load
+			// refused the file: "column 3 has an empty name").
+			name:     "empty columns with no name",
+			csv:      "a,b,,\r\n1,2,,\r\n2,1, ,\r\n",
+			names:    []string{"a", "b"},
+			cols:     [][]float64{{1, 2}, {2, 1}},
+			warnings: []string{"columns 3, 4 of the file have no name and no value (as a spreadsheet saves empty columns): left out"},
+		},
+		{
+			name:     "an empty column with no name between two",
+			csv:      "a,,b\n1,,2\n2,,1\n",
+			names:    []string{"a", "b"},
+			cols:     [][]float64{{1, 2}, {2, 1}},
+			warnings: []string{"column 2 of the file has no name and no value"},
+		},
+		{
 			name:  "byte order mark and quoted header",
 			csv:   "\ufeff\"x\",y\n1,2\n3,1\n",
 			names: []string{"x", "y"},
@@ -177,7 +194,8 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"identifier column", "id,a\n" + idRows(30), nil, `line 2: column id: cannot read "R001" as a number; a column of text needs an explicit order, e.g. order = {id: ["low", "high"]}, or drop = [id] to leave it out (its 30 distinct texts in 30 cells look like identifiers or free text, which drop leaves out)`},
 		{"unknown column in order", "sex\nm\n", map[string][]string{"sx": {"m"}}, `order names column "sx", which the file does not have (did you mean sex?)`},
 		{"duplicate header", "a,a\n1,2\n", nil, "line 1: column a: the name is used twice (columns 1 and 2)"},
-		{"empty header name", "a,\n1,2\n", nil, "line 1: column 2 has an empty name"},
+		{"empty header name over a value", "a,\n1,2\n", nil, `line 2: column 2 has no name in the header row but holds "2"; name it there`},
+		{"no named column", ",\n,\n", nil, "line 1: the header row names no column"},
 		{"infinite value", "a\nInf\n", nil, `cannot read "Inf" as a number: it is infinite`},
 		// Numbers that are not text get hints of their own, not the
 		// order that text needs.
