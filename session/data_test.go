@@ -507,6 +507,9 @@ func FuzzLoadCSV(f *testing.F) {
 	f.Add("q1|q2\nlo|hi\n.|lo\n", "", byte('|'), ".", true)
 	f.Add("a,b\r1,\"m\rf\"\r2,1\r", "", byte(0), "", false)
 	f.Add("s,b\r\nm,\"1\r2\"\r\nf,1\r\n", "s", byte(0), "", false)
+	f.Add("\ufeffa,b,,\r\n1,2,,\r\n", "", byte(0), "", false) // empty columns with no name
+	f.Add("a,,b\n1,x,2\n", "", byte(0), "", false)
+	f.Add("inc,q\n1,lo\nrefused,hi\n-99,DK\n", "", byte(0), "-99", false)
 	f.Fuzz(func(t *testing.T, text, orderCol string, sep byte, na string, all bool) {
 		opts := CSVOptions{NA: []string{na}}
 		if orderCol != "" {
