@@ -81,6 +81,11 @@ type InferencePlan struct {
 	// or ESS), where the plan knows of a sampler that may mix better; empty
 	// otherwise.
 	IfPoorMixing string
+	// RareBinary holds, per model column, the observed cells of its rarer
+	// level when it is a binary column with at most rareBinaryCells of
+	// them (the plan's note names it), 0 otherwise: a fit's warning that
+	// names an entry of such a column says why it mixes slowly.
+	RareBinary []int
 
 	n       int
 	columns []string
@@ -176,6 +181,12 @@ func Plan(m *DeclareModel, d *DataInfo, f *Fit) (*InferencePlan, error) {
 	}
 	if note := rareBinaryNote(m.Name, cols, levels, rarer); note != "" {
 		pl.Notes = append(pl.Notes, note)
+		pl.RareBinary = make([]int, p)
+		for j, l := range levels {
+			if l == 2 && rarer[j] <= rareBinaryCells {
+				pl.RareBinary[j] = rarer[j]
+			}
+		}
 	}
 	if note := keptDrawsNote(f, p, pl.k, d.HasTruth); note != "" {
 		pl.Notes = append(pl.Notes, note)
