@@ -263,7 +263,14 @@ func (c *checker) labels(e *dsl.Expr, what string) ([]string, bool) {
 		var label string
 		switch {
 		case ip != nil && ip.Str != nil:
-			label = ip.Str.Value
+			// Cells are read trimmed, so a label is too: "no " would match
+			// no cell, and the error's "did you mean" would look like it.
+			label = strings.TrimSpace(ip.Str.Value)
+			if label == "" {
+				c.errorf(item.Pos, "empty cells are always missing; na lists other texts of missing cells", "order of %s: a label cannot be empty", what)
+				good = false
+				continue
+			}
 		case ip != nil && ip.Number != nil:
 			label = ip.Number.Text
 		case ip != nil && ip.Name != nil:

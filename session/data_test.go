@@ -664,3 +664,23 @@ func TestSummaryCountsLevels(t *testing.T) {
 		t.Errorf("summary s[region, 2, income]:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestOrderLabelsAreTrimmed: cells are read trimmed, and so are the labels
+// of an order: order = {s: ["no ", "yes"]} loads a column of no and yes (it
+// was refused: value "no" is not in the column's order ["no ", "yes"] (did
+// you mean "no "?)).
+func TestOrderLabelsAreTrimmed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte("s,x\nyes,1\n no,2\nno ,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = load("s.csv", order = {s: ["no ", " yes"]})`)
+	d := s.data["d"]
+	if want := []float64{2, 1, 1}; !slices.Equal(d.Columns[0], want) {
+		t.Errorf("column s = %v, want %v", d.Columns[0], want)
+	}
+	if want := []string{"no", "yes"}; !slices.Equal(d.Labels[0], want) {
+		t.Errorf("labels %q, want %q", d.Labels[0], want)
+	}
+}
