@@ -77,12 +77,23 @@ func (c *checker) load(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt {
 		good := c.order(a.Value, x)
 		ok = ok && good
 	}
+	if a := bound["drop"]; a != nil {
+		good := c.dropColumns(a.Value, x)
+		ok = ok && good
+	}
 	info := &DataInfo{Name: x.Name}
 	pending := true
 	if files, canRead := c.env.(Files); ok && canRead && !c.writes[x.Path] {
 		read, err := files.ReadData(x)
 		if err != nil {
-			c.errs = append(c.errs, &dsl.Error{Pos: bound["path"].Value.Pos, Msg: x.Path + ": " + err.Error(), Kind: "DataError"})
+			// The columns that cannot be read come joined: one error each.
+			errs := []error{err}
+			if joined, isJoin := err.(interface{ Unwrap() []error }); isJoin {
+				errs = joined.Unwrap()
+			}
+			for _, err := range errs {
+				c.errs = append(c.errs, &dsl.Error{Pos: bound["path"].Value.Pos, Msg: x.Path + ": " + err.Error(), Kind: "DataError"})
+			}
 			ok = false
 		} else {
 			read.Name = x.Name
@@ -201,6 +212,43 @@ func (c *checker) order(e *dsl.Expr, x *LoadData) bool {
 	return good
 }
 
+// dropColumns checks drop = [id, "free text"]: the names of columns to
+// leave out, each once, and none of them given an order.
+func (c *checker) dropColumns(e *dsl.Expr, x *LoadData) bool {
+	items, isList := oneOrList(e)
+	good := true
+	for _, item := range items {
+		p, _ := item.AsPrimary()
+		var name string
+		switch {
+		case p != nil && p.Name != nil:
+			name = p.Name.Name
+		case p != nil && p.Str != nil && strings.TrimSpace(p.Str.Value) != "":
+			name = strings.TrimSpace(p.Str.Value)
+		default:
+			hint := `as in drop = [id, "free text"]`
+			if !isList {
+				hint = `give a list of column names, as in drop = [id, "free text"]`
+			}
+			c.errorf(item.Pos, hint, "drop lists the names of columns, got %s", describeExpr(item))
+			good = false
+			continue
+		}
+		if slices.Contains(x.Drop, name) {
+			c.errorf(item.Pos, "", "drop: column %s listed twice", name)
+			good = false
+			continue
+		}
+		if _, ordered := x.Order[name]; ordered {
+			c.errorf(item.Pos, "leave it out of one of them", "column %s is both given an order and dropped", name)
+			good = false
+			continue
+		}
+		x.Drop = append(x.Drop, name)
+	}
+	return good
+}
+
 // labels checks the list of labels of one order entry, lowest first.
 func (c *checker) labels(e *dsl.Expr, what string) ([]string, bool) {
 	lp, isList := e.AsPrimary()
@@ -215,7 +263,14 @@ func (c *checker) labels(e *dsl.Expr, what string) ([]string, bool) {
 		var label string
 		switch {
 		case ip != nil && ip.Str != nil:
-			label = ip.Str.Value
+			// Cells are read trimmed, so a label is too: "no " would match
+			// no cell, and the error's "did you mean" would look like it.
+			label = strings.TrimSpace(ip.Str.Value)
+			if label == "" {
+				c.errorf(item.Pos, "empty cells are always missing; na lists other texts of missing cells", "order of %s: a label cannot be empty", what)
+				good = false
+				continue
+			}
 		case ip != nil && ip.Number != nil:
 			label = ip.Number.Text
 		case ip != nil && ip.Name != nil:
@@ -296,10 +351,15 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 	if x.Missing == 0 && 2*x.Levels > x.N {
 		singletons = min(2*x.Levels-x.N, x.N)
 	}
+	// A binary column's rarer level holds about half the rows.
+	rarer := 0
+	if x.Levels == 2 {
+		rarer = int(math.Round((1 - x.Missing) * float64(x.N/2)))
+	}
 	for j := 1; j <= x.P; j++ {
 		info.Columns = append(info.Columns, ColumnInfo{
 			Name: fmt.Sprintf("Y%d", j), Levels: x.Levels, Missing: int(math.Round(x.Missing * float64(x.N))),
-			Singletons: singletons,
+			Singletons: singletons, Rarer: rarer,
 		})
 	}
 	c.local[x.Name] = &local{b: info}

@@ -58,6 +58,9 @@ type ColumnInfo struct {
 	Singletons int
 	// Text is true for a column of text labels (ordered by load's order).
 	Text bool
+	// Rarer is, for a binary column (Levels 2), the number of observed
+	// cells of its rarer level; 0 for the other columns.
+	Rarer int
 }
 
 // ModelInfo describes a declared model.

@@ -21,6 +21,9 @@ type filesEnv struct {
 
 func (e *filesEnv) ReadData(x *LoadData) (*DataInfo, error) {
 	e.reads = append(e.reads, x.Path)
+	if x.Path == "texts.csv" { // two text columns without an order
+		return nil, errors.Join(errors.New(`column smoker: cannot read "yes" as a number`), errors.New(`column q1: cannot read "agree" as a number`))
+	}
 	d, ok := e.data[x.Path]
 	if !ok {
 		return nil, fmt.Errorf("open %s: no such file or directory", x.Path)
@@ -131,5 +134,21 @@ func TestFilesAtCheckTime(t *testing.T) {
 				t.Errorf("kind %q, want DataError", list[0].Kind)
 			}
 		})
+	}
+}
+
+// TestLoadReportsEachColumnError: a file whose columns cannot be read
+// (joined errors, one per column) gives one error per column, each at the
+// path, so that a survey's text columns without an order are all named at
+// once.
+func TestLoadReportsEachColumnError(t *testing.T) {
+	got, list := checkErrors(t, `data s = load("texts.csv")`, newFilesEnv())
+	if len(list) != 2 || list[0].Kind != "DataError" || list[1].Kind != "DataError" {
+		t.Fatalf("errors:\n%s\nwant one DataError per column", got)
+	}
+	for k, want := range []string{`1:15: texts.csv: column smoker: cannot read "yes"`, `1:15: texts.csv: column q1: cannot read "agree"`} {
+		if msg := fmt.Sprintf("%d:%d: %s", list[k].Pos.Line, list[k].Pos.Column, list[k].Msg); !strings.HasPrefix(msg, want) {
+			t.Errorf("error %d: %s, want %s", k+1, msg, want)
+		}
 	}
 }

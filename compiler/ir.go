@@ -38,6 +38,9 @@ type LoadData struct {
 	// OrderAll is the order of every other column holding text, from the
 	// key * of the order map; nil when there is none.
 	OrderAll []string
+	// Drop names the columns of the file to leave out (identifiers, free
+	// text): their cells are not read, and the data set has no such column.
+	Drop []string
 }
 
 // SimulateData is data NAME = simulate(SPEC, n = N, levels = L, seed = S, missing = M).
@@ -127,6 +130,9 @@ type Summary struct {
 	// Sort is the column (one of SummarySorts) whose worst values come
 	// first, or "" for the rows in the order of the selection.
 	Sort string
+	// Columns are the columns of a data set whose levels summary DATA[COL,
+	// ...] counts; nil for the other summaries (and while Unresolved).
+	Columns []string
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].

@@ -27,6 +27,13 @@ func (c *checker) explain(s *dsl.ExplainStmt) Stmt {
 // summary checks summary EXPR: a data set, or C, Lambda or a derived member
 // (partial, communality, regress) of a fitted model.
 func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
+	if pf, ok := s.Target.AsPostfix(); ok && pf.Primary.Name != nil && len(pf.Suffixes) == 1 && pf.Suffixes[0].Index != nil {
+		if b, _, _, found := c.lookup(pf.Primary.Name.Name); found {
+			if _, isData := b.(*DataInfo); isData {
+				return c.dataLevels(s)
+			}
+		}
+	}
 	t, ok := c.reference(s.Target, "summary", true)
 	if !ok {
 		return nil
@@ -53,6 +60,29 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 	}
 	if !ok {
 		return nil
+	}
+	return x
+}
+
+// dataLevels checks summary DATA[COL, ...]: the counts of each level of
+// some columns of a data set, named or numbered as in Y = DATA[COL, ...].
+func (c *checker) dataLevels(s *dsl.SummaryStmt) Stmt {
+	sel := &DeclareModel{}
+	_, pending, ok := c.modelData(s.Target, sel)
+	set, good := c.settings(s.Settings, "summary", settingsOf("summary"))
+	ok = ok && good
+	for _, name := range []string{"prob", "sort"} {
+		if a := set[name]; a != nil {
+			c.errorf(a.Name.Pos, "", "%s sets a posterior summary; summary %s counts the levels of data", name, strings.TrimSpace(s.Target.String()))
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	x := &Summary{At: s.Pos, Target: Ref{At: s.Target.Pos, Name: sel.Data, Unresolved: pending}, Prob: DefaultProb}
+	if !pending {
+		x.Columns = sel.Columns
 	}
 	return x
 }

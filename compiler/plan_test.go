@@ -538,6 +538,38 @@ func TestPlanConstantColumnNote(t *testing.T) {
 	}
 }
 
+// TestPlanRareBinaryNote: a binary column with at most 10 observed cells
+// in its rarer level gets a note in every plan, naming it and its count; a
+// binary column of 11, and a many-level column whose rarest level is
+// small, do not. On a survey whose consent question 2 of 800 answered no,
+// consent's entries of C gave the fit's worst R-hat (1.41) and ESS (4)
+// with no note, and the warnings pointed at strongly correlated binary
+// columns and 33,000 more iterations.
+func TestPlanRareBinaryNote(t *testing.T) {
+	env := newFakeEnv()
+	env["s"] = &DataInfo{Name: "s", N: 800, Columns: []ColumnInfo{
+		{Name: "smoker", Levels: 2, Rarer: 250}, {Name: "q1", Levels: 5}, {Name: "consent", Levels: 2, Rarer: 2},
+		{Name: "my flag", Levels: 2, Rarer: 10}, {Name: "tick", Levels: 2, Rarer: 11}, {Name: "visits", Levels: 14}}}
+	for _, tc := range []struct{ name, src, want string }{
+		{"one column, full", "model m { Y = s[smoker, q1, consent, tick]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
+			"binary column with few observed cells in its rarer level: consent (2 cells); its correlations rest on those cells alone, so their posterior stays wide, close to the prior, and mixes slowly: the fit's R-hat and ESS may warn on them first (summary m.C[consent] shows them); leave it out of Y if it is not needed"},
+		{"two columns, factor", "model f { Y = s; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }",
+			`binary columns with few observed cells in their rarer level: consent (2 cells), "my flag" (10 cells); their correlations`},
+		{"none", "model m { Y = s[smoker, q1, tick, visits]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, err := planFor(t, tc.src, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := strings.Join(pl.Notes, "\n")
+			if got := strings.Count(notes, "rarer level"); tc.want != "" && (got != 1 || !strings.Contains(notes, tc.want)) || tc.want == "" && got != 0 {
+				t.Errorf("notes %q, want the note %q once", notes, tc.want)
+			}
+		})
+	}
+}
+
 // TestPlanFactorsPastLedermannBound: a factor model with more factors than
 // the Ledermann bound, the largest k with (p − k)² ≥ p + k, has more free
 // loadings (p·k − k(k − 1)/2) than C has correlations (p(p − 1)/2), so

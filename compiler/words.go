@@ -68,7 +68,7 @@ func members() []string {
 func parameters(call string) []param {
 	switch call {
 	case "load":
-		return []param{{"path", true, true}, {"sep", false, false}, {"na", false, false}, {"order", false, false}}
+		return []param{{"path", true, true}, {"sep", false, false}, {"na", false, false}, {"order", false, false}, {"drop", false, false}}
 	case "simulate":
 		return []param{{"spec", true, true}, {"n", false, true}, {"levels", false, true}, {"seed", false, false}, {"missing", false, false}}
 	case "FullCopula":
@@ -176,13 +176,14 @@ func Doc(word string) (string, bool) {
 var docs = map[string]string{
 	// statements
 	"data": `
-data NAME = load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}])
+data NAME = load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}, drop = [COLUMN, ...]])
 data NAME = simulate(FactorCopula(p = P, k = K) | FullCopula(p = P), n = N, levels = L [, seed = S, missing = M])
 
 Binds a data set. load reads a CSV file with a header row; numeric cells are
 ordered by value, a text column needs its labels in order (a key [a, b] gives
 several columns one order, * every other text column); empty cells, NA, NaN
-and the texts of na are missing; sep sets the separator. simulate draws
+and the texts of na are missing; sep sets the separator; drop leaves out
+columns not to model (identifiers, free text). simulate draws
 ordinal data from a known copula (columns Y1..Yp); the truth stays attached
 for plot rmse and plot heatmap.`,
 	"model": `
@@ -230,7 +231,8 @@ summary EXPR [, prob = 0.9, sort = rhat]
 Table of posterior summaries (mean, sd, the central prob interval and the
 median, bulk and tail ESS, split R-hat, Monte Carlo standard errors of the
 mean and sd) of m.C, m.C[i, j], m.C[COL, COL], m.Lambda (aligned loadings);
-or a summary of a data set's columns. sort = rhat, ess_bulk, ess_tail or
+or a summary of a data set's columns (DATA[COL, ...]: the count of each
+level of those columns, rare answers included). sort = rhat, ess_bulk, ess_tail or
 mcse_mean puts the worst rows first (largest R-hat or MCSE, least ESS). A
 notebook shows the first and last 500 rows of a longer table.`,
 	"plot": `
@@ -345,7 +347,8 @@ C's worst-mixing entry on most data sets measured (docs/sampling.md §9.1).
 Full correlation: gibbs. Factor model: px. explain shows the other
 candidate, its predicted time and its measured efficiency. Where coarse
 columns are strongly correlated hmc mixes better; a Gibbs fit whose R-hat
-or ESS warns says so.`,
+or ESS warns says so. auto(T = pi/2) sets the exact-HMC travel time of the
+columns it moves to hmc.`,
 	"gibbs": `
 fit m with gibbs
 
@@ -381,7 +384,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"pairs":   "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",
 	"latent":  "plot latent m.Z[COL]\n\nPosterior mean of a latent column against the observed levels of its column.",
 	// other words
-	"load":         `load("PATH" [, order = {COLUMN: ["low", ..., "high"]}]): read a CSV file with a header row (see data).`,
+	"load":         `load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}, drop = [COLUMN, ...]]): read a CSV file with a header row (see data).`,
 	"simulate":     `simulate(SPEC, n = N, levels = L [, seed = 1, missing = 0]): draw ordinal data from a known copula (see data).`,
 	"FactorCopula": `FactorCopula(p = P, k = K): a simulation spec, a random factor-model correlation with K factors over P columns.`,
 	"FullCopula":   `FullCopula(p = P): a simulation spec, a random unstructured correlation over P columns.`,
@@ -428,6 +431,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"sep":      `load("x.csv", sep = ";"): the field separator, one character ("," by default, ";", "\t", "|").`,
 	"na":       `load("x.csv", na = ["-99", "."]): more texts of missing cells; empty cells, NA and NaN always are.`,
 	"order":    `load("x.csv", order = {COLUMN: ["low", "mid", "high"]}): the order of a text column's labels; {*: [...]} for every text column.`,
+	"drop":     `load("x.csv", drop = [id, comment]): columns of the file to leave out, such as identifiers and free text; their cells are not read.`,
 	"levels":   `simulate(SPEC, n = 1000, levels = 5): the levels of every simulated column, cut at its sample quantiles.`,
 	"missing":  `simulate(SPEC, n = 1000, levels = 5, missing = 0.1): the share of cells made missing at random (default 0).`,
 	"with":     `fit m with METHOD: choose the sampler (see fit).`,

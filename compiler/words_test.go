@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -57,4 +58,44 @@ func TestHelpSaysWhatFactorModelsIdentify(t *testing.T) {
 			t.Errorf("help %s = %q, want it to contain %q", tc.word, doc, tc.want)
 		}
 	}
+}
+
+// TestHelpNamesEveryArgument: help of a call or statement names each of
+// its arguments and settings (the first, positional one is written as a
+// placeholder, PATH or SPEC). help load named order alone, so sep, na
+// and drop could be found only in the reference (found by the review of a
+// mixed survey).
+func TestHelpNamesEveryArgument(t *testing.T) {
+	for call, args := range Arguments() {
+		d, ok := Doc(call)
+		if !ok {
+			t.Errorf("help %s: no documentation", call)
+			continue
+		}
+		for _, a := range args {
+			if p := paramNamed(call, a); p != nil && p.positional && p.required {
+				continue
+			}
+			if !regexp.MustCompile(`\b` + a + `\b`).MatchString(d) {
+				t.Errorf("help %s does not name %s: %q", call, a, d)
+			}
+		}
+	}
+}
+
+// paramNamed is the parameter name of call, nil for a statement's setting.
+func paramNamed(call, name string) *param {
+	if slices.Contains(settingStatements(), call) {
+		return nil
+	}
+	for _, p := range parameters(call) {
+		if p.name == name {
+			return &p
+		}
+	}
+	return nil
+}
+
+func settingStatements() []string {
+	return []string{"fit", "extend", "summary", "impute", "check", "compare"}
 }

@@ -226,8 +226,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 61 {
-		t.Errorf("got %d statements, want 61", len(f.Stmts))
+	if len(f.Stmts) != 63 {
+		t.Errorf("got %d statements, want 63", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)

@@ -173,7 +173,7 @@ func TestLoadingsAligned(t *testing.T) {
 	if r := rhat(m.Fit); r > 1.1 {
 		t.Errorf("aligned loadings R-hat %.3f, want below 1.1", r)
 	}
-	report, d, _ := fitReport(fitHeadline(fit, m.Fit, "")("px"), "fm", m.Fit)
+	report, d, _ := fitReport(fitHeadline(fit, m.Fit, "")("px"), "fm", m.Fit, nil)
 	if !strings.Contains(report, "over 10 correlations and 5 loadings (aligned)") {
 		t.Errorf("report %q does not count the loadings", report)
 	}

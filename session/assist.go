@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -51,6 +52,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		return nil, cursor, cursor // a comment is prose
 	}
 	if q := openString(code[:cursor]); q >= 0 {
+		if names := s.loadColumnsAt(code[:q-1]); names != nil {
+			return escapedPrefixed(names, code[q:cursor]), q, cursor
+		}
 		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
 			return s.completeColumnString(owner, code[q:cursor]), q, cursor
 		}
@@ -70,6 +74,10 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	switch {
 	case strings.HasSuffix(before, ".") && start == len(before):
 		candidates = s.members(lastIdent(before[:len(before)-1]))
+	case s.loadColumnsAt(code[:start]) != nil:
+		// load("survey.csv", drop = [id, ...], order = {q1: ...}): the
+		// file's columns, read from its header.
+		candidates = columnTexts(s.loadColumnsAt(code[:start]))
 	case s.columnsOf(openBracketOwner(code[:start])) != nil:
 		for _, name := range s.columnsOf(openBracketOwner(code[:start])) {
 			candidates = append(candidates, columnText(name))
@@ -139,8 +147,14 @@ func columnTexts(names []string) []string {
 // prefix, the escaped text of a string being typed inside its index
 // brackets (as in m.C["my c), escaped as the string needs them.
 func (s *Session) completeColumnString(owner, prefix string) []string {
+	return escapedPrefixed(s.columnsOf(owner), prefix)
+}
+
+// escapedPrefixed returns the names that complete prefix, the escaped text
+// of a string being typed, escaped as the string needs them, sorted.
+func escapedPrefixed(names []string, prefix string) []string {
 	var out []string
-	for _, name := range s.columnsOf(owner) {
+	for _, name := range names {
 		q := strconv.Quote(name)
 		if escaped := q[1 : len(q)-1]; strings.HasPrefix(escaped, prefix) {
 			out = append(out, escaped)
@@ -148,6 +162,149 @@ func (s *Session) completeColumnString(owner, prefix string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// loadColumnsAt returns the column names of the file that the load call
+// open at the end of text reads, from its header row, when text ends where
+// a column name goes: in its drop = [...] (or after drop =), or at a key of
+// its order = {...} (a key list [q1, q2] included); nil elsewhere, or when
+// the file cannot be read. The file is the call's first argument, read with
+// the call's sep.
+func (s *Session) loadColumnsAt(text string) []string {
+	start := dsl.StatementStart(text)
+	type frame struct {
+		open byte
+		at   int
+	}
+	var stack []frame
+	inString := false
+	for i := start; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case inString:
+			inString = c != '"'
+		case c == '"':
+			inString = true
+		case c == '#':
+			return nil
+		case c == '(' || c == '[' || c == '{':
+			stack = append(stack, frame{c, i})
+		case c == ')' || c == ']' || c == '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	if inString {
+		return nil
+	}
+	call := -1
+	for k := len(stack) - 1; k >= 0; k-- {
+		if stack[k].open == '(' {
+			if lastIdent(strings.TrimRight(text[:stack[k].at], " \t")) == "load" {
+				call = k
+			}
+			break
+		}
+	}
+	if call < 0 {
+		return nil
+	}
+	// settingBefore is the name of the setting whose value opens at i.
+	settingBefore := func(i int) string {
+		t, ok := strings.CutSuffix(strings.TrimRight(text[:i], " \t\r\n"), "=")
+		if !ok {
+			return ""
+		}
+		return lastIdent(strings.TrimRight(t, " \t\r\n"))
+	}
+	// atKey reports whether the map opened at i is at a key from i to
+	// end: no ':' at its own depth since its last ','.
+	atKey := func(i, end int) bool {
+		depth, key := 0, true
+		inString := false
+		for j := i + 1; j < end; j++ {
+			c := text[j]
+			switch {
+			case inString && c == '\\':
+				j++
+			case inString:
+				inString = c != '"'
+			case c == '"':
+				inString = true
+			case c == '(' || c == '[' || c == '{':
+				depth++
+			case c == ')' || c == ']' || c == '}':
+				depth--
+			case depth == 0 && c == ',':
+				key = true
+			case depth == 0 && c == ':':
+				key = false
+			}
+		}
+		return key
+	}
+	inner := stack[call+1:]
+	ok := false
+	switch {
+	case len(inner) == 0:
+		ok = settingBefore(len(text)) == "drop"
+	case len(inner) == 1 && inner[0].open == '[':
+		ok = settingBefore(inner[0].at) == "drop"
+	case len(inner) == 1 && inner[0].open == '{':
+		ok = settingBefore(inner[0].at) == "order" && atKey(inner[0].at, len(text))
+	case len(inner) == 2 && inner[0].open == '{' && inner[1].open == '[':
+		ok = settingBefore(inner[0].at) == "order" && atKey(inner[0].at, inner[1].at)
+	}
+	if !ok {
+		return nil
+	}
+	args := text[stack[call].at+1:]
+	path, err := strconv.Unquote(leadingString(strings.TrimLeft(args, " \t\r\n")))
+	if err != nil || path == "" {
+		return nil
+	}
+	sep := ','
+	if m := sepSetting.FindStringSubmatch(args); m != nil {
+		if v, err := strconv.Unquote(m[1]); err == nil && len([]rune(v)) == 1 {
+			sep = []rune(v)[0]
+		}
+	}
+	if info, err := os.Stat(s.path(path)); err != nil || !info.Mode().IsRegular() {
+		return nil // opening a pipe, or reading a device, would block the editor
+	}
+	f, err := os.Open(s.path(path))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, err := csvHeader(f, sep)
+	if err != nil {
+		return nil
+	}
+	return names
+}
+
+// sepSetting finds a load call's sep = "...".
+var sepSetting = regexp.MustCompile(`\bsep\s*=\s*("(?:[^"\\]|\\.)*")`)
+
+// leadingString is the string literal (quotes included) that text starts
+// with, or "".
+func leadingString(text string) string {
+	if !strings.HasPrefix(text, `"`) {
+		return ""
+	}
+	for i := 1; i < len(text); i++ {
+		switch text[i] {
+		case '\\':
+			i++
+		case '"':
+			return text[:i+1]
+		}
+	}
+	return ""
 }
 
 // openString returns the offset just after the quote of the string literal

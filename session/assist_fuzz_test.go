@@ -17,7 +17,8 @@ func FuzzAssist(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, seed := range []string{"fit m, it", "extend m, ", `data d = load("x.csv", `, "fit m with hmc(", "summary m.C[Y", "model n { C ~ Inv",
-		"compare m, ", "((((", ")))(", "\"(,", "m.C[1, ", "explain fit m, wa", "é, (", "plot trace m.C[1, 2]"} {
+		"compare m, ", "((((", ")))(", "\"(,", "m.C[1, ", "explain fit m, wa", "é, (", "plot trace m.C[1, 2]",
+		`data d = load("x.csv", drop = [a, "b`, `data d = load("x.csv", sep = ";", order = {[q1, `, `summary sim[Y`} {
 		f.Add(seed, len(seed))
 		f.Add(seed, len(seed)/2)
 	}

@@ -162,7 +162,7 @@ func constructedFactorResult(centres [][3]float64, n int, phi float64) *inferenc
 // case and no modes.
 func TestFitReportNamesAChainNearAHeywoodCase(t *testing.T) {
 	apart := constructedFactorResult([][3]float64{{0.7, 0.6, 0.5}, {0.985, 0.6, 0.5}, {0.7, 0.6, 0.5}, {0.7, 0.6, 0.5}}, 400, 0.5)
-	_, _, warnings := fitReport("fit f", "f", apart)
+	_, _, warnings := fitReport("fit f", "f", apart, nil)
 	text := strings.Join(warnings, "\n")
 	for _, want := range []string{
 		"R-hat above 1.01: the chains disagree, most on f.C[a, ",
@@ -174,7 +174,7 @@ func TestFitReportNamesAChainNearAHeywoodCase(t *testing.T) {
 		}
 	}
 	slow := constructedFactorResult([][3]float64{{0.7, 0.6, 0.5}, {0.7, 0.6, 0.5}, {0.7, 0.6, 0.5}, {0.7, 0.6, 0.5}}, 400, 0.995)
-	_, _, warnings = fitReport("fit f", "f", slow)
+	_, _, warnings = fitReport("fit f", "f", slow, nil)
 	text = strings.Join(warnings, "\n")
 	if !strings.Contains(text, "R-hat above 1.01") {
 		t.Fatalf("slowly mixing chains do not warn on R-hat: the test does not test:\n%s", text)
@@ -206,7 +206,7 @@ func TestGSSChainsTradeCommunalities(t *testing.T) {
 	mustRun(t, s, `data gss = load("data/gss_hoff2007.csv")`)
 	fit := func(k string) (string, diagnostics) {
 		out := mustRun(t, s, "model f"+k+" { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = "+k+") }\nfit f"+k+", seed = 1")
-		_, d, _ := fitReport("fit", "f"+k, s.models["f"+k].Fit)
+		_, d, _ := fitReport("fit", "f"+k, s.models["f"+k].Fit, nil)
 		return out.stderr.String(), d
 	}
 	text, d := fit("3")

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"math/bits"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -98,6 +99,9 @@ type CSVOptions struct {
 	// OrderAll is the order of every other column that holds text (a cell
 	// that is not a number); nil when there is none.
 	OrderAll []string
+	// Drop names columns to leave out (identifiers, free text): their
+	// cells are not read, and the data set has no such column.
+	Drop []string
 }
 
 // isMissing reports whether a trimmed CSV cell denotes a missing value:
@@ -219,7 +223,22 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 	var labels []string
 	if bad != nil {
 		if orderAll == nil {
-			return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: bad.Error()}
+			msg := bad.Error()
+			var text textCellError
+			if errors.As(bad, &text) {
+				msg = textColumnMessage(string(text), c.name, c.texts, c.observed())
+				if codes, number := c.strayTexts(); codes != nil {
+					// A column of numbers with a code or two of missing
+					// answers: na, not an order, is what it needs.
+					marks, them := "it marks", "it"
+					if len(codes) > 1 {
+						marks, them = "they mark", "them"
+					}
+					msg = fmt.Sprintf("%q is not a number, but the column's other cells are, such as %q; if %s missing answers, add %s to na, as na = [%s]",
+						string(text), number, marks, them, strings.Join(quoteAll(codes), ", "))
+				}
+			}
+			return nil, nil, &DataError{Line: badLine, Column: c.name, Msg: msg}
 		}
 		rank := ranks(orderAll)
 		// A column of numbers but for a text or two that the order does
@@ -242,7 +261,7 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 						"%q is not a number, but the column's other cells are, such as %q, which the order * for text columns does not list; if %q marks a missing cell, add it to na",
 						stray, t, stray)}
 				}
-				return nil, nil, &DataError{Line: c.firstLine[k], Column: c.name, Msg: notInOrder(t, rank, "the order * gives every text column")}
+				return nil, nil, &DataError{Line: c.firstLine[k], Column: c.name, Msg: c.notInOrderAll(t, rank)}
 			}
 			nums[k] = float64(r)
 		}
@@ -256,6 +275,59 @@ func (c *columnReader) finish(orderAll []string) ([]float64, []string, error) {
 		}
 	}
 	return values, labels, nil
+}
+
+// strayTexts returns, for an interned column most of whose distinct texts
+// are numbers, the few that are not (at most 3, in the order they first
+// appear) and its first number; nil for other columns.
+func (c *columnReader) strayTexts() (codes []string, number string) {
+	numbers := 0
+	for _, t := range c.texts {
+		if _, err := parseNumber(t); err == nil {
+			numbers++
+			if number == "" {
+				number = t
+			}
+		} else {
+			codes = append(codes, t)
+		}
+	}
+	if len(codes) > 3 || numbers <= len(codes) {
+		return nil, ""
+	}
+	return codes, number
+}
+
+// observed is the number of the interned column's observed cells.
+func (c *columnReader) observed() int {
+	n := 0
+	for _, k := range c.codes {
+		if k >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// notInOrderAll is the message for the label t of the interned column that
+// the order * (rank) does not list. The order * reaches every text column,
+// those not meant to be modelled too: the message says how to leave the
+// column out, and for a column of many distinct texts (an identifier, free
+// text) says that alone, not that its first text might mark missing cells.
+func (c *columnReader) notInOrderAll(t string, rank map[string]int) string {
+	col := columnText(c.name)
+	if distinct, observed := len(c.texts), c.observed(); manyTexts(distinct, observed) {
+		return fmt.Sprintf("value %q is not in the order * gives every text column: the column's %d distinct texts in %d cells look like identifiers or free text, which drop = [%s] leaves out",
+			t, distinct, observed, col)
+	}
+	return notInOrder(t, rank, "the order * gives every text column") + fmt.Sprintf("; if column %s is not to be modelled, drop = [%s] leaves it out", col, col)
+}
+
+// manyTexts reports whether a column of distinct texts in observed cells
+// looks like identifiers or free text rather than an ordinal scale: more
+// than 20 texts, most cells their own.
+func manyTexts(distinct, observed int) bool {
+	return distinct > 20 && 2*distinct > observed
 }
 
 // ranks maps each label to its 1-based position.
@@ -274,32 +346,22 @@ func ranks(labels []string) map[string]int {
 // cells, NA, NaN and the texts of opts.NA are missing. A file whose header
 // is one column holding ';', tab or '|' is refused with the separator to
 // give, and so is a file with no data rows. Lines may end with "\n",
-// "\r\n" or, in a file whose header ends so, a lone '\r'. It returns
+// "\r\n" or, in a file whose header ends so, a lone '\r'. Columns
+// named in opts.Drop are left out unread. The columns that cannot be read
+// once the file is (text without an order, a stray text among numbers) are
+// reported together, as an errors.Join of their DataErrors. It returns
 // warnings for constant and all-missing columns, which carry no
-// information about the copula.
+// information about the copula, and for numbers that look like codes of
+// missing answers.
 func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
-		br.Discard(3) // a byte order mark, as spreadsheet programs write
-	}
-	if b, err := br.Peek(2); err == nil && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
-		// UTF-16's byte order mark: every other byte would be a NUL in
-		// the column names and cells.
-		return nil, nil, &DataError{Msg: "the file is UTF-16 text (as Excel's \"Unicode Text\" writes); save it as CSV UTF-8"}
-	}
 	sep := opts.Sep
 	if sep == 0 {
 		sep = ','
 	}
-	var text io.Reader = br
-	if loneCRLines(br) {
-		text = loneCRReader{br}
+	cr, err := csvReader(r, sep)
+	if err != nil {
+		return nil, nil, err
 	}
-	cr := csv.NewReader(text)
-	cr.Comma = sep
-	cr.FieldsPerRecord = -1 // ragged rows get our own message
-	cr.TrimLeadingSpace = sep != ' ' && sep != '\t'
-	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, nil, &DataError{Msg: "the file is empty; a header row naming the columns is required"}
@@ -316,10 +378,14 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	p := len(header)
 	names := make([]string, p)
 	seen := map[string]int{}
+	// A column with no name is left out if it holds no value either, as
+	// the empty columns a spreadsheet saves after the last one.
+	unnamed := make([]bool, p)
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		if h == "" {
-			return nil, nil, &DataError{Line: 1, Msg: fmt.Sprintf("column %d has an empty name", j+1)}
+			unnamed[j] = true
+			continue
 		}
 		if k, dup := seen[h]; dup {
 			return nil, nil, &DataError{Line: 1, Column: h, Msg: fmt.Sprintf("the name is used twice (columns %d and %d)", k+1, j+1)}
@@ -330,14 +396,38 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	for _, name := range slices.Sorted(maps.Keys(opts.Order)) {
 		if _, ok := seen[name]; !ok {
 			msg := fmt.Sprintf("order names column %q, which the file does not have", name)
-			if s := dsl.Nearest(name, names); s != "" {
+			if s := dsl.Nearest(name, named(names)); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
 			}
 			return nil, nil, &DataError{Msg: msg}
 		}
 	}
+	dropped := slices.Clone(unnamed)
+	for _, name := range opts.Drop {
+		j, ok := seen[name]
+		if !ok {
+			msg := fmt.Sprintf("drop names column %q, which the file does not have", name)
+			if s := dsl.Nearest(name, named(names)); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			return nil, nil, &DataError{Msg: msg}
+		}
+		if _, ordered := opts.Order[name]; ordered {
+			return nil, nil, &DataError{Column: name, Msg: "the column is both given an order and dropped"}
+		}
+		dropped[j] = true
+	}
+	if !slices.Contains(unnamed, false) {
+		return nil, nil, &DataError{Line: 1, Msg: "the header row names no column"}
+	}
+	if !slices.Contains(dropped, false) {
+		return nil, nil, &DataError{Msg: "drop leaves out every column of the file"}
+	}
 	cols := make([]*columnReader, p)
 	for j, name := range names {
+		if dropped[j] {
+			continue
+		}
 		cols[j] = &columnReader{name: name, index: map[string]int32{}}
 		if labels, ok := opts.Order[name]; ok {
 			cols[j].order = ranks(labels)
@@ -365,6 +455,13 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			return nil, nil, &DataError{Line: line, Msg: fmt.Sprintf("the row has %d cells but the header names %d columns", len(rec), p)}
 		}
 		for j, cell := range rec {
+			if unnamed[j] && strings.TrimSpace(cell) != "" {
+				line, _ := cr.FieldPos(j)
+				return nil, nil, &DataError{Line: line, Msg: fmt.Sprintf("column %d has no name in the header row but holds %q; name it there", j+1, shorten(strings.TrimSpace(cell), 40))}
+			}
+			if dropped[j] {
+				continue
+			}
 			line, _ := cr.FieldPos(j)
 			if err := cols[j].add(cell, line, opts.NA); err != nil {
 				return nil, nil, err
@@ -377,19 +474,96 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		// statement would be the first to fail.
 		return nil, nil, &DataError{Msg: "the file has a header row but no rows of data"}
 	}
-	d := &Dataset{Names: names, Columns: make([][]float64, p), Labels: make([][]string, p)}
+	d := &Dataset{}
+	var unread []error // a survey's text columns without an order, all at once
 	for j, c := range cols {
+		if dropped[j] {
+			continue
+		}
 		values, labels, err := c.finish(opts.OrderAll)
 		if err != nil {
-			return nil, nil, err
+			unread = append(unread, err)
+			continue
 		}
-		d.Columns[j] = values
 		if l, ok := opts.Order[names[j]]; ok {
 			labels = l
 		}
-		d.Labels[j] = slices.Clone(labels)
+		d.Names = append(d.Names, names[j])
+		d.Columns = append(d.Columns, values)
+		d.Labels = append(d.Labels, slices.Clone(labels))
 	}
-	return d, columnWarnings(d), nil
+	switch len(unread) {
+	case 0:
+	case 1:
+		return nil, nil, unread[0]
+	default:
+		return nil, nil, errors.Join(unread...)
+	}
+	warnings := columnWarnings(d)
+	var empty []string
+	for j, u := range unnamed {
+		if u {
+			empty = append(empty, strconv.Itoa(j+1))
+		}
+	}
+	switch len(empty) {
+	case 0:
+	case 1:
+		warnings = append(warnings, "column "+empty[0]+" of the file has no name and no value (as a spreadsheet saves empty columns): left out")
+	default:
+		warnings = append(warnings, "columns "+strings.Join(empty, ", ")+" of the file have no name and no value (as a spreadsheet saves empty columns): left out")
+	}
+	return d, warnings, nil
+}
+
+// csvReader reads the CSV text r separated by sep as LoadCSV does: past a
+// byte order mark, with lines ended by a lone '\r' where the header's is,
+// and refusing UTF-16.
+func csvReader(r io.Reader, sep rune) (*csv.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3) // a byte order mark, as spreadsheet programs write
+	}
+	if b, err := br.Peek(2); err == nil && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		// UTF-16's byte order mark: every other byte would be a NUL in
+		// the column names and cells.
+		return nil, &DataError{Msg: "the file is UTF-16 text (as Excel's \"Unicode Text\" writes); save it as CSV UTF-8"}
+	}
+	var text io.Reader = br
+	if loneCRLines(br) {
+		text = loneCRReader{br}
+	}
+	cr := csv.NewReader(text)
+	cr.Comma = sep
+	cr.FieldsPerRecord = -1 // ragged rows get our own message
+	cr.TrimLeadingSpace = sep != ' ' && sep != '\t'
+	cr.ReuseRecord = true
+	return cr, nil
+}
+
+// csvHeader returns the column names of the CSV text r separated by sep,
+// trimmed as LoadCSV trims them, reading its header row alone.
+func csvHeader(r io.Reader, sep rune) ([]string, error) {
+	cr, err := csvReader(r, sep)
+	if err != nil {
+		return nil, err
+	}
+	header, err := cr.Read()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(header))
+	for _, h := range header {
+		if h = strings.TrimSpace(h); h != "" {
+			names = append(names, h)
+		}
+	}
+	return names, nil
+}
+
+// named is names without the empty names of unnamed columns.
+func named(names []string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "" })
 }
 
 // loneCRLines reports whether the header row of the text br holds ends
@@ -497,8 +671,39 @@ func parseNumber(s string) (float64, error) {
 	case decimalComma(s):
 		return 0, fmt.Errorf("cannot read %q as a number: it has a comma, and copulang reads numbers written with a decimal point and no thousands separator (1.5, 1500); save the file so (a spreadsheet does with an English number format), or replace the commas", s)
 	}
-	return 0, fmt.Errorf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", s)
+	return 0, textCellError(s)
 }
+
+// textCellError is parseNumber's error for a cell of text (not a number
+// written otherwise): its column needs an order, or to be left out.
+type textCellError string
+
+func (e textCellError) Error() string {
+	return fmt.Sprintf("cannot read %q as a number; a column of text needs an explicit order, e.g. load(\"file.csv\", order = {COLUMN: [\"low\", \"high\"]})", string(e))
+}
+
+// textColumnMessage is the message for the text cell of column name that
+// is not a number, when the column has no order: the order to give, or
+// drop to leave the column out; a column of many distinct texts (most
+// cells their own) is more likely an identifier or free text than an
+// ordinal scale, and the message says so.
+func textColumnMessage(cell, name string, texts []string, observed int) string {
+	col := columnText(name)
+	msg := fmt.Sprintf("cannot read %q as a number; a column of text needs an explicit order, e.g. order = {%s: [\"low\", \"high\"]}, or drop = [%s] to leave it out", cell, col, col)
+	switch distinct := len(texts); {
+	case manyTexts(distinct, observed):
+		msg += fmt.Sprintf(" (its %d distinct texts in %d cells look like identifiers or free text, which drop leaves out)", distinct, observed)
+	case distinct <= maxListedLabels:
+		// The labels to put in order, sorted as text: their order is
+		// the user's to give, not the alphabet's.
+		msg += fmt.Sprintf(" (its labels, sorted as text: %s)", strings.Join(quoteAll(slices.Sorted(slices.Values(texts))), ", "))
+	}
+	return msg
+}
+
+// maxListedLabels is the most labels an error lists for a text column that
+// needs an order.
+const maxListedLabels = 12
 
 // decimalComma reports whether s is a number written with one comma, as
 // "1,5", "-0,25" or "1,500".
@@ -522,6 +727,10 @@ func notInOrder(s string, rank map[string]int, where string) string {
 	msg := fmt.Sprintf("value %q is not in %s [%s]", s, where, strings.Join(quoteAll(labels), ", "))
 	if near := dsl.Nearest(s, labels); near != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	} else {
+		// A survey's codes of a missing answer ("-99", "refused", "DK")
+		// are the usual labels that no order lists.
+		msg += fmt.Sprintf("; if %q marks a missing cell, add it to na", s)
 	}
 	return msg
 }
@@ -535,8 +744,9 @@ func quoteAll(ss []string) []string {
 }
 
 // columnWarnings lists the columns that are constant or entirely missing,
-// named as describeData names them (a name that is not an identifier
-// quoted, so that a control character in it prints escaped).
+// and the numeric columns that seem to hold a code of missing answers
+// (missingCode), named as describeData names them (a name that is not an
+// identifier quoted, so that a control character in it prints escaped).
 func columnWarnings(d *Dataset) []string {
 	var w []string
 	for j, col := range d.Columns {
@@ -545,9 +755,68 @@ func columnWarnings(d *Dataset) []string {
 			w = append(w, fmt.Sprintf("column %s is entirely missing: it tells nothing about the copula", columnText(d.Names[j])))
 		case 1:
 			w = append(w, fmt.Sprintf("column %s is constant: it tells nothing about the copula", columnText(d.Names[j])))
+		default:
+			if d.Labels[j] == nil {
+				if msg := missingCode(col); msg != "" {
+					w = append(w, fmt.Sprintf("column %s: %s", columnText(d.Names[j]), msg))
+				}
+			}
 		}
 	}
 	return w
+}
+
+// missingCodeDigits are the digits of the usual codes of a missing answer:
+// nines ending in 7, 8 or 9 (9, 98, 99, 997, 999, ...), sevens or eights
+// (7, 77, 88, ...); not 89, the age the GSS top-codes.
+var missingCodeDigits = regexp.MustCompile(`^(9*[789]|7+|8+)$`)
+
+// missingCode says (or returns "") when a numeric column seems to hold a
+// survey's code of a missing answer as a number: the rank likelihood would
+// take it as the lowest or highest answer, silently. A code is a whole
+// number with missingCodeDigits (-9, -99, -98, 99, 999, ...): the
+// column's only negative value, the others being at least 0; or its
+// largest value, 2 or more above the next one (99 after ages up to 85, 9
+// after a scale of 1 to 5).
+func missingCode(col []float64) string {
+	lo, hi, below := math.Inf(1), math.Inf(-1), math.Inf(-1)
+	negatives, otherNegative, atHi := 0, false, 0
+	for _, v := range col {
+		switch {
+		case v != v:
+			continue
+		case v > hi:
+			below, hi, atHi = hi, v, 1
+		case v == hi:
+			atHi++
+		case v > below:
+			below = v
+		}
+		if v < 0 {
+			negatives++
+			if lo < 0 && v != lo {
+				otherNegative = true
+			}
+		}
+		lo = min(lo, v)
+	}
+	code := func(v float64) bool {
+		if v != math.Trunc(v) || v == 0 || math.Abs(v) > 1e9 {
+			return false
+		}
+		return missingCodeDigits.MatchString(strconv.FormatFloat(math.Abs(v), 'f', 0, 64))
+	}
+	switch {
+	case negatives > 0 && !otherNegative && code(lo) && hi >= 0:
+		text := strconv.FormatFloat(lo, 'f', -1, 64)
+		return fmt.Sprintf("%s (%s) is its only negative value, which the model takes as the lowest answer; if it marks missing answers, add it to na, as na = [%q]",
+			text, plural(negatives, "cell"), text)
+	case code(hi) && hi > 0 && below >= 0 && below <= hi-2:
+		text := strconv.FormatFloat(hi, 'f', -1, 64)
+		return fmt.Sprintf("its largest value, %s (%s), lies apart from the others (the next is %s), and the model takes it as the highest answer; if it marks missing answers, add it to na, as na = [%q]",
+			text, plural(atHi, "cell"), strconv.FormatFloat(below, 'g', 6, 64), text)
+	}
+	return ""
 }
 
 // csvError turns an encoding/csv parse error into a DataError with its line.
@@ -587,6 +856,28 @@ func countLevels(col []float64) int {
 		return countLevelsAny(col)
 	}
 	return bits.OnesCount64(seen)
+}
+
+// rarerLevel is, for a column of two distinct observed values, the number
+// of cells of the rarer; 0 for other columns.
+func rarerLevel(col []float64) int {
+	first, second := math.NaN(), math.NaN()
+	n1, n2 := 0, 0
+	for _, v := range col {
+		switch {
+		case v != v:
+		case first != first || v == first:
+			first, n1 = v, n1+1
+		case second != second || v == second:
+			second, n2 = v, n2+1
+		default:
+			return 0 // a third value
+		}
+	}
+	if n2 == 0 {
+		return 0
+	}
+	return min(n1, n2)
 }
 
 // countSingletons is the number of observed cells of col whose value

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -77,6 +78,55 @@ func TestLoadCSV(t *testing.T) {
 			cols:     [][]float64{{1, 2}, {5, 5}, {nan, nan}},
 			warnings: []string{`column "b c" is constant`, `column "d\re" is entirely missing`},
 		},
+		// A survey's code of a missing answer read as a number would be
+		// taken as the lowest or highest answer, silently: load warns.
+		{
+			name:  "-99 as the only negative value warns",
+			csv:   "income,age\n100.5,30\n-99,41\n250,-99\n-99,22\n",
+			names: []string{"income", "age"},
+			cols:  [][]float64{{100.5, -99, 250, -99}, {30, 41, -99, 22}},
+			warnings: []string{`column income: -99 (2 cells) is its only negative value, which the model takes as the lowest answer; if it marks missing answers, add it to na, as na = ["-99"]`,
+				`column age: -99 (1 cell) is its only negative value`},
+		},
+		{
+			name:     "9 after a scale of 1 to 5 warns",
+			csv:      "q\n1\n5\n9\n3\n9\n",
+			names:    []string{"q"},
+			cols:     [][]float64{{1, 5, 9, 3, 9}},
+			warnings: []string{`column q: its largest value, 9 (2 cells), lies apart from the others (the next is 5), and the model takes it as the highest answer; if it marks missing answers, add it to na, as na = ["9"]`},
+		},
+		{
+			name:     "999 after ages warns",
+			csv:      "age\n18\n85\n999\n",
+			names:    []string{"age"},
+			cols:     [][]float64{{18, 85, 999}},
+			warnings: []string{`column age: its largest value, 999 (1 cell)`},
+		},
+		{
+			// Values that are no code, or that the column's other values
+			// make plausible answers: no warning.
+			name:  "values that look like codes among plausible answers do not warn",
+			csv:   "a,b,c,d,e,f\n-5,87,98,-1,0.5,1\n-99,89,99,0,-99.5,9\n3,50,1,1,3,8\n",
+			names: []string{"a", "b", "c", "d", "e", "f"},
+			cols:  [][]float64{{-5, -99, 3}, {87, 89, 50}, {98, 99, 1}, {-1, 0, 1}, {0.5, -99.5, 3}, {1, 9, 8}},
+		},
+		{
+			// Excel saves empty columns after the last as empty cells
+			// with no name: they are left out, with a warning (load
+			// refused the file: "column 3 has an empty name").
+			name:     "empty columns with no name",
+			csv:      "a,b,,\r\n1,2,,\r\n2,1, ,\r\n",
+			names:    []string{"a", "b"},
+			cols:     [][]float64{{1, 2}, {2, 1}},
+			warnings: []string{"columns 3, 4 of the file have no name and no value (as a spreadsheet saves empty columns): left out"},
+		},
+		{
+			name:     "an empty column with no name between two",
+			csv:      "a,,b\n1,,2\n2,,1\n",
+			names:    []string{"a", "b"},
+			cols:     [][]float64{{1, 2}, {2, 1}},
+			warnings: []string{"column 2 of the file has no name and no value"},
+		},
 		{
 			name:  "byte order mark and quoted header",
 			csv:   "\ufeff\"x\",y\n1,2\n3,1\n",
@@ -133,9 +183,19 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"unparsable cell", "a,b\n1,x\n", nil, `line 2: column b: cannot read "x" as a number; a column of text needs an explicit order`},
 		{"label outside the order", "s\nm\nq\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "q" is not in the column's order ["m", "f"]`},
 		{"misspelt label", "s\nmale\nfemal\n", map[string][]string{"s": {"male", "female"}}, `(did you mean "female"?)`},
+		// A survey's code of a missing answer, which the order does
+		// not list and no label resembles: na is the remedy.
+		{"missing code outside the order", "s\nm\n-99\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "-99" is not in the column's order ["m", "f"]; if "-99" marks a missing cell, add it to na`},
+		{"missing word outside the order", "s\nyes\nrefused\n", map[string][]string{"s": {"no", "yes"}}, `value "refused" is not in the column's order ["no", "yes"]; if "refused" marks a missing cell, add it to na`},
+		// A text column without an order: the order to give, with the
+		// column's name, or drop to leave it out.
+		{"text column without an order", "a,sex\n1,m\n2,f\n", nil, `line 2: column sex: cannot read "m" as a number; a column of text needs an explicit order, e.g. order = {sex: ["low", "high"]}, or drop = [sex] to leave it out`},
+		{"text column without an order, a name to quote", "a,b c\n1,m\n", nil, `order = {"b c": ["low", "high"]}, or drop = ["b c"] to leave it out`},
+		{"identifier column", "id,a\n" + idRows(30), nil, `line 2: column id: cannot read "R001" as a number; a column of text needs an explicit order, e.g. order = {id: ["low", "high"]}, or drop = [id] to leave it out (its 30 distinct texts in 30 cells look like identifiers or free text, which drop leaves out)`},
 		{"unknown column in order", "sex\nm\n", map[string][]string{"sx": {"m"}}, `order names column "sx", which the file does not have (did you mean sex?)`},
 		{"duplicate header", "a,a\n1,2\n", nil, "line 1: column a: the name is used twice (columns 1 and 2)"},
-		{"empty header name", "a,\n1,2\n", nil, "line 1: column 2 has an empty name"},
+		{"empty header name over a value", "a,\n1,2\n", nil, `line 2: column 2 has no name in the header row but holds "2"; name it there`},
+		{"no named column", ",\n,\n", nil, "line 1: the header row names no column"},
 		{"infinite value", "a\nInf\n", nil, `cannot read "Inf" as a number: it is infinite`},
 		// Numbers that are not text get hints of their own, not the
 		// order that text needs.
@@ -152,7 +212,7 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"UTF-16 big-endian", "\xfe\xff\x00a\x00,\x00b\x00\n\x001\x00,\x002\x00\n", nil, "save it as CSV UTF-8"},
 		// Lines of the file, counting blank lines and the lines of a
 		// quoted cell, as an editor numbers them.
-		{"after blank lines", "a,b\n1,2\n\n2,3\n\n3,zz\n", nil, `line 6: column b: cannot read "zz"`},
+		{"after blank lines", "a,b\n1,2\n\n2,3\n\n3,zz\n", nil, `line 6: column b: "zz" is not a number`},
 		{"after a cell of two lines", "a,b\n1,\"x\ny\"\n2,zz\n", map[string][]string{"b": {"x\ny", "z"}}, `line 4: column b: value "zz" is not`},
 		{"ragged row after a blank line", "a,b\n1,2\n\n3\n", nil, "line 4: the row has 1 cells"},
 		{"a cell of two lines on the line it starts", "a,b\n1,2\n3,\"q\nr\"\n", nil, `line 3: column b: cannot read "q\nr"`},
@@ -165,6 +225,103 @@ func TestLoadCSVErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestLoadCSVReportsEveryUnreadColumn: the columns that cannot be read once
+// the file is (text without an order, a stray text among numbers) are
+// reported together, each with its line, and a text column's error lists
+// its labels (a survey's missing codes among them) but for an identifier's
+// many. Each used to be reported alone, so a survey of seven text columns
+// took seven runs to load.
+func TestLoadCSVReportsEveryUnreadColumn(t *testing.T) {
+	csv := "id,smoker,q1,income\n" + "R1,yes,agree,12.5\n" + "R2,no,-99,refused\n" + "R3,no,disagree,30\n"
+	for i := 4; i <= 30; i++ {
+		csv += fmt.Sprintf("R%d,yes,agree,%d\n", i, i)
+	}
+	_, _, err := LoadCSV(strings.NewReader(csv), CSVOptions{})
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		t.Fatalf("error %v is not one per column", err)
+	}
+	want := []string{
+		`line 2: column id: cannot read "R1" as a number; a column of text needs an explicit order, e.g. order = {id: ["low", "high"]}, or drop = [id] to leave it out (its 30 distinct texts in 30 cells look like identifiers or free text, which drop leaves out)`,
+		`line 2: column smoker: cannot read "yes" as a number; a column of text needs an explicit order, e.g. order = {smoker: ["low", "high"]}, or drop = [smoker] to leave it out (its labels, sorted as text: "no", "yes")`,
+		`line 2: column q1: cannot read "agree" as a number; a column of text needs an explicit order, e.g. order = {q1: ["low", "high"]}, or drop = [q1] to leave it out (its labels, sorted as text: "-99", "agree", "disagree")`,
+		`line 3: column income: "refused" is not a number, but the column's other cells are, such as "12.5"; if it marks missing answers, add it to na, as na = ["refused"]`,
+	}
+	var got []string
+	for _, e := range joined.Unwrap() {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// idRows is n rows of an identifier column R001, R002, ... and a number.
+func idRows(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "R%03d,%d\n", i+1, i%3)
+	}
+	return b.String()
+}
+
+// TestLoadCSVDrop: drop leaves out an identifier and a free-text column,
+// whose cells are not read (text without an order, and the commas and
+// quotes of free text), in a file as a spreadsheet writes a survey: a byte
+// order mark, CRLF line ends, quoted header names and cells. Without drop
+// such a file could not be loaded at all: no order can list every
+// identifier.
+func TestLoadCSVDrop(t *testing.T) {
+	nan := math.NaN()
+	survey := "\ufeffid,smoker,\"income, household\",comment\r\n" +
+		"R0001,yes,54091.04,\"ok, thanks\"\r\n" +
+		"R0002,no,-99,\"\"\"great\"\", really\"\r\n" +
+		"R0003,refused,19301.68,none\r\n"
+	d, _, err := LoadCSV(strings.NewReader(survey), CSVOptions{
+		Drop:  []string{"id", "comment"},
+		NA:    []string{"-99", "refused"},
+		Order: map[string][]string{"smoker": {"no", "yes"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"smoker", "income, household"}; !slices.Equal(d.Names, want) {
+		t.Fatalf("names %q, want %q", d.Names, want)
+	}
+	want := [][]float64{{2, 1, nan}, {54091.04, nan, 19301.68}}
+	for j := range want {
+		for i := range want[j] {
+			got := d.Columns[j][i]
+			if !(got == want[j][i] || math.IsNaN(got) && math.IsNaN(want[j][i])) {
+				t.Errorf("%s row %d = %v, want %v", d.Names[j], i+1, got, want[j][i])
+			}
+		}
+	}
+	if d.Labels[0] == nil || d.Labels[1] != nil {
+		t.Errorf("labels %q: want smoker's alone", d.Labels)
+	}
+
+	errs := []struct {
+		name string
+		opts CSVOptions
+		want string
+	}{
+		{"unknown column", CSVOptions{Drop: []string{"coment"}}, `drop names column "coment", which the file does not have (did you mean comment?)`},
+		{"every column", CSVOptions{Drop: []string{"id", "smoker", "income, household", "comment"}}, "drop leaves out every column of the file"},
+		{"dropped and ordered", CSVOptions{Drop: []string{"id", "smoker"}, Order: map[string][]string{"smoker": {"no", "yes"}}}, "column smoker: the column is both given an order and dropped"},
+		// The columns kept are read as before: smoker still needs its order.
+		{"a kept text column", CSVOptions{Drop: []string{"id", "comment"}, NA: []string{"-99"}}, `line 2: column smoker: cannot read "yes" as a number`},
+	}
+	for _, c := range errs {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := LoadCSV(strings.NewReader(survey), c.opts)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q", err, c.want)
 			}
 		})
 	}
@@ -227,7 +384,7 @@ func TestLoadCSVLoneCR(t *testing.T) {
 func TestLoadCSVOrderAllErrors(t *testing.T) {
 	csv := "q1,q2\nyes,no\nno,yes\nno,maybe\n"
 	_, _, err := LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"no", "yes"}})
-	want := `line 4: column q2: value "maybe" is not in the order * gives every text column ["no", "yes"]`
+	want := `line 4: column q2: value "maybe" is not in the order * gives every text column ["no", "yes"]; if "maybe" marks a missing cell, add it to na; if column q2 is not to be modelled, drop = [q2] leaves it out`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
@@ -242,7 +399,15 @@ func TestLoadCSVOrderAllErrors(t *testing.T) {
 	// the number is named, at its own line.
 	csv = "a\nlow\nhigh\nlow\n2\n"
 	_, _, err = LoadCSV(strings.NewReader(csv), CSVOptions{OrderAll: []string{"low", "high"}})
-	want = `line 5: column a: value "2" is not in the order * gives every text column ["low", "high"]`
+	want = `line 5: column a: value "2" is not in the order * gives every text column ["low", "high"]; if "2" marks a missing cell, add it to na; if column a is not to be modelled, drop = [a] leaves it out`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	// An identifier column that the order * reaches: drop, not na (its
+	// first text, R001, marks no missing cell).
+	rows := strings.NewReplacer(",0\n", ",low\n", ",1\n", ",high\n", ",2\n", ",low\n").Replace(idRows(30))
+	_, _, err = LoadCSV(strings.NewReader("id,q\n"+rows), CSVOptions{OrderAll: []string{"low", "high"}})
+	want = `line 2: column id: value "R001" is not in the order * gives every text column: the column's 30 distinct texts in 30 cells look like identifiers or free text, which drop = [id] leaves out`
 	if err == nil || err.Error() != want {
 		t.Errorf("error %v, want %s", err, want)
 	}
@@ -342,6 +507,9 @@ func FuzzLoadCSV(f *testing.F) {
 	f.Add("q1|q2\nlo|hi\n.|lo\n", "", byte('|'), ".", true)
 	f.Add("a,b\r1,\"m\rf\"\r2,1\r", "", byte(0), "", false)
 	f.Add("s,b\r\nm,\"1\r2\"\r\nf,1\r\n", "s", byte(0), "", false)
+	f.Add("\ufeffa,b,,\r\n1,2,,\r\n", "", byte(0), "", false) // empty columns with no name
+	f.Add("a,,b\n1,x,2\n", "", byte(0), "", false)
+	f.Add("inc,q\n1,lo\nrefused,hi\n-99,DK\n", "", byte(0), "-99", false)
 	f.Fuzz(func(t *testing.T, text, orderCol string, sep byte, na string, all bool) {
 		opts := CSVOptions{NA: []string{na}}
 		if orderCol != "" {
@@ -430,7 +598,7 @@ func TestCountLevels(t *testing.T) {
 // caller renaming what it got (ReadData) changes nothing for the next.
 func TestDatasetInfo(t *testing.T) {
 	d := &Dataset{Name: "d", Names: []string{"a", "b"}, Columns: [][]float64{{1, 2, 2, math.NaN()}, {0.5, 1.5, 2.5, 3.5}}, Labels: [][]string{{"x", "y"}, nil}}
-	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true}, {Name: "b", Levels: 4, Singletons: 4}}
+	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true, Rarer: 1}, {Name: "b", Levels: 4, Singletons: 4}}
 	for range 2 {
 		info := d.Info()
 		if info.Name != "d" || info.N != 4 || !slices.Equal(info.Columns, want) {
@@ -438,5 +606,81 @@ func TestDatasetInfo(t *testing.T) {
 		}
 		info.Name = "renamed"
 		info.Columns[0].Name = "renamed"
+	}
+}
+
+// TestSummaryCountsLevels: summary DATA[COL, ...] counts each level of
+// the columns named or numbered, lowest first, with the missing cells last
+// (summary DATA said only how many levels a column has, so a category of 3
+// respondents, or a question that 2 of 800 answered no, went unseen until
+// its entries of C mixed slowly); a column of many levels is shown in 5
+// ranges of about equal counts.
+func TestSummaryCountsLevels(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("region,consent,income\n")
+	for i := range 100 {
+		region := []string{"north", "south"}[i%2]
+		if i < 3 {
+			region = "islands"
+		}
+		consent := "yes"
+		if i == 7 || i == 30 {
+			consent = "no"
+		}
+		income := strconv.Itoa(1000 + i)
+		if i >= 95 {
+			income = "NA"
+		}
+		fmt.Fprintf(&csv, "%s,%s,%s\n", region, consent, income)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	out := mustRun(t, s, `data s = load("s.csv", order = {region: ["north", "south", "islands"], consent: ["no", "yes"]})`+"\n"+
+		"summary s[region, 2, income]")
+	var got []string
+	for _, l := range captionedLines(t, out.displays[len(out.displays)-1]) {
+		got = append(got, strings.Join(strings.Fields(l), " "))
+	}
+	want := []string{
+		"column level count percent",
+		"region north 48 48.0",
+		"region south 49 49.0",
+		"region islands 3 3.0",
+		"region NA 0 NA",
+		"consent no 2 2.0",
+		"consent yes 98 98.0",
+		"consent NA 0 NA",
+		"income 1000–1018 19 20.0",
+		"income 1019–1037 19 20.0",
+		"income 1038–1056 19 20.0",
+		"income 1057–1075 19 20.0",
+		"income 1076–1094 19 20.0",
+		"income NA 5 NA",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("summary s[region, 2, income]:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestOrderLabelsAreTrimmed: cells are read trimmed, and so are the labels
+// of an order: order = {s: ["no ", "yes"]} loads a column of no and yes (it
+// was refused: value "no" is not in the column's order ["no ", "yes"] (did
+// you mean "no "?)).
+func TestOrderLabelsAreTrimmed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte("s,x\nyes,1\n no,2\nno ,3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = load("s.csv", order = {s: ["no ", " yes"]})`)
+	d := s.data["d"]
+	if want := []float64{2, 1, 1}; !slices.Equal(d.Columns[0], want) {
+		t.Errorf("column s = %v, want %v", d.Columns[0], want)
+	}
+	if want := []string{"no", "yes"}; !slices.Equal(d.Labels[0], want) {
+		t.Errorf("labels %q, want %q", d.Labels[0], want)
 	}
 }

@@ -30,12 +30,12 @@ type preloaded struct {
 
 // loadKey identifies a load statement's file and options.
 func loadKey(path string, x *compiler.LoadData) string {
-	return fmt.Sprintf("%s\x00%q\x00%q\x00%v\x00%q", path, x.Sep, x.NA, x.Order, x.OrderAll)
+	return fmt.Sprintf("%s\x00%q\x00%q\x00%v\x00%q\x00%q", path, x.Sep, x.NA, x.Order, x.OrderAll, x.Drop)
 }
 
 // csvOptions are the LoadCSV options of a load statement.
 func csvOptions(x *compiler.LoadData) CSVOptions {
-	return CSVOptions{Sep: x.Sep, NA: x.NA, Order: x.Order, OrderAll: x.OrderAll}
+	return CSVOptions{Sep: x.Sep, NA: x.NA, Order: x.Order, OrderAll: x.OrderAll, Drop: x.Drop}
 }
 
 // readData reads the file of a load statement, or returns the copy read

@@ -347,7 +347,7 @@ func fitHeadline(x *compiler.Fit, r *inference.Result, until string) func(ran st
 // fitReport is the text printed after a fit or an extension: its headline,
 // what the sampler steps did, and the convergence diagnostics with a
 // warning when they are poor.
-func fitReport(headline, model string, r *inference.Result) (report string, d diagnostics, warnings []string) {
+func fitReport(headline, model string, r *inference.Result, rareBinary []int) (report string, d diagnostics, warnings []string) {
 	var b strings.Builder
 	b.WriteString(headline)
 	var st inference.StepStats
@@ -369,6 +369,9 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 	d = fitDiagnostics(r)
 	d.entry = entryNamer(model, r)
 	d.model = model
+	if len(rareBinary) == len(r.Names) {
+		d.rareBinary, d.rareNames = rareBinary, columnTexts(r.Names)
+	}
 	d.seconds = r.Elapsed.Seconds()
 	if mean, err := r.MeanCommunality(); err == nil {
 		d.communality = mean
@@ -401,7 +404,7 @@ func fitReport(headline, model string, r *inference.Result) (report string, d di
 // stdout, and its warnings, when the diagnostics are poor, to stderr,
 // followed by the plan's advice for poor mixing and how to extend the fit.
 func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r *inference.Result, headline func(ran string) string, extension bool) {
-	report, d, warnings := fitReport(headline(fitRan(plan, r)), x.Model, r)
+	report, d, warnings := fitReport(headline(fitRan(plan, r)), x.Model, r, plan.RareBinary)
 	// An adaptive fit's choice was made and reported during its warm-up;
 	// an extension keeps it.
 	if sc := r.Schedule; sc != nil && !extension {
@@ -416,7 +419,8 @@ func writeFitReport(out Output, x *compiler.Fit, plan *compiler.InferencePlan, r
 	}
 	// The plan's advice is for slow mixing (more iterations, another
 	// sampler); chains that each mixed but sit apart need neither.
-	if plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) && d.modesNote(len(r.C)) == "" {
+	// Nor does a rare binary column's, which its warnings explain.
+	if plan.IfPoorMixing != "" && (r.Schedule == nil || !slices.Contains(r.Schedule.HMC, true)) && d.modesNote(len(r.C)) == "" && !d.rareWorst() {
 		out.Stream("stderr", "hint: "+plan.IfPoorMixing+"\n")
 	}
 	if hint := extendHint(x.Model, d, len(r.C), minIterations(r)-r.Warmup); hint != "" {

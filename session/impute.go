@@ -37,7 +37,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		return nil
 	}
 	continuous := continuousColumns(m, cells)
-	t := s.imputeTable(m, cells, continuous, x.Prob)
+	t := s.imputeTable(m, cells, continuous, x.Prob, formatValue)
 	draws := 0
 	for c := range m.Fit.C {
 		draws += m.Fit.ImputedDraws(c)
@@ -58,7 +58,8 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	}
 	if x.Path != "" {
 		path := s.path(x.Path)
-		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, t, m, cells) }); err != nil {
+		exact := s.imputeTable(m, cells, continuous, x.Prob, exactValue)
+		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, exact, m, cells) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed cells", err)
 		}
 		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)
@@ -133,14 +134,15 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 //	row column mode p_mode qLO q50 qHI mean
 //
 // with values printed as their column's labels; mean is NA for a column of
-// text, whose levels have no numeric value; prob is the cells' summaries'.
+// text, whose levels have no numeric value; prob is the cells' summaries';
+// value prints a level (formatValue for a table, exactValue for a file).
 // The mode is NA for the columns in continuous (continuousColumns), most of
 // whose observed values occur once: an observed value stands for the
 // interval of the latent scale up to its neighbours, the highest and lowest
 // for unbounded ones, so the most probable value of a continuous column is
 // often its largest or smallest, far from the bulk of the cell's
 // distribution.
-func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64) *Table {
+func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64, value func(*Dataset, int, float64) string) *Table {
 	names := columnTexts(m.Names())
 	lo, hi := intervalColumns(prob)
 	t := &Table{Header: []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}}
@@ -151,14 +153,14 @@ func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continu
 		if m.Data.Labels[j] != nil {
 			mean = "NA"
 		}
-		mode, pMode := formatValue(m.Data, j, lv.Mode), tableNum("%.3f", lv.PMode)
+		mode, pMode := value(m.Data, j, lv.Mode), tableNum("%.3f", lv.PMode)
 		if continuous[c.Col] {
 			mode, pMode = "NA", "NA"
 		}
 		t.Rows = append(t.Rows, []string{
 			strconv.Itoa(c.Row + 1), names[c.Col],
 			mode, pMode,
-			formatValue(m.Data, j, lv.Lo), formatValue(m.Data, j, lv.Median), formatValue(m.Data, j, lv.Hi),
+			value(m.Data, j, lv.Lo), value(m.Data, j, lv.Median), value(m.Data, j, lv.Hi),
 			mean,
 		})
 	}
@@ -198,9 +200,10 @@ func modeNote(m *Model, continuous map[int]bool) string {
 		strings.Join(cols, ", "))
 }
 
-// writeImputed writes the table of imputed cells as CSV with one more
-// column, probs: the probability of every level drawn (from the cells'
-// level summaries), as a JSON object from level to probability.
+// writeImputed writes the table of imputed cells (its levels as
+// exactValue prints them) as CSV with one more column, probs: the
+// probability of every level drawn (from the cells' level summaries), as a
+// JSON object from level to probability.
 func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLevels) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append(t.Header, "probs"))
@@ -212,7 +215,7 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLeve
 		var js bytes.Buffer
 		js.WriteByte('{')
 		for i, v := range lv.Values {
-			key, err := json.Marshal(formatValue(m.Data, j, v))
+			key, err := json.Marshal(exactValue(m.Data, j, v))
 			if err != nil {
 				return err
 			}
@@ -245,7 +248,8 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLeve
 // chain, draw (its number among the chain's kept draws, as in an export of
 // the draws; with ImputeThin > 1 only every ImputeThin-th has
 // imputations), then one column per cell named COLUMN[ROW] (its data row,
-// 1-based), values as the column's labels.
+// 1-based), values as the column's labels or its observed numbers,
+// exactly.
 func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels, at []int) error {
 	names := m.Names()
 	cw := csv.NewWriter(w)
@@ -261,7 +265,7 @@ func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels, a
 			m.Fit.ImputedTo(vals, ch, d)
 			row[0], row[1] = strconv.Itoa(ch+1), strconv.Itoa(d*max(m.Fit.ImputeThin, 1)+1)
 			for k, c := range cells {
-				row[2+k] = formatValue(m.Data, m.Cols[c.Col], vals[at[k]])
+				row[2+k] = exactValue(m.Data, m.Cols[c.Col], vals[at[k]])
 			}
 			if err := cw.Write(row); err != nil {
 				return err // the file cannot be written, or an interrupt (writeFile)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -217,6 +218,80 @@ func TestImputedProbsInLevelOrder(t *testing.T) {
 	}
 	if longest < 10 {
 		t.Fatalf("no cell drew 10 or more levels (at most %d): the test needs them", longest)
+	}
+}
+
+// TestImputeFilesHoldObservedValuesExactly: the files impute writes hold
+// each imputed cell of a numeric column as one of the column's observed
+// values, exactly: an income of 54091.04 was written 54091, and values
+// that agree in 6 significant digits (54091.01 and 54091.02) were written
+// alike, so a completed data set held values no respondent gave and the
+// probs object of a cell named a level twice (JSON keeps one of them). A
+// table on the screen still shows 6 digits.
+func TestImputeFilesHoldObservedValuesExactly(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("income,band\n")
+	observed := map[float64]bool{}
+	for i := range 300 {
+		income := 54091 + 0.01*float64(i) // 6 significant digits tell ten of them apart at most
+		if i == 299 {
+			income = 1234567.89 // 1.23457e+06 in 6 digits
+		}
+		cell := strconv.FormatFloat(income, 'f', -1, 64)
+		if i%10 == 5 {
+			cell = "NA"
+		} else {
+			observed[income] = true
+		}
+		fmt.Fprintf(&csv, "%s,%d\n", cell, i/60)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, "data d = load(\"d.csv\")\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
+		`impute m to "cells.csv", draws = "cell_draws.csv"`)
+	isObserved := func(where, text string) {
+		t.Helper()
+		v, err := strconv.ParseFloat(text, 64)
+		if err != nil || !observed[v] {
+			t.Errorf("%s: %q is not an observed income", where, text)
+		}
+	}
+	cells := readCSV(t, filepath.Join(dir, "cells.csv"))
+	if len(cells)-1 != 30 {
+		t.Fatalf("cells.csv has %d rows, want the 30 missing cells", len(cells)-1)
+	}
+	for _, row := range cells[1:] {
+		for _, q := range row[4:7] { // q5, q50, q95
+			isObserved("cells.csv row "+row[0], q)
+		}
+		dec := json.NewDecoder(strings.NewReader(row[8]))
+		dec.Token() // {
+		keys := map[string]bool{}
+		for dec.More() {
+			key, _ := dec.Token()
+			dec.Token() // its probability
+			if keys[key.(string)] {
+				t.Errorf("probs of row %s names level %s twice", row[0], key)
+			}
+			keys[key.(string)] = true
+			isObserved("probs of row "+row[0], key.(string))
+		}
+	}
+	draws := readCSV(t, filepath.Join(dir, "cell_draws.csv"))
+	for _, row := range draws[1:] {
+		for _, v := range row[2:] {
+			isObserved("cell_draws.csv", v)
+		}
+	}
+	// The table on the screen keeps 6 significant digits.
+	out := mustRun(t, s, "impute m")
+	if plain, _ := out.displays[0]["text/plain"].(string); !strings.Contains(plain, " 54091.") && !strings.Contains(plain, " 54092.") && !strings.Contains(plain, " 54093.") {
+		t.Errorf("the table shows no income of 6 digits: %q", plain)
 	}
 }
 

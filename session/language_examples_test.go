@@ -68,6 +68,7 @@ func TestLanguageExamples(t *testing.T) {
 		"../notebooks/data/gss_hoff2007.csv": "data/gss_hoff2007.csv", // the shipped data, as the notebooks see it
 		"testdata/x.csv":                     "x.csv",
 		"testdata/survey.csv":                "survey.csv",
+		"testdata/respondents.csv":           "respondents.csv", // survey.csv with an identifier column, for drop
 	} {
 		b, err := os.ReadFile(from)
 		if err != nil {

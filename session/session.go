@@ -371,6 +371,7 @@ func (d *Dataset) Info() *compiler.DataInfo {
 				Missing:    countMissing(col),
 				Singletons: countSingletons(col),
 				Text:       j < len(d.Labels) && d.Labels[j] != nil,
+				Rarer:      rarerLevel(col),
 			})
 		}
 	})

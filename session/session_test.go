@@ -493,6 +493,64 @@ model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 	}
 }
 
+// TestCompleteLoadColumns: inside load(...), where drop and order take
+// column names, completion offers the file's columns, read from its
+// header row (as load reads it: past a byte order mark, with CRLF line
+// ends, quoted names, the call's sep), as an index offers a data set's:
+// quoted where they are not identifiers, escaped inside a string. It
+// offered every word of the language there, so the columns of a survey
+// had to be copied from the file by hand.
+func TestCompleteLoadColumns(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"s.csv": "\ufeffid,smoker,\"income, household\",q1\r\nR1,yes,1,agree\r\n",
+		"t.csv": "id;q1;q2\nR1;agree;agree\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New(Options{Dir: dir})
+	all := []string{`"income, household"`, "id", "q1", "smoker"}
+	for _, tc := range []struct {
+		code string
+		want []string
+	}{
+		{`data d = load("s.csv", drop = [`, all},
+		{`data d = load("s.csv", drop = `, all},
+		{`data d = load("s.csv", drop = [id, s`, []string{"smoker"}},
+		{`data d = load("s.csv", drop = ["inc`, []string{"income, household"}},
+		{`data d = load("s.csv", na = ["-99"], order = {`, all},
+		{`data d = load("s.csv", order = {sm`, []string{"smoker"}},
+		{`data d = load("s.csv", order = {smoker: ["no", "yes"], [`, all},
+		{`data d = load("s.csv", order = {smoker: ["no", "yes"], [q1, "in`, []string{"income, household"}},
+		{"data d = load(\"s.csv\",\n  order = {smoker: [\"no\", \"yes\"],\n    q", []string{"q1"}},
+		{`data d = load("t.csv", sep = ";", drop = [`, []string{"id", "q1", "q2"}},
+	} {
+		matches, _, end := s.Complete(tc.code, len(tc.code))
+		if !slices.Equal(matches, tc.want) {
+			t.Errorf("Complete(%q) = %q, want %q", tc.code, matches, tc.want)
+		}
+		if end != len(tc.code) {
+			t.Errorf("Complete(%q) ends at %d", tc.code, end)
+		}
+	}
+	// Not where a column goes (a label, another setting, a file that is
+	// not there): no column is offered.
+	for _, code := range []string{
+		`data d = load("s.csv", order = {smoker: [s`,
+		`data d = load("s.csv", order = {smoker: ["s`,
+		`data d = load("s.csv", na = [s`,
+		`data d = load("nofile.csv", drop = [s`,
+		`data d = load("s.csv") # drop = [s`,
+	} {
+		if matches, _, _ := s.Complete(code, len(code)); slices.Contains(matches, "smoker") {
+			t.Errorf("Complete(%q) = %q offers a column", code, matches)
+		}
+	}
+}
+
 // TestNoPanics runs malformed and unusual cells: each must end in an error
 // or succeed, never panic (Execute turns a panic into InternalError, which
 // this test treats as a failure).

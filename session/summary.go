@@ -20,6 +20,10 @@ import (
 // or a description of a data set's columns.
 func (s *Session) summary(x *compiler.Summary, out Output) error {
 	if d, ok := s.data[x.Target.Name]; ok && x.Target.Member == "" {
+		if x.Columns != nil {
+			out.Display(levelCountsTable(d, x.Columns).Bundle(), "")
+			return nil
+		}
 		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
 		return nil
 	}
@@ -488,6 +492,12 @@ type diagnostics struct {
 	communalitySpread []chainSpread
 	// model is the model's name, for the statements a warning suggests.
 	model string
+	// rareBinary is the plan's RareBinary (per column, the cells of a rare
+	// binary column's rarer level, 0 for the others) and rareNames the
+	// columns' names as an index writes them: a warning that names an
+	// entry of such a column says why it mixes slowly. Nil: none.
+	rareBinary []int
+	rareNames  []string
 }
 
 // nearHeywood is the posterior mean communality h from which a warning on
@@ -538,10 +548,60 @@ func (d diagnostics) communalityNote(i int) string {
 // alone earn (loadingsOnly), that the loading's communality mixes slowly
 // as well; "" if neither applies.
 func (d diagnostics) whySlow(i int, loadingsOnly bool, chains int) string {
+	if note := d.rareBinaryNote(i); note != "" {
+		return note
+	}
 	if note := d.communalityNote(i); note != "" || !loadingsOnly {
 		return note
 	}
 	return d.communalityMixingNote(i, chains)
+}
+
+// rareColumn returns the rare binary column (d.rareBinary) of C's entry i,
+// or -1 when neither of its columns is one or i is not an entry of C.
+func (d diagnostics) rareColumn(i int) int {
+	p := len(d.rareBinary)
+	if p == 0 || i < 0 || i >= d.correlations || d.correlations != p*(p-1)/2 {
+		return -1
+	}
+	a, b := pairOf(i, p)
+	switch {
+	case a >= 0 && d.rareBinary[a] > 0:
+		return a
+	case b >= 0 && d.rareBinary[b] > 0:
+		return b
+	}
+	return -1
+}
+
+// rareBinaryNote is the clause a warning that names entry i adds when one
+// of the entry's columns is a binary column with few cells in its rarer
+// level, else "": its correlations rest on those cells, so their posterior
+// stays close to the prior and mixes slowly, whatever the sampler.
+func (d diagnostics) rareBinaryNote(i int) string {
+	j := d.rareColumn(i)
+	if j < 0 {
+		return ""
+	}
+	return fmt.Sprintf(": %s is binary with %s in its rarer level, on which its correlations rest, so they stay wide, close to the prior, and mix slowly (the plan's note); leave it out of Y if it is not needed",
+		d.rareNames[j], plural(d.rareBinary[j], "observed cell"))
+}
+
+// rareWorst reports whether the entries of C that the warnings name (the
+// worst R-hat, the least ESS) are all of rare binary columns: the advice
+// for slow Gibbs mixing in general does not apply to them.
+func (d diagnostics) rareWorst() bool {
+	named := 0
+	for _, i := range []int{d.c.worst, d.c.least} {
+		if i < 0 {
+			continue
+		}
+		if d.rareColumn(i) < 0 {
+			return false
+		}
+		named++
+	}
+	return named > 0
 }
 
 // communalityMixingNote says, for a loading i, that its column's

@@ -2,8 +2,10 @@ package session
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,7 +18,7 @@ import (
 // missing cells and its smallest and largest values.
 func dataSummaryTable(d *Dataset) *Table {
 	t := &Table{Header: []string{"column", "levels", "missing", "min", "max"},
-		Caption: fmt.Sprintf("columns of %s (%d rows): levels counts a column's distinct observed values, missing its missing cells", d.Name, d.N())}
+		Caption: fmt.Sprintf("columns of %s (%d rows): levels counts a column's distinct observed values, missing its missing cells; summary %s[COLUMN, ...] counts each level", d.Name, d.N(), d.Name)}
 	for j, col := range d.Columns {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, v := range col {
@@ -30,8 +32,75 @@ func dataSummaryTable(d *Dataset) *Table {
 	return t
 }
 
-// formatValue prints a cell value, as its label for a text column.
+// levelGroups is the number of groups of about equal counts into which
+// levelCountsTable puts the levels of a column of more than maxLevelRows.
+const (
+	maxLevelRows = 20
+	levelGroups  = 5
+)
+
+// levelCountsTable counts the cells of each observed level of the columns
+// cols of d, lowest first, with their percent of the column's observed
+// cells, then the missing cells (level NA): what a survey's rare answers
+// and almost constant questions are seen by. A column of more than
+// maxLevelRows levels (counts, continuous data) is shown in levelGroups
+// ranges of about equal counts instead.
+func levelCountsTable(d *Dataset, cols []string) *Table {
+	t := &Table{Header: []string{"column", "level", "count", "percent"},
+		Caption: fmt.Sprintf("levels of %s (%d rows): count of each observed level, lowest first, and its percent of the column's observed cells; NA counts the missing cells; a column of more than %d levels in %d ranges of about equal counts",
+			d.Name, d.N(), maxLevelRows, levelGroups)}
+	for _, name := range cols {
+		j := d.column(name)
+		col := d.Columns[j]
+		counts := map[float64]int{}
+		for _, v := range col {
+			if !math.IsNaN(v) {
+				counts[v]++
+			}
+		}
+		values := slices.Sorted(maps.Keys(counts))
+		observed := len(col) - countMissing(col)
+		row := func(level string, n int) {
+			t.Rows = append(t.Rows, []string{columnText(name), level, strconv.Itoa(n), fmt.Sprintf("%.1f", 100*float64(n)/float64(observed))})
+		}
+		if len(values) <= maxLevelRows {
+			for _, v := range values {
+				row(formatValue(d, j, v), counts[v])
+			}
+		} else {
+			// Ranges of whole levels, each closed once it holds its share
+			// of the observed cells.
+			g, first, n, done := 0, 0, 0, 0
+			for k, v := range values {
+				n += counts[v]
+				if k == len(values)-1 || done+n >= observed*(g+1)/levelGroups {
+					row(formatValue(d, j, values[first])+"–"+formatValue(d, j, v), n)
+					g, first, done, n = g+1, k+1, done+n, 0
+				}
+			}
+		}
+		t.Rows = append(t.Rows, []string{columnText(name), "NA", strconv.Itoa(len(col) - observed), "NA"})
+	}
+	return t
+}
+
+// formatValue prints a cell value for a table, as its label for a text
+// column and a number to 6 significant digits.
 func formatValue(d *Dataset, j int, v float64) string {
+	return cellText(d, j, v, 6)
+}
+
+// exactValue prints a cell value for a file, as its label for a text
+// column and a number in the fewest digits that read back as it: an
+// imputed income of 54091.04 is that observed value, not 54091, and two
+// observed values that agree in 6 digits stay two.
+func exactValue(d *Dataset, j int, v float64) string {
+	return cellText(d, j, v, -1)
+}
+
+// cellText is formatValue and exactValue with digits significant digits
+// (-1: as many as the value needs).
+func cellText(d *Dataset, j int, v float64, digits int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "NA"
 	}
@@ -40,7 +109,7 @@ func formatValue(d *Dataset, j int, v float64) string {
 			return l[k]
 		}
 	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
+	return strconv.FormatFloat(v, 'g', digits, 64)
 }
 
 // figureName turns a plot statement into a file-name-safe figure name.
