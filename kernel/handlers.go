@@ -39,12 +39,24 @@ func (k *kernel) handle(ctx context.Context, s *zmtp.Socket, r request) {
 	if r.m.Header.MsgType == "kernel_info_request" && !k.iopub.WaitSubscribed(iopubJoinWait) {
 		k.log.Debug("kernel_info_request answered with no iopub subscriber", "waited", iopubJoinWait)
 	}
-	k.publish(r.m, "status", map[string]string{"execution_state": "busy"})
+	k.publishBusy(r.m)
 	shutdown := k.dispatch(ctx, s, r)
 	k.publishIdle(r.m)
 	if shutdown {
 		k.requestShutdown()
 	}
+}
+
+// publishBusy publishes the busy status of request m, answered beside a
+// running execute_request, under the lock publishIdle holds: the shell and
+// control channels answer on goroutines of their own, so a busy published
+// without it could fall between another request's idle and the running
+// cell's busy that must follow that idle at once (TestStatusStaysBusyDuringCell
+// caught a control request's busy there).
+func (k *kernel) publishBusy(m *Message) {
+	k.statusMu.Lock()
+	defer k.statusMu.Unlock()
+	k.publish(m, "status", map[string]string{"execution_state": "busy"})
 }
 
 // publishIdle publishes the idle status of request m, answered while no
