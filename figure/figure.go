@@ -415,6 +415,7 @@ func num(v float64) string {
 func drawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
 	widen(p)
 	if !hasLegend {
+		fitTitle(p, dc.Size().X)
 		p.Draw(dc)
 		return
 	}
@@ -423,6 +424,7 @@ func drawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
 	w := leg.Rectangle(dc).Size().X + vg.Points(12)
 	w = min(w, 0.4*dc.Size().X) // very long labels run off the edge instead
 	area := draw.Crop(dc, 0, -w, 0, 0)
+	fitTitle(p, area.Size().X)
 	p.Draw(area)
 	da := p.DataCanvas(area)
 	leg.Top, leg.Left = true, true
@@ -511,4 +513,38 @@ func widen(p *plot.Plot) {
 		d := math.Max(1, 0.05*mag)
 		a.Min, a.Max = mid-d, mid+d
 	}
+}
+
+// fitText returns s, or s shortened in the middle to its first and last
+// runes around an ellipsis, so that it is at most width wide in style st
+// before rotation. Labels come from column names of any length; one wider
+// than its room squeezes the data area of a plot to nothing (or, in a
+// pairs plot, to a negative size that gonum/plot fills for minutes). The
+// text description keeps the whole name.
+func fitText(st text.Style, s string, width vg.Length) string {
+	if st.Width(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	shortened := func(keep int) string {
+		head := (keep + 1) / 2
+		return string(runes[:head]) + "…" + string(runes[len(runes)-(keep-head):])
+	}
+	// The widest shortening that fits: width grows with the runes kept.
+	lo, hi := 0, len(runes)-1 // shortened(lo) is the fallback; shortened(hi+1) would not fit
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if st.Width(shortened(mid)) <= width {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return shortened(lo)
+}
+
+// fitTitle fits the title of p into width, the width of the canvas the
+// title is centred on, less a margin.
+func fitTitle(p *plot.Plot, width vg.Length) {
+	p.Title.Text = fitText(p.Title.TextStyle, p.Title.Text, width-vg.Points(12))
 }

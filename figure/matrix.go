@@ -26,6 +26,9 @@ const (
 	// minRasterCells is the smallest p drawn as an image instead of one
 	// rectangle per cell, which keeps the SVG small for large matrices.
 	minRasterCells = 41
+	// maxHeatmapLabel is the longest row or column label in pixels: longer
+	// ones are shortened, so that the matrix keeps most of the figure.
+	maxHeatmapLabel = 130
 
 	// maxPairs is the largest number of quantities in a pairs plot.
 	maxPairs = 6
@@ -34,6 +37,9 @@ const (
 	// size grows with the number of points.
 	maxScatterPoints, minPanelPoints, maxPanelPoints = 4000, 250, 1500
 )
+
+// pairsHistColor fills the histograms of a pairs plot.
+func pairsHistColor() color.NRGBA { return color.NRGBA{R: 0xB0, G: 0xC4, B: 0xDE, A: 0xFF} }
 
 // Heatmap draws a p×p matrix m (row-major, values in [-1, 1], such as a
 // correlation matrix) as coloured cells: −1 blue, 0 white, 1 red, with a
@@ -84,18 +90,19 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 		pl.Y.Min, pl.Y.Max = -0.5, float64(p)-0.5
 		pl.X.Padding, pl.Y.Padding = 0, 0
 		if p <= maxCellLabels {
-			xt := make(plot.ConstantTicks, p)
-			yt := make(plot.ConstantTicks, p)
-			for i, l := range labels {
-				xt[i] = plot.Tick{Value: float64(i), Label: l}
-				yt[i] = plot.Tick{Value: float64(p - 1 - i), Label: l}
-			}
-			pl.X.Tick.Marker, pl.Y.Tick.Marker = xt, yt
 			size := vg.Length(8.5)
 			if p > 20 {
 				size = 6.5
 			}
 			pl.X.Tick.Label.Font, pl.Y.Tick.Label.Font = sans(size), sans(size)
+			xt := make(plot.ConstantTicks, p)
+			yt := make(plot.ConstantTicks, p)
+			for i, l := range labels {
+				l = fitText(pl.Y.Tick.Label, l, pixels(maxHeatmapLabel))
+				xt[i] = plot.Tick{Value: float64(i), Label: l}
+				yt[i] = plot.Tick{Value: float64(p - 1 - i), Label: l}
+			}
+			pl.X.Tick.Marker, pl.Y.Tick.Marker = xt, yt
 			if p > 6 || longestLabel(labels) > 6 {
 				pl.X.Tick.Label.Rotation = math.Pi / 2
 				pl.X.Tick.Label.XAlign = draw.XRight
@@ -123,6 +130,7 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 		} else if d < 0 {
 			left = draw.Crop(left, 0, 0, -d, 0)
 		}
+		fitTitle(pl, left.Size().X)
 		pl.Draw(left)
 		da = pl.DataCanvas(left)
 		colorBar(dc, da.Max.X+pixels(18), da.Min.Y, da.Max.Y)
@@ -376,8 +384,12 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 		titleH := vg.Length(0)
 		if title != "" {
 			titleH = titleStyle.Height(title) + vg.Points(8)
-			dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - titleH/2}, title)
+			dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - titleH/2},
+				fitText(titleStyle, title, dc.Size().X-vg.Points(12)))
 		}
+		// A name runs along one panel (the y names rotated): at most its
+		// side, less the tick labels'.
+		room := pixels(side/k) - vg.Points(24)
 		plots := make([][]*plot.Plot, k)
 		for i := range k {
 			plots[i] = make([]*plot.Plot, k)
@@ -393,7 +405,7 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 					if len(hists[i]) > 0 {
 						pl.Add(&plotter.Histogram{
 							Bins: hists[i], Width: widths[i],
-							FillColor: color.NRGBA{R: 0xB0, G: 0xC4, B: 0xDE, A: 0xFF},
+							FillColor: pairsHistColor(),
 							LineStyle: lineStyle(color.White, 0.4),
 						})
 					}
@@ -414,12 +426,12 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 					pl.HideAxes()
 				}
 				if i == k-1 {
-					pl.X.Label.Text = names[j]
+					pl.X.Label.Text = fitText(pl.X.Label.TextStyle, names[j], room)
 				} else if i >= j {
 					pl.X.Tick.Label.Color = color.Transparent
 				}
 				if j == 0 && i > 0 {
-					pl.Y.Label.Text = names[i]
+					pl.Y.Label.Text = fitText(pl.Y.Label.TextStyle, names[i], room)
 				} else if i > j {
 					pl.Y.Tick.Label.Color = color.Transparent
 				}
@@ -432,6 +444,10 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 		canvases := plot.Align(plots, tiles, dc)
 		for i := range k {
 			for j := range k {
+				if sz := canvases[i][j].Size(); !(sz.X > 0 && sz.Y > 0) {
+					// Drawing into a negative or NaN box rasterises for minutes.
+					panic(fmt.Sprintf("panel %d, %d has no room (%v × %v)", i+1, j+1, sz.X, sz.Y))
+				}
 				plots[i][j].Draw(canvases[i][j])
 			}
 		}

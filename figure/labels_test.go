@@ -1,0 +1,135 @@
+package figure
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"image/color"
+	"image/png"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+)
+
+func TestFitText(t *testing.T) {
+	st := textStyle(10, color.Black)
+	long := `C[respondent_trust_item_00_agreement_scale, "Trust in the national parliament (2018 wave)"]`
+	tests := []struct {
+		name  string
+		s     string
+		width vg.Length
+	}{
+		{"short stays", "C[Y1, Y2]", 200},
+		{"long shortened", long, 150},
+		{"wide characters", strings.Repeat("数据名称", 20), 100},
+		{"no room", long, 1},
+		{"one rune over", "abcdefghij", st.Width("abcdefghi")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := fitText(st, tc.s, tc.width)
+			if st.Width(tc.s) <= tc.width {
+				if got != tc.s {
+					t.Fatalf("fitText(%q) = %q, but it fits", tc.s, got)
+				}
+				return
+			}
+			if !strings.Contains(got, "…") {
+				t.Fatalf("fitText(%q) = %q: no ellipsis", tc.s, got)
+			}
+			head, tail, _ := strings.Cut(got, "…")
+			if !strings.HasPrefix(tc.s, head) || !strings.HasSuffix(tc.s, tail) {
+				t.Errorf("fitText(%q) = %q: not the start and end of the label", tc.s, got)
+			}
+			if w := st.Width(got); w > tc.width && got != "…" {
+				t.Errorf("fitText(%q) = %q is %v wide, room %v", tc.s, got, w, tc.width)
+			}
+			// The widest that fits: one more rune would not.
+			if more := []rune(head + tail); len(more) < len([]rune(tc.s))-1 {
+				longer := fitText(st, tc.s, tc.width+st.Width("mm"))
+				if len([]rune(longer)) <= len([]rune(got)) {
+					t.Errorf("fitText with more room kept %q, no longer than %q", longer, got)
+				}
+			}
+		})
+	}
+}
+
+// TestLongLabelsFit draws every plot that shows column names with names
+// far wider than their room: a pairs plot of two such quantities drew into a
+// canvas of NaN height and rasterised it for over ten minutes (the plot
+// statement never returned), an interval plot's rotated labels left no data
+// area, and titles ran off both sides. Each figure must render with its
+// names shortened in the picture (whole in the text description) and its
+// data visible.
+func TestLongLabelsFit(t *testing.T) {
+	fx := newPlotFixture()
+	name := func(i int) string {
+		return fmt.Sprintf(`C[respondent_trust_item_%02d_agreement_scale, "Trust in the national parliament (2018 wave)"]`, i)
+	}
+	names := []string{name(1), name(2), name(3), name(4)}
+	labels := make([]string, 30)
+	m := make([]float64, 30*30)
+	pairs := make([]string, 30)
+	obs, lo, hi := make([]float64, 30), make([]float64, 30), make([]float64, 30)
+	for i := range labels {
+		labels[i] = fmt.Sprintf("respondent_trust_item_%02d_agreement_scale_of_the_2018_wave", i)
+		for j := range labels {
+			m[i*30+j] = 1 - 2*float64((i+j)%31)/30
+		}
+		m[i*30+i] = 1
+		obs[i], lo[i], hi[i] = float64(i)/30, float64(i)/30-0.1, float64(i)/30+0.1
+	}
+	for i := range pairs {
+		pairs[i] = labels[i] + "–" + labels[29-i]
+	}
+	tests := []struct {
+		name       string
+		make       func() (*Figure, error)
+		whole      string      // a name that must not be whole in the SVG
+		dataColour color.NRGBA // a colour of the data the PNG must show
+	}{
+		{"pairs of two", func() (*Figure, error) { return Pairs("pairs", names[:2], fx.draws[:2]) },
+			names[0], pairsHistColor()},
+		{"pairs of four", func() (*Figure, error) { return Pairs(names[0], names, fx.draws) },
+			names[0], pairsHistColor()},
+		{"heatmap", func() (*Figure, error) { return Heatmap("posterior mean of m.C", labels, m) },
+			labels[0], divergingColor(1)},
+		{"intervals", func() (*Figure, error) {
+			return Intervals("check m: Spearman's ρ of each pair", "", "ρ", pairs, obs, obs, lo, hi, make([]bool, 30))
+		}, "", seriesColor(0)},
+		{"trace title", func() (*Figure, error) { return Trace(names[0], fx.chains, 0) }, names[0], seriesColor(0)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := tc.make()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.whole != "" && bytes.Contains(f.SVG, []byte(html.EscapeString(tc.whole))) {
+				t.Errorf("SVG holds %q whole: it is wider than its room", tc.whole)
+			}
+			if !bytes.Contains(f.SVG, []byte("…")) {
+				t.Error("SVG has no shortened label")
+			}
+			img, err := png.Decode(bytes.NewReader(f.PNG))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := color.RGBAModel.Convert(tc.dataColour)
+			n := 0
+			b := img.Bounds()
+			for y := b.Min.Y; y < b.Max.Y; y++ {
+				for x := b.Min.X; x < b.Max.X; x++ {
+					if color.RGBAModel.Convert(img.At(x, y)) == want {
+						n++
+					}
+				}
+			}
+			if n < 100 {
+				t.Errorf("the PNG shows %d pixels of the data colour %v, want at least 100", n, want)
+			}
+		})
+	}
+}
