@@ -59,6 +59,15 @@ func pixels(px int) vg.Length { return vg.Length(px) * vg.Inch / dpi }
 // called; it is called once per format. A panic from gonum/plot (which
 // panics on some degenerate inputs) is returned as an error.
 func render(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *Figure, err error) {
+	return renderColors(wpx, hpx, desc, true, paint)
+}
+
+// renderColors is render, reducing a large PNG to 256 colours only when
+// reduce is set. A heatmap is not reduced: its colours are its values, and
+// the antialiased text of its labels would take palette entries from the
+// cells and the colour bar, which then show the nearest of what is left
+// (greys below 0 once the labels are many).
+func renderColors(wpx, hpx int, desc string, reduce bool, paint func(dc draw.Canvas)) (fig *Figure, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			fig, err = nil, fmt.Errorf("rendering %s: %v", desc, r)
@@ -72,7 +81,7 @@ func render(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *Figure,
 	if err := png.Encode(&pngBuf, img.Image()); err != nil {
 		return nil, fmt.Errorf("encoding PNG of %s: %w", desc, err)
 	}
-	if rgba, ok := img.Image().(*image.RGBA); ok && pngBuf.Len() > pngBudget {
+	if rgba, ok := img.Image().(*image.RGBA); ok && reduce && pngBuf.Len() > pngBudget {
 		// Dense antialiased lines make true-colour PNGs large; 256
 		// colours look the same and take about a third of the bytes.
 		pngBuf.Reset()

@@ -6,6 +6,7 @@ import (
 	"html"
 	"image/color"
 	"image/png"
+	"math"
 	"strings"
 	"testing"
 
@@ -129,6 +130,57 @@ func TestLongLabelsFit(t *testing.T) {
 			}
 			if n < 100 {
 				t.Errorf("the PNG shows %d pixels of the data colour %v, want at least 100", n, want)
+			}
+		})
+	}
+}
+
+// TestHeatmapColoursAreValues renders heatmaps whose PNG is large (30
+// long labels; many values) and checks that every cell's colour, and the
+// colour bar's at −1, −0.5, 0, 0.5 and 1, is in the PNG exactly: the PNG
+// of a figure over 80 KB was reduced to its 256 most frequent colours, and
+// a heatmap's antialiased labels took most of them, so cells showed the
+// nearest colour left and the colour bar turned grey below 0.
+func TestHeatmapColoursAreValues(t *testing.T) {
+	for _, p := range []int{12, 30, 40} {
+		t.Run(fmt.Sprint(p), func(t *testing.T) {
+			labels := make([]string, p)
+			m := make([]float64, p*p)
+			for i := range p {
+				labels[i] = fmt.Sprintf("respondent_item_%02d_agreement_scale", i)
+				for j := range p {
+					m[i*p+j] = math.Cos(float64(i*p+j) / 3) // values all over [−1, 1]
+				}
+			}
+			f, err := Heatmap("posterior mean of m.C", labels, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(bytes.NewReader(f.PNG))
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown := map[color.RGBA]bool{}
+			b := img.Bounds()
+			for y := b.Min.Y; y < b.Max.Y; y++ {
+				for x := b.Min.X; x < b.Max.X; x++ {
+					shown[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)] = true
+				}
+			}
+			missing := 0
+			for _, v := range append(m, -1, -0.5, 0, 0.5, 1) {
+				c := divergingColor(v)
+				if !shown[color.RGBA{R: c.R, G: c.G, B: c.B, A: 0xFF}] {
+					missing++
+				}
+			}
+			// True colour costs the labels' antialiasing: about 110 KB at
+			// p = 12 and 150 KB at p = 40 against 50 KB reduced.
+			if len(f.PNG) > 200<<10 {
+				t.Errorf("PNG is %d bytes, budget 200 KiB for a heatmap", len(f.PNG))
+			}
+			if missing > 0 {
+				t.Errorf("%d of %d colours of cells and colour bar values are not in the PNG (%d bytes)", missing, p*p+5, len(f.PNG))
 			}
 		})
 	}

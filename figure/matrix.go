@@ -83,7 +83,7 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 	if p >= minRasterCells {
 		raster = rasterize(p, m)
 	}
-	return render(heatmapWidth, heatmapHeight, desc.String(), func(dc draw.Canvas) {
+	return renderColors(heatmapWidth, heatmapHeight, desc.String(), false, func(dc draw.Canvas) {
 		pl := newPanel(title, "", "")
 		pl.Add(&matrixCells{p: p, m: m, raster: raster})
 		pl.X.Min, pl.X.Max = -0.5, float64(p)-0.5
