@@ -169,6 +169,7 @@ func newPanel(title, xLabel, yLabel string) *plot.Plot {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = sans(10)
 		a.Tick.Label.Font = sans(8.5)
+		a.Tick.Marker = trimmedTicks{}
 	}
 	p.Legend.TextStyle.Font = sans(8.5)
 	p.Legend.Top = true
@@ -556,4 +557,36 @@ func fitText(st text.Style, s string, width vg.Length) string {
 // title is centred on, less a margin.
 func fitTitle(p *plot.Plot, width vg.Length) {
 	p.Title.Text = fitText(p.Title.TextStyle, p.Title.Text, width-vg.Points(12))
+}
+
+// trimmedTicks are gonum/plot's default ticks with the zeros that end every
+// label dropped: gonum/plot gives a step of 25 or 2.5 two decimals, so
+// that a rank plot's counts read 25.00, 50.00, 75.00 and a pairs plot's
+// axis -2.50, 0.00, 2.50, a precision the values do not have.
+type trimmedTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (trimmedTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for {
+		trim, labelled := true, 0
+		for _, t := range ticks {
+			if t.Label == "" {
+				continue
+			}
+			labelled++
+			if !strings.Contains(t.Label, ".") || !strings.HasSuffix(t.Label, "0") || strings.ContainsAny(t.Label, "eE") {
+				trim = false
+				break
+			}
+		}
+		if !trim || labelled == 0 {
+			return ticks
+		}
+		for i, t := range ticks {
+			if t.Label != "" {
+				ticks[i].Label = strings.TrimSuffix(strings.TrimSuffix(t.Label, "0"), ".")
+			}
+		}
+	}
 }

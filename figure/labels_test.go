@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -183,5 +184,36 @@ func TestHeatmapColoursAreValues(t *testing.T) {
 				t.Errorf("%d of %d colours of cells and colour bar values are not in the PNG (%d bytes)", missing, p*p+5, len(f.PNG))
 			}
 		})
+	}
+}
+
+// TestTickLabelsHaveNoSpareZeros checks the labels of the default axis
+// ticks over ranges the plots meet (counts of a rank plot, iterations,
+// correlations, draws of a pairs plot): no decimal zero ends every label,
+// and each label still reads as its tick's value.
+func TestTickLabelsHaveNoSpareZeros(t *testing.T) {
+	for _, r := range [][2]float64{{0, 80}, {0, 75}, {0, 4000}, {1, 250}, {-3, 3}, {0, 2.6}, {-2.6, 2.6},
+		{0.4, 0.6}, {-0.93, -0.81}, {0, 1}, {-1, 1}, {0, 0.00025}, {1e6, 3e6}, {0.001, 0.0013}} {
+		var labels []string
+		spare := true
+		for _, tk := range (trimmedTicks{}).Ticks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			labels = append(labels, tk.Label)
+			v, err := strconv.ParseFloat(tk.Label, 64)
+			if err != nil || math.Abs(v-tk.Value) > 1e-9*math.Max(1, math.Abs(tk.Value)) {
+				t.Errorf("range %v: label %q of tick %v", r, tk.Label, tk.Value)
+			}
+			if !strings.Contains(tk.Label, ".") || !strings.HasSuffix(tk.Label, "0") {
+				spare = false
+			}
+		}
+		if len(labels) == 0 {
+			t.Errorf("range %v: no labelled ticks", r)
+		}
+		if spare {
+			t.Errorf("range %v: labels %q all end in a decimal zero", r, labels)
+		}
 	}
 }
