@@ -14,6 +14,7 @@ import (
 	"image/png"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -413,6 +414,17 @@ func nonFiniteNote(nonFinite int) string {
 		return ""
 	}
 	return fmt.Sprintf("; %d non-finite values not drawn", nonFinite)
+}
+
+// fixed formats v with the given decimals; a negative value that rounds
+// to zero prints as zero (0.00, not -0.00, which reads as a sign the
+// estimate does not have), as the tables print it.
+func fixed(v float64, decimals int) string {
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.HasPrefix(s, "-") && strings.Trim(s[1:], "0.") == "" {
+		s = s[1:]
+	}
+	return s
 }
 
 // num formats a number for the text descriptions.

@@ -217,3 +217,37 @@ func TestTickLabelsHaveNoSpareZeros(t *testing.T) {
 		}
 	}
 }
+
+// TestNoNegativeZero checks that the numbers a heatmap prints in its cells
+// and a pairs plot by its panels show no -0.00: the GSS's partial
+// correlation of income and pchildren, -0.002, read -0.00.
+func TestNoNegativeZero(t *testing.T) {
+	for _, tc := range []struct {
+		v        float64
+		decimals int
+		want     string
+	}{
+		{-0.002, 2, "0.00"}, {-0.004999, 2, "0.00"}, {-0.005, 2, "-0.01"}, {0.001, 2, "0.00"}, {-1e-300, 3, "0.000"},
+		{math.Copysign(0, -1), 2, "0.00"}, {-0.4, 0, "0"}, {-0.6, 0, "-1"}, {-12.3, 1, "-12.3"},
+	} {
+		if got := fixed(tc.v, tc.decimals); got != tc.want {
+			t.Errorf("fixed(%v, %d) = %q, want %q", tc.v, tc.decimals, got, tc.want)
+		}
+	}
+	f, err := Heatmap("partial", []string{"income", "pchildren"}, []float64{1, -0.002, -0.002, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(f.SVG, []byte("-0.00")) || !bytes.Contains(f.SVG, []byte(">0.00<")) {
+		t.Errorf("heatmap cell of -0.002 is not printed 0.00")
+	}
+	x := []float64{1, 2, 3, 4, 5, 6}
+	y := []float64{6.2525, 2.2515, 0.2505, 0.2495, 2.2485, 6.2475} // (x − 3.5)² − 0.001(x − 3.5): correlation −0.0007
+	f, err = Pairs("p", []string{"x", "y"}, [][]float64{x, y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(f.SVG, []byte("-0.00")) || !bytes.Contains(f.SVG, []byte("r = 0.00")) {
+		t.Errorf("pairs plot prints a correlation of %v other than r = 0.00", correlation(x, y))
+	}
+}

@@ -248,7 +248,7 @@ func (h *matrixCells) Plot(c draw.Canvas, pl *plot.Plot) {
 			if p > maxCellValues {
 				continue
 			}
-			st, label := dark, fmt.Sprintf("%.2f", v)
+			st, label := dark, fixed(v, 2)
 			switch {
 			case math.IsNaN(v):
 				label = "NA"
@@ -373,7 +373,7 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 		// Too few draws, or draws that do not vary, leave every
 		// correlation undefined: say nothing rather than "NaN".
 		if !math.IsNaN(corr[bi*k+bj]) {
-			fmt.Fprintf(&desc, "; strongest correlation %.2f between %s and %s", corr[bi*k+bj], names[bj], names[bi])
+			fmt.Fprintf(&desc, "; strongest correlation %s between %s and %s", fixed(corr[bi*k+bj], 2), names[bj], names[bi])
 		}
 	}
 	desc.WriteString(nonFiniteNote(nonFinite))
@@ -419,7 +419,7 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 					r := corr[i*k+j]
 					label := "r = NA"
 					if !math.IsNaN(r) {
-						label = fmt.Sprintf("r = %.2f", r)
+						label = "r = " + fixed(r, 2)
 					}
 					st := textStyle(vg.Length(9+5*math.Abs(nanToZero(r))), color.Black)
 					pl.Add(centerText{Text: label, Style: st})
