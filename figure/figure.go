@@ -602,3 +602,35 @@ func (trimmedTicks) Ticks(lo, hi float64) []plot.Tick {
 		}
 	}
 }
+
+// sparseTicks are trimmedTicks whose labels, on an axis Room long drawn in
+// Style, do not overlap: from the left, a label that would touch the last
+// one kept loses its text (its tick stays). The small panels of a pairs
+// plot printed 0.325, 0.425 and 0.525 as one run of digits.
+type sparseTicks struct {
+	Style text.Style
+	Room  vg.Length
+}
+
+// Ticks implements plot.Ticker.
+func (s sparseTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := trimmedTicks{}.Ticks(lo, hi)
+	if !(hi > lo) {
+		return ticks
+	}
+	gap := vg.Points(4)
+	lastEnd, kept := vg.Length(0), false
+	for i, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		at := vg.Length((t.Value-lo)/(hi-lo)) * s.Room
+		half := s.Style.Width(t.Label) / 2
+		if kept && at-half < lastEnd+gap {
+			ticks[i].Label = ""
+			continue
+		}
+		lastEnd, kept = at+half, true
+	}
+	return ticks
+}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -249,5 +251,94 @@ func TestNoNegativeZero(t *testing.T) {
 	}
 	if bytes.Contains(f.SVG, []byte("-0.00")) || !bytes.Contains(f.SVG, []byte("r = 0.00")) {
 		t.Errorf("pairs plot prints a correlation of %v other than r = 0.00", correlation(x, y))
+	}
+}
+
+// TestPairsPanelsShareAxes checks that every panel of a pairs plot's
+// column spans its quantity's whole range on x, the diagonal histogram
+// included, and every scatter panel of a row its quantity's on y. Each
+// panel took its own range, the scatter panels from their thinned points:
+// only the bottom row labels x, so the histograms above it were read
+// against another panel's scale. Here quantity a has one outlying draw
+// that thinning to 250 points per panel skips.
+func TestPairsPanelsShareAxes(t *testing.T) {
+	const n = 6000
+	names := []string{"a", "b", "c", "d", "e"}
+	draws := make([][]float64, len(names))
+	for q := range draws {
+		draws[q] = make([]float64, n)
+		for i := range draws[q] {
+			draws[q][i] = math.Sin(float64(i*(q+1))) * float64(q+1)
+		}
+	}
+	draws[0][n-1] = 10 // one draw far out; the stride is 24
+	if _, err := Pairs("p", names, draws); err != nil {
+		t.Fatal(err)
+	}
+	k := len(names)
+	hists := make([][]plotter.HistogramBin, k)
+	widths := make([]float64, k)
+	for q := range k {
+		lo, hi, finite, _ := valueRange(draws[q])
+		edges := binEdges(lo, hi, finite)
+		hists[q], widths[q] = density(edges, draws[q]), edges[1]-edges[0]
+	}
+	points := make([]plotter.XYs, k*k)
+	for i := range k {
+		for j := range i {
+			for s := 0; s < n; s += 24 {
+				points[i*k+j] = append(points[i*k+j], plotter.XY{X: draws[j][s], Y: draws[i][s]})
+			}
+		}
+	}
+	plots := pairsPanels(130*k+90, names, hists, widths, points, make([]float64, k*k))
+	for i := range k {
+		for j := 0; j <= i; j++ {
+			x := plots[i][j].X
+			want := plots[j][j].X
+			if x.Min != want.Min || x.Max != want.Max {
+				t.Errorf("panel %d, %d spans [%v, %v] on x; the histogram of %s above it [%v, %v]", i+1, j+1, x.Min, x.Max, names[j], want.Min, want.Max)
+			}
+			if i > j {
+				y, row := plots[i][j].Y, plots[i][i].X
+				if y.Min != row.Min || y.Max != row.Max {
+					t.Errorf("panel %d, %d spans [%v, %v] on y; %s spans [%v, %v]", i+1, j+1, y.Min, y.Max, names[i], plots[i][i].X.Min, plots[i][i].X.Max)
+				}
+			}
+		}
+	}
+	if lo, hi := plots[k-1][0].X.Min, plots[k-1][0].X.Max; !(lo < -0.9 && hi >= 10) {
+		t.Errorf("the scatter panel of a spans [%v, %v], not the outlying draw 10", lo, hi)
+	}
+}
+
+// TestSparseTicksDoNotOverlap checks that the labels sparseTicks keeps
+// on an axis of the given room do not touch, and that it keeps the first.
+func TestSparseTicksDoNotOverlap(t *testing.T) {
+	st := textStyle(7, color.Black)
+	for _, tc := range []struct {
+		lo, hi float64
+		room   vg.Length
+	}{
+		{0.3, 0.55, 50}, {0.3, 0.55, 200}, {-0.05, 0.27, 40}, {0, 4000, 30}, {0.001, 0.0013, 60}, {-3, 3, 20},
+	} {
+		ticks := sparseTicks{Style: st, Room: tc.room}.Ticks(tc.lo, tc.hi)
+		var kept []plot.Tick
+		for _, tk := range ticks {
+			if tk.Label != "" {
+				kept = append(kept, tk)
+			}
+		}
+		if len(kept) == 0 {
+			t.Errorf("[%v, %v] in %v: no label kept", tc.lo, tc.hi, tc.room)
+			continue
+		}
+		for a := 1; a < len(kept); a++ {
+			pa := vg.Length((kept[a-1].Value-tc.lo)/(tc.hi-tc.lo)) * tc.room
+			pb := vg.Length((kept[a].Value-tc.lo)/(tc.hi-tc.lo)) * tc.room
+			if pb-pa < (st.Width(kept[a-1].Label)+st.Width(kept[a].Label))/2 {
+				t.Errorf("[%v, %v] in %v: labels %q and %q overlap", tc.lo, tc.hi, tc.room, kept[a-1].Label, kept[a].Label)
+			}
+		}
 	}
 }

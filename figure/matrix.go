@@ -387,58 +387,7 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 			dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - titleH/2},
 				fitText(titleStyle, title, dc.Size().X-vg.Points(12)))
 		}
-		// A name runs along one panel (the y names rotated): at most its
-		// side, less the tick labels'.
-		room := pixels(side/k) - vg.Points(24)
-		plots := make([][]*plot.Plot, k)
-		for i := range k {
-			plots[i] = make([]*plot.Plot, k)
-			for j := range k {
-				pl := newPlot("", "", "")
-				if i < j {
-					pl = newPanel("", "", "")
-				}
-				pl.X.Tick.Label.Font = sans(7)
-				pl.Y.Tick.Label.Font = sans(7)
-				switch {
-				case i == j:
-					if len(hists[i]) > 0 {
-						pl.Add(&plotter.Histogram{
-							Bins: hists[i], Width: widths[i],
-							FillColor: pairsHistColor(),
-							LineStyle: lineStyle(color.White, 0.4),
-						})
-					}
-					pl.Y.Min = 0
-					pl.Y.Tick.Label.Color = color.Transparent
-				case i > j:
-					pl.Add(&plotter.Scatter{XYs: points[i*k+j], GlyphStyle: draw.GlyphStyle{
-						Color: withAlpha(seriesColor(0), 0.35), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{},
-					}})
-				default:
-					r := corr[i*k+j]
-					label := "r = NA"
-					if !math.IsNaN(r) {
-						label = "r = " + fixed(r, 2)
-					}
-					st := textStyle(vg.Length(9+5*math.Abs(nanToZero(r))), color.Black)
-					pl.Add(centerText{Text: label, Style: st})
-					pl.HideAxes()
-				}
-				if i == k-1 {
-					pl.X.Label.Text = fitText(pl.X.Label.TextStyle, names[j], room)
-				} else if i >= j {
-					pl.X.Tick.Label.Color = color.Transparent
-				}
-				if j == 0 && i > 0 {
-					pl.Y.Label.Text = fitText(pl.Y.Label.TextStyle, names[i], room)
-				} else if i > j {
-					pl.Y.Tick.Label.Color = color.Transparent
-				}
-				widen(pl)
-				plots[i][j] = pl
-			}
-		}
+		plots := pairsPanels(side, names, hists, widths, points, corr)
 		tiles := draw.Tiles{Rows: k, Cols: k, PadX: vg.Points(4), PadY: vg.Points(4),
 			PadTop: titleH + vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
 		canvases := plot.Align(plots, tiles, dc)
@@ -491,4 +440,82 @@ func nanToZero(v float64) float64 {
 		return 0
 	}
 	return v
+}
+
+// pairsPanels makes the k×k panels of a pairs plot side pixels wide:
+// histograms of each quantity on the diagonal (hists, of bin widths
+// widths), scatter plots of points[i*k+j] (x quantity j, y quantity i)
+// below it and the correlations corr above it. Every panel of column j
+// spans quantity j's range on x, and every scatter panel of row i quantity
+// i's on y, so that the tick labels of the bottom row and the left column
+// read for the whole column or row, the diagonal histograms included.
+func pairsPanels(side int, names []string, hists [][]plotter.HistogramBin, widths []float64, points []plotter.XYs, corr []float64) [][]*plot.Plot {
+	k := len(names)
+	span := make([][2]float64, k)
+	for i, h := range hists {
+		span[i] = [2]float64{math.Inf(1), math.Inf(-1)}
+		if len(h) > 0 {
+			span[i] = [2]float64{h[0].Min, h[len(h)-1].Max}
+		}
+	}
+	// A name runs along one panel (the y names rotated): at most its
+	// side, less the tick labels'.
+	room := pixels(side/k) - vg.Points(24)
+	plots := make([][]*plot.Plot, k)
+	for i := range k {
+		plots[i] = make([]*plot.Plot, k)
+		for j := range k {
+			pl := newPlot("", "", "")
+			if i < j {
+				pl = newPanel("", "", "")
+			}
+			pl.X.Tick.Label.Font = sans(7)
+			pl.Y.Tick.Label.Font = sans(7)
+			pl.X.Tick.Marker = sparseTicks{Style: pl.X.Tick.Label, Room: room - vg.Points(16)}
+			switch {
+			case i == j:
+				if len(hists[i]) > 0 {
+					pl.Add(&plotter.Histogram{
+						Bins: hists[i], Width: widths[i],
+						FillColor: pairsHistColor(),
+						LineStyle: lineStyle(color.White, 0.4),
+					})
+				}
+				pl.Y.Min = 0
+				pl.Y.Tick.Label.Color = color.Transparent
+			case i > j:
+				pl.Add(&plotter.Scatter{XYs: points[i*k+j], GlyphStyle: draw.GlyphStyle{
+					Color: withAlpha(seriesColor(0), 0.35), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{},
+				}})
+			default:
+				r := corr[i*k+j]
+				label := "r = NA"
+				if !math.IsNaN(r) {
+					label = "r = " + fixed(r, 2)
+				}
+				st := textStyle(vg.Length(9+5*math.Abs(nanToZero(r))), color.Black)
+				pl.Add(centerText{Text: label, Style: st})
+				pl.HideAxes()
+			}
+			if i == k-1 {
+				pl.X.Label.Text = fitText(pl.X.Label.TextStyle, names[j], room)
+			} else if i >= j {
+				pl.X.Tick.Label.Color = color.Transparent
+			}
+			if j == 0 && i > 0 {
+				pl.Y.Label.Text = fitText(pl.Y.Label.TextStyle, names[i], room)
+			} else if i > j {
+				pl.Y.Tick.Label.Color = color.Transparent
+			}
+			if i >= j && span[j][0] <= span[j][1] {
+				pl.X.Min, pl.X.Max = span[j][0], span[j][1]
+			}
+			if i > j && span[i][0] <= span[i][1] {
+				pl.Y.Min, pl.Y.Max = span[i][0], span[i][1]
+			}
+			widen(pl)
+			plots[i][j] = pl
+		}
+	}
+	return plots
 }
