@@ -634,3 +634,18 @@ func (s sparseTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	return ticks
 }
+
+// unlabelled are the ticks of Ticker without their labels. An axis whose
+// ticks should not be labelled uses it rather than a transparent label
+// colour, which gonum/plot's SVG writer drops (its text has no opacity), so
+// that the SVG showed labels the PNG hid.
+type unlabelled struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
+	ticks := u.Ticker.Ticks(lo, hi)
+	for i := range ticks {
+		ticks[i].Label = ""
+	}
+	return ticks
+}

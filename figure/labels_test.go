@@ -342,3 +342,39 @@ func TestSparseTicksDoNotOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestPairsSVGHidesWhatPNGHides checks that the tick labels a pairs plot
+// leaves off the panels above its bottom row are not in its SVG either:
+// they were drawn in a transparent colour, which the SVG writer drops, so
+// Notebook (which shows the SVG) printed every panel's tick labels. Each
+// label of the first column's x axis must be in the SVG once, under the
+// bottom panel.
+func TestPairsSVGHidesWhatPNGHides(t *testing.T) {
+	const n = 1000
+	draws := [][]float64{make([]float64, n), make([]float64, n), make([]float64, n)}
+	for i := range n {
+		u := float64(i) / n
+		draws[0][i] = 137 + 60*math.Sin(7*u)     // about 77 to 197: labels like 100, 150
+		draws[1][i] = 0.001 + 0.001*u*u          // 0.001 to 0.002
+		draws[2][i] = -5000 + 2000*math.Cos(3*u) // -7000 to -3000
+	}
+	f, err := Pairs("p", []string{"a", "b", "c"}, draws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi, _, _ := valueRange(draws[0])
+	edges := binEdges(lo, hi, n)
+	checked := 0
+	for _, tk := range (trimmedTicks{}).Ticks(edges[0], edges[len(edges)-1]) {
+		if tk.Label == "" {
+			continue
+		}
+		if c := bytes.Count(f.SVG, []byte(">"+tk.Label+"</text>")); c > 1 {
+			t.Errorf("tick label %q of a is in the SVG %d times, want once (the bottom panel's)", tk.Label, c)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no tick labels to check")
+	}
+}

@@ -482,7 +482,7 @@ func pairsPanels(side int, names []string, hists [][]plotter.HistogramBin, width
 					})
 				}
 				pl.Y.Min = 0
-				pl.Y.Tick.Label.Color = color.Transparent
+				pl.Y.Tick.Marker = unlabelled{pl.Y.Tick.Marker}
 			case i > j:
 				pl.Add(&plotter.Scatter{XYs: points[i*k+j], GlyphStyle: draw.GlyphStyle{
 					Color: withAlpha(seriesColor(0), 0.35), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{},
@@ -500,12 +500,12 @@ func pairsPanels(side int, names []string, hists [][]plotter.HistogramBin, width
 			if i == k-1 {
 				pl.X.Label.Text = fitText(pl.X.Label.TextStyle, names[j], room)
 			} else if i >= j {
-				pl.X.Tick.Label.Color = color.Transparent
+				pl.X.Tick.Marker = unlabelled{pl.X.Tick.Marker}
 			}
 			if j == 0 && i > 0 {
 				pl.Y.Label.Text = fitText(pl.Y.Label.TextStyle, names[i], room)
 			} else if i > j {
-				pl.Y.Tick.Label.Color = color.Transparent
+				pl.Y.Tick.Marker = unlabelled{pl.Y.Tick.Marker}
 			}
 			if i >= j && span[j][0] <= span[j][1] {
 				pl.X.Min, pl.X.Max = span[j][0], span[j][1]
