@@ -95,6 +95,19 @@ func latentTicks(names []string, missing bool) plot.ConstantTicks {
 // more levels than fit on the x axis are labelled every few (latentTicks).
 // Jitter comes from a fixed seed.
 func Latent(title string, y []float64, z []float64) (*Figure, error) {
+	return LatentLabelled(title, y, z, nil)
+}
+
+// LatentLabelled is Latent for a column whose levels have labels: level
+// k (k = 1, 2, …, as a column of text is coded) is named labels[k-1] on the
+// x axis and in the text description, other values by their number.
+func LatentLabelled(title string, y []float64, z []float64, labels []string) (*Figure, error) {
+	levelName := func(v float64) string {
+		if k := int(v); float64(k) == v && k >= 1 && k <= len(labels) {
+			return labels[k-1]
+		}
+		return levelName(v)
+	}
 	if len(y) == 0 {
 		return nil, fmt.Errorf("latent plot: no rows")
 	}

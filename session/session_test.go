@@ -613,3 +613,24 @@ func TestExportStopsOnInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestPlotLatentNamesTextLevels plots the latent column of a text column:
+// its levels are named by their labels on the x axis and in the text, as
+// every table names them, not by their codes 1, 2, … (the Likert items of
+// a survey read 1 to 5).
+func TestPlotLatentNamesTextLevels(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data x = load("x.csv", order = {sex: ["m", "f"]})
+model m { Y = x; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m, iter = 20, warmup = 10, chains = 1, seed = 1`)
+	out := mustRun(t, s, "plot latent m.Z[sex]")
+	if out.images() != 1 {
+		t.Fatalf("%d images", out.images())
+	}
+	svg, _ := out.displays[0]["image/svg+xml"].(string)
+	for _, label := range []string{">m</text>", ">f</text>"} {
+		if !strings.Contains(svg, label) {
+			t.Errorf("the latent plot of sex does not name the level %s", label)
+		}
+	}
+}

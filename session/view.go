@@ -239,8 +239,12 @@ func (s *Session) plotLatent(x *compiler.PlotStmt, name string, out Output) erro
 	if j < 0 || j >= len(m.Cols) {
 		return fmt.Errorf("%s: column index out of range", refText(ref))
 	}
-	f, err := figure.Latent(fmt.Sprintf("posterior mean of %s.Z[%s] against its observed levels", ref.Name, m.Names()[j]),
-		m.Data.Columns[m.Cols[j]], m.Fit.ZMean[j])
+	var labels []string // a text column's levels are named by their labels
+	if c := m.Cols[j]; c < len(m.Data.Labels) {
+		labels = m.Data.Labels[c]
+	}
+	f, err := figure.LatentLabelled(fmt.Sprintf("posterior mean of %s.Z[%s] against its observed levels", ref.Name, m.Names()[j]),
+		m.Data.Columns[m.Cols[j]], m.Fit.ZMean[j], labels)
 	if err != nil {
 		return err
 	}
