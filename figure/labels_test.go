@@ -378,3 +378,17 @@ func TestPairsSVGHidesWhatPNGHides(t *testing.T) {
 		t.Fatal("no tick labels to check")
 	}
 }
+
+// TestLatentAxisSaysItsScale checks that a latent plot's y axis says that
+// z is on the sampler's working scale: the GSS's and a simulation's latent
+// means reach ±5 under an axis that said only "latent z", which reads as
+// standard normal scores.
+func TestLatentAxisSaysItsScale(t *testing.T) {
+	f, err := Latent("z", []float64{1, 2, 3}, []float64{-5, 0, 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(f.SVG, []byte(html.EscapeString(latentAxis)+"</text>")) || !strings.Contains(latentAxis, "working scale") {
+		t.Errorf("the latent plot's y axis does not say its scale")
+	}
+}

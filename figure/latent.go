@@ -44,6 +44,13 @@ func distinctLevels(y []float64) (levels []float64, counts []int, missing int) {
 	return levels, counts, missing
 }
 
+// latentAxis names the y axis of a latent plot. The latent values a fit
+// keeps are on its sampler's working scale (the full model's Z has
+// covariance V, of which C is the correlation; a factor model's, ΛΛᵀ + I),
+// which the rank likelihood leaves unidentified: their order means
+// something, their units do not, and z of ±5 is no outlier.
+const latentAxis = "latent z, sampler's working scale"
+
 // maxLatentPoints bounds the points of a latent plot.
 const maxLatentPoints = 2000
 
@@ -186,7 +193,7 @@ func LatentLabelled(title string, y []float64, z []float64, labels []string) (*F
 		names = append(names, "NA")
 	}
 	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
-		p := newPlot(title, "observed level y", "latent z")
+		p := newPlot(title, "observed level y", latentAxis)
 		cut := dashed(color.Gray{Y: 90}, 0.8)
 		drawCuts := len(cuts) > 0 && len(levels) <= maxLatentGaps+1
 		if drawCuts {
