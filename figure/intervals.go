@@ -26,9 +26,10 @@ const maxIntervalLabel = defaultHeight / 3
 // (the pairs of a check, the cells of a two-way table): for item i, in the
 // order given, the replicated 90% interval lo[i]..hi[i] as a grey bar, the
 // replicated mean as a dark tick, and the observed value as a dot, blue, or
-// vermillion when flagged[i]. labels name the items on the x axis; when
-// there are more than 40 they are numbered instead, and items says what
-// the numbers count (as "pair, from the smallest observed ρ"). Items with a non-finite value are
+// vermillion when flagged[i]. labels name the items on the x axis, and
+// items, the axis title, says what they are (as "pair, from the smallest
+// observed ρ"); when there are more than 40 they are numbered instead, and
+// the title adds the count. Items with a non-finite value are
 // left out of the drawing and counted in the text description, which also
 // counts the observed values outside their interval and the flagged ones.
 func Intervals(title, items, yLabel string, labels []string, observed, mean, lo, hi []float64, flagged []bool) (*Figure, error) {
@@ -104,6 +105,7 @@ func Intervals(title, items, yLabel string, labels []string, observed, mean, lo,
 				ticks[i] = plot.Tick{Value: float64(i), Label: fitText(p.X.Tick.Label, l, room)}
 			}
 			p.X.Tick.Marker = ticks
+			p.X.Label.Text = items // what the labels are: "0–9, 1" is an income bin and a degree
 		} else {
 			p.X.Tick.Marker = indexTicks(n)
 			if items == "" {

@@ -392,3 +392,20 @@ func TestLatentAxisSaysItsScale(t *testing.T) {
 		t.Errorf("the latent plot's y axis does not say its scale")
 	}
 }
+
+// TestIntervalsLabelledItemsSayWhat checks that an interval plot whose
+// items are named on the x axis also says what they are: the cells of a
+// two-way table were labelled "0–9, 1", "10–15, 0", … with no axis title,
+// which left the reader to guess which column each part came from.
+func TestIntervalsLabelledItemsSayWhat(t *testing.T) {
+	labels := []string{"0–9, 0", "0–9, 1", "10–15, 0", "10–15, 1"}
+	v := []float64{40, 130, 36, 122}
+	const items = "cell (income, degree), row by row as in the table"
+	f, err := Intervals("check hoff: counts of income × degree", items, "count", labels, v, v, v, v, make([]bool, len(v)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(f.SVG, []byte(html.EscapeString(items)+"</text>")) {
+		t.Errorf("the x axis does not say what its labels are (want %q)", items)
+	}
+}
