@@ -634,3 +634,26 @@ fit m, iter = 20, warmup = 10, chains = 1, seed = 1`)
 		}
 	}
 }
+
+// TestPlotPairsTitleNamesColumns checks that a pairs plot's title names the
+// row it shows by its column, as its panels and summary's caption do: plot
+// pairs m.C[Y2] was titled "pairs of m.C[2]", and m.C["Trust in …"] of a
+// survey "pairs of m.C[4]".
+func TestPlotPairsTitleNamesColumns(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 4), n = 100, levels = 3, seed = 1)
+model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m, iter = 20, warmup = 10, chains = 1, seed = 1`)
+	for _, tc := range []struct{ cell, title string }{
+		{"plot pairs m.C[Y2]", "pairs of m.C[Y2]"},
+		{"plot pairs m.regress(Y1 ~ Y2 + Y3)", "pairs of m.regress(Y1 ~ Y2 + Y3)"},
+	} {
+		out := mustRun(t, s, tc.cell)
+		if out.images() != 1 {
+			t.Fatalf("%s: %d images", tc.cell, out.images())
+		}
+		if svg, _ := out.displays[0]["image/svg+xml"].(string); !strings.Contains(svg, ">"+tc.title+"</text>") {
+			t.Errorf("%s: the title is not %q", tc.cell, tc.title)
+		}
+	}
+}

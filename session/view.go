@@ -128,7 +128,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	case "latent":
 		return s.plotLatent(x, name, out)
 	}
-	_, ps, err := s.params(ref)
+	m, ps, err := s.params(ref)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,11 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 				draws[k] = append(draws[k], c...)
 			}
 		}
-		f, err = figure.Pairs("pairs of "+refText(ref), names, draws)
+		what := refLabel(ref, columnTexts(m.Names())) // by column names, as summary's caption
+		if ref.Regress != nil {
+			what = ref.Name + "." + regressText(m, ref.Regress)
+		}
+		f, err = figure.Pairs("pairs of "+what, names, draws)
 	default:
 		return fmt.Errorf("unknown plot kind %q", x.Kind)
 	}
