@@ -304,10 +304,19 @@ func addSeries(p *plot.Plot, segs []plotter.XYs, style draw.LineStyle) plot.Thum
 			}})
 			continue
 		}
-		p.Add(&plotter.Line{XYs: s, LineStyle: style})
+		// Short pieces, each its own path sharing an end point with the
+		// next: the rasteriser looks up its cells in a list per scan line,
+		// so one path that crosses the same lines thousands of times (a
+		// trace of thousands of draws) takes time quadratic in its length.
+		for start := 0; start < len(s)-1; start += linePiece - 1 {
+			p.Add(&plotter.Line{XYs: s[start:min(start+linePiece, len(s))], LineStyle: style})
+		}
 	}
 	return &plotter.Line{LineStyle: style}
 }
+
+// linePiece is the most points drawn as one path of a line (addSeries).
+const linePiece = 64
 
 // lineStyle is a solid line of the given colour and width in points.
 func lineStyle(c color.Color, width float64) draw.LineStyle {

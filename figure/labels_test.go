@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -407,5 +408,64 @@ func TestIntervalsLabelledItemsSayWhat(t *testing.T) {
 	}
 	if !bytes.Contains(f.SVG, []byte(html.EscapeString(items)+"</text>")) {
 		t.Errorf("the x axis does not say what its labels are (want %q)", items)
+	}
+}
+
+// TestTraceDrawsShortPaths checks that a trace draws each chain as paths
+// of at most linePiece points (in its SVG, a path's points are its M and L
+// commands), and that the paths pass through as many points as one path
+// would. One path per chain (2000 points after bucketing) made the
+// rasteriser's per-scan-line cell lists long: a trace of 4 chains × 10⁴
+// draws took 3.7 s to draw, 8 × 10⁵ over a minute (BenchmarkTraceLongChains).
+func TestTraceDrawsShortPaths(t *testing.T) {
+	for _, n := range []int{2, linePiece, linePiece + 1, 5000} {
+		chain := make([]float64, n)
+		for i := range chain {
+			chain[i] = math.Sin(float64(i))
+		}
+		f, err := Trace("t", [][]float64{chain}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := seriesColor(0)
+		stroke := fmt.Sprintf("stroke:#%02X%02X%02X", c.R, c.G, c.B)
+		points, paths := 0, 0
+		for _, el := range strings.Split(string(f.SVG), "<path ") {
+			if !strings.Contains(el, stroke) || strings.Contains(el, "stroke-width:1.0") {
+				continue // not the chain's line (its legend thumbnail is 1 line of 2 points)
+			}
+			d, _, _ := strings.Cut(el[strings.Index(el, `d="`)+3:], `"`)
+			k := strings.Count(d, "M") + strings.Count(d, "L")
+			if k > linePiece {
+				t.Errorf("%d draws: a path of %d points, at most %d", n, k, linePiece)
+			}
+			points += k
+			paths++
+		}
+		drawn := min(n, maxLinePoints)
+		if want := drawn + paths - 1; paths == 0 || points < want-2 { // the legend's 2 points aside
+			t.Errorf("%d draws: %d paths through %d points, want about %d", n, paths, points, want)
+		}
+	}
+}
+
+// BenchmarkTraceLongChains draws the trace of 4 chains × 10⁴ draws of an
+// autocorrelated series, whose every bucket of draws spans most of the
+// plot's height.
+func BenchmarkTraceLongChains(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	chains := make([][]float64, 4)
+	for c := range chains {
+		chains[c] = make([]float64, 10000)
+		v := 0.0
+		for i := range chains[c] {
+			v = 0.5*v + rng.NormFloat64()
+			chains[c][i] = 0.3 + 0.05*v
+		}
+	}
+	for b.Loop() {
+		if _, err := Trace("C[1, 2]", chains, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
