@@ -657,3 +657,21 @@ fit m, iter = 20, warmup = 10, chains = 1, seed = 1`)
 		}
 	}
 }
+
+// TestPlotRMSESaysWhichChain checks that plot rmse of a fit of several
+// chains says that its line is the first chain's: the legend read "m
+// (gibbs)", as if the chains were pooled.
+func TestPlotRMSESaysWhichChain(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 1)
+model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m with gibbs, iter = 20, warmup = 10, chains = 3, seed = 1`)
+	out := mustRun(t, s, "plot rmse m vs sim")
+	if out.images() != 1 {
+		t.Fatalf("%d images", out.images())
+	}
+	svg, _ := out.displays[0]["image/svg+xml"].(string)
+	if want := "m (gibbs, chain 1 of 3)"; !strings.Contains(svg, ">"+want+"</text>") || !strings.Contains(out.text(), want) {
+		t.Errorf("plot rmse does not say its line is %q: %q", want, out.text())
+	}
+}

@@ -205,7 +205,11 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 			warmup = max(warmup, len(r.WarmupC[0]))
 		}
 		trace = append(trace, r.C[0]...)
-		series[fmt.Sprintf("%s (%s)", mn, ranMethod(r))] = inference.RMSETrace(trace, truth)
+		label := fmt.Sprintf("%s (%s)", mn, ranMethod(r))
+		if len(r.C) > 1 {
+			label = fmt.Sprintf("%s (%s, chain 1 of %d)", mn, ranMethod(r), len(r.C)) // not the chains pooled
+		}
+		series[label] = inference.RMSETrace(trace, truth)
 	}
 	f, err := figure.RMSE("RMSE of C to the truth", series, warmup)
 	if err != nil {
