@@ -658,3 +658,121 @@ func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
 	}
 	return ticks
 }
+
+// fitLabels fits each of a set of labels into width (fitText), choosing
+// where to cut so that the labels stay told apart: column names of a
+// survey share long prefixes and suffixes (respondent_…_agreement_scale),
+// and cutting each in its middle gave several the same label. It tries,
+// in turn, cutting in the middle, keeping the end, keeping the start, and
+// the same after leaving out what every label begins and ends with, and
+// keeps the first whose labels are all different (else the one with the
+// most different ones).
+func fitLabels(st text.Style, labels []string, width vg.Length) []string {
+	fits := true
+	for _, l := range labels {
+		fits = fits && st.Width(l) <= width
+	}
+	if fits {
+		return labels
+	}
+	core, pre, suf := stripCommon(labels)
+	var best []string
+	bestDistinct := -1
+	for _, strip := range []bool{false, true} {
+		for _, keep := range []func(string, vg.Length) string{
+			func(s string, w vg.Length) string { return fitText(st, s, w) },
+			func(s string, w vg.Length) string { return fitEnd(st, s, w, false) },
+			func(s string, w vg.Length) string { return fitEnd(st, s, w, true) },
+		} {
+			out := make([]string, len(labels))
+			for i, l := range labels {
+				if !strip || core[i] == "" {
+					out[i] = keep(l, width)
+					continue
+				}
+				out[i] = pre + keep(core[i], width-st.Width(pre+suf)) + suf
+			}
+			n := countDistinct(out)
+			if n == len(out) {
+				return out
+			}
+			if n > bestDistinct {
+				best, bestDistinct = out, n
+			}
+		}
+	}
+	return best
+}
+
+// stripCommon returns each label without the longest prefix and suffix all
+// labels share (empty when that leaves nothing), and marks of "…" for a
+// prefix and a suffix that were left out ("" when none).
+func stripCommon(labels []string) (core []string, pre, suf string) {
+	if len(labels) < 2 {
+		return make([]string, len(labels)), "", ""
+	}
+	rs := make([][]rune, len(labels))
+	for i, l := range labels {
+		rs[i] = []rune(l)
+	}
+	p, s := len(rs[0]), len(rs[0])
+	for _, r := range rs[1:] {
+		k := 0
+		for k < min(p, len(r)) && r[k] == rs[0][k] {
+			k++
+		}
+		p = k
+		k = 0
+		for k < min(s, len(r)) && r[len(r)-1-k] == rs[0][len(rs[0])-1-k] {
+			k++
+		}
+		s = k
+	}
+	core = make([]string, len(labels))
+	for i, r := range rs {
+		if p+s < len(r) {
+			core[i] = string(r[p : len(r)-s])
+		}
+	}
+	if p > 0 {
+		pre = "…"
+	}
+	if s > 0 {
+		suf = "…"
+	}
+	return core, pre, suf
+}
+
+// fitEnd is fitText keeping the end of s (or, with start, its start) and
+// an ellipsis where the rest was.
+func fitEnd(st text.Style, s string, width vg.Length, start bool) string {
+	if st.Width(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	cut := func(keep int) string {
+		if start {
+			return string(runes[:keep]) + "…"
+		}
+		return "…" + string(runes[len(runes)-keep:])
+	}
+	lo, hi := 0, len(runes)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if st.Width(cut(mid)) <= width {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return cut(lo)
+}
+
+// countDistinct is the number of different strings in ss.
+func countDistinct(ss []string) int {
+	seen := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		seen[s] = true
+	}
+	return len(seen)
+}

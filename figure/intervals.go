@@ -101,8 +101,8 @@ func Intervals(title, items, yLabel string, labels []string, observed, mean, lo,
 				room = pixels(maxIntervalLabel) // down the figure's height
 			}
 			ticks := make(plot.ConstantTicks, n)
-			for i, l := range labels {
-				ticks[i] = plot.Tick{Value: float64(i), Label: fitText(p.X.Tick.Label, l, room)}
+			for i, l := range fitLabels(p.X.Tick.Label, labels, room) {
+				ticks[i] = plot.Tick{Value: float64(i), Label: l}
 			}
 			p.X.Tick.Marker = ticks
 			p.X.Label.Text = items // what the labels are: "0–9, 1" is an income bin and a degree

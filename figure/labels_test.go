@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -468,4 +469,56 @@ func BenchmarkTraceLongChains(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestFitLabelsKeepsThemApart fits sets of long names that differ only in
+// their middle, their start or their end: each fits its room, and no two
+// read the same. Cut in the middle, the items of a survey
+// (respondent_trust_item_00_agreement_scale, …_05_…) and a row of C
+// (C[respondent_…, "Trust in …"]) all read alike.
+func TestFitLabelsKeepsThemApart(t *testing.T) {
+	st := textStyle(7, color.Black)
+	var survey, row, starts []string
+	for i := range 30 {
+		w := []string{"trust", "income", "health", "educ", "work"}[i%5]
+		survey = append(survey, fmt.Sprintf("respondent_%s_item_%02d_agreement_scale", w, i))
+		row = append(row, fmt.Sprintf(`C[respondent_%s_item_%02d_agreement_scale, "Trust in the national parliament (2018 wave)"]`, w, i))
+		starts = append(starts, fmt.Sprintf("wave %d of the survey of household income and living conditions", i))
+	}
+	survey[3], survey[5] = "Trust in the national parliament (2018 wave)", "x"
+	for _, tc := range []struct {
+		name   string
+		labels []string
+		width  vg.Length
+	}{
+		{"survey items", survey, 100},
+		{"a row of C", row, 90},
+		{"differing at the start", starts, 60},
+		{"short", []string{"Y1", "Y2"}, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := fitLabels(st, tc.labels, tc.width)
+			if n := countDistinct(got); n != len(tc.labels) {
+				t.Errorf("%d labels read as %d: %q", len(tc.labels), n, got)
+			}
+			for i, l := range got {
+				if st.Width(l) > tc.width {
+					t.Errorf("%q is %v wide, room %v", l, st.Width(l), tc.width)
+				}
+				if allFit(st, tc.labels, tc.width) && l != tc.labels[i] {
+					t.Errorf("%q was shortened to %q though every label fits", tc.labels[i], l)
+				}
+			}
+			t.Logf("%q", got[:min(6, len(got))])
+		})
+	}
+}
+
+func allFit(st text.Style, labels []string, width vg.Length) bool {
+	for _, l := range labels {
+		if st.Width(l) > width {
+			return false
+		}
+	}
+	return true
 }

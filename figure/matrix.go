@@ -97,8 +97,7 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 			pl.X.Tick.Label.Font, pl.Y.Tick.Label.Font = sans(size), sans(size)
 			xt := make(plot.ConstantTicks, p)
 			yt := make(plot.ConstantTicks, p)
-			for i, l := range labels {
-				l = fitText(pl.Y.Tick.Label, l, pixels(maxHeatmapLabel))
+			for i, l := range fitLabels(pl.Y.Tick.Label, labels, pixels(maxHeatmapLabel)) {
 				xt[i] = plot.Tick{Value: float64(i), Label: l}
 				yt[i] = plot.Tick{Value: float64(p - 1 - i), Label: l}
 			}
@@ -461,6 +460,7 @@ func pairsPanels(side int, names []string, hists [][]plotter.HistogramBin, width
 	// A name runs along one panel (the y names rotated): at most its
 	// side, less the tick labels'.
 	room := pixels(side/k) - vg.Points(24)
+	axisNames := fitLabels(newPanel("", "", "").X.Label.TextStyle, names, room)
 	plots := make([][]*plot.Plot, k)
 	for i := range k {
 		plots[i] = make([]*plot.Plot, k)
@@ -498,12 +498,12 @@ func pairsPanels(side int, names []string, hists [][]plotter.HistogramBin, width
 				pl.HideAxes()
 			}
 			if i == k-1 {
-				pl.X.Label.Text = fitText(pl.X.Label.TextStyle, names[j], room)
+				pl.X.Label.Text = axisNames[j]
 			} else if i >= j {
 				pl.X.Tick.Marker = unlabelled{pl.X.Tick.Marker}
 			}
 			if j == 0 && i > 0 {
-				pl.Y.Label.Text = fitText(pl.Y.Label.TextStyle, names[i], room)
+				pl.Y.Label.Text = axisNames[i]
 			} else if i > j {
 				pl.Y.Tick.Marker = unlabelled{pl.Y.Tick.Marker}
 			}
