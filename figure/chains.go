@@ -333,7 +333,7 @@ func RMSE(title string, series map[string][]float64, warmup int) (*Figure, error
 	}
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "RMSE plot %s: %d series over %d iterations", subject(title), len(labels), longest)
+	fmt.Fprintf(&desc, "RMSE plot %s: %d series over %s", subject(title), len(labels), count(longest, "iteration"))
 	if warmup > 0 {
 		fmt.Fprintf(&desc, " (first %d warmup)", warmup)
 	}

@@ -201,6 +201,8 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "rmse", title: "RMSE of C", make: func() (*Figure, error) { return RMSE("RMSE of C", series, 100) }, text: "log scale"},
 		{name: "rmse linear with zero and NaN", title: "r", make: func() (*Figure, error) { return RMSE("r", flat, 0) },
 			text: "x final 0"},
+		{name: "rmse one iteration", title: "r", make: func() (*Figure, error) { return RMSE("r", map[string][]float64{"m": {0.3}}, 0) },
+			text: "1 series over 1 iteration;"},
 		{name: "rmse long label", title: "r", make: func() (*Figure, error) {
 			return RMSE("r", map[string][]float64{strings.Repeat("very long label ", 40): {1, 2}}, 0)
 		}},
