@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -673,5 +675,39 @@ fit m with gibbs, iter = 20, warmup = 10, chains = 3, seed = 1`)
 	svg, _ := out.displays[0]["image/svg+xml"].(string)
 	if want := "m (gibbs, chain 1 of 3)"; !strings.Contains(svg, ">"+want+"</text>") || !strings.Contains(out.text(), want) {
 		t.Errorf("plot rmse does not say its line is %q: %q", want, out.text())
+	}
+}
+
+// TestPlotsOfThinnedFitsCountIterations checks that the trace and RMSE
+// plots of a fit thinned by 5 put draw i at iteration 5i: a fit of 1500
+// iterations (500 warm-up) read as 300 iterations (first 100 warm-up), its
+// trace's 1000 iterations as 200.
+func TestPlotsOfThinnedFitsCountIterations(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 1)
+model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m with gibbs, iter = 100, warmup = 50, chains = 1, seed = 1, thin = 5`)
+	for _, tc := range []struct {
+		cell, text        string
+		draws, iterations int
+	}{
+		{"plot rmse m vs sim", "1 series over 150 iterations (a draw every 5th) (first 50 warmup)", 30, 150},
+		{"plot trace m.C[1, 2]", "1 chain × 20 draws (every 5th iteration)", 20, 100},
+	} {
+		out := mustRun(t, s, tc.cell)
+		if !strings.Contains(out.text(), tc.text) {
+			t.Errorf("%s: %q does not say %q", tc.cell, out.text(), tc.text)
+		}
+		// The largest whole-number tick label is on the iteration axis
+		// (the y axis holds correlations or RMSEs below 1).
+		svg, _ := out.displays[0]["image/svg+xml"].(string)
+		largest := 0
+		for _, m := range regexp.MustCompile(`>(\d+)</text>`).FindAllStringSubmatch(svg, -1) {
+			v, _ := strconv.Atoi(m[1])
+			largest = max(largest, v)
+		}
+		if largest <= tc.draws || largest > tc.iterations {
+			t.Errorf("%s: the x axis reaches %d, want iterations (%d) rather than draws (%d)", tc.cell, largest, tc.iterations, tc.draws)
+		}
 	}
 }

@@ -141,7 +141,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		p := ps[0]
 		switch x.Kind {
 		case "trace":
-			f, err = figure.Trace(p.figureTitle(ref.Name), p.draws, 0)
+			f, err = figure.TraceThinned(p.figureTitle(ref.Name), p.draws, 0, max(m.Fit.Thin, 1))
 		case "hist":
 			f, err = figure.Histogram(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
@@ -183,7 +183,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 // iteration by iteration, for one or more models fitted to simulated data.
 func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error {
 	series := map[string][]float64{}
-	warmup := 0
+	warmup, thin := 0, 0 // the fits' thinning when they share it, else 1 (x is then the draw)
 	for _, mn := range x.Models() {
 		m, err := s.fitted(mn)
 		if err != nil {
@@ -197,6 +197,13 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 			return fmt.Errorf("model %s was fitted to data %s, which has no known truth; plot rmse needs simulated data", mn, m.Data.Name)
 		}
 		r := m.Fit
+		switch t := max(r.Thin, 1); thin {
+		case 0:
+			thin = t
+		case t:
+		default:
+			thin = 1
+		}
 		// The first chain: warm-up draws (kept when the data have a truth)
 		// followed by the post-warm-up draws.
 		var trace [][]float64
@@ -211,7 +218,7 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 		}
 		series[label] = inference.RMSETrace(trace, truth)
 	}
-	f, err := figure.RMSE("RMSE of C to the truth", series, warmup)
+	f, err := figure.RMSEThinned("RMSE of C to the truth", series, warmup, thin)
 	if err != nil {
 		return err
 	}
