@@ -232,7 +232,7 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 		c.errorf(t.ref.At, hint, "plot pairs needs at least two parameters; %s selects %d", c.refString(t), t.count)
 		return nil
 	case kind != "pairs" && t.count >= 0 && t.count != 1:
-		c.errorf(t.ref.At, "pick one, as in "+t.ref.Name+".C[1, 2]", "plot %s shows one parameter; %s selects %d", kind, c.refString(t), t.count)
+		c.errorf(t.ref.At, "pick one, as in "+oneParameter(t), "plot %s shows one parameter; %s selects %d", kind, c.refString(t), t.count)
 		return nil
 	}
 	x.Target = t.ref
@@ -414,4 +414,22 @@ func oneOrList(e *dsl.Expr) (items []*dsl.Expr, isList bool) {
 		return p.List.Items, true
 	}
 	return []*dsl.Expr{e}, false
+}
+
+// oneParameter is an example of one parameter of the part t selects, for
+// a hint: m.C[1, 2] for C, m.partial[1, 2], m.Lambda[1, 1],
+// m.communality[1], and the regression's own formula with [R2].
+func oneParameter(t *target) string {
+	name := t.ref.Name
+	switch t.ref.Member {
+	case "partial":
+		return name + ".partial[1, 2]"
+	case "Lambda":
+		return name + ".Lambda[1, 1]"
+	case "communality":
+		return name + ".communality[1]"
+	case "regress":
+		return t.regressText() + "[" + r2Name + "]"
+	}
+	return name + ".C[1, 2]"
 }

@@ -112,11 +112,29 @@ func suffixText(s *dsl.Suffix) string {
 }
 
 func (t *target) refText() string {
+	if t.ref.Member == "regress" {
+		return t.regressText()
+	}
 	s := t.ref.Name
 	if t.ref.Member != "" {
 		s += "." + t.ref.Member
 	}
 	return s
+}
+
+// regressText is m.regress(Y ~ X1 + X2) with the columns of t's
+// regression, or m.regress(...) when they are not resolved yet.
+func (t *target) regressText() string {
+	reg := t.ref.Regress
+	if reg == nil || t.model == nil || t.model.Columns == nil {
+		return t.ref.Name + ".regress(...)"
+	}
+	cols := t.model.Columns
+	preds := make([]string, len(reg.Predictors))
+	for i, j := range reg.Predictors {
+		preds[i] = cols[j]
+	}
+	return t.ref.Name + ".regress(" + cols[reg.Response] + " ~ " + strings.Join(preds, " + ") + ")"
 }
 
 // resolveIndex resolves the index items of t against the model's columns

@@ -380,7 +380,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"acf":     "plot acf m.C[1, 2]\n\nAutocorrelation of the draws of one parameter, by lag.",
 	"rank":    "plot rank m.C[1, 2]\n\nRank plot of one parameter: the draws of all chains ranked together, and a histogram of each chain's ranks. Chains that agree give flat histograms within the shaded band; a chain stuck in one region is high at one end and low at the other.",
 	"heatmap": "plot heatmap m.C\n\nThe posterior mean of C as a heat map; plot heatmap sim shows a simulation's true C.",
-	"rmse":    "plot rmse m vs sim\n\nRMSE of each draw of C to the simulation's true C, iteration by iteration (warm-up included); plot rmse [m1, m2] vs sim compares fits.",
+	"rmse":    "plot rmse m vs sim\n\nRMSE of each draw of C to the simulation's true C, iteration by iteration (warm-up included), in the first chain; plot rmse [m1, m2] vs sim compares fits.",
 	"pairs":   "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",
 	"latent":  "plot latent m.Z[COL]\n\nPosterior mean of a latent column against the observed levels of its column.",
 	// other words

@@ -27,6 +27,14 @@ import (
 // the text description. Chains longer than 2000 draws are drawn as the
 // minimum and maximum of buckets, which keeps their envelope.
 func Trace(title string, chains [][]float64, warmup int) (*Figure, error) {
+	return TraceThinned(title, chains, warmup, 1)
+}
+
+// TraceThinned is Trace for draws kept every thin-th iteration: draw i
+// (from 1) is drawn at iteration i·thin, and warmup counts draws. Against
+// the draw's number, a fit of 1000 iterations thinned by 5 read as 200
+// iterations.
+func TraceThinned(title string, chains [][]float64, warmup, thin int) (*Figure, error) {
 	n, err := checkChains("trace plot", chains)
 	if err != nil {
 		return nil, err
@@ -34,15 +42,21 @@ func Trace(title string, chains [][]float64, warmup int) (*Figure, error) {
 	if warmup < 0 {
 		return nil, fmt.Errorf("trace plot: negative warmup %d", warmup)
 	}
+	if thin < 1 {
+		return nil, fmt.Errorf("trace plot: thin %d, want at least 1", thin)
+	}
 	warmup = min(warmup, n)
 	segs := make([][]plotter.XYs, len(chains))
 	for m, c := range chains {
-		segs[m] = segments(c, maxLinePoints)
+		segs[m] = thinX(segments(c, maxLinePoints), thin)
 	}
 	lo, hi, finite, nonFinite := valueRange(chains...)
 
 	var desc strings.Builder
 	fmt.Fprintf(&desc, "Trace plot of %s: %s × %s", subject(title), chainCount(len(chains)), count(n, "draw"))
+	if thin > 1 {
+		fmt.Fprintf(&desc, " (every %s iteration)", ordinal(thin))
+	}
 	if warmup > 0 {
 		fmt.Fprintf(&desc, " (first %d warmup)", warmup)
 	}
@@ -54,7 +68,7 @@ func Trace(title string, chains [][]float64, warmup int) (*Figure, error) {
 	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
 		p := newPlot(title, "iteration", "value")
 		if warmup > 0 {
-			band := shadedBand{X0: 0.5, X1: float64(warmup) + 0.5, Color: color.Gray{Y: 232}}
+			band := shadedBand{X0: 0.5, X1: float64(warmup*thin) + 0.5, Color: color.Gray{Y: 232}}
 			p.Add(band)
 			p.Legend.Add("warmup", band)
 		}
@@ -65,7 +79,7 @@ func Trace(title string, chains [][]float64, warmup int) (*Figure, error) {
 			}
 		}
 		p.X.Min = math.Min(p.X.Min, 0.5)
-		p.X.Max = math.Max(p.X.Max, float64(n)+0.5)
+		p.X.Max = math.Max(p.X.Max, float64(n*thin)+0.5)
 		drawLegendRight(p, dc, warmup > 0 || len(chains) > 1)
 	})
 }
@@ -307,6 +321,15 @@ func ACF(title string, chains [][]float64, maxLag int) (*Figure, error) {
 // all values are positive and span more than a factor of 20; non-finite
 // values break the lines.
 func RMSE(title string, series map[string][]float64, warmup int) (*Figure, error) {
+	return RMSEThinned(title, series, warmup, 1)
+}
+
+// RMSEThinned is RMSE for values of draws kept every thin-th iteration:
+// value i (from 1) is drawn at iteration i·thin, and warmup counts values.
+func RMSEThinned(title string, series map[string][]float64, warmup, thin int) (*Figure, error) {
+	if thin < 1 {
+		return nil, fmt.Errorf("RMSE plot: thin %d, want at least 1", thin)
+	}
 	if len(series) == 0 {
 		return nil, fmt.Errorf("RMSE plot: no series")
 	}
@@ -329,13 +352,16 @@ func RMSE(title string, series map[string][]float64, warmup int) (*Figure, error
 	logY := finite > 0 && lo > 0 && hi/lo > 20
 	segs := make([][]plotter.XYs, len(labels))
 	for i, s := range all {
-		segs[i] = segments(s, maxLinePoints)
+		segs[i] = thinX(segments(s, maxLinePoints), thin)
 	}
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "RMSE plot %s: %d series over %d iterations", subject(title), len(labels), longest)
+	fmt.Fprintf(&desc, "RMSE plot %s: %d series over %s", subject(title), len(labels), count(longest*thin, "iteration"))
+	if thin > 1 {
+		fmt.Fprintf(&desc, " (a draw every %s)", ordinal(thin))
+	}
 	if warmup > 0 {
-		fmt.Fprintf(&desc, " (first %d warmup)", warmup)
+		fmt.Fprintf(&desc, " (first %d warmup)", warmup*thin)
 	}
 	for i, l := range labels {
 		if last, ok := lastDrawable(all[i]); ok {
@@ -354,7 +380,7 @@ func RMSE(title string, series map[string][]float64, warmup int) (*Figure, error
 			p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 		}
 		if warmup > 0 {
-			band := shadedBand{X0: 0.5, X1: float64(warmup) + 0.5, Color: color.Gray{Y: 232}}
+			band := shadedBand{X0: 0.5, X1: float64(warmup*thin) + 0.5, Color: color.Gray{Y: 232}}
 			p.Add(band)
 			p.Legend.Add("warmup", band)
 		}
@@ -576,4 +602,33 @@ func hypergeometricInterval(total, marked, n int, level float64) (lo, hi int) {
 		}
 	}
 	return lo, hi
+}
+
+// thinX puts the points of segs, at x = 1, 2, … for draws, at the
+// iterations of draws kept every thin-th: x·thin.
+func thinX(segs []plotter.XYs, thin int) []plotter.XYs {
+	if thin == 1 {
+		return segs
+	}
+	for _, s := range segs {
+		for i := range s {
+			s[i].X *= float64(thin)
+		}
+	}
+	return segs
+}
+
+// ordinal is "2nd", "3rd", "5th", "21st", …
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprint(n) + suffix
 }

@@ -14,6 +14,7 @@ import (
 	"image/png"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -59,6 +60,15 @@ func pixels(px int) vg.Length { return vg.Length(px) * vg.Inch / dpi }
 // called; it is called once per format. A panic from gonum/plot (which
 // panics on some degenerate inputs) is returned as an error.
 func render(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *Figure, err error) {
+	return renderColors(wpx, hpx, desc, true, paint)
+}
+
+// renderColors is render, reducing a large PNG to 256 colours only when
+// reduce is set. A heatmap is not reduced: its colours are its values, and
+// the antialiased text of its labels would take palette entries from the
+// cells and the colour bar, which then show the nearest of what is left
+// (greys below 0 once the labels are many).
+func renderColors(wpx, hpx int, desc string, reduce bool, paint func(dc draw.Canvas)) (fig *Figure, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			fig, err = nil, fmt.Errorf("rendering %s: %v", desc, r)
@@ -72,7 +82,7 @@ func render(wpx, hpx int, desc string, paint func(dc draw.Canvas)) (fig *Figure,
 	if err := png.Encode(&pngBuf, img.Image()); err != nil {
 		return nil, fmt.Errorf("encoding PNG of %s: %w", desc, err)
 	}
-	if rgba, ok := img.Image().(*image.RGBA); ok && pngBuf.Len() > pngBudget {
+	if rgba, ok := img.Image().(*image.RGBA); ok && reduce && pngBuf.Len() > pngBudget {
 		// Dense antialiased lines make true-colour PNGs large; 256
 		// colours look the same and take about a third of the bytes.
 		pngBuf.Reset()
@@ -160,6 +170,7 @@ func newPanel(title, xLabel, yLabel string) *plot.Plot {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = sans(10)
 		a.Tick.Label.Font = sans(8.5)
+		a.Tick.Marker = trimmedTicks{}
 	}
 	p.Legend.TextStyle.Font = sans(8.5)
 	p.Legend.Top = true
@@ -293,10 +304,19 @@ func addSeries(p *plot.Plot, segs []plotter.XYs, style draw.LineStyle) plot.Thum
 			}})
 			continue
 		}
-		p.Add(&plotter.Line{XYs: s, LineStyle: style})
+		// Short pieces, each its own path sharing an end point with the
+		// next: the rasteriser looks up its cells in a list per scan line,
+		// so one path that crosses the same lines thousands of times (a
+		// trace of thousands of draws) takes time quadratic in its length.
+		for start := 0; start < len(s)-1; start += linePiece - 1 {
+			p.Add(&plotter.Line{XYs: s[start:min(start+linePiece, len(s))], LineStyle: style})
+		}
 	}
 	return &plotter.Line{LineStyle: style}
 }
+
+// linePiece is the most points drawn as one path of a line (addSeries).
+const linePiece = 64
 
 // lineStyle is a solid line of the given colour and width in points.
 func lineStyle(c color.Color, width float64) draw.LineStyle {
@@ -405,6 +425,17 @@ func nonFiniteNote(nonFinite int) string {
 	return fmt.Sprintf("; %d non-finite values not drawn", nonFinite)
 }
 
+// fixed formats v with the given decimals; a negative value that rounds
+// to zero prints as zero (0.00, not -0.00, which reads as a sign the
+// estimate does not have), as the tables print it.
+func fixed(v float64, decimals int) string {
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.HasPrefix(s, "-") && strings.Trim(s[1:], "0.") == "" {
+		s = s[1:]
+	}
+	return s
+}
+
 // num formats a number for the text descriptions.
 func num(v float64) string {
 	return fmt.Sprintf("%.4g", v)
@@ -415,6 +446,7 @@ func num(v float64) string {
 func drawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
 	widen(p)
 	if !hasLegend {
+		fitTitle(p, dc.Size().X)
 		p.Draw(dc)
 		return
 	}
@@ -423,6 +455,7 @@ func drawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
 	w := leg.Rectangle(dc).Size().X + vg.Points(12)
 	w = min(w, 0.4*dc.Size().X) // very long labels run off the edge instead
 	area := draw.Crop(dc, 0, -w, 0, 0)
+	fitTitle(p, area.Size().X)
 	p.Draw(area)
 	da := p.DataCanvas(area)
 	leg.Top, leg.Left = true, true
@@ -511,4 +544,235 @@ func widen(p *plot.Plot) {
 		d := math.Max(1, 0.05*mag)
 		a.Min, a.Max = mid-d, mid+d
 	}
+}
+
+// fitText returns s, or s shortened in the middle to its first and last
+// runes around an ellipsis, so that it is at most width wide in style st
+// before rotation. Labels come from column names of any length; one wider
+// than its room squeezes the data area of a plot to nothing (or, in a
+// pairs plot, to a negative size that gonum/plot fills for minutes). The
+// text description keeps the whole name.
+func fitText(st text.Style, s string, width vg.Length) string {
+	if st.Width(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	shortened := func(keep int) string {
+		head := (keep + 1) / 2
+		return string(runes[:head]) + "…" + string(runes[len(runes)-(keep-head):])
+	}
+	// The widest shortening that fits: width grows with the runes kept.
+	lo, hi := 0, len(runes)-1 // shortened(lo) is the fallback; shortened(hi+1) would not fit
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if st.Width(shortened(mid)) <= width {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return shortened(lo)
+}
+
+// fitTitle fits the title of p into width, the width of the canvas the
+// title is centred on, less a margin.
+func fitTitle(p *plot.Plot, width vg.Length) {
+	p.Title.Text = fitText(p.Title.TextStyle, p.Title.Text, width-vg.Points(12))
+}
+
+// trimmedTicks are gonum/plot's default ticks with the zeros that end every
+// label dropped: gonum/plot gives a step of 25 or 2.5 two decimals, so
+// that a rank plot's counts read 25.00, 50.00, 75.00 and a pairs plot's
+// axis -2.50, 0.00, 2.50, a precision the values do not have.
+type trimmedTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (trimmedTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for {
+		trim, labelled := true, 0
+		for _, t := range ticks {
+			if t.Label == "" {
+				continue
+			}
+			labelled++
+			if !strings.Contains(t.Label, ".") || !strings.HasSuffix(t.Label, "0") || strings.ContainsAny(t.Label, "eE") {
+				trim = false
+				break
+			}
+		}
+		if !trim || labelled == 0 {
+			return ticks
+		}
+		for i, t := range ticks {
+			if t.Label != "" {
+				ticks[i].Label = strings.TrimSuffix(strings.TrimSuffix(t.Label, "0"), ".")
+			}
+		}
+	}
+}
+
+// sparseTicks are trimmedTicks whose labels, on an axis Room long drawn in
+// Style, do not overlap: from the left, a label that would touch the last
+// one kept loses its text (its tick stays). The small panels of a pairs
+// plot printed 0.325, 0.425 and 0.525 as one run of digits.
+type sparseTicks struct {
+	Style text.Style
+	Room  vg.Length
+}
+
+// Ticks implements plot.Ticker.
+func (s sparseTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := trimmedTicks{}.Ticks(lo, hi)
+	if !(hi > lo) {
+		return ticks
+	}
+	gap := vg.Points(4)
+	lastEnd, kept := vg.Length(0), false
+	for i, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		at := vg.Length((t.Value-lo)/(hi-lo)) * s.Room
+		half := s.Style.Width(t.Label) / 2
+		if kept && at-half < lastEnd+gap {
+			ticks[i].Label = ""
+			continue
+		}
+		lastEnd, kept = at+half, true
+	}
+	return ticks
+}
+
+// unlabelled are the ticks of Ticker without their labels. An axis whose
+// ticks should not be labelled uses it rather than a transparent label
+// colour, which gonum/plot's SVG writer drops (its text has no opacity), so
+// that the SVG showed labels the PNG hid.
+type unlabelled struct{ plot.Ticker }
+
+// Ticks implements plot.Ticker.
+func (u unlabelled) Ticks(lo, hi float64) []plot.Tick {
+	ticks := u.Ticker.Ticks(lo, hi)
+	for i := range ticks {
+		ticks[i].Label = ""
+	}
+	return ticks
+}
+
+// fitLabels fits each of a set of labels into width (fitText), choosing
+// where to cut so that the labels stay told apart: column names of a
+// survey share long prefixes and suffixes (respondent_…_agreement_scale),
+// and cutting each in its middle gave several the same label. It tries,
+// in turn, cutting in the middle, keeping the end, keeping the start, and
+// the same after leaving out what every label begins and ends with, and
+// keeps the first whose labels are all different (else the one with the
+// most different ones).
+func fitLabels(st text.Style, labels []string, width vg.Length) []string {
+	fits := true
+	for _, l := range labels {
+		fits = fits && st.Width(l) <= width
+	}
+	if fits {
+		return labels
+	}
+	core, pre, suf := stripCommon(labels)
+	var best []string
+	bestDistinct := -1
+	for _, strip := range []bool{false, true} {
+		for _, keep := range []func(string, vg.Length) string{
+			func(s string, w vg.Length) string { return fitText(st, s, w) },
+			func(s string, w vg.Length) string { return fitEnd(st, s, w, false) },
+			func(s string, w vg.Length) string { return fitEnd(st, s, w, true) },
+		} {
+			out := make([]string, len(labels))
+			for i, l := range labels {
+				if !strip || core[i] == "" {
+					out[i] = keep(l, width)
+					continue
+				}
+				out[i] = pre + keep(core[i], width-st.Width(pre+suf)) + suf
+			}
+			n := countDistinct(out)
+			if n == len(out) {
+				return out
+			}
+			if n > bestDistinct {
+				best, bestDistinct = out, n
+			}
+		}
+	}
+	return best
+}
+
+// stripCommon returns each label without the longest prefix and suffix all
+// labels share (empty when that leaves nothing), and marks of "…" for a
+// prefix and a suffix that were left out ("" when none).
+func stripCommon(labels []string) (core []string, pre, suf string) {
+	if len(labels) < 2 {
+		return make([]string, len(labels)), "", ""
+	}
+	rs := make([][]rune, len(labels))
+	for i, l := range labels {
+		rs[i] = []rune(l)
+	}
+	p, s := len(rs[0]), len(rs[0])
+	for _, r := range rs[1:] {
+		k := 0
+		for k < min(p, len(r)) && r[k] == rs[0][k] {
+			k++
+		}
+		p = k
+		k = 0
+		for k < min(s, len(r)) && r[len(r)-1-k] == rs[0][len(rs[0])-1-k] {
+			k++
+		}
+		s = k
+	}
+	core = make([]string, len(labels))
+	for i, r := range rs {
+		if p+s < len(r) {
+			core[i] = string(r[p : len(r)-s])
+		}
+	}
+	if p > 0 {
+		pre = "…"
+	}
+	if s > 0 {
+		suf = "…"
+	}
+	return core, pre, suf
+}
+
+// fitEnd is fitText keeping the end of s (or, with start, its start) and
+// an ellipsis where the rest was.
+func fitEnd(st text.Style, s string, width vg.Length, start bool) string {
+	if st.Width(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	cut := func(keep int) string {
+		if start {
+			return string(runes[:keep]) + "…"
+		}
+		return "…" + string(runes[len(runes)-keep:])
+	}
+	lo, hi := 0, len(runes)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if st.Width(cut(mid)) <= width {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return cut(lo)
+}
+
+// countDistinct is the number of different strings in ss.
+func countDistinct(ss []string) int {
+	seen := make(map[string]bool, len(ss))
+	for _, s := range ss {
+		seen[s] = true
+	}
+	return len(seen)
 }

@@ -135,6 +135,9 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "trace escaped title", title: `a<b & "c"`, make: func() (*Figure, error) { return Trace(`a<b & "c"`, single, 0) }},
 		{name: "trace control characters in title", title: "", make: func() (*Figure, error) { return Trace("a\x01b\xff\uFFFE", single, 0) },
 			text: `"a\x01b\xff\ufffe"`}, // %q in the text; the SVG must still parse
+		{name: "trace thinned", title: "x", make: func() (*Figure, error) { return TraceThinned("x", fx.chains, 100, 5) },
+			text: "4 chains × 1000 draws (every 5th iteration) (first 100 warmup)"},
+		{name: "trace thin 0", make: func() (*Figure, error) { return TraceThinned("x", fx.chains, 0, 0) }, wantErr: "thin 0"},
 		{name: "trace no chains", make: func() (*Figure, error) { return Trace("x", nil, 0) }, wantErr: "no chains"},
 		{name: "trace empty chain", make: func() (*Figure, error) { return Trace("x", [][]float64{{}}, 0) }, wantErr: "no draws"},
 		{name: "trace ragged", make: func() (*Figure, error) { return Trace("x", [][]float64{{1, 2}, {1}}, 0) },
@@ -201,6 +204,10 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "rmse", title: "RMSE of C", make: func() (*Figure, error) { return RMSE("RMSE of C", series, 100) }, text: "log scale"},
 		{name: "rmse linear with zero and NaN", title: "r", make: func() (*Figure, error) { return RMSE("r", flat, 0) },
 			text: "x final 0"},
+		{name: "rmse thinned", title: "r", make: func() (*Figure, error) { return RMSEThinned("r", series, 100, 3) },
+			text: "2 series over 1500 iterations (a draw every 3rd) (first 300 warmup)"},
+		{name: "rmse one iteration", title: "r", make: func() (*Figure, error) { return RMSE("r", map[string][]float64{"m": {0.3}}, 0) },
+			text: "1 series over 1 iteration;"},
 		{name: "rmse long label", title: "r", make: func() (*Figure, error) {
 			return RMSE("r", map[string][]float64{strings.Repeat("very long label ", 40): {1, 2}}, 0)
 		}},

@@ -18,13 +18,18 @@ import (
 // maxIntervalLabels is the largest number of items labelled by name.
 const maxIntervalLabels = 40
 
+// maxIntervalLabel is the longest item label in pixels, a third of the
+// plot's height: longer ones are shortened.
+const maxIntervalLabel = defaultHeight / 3
+
 // Intervals draws a posterior predictive check of several statistics
 // (the pairs of a check, the cells of a two-way table): for item i, in the
 // order given, the replicated 90% interval lo[i]..hi[i] as a grey bar, the
 // replicated mean as a dark tick, and the observed value as a dot, blue, or
-// vermillion when flagged[i]. labels name the items on the x axis; when
-// there are more than 40 they are numbered instead, and items says what
-// the numbers count (as "pair, from the smallest observed ρ"). Items with a non-finite value are
+// vermillion when flagged[i]. labels name the items on the x axis, and
+// items, the axis title, says what they are (as "pair, from the smallest
+// observed ρ"); when there are more than 40 they are numbered instead, and
+// the title adds the count. Items with a non-finite value are
 // left out of the drawing and counted in the text description, which also
 // counts the observed values outside their interval and the flagged ones.
 func Intervals(title, items, yLabel string, labels []string, observed, mean, lo, hi []float64, flagged []bool) (*Figure, error) {
@@ -87,16 +92,20 @@ func Intervals(title, items, yLabel string, labels []string, observed, mean, lo,
 		dot(marked, seriesColor(1), "observed, flagged")
 		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
 		if n <= maxIntervalLabels {
-			ticks := make(plot.ConstantTicks, n)
-			for i, l := range labels {
-				ticks[i] = plot.Tick{Value: float64(i), Label: l}
-			}
-			p.X.Tick.Marker = ticks
-			if n > 8 || longestLabel(labels) > 8 {
+			rotate := n > 8 || longestLabel(labels) > 8
+			room := pixels(width/n) - vg.Points(2) // side by side
+			if rotate {
 				p.X.Tick.Label.Rotation = math.Pi / 2
 				p.X.Tick.Label.XAlign = draw.XRight
 				p.X.Tick.Label.YAlign = draw.YCenter
+				room = pixels(maxIntervalLabel) // down the figure's height
 			}
+			ticks := make(plot.ConstantTicks, n)
+			for i, l := range fitLabels(p.X.Tick.Label, labels, room) {
+				ticks[i] = plot.Tick{Value: float64(i), Label: l}
+			}
+			p.X.Tick.Marker = ticks
+			p.X.Label.Text = items // what the labels are: "0–9, 1" is an income bin and a degree
 		} else {
 			p.X.Tick.Marker = indexTicks(n)
 			if items == "" {

@@ -44,6 +44,13 @@ func distinctLevels(y []float64) (levels []float64, counts []int, missing int) {
 	return levels, counts, missing
 }
 
+// latentAxis names the y axis of a latent plot. The latent values a fit
+// keeps are on its sampler's working scale (the full model's Z has
+// covariance V, of which C is the correlation; a factor model's, ΛΛᵀ + I),
+// which the rank likelihood leaves unidentified: their order means
+// something, their units do not, and z of ±5 is no outlier.
+const latentAxis = "latent z, sampler's working scale"
+
 // maxLatentPoints bounds the points of a latent plot.
 const maxLatentPoints = 2000
 
@@ -95,6 +102,19 @@ func latentTicks(names []string, missing bool) plot.ConstantTicks {
 // more levels than fit on the x axis are labelled every few (latentTicks).
 // Jitter comes from a fixed seed.
 func Latent(title string, y []float64, z []float64) (*Figure, error) {
+	return LatentLabelled(title, y, z, nil)
+}
+
+// LatentLabelled is Latent for a column whose levels have labels: level
+// k (k = 1, 2, …, as a column of text is coded) is named labels[k-1] on the
+// x axis and in the text description, other values by their number.
+func LatentLabelled(title string, y []float64, z []float64, labels []string) (*Figure, error) {
+	levelName := func(v float64) string {
+		if k := int(v); float64(k) == v && k >= 1 && k <= len(labels) {
+			return labels[k-1]
+		}
+		return levelName(v)
+	}
 	if len(y) == 0 {
 		return nil, fmt.Errorf("latent plot: no rows")
 	}
@@ -173,7 +193,7 @@ func Latent(title string, y []float64, z []float64) (*Figure, error) {
 		names = append(names, "NA")
 	}
 	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
-		p := newPlot(title, "observed level y", "latent z")
+		p := newPlot(title, "observed level y", latentAxis)
 		cut := dashed(color.Gray{Y: 90}, 0.8)
 		drawCuts := len(cuts) > 0 && len(levels) <= maxLatentGaps+1
 		if drawCuts {

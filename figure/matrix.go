@@ -26,6 +26,9 @@ const (
 	// minRasterCells is the smallest p drawn as an image instead of one
 	// rectangle per cell, which keeps the SVG small for large matrices.
 	minRasterCells = 41
+	// maxHeatmapLabel is the longest row or column label in pixels: longer
+	// ones are shortened, so that the matrix keeps most of the figure.
+	maxHeatmapLabel = 130
 
 	// maxPairs is the largest number of quantities in a pairs plot.
 	maxPairs = 6
@@ -34,6 +37,9 @@ const (
 	// size grows with the number of points.
 	maxScatterPoints, minPanelPoints, maxPanelPoints = 4000, 250, 1500
 )
+
+// pairsHistColor fills the histograms of a pairs plot.
+func pairsHistColor() color.NRGBA { return color.NRGBA{R: 0xB0, G: 0xC4, B: 0xDE, A: 0xFF} }
 
 // Heatmap draws a p×p matrix m (row-major, values in [-1, 1], such as a
 // correlation matrix) as coloured cells: −1 blue, 0 white, 1 red, with a
@@ -77,25 +83,25 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 	if p >= minRasterCells {
 		raster = rasterize(p, m)
 	}
-	return render(heatmapWidth, heatmapHeight, desc.String(), func(dc draw.Canvas) {
+	return renderColors(heatmapWidth, heatmapHeight, desc.String(), false, func(dc draw.Canvas) {
 		pl := newPanel(title, "", "")
 		pl.Add(&matrixCells{p: p, m: m, raster: raster})
 		pl.X.Min, pl.X.Max = -0.5, float64(p)-0.5
 		pl.Y.Min, pl.Y.Max = -0.5, float64(p)-0.5
 		pl.X.Padding, pl.Y.Padding = 0, 0
 		if p <= maxCellLabels {
-			xt := make(plot.ConstantTicks, p)
-			yt := make(plot.ConstantTicks, p)
-			for i, l := range labels {
-				xt[i] = plot.Tick{Value: float64(i), Label: l}
-				yt[i] = plot.Tick{Value: float64(p - 1 - i), Label: l}
-			}
-			pl.X.Tick.Marker, pl.Y.Tick.Marker = xt, yt
 			size := vg.Length(8.5)
 			if p > 20 {
 				size = 6.5
 			}
 			pl.X.Tick.Label.Font, pl.Y.Tick.Label.Font = sans(size), sans(size)
+			xt := make(plot.ConstantTicks, p)
+			yt := make(plot.ConstantTicks, p)
+			for i, l := range fitLabels(pl.Y.Tick.Label, labels, pixels(maxHeatmapLabel)) {
+				xt[i] = plot.Tick{Value: float64(i), Label: l}
+				yt[i] = plot.Tick{Value: float64(p - 1 - i), Label: l}
+			}
+			pl.X.Tick.Marker, pl.Y.Tick.Marker = xt, yt
 			if p > 6 || longestLabel(labels) > 6 {
 				pl.X.Tick.Label.Rotation = math.Pi / 2
 				pl.X.Tick.Label.XAlign = draw.XRight
@@ -123,6 +129,7 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 		} else if d < 0 {
 			left = draw.Crop(left, 0, 0, -d, 0)
 		}
+		fitTitle(pl, left.Size().X)
 		pl.Draw(left)
 		da = pl.DataCanvas(left)
 		colorBar(dc, da.Max.X+pixels(18), da.Min.Y, da.Max.Y)
@@ -240,7 +247,7 @@ func (h *matrixCells) Plot(c draw.Canvas, pl *plot.Plot) {
 			if p > maxCellValues {
 				continue
 			}
-			st, label := dark, fmt.Sprintf("%.2f", v)
+			st, label := dark, fixed(v, 2)
 			switch {
 			case math.IsNaN(v):
 				label = "NA"
@@ -365,7 +372,7 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 		// Too few draws, or draws that do not vary, leave every
 		// correlation undefined: say nothing rather than "NaN".
 		if !math.IsNaN(corr[bi*k+bj]) {
-			fmt.Fprintf(&desc, "; strongest correlation %.2f between %s and %s", corr[bi*k+bj], names[bj], names[bi])
+			fmt.Fprintf(&desc, "; strongest correlation %s between %s and %s", fixed(corr[bi*k+bj], 2), names[bj], names[bi])
 		}
 	}
 	desc.WriteString(nonFiniteNote(nonFinite))
@@ -376,62 +383,19 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 		titleH := vg.Length(0)
 		if title != "" {
 			titleH = titleStyle.Height(title) + vg.Points(8)
-			dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - titleH/2}, title)
+			dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - titleH/2},
+				fitText(titleStyle, title, dc.Size().X-vg.Points(12)))
 		}
-		plots := make([][]*plot.Plot, k)
-		for i := range k {
-			plots[i] = make([]*plot.Plot, k)
-			for j := range k {
-				pl := newPlot("", "", "")
-				if i < j {
-					pl = newPanel("", "", "")
-				}
-				pl.X.Tick.Label.Font = sans(7)
-				pl.Y.Tick.Label.Font = sans(7)
-				switch {
-				case i == j:
-					if len(hists[i]) > 0 {
-						pl.Add(&plotter.Histogram{
-							Bins: hists[i], Width: widths[i],
-							FillColor: color.NRGBA{R: 0xB0, G: 0xC4, B: 0xDE, A: 0xFF},
-							LineStyle: lineStyle(color.White, 0.4),
-						})
-					}
-					pl.Y.Min = 0
-					pl.Y.Tick.Label.Color = color.Transparent
-				case i > j:
-					pl.Add(&plotter.Scatter{XYs: points[i*k+j], GlyphStyle: draw.GlyphStyle{
-						Color: withAlpha(seriesColor(0), 0.35), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{},
-					}})
-				default:
-					r := corr[i*k+j]
-					label := "r = NA"
-					if !math.IsNaN(r) {
-						label = fmt.Sprintf("r = %.2f", r)
-					}
-					st := textStyle(vg.Length(9+5*math.Abs(nanToZero(r))), color.Black)
-					pl.Add(centerText{Text: label, Style: st})
-					pl.HideAxes()
-				}
-				if i == k-1 {
-					pl.X.Label.Text = names[j]
-				} else if i >= j {
-					pl.X.Tick.Label.Color = color.Transparent
-				}
-				if j == 0 && i > 0 {
-					pl.Y.Label.Text = names[i]
-				} else if i > j {
-					pl.Y.Tick.Label.Color = color.Transparent
-				}
-				widen(pl)
-				plots[i][j] = pl
-			}
-		}
+		plots := pairsPanels(side, names, hists, widths, points, corr)
 		tiles := draw.Tiles{Rows: k, Cols: k, PadX: vg.Points(4), PadY: vg.Points(4),
 			PadTop: titleH + vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
 		canvases := plot.Align(plots, tiles, dc)
 		for i := range k {
 			for j := range k {
+				if sz := canvases[i][j].Size(); !(sz.X > 0 && sz.Y > 0) {
+					// Drawing into a negative or NaN box rasterises for minutes.
+					panic(fmt.Sprintf("panel %d, %d has no room (%v × %v)", i+1, j+1, sz.X, sz.Y))
+				}
 				plots[i][j].Draw(canvases[i][j])
 			}
 		}
@@ -475,4 +439,83 @@ func nanToZero(v float64) float64 {
 		return 0
 	}
 	return v
+}
+
+// pairsPanels makes the k×k panels of a pairs plot side pixels wide:
+// histograms of each quantity on the diagonal (hists, of bin widths
+// widths), scatter plots of points[i*k+j] (x quantity j, y quantity i)
+// below it and the correlations corr above it. Every panel of column j
+// spans quantity j's range on x, and every scatter panel of row i quantity
+// i's on y, so that the tick labels of the bottom row and the left column
+// read for the whole column or row, the diagonal histograms included.
+func pairsPanels(side int, names []string, hists [][]plotter.HistogramBin, widths []float64, points []plotter.XYs, corr []float64) [][]*plot.Plot {
+	k := len(names)
+	span := make([][2]float64, k)
+	for i, h := range hists {
+		span[i] = [2]float64{math.Inf(1), math.Inf(-1)}
+		if len(h) > 0 {
+			span[i] = [2]float64{h[0].Min, h[len(h)-1].Max}
+		}
+	}
+	// A name runs along one panel (the y names rotated): at most its
+	// side, less the tick labels'.
+	room := pixels(side/k) - vg.Points(24)
+	axisNames := fitLabels(newPanel("", "", "").X.Label.TextStyle, names, room)
+	plots := make([][]*plot.Plot, k)
+	for i := range k {
+		plots[i] = make([]*plot.Plot, k)
+		for j := range k {
+			pl := newPlot("", "", "")
+			if i < j {
+				pl = newPanel("", "", "")
+			}
+			pl.X.Tick.Label.Font = sans(7)
+			pl.Y.Tick.Label.Font = sans(7)
+			pl.X.Tick.Marker = sparseTicks{Style: pl.X.Tick.Label, Room: room - vg.Points(16)}
+			switch {
+			case i == j:
+				if len(hists[i]) > 0 {
+					pl.Add(&plotter.Histogram{
+						Bins: hists[i], Width: widths[i],
+						FillColor: pairsHistColor(),
+						LineStyle: lineStyle(color.White, 0.4),
+					})
+				}
+				pl.Y.Min = 0
+				pl.Y.Tick.Marker = unlabelled{pl.Y.Tick.Marker}
+			case i > j:
+				pl.Add(&plotter.Scatter{XYs: points[i*k+j], GlyphStyle: draw.GlyphStyle{
+					Color: withAlpha(seriesColor(0), 0.35), Radius: vg.Points(1.1), Shape: draw.CircleGlyph{},
+				}})
+			default:
+				r := corr[i*k+j]
+				label := "r = NA"
+				if !math.IsNaN(r) {
+					label = "r = " + fixed(r, 2)
+				}
+				st := textStyle(vg.Length(9+5*math.Abs(nanToZero(r))), color.Black)
+				pl.Add(centerText{Text: label, Style: st})
+				pl.HideAxes()
+			}
+			if i == k-1 {
+				pl.X.Label.Text = axisNames[j]
+			} else if i >= j {
+				pl.X.Tick.Marker = unlabelled{pl.X.Tick.Marker}
+			}
+			if j == 0 && i > 0 {
+				pl.Y.Label.Text = axisNames[i]
+			} else if i > j {
+				pl.Y.Tick.Marker = unlabelled{pl.Y.Tick.Marker}
+			}
+			if i >= j && span[j][0] <= span[j][1] {
+				pl.X.Min, pl.X.Max = span[j][0], span[j][1]
+			}
+			if i > j && span[i][0] <= span[i][1] {
+				pl.Y.Min, pl.Y.Max = span[i][0], span[i][1]
+			}
+			widen(pl)
+			plots[i][j] = pl
+		}
+	}
+	return plots
 }

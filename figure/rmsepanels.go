@@ -125,7 +125,7 @@ func RMSEPanels(title string, labels []string, traces [][]float64, burn int) (*F
 					LineStyle: lineStyle(seriesColor(i), 0.8)})
 			}
 			hp.X.Min, hp.X.Max = 0, maxDensity
-			hp.Y.Tick.Label.Color = color.Transparent
+			hp.Y.Tick.Marker = unlabelled{hp.Y.Tick.Marker}
 			hp.Title.Text = " " // the same height above the data as the trace's title
 			for _, p := range []*plot.Plot{tp, hp} {
 				if postFinite > 0 {

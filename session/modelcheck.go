@@ -282,7 +282,7 @@ func (s *Session) showTwoWay(m *Model, x *compiler.CheckStmt, tc inference.TwoWa
 		names[tc.I], names[tc.J], x.Model)
 	out.Display(t.Bundle(), "")
 	if f, err := figure.Intervals(fmt.Sprintf("check %s: counts of %s × %s", x.Model, names[tc.I], names[tc.J]),
-		"cell, row by row as in the table", "count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
+		fmt.Sprintf("cell (%s, %s), row by row as in the table", names[tc.I], names[tc.J]), "count", labels, tc.Observed, tc.Mean, tc.Q5, tc.Q95, make([]bool, len(labels))); err == nil {
 		if err := s.emit(figureName("check", x.Model+"-"+raw[tc.I]+"-"+raw[tc.J]), f, out); err != nil {
 			out.Stream("stderr", "warning: "+err.Error()+"\n")
 		}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -761,6 +763,102 @@ func TestSimulatedDataNameTheirSettings(t *testing.T) {
 	} {
 		if text := mustRun(t, New(Options{}), "data d = "+tc.code).stdout.String(); !strings.Contains(text, tc.want) {
 			t.Errorf("data d = %s printed %q, want %q", tc.code, text, tc.want)
+		}
+	}
+}
+
+// TestPlotLatentNamesTextLevels plots the latent column of a text column:
+// its levels are named by their labels on the x axis and in the text, as
+// every table names them, not by their codes 1, 2, … (the Likert items of
+// a survey read 1 to 5).
+func TestPlotLatentNamesTextLevels(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data x = load("x.csv", order = {sex: ["m", "f"]})
+model m { Y = x; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m, iter = 20, warmup = 10, chains = 1, seed = 1`)
+	out := mustRun(t, s, "plot latent m.Z[sex]")
+	if out.images() != 1 {
+		t.Fatalf("%d images", out.images())
+	}
+	svg, _ := out.displays[0]["image/svg+xml"].(string)
+	for _, label := range []string{">m</text>", ">f</text>"} {
+		if !strings.Contains(svg, label) {
+			t.Errorf("the latent plot of sex does not name the level %s", label)
+		}
+	}
+}
+
+// TestPlotPairsTitleNamesColumns checks that a pairs plot's title names the
+// row it shows by its column, as its panels and summary's caption do: plot
+// pairs m.C[Y2] was titled "pairs of m.C[2]", and m.C["Trust in …"] of a
+// survey "pairs of m.C[4]".
+func TestPlotPairsTitleNamesColumns(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 4), n = 100, levels = 3, seed = 1)
+model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m, iter = 20, warmup = 10, chains = 1, seed = 1`)
+	for _, tc := range []struct{ cell, title string }{
+		{"plot pairs m.C[Y2]", "pairs of m.C[Y2]"},
+		{"plot pairs m.regress(Y1 ~ Y2 + Y3)", "pairs of m.regress(Y1 ~ Y2 + Y3)"},
+	} {
+		out := mustRun(t, s, tc.cell)
+		if out.images() != 1 {
+			t.Fatalf("%s: %d images", tc.cell, out.images())
+		}
+		if svg, _ := out.displays[0]["image/svg+xml"].(string); !strings.Contains(svg, ">"+tc.title+"</text>") {
+			t.Errorf("%s: the title is not %q", tc.cell, tc.title)
+		}
+	}
+}
+
+// TestPlotRMSESaysWhichChain checks that plot rmse of a fit of several
+// chains says that its line is the first chain's: the legend read "m
+// (gibbs)", as if the chains were pooled.
+func TestPlotRMSESaysWhichChain(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 1)
+model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m with gibbs, iter = 20, warmup = 10, chains = 3, seed = 1`)
+	out := mustRun(t, s, "plot rmse m vs sim")
+	if out.images() != 1 {
+		t.Fatalf("%d images", out.images())
+	}
+	svg, _ := out.displays[0]["image/svg+xml"].(string)
+	if want := "m (gibbs, chain 1 of 3)"; !strings.Contains(svg, ">"+want+"</text>") || !strings.Contains(out.text(), want) {
+		t.Errorf("plot rmse does not say its line is %q: %q", want, out.text())
+	}
+}
+
+// TestPlotsOfThinnedFitsCountIterations checks that the trace and RMSE
+// plots of a fit thinned by 5 put draw i at iteration 5i: a fit of 1500
+// iterations (500 warm-up) read as 300 iterations (first 100 warm-up), its
+// trace's 1000 iterations as 200.
+func TestPlotsOfThinnedFitsCountIterations(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 1)
+model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m with gibbs, iter = 100, warmup = 50, chains = 1, seed = 1, thin = 5`)
+	for _, tc := range []struct {
+		cell, text        string
+		draws, iterations int
+	}{
+		{"plot rmse m vs sim", "1 series over 150 iterations (a draw every 5th) (first 50 warmup)", 30, 150},
+		{"plot trace m.C[1, 2]", "1 chain × 20 draws (every 5th iteration)", 20, 100},
+	} {
+		out := mustRun(t, s, tc.cell)
+		if !strings.Contains(out.text(), tc.text) {
+			t.Errorf("%s: %q does not say %q", tc.cell, out.text(), tc.text)
+		}
+		// The largest whole-number tick label is on the iteration axis
+		// (the y axis holds correlations or RMSEs below 1).
+		svg, _ := out.displays[0]["image/svg+xml"].(string)
+		largest := 0
+		for _, m := range regexp.MustCompile(`>(\d+)</text>`).FindAllStringSubmatch(svg, -1) {
+			v, _ := strconv.Atoi(m[1])
+			largest = max(largest, v)
+		}
+		if largest <= tc.draws || largest > tc.iterations {
+			t.Errorf("%s: the x axis reaches %d, want iterations (%d) rather than draws (%d)", tc.cell, largest, tc.iterations, tc.draws)
 		}
 	}
 }

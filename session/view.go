@@ -197,7 +197,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	case "latent":
 		return s.plotLatent(x, name, out)
 	}
-	_, ps, err := s.params(ref)
+	m, ps, err := s.params(ref)
 	if err != nil {
 		return err
 	}
@@ -210,7 +210,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		p := ps[0]
 		switch x.Kind {
 		case "trace":
-			f, err = figure.Trace(p.figureTitle(ref.Name), p.draws, 0)
+			f, err = figure.TraceThinned(p.figureTitle(ref.Name), p.draws, 0, max(m.Fit.Thin, 1))
 		case "hist":
 			f, err = figure.Histogram(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
@@ -234,7 +234,11 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 				draws[k] = append(draws[k], c...)
 			}
 		}
-		f, err = figure.Pairs("pairs of "+refText(ref), names, draws)
+		what := refLabel(ref, columnTexts(m.Names())) // by column names, as summary's caption
+		if ref.Regress != nil {
+			what = ref.Name + "." + regressText(m, ref.Regress)
+		}
+		f, err = figure.Pairs("pairs of "+what, names, draws)
 	default:
 		return fmt.Errorf("unknown plot kind %q", x.Kind)
 	}
@@ -248,7 +252,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 // iteration by iteration, for one or more models fitted to simulated data.
 func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error {
 	series := map[string][]float64{}
-	warmup := 0
+	warmup, thin := 0, 0 // the fits' thinning when they share it, else 1 (x is then the draw)
 	for _, mn := range x.Models() {
 		m, err := s.fitted(mn)
 		if err != nil {
@@ -262,6 +266,13 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 			return fmt.Errorf("model %s was fitted to data %s, which has no known truth; plot rmse needs simulated data", mn, m.Data.Name)
 		}
 		r := m.Fit
+		switch t := max(r.Thin, 1); thin {
+		case 0:
+			thin = t
+		case t:
+		default:
+			thin = 1
+		}
 		// The first chain: warm-up draws (kept when the data have a truth)
 		// followed by the post-warm-up draws.
 		var trace [][]float64
@@ -270,9 +281,13 @@ func (s *Session) plotRMSE(x *compiler.PlotStmt, name string, out Output) error 
 			warmup = max(warmup, len(r.WarmupC[0]))
 		}
 		trace = append(trace, r.C[0]...)
-		series[fmt.Sprintf("%s (%s)", mn, ranMethod(r))] = inference.RMSETrace(trace, truth)
+		label := fmt.Sprintf("%s (%s)", mn, ranMethod(r))
+		if len(r.C) > 1 {
+			label = fmt.Sprintf("%s (%s, chain 1 of %d)", mn, ranMethod(r), len(r.C)) // not the chains pooled
+		}
+		series[label] = inference.RMSETrace(trace, truth)
 	}
-	f, err := figure.RMSE("RMSE of C to the truth", series, warmup)
+	f, err := figure.RMSEThinned("RMSE of C to the truth", series, warmup, thin)
 	if err != nil {
 		return err
 	}
@@ -308,8 +323,12 @@ func (s *Session) plotLatent(x *compiler.PlotStmt, name string, out Output) erro
 	if j < 0 || j >= len(m.Cols) {
 		return fmt.Errorf("%s: column index out of range", refText(ref))
 	}
-	f, err := figure.Latent(fmt.Sprintf("posterior mean of %s.Z[%s] against its observed levels", ref.Name, m.Names()[j]),
-		m.Data.Columns[m.Cols[j]], m.Fit.ZMean[j])
+	var labels []string // a text column's levels are named by their labels
+	if c := m.Cols[j]; c < len(m.Data.Labels) {
+		labels = m.Data.Labels[c]
+	}
+	f, err := figure.LatentLabelled(fmt.Sprintf("posterior mean of %s.Z[%s] against its observed levels", ref.Name, m.Names()[j]),
+		m.Data.Columns[m.Cols[j]], m.Fit.ZMean[j], labels)
 	if err != nil {
 		return err
 	}
