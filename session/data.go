@@ -35,6 +35,11 @@ type Dataset struct {
 	// SHA256 is the hex SHA-256 of the file the data were loaded from, as
 	// read; "" for data that were not loaded.
 	SHA256 string
+	// LoadOptions are the options of the load call that read the data,
+	// as the call writes them (sep = ";", na = [...], order = {...},
+	// drop = [...]; keys sorted): with the file, they fix the values.
+	// Empty for data read without options, or not loaded.
+	LoadOptions string
 	// Truth is the simulation that produced the data, nil for loaded data.
 	Truth *inference.Simulated
 	// TruthK is the number of factors of the simulated copula (0: full).

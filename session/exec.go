@@ -104,7 +104,7 @@ func (s *Session) load(ctx context.Context, x *compiler.LoadData, out Output) er
 		return fmt.Errorf("%s: %w", x.Path, err)
 	}
 	delete(s.preloaded, loadKey(s.path(x.Path), x))
-	d.Name, d.Source = x.Name, x.Path
+	d.Name, d.Source, d.LoadOptions = x.Name, x.Path, loadOptionsText(x)
 	for _, w := range warnings {
 		out.Stream("stderr", fmt.Sprintf("warning: %s: %s\n", x.Path, w))
 	}

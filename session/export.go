@@ -127,6 +127,9 @@ func (s *Session) provenance(name string, m *Model) [][2]string {
 		{"data", m.Data.Name},
 		{"data_source", m.Data.Source},
 	}
+	if m.Data.LoadOptions != "" {
+		rows = append(rows, [2]string{"data_options", m.Data.LoadOptions})
+	}
 	if m.Data.SHA256 != "" {
 		rows = append(rows, [2]string{"data_sha256", m.Data.SHA256})
 	}

@@ -7,8 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/copulang/copulang/compiler"
@@ -31,6 +35,40 @@ type preloaded struct {
 // loadKey identifies a load statement's file and options.
 func loadKey(path string, x *compiler.LoadData) string {
 	return fmt.Sprintf("%s\x00%q\x00%q\x00%v\x00%q\x00%q", path, x.Sep, x.NA, x.Order, x.OrderAll, x.Drop)
+}
+
+// loadOptionsText writes the options of a load statement as the call
+// writes them, the order's keys sorted, * last ("" when it has none): an
+// export's provenance gives them beside the file's digest.
+func loadOptionsText(x *compiler.LoadData) string {
+	quoted := func(texts []string) string {
+		q := make([]string, len(texts))
+		for i, t := range texts {
+			q[i] = strconv.Quote(t)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	var parts []string
+	if x.Sep != 0 && x.Sep != ',' {
+		parts = append(parts, "sep = "+strconv.Quote(string(x.Sep)))
+	}
+	if len(x.NA) > 0 {
+		parts = append(parts, "na = "+quoted(x.NA))
+	}
+	if len(x.Order) > 0 || x.OrderAll != nil {
+		var keys []string
+		for _, col := range slices.Sorted(maps.Keys(x.Order)) {
+			keys = append(keys, columnText(col)+": "+quoted(x.Order[col]))
+		}
+		if x.OrderAll != nil {
+			keys = append(keys, "*: "+quoted(x.OrderAll))
+		}
+		parts = append(parts, "order = {"+strings.Join(keys, ", ")+"}")
+	}
+	if len(x.Drop) > 0 {
+		parts = append(parts, "drop = ["+strings.Join(columnTexts(x.Drop), ", ")+"]")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // csvOptions are the LoadCSV options of a load statement.

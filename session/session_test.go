@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/copulang/copulang/compiler"
 )
 
 // recorder is an Output that keeps everything a cell shows.
@@ -860,5 +862,45 @@ fit m with gibbs, iter = 100, warmup = 50, chains = 1, seed = 1, thin = 5`)
 		if largest <= tc.draws || largest > tc.iterations {
 			t.Errorf("%s: the x axis reaches %d, want iterations (%d) rather than draws (%d)", tc.cell, largest, tc.iterations, tc.draws)
 		}
+	}
+}
+
+// TestLoadOptionsInProvenance: an export's provenance gives the options of
+// the load call beside the file's digest, since they too fix the values (an
+// na marker, an order, a column dropped); it gave the path alone.
+func TestLoadOptionsInProvenance(t *testing.T) {
+	for _, tc := range []struct {
+		x    compiler.LoadData
+		want string
+	}{
+		{compiler.LoadData{}, ""},
+		{compiler.LoadData{Sep: ','}, ""},
+		{compiler.LoadData{Sep: ';', NA: []string{"-99", "refused"}}, `sep = ";", na = ["-99", "refused"]`},
+		{compiler.LoadData{Order: map[string][]string{"z": {"lo", "hi"}, "my col": {"no", "yes"}}, OrderAll: []string{"a", "b"}, Drop: []string{"id", "free text"}},
+			`order = {"my col": ["no", "yes"], z: ["lo", "hi"], *: ["a", "b"]}, drop = [id, "free text"]`},
+	} {
+		if got := loadOptionsText(&tc.x); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.x, got, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	csvText := "id,a,b\n"
+	for i := range 30 {
+		csvText += fmt.Sprintf("r%d,%d,%d\n", i, i%3, (i*7)%4)
+	}
+	csvText += "r99,-99,1\n"
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(csvText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, New(Options{Dir: dir}), `data d = load("d.csv", na = ["-99"], drop = [id])
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m with gibbs, iter = 10, warmup = 5, chains = 1, seed = 1
+export m to "draws.csv"`)
+	b, err := os.ReadFile(filepath.Join(dir, "draws.provenance.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "data_source,d.csv\ndata_options,\"na = [\"\"-99\"\"], drop = [id]\"\ndata_sha256,"; !strings.Contains(string(b), want) {
+		t.Errorf("provenance:\n%s\nwant it to hold %q", b, want)
 	}
 }
