@@ -111,12 +111,39 @@ type CSVOptions struct {
 
 // isMissing reports whether a trimmed CSV cell denotes a missing value:
 // empty, NA, NaN, or one of the extra markers.
-func isMissing(cell string, extra []string) bool {
+func isMissing(cell string, extra naMarkers) bool {
 	switch cell {
 	case "", "NA", "NaN", "nan", "na":
 		return true
 	}
-	return slices.Contains(extra, cell)
+	if slices.Contains(extra.texts, cell) {
+		return true
+	}
+	if len(extra.numbers) > 0 && strings.ContainsAny(cell[:1], "+-.0123456789") {
+		if v, err := strconv.ParseFloat(cell, 64); err == nil {
+			return slices.Contains(extra.numbers, v)
+		}
+	}
+	return false
+}
+
+// naMarkers are the texts of a load's na, and the values of those that are
+// numbers: a marker -99 also marks -99.0 and -9.9e1, the same number written
+// otherwise, as load's warning of a code (missingCode) writes it from the
+// value, not the cell.
+type naMarkers struct {
+	texts   []string
+	numbers []float64
+}
+
+func newNAMarkers(na []string) naMarkers {
+	m := naMarkers{texts: na}
+	for _, t := range na {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(t), 64); err == nil && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			m.numbers = append(m.numbers, v)
+		}
+	}
+	return m
 }
 
 // maxDistinct is the number of distinct texts a column keeps before it
@@ -141,7 +168,7 @@ type columnReader struct {
 }
 
 // add records one cell of line.
-func (c *columnReader) add(cell string, line int, na []string) error {
+func (c *columnReader) add(cell string, line int, na naMarkers) error {
 	cell = strings.TrimSpace(cell)
 	missing := isMissing(cell, na)
 	if c.order != nil {
@@ -441,6 +468,7 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 			}
 		}
 	}
+	na := newNAMarkers(opts.NA)
 	rows := 0
 	for {
 		rec, err := cr.Read()
@@ -468,7 +496,7 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 				continue
 			}
 			line, _ := cr.FieldPos(j)
-			if err := cols[j].add(cell, line, opts.NA); err != nil {
+			if err := cols[j].add(cell, line, na); err != nil {
 				return nil, nil, err
 			}
 		}

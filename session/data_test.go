@@ -52,6 +52,17 @@ func TestLoadCSV(t *testing.T) {
 			cols:  [][]float64{{3, 2, nan}, {1, 3, 2}, {30, 41, 25}, {1, 2, 2}},
 		},
 		{
+			// A numeric marker marks its value however the cell writes it:
+			// load's warning of a code suggests na = ["-99"] from the value
+			// for a file that writes -99.0, which matched no cell. Text
+			// cells and other numbers are left alone.
+			name:  "a numeric marker marks its value written otherwise",
+			csv:   "a,b\n1,-99.0\n-9.9e1,x\n-99,-990\n2,+99\n",
+			opts:  CSVOptions{NA: []string{"-99"}, Order: map[string][]string{"b": {"x", "-990", "+99"}}},
+			names: []string{"a", "b"},
+			cols:  [][]float64{{1, nan, nan, 2}, {nan, 1, 2, 3}},
+		},
+		{
 			name:  "numeric with every missing spelling",
 			csv:   "a,b\n1,2.5\n,NA\nNaN,-1\n3, 4\n",
 			names: []string{"a", "b"},
