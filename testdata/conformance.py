@@ -42,7 +42,7 @@ class CopulangKernelTests(jkt.KernelTests):
     # A string ends on its line: one left open outside brackets is invalid.
     invalid_code_samples = ["fit = 3", "}", "model m { Y = }", "(" * 200, 'print "abc']
 
-    code_page_something = "help fit"
+    code_page_something = "fit?"
     code_generate_error = "fit nothing"
     code_execute_result = [
         {"code": "1 + 2", "result": "3"},
