@@ -36,8 +36,17 @@ const fitFileMagic = "copulang fit\n"
 // Gob reads a []byte field by growing it in steps, which took a survey's
 // fit (a 65 MB Result) more than a second. (The Result likewise carries its
 // imputations after its gob; the rest of its gob, 39 MB there, is still
-// read in steps.)
-const fitFileFormat = 2
+// read in steps.) 3, format 2 and then the CRC-32C (Castagnoli) of every
+// byte before it, 4 bytes little-endian: the header's Sum covers the draws
+// and scores only, so a change of the report's text or of the time written
+// was read and shown as written. All three are read.
+const fitFileFormat = 3
+
+// readableFormat reports whether this copulang reads fit files of format.
+func readableFormat(format int) bool { return format >= 1 && format <= fitFileFormat }
+
+// castagnoli is the CRC-32C table of the fit file's checksums.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // fitFile is what follows the magic line (gob): what the fit was made
 // from, how its ESS target went, and its draws (which, from format 2,
@@ -80,7 +89,7 @@ type fitFile struct {
 // probability 1 − 2⁻³² (and costs about 10 ms for a 65 MB fit); it is no
 // defence against a file forged on purpose, which the file never claims.
 func fitSum(f *fitFile) string {
-	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	h := crc32.New(castagnoli)
 	h.Write(f.Result)
 	var b [8]byte
 	for _, sc := range f.Scores {
@@ -200,8 +209,8 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	if err != nil {
 		return nil, fmt.Sprintf("%s is a fit file that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
-	if f.Format != 1 && f.Format != fitFileFormat {
-		return nil, fmt.Sprintf("%s is a fit file of format %d, and this copulang reads formats 1 and %d: fitting again and overwriting it", shown, f.Format, fitFileFormat), nil
+	if !readableFormat(f.Format) {
+		return nil, fmt.Sprintf("%s is a fit file of format %d, and this copulang reads formats 1 to %d: fitting again and overwriting it", shown, f.Format, fitFileFormat), nil
 	}
 	if why := origin.differs(f); why != "" {
 		return nil, fmt.Sprintf("%s holds a fit of %s: fitting again and overwriting it", shown, why), nil
@@ -280,7 +289,8 @@ func writeFitBytes(path string, f *fitFile) error {
 			return err
 		}
 	}
-	for _, b := range [][]byte{buf.Bytes(), f.Result} {
+	sum := crc32.Update(crc32.Checksum(buf.Bytes(), castagnoli), castagnoli, f.Result)
+	for _, b := range [][]byte{buf.Bytes(), f.Result, binary.LittleEndian.AppendUint32(nil, sum)} {
 		if _, err := tmp.Write(b); err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())
@@ -299,7 +309,7 @@ func writeFitBytes(path string, f *fitFile) error {
 }
 
 // decodeFitFile decodes the contents of a fit file, which start with the
-// magic line; in format 2, f.Result is the end of data, not a copy.
+// magic line; in formats 2 and 3, f.Result is part of data, not a copy.
 func decodeFitFile(data []byte) (*fitFile, error) {
 	var f fitFile
 	// A bytes.Reader is an io.ByteReader, so the decoder reads no further
@@ -308,11 +318,20 @@ func decodeFitFile(data []byte) (*fitFile, error) {
 	if err := gob.NewDecoder(r).Decode(&f); err != nil {
 		return nil, err
 	}
-	if f.Format == fitFileFormat {
-		if f.Result != nil || f.ResultSize != r.Len() {
-			return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", r.Len(), f.ResultSize)
+	if f.Format == 2 || f.Format == 3 {
+		end := len(data)
+		if f.Format == 3 {
+			if end -= 4; end < len(data)-r.Len() {
+				return nil, errors.New("it ends before its checksum")
+			}
+			if crc32.Checksum(data[:end], castagnoli) != binary.LittleEndian.Uint32(data[end:]) {
+				return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
+			}
 		}
-		f.Result = data[len(data)-r.Len():]
+		if size := end - (len(data) - r.Len()); f.Result != nil || f.ResultSize != size {
+			return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", size, f.ResultSize)
+		}
+		f.Result = data[len(data)-r.Len() : end]
 	}
 	if f.Sum != "" && f.Sum != fitSum(&f) {
 		return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
@@ -348,7 +367,7 @@ func keepScores(kf *keptFile, key string, lp []float64) error {
 	if err != nil {
 		return err
 	}
-	if f.Format != 1 && f.Format != fitFileFormat || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
+	if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
 		return errors.New("it holds another fit now")
 	}
 	for i, sc := range f.Scores {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/copulang/copulang/inference"
 )
@@ -84,11 +85,11 @@ func TestFitFile(t *testing.T) {
 	}
 }
 
-// TestFitFileFormats: a fit file is written in format 2 (the fit's
-// settings, then its draws as they are) and read back; a file of format 1
-// (the draws inside the gob, as copulang wrote before) is read as well and
-// gives the same output; a format-2 file cut short is damaged, said so and
-// written again.
+// TestFitFileFormats: a fit file is written in format 3 (the fit's
+// settings, then its draws as they are, then the checksum of both) and read
+// back; files of format 2 (without the checksum) and 1 (the draws inside
+// the gob), as copulang wrote before, are read as well and give the same
+// output; a file cut short is damaged, said so and written again.
 func TestFitFileFormats(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.fit")
@@ -100,8 +101,23 @@ func TestFitFileFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	f, err := decodeFitFile(data)
-	if err != nil || f.Format != 2 || f.ResultSize != len(f.Result) || !bytes.HasSuffix(data, f.Result) || f.ResultSize < 1000 {
+	if err != nil || f.Format != 3 || f.ResultSize != len(f.Result) || !bytes.HasSuffix(data[:len(data)-4], f.Result) || f.ResultSize < 1000 {
 		t.Fatalf("the file written: format %d, %d bytes of draws said, %d read, error %v", f.Format, f.ResultSize, len(f.Result), err)
+	}
+
+	var two bytes.Buffer
+	two.WriteString(fitFileMagic)
+	head := *f
+	head.Format, head.Result = 2, nil
+	if err := gob.NewEncoder(&two).Encode(&head); err != nil {
+		t.Fatal(err)
+	}
+	two.Write(f.Result)
+	if err := os.WriteFile(path, two.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if text := mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+after).text(); !strings.Contains(text, "; read from m.fit") || afterReport(text) != want {
+		t.Errorf("a fit file of format 2:\n%s\nwant it read, showing\n%s", text, want)
 	}
 
 	var old bytes.Buffer
@@ -122,7 +138,7 @@ func TestFitFileFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	text = mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit).text()
-	why := fmt.Sprintf("m.fit is a fit file that cannot be read (a fit file of %d bytes of draws, want %d)", len(f.Result)-1, len(f.Result))
+	why := "m.fit is a fit file that cannot be read (its checksum does not match its contents: the file was damaged or edited)"
 	if !strings.Contains(text, why) || !strings.Contains(text, "wrote the fit to m.fit") {
 		t.Errorf("a fit file cut short:\n%s\nwant it to say %q and write the fit again", text, why)
 	}
@@ -130,9 +146,11 @@ func TestFitFileFormats(t *testing.T) {
 
 // TestFitFileChecksum: most one-bit changes of a fit file's draws gave
 // draws that its checks accept (34 of 61 tried), so that a damaged file was
-// read as the fit written. The file carries a checksum of its draws and
-// scores: every such change is found, said, and the fit sampled again; a
-// file written before the checksum is read without it.
+// read as the fit written, and a change of its header's report text or
+// time written was read as written. The file ends with a checksum of all
+// of it: every such change is found, said, and the fit sampled again. A
+// file of format 2 carries a checksum of its draws and scores only, which
+// finds edited scores; one written before that is read without it.
 func TestFitFileChecksum(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.fit")
@@ -157,12 +175,32 @@ func TestFitFileChecksum(t *testing.T) {
 			t.Fatalf("a bit of the draws changed at byte %d of %d:\n%s", at, len(good), text)
 		}
 	}
+	// Every one-bit change of the header is found, or changes nothing
+	// that is read (a bit of gob's type descriptions may not): a change of
+	// the report's text or of the time written was read as written.
+	head := len(good) - f.ResultSize
+	changed := 0
+	for at := len(fitFileMagic); at < head; at++ {
+		for bit := range 8 {
+			bad := slices.Clone(good)
+			bad[at] ^= 1 << bit
+			g, err := decodeFitFile(bad)
+			if err != nil || !readableFormat(g.Format) {
+				continue
+			}
+			if !g.Saved.Equal(f.Saved) || !reflect.DeepEqual(withSaved(g, f.Saved), f) {
+				if changed++; changed <= 3 {
+					t.Errorf("bit %d of byte %d of %d (the header) changed what is read: %s, want an error or %s", bit, at, head, headerText(g), headerText(f))
+				}
+			}
+		}
+	}
 	// encode is a file of f's header, with sum, and draws.
 	encode := func(f *fitFile, sum string) []byte {
 		var b bytes.Buffer
 		b.WriteString(fitFileMagic)
 		head := *f
-		head.Result, head.Sum = nil, sum
+		head.Format, head.Result, head.Sum = 2, nil, sum
 		if err := gob.NewEncoder(&b).Encode(&head); err != nil {
 			t.Fatal(err)
 		}
@@ -188,6 +226,21 @@ func TestFitFileChecksum(t *testing.T) {
 	if !strings.Contains(text, "; read from m.fit") || afterReport(text) != want {
 		t.Errorf("a fit file without a checksum:\n%s\nwant it read, showing\n%s", text, want)
 	}
+}
+
+// headerText prints f's header, without its draws.
+func headerText(f *fitFile) string {
+	g := *f
+	g.Result = nil
+	return fmt.Sprintf("%+v", g)
+}
+
+// withSaved is a copy of f with its time written set to saved (times equal
+// as instants compare unequal when their locations differ).
+func withSaved(f *fitFile, saved time.Time) *fitFile {
+	g := *f
+	g.Saved = saved
+	return &g
 }
 
 // afterReport is a cell's output from the summary's table on.
@@ -343,14 +396,31 @@ func FuzzDecodeFitFile(f *testing.F) {
 	f.Add(body[:len(body)-3])
 	f.Add(body[:len(body)/3])
 	f.Add([]byte{})
+	// The same fit in format 2, without the checksum after the draws.
+	ff, err := decodeFitFile(data)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var two bytes.Buffer
+	head := *ff
+	head.Format, head.Result = 2, nil
+	if err := gob.NewEncoder(&two).Encode(&head); err != nil {
+		f.Fatal(err)
+	}
+	two.Write(ff.Result)
+	f.Add(two.Bytes())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := append([]byte(fitFileMagic), body...)
 		ff, err := decodeFitFile(data)
-		if err != nil || ff.Format != fitFileFormat {
+		if err != nil || ff.Format != 2 && ff.Format != 3 {
 			return
 		}
-		if len(ff.Result) != ff.ResultSize || !bytes.HasSuffix(data, ff.Result) {
-			t.Fatalf("format 2 with %d bytes of draws said and %d taken", ff.ResultSize, len(ff.Result))
+		end := len(data)
+		if ff.Format == 3 {
+			end -= 4
+		}
+		if len(ff.Result) != ff.ResultSize || !bytes.HasSuffix(data[:end], ff.Result) {
+			t.Fatalf("format %d with %d bytes of draws said and %d taken", ff.Format, ff.ResultSize, len(ff.Result))
 		}
 	})
 }
