@@ -42,7 +42,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	for c := range m.Fit.C {
 		draws += m.Fit.ImputedDraws(c)
 	}
-	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %d draws", s.dataText(m), perColumn(m, cells), draws)
+	about := fmt.Sprintf("imputed missing cells of %s (%s), each from %s", s.dataText(m), perColumn(m, cells), plural(draws, "draw"))
 	thinned := ""
 	if t := m.Fit.ImputeThin; t > 1 {
 		thinned = fmt.Sprintf(" (one kept draw in %d: a fit keeps at most %d imputed values)", t, inference.DefaultMaxImputed)

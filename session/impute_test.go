@@ -317,3 +317,13 @@ data a = simulate(FactorCopula(p = 3, k = 1), n = 100, levels = 3, seed = 9)`)
 		}
 	}
 }
+
+// TestImputeCaptionOfOneDraw: a fit of one kept draw says so in the
+// singular ("each from 1 draws" before).
+func TestImputeCaptionOfOneDraw(t *testing.T) {
+	s := newTestSession(t)
+	out := mustRun(t, s, fitFileSetup+"fit m with gibbs, iter = 1, warmup = 1, chains = 1, seed = 1\nimpute m")
+	if text := out.text(); !strings.Contains(text, "each from 1 draw") || strings.Contains(text, "1 draws") {
+		t.Errorf("impute after a fit of one draw:\n%s", text)
+	}
+}
