@@ -561,17 +561,23 @@ func fitText(st text.Style, s string, width vg.Length) string {
 		head := (keep + 1) / 2
 		return string(runes[:head]) + "…" + string(runes[len(runes)-(keep-head):])
 	}
-	// The widest shortening that fits: width grows with the runes kept.
-	lo, hi := 0, len(runes)-1 // shortened(lo) is the fallback; shortened(hi+1) would not fit
+	return widestFitting(st, width, len(runes)-1, shortened)
+}
+
+// widestFitting returns cut(keep) for the largest keep in [0, most] whose
+// text is at most width wide in style st, or cut(0) if none is: a binary
+// search, since the width grows with the runes kept.
+func widestFitting(st text.Style, width vg.Length, most int, cut func(keep int) string) string {
+	lo, hi := 0, most
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if st.Width(shortened(mid)) <= width {
+		if st.Width(cut(mid)) <= width {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return shortened(lo)
+	return cut(lo)
 }
 
 // fitTitle fits the title of p into width, the width of the canvas the
@@ -756,16 +762,7 @@ func fitEnd(st text.Style, s string, width vg.Length, start bool) string {
 		}
 		return "…" + string(runes[len(runes)-keep:])
 	}
-	lo, hi := 0, len(runes)-1
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if st.Width(cut(mid)) <= width {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return cut(lo)
+	return widestFitting(st, width, len(runes)-1, cut)
 }
 
 // countDistinct is the number of different strings in ss.
