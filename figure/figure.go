@@ -101,11 +101,18 @@ func renderColors(wpx, hpx int, desc string, reduce bool, paint func(dc draw.Can
 	b := img.Image().Bounds()
 	return &Figure{
 		PNG:    pngBuf.Bytes(),
-		SVG:    svgBuf.Bytes(),
+		SVG:    labelEmbeddedPNGs(svgBuf.Bytes()),
 		Text:   desc,
 		Width:  b.Dx(),
 		Height: b.Dy(),
 	}, nil
+}
+
+// labelEmbeddedPNGs labels the images vgsvg embeds in an SVG as what they
+// are: vgsvg encodes them as PNG but labels them image/jpg, which browsers
+// sniff past and librsvg (rsvg-convert) does not, leaving them out.
+func labelEmbeddedPNGs(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte(`xlink:href="data:image/jpg;base64,`), []byte(`xlink:href="data:image/png;base64,`))
 }
 
 // cleanText is a canvas that replaces, in the text it draws, invalid

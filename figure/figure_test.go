@@ -2,6 +2,7 @@ package figure
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -789,5 +790,45 @@ func TestIntervalsNumberedItemsSayWhat(t *testing.T) {
 	}
 	if want := html.EscapeString("pair, from the smallest observed ρ (1..66)"); !bytes.Contains(f.SVG, []byte(want)) {
 		t.Errorf("the x axis does not say what its numbers count (want %q)", want)
+	}
+}
+
+// TestSVGLabelsEmbeddedImagesAsPNG checks that every image embedded in a
+// figure's SVG (a heatmap's colour bar, and its matrix from minRasterCells
+// columns on) is labelled with the format of its bytes, PNG: gonum's vgsvg
+// labels its PNGs image/jpg, and rsvg-convert (librsvg, which pandoc and
+// others convert SVG with) then left them out: every heatmap lost its
+// colour bar, and one of 41 columns or more its cells.
+func TestSVGLabelsEmbeddedImagesAsPNG(t *testing.T) {
+	embedded := regexp.MustCompile(`xlink:href="data:([^;"]+);base64,([^"]+)"`)
+	for _, p := range []int{3, minRasterCells} {
+		labels := make([]string, p)
+		m := make([]float64, p*p)
+		for i := range p {
+			labels[i] = fmt.Sprintf("Y%d", i+1)
+			for j := range p {
+				m[i*p+j] = math.Cos(float64(i - j))
+			}
+		}
+		f, err := Heatmap("C", labels, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		images := embedded.FindAllSubmatch(f.SVG, -1)
+		if want := 1 + min(p/minRasterCells, 1); len(images) != want {
+			t.Errorf("p = %d: %d images in the SVG, want %d", p, len(images), want)
+		}
+		for _, im := range images {
+			b, err := base64.StdEncoding.DecodeString(string(im[2]))
+			if err != nil {
+				t.Fatalf("p = %d: %v", p, err)
+			}
+			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+				t.Errorf("p = %d: an embedded image is not a PNG: %v", p, err)
+			}
+			if string(im[1]) != "image/png" {
+				t.Errorf("p = %d: an embedded PNG is labelled %s", p, im[1])
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,8 +146,8 @@ func TestBrowserRunsIntroNotebook(t *testing.T) {
 		}
 		return n
 	}
-	// Notebook 6 prefers image/svg+xml to image/png and inlines the SVG.
-	images := count(".output_area .output_png img, .output_area .output_svg svg")
+	// Notebook 6 prefers text/html, a figure's <img> of its SVG, to image/png.
+	images, broken := loadedImages(t, tctx)
 	errorsShown := count(".output_area .output_error")
 	outputs := count(".output_area")
 	shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(80))
@@ -164,9 +165,28 @@ func TestBrowserRunsIntroNotebook(t *testing.T) {
 	if images == 0 {
 		t.Errorf("no image on the page after Run All")
 	}
+	if broken > 0 {
+		t.Errorf("%d images on the page did not load", broken)
+	}
 	if outputs == 0 {
 		t.Errorf("no outputs on the page after Run All")
 	}
+}
+
+// loadedImages counts the images in the page's outputs that loaded and
+// those that did not (a broken or empty data: URI).
+func loadedImages(t *testing.T, ctx context.Context) (loaded, broken int) {
+	t.Helper()
+	const js = `(() => {
+		const imgs = [...document.querySelectorAll(".output_area img")];
+		const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
+		return [ok, imgs.length - ok];
+	})()`
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n[0], n[1]
 }
 
 func failWithLog(t *testing.T, what string, err error, logPath string) {
@@ -212,4 +232,34 @@ func waitHTTP(url string, timeout time.Duration) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return errors.New("timed out")
+}
+
+// TestBrowserShowsSavedFigure opens a saved notebook's figure in Notebook 6
+// without running it, as someone opening a notebook they were sent does:
+// its outputs are untrusted, so Notebook sanitises text/html and ignores
+// image/svg+xml. The figure must show as its SVG (vector) and load: the
+// sanitiser keeps an <img>'s data: URI.
+func TestBrowserShowsSavedFigure(t *testing.T) {
+	requireNbconvert(t)
+	executed := executeFigureNotebook(t, kernelEnv(t))
+	b := openInBrowser(t, "figure.ipynb", map[string][]byte{"figure.ipynb": executed}, 2*time.Minute)
+	const trusted = `Jupyter.notebook.trusted`
+	if isTrusted, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](trusted)); err != nil || isTrusted {
+		t.Fatalf("the saved notebook is trusted (%v): the test needs untrusted outputs", err)
+	}
+	const loaded = `[...document.querySelectorAll(".output_area img")].some(i => i.complete && i.naturalWidth > 0)`
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](loaded, b.poll)); err != nil {
+		failWithLog(t, "waiting for the figure to load", err, b.logPath)
+	}
+	images, broken := loadedImages(t, b.ctx)
+	if broken > 0 {
+		t.Errorf("%d of %d images did not load", broken, images+broken)
+	}
+	src, err := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector(".output_area img").src.slice(0, 40)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(src, "data:image/svg+xml;base64,") {
+		t.Errorf("the saved figure shows as %q…, not as its SVG", src)
+	}
 }

@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/base64"
+	"fmt"
+	"html"
 
 	"github.com/copulang/copulang/figure"
 )
@@ -12,13 +14,33 @@ import (
 type MimeBundle map[string]any
 
 // figureBundle returns a figure as Jupyter display data: "image/png" as a
-// base64 string, "image/svg+xml" as a string and "text/plain".
+// base64 string, "text/html" as an <img> showing the SVG from a data: URI,
+// at the PNG's size and with the text as its alt, and "text/plain".
+//
+// The SVG goes inside text/html, not as image/svg+xml, because of what
+// nbconvert (6.5.3, Debian 12's) does with image/svg+xml: its HTML exporter
+// passes that output through lxml's Cleaner, which takes out every SVG
+// element and leaves a blank figure (jupyter/nbconvert#1849), and its LaTeX
+// and PDF exporters turn it into PDF with Inkscape and fail when Inkscape is
+// not installed, whatever else the bundle holds. text/html ranks above the
+// images in Notebook 6 and nbconvert's HTML and Markdown exporters (and in
+// JupyterLab); nbconvert does not sanitise it unless asked, and the
+// sanitiser Notebook 6 applies to untrusted outputs, JupyterLab's, keeps an
+// <img>'s data: URI. LaTeX and jupyter console, which take no HTML, show
+// the PNG or the text.
 func figureBundle(f *figure.Figure) MimeBundle {
 	return MimeBundle{
-		"image/png":     base64.StdEncoding.EncodeToString(f.PNG),
-		"image/svg+xml": string(f.SVG),
-		"text/plain":    f.Text,
+		"image/png":  base64.StdEncoding.EncodeToString(f.PNG),
+		"text/html":  figureHTML(f),
+		"text/plain": f.Text,
 	}
+}
+
+// figureHTML is an <img> of the figure's SVG as a base64 data: URI, whose
+// width and height are the PNG's pixels (the SVG's size at 96 dpi).
+func figureHTML(f *figure.Figure) string {
+	return fmt.Sprintf(`<img src="data:image/svg+xml;base64,%s" width="%d" height="%d" alt="%s">`,
+		base64.StdEncoding.EncodeToString(f.SVG), f.Width, f.Height, html.EscapeString(f.Text))
 }
 
 // Output receives what a statement shows while a cell or script runs. The

@@ -50,7 +50,7 @@ func (r *recorder) images() int {
 	n := 0
 	for _, d := range r.displays {
 		if _, ok := d["image/png"]; ok {
-			if _, ok := d["image/svg+xml"]; ok {
+			if _, ok := bundleSVG(d); ok {
 				n++
 			}
 		}
@@ -782,7 +782,7 @@ fit m, iter = 20, warmup = 10, chains = 1, seed = 1`)
 	if out.images() != 1 {
 		t.Fatalf("%d images", out.images())
 	}
-	svg, _ := out.displays[0]["image/svg+xml"].(string)
+	svg, _ := bundleSVG(out.displays[0])
 	for _, label := range []string{">m</text>", ">f</text>"} {
 		if !strings.Contains(svg, label) {
 			t.Errorf("the latent plot of sex does not name the level %s", label)
@@ -807,7 +807,7 @@ fit m, iter = 20, warmup = 10, chains = 1, seed = 1`)
 		if out.images() != 1 {
 			t.Fatalf("%s: %d images", tc.cell, out.images())
 		}
-		if svg, _ := out.displays[0]["image/svg+xml"].(string); !strings.Contains(svg, ">"+tc.title+"</text>") {
+		if svg, _ := bundleSVG(out.displays[0]); !strings.Contains(svg, ">"+tc.title+"</text>") {
 			t.Errorf("%s: the title is not %q", tc.cell, tc.title)
 		}
 	}
@@ -825,7 +825,7 @@ fit m with gibbs, iter = 20, warmup = 10, chains = 3, seed = 1`)
 	if out.images() != 1 {
 		t.Fatalf("%d images", out.images())
 	}
-	svg, _ := out.displays[0]["image/svg+xml"].(string)
+	svg, _ := bundleSVG(out.displays[0])
 	if want := "m (gibbs, chain 1 of 3)"; !strings.Contains(svg, ">"+want+"</text>") || !strings.Contains(out.text(), want) {
 		t.Errorf("plot rmse does not say its line is %q: %q", want, out.text())
 	}
@@ -853,7 +853,7 @@ fit m with gibbs, iter = 100, warmup = 50, chains = 1, seed = 1, thin = 5`)
 		}
 		// The largest whole-number tick label is on the iteration axis
 		// (the y axis holds correlations or RMSEs below 1).
-		svg, _ := out.displays[0]["image/svg+xml"].(string)
+		svg, _ := bundleSVG(out.displays[0])
 		largest := 0
 		for _, m := range regexp.MustCompile(`>(\d+)</text>`).FindAllStringSubmatch(svg, -1) {
 			v, _ := strconv.Atoi(m[1])

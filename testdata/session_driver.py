@@ -103,7 +103,9 @@ def main():
               "param mean sd q5 q50 q95 ess_bulk ess_tail rhat".split(), "summary header", d)
         rep, msgs = run(kc, "plot heatmap m.C")
         d = of_type(msgs, "display_data") + of_type(msgs, "execute_result")
-        check(d and {"image/png", "image/svg+xml", "text/plain"} <= set(d[0]["content"]["data"]), "plot bundle", msgs)
+        check(d and set(d[0]["content"]["data"]) == {"image/png", "text/html", "text/plain"}, "plot bundle", msgs)
+        # the SVG as an <img> in text/html, which nbconvert's HTML exporter keeps (it blanks image/svg+xml)
+        check(d[0]["content"]["data"]["text/html"].startswith('<img src="data:image/svg+xml;base64,'), "plot's SVG", d)
         print("PASS rich output")
 
         rep, msgs = run(kc, "summary m.Q")
