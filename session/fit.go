@@ -96,6 +96,10 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	final := o.final
 	if o.res != nil {
 		final.Elapsed = o.res.Elapsed
+		// The progress's last state, which nbconvert and a saved notebook
+		// keep, names what ran: an adaptive plan's choice ("gibbs (auto)"),
+		// not "gibbs, switching to hmc where predicted faster".
+		show.method = fitRan(plan, o.res)
 	}
 	// A sampler's failure is reported even when an interrupt came too.
 	if o.err != nil && !errors.Is(o.err, context.Canceled) {

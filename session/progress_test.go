@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,33 @@ func TestStartingStateSaysWhatRuns(t *testing.T) {
 		if got := b["text/plain"]; got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
 		}
+	}
+}
+
+// lastUpdate records the last display update besides what recorder records.
+type lastUpdate struct {
+	recorder
+	last MimeBundle
+}
+
+func (r *lastUpdate) UpdateDisplay(b MimeBundle, id string) { r.updates++; r.last = b }
+
+// TestFinalProgressNamesWhatRan: the last state of an adaptive fit's
+// progress, which nbconvert and a saved notebook keep, names what auto
+// chose after warm-up, as the report does; it kept "gibbs, switching to
+// hmc where predicted faster" beside a report saying Gibbs was kept.
+func TestFinalProgressNamesWhatRan(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, fitFileSetup)
+	out := &lastUpdate{}
+	if _, err := s.Execute(context.Background(), "fit m, iter = 40, warmup = 20, chains = 2, seed = 1", out); err != nil {
+		t.Fatal(err)
+	}
+	if !s.models["m"].Plan.Adapt {
+		t.Fatal("the plan does not adapt: the test does not test")
+	}
+	final, _ := out.last["text/plain"].(string)
+	if want := "fit m with gibbs (auto): 120/120 iterations (100%), done"; !strings.HasPrefix(final, want) || !strings.Contains(out.text(), "fit m with gibbs (auto): 2 chains") {
+		t.Errorf("the progress ends %q, want it to start %q; report:\n%s", final, want, out.text())
 	}
 }
