@@ -622,3 +622,54 @@ func TestCheckRejectsTooManyReps(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRefusesTooFewDraws: with one posterior draw replicated, every
+// pair's 90% interval was a point, its classical ppp 0 and the classical
+// omnibus ppp 1 (no pair had a spread to standardise by), while the verdict
+// beside them read as if they meant something. A check asked for fewer than
+// MinCheckDraws draws, or of a fit that has fewer, is refused; at
+// MinCheckDraws the intervals have a width and ppp is not 0 everywhere.
+func TestCheckRefusesTooFewDraws(t *testing.T) {
+	sim, err := Simulate(SimSpec{P: 4, N: 100, Levels: 3, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(iter int) *Result {
+		res, err := Run(context.Background(), Spec{Columns: sim.Columns, Model: FullCorrelation{}, Method: Gibbs, Iter: iter, Warmup: 20, Chains: 2, Seed: 2}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	long, short := fit(40), fit(MinCheckDraws/2-1) // 80 and 18 kept draws
+	for _, tc := range []struct {
+		name  string
+		res   *Result
+		draws int
+		want  string
+	}{
+		{"draws = 1", long, 1, "draws = 1, want at least 20"},
+		{"draws = 19", long, MinCheckDraws - 1, "draws = 19, want at least 20"},
+		{"a fit of 18 draws", short, 0, "the fit has 18 kept draws, want at least 20"},
+	} {
+		if _, err := tc.res.Check(context.Background(), CheckOptions{Draws: tc.draws, Reps: 19, Seed: 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	ck, err := long.Check(context.Background(), CheckOptions{Draws: MinCheckDraws, Reps: 19, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := 0
+	for _, pc := range ck.Pairs {
+		if !(pc.Q95 > pc.Q5) {
+			t.Errorf("pair %d–%d: 90%% interval [%v, %v] from %d draws has no width", pc.I+1, pc.J+1, pc.Q5, pc.Q95, ck.Draws)
+		}
+		if pc.PPP == 0 {
+			zeros++
+		}
+	}
+	if zeros == len(ck.Pairs) || ck.PPP == 1 && ck.ClassicalDiscrepancy == 0 {
+		t.Errorf("from %d draws: ppp 0 for all %d pairs, classical omnibus D = %v, ppp %v", ck.Draws, zeros, ck.ClassicalDiscrepancy, ck.PPP)
+	}
+}

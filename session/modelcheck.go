@@ -54,6 +54,10 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 		return err
 	}
 	r := m.Fit
+	if kept := r.KeptDraws(); kept < inference.MinCheckDraws {
+		return fmt.Errorf("check %s: the fit has %s, and check replicates data from at least %d for its intervals and classical ppp: run `extend %s, iter = %d` first",
+			x.Model, plural(kept, "kept draw"), inference.MinCheckDraws, x.Model, extendForDraws(r, inference.MinCheckDraws-kept))
+	}
 	seed := x.Seed
 	if !x.SeedGiven {
 		seed = r.Seed
@@ -605,4 +609,11 @@ func compareVerdict(names []string, sums []inference.ScoreSummary, best int, fol
 		}
 	}
 	return b.String()
+}
+
+// extendForDraws is the iterations per chain that `extend` runs for r to
+// keep at least more draws in all.
+func extendForDraws(r *inference.Result, more int) int {
+	chains := max(len(r.C), 1)
+	return (more + chains - 1) / chains * max(r.Thin, 1)
 }

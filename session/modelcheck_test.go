@@ -516,3 +516,23 @@ func TestCheckPValueJustBelowAlphaIsNotPrintedAsAlpha(t *testing.T) {
 		t.Errorf("verdict on p = 10/201:\n%s", v)
 	}
 }
+
+// TestCheckOfAFitOfFewDrawsSaysExtend: a check of a fit with fewer kept
+// draws than its intervals and classical ppp need (the defaults take at
+// most the fit's draws, so a fit of 8 draws replicated from 8) is refused
+// with the extend that gives it enough, and runs after that extend.
+func TestCheckOfAFitOfFewDrawsSaysExtend(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 1)
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit m, iter = 4, warmup = 10, chains = 2`)
+	_, err := s.Execute(context.Background(), "check m, reps = 19", &recorder{})
+	want := "check m: the fit has 8 kept draws, and check replicates data from at least 20 for its intervals and classical ppp: run `extend m, iter = 6` first"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("check of 8 draws: error %v, want %q", err, want)
+	}
+	mustRun(t, s, "extend m, iter = 6")
+	if out := mustRun(t, s, "check m, reps = 19").text(); !strings.Contains(out, "from 20 posterior draws") {
+		t.Errorf("check after extend:\n%s", out)
+	}
+}
