@@ -54,7 +54,8 @@ func (c *checker) check(s *dsl.CheckStmt) Stmt {
 		var ok bool
 		switch name {
 		case "draws":
-			x.Draws, _, ok = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: 1, hint: "draws counts the posterior draws replicated"})
+			x.Draws, _, ok = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: inference.MinCheckDraws,
+				hint: "the 90% intervals and classical ppp rank the data among one replication from each of draws posterior draws; the calibrated p-values and the verdict come from reps replications of one draw"})
 		case "reps":
 			x.Reps, _, ok = c.integerAtLeast(a.Value, numScope{}, name, minimum{value: minReps,
 				hint: "a calibrated p-value is at least 1/(reps + 1): 19 replications are needed to go below 0.05"})

@@ -19,6 +19,14 @@ const (
 	// DefaultCheckReps is the number of replications at the one sampled
 	// draw behind the calibrated p-values.
 	DefaultCheckReps = 200
+	// MinCheckDraws is the fewest posterior draws a check replicates: the
+	// 90% intervals, the classical ppp (a multiple of 2/Draws, 0 for every
+	// pair at one draw) and the reproduced share rank or average the data
+	// among them. With one draw every pair's interval was a point and its
+	// ppp 0, the classical omnibus ppp 1 (no pair had a spread) and the
+	// reproduced share that of one replication. The calibrated p-values
+	// do not depend on Draws.
+	MinCheckDraws = 20
 	// maxTableGroups is the largest number of levels a column shows in a
 	// two-way table; a column with more is grouped into tableGroups
 	// groups of about equal counts.
@@ -38,7 +46,7 @@ const (
 type CheckOptions struct {
 	// Draws is the number of kept draws, spread evenly over the chains,
 	// from each of which one data set is replicated (default 200, at most
-	// the number of kept draws).
+	// the number of kept draws, at least MinCheckDraws).
 	Draws int
 	// Reps is the number of data sets replicated from the one sampled draw
 	// θ̃ (default 200).
@@ -175,6 +183,12 @@ func (r *Result) Check(ctx context.Context, opt CheckOptions) (*CheckResult, err
 		opt.Draws = DefaultCheckDraws
 	}
 	opt.Draws = min(opt.Draws, len(kept))
+	if opt.Draws < MinCheckDraws {
+		if len(kept) < MinCheckDraws {
+			return nil, fmt.Errorf("inference: check: the fit has %d kept draws, want at least %d for the intervals and classical p-values", len(kept), MinCheckDraws)
+		}
+		return nil, fmt.Errorf("inference: check: draws = %d, want at least %d for the intervals and classical p-values", opt.Draws, MinCheckDraws)
+	}
 	if opt.Reps == 0 {
 		opt.Reps = DefaultCheckReps
 	}

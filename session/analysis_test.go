@@ -865,7 +865,7 @@ fit m, iter = 30, warmup = 10, chains = 2, file = "sp.fit"`
 	}
 	// check's pairs and two-way table, impute's cells: quoted names in
 	// what is shown, the header's own in the file of imputed cells.
-	checked := mustRun(t, s, `check m["Income level", "a,b"], draws = 5, reps = 40, seed = 1`).text()
+	checked := mustRun(t, s, `check m["Income level", "a,b"], draws = 20, reps = 40, seed = 1`).text()
 	for _, want := range []string{`"Income level"–"a,b" `, `two-way table of "Income level" and "a,b" in m`, "\n\"Income level\"  \"a,b\"  observed"} {
 		if !strings.Contains(checked, want) {
 			t.Errorf("check's output lacks %q:\n%s", want, checked)

@@ -454,7 +454,7 @@ func FuzzReadFitFile(f *testing.F) {
 		}
 		out := &recorder{}
 		_, err := New(Options{Dir: dir}).Execute(context.Background(),
-			fitFileSetup+fit+"summary m.C\nimpute m\nextend m, iter = 2\ncheck m, draws = 4, reps = 19\n", out)
+			fitFileSetup+fit+"summary m.C\nimpute m\nextend m, iter = 2\ncheck m, draws = 20, reps = 19\n", out)
 		var se *Error
 		if errors.As(err, &se) && se.Name == "InternalError" || err != nil && strings.Contains(err.Error(), "internal error") {
 			t.Fatalf("%v\n%s", err, out.text())

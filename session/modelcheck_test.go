@@ -516,3 +516,44 @@ func TestCheckPValueJustBelowAlphaIsNotPrintedAsAlpha(t *testing.T) {
 		t.Errorf("verdict on p = 10/201:\n%s", v)
 	}
 }
+
+// TestCheckOfAFitOfFewDrawsSaysExtend: a check of a fit with fewer kept
+// draws than its intervals and classical ppp need (the defaults take at
+// most the fit's draws, so a fit of 8 draws replicated from 8) is refused
+// with the extend that gives it enough, and runs after that extend.
+func TestCheckOfAFitOfFewDrawsSaysExtend(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data d = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 1)
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit m, iter = 4, warmup = 10, chains = 2`)
+	_, err := s.Execute(context.Background(), "check m, reps = 19", &recorder{})
+	want := "check m: the fit has 8 kept draws, and check replicates data from at least 20 for its intervals and classical ppp: run `extend m, iter = 6` first"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("check of 8 draws: error %v, want %q", err, want)
+	}
+	mustRun(t, s, "extend m, iter = 6")
+	out := mustRun(t, s, "check m, reps = 19")
+	if !strings.Contains(out.text(), "from 20 posterior draws") {
+		t.Errorf("check after extend:\n%s", out.text())
+	}
+	// A fit of 20 draws does not show convergence: the verdict's level
+	// rests on θ̃ being a posterior draw, and the check says so.
+	if warn := out.stderr.String(); !strings.Contains(warn, "warning: check m: the fit does not show convergence on C (") || !strings.Contains(warn, "extend m or fit it longer") {
+		t.Errorf("check of an unconverged fit warns %q", warn)
+	}
+}
+
+// TestCheckOfAConvergedFitDoesNotWarn: the warning of an unconverged fit
+// is not given for a fit whose R-hat and ESS vouch for it.
+func TestCheckOfAConvergedFitDoesNotWarn(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data d = simulate(FullCopula(p = 3), n = 300, levels = 5, seed = 1)
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit m, iter = 2000, warmup = 500, chains = 4, seed = 2`)
+	if why := unconverged(s.models["m"].Fit); why != "" {
+		t.Fatalf("the fixture's fit does not show convergence: %s", why)
+	}
+	if out := mustRun(t, s, "check m, reps = 19"); strings.Contains(out.stderr.String(), "convergence") {
+		t.Errorf("check of a converged fit warns %q", out.stderr.String())
+	}
+}
