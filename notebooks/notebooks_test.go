@@ -226,17 +226,7 @@ func outputText(o output) string {
 	if v == nil {
 		v = o.Data["text/plain"]
 	}
-	switch x := v.(type) {
-	case string:
-		return x
-	case []any:
-		var b strings.Builder
-		for _, l := range x {
-			fmt.Fprint(&b, l)
-		}
-		return b.String()
-	}
-	return ""
+	return joinLines(v)
 }
 
 // TestNotebooksExecute runs every shipped notebook with
