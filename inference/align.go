@@ -312,21 +312,9 @@ func ResidualTurns(aligned [][][]float64, p, k int) []float64 {
 	if k < 2 {
 		return nil
 	}
-	mean := make([]float64, p*k)
-	count := 0
-	for _, chain := range aligned {
-		for _, l := range chain {
-			for j, x := range l {
-				mean[j] += x
-			}
-			count++
-		}
-	}
+	mean, count := MeanDraw(aligned, p*k)
 	if count == 0 {
 		return nil
-	}
-	for j := range mean {
-		mean[j] /= float64(count)
 	}
 	turns := make([]float64, 0, count)
 	pr := newProcrustes(k)

@@ -321,19 +321,27 @@ func (r *Result) NoOrderColumns() []int {
 // MeanC is the posterior mean of C over every kept draw of every chain,
 // p×p row-major; its entries are NaN when no draw was kept.
 func (r *Result) MeanC() []float64 {
-	mean := make([]float64, r.P*r.P)
-	for _, chain := range r.C {
-		for _, c := range chain {
-			for k, v := range c {
+	mean, _ := MeanDraw(r.C, r.P*r.P)
+	return mean
+}
+
+// MeanDraw is the elementwise mean of draws[chain][draw], each of size
+// values, over every draw of every chain, and the number of draws; the
+// mean's entries are NaN when there is none.
+func MeanDraw(draws [][][]float64, size int) (mean []float64, n int) {
+	mean = make([]float64, size)
+	for _, chain := range draws {
+		for _, d := range chain {
+			for k, v := range d {
 				mean[k] += v
 			}
+			n++
 		}
 	}
-	count := float64(r.KeptDraws())
 	for k := range mean {
-		mean[k] /= count
+		mean[k] /= float64(n)
 	}
-	return mean
+	return mean, n
 }
 
 // ParamSummary is the Summary of one named scalar.

@@ -173,18 +173,6 @@ func meanPartial(r *inference.Result) ([]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	mean := make([]float64, r.P*r.P)
-	n := 0
-	for _, chain := range draws {
-		for _, m := range chain {
-			for k, v := range m {
-				mean[k] += v
-			}
-			n++
-		}
-	}
-	for k := range mean {
-		mean[k] /= float64(n)
-	}
+	mean, _ := inference.MeanDraw(draws, r.P*r.P)
 	return mean, nil
 }
