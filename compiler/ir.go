@@ -178,11 +178,15 @@ type Impute struct {
 	Unresolved bool
 }
 
-// Export is export NAME to "PATH".
+// Export is export NAME to "PATH", or export REF to "PATH" for a part of a
+// model (m.C[INC], m.Lambda, m.partial, m.communality, m.regress(Y ~ X)).
 type Export struct {
 	At    dsl.Position
 	Model string
-	Path  string
+	// Part is the reference for the draws of a part of the model; nil for
+	// the whole model, whose export has the stable layout of C (and Λ).
+	Part *Ref
+	Path string
 }
 
 // Show is show NAME or show [NAME, NAME, ...] (a side-by-side comparison).
@@ -302,7 +306,7 @@ func (s *PlotStmt) Partial() bool {
 	return false
 }
 func (s *Impute) Partial() bool    { return s.Unresolved }
-func (s *Export) Partial() bool    { return false }
+func (s *Export) Partial() bool    { return s.Part != nil && s.Part.Unresolved }
 func (s *Show) Partial() bool      { return false }
 func (s *CheckStmt) Partial() bool { return s.Unresolved }
 func (s *Compare) Partial() bool   { return false }

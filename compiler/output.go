@@ -355,14 +355,22 @@ func (c *checker) imputeColumns(ix *dsl.Index, m *ModelInfo, x *Impute) bool {
 	return true
 }
 
-// export checks export NAME to "PATH".
+// export checks export NAME to "PATH" and export REF to "PATH".
 func (c *checker) export(s *dsl.ExportStmt) Stmt {
-	_, _, ok := c.modelBinding(s.Model, true, "export")
-	ok = c.outputPath(s.Path, "export", `export m to "draws.csv"`) && ok
-	if ok {
-		return &Export{At: s.Pos, Model: s.Model.Name, Path: s.Path.Value}
+	t, ok := c.reference(s.Target, "export", false)
+	if ok && t.ref.Member == "Z" {
+		c.errorf(t.ref.At, `impute `+t.ref.Name+` to "cells.csv" writes the missing cells`, "the draws of %s.Z are not kept; export writes the draws of C, Lambda, partial, communality and regress(...)", t.ref.Name)
+		ok = false
 	}
-	return nil
+	ok = c.outputPath(s.Path, "export", `export m to "draws.csv"`) && ok
+	if !ok {
+		return nil
+	}
+	x := &Export{At: s.Pos, Model: t.ref.Name, Path: s.Path.Value}
+	if t.ref.Member != "" {
+		x.Part = &t.ref
+	}
+	return x
 }
 
 // show checks show NAME and show [NAME, ...].

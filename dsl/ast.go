@@ -163,12 +163,14 @@ type ImputeStmt struct {
 	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }
 
-// ExportStmt is export NAME to "PATH".
+// ExportStmt is export TARGET to "PATH": a fitted model's draws, as in
+// export m to "draws.csv", or those of a part of it, as in export
+// m.partial to "partial.csv" or export m.regress(Y ~ X) to "reg.csv".
 type ExportStmt struct {
 	Pos, EndPos Position
 
-	Model *Ident     `parser:"'export' @@"`
-	Path  *StringLit `parser:"'to' @@"`
+	Target *Expr      `parser:"'export' @@"`
+	Path   *StringLit `parser:"'to' @@"`
 }
 
 // ShowStmt is show NAME, or show [NAME, NAME, ...] to compare bindings

@@ -81,6 +81,8 @@ func TestParseStatements(t *testing.T) {
 		{"impute", "impute m", "impute m", &ImputeStmt{}},
 		{"export", `export m to "draws.csv"`, `export m to "draws.csv"`, &ExportStmt{}},
 		{"export escapes", `export m to "a\"b\\c.csv"`, `export m to "a\"b\\c.csv"`, &ExportStmt{}},
+		{"export member", `export m.partial to "p.csv"`, `export m.partial to "p.csv"`, &ExportStmt{}},
+		{"export regress", `export m.regress(INC~DEG+AGE)[R2] to "r.csv"`, `export m.regress(INC ~ DEG + AGE)[R2] to "r.csv"`, &ExportStmt{}},
 		{"show", "show gss", "show gss", &ShowStmt{}},
 		{"precedence", "summary -a + b * -(c - d) / 2e-3", "summary -a + b * -(c - d) / 2e-3", &SummaryStmt{}},
 		{"keyword as name", "show data", "show data", &ShowStmt{}},

@@ -66,7 +66,7 @@ func StmtString(s Stmt) string {
 		}
 		writeSettings(&b, s.Settings)
 	case *ExportStmt:
-		b.WriteString("export " + s.Model.Name + " to " + strconv.Quote(s.Path.Value))
+		b.WriteString("export " + s.Target.String() + " to " + strconv.Quote(s.Path.Value))
 	case *ShowStmt:
 		b.WriteString("show " + s.Target.String())
 	case *CheckStmt:

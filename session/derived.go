@@ -40,11 +40,13 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 		for k, e := range es {
 			i, j := min(e.i, e.j), max(e.i, e.j)
 			out[k] = param{
-				label: fmt.Sprintf("partial[%s, %s]", names[i], names[j]),
-				key:   fmt.Sprintf("partial[%s,%s]", names[i], names[j]),
-				name:  fmt.Sprintf("partial.%d.%d", i+1, j+1),
-				draws: entryDraws(draws, i*r.P+j),
-				truth: at(truth, i*r.P+j),
+				label:  fmt.Sprintf("partial[%s, %s]", names[i], names[j]),
+				key:    fmt.Sprintf("partial[%s,%s]", names[i], names[j]),
+				name:   fmt.Sprintf("partial.%d.%d", i+1, j+1),
+				draws:  entryDraws(draws, i*r.P+j),
+				truth:  at(truth, i*r.P+j),
+				row:    r.Names[i],
+				column: r.Names[j],
 			}
 		}
 		return out, nil
@@ -71,6 +73,7 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 				name:  fmt.Sprintf("communality.%d", j+1),
 				draws: draws[j],
 				truth: at(truth, j),
+				row:   r.Names[j],
 			}
 		}
 		return out, nil
@@ -96,15 +99,17 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 		var out []param
 		for a, j := range reg.Predictors {
 			out = append(out, param{
-				label: fmt.Sprintf("beta[%s]", names[j]),
-				title: fmt.Sprintf("beta[%s]%s", names[j], of),
-				key:   fmt.Sprintf("beta[%s]", names[j]),
-				name:  fmt.Sprintf("beta.%d", j+1),
-				draws: beta[a],
-				truth: at(truth, a),
+				label:  fmt.Sprintf("beta[%s]", names[j]),
+				title:  fmt.Sprintf("beta[%s]%s", names[j], of),
+				key:    fmt.Sprintf("beta[%s]", names[j]),
+				name:   fmt.Sprintf("beta.%d", j+1),
+				draws:  beta[a],
+				truth:  at(truth, a),
+				row:    r.Names[reg.Response],
+				column: r.Names[j],
 			})
 		}
-		out = append(out, param{label: "R2", title: "R2" + of, key: "R2", name: "R2", draws: r2, truth: at(truth, k)})
+		out = append(out, param{label: "R2", title: "R2" + of, key: "R2", name: "R2", draws: r2, truth: at(truth, k), row: r.Names[reg.Response]})
 		if len(ref.Index) == 1 {
 			if a := ref.Index[0]; a >= 0 && a < len(out) {
 				return out[a : a+1], nil

@@ -221,19 +221,34 @@ func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) er
 	if err != nil {
 		return err
 	}
+	what := x.Model
+	writeDraws := func(w io.Writer) error { return WriteDraws(w, m.Fit) }
+	writeColumns := func(w io.Writer) error { return WriteColumns(w, m.Fit) }
+	var extra [][2]string
+	if x.Part != nil {
+		_, ps, err := s.params(x.Part)
+		if err != nil {
+			return err
+		}
+		what = partLabel(m, x.Part)
+		writeDraws = func(w io.Writer) error { return writeParamDraws(w, ps) }
+		writeColumns = func(w io.Writer) error { return writeParamColumns(w, ps) }
+		extra = [][2]string{{"quantity", what}}
+	}
+	statement := "export " + what
 	path := s.path(x.Path)
-	if err := writeFile(ctx, path, func(w io.Writer) error { return WriteDraws(w, m.Fit) }); err != nil {
-		return writeError("export "+x.Model, path, "cannot export", err)
+	if err := writeFile(ctx, path, writeDraws); err != nil {
+		return writeError(statement, path, "cannot export", err)
 	}
 	sidecar := ColumnsPath(path)
-	if err := writeFile(ctx, sidecar, func(w io.Writer) error { return WriteColumns(w, m.Fit) }); err != nil {
-		return writeError("export "+x.Model, sidecar, "cannot export", err)
+	if err := writeFile(ctx, sidecar, writeColumns); err != nil {
+		return writeError(statement, sidecar, "cannot export", err)
 	}
-	provenance, err := s.writeProvenance(ctx, x.Model, m, path, "export "+x.Model)
+	provenance, err := s.writeProvenance(ctx, x.Model, m, path, statement, extra...)
 	if err != nil {
 		return err
 	}
-	out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s, the names of its columns to %s, and what made them to %s\n", m.Fit.KeptDraws(), x.Model, path, sidecar, provenance))
+	out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s, the names of its columns to %s, and what made them to %s\n", m.Fit.KeptDraws(), what, path, sidecar, provenance))
 	return nil
 }
 

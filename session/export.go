@@ -65,6 +65,52 @@ func WriteDraws(w io.Writer, r *inference.Result) error {
 	return bw.Flush()
 }
 
+// writeParamDraws writes the draws of the scalars ps (a part of a model:
+// m.partial, m.regress(Y ~ X), ...) in WriteDraws' layout: a header
+// `chain,draw,` then each scalar's CmdStan-style name (partial.1.2,
+// beta.3, R2), one row per kept draw.
+func writeParamDraws(w io.Writer, ps []param) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("chain,draw")
+	for _, p := range ps {
+		bw.WriteString("," + p.name)
+	}
+	bw.WriteByte('\n')
+	if len(ps) == 0 {
+		return bw.Flush()
+	}
+	var num []byte
+	for c, chain := range ps[0].draws {
+		for d := range chain {
+			num = strconv.AppendInt(num[:0], int64(c+1), 10)
+			num = append(num, ',')
+			num = strconv.AppendInt(num, int64(d+1), 10)
+			bw.Write(num)
+			for _, p := range ps {
+				bw.WriteByte(',')
+				bw.Write(strconv.AppendFloat(num[:0], p.draws[c][d], 'g', -1, 64))
+			}
+			if err := bw.WriteByte('\n'); err != nil {
+				return err // the file cannot be written, or an interrupt (writeFile)
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// writeParamColumns writes the column sidecar of writeParamDraws, in
+// WriteColumns' layout: param (the CmdStan-style name), label (as
+// summaries name it), row and column (param.row and param.column).
+func writeParamColumns(w io.Writer, ps []param) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"param", "label", "row", "column"})
+	for _, p := range ps {
+		cw.Write([]string{p.name, p.key, p.row, p.column})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
 // ColumnsPath is the path of the column sidecar of an export to path:
 // draws.csv → draws.columns.csv.
 func ColumnsPath(path string) string {
@@ -159,10 +205,11 @@ func (s *Session) provenance(name string, m *Model) [][2]string {
 }
 
 // writeProvenance writes the provenance of model name's fit m beside the
-// file at path that statement wrote from it, and returns its path.
-func (s *Session) writeProvenance(ctx context.Context, name string, m *Model, path, statement string) (string, error) {
+// file at path that statement wrote from it, with the rows extra after the
+// fit's, and returns its path.
+func (s *Session) writeProvenance(ctx context.Context, name string, m *Model, path, statement string, extra ...[2]string) (string, error) {
 	provenance := ProvenancePath(path)
-	rows := s.provenance(name, m)
+	rows := append(s.provenance(name, m), extra...)
 	if err := writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, rows) }); err != nil {
 		return "", writeError(statement, provenance, "cannot write what made "+path, err)
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/copulang/copulang/compiler"
 )
@@ -24,6 +25,12 @@ type param struct {
 	// entry is 1 + the index of an entry of C or a loading in the fit's
 	// EntrySummaries; 0 for a derived quantity.
 	entry int
+	// row and column are what the column sidecar of an export says the
+	// scalar is of (WriteColumns): the two model columns of an entry of
+	// C or partial, a column and a factor number for Lambda, a column for
+	// communality, the response and a predictor for regress (R2: the
+	// response alone).
+	row, column string
 }
 
 // figureTitle is the name of p, a parameter of model, in a figure of it
@@ -75,6 +82,26 @@ func selectEntries(ref *compiler.Ref, rows, cols int, square bool) ([]entry, err
 		}
 	}
 	return out, nil
+}
+
+// partLabel names what a reference to a part of fitted model m selects,
+// by column names, as summaries' captions and figures do: m.C[income],
+// m.partial, m.regress(income ~ degree + age)[R2].
+func partLabel(m *Model, ref *compiler.Ref) string {
+	reg := ref.Regress
+	if reg == nil {
+		return refLabel(ref, columnTexts(m.Names()))
+	}
+	s := ref.Name + "." + regressText(m, reg)
+	if len(ref.Index) == 1 {
+		switch a := ref.Index[0]; {
+		case a >= 0 && a < len(reg.Predictors):
+			s += "[" + columnText(m.Names()[reg.Predictors[a]]) + "]"
+		case a == len(reg.Predictors):
+			s += "[R2]"
+		}
+	}
+	return s
 }
 
 // refText prints a reference with positions for its indices, for
@@ -135,12 +162,14 @@ func (s *Session) selectParams(ref *compiler.Ref, withDraws bool) (*Model, []par
 		for k, e := range pairs {
 			i, j := e[0], e[1]
 			out[k] = param{
-				label: fmt.Sprintf("C[%s, %s]", columnText(names[i]), columnText(names[j])),
-				key:   correlationKey(names, i, j),
-				name:  fmt.Sprintf("C.%d.%d", i+1, j+1),
-				draws: draws[k],
-				truth: math.NaN(),
-				entry: 1 + i*r.P - i*(i+1)/2 + j - i - 1,
+				label:  fmt.Sprintf("C[%s, %s]", columnText(names[i]), columnText(names[j])),
+				key:    correlationKey(names, i, j),
+				name:   fmt.Sprintf("C.%d.%d", i+1, j+1),
+				draws:  draws[k],
+				truth:  math.NaN(),
+				entry:  1 + i*r.P - i*(i+1)/2 + j - i - 1,
+				row:    names[i],
+				column: names[j],
 			}
 			if truthC != nil {
 				out[k].truth = truthC[i*r.P+j]
@@ -158,11 +187,13 @@ func (s *Session) selectParams(ref *compiler.Ref, withDraws bool) (*Model, []par
 		out := make([]param, len(es))
 		for k, e := range es {
 			out[k] = param{
-				label: fmt.Sprintf("Lambda[%s, %d]", columnText(names[e.i]), e.j+1),
-				key:   loadingKey(names, e.i, e.j),
-				name:  fmt.Sprintf("Lambda.%d.%d", e.i+1, e.j+1),
-				truth: math.NaN(),
-				entry: 1 + r.P*(r.P-1)/2 + e.i*r.K + e.j,
+				label:  fmt.Sprintf("Lambda[%s, %d]", columnText(names[e.i]), e.j+1),
+				key:    loadingKey(names, e.i, e.j),
+				name:   fmt.Sprintf("Lambda.%d.%d", e.i+1, e.j+1),
+				truth:  math.NaN(),
+				entry:  1 + r.P*(r.P-1)/2 + e.i*r.K + e.j,
+				row:    names[e.i],
+				column: strconv.Itoa(e.j + 1),
 			}
 			if withDraws {
 				out[k].draws = entryDraws(r.Lambda, e.i*r.K+e.j)

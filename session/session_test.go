@@ -159,6 +159,83 @@ export f to "draws.csv"`)
 	}
 }
 
+// TestExportParts: export writes the draws of a part of a model — derived
+// quantities above all, which summary and plot had and no file did, so a
+// user wanting partial correlations in R or pandas had to recompute them
+// from C. The values are the draws summary summarises, the sidecar names
+// each column, and the provenance says which quantity the file holds.
+func TestExportParts(t *testing.T) {
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = simulate(FactorCopula(p = 3, k = 1), n = 100, levels = 3, seed = 1)
+model f { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }
+fit f with px, iter = 20, warmup = 10, chains = 2, seed = 1`)
+	read := func(name string) []string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSpace(string(b)), "\n")
+	}
+	tests := []struct {
+		part, header, columns, quantity string
+	}{
+		{"f.partial", "chain,draw,partial.1.2,partial.1.3,partial.2.3",
+			"param,label,row,column|partial.1.2,\"partial[Y1,Y2]\",Y1,Y2|partial.1.3,\"partial[Y1,Y3]\",Y1,Y3|partial.2.3,\"partial[Y2,Y3]\",Y2,Y3", "f.partial"},
+		{"f.regress(Y3 ~ Y1 + Y2)", "chain,draw,beta.1,beta.2,R2",
+			"param,label,row,column|beta.1,beta[Y1],Y3,Y1|beta.2,beta[Y2],Y3,Y2|R2,R2,Y3,", "f.regress(Y3 ~ Y1 + Y2)"},
+		{"f.regress(Y3 ~ Y1 + Y2)[R2]", "chain,draw,R2", "param,label,row,column|R2,R2,Y3,", "f.regress(Y3 ~ Y1 + Y2)[R2]"},
+		{"f.communality[Y2]", "chain,draw,communality.2", "param,label,row,column|communality.2,communality[Y2],Y2,", "f.communality[Y2]"},
+		{"f.C[Y2]", "chain,draw,C.1.2,C.2.3", "param,label,row,column|C.1.2,\"C[Y1,Y2]\",Y1,Y2|C.2.3,\"C[Y2,Y3]\",Y2,Y3", "f.C[Y2]"},
+		{"f.Lambda", "chain,draw,Lambda.1.1,Lambda.2.1,Lambda.3.1", "param,label,row,column|Lambda.1.1,\"Lambda[Y1,1]\",Y1,1|Lambda.2.1,\"Lambda[Y2,1]\",Y2,1|Lambda.3.1,\"Lambda[Y3,1]\",Y3,1", "f.Lambda"},
+	}
+	for _, tt := range tests {
+		out := mustRun(t, s, "export "+tt.part+` to "part.csv"`).stdout.String()
+		if !strings.Contains(out, "wrote 40 draws of "+tt.quantity+" to ") {
+			t.Errorf("export %s printed %q", tt.part, out)
+		}
+		lines := read("part.csv")
+		if lines[0] != tt.header {
+			t.Errorf("export %s: header %q, want %q", tt.part, lines[0], tt.header)
+		}
+		if len(lines) != 1+2*20 || !strings.HasPrefix(lines[1], "1,1,") || !strings.HasPrefix(lines[40], "2,20,") {
+			t.Errorf("export %s: %d rows from %q to %q, want 40 draws numbered from 1,1 to 2,20", tt.part, len(lines)-1, lines[1], lines[len(lines)-1])
+		}
+		if got := strings.Join(read("part.columns.csv"), "|"); got != tt.columns {
+			t.Errorf("export %s: columns\n%s\nwant\n%s", tt.part, got, tt.columns)
+		}
+		if got := read("part.provenance.csv"); got[len(got)-1] != "quantity,"+csvField(tt.quantity) {
+			t.Errorf("export %s: provenance ends %q, want the quantity", tt.part, got[len(got)-1])
+		}
+	}
+
+	// The values are the draws summary summarises: those of the
+	// derived quantity, computed from each draw of C.
+	partial, err := s.models["f"].Fit.Partial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, s, `export f.partial[Y1, Y3] to "part.csv"`)
+	lines := read("part.csv")
+	for c := range 2 {
+		for d := range 20 {
+			want := fmt.Sprintf("%d,%d,%s", c+1, d+1, strconv.FormatFloat(partial[c][d][0*3+2], 'g', -1, 64))
+			if got := lines[1+c*20+d]; got != want {
+				t.Fatalf("row %d: %q, want %q", 1+c*20+d, got, want)
+			}
+		}
+	}
+}
+
+// csvField quotes s as encoding/csv writes a field.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
 // TestExportProvenance: export writes, beside the draws and their names,
 // what made them (draws.provenance.csv, key,value), and impute beside
 // each file it writes: the copulang, model,

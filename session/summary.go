@@ -44,9 +44,9 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		names, sums = sortSummaries(names, sums, x.Sort)
 	}
 	t := posteriorTable(names, sums, x.Prob)
-	what := refLabel(&x.Target, columnTexts(m.Names()))
-	if reg := x.Target.Regress; reg != nil {
-		what = x.Target.Name + "." + regressText(m, reg) + " (the latent regression implied by C)"
+	what := partLabel(m, &x.Target)
+	if x.Target.Regress != nil {
+		what += " (the latent regression implied by C)"
 	}
 	lo, hi := intervalColumns(x.Prob)
 	t.Caption = fmt.Sprintf("posterior of %s: %s in %s; %s and %s bound the central %s%% interval",

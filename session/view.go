@@ -234,11 +234,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 				draws[k] = append(draws[k], c...)
 			}
 		}
-		what := refLabel(ref, columnTexts(m.Names())) // by column names, as summary's caption
-		if ref.Regress != nil {
-			what = ref.Name + "." + regressText(m, ref.Regress)
-		}
-		f, err = figure.Pairs("pairs of "+what, names, draws)
+		f, err = figure.Pairs("pairs of "+partLabel(m, ref), names, draws)
 	default:
 		return fmt.Errorf("unknown plot kind %q", x.Kind)
 	}
