@@ -1,6 +1,7 @@
 package session
 
 import (
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,8 +45,9 @@ func wordAt(code string, cursor int) (start, end int) {
 // check, compare and plot KIND; every binding after show and summary; the
 // documented words after help), plot kinds after `plot`, methods after
 // `with`, distributions after `~`, and otherwise statements, bindings,
-// functions and distributions. Inside a string it completes file paths
-// (completePath); inside a comment, nothing.
+// functions and distributions; in a load call, the file's columns and, in
+// order = {COL: [...]}, the column's labels (loadSiteAt). Inside a string
+// it completes file paths (completePath); inside a comment, nothing.
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	cursor = max(0, min(cursor, len(code)))
 	if inComment(code[:cursor]) {
@@ -54,6 +56,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	if q := openString(code[:cursor]); q >= 0 {
 		if names := s.loadColumnsAt(code[:q-1]); names != nil {
 			return escapedPrefixed(names, code[q:cursor]), q, cursor
+		}
+		if labels := s.loadLabelsAt(code[:q-1]); labels != nil {
+			return escapedPrefixed(labels, code[q:cursor]), q, cursor
 		}
 		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
 			return s.completeColumnString(owner, code[q:cursor]), q, cursor
@@ -78,6 +83,11 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		// load("survey.csv", drop = [id, ...], order = {q1: ...}): the
 		// file's columns, read from its header.
 		candidates = columnTexts(s.loadColumnsAt(code[:start]))
+	case s.loadLabelsAt(code[:start]) != nil:
+		// order = {q1: ["disagree", ...]}: the column's cells, quoted.
+		for _, label := range s.loadLabelsAt(code[:start]) {
+			candidates = append(candidates, strconv.Quote(label))
+		}
 	case s.columnsOf(openBracketOwner(code[:start])) != nil:
 		for _, name := range s.columnsOf(openBracketOwner(code[:start])) {
 			candidates = append(candidates, columnText(name))
@@ -164,13 +174,24 @@ func escapedPrefixed(names []string, prefix string) []string {
 	return out
 }
 
-// loadColumnsAt returns the column names of the file that the load call
-// open at the end of text reads, from its header row, when text ends where
-// a column name goes: in its drop = [...] (or after drop =), or at a key of
-// its order = {...} (a key list [q1, q2] included); nil elsewhere, or when
-// the file cannot be read. The file is the call's first argument, read with
-// the call's sep.
-func (s *Session) loadColumnsAt(text string) []string {
+// loadSite is a place in an open load call where completion offers what
+// the file holds: a column name (in drop = [...], after drop =, or at a
+// key of order = {...}), or a label of the columns keys name (in the list
+// of labels of order = {KEY: [...]}).
+type loadSite struct {
+	path string
+	sep  rune
+	// labels is true at a list of labels; keys are its key's columns as
+	// written (a name, or the names of a key list [q1, q2]), "*" for
+	// every column, and written the labels the list has already.
+	labels  bool
+	keys    []string
+	written []string
+}
+
+// loadSiteAt returns the load site that text ends at (see loadSite), or
+// false: elsewhere, or when the call names no file.
+func loadSiteAt(text string) (loadSite, bool) {
 	start := dsl.StatementStart(text)
 	type frame struct {
 		open byte
@@ -188,7 +209,7 @@ func (s *Session) loadColumnsAt(text string) []string {
 		case c == '"':
 			inString = true
 		case c == '#':
-			return nil
+			return loadSite{}, false
 		case c == '(' || c == '[' || c == '{':
 			stack = append(stack, frame{c, i})
 		case c == ')' || c == ']' || c == '}':
@@ -198,7 +219,7 @@ func (s *Session) loadColumnsAt(text string) []string {
 		}
 	}
 	if inString {
-		return nil
+		return loadSite{}, false
 	}
 	call := -1
 	for k := len(stack) - 1; k >= 0; k-- {
@@ -210,7 +231,7 @@ func (s *Session) loadColumnsAt(text string) []string {
 		}
 	}
 	if call < 0 {
-		return nil
+		return loadSite{}, false
 	}
 	// settingBefore is the name of the setting whose value opens at i.
 	settingBefore := func(i int) string {
@@ -220,10 +241,11 @@ func (s *Session) loadColumnsAt(text string) []string {
 		}
 		return lastIdent(strings.TrimRight(t, " \t\r\n"))
 	}
-	// atKey reports whether the map opened at i is at a key from i to
-	// end: no ':' at its own depth since its last ','.
-	atKey := func(i, end int) bool {
-		depth, key := 0, true
+	// keyAt returns the key of the map opened at i whose value runs to
+	// end, and whether end is at a key: no ':' at the map's own depth
+	// since its last ','.
+	keyAt := func(i, end int) (key string, atKey bool) {
+		depth, from, colon := 0, i+1, -1
 		inString := false
 		for j := i + 1; j < end; j++ {
 			c := text[j]
@@ -239,13 +261,17 @@ func (s *Session) loadColumnsAt(text string) []string {
 			case c == ')' || c == ']' || c == '}':
 				depth--
 			case depth == 0 && c == ',':
-				key = true
+				from, colon = j+1, -1
 			case depth == 0 && c == ':':
-				key = false
+				colon = j
 			}
 		}
-		return key
+		if colon < 0 {
+			return "", true
+		}
+		return strings.TrimSpace(text[from:colon]), false
 	}
+	var site loadSite
 	inner := stack[call+1:]
 	ok := false
 	switch {
@@ -254,38 +280,188 @@ func (s *Session) loadColumnsAt(text string) []string {
 	case len(inner) == 1 && inner[0].open == '[':
 		ok = settingBefore(inner[0].at) == "drop"
 	case len(inner) == 1 && inner[0].open == '{':
-		ok = settingBefore(inner[0].at) == "order" && atKey(inner[0].at, len(text))
-	case len(inner) == 2 && inner[0].open == '{' && inner[1].open == '[':
-		ok = settingBefore(inner[0].at) == "order" && atKey(inner[0].at, inner[1].at)
+		_, atKey := keyAt(inner[0].at, len(text))
+		ok = settingBefore(inner[0].at) == "order" && atKey
+	case len(inner) == 2 && inner[0].open == '{' && inner[1].open == '[' && settingBefore(inner[0].at) == "order":
+		key, atKey := keyAt(inner[0].at, inner[1].at)
+		if atKey {
+			ok = true // a key list, order = {[q1, q2]: ...}
+			break
+		}
+		site.labels, site.keys = true, keyColumns(key)
+		site.written = stringLiterals(text[inner[1].at+1:])
+		ok = site.keys != nil
 	}
 	if !ok {
-		return nil
+		return loadSite{}, false
 	}
 	args := text[stack[call].at+1:]
 	path, err := strconv.Unquote(leadingString(strings.TrimLeft(args, " \t\r\n")))
 	if err != nil || path == "" {
-		return nil
+		return loadSite{}, false
 	}
-	sep := ','
+	site.path, site.sep = path, ','
 	if m := sepSetting.FindStringSubmatch(args); m != nil {
 		if v, err := strconv.Unquote(m[1]); err == nil && len([]rune(v)) == 1 {
-			sep = []rune(v)[0]
+			site.sep = []rune(v)[0]
 		}
 	}
-	if info, err := os.Stat(s.path(path)); err != nil || !info.Mode().IsRegular() {
-		return nil // opening a pipe, or reading a device, would block the editor
+	return site, true
+}
+
+// keyColumns returns the columns a key of order = {...} names: a name or
+// a string ("q 1"), the names of a key list ([q1, "q 2"]), or "*"; nil
+// for anything else.
+func keyColumns(key string) []string {
+	one := func(k string) string {
+		k = strings.TrimSpace(k)
+		if k == "*" || dsl.IsName(k) {
+			return k
+		}
+		if v, err := strconv.Unquote(k); err == nil && strings.HasPrefix(k, `"`) {
+			return v
+		}
+		return ""
 	}
-	f, err := os.Open(s.path(path))
+	if list, ok := strings.CutPrefix(key, "["); ok {
+		list, ok = strings.CutSuffix(list, "]")
+		if !ok {
+			return nil
+		}
+		var out []string
+		for _, k := range strings.Split(list, ",") {
+			if c := one(k); c != "" && c != "*" {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	if c := one(key); c != "" {
+		return []string{c}
+	}
+	return nil
+}
+
+// stringLiterals returns the values of the complete string literals in
+// text, in order.
+func stringLiterals(text string) []string {
+	var out []string
+	for i := 0; i < len(text); i++ {
+		if text[i] != '"' {
+			continue
+		}
+		lit := leadingString(text[i:])
+		if lit == "" {
+			break
+		}
+		if v, err := strconv.Unquote(lit); err == nil {
+			out = append(out, v)
+		}
+		i += len(lit) - 1
+	}
+	return out
+}
+
+// openLoadFile opens the file of a load site, or returns nil: a file that
+// is not regular is not opened, since opening a pipe, or reading a device,
+// would block the editor.
+func (s *Session) openLoadFile(site loadSite) *os.File {
+	if info, err := os.Stat(s.path(site.path)); err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.Open(s.path(site.path))
 	if err != nil {
 		return nil
 	}
+	return f
+}
+
+// loadColumnsAt returns the column names of the file that the load call
+// open at the end of text reads, from its header row, when text ends where
+// a column name goes (loadSite); nil elsewhere, or when the file cannot be
+// read. The file is the call's first argument, read with the call's sep.
+func (s *Session) loadColumnsAt(text string) []string {
+	site, ok := loadSiteAt(text)
+	if !ok || site.labels {
+		return nil
+	}
+	f := s.openLoadFile(site)
+	if f == nil {
+		return nil
+	}
 	defer f.Close()
-	names, err := csvHeader(f, sep)
+	names, err := csvHeader(f, site.sep)
 	if err != nil {
 		return nil
 	}
 	return names
 }
+
+// loadLabelsAt returns the labels that may go where text ends, in the list
+// of labels of a load call's order = {KEY: [...]}: the distinct cells of
+// the key's columns (of every column for *), trimmed as load trims them,
+// without empty and NA cells and those the list has already, sorted. Only
+// the first maxLabelRows rows are read, and no more than maxLabels labels
+// kept, so that completion stays quick on a large file.
+func (s *Session) loadLabelsAt(text string) []string {
+	site, ok := loadSiteAt(text)
+	if !ok || !site.labels {
+		return nil
+	}
+	f := s.openLoadFile(site)
+	if f == nil {
+		return nil
+	}
+	defer f.Close()
+	cr, err := csvReader(f, site.sep)
+	if err != nil {
+		return nil
+	}
+	header, err := cr.Read()
+	if err != nil {
+		return nil
+	}
+	var cols []int
+	for j, h := range header {
+		if h = strings.TrimSpace(h); h != "" && (slices.Contains(site.keys, "*") || slices.Contains(site.keys, h)) {
+			cols = append(cols, j)
+		}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	seen := map[string]bool{"": true, "NA": true}
+	for _, w := range site.written {
+		seen[strings.TrimSpace(w)] = true
+	}
+	var out []string
+	for row := 0; row < maxLabelRows && len(out) < maxLabels; row++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			continue // load reports the row; completion offers the others
+		}
+		for _, j := range cols {
+			if j >= len(rec) {
+				continue
+			}
+			if cell := strings.TrimSpace(rec[j]); !seen[cell] {
+				seen[cell] = true
+				out = append(out, cell)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// maxLabelRows and maxLabels bound the work of loadLabelsAt.
+const (
+	maxLabelRows = 100_000
+	maxLabels    = 1000
+)
 
 // sepSetting finds a load call's sep = "...".
 var sepSetting = regexp.MustCompile(`\bsep\s*=\s*("(?:[^"\\]|\\.)*")`)

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,14 +13,20 @@ import (
 // mid-edit: they must never panic, and a completion must replace a range
 // inside the text that ends at the cursor.
 func FuzzAssist(f *testing.F) {
-	s := New(Options{})
+	// A file for the load calls to read: their columns and labels.
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.csv"), []byte("a,q1,\"b c\"\n1,agree,\"x, y\"\n2,,NA\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
 	if _, err := s.Execute(context.Background(), "data sim = simulate(FullCopula(p = 3), n = 40, levels = 3, seed = 1)\n"+
 		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }", &recorder{}); err != nil {
 		f.Fatal(err)
 	}
 	for _, seed := range []string{"fit m, it", "extend m, ", `data d = load("x.csv", `, "fit m with hmc(", "summary m.C[Y", "model n { C ~ Inv",
 		"compare m, ", "((((", ")))(", "\"(,", "m.C[1, ", "explain fit m, wa", "é, (", "plot trace m.C[1, 2]",
-		`data d = load("x.csv", drop = [a, "b`, `data d = load("x.csv", sep = ";", order = {[q1, `, `summary sim[Y`} {
+		`data d = load("x.csv", drop = [a, "b`, `data d = load("x.csv", sep = ";", order = {[q1, `, `summary sim[Y`,
+		`data d = load("x.csv", order = {q1: ["agree", `, `data d = load("x.csv", order = {[q1, "b c"]: ["`, `data d = load("x.csv", order = {*: [`} {
 		f.Add(seed, len(seed))
 		f.Add(seed, len(seed)/2)
 	}

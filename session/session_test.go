@@ -632,6 +632,57 @@ func TestCompleteLoadColumns(t *testing.T) {
 	}
 }
 
+// TestCompleteOrderLabels: inside the list of labels of a load call's
+// order = {COL: [...]}, completion offers the column's cells (of the key
+// list's columns, or of every column for *), trimmed, without the empty
+// and NA cells and those the list has already: a survey's answers had to be
+// copied from the file by hand, and "Strongly agree" against "strongly
+// agree" failed the load.
+func TestCompleteOrderLabels(t *testing.T) {
+	dir := t.TempDir()
+	text := "id,q1,\"q 2\",n\n" +
+		"1,Agree,  Strongly agree ,3\n" +
+		"2,Disagree,NA,5\n" +
+		"3,,\"Neither, nor\",5\n" +
+		"4,Agree,Disagree,7\n"
+	if err := os.WriteFile(filepath.Join(dir, "s.csv"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	for _, tc := range []struct {
+		code string
+		want []string
+	}{
+		{`data d = load("s.csv", order = {q1: [`, []string{`"Agree"`, `"Disagree"`}},
+		{`data d = load("s.csv", order = {q1: ["Disagree", `, []string{`"Agree"`}},
+		{`data d = load("s.csv", order = {q1: ["Dis`, []string{"Disagree"}},
+		{`data d = load("s.csv", order = {"q 2": ["`, []string{"Disagree", "Neither, nor", "Strongly agree"}},
+		{`data d = load("s.csv", order = {[q1, "q 2"]: ["`, []string{"Agree", "Disagree", "Neither, nor", "Strongly agree"}},
+		{`data d = load("s.csv", order = {*: ["A`, []string{"Agree"}},
+		{`data d = load("s.csv", order = {n: ["`, []string{"3", "5", "7"}},
+		{"data d = load(\"s.csv\", order = {q1: [\"Agree\", \"Disagree\"],\n  \"q 2\": [\"S", []string{"Strongly agree"}},
+	} {
+		matches, _, end := s.Complete(tc.code, len(tc.code))
+		if !slices.Equal(matches, tc.want) {
+			t.Errorf("Complete(%q) = %q, want %q", tc.code, matches, tc.want)
+		}
+		if end != len(tc.code) {
+			t.Errorf("Complete(%q) ends at %d", tc.code, end)
+		}
+	}
+	// At a key, columns; elsewhere, no labels.
+	for _, code := range []string{
+		`data d = load("s.csv", order = {q1: ["Agree"], `,
+		`data d = load("s.csv", na = ["`,
+		`data d = load("s.csv", order = {nosuch: ["`,
+		`data d = load("s.csv", drop = ["`,
+	} {
+		if matches, _, _ := s.Complete(code, len(code)); slices.Contains(matches, "Agree") || slices.Contains(matches, `"Agree"`) {
+			t.Errorf("Complete(%q) = %q offers a label", code, matches)
+		}
+	}
+}
+
 // TestNoPanics runs malformed and unusual cells: each must end in an error
 // or succeed, never panic (Execute turns a panic into InternalError, which
 // this test treats as a failure).
