@@ -298,7 +298,7 @@ func (s *Session) setFit(m *Model, x *compiler.Fit, plan *compiler.InferencePlan
 	if len(res.Lambda) > 0 {
 		res.Lambda = inference.AlignLoadings(res.Lambda, res.P, res.K, loadingsAlignment(m.Decl.Model))
 	}
-	m.Fit, m.FitStmt, m.Plan, m.FitFile, m.kept = res, x, plan, "", nil
+	m.Fit, m.FitStmt, m.Plan, m.FitFile, m.kept, m.extendedFrom = res, x, plan, "", nil, nil
 	m.sampledBy = s.opts.Version
 }
 

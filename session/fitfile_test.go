@@ -376,6 +376,46 @@ func TestFitFileKeepsScores(t *testing.T) {
 	}
 }
 
+// TestFitFileKeepsScoresOfAnExtendedFit: compare of a fit read from its
+// file and extended (a notebook's fit, extend and compare cells) keeps its
+// scores in that file too, keyed by the extended fit's settings, so that
+// the notebook run again (a new session reads the fit and extends it the
+// same way) compares without refitting it. Compare refitted it at every
+// run: the extension dropped the file, where the scores had nowhere to go.
+func TestFitFileKeepsScoresOfAnExtendedFit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const setup = fitFileSetup + "model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n" +
+		"fit m2, iter = 60, warmup = 40, chains = 2, seed = 3\n"
+	const fit = "fit m, iter = 60, warmup = 40, chains = 2, seed = 3, file = \"m.fit\"\nextend m, iter = 30\n"
+	const compare = "compare m, m2, holdout = 0.2, seed = 2"
+	s1 := New(Options{Dir: dir})
+	mustRun(t, s1, setup+fit)
+	first := mustRun(t, s1, compare)
+	if !strings.Contains(first.text(), "note: kept the scores of m in m.fit, where a later compare of the same cells, after the same extension, reads them") {
+		t.Fatalf("compare did not keep the extended m's scores in its file:\n%s", first.text())
+	}
+	s2 := New(Options{Dir: dir})
+	read := mustRun(t, s2, setup+fit).text()
+	if !strings.Contains(read, "; read from m.fit") {
+		t.Fatalf("the fit was not read back from its file after compare kept scores in it:\n%s", read)
+	}
+	second := mustRun(t, s2, compare)
+	if !strings.Contains(second.text(), "settings: m (read from m.fit))") || strings.Contains(second.text(), "refitting m (") {
+		t.Errorf("a new session's compare of the fit extended again did not read m's scores from its file:\n%s", second.text())
+	}
+	if a, b := tableRows(t, first, "model"), tableRows(t, second, "model"); !slices.EqualFunc(a, b, slices.Equal) {
+		t.Errorf("compare with the extended m's scores read back: %v, want %v", b, a)
+	}
+	// Without the extension the refits' settings differ (iter = 60, not
+	// 90): the scores read are not those, and m is refitted.
+	s3 := New(Options{Dir: dir})
+	mustRun(t, s3, setup+strings.TrimSuffix(fit, "extend m, iter = 30\n"))
+	if third := mustRun(t, s3, compare).text(); strings.Contains(third, "settings: m (read from m.fit)") || !strings.Contains(third, "refitting m (") {
+		t.Errorf("compare of the fit not extended used the extended fit's scores:\n%s", third)
+	}
+}
+
 // FuzzDecodeFitFile checks that decoding whatever follows the magic line
 // never panics, and that a format-2 file it accepts has as its draws the
 // bytes that end the file, as many as it says.

@@ -527,11 +527,15 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 	})
 	for _, k := range refit[:finished] {
 		s.scores.put(c.keys[k], keptScore{lp: c.scores[k]})
-		if kf := c.models[k].kept; kf != nil {
+		kf, after := c.models[k].kept, ""
+		if kf == nil && c.models[k].extendedFrom != nil {
+			kf, after = c.models[k].extendedFrom, ", after the same extension,"
+		}
+		if kf != nil {
 			if err := keepScores(kf, c.keys[k], c.scores[k]); err != nil {
 				out.Stream("stdout", fmt.Sprintf("note: the scores of %s are not kept in %s: %v\n", c.names[k], kf.shown, err))
 			} else {
-				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells reads them\n", c.names[k], kf.shown))
+				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells%s reads them\n", c.names[k], kf.shown, after))
 			}
 		}
 	}
