@@ -72,8 +72,12 @@ func TestFitFile(t *testing.T) {
 
 	for _, tc := range []struct{ name, code, why string }{
 		{"settings", fitFileSetup + strings.Replace(fit, "iter = 80", "iter = 90", 1), "other settings (iter = 80; this fit asks iter = 90)"},
-		{"data", strings.Replace(fitFileSetup, "seed = 4", "seed = 5", 1) + fit, "other data"},
-		{"model", strings.Replace(fitFileSetup, "df = p + 2", "df = p + 3", 1) + fit, "another model (its prior or factors differ)"},
+		{"data", strings.Replace(fitFileSetup, "seed = 4", "seed = 5", 1) + fit, "other data (other values of Y1, Y2 and Y3)"},
+		{"a column fewer", strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y1, Y3];", 1) + fit, "other data (with Y2, which this fit's data lack)"},
+		{"columns in another order", strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y2, Y1, Y3];", 1) + fit, "other data (the same columns in another order)"},
+		{"fewer rows", strings.Replace(fitFileSetup, "n = 120", "n = 110", 1) + fit, "other data (120 rows; this fit's data have 110)"},
+		{"model", strings.Replace(fitFileSetup, "df = p + 2", "df = p + 3", 1) + fit, "another model (Gaussian copula, full correlation, inverse-Wishart(df = 5) prior; this fit asks Gaussian copula, full correlation, inverse-Wishart(df = 6) prior)"},
+		{"model of the same kind", strings.Replace(fitFileSetup, "C ~ InverseWishart(df = p + 2)", "C ~ InverseWishart(df = p + 2, scale = 2)", 1) + fit, "another model (its prior or factors differ)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit) // the file holds the first fit again
@@ -82,6 +86,25 @@ func TestFitFile(t *testing.T) {
 				t.Errorf("a fit of %s:\n%s", tc.name, text)
 			}
 		})
+	}
+
+	// A file written before it described its data and model says only
+	// that they differ.
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit)
+	data, err := os.ReadFile(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := decodeFitFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.DataColumns, f.DataRows, f.DataColumnSums, f.ModelKind = nil, 0, nil, ""
+	if err := writeFitBytes(filepath.Join(dir, "m.fit"), f); err != nil {
+		t.Fatal(err)
+	}
+	if text := mustRun(t, New(Options{Dir: dir}), strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y1, Y3];", 1)+fit).text(); !strings.Contains(text, "note: m.fit holds a fit of other data: fitting again") {
+		t.Errorf("a fit of other data than an older file's:\n%s", text)
 	}
 }
 
