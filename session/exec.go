@@ -221,6 +221,9 @@ func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) er
 	if err != nil {
 		return err
 	}
+	if err := s.overwritableAll(x.Path, ColumnsPath(x.Path), ProvenancePath(x.Path)); err != nil {
+		return fmt.Errorf("cannot export %s: %w", x.Model, err)
+	}
 	path := s.path(x.Path)
 	if err := writeFile(ctx, path, func(w io.Writer) error { return WriteDraws(w, m.Fit) }); err != nil {
 		return writeError("export "+x.Model, path, "cannot export", err)
