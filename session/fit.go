@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -78,6 +80,9 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 		}
 		if why != "" {
 			out.Stream("stdout", "note: "+why+"\n")
+			if other := s.keeperOf(s.path(x.File), m); other != "" {
+				out.Stream("stderr", fmt.Sprintf("warning: %s holds the fit of model %s, which this session keeps there: two fits that name one file overwrite each other, so every run of this notebook or script samples both again; name another file for %s's fit\n", x.File, other, x.Model))
+			}
 		}
 	}
 	// A fit expected to take more than a minute says so before it starts.
@@ -147,6 +152,27 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved, origin: origin}
 	out.Stream("stdout", fmt.Sprintf("wrote the fit to %s: `fit %s` with the same settings reads it from there while the model and its data stay the same\n", x.File, x.Model))
 	return nil
+}
+
+// keeperOf is the name of a model other than m whose fit the session keeps
+// in the file at path (written or read there, or extended from there), or
+// "".
+func (s *Session) keeperOf(path string, m *Model) string {
+	info, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.models)) {
+		o := s.models[name]
+		kf := o.kept
+		if kf == nil {
+			kf = o.extendedFrom
+		}
+		if o != m && kf != nil && sameFile(info, kf.path) {
+			return name
+		}
+	}
+	return ""
 }
 
 // sampled is what a sampling job returned, and its last progress.

@@ -439,6 +439,38 @@ func TestFitFileKeepsScoresOfAnExtendedFit(t *testing.T) {
 	}
 }
 
+// TestFitFileOfTwoModelsWarns: two fits of different models that name one
+// file (a fit cell copied without changing its file) overwrite each other
+// at every run of the notebook, and neither is ever read back: only a note
+// that the file held another model said so, at every run, as it says
+// after an edit of the model. The second fit warns, naming the model whose
+// fit the session keeps there; fits in files of their own, or the same
+// model fitted again with other settings, do not.
+func TestFitFileOfTwoModelsWarns(t *testing.T) {
+	const setup = fitFileSetup + "model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n"
+	const warning = "warning: m.fit holds the fit of model m, which this session keeps there: two fits that name one file overwrite each other, so every run of this notebook or script samples both again; name another file for m2's fit\n"
+	for _, tc := range []struct {
+		name, cell string
+		warns      bool
+	}{
+		{"one file", "fit m, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\nfit m2, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\n", true},
+		{"one file by two paths", "fit m, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\nfit m2, iter = 20, warmup = 10, chains = 1, file = \"./m.fit\"\n", true},
+		{"a file each", "fit m, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\nfit m2, iter = 20, warmup = 10, chains = 1, file = \"m2.fit\"\n", false},
+		{"one model fitted again", "fit m, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\nfit m, iter = 30, warmup = 10, chains = 1, file = \"m.fit\"\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for run := range 2 {
+				out := mustRun(t, New(Options{Dir: dir}), setup+tc.cell)
+				got := strings.Replace(out.stderr.String(), "./m.fit", "m.fit", 1)
+				if strings.Contains(got, warning) != tc.warns {
+					t.Errorf("run %d: warned %v, want %v:\n%s", run+1, !tc.warns, tc.warns, out.text())
+				}
+			}
+		})
+	}
+}
+
 // FuzzDecodeFitFile checks that decoding whatever follows the magic line
 // never panics, and that a format-2 file it accepts has as its draws the
 // bytes that end the file, as many as it says.
