@@ -324,6 +324,12 @@ func writable(path string) error {
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		// A relative path is looked for in the notebook's or script's
+		// directory (a notebook moved without its folder of fit files, or a
+		// kernel started elsewhere): say which that is, as load does.
+		if abs, err := filepath.Abs(dir); err == nil && abs != dir {
+			return fmt.Errorf("the directory %s does not exist (looked for %s)", dir, abs)
+		}
 		return fmt.Errorf("the directory %s does not exist", dir)
 	case err != nil:
 		return err
