@@ -16,16 +16,23 @@ import (
 func TestCellIsCheckedBeforeItRuns(t *testing.T) {
 	prefix := "data gss = load(\"gss.csv\")\nmodel m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
 		"fit m with gibbs, iter = 1000000, chains = 1\n"
+	// A relative path's missing directory is named as the cell gives it
+	// and as the path it was looked for at (a notebook moved without its
+	// folder of fit files).
+	noDir, err := filepath.Abs(filepath.Join("testdata", "no", "such", "dir"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name, last, ename string
 		want              []string
 	}{
 		{"column typo", "summary m.C[INCC, DEG]", "CheckError", []string{"4:13: model m has no column INCC", "hint: did you mean INC?"}},
-		{"unwritable export", `export m to "no/such/dir/draws.csv"`, "CheckError", []string{"4:13: cannot write no/such/dir/draws.csv: the directory testdata/no/such/dir does not exist"}},
+		{"unwritable export", `export m to "no/such/dir/draws.csv"`, "CheckError", []string{"4:13: cannot write no/such/dir/draws.csv: the directory testdata/no/such/dir does not exist (looked for " + noDir + ")"}},
 		{"bad setting", "summary m.C, prob = 2", "CheckError", []string{"4:21: prob must be between 0 and 1"}},
 		{"thin beyond iter", "fit m, iter = 10, thin = 20", "CheckError", []string{"4:26: thin = 20 keeps no draw of iter = 10"}},
 		{"unreadable data", `data x2 = load("x.csv")`, "DataError", []string{`4:16: x.csv: line 2: column sex: cannot read "m" as a number`}},
-		{"fit file in no directory", `fit m, file = "no/such/dir/m.fit"`, "CheckError", []string{"4:15: cannot keep the fit in no/such/dir/m.fit: the directory testdata/no/such/dir does not exist"}},
+		{"fit file in no directory", `fit m, file = "no/such/dir/m.fit"`, "CheckError", []string{"4:15: cannot keep the fit in no/such/dir/m.fit: the directory testdata/no/such/dir does not exist (looked for " + noDir + ")"}},
 		{"fit file that is not a fit file", `fit m, file = "x.csv"`, "CheckError", []string{"4:15: cannot keep the fit in x.csv: x.csv is not a copulang fit file, so fit will not overwrite it"}},
 		{"fit file that is a directory", `fit m, file = "."`, "CheckError", []string{"4:15: cannot keep the fit in .: testdata is a directory"}},
 		// Devices are not read: /dev/zero never ends.

@@ -236,6 +236,9 @@ func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) er
 		extra = [][2]string{{"quantity", what}}
 	}
 	statement := "export " + what
+	if err := s.overwritableAll(x.Path, ColumnsPath(x.Path), ProvenancePath(x.Path)); err != nil {
+		return fmt.Errorf("cannot export %s: %w", what, err)
+	}
 	path := s.path(x.Path)
 	if err := writeFile(ctx, path, writeDraws); err != nil {
 		return writeError(statement, path, "cannot export", err)

@@ -98,8 +98,12 @@ func (s *Session) extendFit(ctx, fitCtx context.Context, m *Model, more int, sho
 	// (the draws before the failure are posterior draws like the others).
 	fx := *m.FitStmt
 	fx.Iter = o.res.Iter
-	before := m.sampledBy
+	before, from := m.sampledBy, m.kept
+	if from == nil {
+		from = m.extendedFrom
+	}
 	s.setFit(m, ranSettings(&fx, o.res), m.Plan, o.res)
+	m.extendedFrom = from
 	if now := versionOrUnknown(m.sampledBy); before != m.sampledBy && !strings.HasSuffix(before, ", extended by "+now) {
 		// A fit read from another copulang's file, extended by this one.
 		m.sampledBy = versionOrUnknown(before) + ", extended by " + now

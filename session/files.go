@@ -210,8 +210,59 @@ func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
 	return info, nil
 }
 
-// Writable implements compiler.Files.
-func (e sessionEnv) Writable(path string) error { return writable(e.s.path(path)) }
+// Writable implements compiler.Files: besides writable's reasons, a
+// file that export or impute must not write over (overwritable).
+func (e sessionEnv) Writable(path string) error {
+	if err := writable(e.s.path(path)); err != nil {
+		return err
+	}
+	return e.s.overwritable(path)
+}
+
+// overwritable returns why a statement that writes a file of results
+// (export, impute) must not write at path (as the statement names it): a
+// file that data bound in the session, or kept by one of its models, were
+// loaded from, or a copulang fit file. `export m to "gss.csv"`, a slip for
+// "gss_draws.csv", wrote the draws over the survey the notebook loads. A
+// file that does not exist yet, or that is neither, may be written.
+func (s *Session) overwritable(path string) error {
+	info, err := os.Stat(s.path(path))
+	if err != nil || !info.Mode().IsRegular() {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(s.data))
+	for _, name := range names {
+		if d := s.data[name]; d.SHA256 != "" && sameFile(info, s.path(d.Source)) {
+			return fmt.Errorf("%s is the file data %s was loaded from, which this would write over: name another file", path, name)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.models)) {
+		if d := s.models[name].Data; d.SHA256 != "" && sameFile(info, s.path(d.Source)) {
+			return fmt.Errorf("%s is the file the data of model %s were loaded from, which this would write over: name another file", path, name)
+		}
+	}
+	if fitFileHeader(s.path(path), path) == nil {
+		return fmt.Errorf("%s is a copulang fit file, which this would write over: name another file", path)
+	}
+	return nil
+}
+
+// overwritableAll is overwritable of each of paths, which a statement
+// writes: checked together, before the first is written.
+func (s *Session) overwritableAll(paths ...string) error {
+	for _, p := range paths {
+		if err := s.overwritable(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether the file at path is the file info describes.
+func sameFile(info os.FileInfo, path string) bool {
+	other, err := os.Stat(path)
+	return err == nil && os.SameFile(info, other)
+}
 
 // FitFile implements compiler.Files: a file at path may hold the fit (the
 // fit reads it to find out) if it starts as a fit file does, and is
@@ -273,6 +324,12 @@ func writable(path string) error {
 	info, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
+		// A relative path is looked for in the notebook's or script's
+		// directory (a notebook moved without its folder of fit files, or a
+		// kernel started elsewhere): say which that is, as load does.
+		if abs, err := filepath.Abs(dir); err == nil && abs != dir {
+			return fmt.Errorf("the directory %s does not exist (looked for %s)", dir, abs)
+		}
 		return fmt.Errorf("the directory %s does not exist", dir)
 	case err != nil:
 		return err

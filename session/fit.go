@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -78,6 +80,9 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 		}
 		if why != "" {
 			out.Stream("stdout", "note: "+why+"\n")
+			if other := s.keeperOf(s.path(x.File), m); other != "" {
+				out.Stream("stderr", fmt.Sprintf("warning: %s holds the fit of model %s, which this session keeps there: two fits that name one file overwrite each other, so every run of this notebook or script samples both again; name another file for %s's fit\n", x.File, other, x.Model))
+			}
 		}
 	}
 	// A fit expected to take more than a minute says so before it starts.
@@ -147,6 +152,27 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved, origin: origin}
 	out.Stream("stdout", fmt.Sprintf("wrote the fit to %s: `fit %s` with the same settings reads it from there while the model and its data stay the same\n", x.File, x.Model))
 	return nil
+}
+
+// keeperOf is the name of a model other than m whose fit the session keeps
+// in the file at path (written or read there, or extended from there), or
+// "".
+func (s *Session) keeperOf(path string, m *Model) string {
+	info, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.models)) {
+		o := s.models[name]
+		kf := o.kept
+		if kf == nil {
+			kf = o.extendedFrom
+		}
+		if o != m && kf != nil && sameFile(info, kf.path) {
+			return name
+		}
+	}
+	return ""
 }
 
 // sampled is what a sampling job returned, and its last progress.
@@ -298,7 +324,7 @@ func (s *Session) setFit(m *Model, x *compiler.Fit, plan *compiler.InferencePlan
 	if len(res.Lambda) > 0 {
 		res.Lambda = inference.AlignLoadings(res.Lambda, res.P, res.K, loadingsAlignment(m.Decl.Model))
 	}
-	m.Fit, m.FitStmt, m.Plan, m.FitFile, m.kept = res, x, plan, "", nil
+	m.Fit, m.FitStmt, m.Plan, m.FitFile, m.kept, m.extendedFrom = res, x, plan, "", nil, nil
 	m.sampledBy = s.opts.Version
 }
 
@@ -628,8 +654,59 @@ func reboundDataNote(m *Model, data map[string]*Dataset) string {
 		return ""
 	}
 	name := m.Data.Name
-	return fmt.Sprintf("%s fits %s as it was when %s was declared (%d rows, from %s), not the data %s names now (%d rows, from %s): declare %s again to fit those",
-		m.Decl.Name, name, m.Decl.Name, m.Data.N(), m.Data.Source, name, now.N(), now.Source, m.Decl.Name)
+	return fmt.Sprintf("%s fits %s as it was when %s was declared (%d rows, from %s), not the data %s names now (%d rows, from %s%s): declare %s again to fit those",
+		m.Decl.Name, name, m.Decl.Name, m.Data.N(), m.Data.Source, name, now.N(), now.Source, dataChange(m, now), m.Decl.Name)
+}
+
+// dataChange says, for reboundDataNote, how d differs from m's data in
+// m's columns beyond its number of rows, after a semicolon: the columns d
+// lacks and, with as many rows, how many cells of each column differ
+// ("; no column pchildren; 3 cells of income differ"). A load cell run
+// again with a column dropped or a missing-value code changed gives data
+// of the same rows and source, which the note would otherwise describe as
+// it describes the data the model keeps.
+func dataChange(m *Model, d *Dataset) string {
+	var gone, changed []string
+	for _, j := range m.Cols {
+		name := m.Data.Names[j]
+		k := slices.Index(d.Names, name)
+		if k < 0 {
+			gone = append(gone, columnText(name))
+			continue
+		}
+		if d.N() != m.Data.N() {
+			continue
+		}
+		n := 0
+		for i, a := range m.Data.Columns[j] {
+			if b := d.Columns[k][i]; a != b && !(math.IsNaN(a) && math.IsNaN(b)) {
+				n++
+			}
+		}
+		if n > 0 {
+			changed = append(changed, fmt.Sprintf("%s of %s", plural(n, "cell"), columnText(name)))
+		}
+	}
+	var b strings.Builder
+	if len(gone) > 0 {
+		fmt.Fprintf(&b, "; no column %s", andList(gone))
+	}
+	if len(changed) > 0 {
+		verb := "differ"
+		if len(changed) == 1 && strings.HasPrefix(changed[0], "1 cell ") {
+			verb = "differs"
+		}
+		fmt.Fprintf(&b, "; %s %s", andList(changed), verb)
+	}
+	return b.String()
+}
+
+// andList joins items as "a", "a and b" or "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // sameModelColumns says whether d has every column of m's data, by name,

@@ -197,9 +197,14 @@ func TestScheduleReportCloseCall(t *testing.T) {
 // TestFitSaysItsDataWereBoundAgain: a model keeps the data it was declared
 // on, so a notebook that loads its edited CSV again and reruns the fit's
 // cell, not the model's, fits the data as they were — and, with a fit
-// file, reads the fit of those. The fit must say so, with what to do; a
-// load cell run again on an unchanged file (or a change in a column the
-// model does not use) needs no note.
+// file, reads the fit of those. The fit must say so, with what to do, and
+// what differs: a load cell run again with a column dropped or a cell
+// edited gives data of as many rows from the same file, which the note
+// described word for word as the data the model keeps ("(60 rows, from
+// d.csv), not the data d names now (60 rows, from d.csv)"). A load cell run
+// again on an unchanged file, with a missing-value code that marks the same
+// cells, or with a change in a column the model does not use, needs no
+// note.
 func TestFitSaysItsDataWereBoundAgain(t *testing.T) {
 	dir := t.TempDir()
 	write := func(text string) {
@@ -214,30 +219,39 @@ func TestFitSaysItsDataWereBoundAgain(t *testing.T) {
 		fmt.Fprintf(&b, "%d,%d,%d\n", i%3, (i/2)%4, i%5)
 	}
 	original := b.String()
+	withNA := strings.Replace(original, "\n1,0,1\n", "\nNA,0,1\n", 1)
 	const fit = `fit m, iter = 10, warmup = 10, chains = 1, seed = 1, file = "m.fit"`
+	const load = `data d = load("d.csv")`
 	const note = "note: m fits d as it was when m was declared (60 rows, from d.csv), not the data d names now"
 	for _, tc := range []struct {
-		name, csv string
-		noted     bool
+		name, before, after, load string
+		// noted is the note's description of the data d names now, ""
+		// for no note.
+		noted string
 	}{
-		{"unchanged", original, false},
-		{"a column the model does not use", strings.Replace(original, "\n0,0,0\n", "\n0,0,4\n", 1), false},
-		{"one cell of the model's", strings.Replace(original, "\n0,0,0\n", "\n2,0,0\n", 1), true},
-		{"fewer rows", original[:strings.LastIndex(original[:len(original)-1], "\n")+1], true},
+		{"unchanged", original, original, load, ""},
+		{"a column the model does not use", original, strings.Replace(original, "\n0,0,0\n", "\n0,0,4\n", 1), load, ""},
+		{"a column the model does not use dropped", original, original, `data d = load("d.csv", drop = [unused])`, ""},
+		{"a missing cell coded -99", withNA, strings.Replace(withNA, "NA", "-99", 1), `data d = load("d.csv", na = ["-99"])`, ""},
+		{"one cell of the model's", original, strings.Replace(original, "\n0,0,0\n", "\n2,0,0\n", 1), load, "(60 rows, from d.csv; 1 cell of a differs)"},
+		{"a missing cell coded -99 not marked", withNA, strings.Replace(withNA, "NA", "-99", 1), load, "(60 rows, from d.csv; 1 cell of a differs)"},
+		{"cells of both columns", original, strings.Replace(strings.Replace(original, "\n0,0,0\n", "\n2,1,0\n", 1), "\n1,0,1\n", "\n0,0,1\n", 1), load, "(60 rows, from d.csv; 2 cells of a and 1 cell of b differ)"},
+		{"a column of the model's dropped", original, original, `data d = load("d.csv", drop = [b])`, "(60 rows, from d.csv; no column b)"},
+		{"fewer rows", original, original[:strings.LastIndex(original[:len(original)-1], "\n")+1], load, "(59 rows, from d.csv)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			write(original)
+			write(tc.before)
 			s := New(Options{Dir: dir})
-			mustRun(t, s, "data d = load(\"d.csv\")\nmodel m { Y = d[a, b]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+			mustRun(t, s, load+"\nmodel m { Y = d[a, b]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
 			mustRun(t, s, fit)
-			write(tc.csv)
-			mustRun(t, s, `data d = load("d.csv")`)
+			write(tc.after)
+			mustRun(t, s, tc.load)
 			text := mustRun(t, s, fit).stdout.String()
-			if got := strings.Contains(text, note); got != tc.noted {
-				t.Errorf("noted %v, want %v:\n%s", got, tc.noted, text)
+			if got := strings.Contains(text, note); got != (tc.noted != "") {
+				t.Errorf("noted %v, want %v:\n%s", got, tc.noted != "", text)
 			}
-			if tc.noted && !strings.Contains(text, ": declare m again to fit those\n") {
-				t.Errorf("the note does not say what to do:\n%s", text)
+			if tc.noted != "" && !strings.Contains(text, note+" "+tc.noted+": declare m again to fit those\n") {
+				t.Errorf("the note does not say %q and what to do:\n%s", tc.noted, text)
 			}
 		})
 	}

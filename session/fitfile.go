@@ -59,6 +59,15 @@ type fitFile struct {
 	Data string
 	// Model is the model's declaration: its prior, with parameters.
 	Model string
+	// DataColumns, DataRows and DataColumnSums (a digest of each column's
+	// values) describe the data, and ModelKind the model in words, for
+	// the note that says how a fit asked differs from the file's: Data
+	// and Model are digests, which say only that it does. A file written
+	// before they were kept has none (gob leaves them empty).
+	DataColumns    []string
+	DataRows       int
+	DataColumnSums []string
+	ModelKind      string
 	// Settings are the fit's settings and the sampler the plan chose, as
 	// "name = value".
 	Settings []string
@@ -107,10 +116,15 @@ func fitSum(f *fitFile) string {
 }
 
 // fitOrigin is what a fit's file fingerprints: its data, model and
-// settings.
+// settings; and, to say how another differs, its data's columns, rows
+// and each column's digest, and its model in words.
 type fitOrigin struct {
 	data, model string
 	settings    []string
+	columns     []string
+	rows        int
+	columnSums  []string
+	kind        string
 }
 
 // originOf fingerprints a fit of model m with settings x, plan and spec.
@@ -118,9 +132,19 @@ func originOf(m *Model, x *compiler.Fit, plan *compiler.InferencePlan, spec infe
 	h := sha256.New()
 	writeColumns(h, spec)
 	fmt.Fprintf(h, "truth %v\n", spec.KeepWarmup)
+	sums := make([]string, len(spec.Columns))
+	for k := range spec.Columns {
+		c := sha256.New()
+		writeColumns(c, inference.Spec{Names: spec.Names[k : k+1], Columns: spec.Columns[k : k+1]})
+		sums[k] = fmt.Sprintf("%x", c.Sum(nil)[:8])
+	}
 	return fitOrigin{
-		data:  fmt.Sprintf("%x", h.Sum(nil)),
-		model: fmt.Sprintf("%#v", m.Decl.Model),
+		data:       fmt.Sprintf("%x", h.Sum(nil)),
+		model:      fmt.Sprintf("%#v", m.Decl.Model),
+		columns:    slices.Clone(spec.Names),
+		rows:       m.Data.N(),
+		columnSums: sums,
+		kind:       modelKind(m.Decl.Model),
 		settings: []string{
 			fmt.Sprintf("method = %s", x.Method),
 			fmt.Sprintf("T = %v", x.TravelTime),
@@ -154,7 +178,9 @@ func writeColumns(h io.Writer, spec inference.Spec) {
 func (o fitOrigin) differs(f *fitFile) string {
 	switch {
 	case f.Data != o.data:
-		return "other data"
+		return "other data" + o.dataChange(f)
+	case f.Model != o.model && f.ModelKind != "" && f.ModelKind != o.kind:
+		return fmt.Sprintf("another model (%s; this fit asks %s)", f.ModelKind, o.kind)
 	case f.Model != o.model:
 		return "another model (its prior or factors differ)"
 	}
@@ -174,6 +200,46 @@ func (o fitOrigin) differs(f *fitFile) string {
 		return fmt.Sprintf("other settings (%s; this fit asks %s)", strings.Join(was, ", "), strings.Join(now, ", "))
 	}
 	return ""
+}
+
+// dataChange says, in brackets after "other data", how the data of the
+// fit in f differ from o's: columns the one has and the other lacks,
+// their order, the number of rows, or the columns whose values differ;
+// "" when f does not say (a file written before it described its data),
+// or what differs is only whether a truth is attached.
+func (o fitOrigin) dataChange(f *fitFile) string {
+	if len(f.DataColumns) == 0 || len(f.DataColumnSums) != len(f.DataColumns) {
+		return ""
+	}
+	var parts []string
+	gone := slices.DeleteFunc(slices.Clone(f.DataColumns), func(c string) bool { return slices.Contains(o.columns, c) })
+	added := slices.DeleteFunc(slices.Clone(o.columns), func(c string) bool { return slices.Contains(f.DataColumns, c) })
+	if len(gone) > 0 {
+		parts = append(parts, fmt.Sprintf("with %s, which this fit's data lack", andList(columnTexts(gone))))
+	}
+	if len(added) > 0 {
+		parts = append(parts, fmt.Sprintf("without %s, which this fit's data have", andList(columnTexts(added))))
+	}
+	if len(gone) == 0 && len(added) == 0 && !slices.Equal(f.DataColumns, o.columns) {
+		parts = append(parts, "the same columns in another order")
+	}
+	if f.DataRows != o.rows {
+		parts = append(parts, fmt.Sprintf("%d rows; this fit's data have %d", f.DataRows, o.rows))
+	} else {
+		var changed []string
+		for k, c := range o.columns {
+			if i := slices.Index(f.DataColumns, c); i >= 0 && f.DataColumnSums[i] != o.columnSums[k] {
+				changed = append(changed, columnText(c))
+			}
+		}
+		if len(changed) > 0 {
+			parts = append(parts, fmt.Sprintf("other values of %s", andList(changed)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // savedFit is a fit read from its file.
@@ -256,6 +322,7 @@ func writeFitFile(path string, origin fitOrigin, version string, res *inference.
 	f := fitFile{
 		Format: fitFileFormat, Saved: time.Now().UTC().Truncate(time.Second),
 		Data: origin.data, Model: origin.model, Settings: origin.settings, Version: version,
+		DataColumns: origin.columns, DataRows: origin.rows, DataColumnSums: origin.columnSums, ModelKind: origin.kind,
 		Until: until, UntilWarning: untilWarning, Result: b, Scores: scores,
 	}
 	return f.Saved, writeFitBytes(path, &f)

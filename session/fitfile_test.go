@@ -72,8 +72,12 @@ func TestFitFile(t *testing.T) {
 
 	for _, tc := range []struct{ name, code, why string }{
 		{"settings", fitFileSetup + strings.Replace(fit, "iter = 80", "iter = 90", 1), "other settings (iter = 80; this fit asks iter = 90)"},
-		{"data", strings.Replace(fitFileSetup, "seed = 4", "seed = 5", 1) + fit, "other data"},
-		{"model", strings.Replace(fitFileSetup, "df = p + 2", "df = p + 3", 1) + fit, "another model (its prior or factors differ)"},
+		{"data", strings.Replace(fitFileSetup, "seed = 4", "seed = 5", 1) + fit, "other data (other values of Y1, Y2 and Y3)"},
+		{"a column fewer", strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y1, Y3];", 1) + fit, "other data (with Y2, which this fit's data lack)"},
+		{"columns in another order", strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y2, Y1, Y3];", 1) + fit, "other data (the same columns in another order)"},
+		{"fewer rows", strings.Replace(fitFileSetup, "n = 120", "n = 110", 1) + fit, "other data (120 rows; this fit's data have 110)"},
+		{"model", strings.Replace(fitFileSetup, "df = p + 2", "df = p + 3", 1) + fit, "another model (Gaussian copula, full correlation, inverse-Wishart(df = 5) prior; this fit asks Gaussian copula, full correlation, inverse-Wishart(df = 6) prior)"},
+		{"model of the same kind", strings.Replace(fitFileSetup, "C ~ InverseWishart(df = p + 2)", "C ~ InverseWishart(df = p + 2, scale = 2)", 1) + fit, "another model (its prior or factors differ)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit) // the file holds the first fit again
@@ -82,6 +86,25 @@ func TestFitFile(t *testing.T) {
 				t.Errorf("a fit of %s:\n%s", tc.name, text)
 			}
 		})
+	}
+
+	// A file written before it described its data and model says only
+	// that they differ.
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit)
+	data, err := os.ReadFile(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := decodeFitFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.DataColumns, f.DataRows, f.DataColumnSums, f.ModelKind = nil, 0, nil, ""
+	if err := writeFitBytes(filepath.Join(dir, "m.fit"), f); err != nil {
+		t.Fatal(err)
+	}
+	if text := mustRun(t, New(Options{Dir: dir}), strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y1, Y3];", 1)+fit).text(); !strings.Contains(text, "note: m.fit holds a fit of other data: fitting again") {
+		t.Errorf("a fit of other data than an older file's:\n%s", text)
 	}
 }
 
@@ -373,6 +396,78 @@ func TestFitFileKeepsScores(t *testing.T) {
 	mustRun(t, New(Options{Dir: dir}), fitFileSetup+strings.Replace(fit, "seed = 3", "seed = 4", 1))
 	if out := mustRun(t, s3, "compare m, m2, holdout = 0.2, seed = 9").text(); !strings.Contains(out, "note: the scores of m are not kept in m.fit: it holds another fit now") {
 		t.Errorf("compare wrote into a file that holds another fit now:\n%s", out)
+	}
+}
+
+// TestFitFileKeepsScoresOfAnExtendedFit: compare of a fit read from its
+// file and extended (a notebook's fit, extend and compare cells) keeps its
+// scores in that file too, keyed by the extended fit's settings, so that
+// the notebook run again (a new session reads the fit and extends it the
+// same way) compares without refitting it. Compare refitted it at every
+// run: the extension dropped the file, where the scores had nowhere to go.
+func TestFitFileKeepsScoresOfAnExtendedFit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const setup = fitFileSetup + "model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n" +
+		"fit m2, iter = 60, warmup = 40, chains = 2, seed = 3\n"
+	const fit = "fit m, iter = 60, warmup = 40, chains = 2, seed = 3, file = \"m.fit\"\nextend m, iter = 30\n"
+	const compare = "compare m, m2, holdout = 0.2, seed = 2"
+	s1 := New(Options{Dir: dir})
+	mustRun(t, s1, setup+fit)
+	first := mustRun(t, s1, compare)
+	if !strings.Contains(first.text(), "note: kept the scores of m in m.fit, where a later compare of the same cells, after the same extension, reads them") {
+		t.Fatalf("compare did not keep the extended m's scores in its file:\n%s", first.text())
+	}
+	s2 := New(Options{Dir: dir})
+	read := mustRun(t, s2, setup+fit).text()
+	if !strings.Contains(read, "; read from m.fit") {
+		t.Fatalf("the fit was not read back from its file after compare kept scores in it:\n%s", read)
+	}
+	second := mustRun(t, s2, compare)
+	if !strings.Contains(second.text(), "settings: m (read from m.fit))") || strings.Contains(second.text(), "refitting m (") {
+		t.Errorf("a new session's compare of the fit extended again did not read m's scores from its file:\n%s", second.text())
+	}
+	if a, b := tableRows(t, first, "model"), tableRows(t, second, "model"); !slices.EqualFunc(a, b, slices.Equal) {
+		t.Errorf("compare with the extended m's scores read back: %v, want %v", b, a)
+	}
+	// Without the extension the refits' settings differ (iter = 60, not
+	// 90): the scores read are not those, and m is refitted.
+	s3 := New(Options{Dir: dir})
+	mustRun(t, s3, setup+strings.TrimSuffix(fit, "extend m, iter = 30\n"))
+	if third := mustRun(t, s3, compare).text(); strings.Contains(third, "settings: m (read from m.fit)") || !strings.Contains(third, "refitting m (") {
+		t.Errorf("compare of the fit not extended used the extended fit's scores:\n%s", third)
+	}
+}
+
+// TestFitFileOfTwoModelsWarns: two fits of different models that name one
+// file (a fit cell copied without changing its file) overwrite each other
+// at every run of the notebook, and neither is ever read back: only a note
+// that the file held another model said so, at every run, as it says
+// after an edit of the model. The second fit warns, naming the model whose
+// fit the session keeps there; fits in files of their own, or the same
+// model fitted again with other settings, do not.
+func TestFitFileOfTwoModelsWarns(t *testing.T) {
+	const setup = fitFileSetup + "model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n"
+	const warning = "warning: m.fit holds the fit of model m, which this session keeps there: two fits that name one file overwrite each other, so every run of this notebook or script samples both again; name another file for m2's fit\n"
+	for _, tc := range []struct {
+		name, cell string
+		warns      bool
+	}{
+		{"one file", "fit m, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\nfit m2, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\n", true},
+		{"one file by two paths", "fit m, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\nfit m2, iter = 20, warmup = 10, chains = 1, file = \"./m.fit\"\n", true},
+		{"a file each", "fit m, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\nfit m2, iter = 20, warmup = 10, chains = 1, file = \"m2.fit\"\n", false},
+		{"one model fitted again", "fit m, iter = 20, warmup = 10, chains = 1, file = \"m.fit\"\nfit m, iter = 30, warmup = 10, chains = 1, file = \"m.fit\"\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for run := range 2 {
+				out := mustRun(t, New(Options{Dir: dir}), setup+tc.cell)
+				got := strings.Replace(out.stderr.String(), "./m.fit", "m.fit", 1)
+				if strings.Contains(got, warning) != tc.warns {
+					t.Errorf("run %d: warned %v, want %v:\n%s", run+1, !tc.warns, tc.warns, out.text())
+				}
+			}
+		})
 	}
 }
 

@@ -48,6 +48,14 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		thinned = fmt.Sprintf(" (one kept draw in %d: a fit keeps at most %d imputed values)", t, inference.DefaultMaxImputed)
 	}
 	about += thinned + modeNote(m, continuous)
+	for _, p := range []string{x.Path, x.DrawsPath} {
+		if p == "" {
+			continue
+		}
+		if err := s.overwritableAll(p, ProvenancePath(p)); err != nil {
+			return fmt.Errorf("cannot write the imputed cells of %s: %w", x.Model, err)
+		}
+	}
 	if x.Path == "" && x.DrawsPath == "" {
 		target := imputeTarget(x, m)
 		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", target)

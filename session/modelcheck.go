@@ -318,11 +318,11 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 			return fmt.Errorf("model %s has no fit settings to refit with: run `fit %s` first", name, name)
 		}
 		if k > 0 {
-			if m.Data != models[0].Data {
-				return fmt.Errorf("%s is on data %s but %s is on %s: compare scores models on the same cells", name, m.Data.Name, x.Models[0], models[0].Data.Name)
-			}
-			if !sameColumns(m.Cols, models[0].Cols) {
+			if !sameColumnNames(m, models[0]) {
 				return fmt.Errorf("%s and %s use different columns: compare scores models on the same cells", name, x.Models[0])
+			}
+			if m.Data != models[0].Data && !sameModelColumns(models[0], m.Data) {
+				return s.differentData(x.Models[0], models[0], name, m)
 			}
 		}
 		models[k] = m
@@ -527,11 +527,15 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 	})
 	for _, k := range refit[:finished] {
 		s.scores.put(c.keys[k], keptScore{lp: c.scores[k]})
-		if kf := c.models[k].kept; kf != nil {
+		kf, after := c.models[k].kept, ""
+		if kf == nil && c.models[k].extendedFrom != nil {
+			kf, after = c.models[k].extendedFrom, ", after the same extension,"
+		}
+		if kf != nil {
 			if err := keepScores(kf, c.keys[k], c.scores[k]); err != nil {
 				out.Stream("stdout", fmt.Sprintf("note: the scores of %s are not kept in %s: %v\n", c.names[k], kf.shown, err))
 			} else {
-				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells reads them\n", c.names[k], kf.shown))
+				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells%s reads them\n", c.names[k], kf.shown, after))
 			}
 		}
 	}
@@ -551,18 +555,58 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 	return nil
 }
 
-// sameColumns reports whether a and b hold the same columns in any order.
-func sameColumns(a, b []int) bool {
-	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+// sameColumnNames reports whether models a and b hold the same columns,
+// by name, in any order.
+func sameColumnNames(a, b *Model) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a.Names())), slices.Sorted(slices.Values(b.Names())))
 }
 
-// remapCells translates held-out cells from base's column order to m's.
+// differentData is compare's error for models a and b, of the same
+// columns, declared on data of one name bound to different values (a
+// load cell run again on an edited file between their declarations): it
+// says which data each has, what differs, and which to declare again.
+// Models on data of the same values are compared, whichever binding holds
+// them.
+func (s *Session) differentData(aName string, a *Model, bName string, b *Model) error {
+	name := a.Data.Name
+	which := func(model string, m *Model) string {
+		if s.data[name] == m.Data {
+			return fmt.Sprintf("%s on the data %s names now", model, name)
+		}
+		return fmt.Sprintf("%s on %s as it was when %s was declared", model, name, model)
+	}
+	var stale []string
+	for _, m := range []struct {
+		name  string
+		model *Model
+	}{{aName, a}, {bName, b}} {
+		if s.data[name] != m.model.Data {
+			stale = append(stale, m.name)
+		}
+	}
+	return fmt.Errorf("%s and %s are on different data: %s (%d rows, from %s), %s (%d rows, from %s%s): compare scores models on the same cells; declare %s again on the data %s names now, and fit %s",
+		aName, bName, which(aName, a), a.Data.N(), a.Data.Source, which(bName, b), b.Data.N(), b.Data.Source, dataChange(a, b.Data),
+		andList(stale), name, pronoun(len(stale)))
+}
+
+// pronoun is "it" for one, "them" for more.
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// remapCells translates held-out cells from base's column order to m's,
+// by the columns' names (the two may be on different bindings of data of
+// the same values, whose columns are numbered differently).
 func remapCells(folds [][]inference.HeldOutCell, base, m *Model) [][]inference.HeldOutCell {
+	names, baseNames := m.Names(), base.Names()
 	out := make([][]inference.HeldOutCell, len(folds))
 	for f, cells := range folds {
 		out[f] = make([]inference.HeldOutCell, len(cells))
 		for i, c := range cells {
-			c.Col = slices.Index(m.Cols, base.Cols[c.Col])
+			c.Col = slices.Index(names, baseNames[c.Col])
 			out[f][i] = c
 		}
 	}

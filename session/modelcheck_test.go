@@ -557,3 +557,66 @@ fit m, iter = 2000, warmup = 500, chains = 4, seed = 2`)
 		t.Errorf("check of a converged fit warns %q", out.stderr.String())
 	}
 }
+
+// TestCompareAcrossRebindingsOfData: two models of one data name, declared
+// before and after its load cell ran again, are compared when their columns
+// hold the same values (the load dropped a column neither uses, or marks
+// the same missing cells with another code), as if declared on one binding;
+// and refused otherwise with what differs and what to do. The refusal read
+// "b is on data d but a is on d", and data of the same values were
+// refused as well.
+func TestCompareAcrossRebindingsOfData(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("x,y,z,unused\n")
+	for i := range 80 {
+		fmt.Fprintf(&b, "%d,%d,%d,%d\n", i%3, (i/2)%4, (i*7)%5, i)
+	}
+	original := b.String()
+	withNA := strings.Replace(original, "\n1,0,2,1\n", "\nNA,0,2,1\n", 1)
+	for name, text := range map[string]string{
+		"d.csv":       withNA,
+		"recoded.csv": strings.Replace(withNA, "NA", "-99", 1),
+		"edited.csv":  strings.Replace(withNA, "\n0,0,0,0\n", "\n2,0,0,0\n", 1),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const declareA = "model a { Y = d[x, y, z]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\nfit a, iter = 30, warmup = 20, chains = 1, seed = 1\n"
+	const declareB = "model b { Y = d[z, x, y]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\nfit b, iter = 30, warmup = 20, chains = 1, seed = 1\n"
+	const compare = "compare a, b, holdout = 0.2, seed = 3"
+	one := New(Options{Dir: dir})
+	mustRun(t, one, "data d = load(\"d.csv\")\n"+declareA+declareB)
+	want := tableRows(t, mustRun(t, one, compare), "model")
+
+	for _, tc := range []struct {
+		name, reload string
+		refused      string // "" when compared
+	}{
+		{"a column neither uses dropped", `data d = load("d.csv", drop = [unused])`, ""},
+		{"missing cells coded -99", `data d = load("recoded.csv", na = ["-99"])`, ""},
+		{"a cell edited", `data d = load("edited.csv")`,
+			"a and b are on different data: a on d as it was when a was declared (80 rows, from d.csv), b on the data d names now (80 rows, from edited.csv; 1 cell of x differs): compare scores models on the same cells; declare a again on the data d names now, and fit it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(Options{Dir: dir})
+			mustRun(t, s, "data d = load(\"d.csv\")\n"+declareA)
+			mustRun(t, s, tc.reload+"\n"+declareB)
+			out := &recorder{}
+			_, err := s.Execute(context.Background(), compare, out)
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("compare of models on data of the same values: %v", errorText(err))
+				}
+				if got := tableRows(t, out, "model"); !slices.EqualFunc(got, want, slices.Equal) {
+					t.Errorf("compare across bindings: %v, want as on one binding %v", got, want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(errorText(err), tc.refused) {
+				t.Errorf("compare of models on different data: %v, want %q", err, tc.refused)
+			}
+		})
+	}
+}

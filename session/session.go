@@ -94,6 +94,12 @@ type Model struct {
 	// kept is the file that holds Fit, read or written, for compare to
 	// keep its scores in; nil when there is none.
 	kept *keptFile
+	// extendedFrom is, once Fit is an extension of a fit kept in a file,
+	// that file, which holds the fit before the extension: compare keeps
+	// there the scores of Fit's settings too (they depend on the settings
+	// alone), for a notebook run again, which reads that fit and extends
+	// it again, to read them. nil otherwise.
+	extendedFrom *keptFile
 	// turns remembers residualTurns for the fit of: its median and 90%
 	// quantile, and whether there were any.
 	turns struct {
