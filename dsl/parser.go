@@ -281,6 +281,20 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		e = &Error{Pos: tok.Pos, Msg: "unexpected " + s.describe(tok)}
 		expected = expectation{}
 	}
+	if hint := habitHint(s, tok, prev, next); hint != "" {
+		e.Hint = hint
+		return e
+	}
+	if tok.Type == tokEOF && prev != nil && prev.Type == tokPunct && prev.Value == "," && tok.Pos.Line > prev.Pos.Line {
+		// "fit m, iter = 10," at the end: the caret goes after the
+		// comma, on its line, not under the empty line below it.
+		e.Pos = prev.Pos
+		e.Pos.Offset++
+		e.Pos.Column++
+		e.Msg = strings.Replace(e.Msg, "unexpected "+s.describe(tok), "unexpected "+s.describe(tok)+` after ","`, 1)
+		e.Hint = "a line that ends with a comma goes on to the next; delete the comma if the statement ends here"
+		return e
+	}
 	switch comma, continued := continuedByComma(s.tokens, tok); {
 	case continued:
 		e.Hint = fmt.Sprintf("line %d ends with a comma (at %d:%d), so the statement goes on to this line; delete the comma if the statement ends there",
@@ -458,4 +472,154 @@ func nextToken(toks []lexer.Token, offset int) lexer.Token {
 		}
 	}
 	return toks[len(toks)-1]
+}
+
+// habitHint is the hint for a syntax error that a habit of another
+// language explains: R's and Python's calls of statements, assignments to
+// names, lavaan's =~, a model's items separated by commas, a bracket left
+// open before the closer of another, a model whose } is missing; "" when
+// none does.
+func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Token) string {
+	inModel := insideModel(s.tokens, tok.Pos.Offset)
+	is := func(t lexer.Token, punct string) bool { return t.Type == tokPunct && t.Value == punct }
+	prevIs := func(punct string) bool { return prev != nil && is(*prev, punct) }
+	before := (*lexer.Token)(nil)
+	if prev != nil {
+		before = previousToken(s.tokens, prev.Pos.Offset)
+	}
+	startsStmt := func(t *lexer.Token) bool { return t == nil || t.Type == tokSep || is(*t, "{") }
+	switch {
+	case is(tok, ")") || is(tok, "]") || is(tok, "}"):
+		// LKJ(eta = 2 on one line and } on the next: the ( is open.
+		if b, ok := unmatchedOpener(s.tokens, tok.Pos.Offset); ok && closerOf(b.Value) != tok.Value {
+			return fmt.Sprintf("the %q at %d:%d is never closed", b.Value, b.Pos.Line, b.Pos.Column)
+		}
+	case inModel:
+		// a statement inside a model's braces, on a line of its own:
+		// the model's } is missing.
+		if b, ok := modelBrace(s.tokens, tok.Pos.Offset); ok && modelLeftOpen(s, tok, b) {
+			return fmt.Sprintf("the model's { at %d:%d is never closed: end the model with }", b.Pos.Line, b.Pos.Column)
+		}
+	}
+	switch {
+	case is(tok, "(") && prev != nil && prev.Type == tokIdent && isKeyword(prev.Value) && startsStmt(before):
+		// help(fit), fit(m, iter = 10), explain(m): R and Python call them.
+		return prev.Value + " is a statement, not a function: write it without parentheses, as in " + statementExample(prev.Value)
+	case is(tok, "=") && prev != nil && prev.Type == tokIdent && !isKeyword(prev.Value) && startsStmt(before) && !inModel:
+		return "there are no variables: a name is bound by data NAME = load(...) or simulate(...), or by model NAME { ... }"
+	case is(tok, ":") && next.Type == tokPunct && next.Value == "=":
+		return "a name or setting is given a value with =, as in data gss = load(\"gss.csv\") or fit m, iter = 1000"
+	case is(tok, "~") && prevIs("="):
+		// lavaan's F =~ x1 + x2.
+		return "copulang has no measurement model written by hand: C ~ FactorModel(k = 2) gives the copula two factors loading on every column of Y"
+	case is(tok, "~") && prevIs("~"):
+		return "every covariance is in C: Z ~ GaussianCopula(C) and a prior for C, as in C ~ LKJ(eta = 2)"
+	case is(tok, ",") && inModel:
+		return "separate a model's statements with ';' or new lines, as in model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }"
+	case is(tok, "(") && inModel && prev != nil && prev.Type == tokIdent && prev.Value == "ordinal":
+		return "the link is written without parentheses: Y ordinal Z"
+	case is(tok, ",") && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent && before.Value == "explain":
+		return "explain fit m, iter = 1000 plans a fit with settings"
+	case tok.Type == tokIdent && tok.Value == "with" && keywordOf(s.tokens, tok.Pos.Offset) == "extend":
+		return "an extension keeps the fit's sampler; to use another, fit again: fit m with gibbs"
+	case is(tok, "(") && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent &&
+		(before.Value == "fit" || before.Value == "extend") && startsStmt(previousToken(s.tokens, before.Pos.Offset)):
+		return "settings follow a comma: " + before.Value + " " + prev.Value + ", iter = 1000"
+	case tok.Type == tokIdent && keywordOf(s.tokens, tok.Pos.Offset) == "fit" && prev != nil && prev.Type == tokIdent &&
+		(prev.Value == "fit" || prev.Value == "with" || before != nil && before.Type == tokIdent && before.Value == "fit"):
+		// fit with hmc m, fit hmc m
+		return "the model's name comes first, then with and the sampler: fit m with hmc, iter = 1000"
+	case tok.Type == tokIdent && tok.Value == "using" || tok.Type == tokIdent && tok.Value == "method" && keywordOf(s.tokens, tok.Pos.Offset) == "fit":
+		return "the sampler is named after with: fit m with hmc, iter = 1000"
+	case tok.Type == tokNumber && prevIs(",") && before != nil && before.Type == tokNumber && tok.Pos.Line == prev.Pos.Line &&
+		prev.Pos.Offset == before.Pos.Offset+len(before.Value) && len(tok.Value) == 3:
+		// iter = 1,000
+		return "numbers have no thousands separator: write " + before.Value + tok.Value
+	case tok.Type == tokIdent && prev != nil && prev.Type == tokNumber && prev.Pos.Offset+len(prev.Value) == tok.Pos.Offset:
+		// 1_000, 1000L, 2k
+		return "a number is written with digits, an optional decimal point and exponent: 1000, 0.5, 1e3"
+	}
+	return ""
+}
+
+// closerOf is the bracket that closes opener.
+func closerOf(opener string) string {
+	return map[string]string{"(": ")", "[": "]", "{": "}"}[opener]
+}
+
+// unmatchedOpener returns the innermost bracket still open before offset.
+func unmatchedOpener(toks []lexer.Token, offset int) (lexer.Token, bool) {
+	var open []lexer.Token
+	for _, t := range toks {
+		if t.Pos.Offset >= offset || t.Type == tokEOF {
+			break
+		}
+		if t.Type != tokPunct {
+			continue
+		}
+		switch t.Value {
+		case "(", "[", "{":
+			open = append(open, t)
+		case ")", "]", "}":
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	if len(open) == 0 {
+		return lexer.Token{}, false
+	}
+	return open[len(open)-1], true
+}
+
+// modelBrace returns the { of the model block that offset is in.
+func modelBrace(toks []lexer.Token, offset int) (lexer.Token, bool) {
+	b, ok := unmatchedOpener(toks, offset)
+	return b, ok && b.Value == "{"
+}
+
+// modelLeftOpen reports whether tok's line, inside a model's braces,
+// begins with a statement keyword, as a line after a model whose } was
+// forgotten does: "fit m" read as an item of the model.
+func modelLeftOpen(s *scanResult, tok, brace lexer.Token) bool {
+	i := slices.IndexFunc(s.tokens, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 {
+		return false
+	}
+	for i > 0 && s.tokens[i-1].Type != tokSep && !(s.tokens[i-1].Type == tokPunct && s.tokens[i-1].Value == "{") {
+		i--
+	}
+	first := s.tokens[i]
+	return first.Type == tokIdent && isKeyword(first.Value) && first.Pos.Line > brace.Pos.Line
+}
+
+// keywordOf returns the keyword of the top-level statement offset is in,
+// or "".
+func keywordOf(toks []lexer.Token, offset int) string {
+	return spotOf(toks, offset).keyword
+}
+
+// statementExample writes a statement as it is written, for the hint to
+// a statement called as a function.
+func statementExample(kw string) string {
+	if ex, ok := settingExamples[kw]; ok {
+		return ex
+	}
+	switch kw {
+	case "help":
+		return "help fit"
+	case "plot":
+		return "plot trace m.C[1, 2]"
+	case "data":
+		return `data gss = load("gss.csv")`
+	case "export":
+		return `export m to "draws.csv"`
+	case "show":
+		return "show gss"
+	case "print":
+		return `print "C12 =", m.C[1, 2]`
+	case "model":
+		return "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }"
+	}
+	return kw
 }
