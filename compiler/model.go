@@ -320,7 +320,7 @@ func (c *checker) modelData(e *dsl.Expr, x *DeclareModel) (*DataInfo, bool, bool
 			return d, true, good
 		case isPos:
 			if pos < 1 || pos > len(d.Columns) {
-				c.errorf(it.Pos, "", "column %d is out of range: %s has %d columns", pos, x.Data, len(d.Columns))
+				c.errorf(it.Pos, numberNamedHint(pos, d.columnNames()), "column %d is out of range: %s has %d columns", pos, x.Data, len(d.Columns))
 				good = false
 				continue
 			}
