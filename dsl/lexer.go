@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -202,7 +203,12 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			}
 			text := string(rest[:n])
 			if _, err := strconv.Unquote(text); err != nil {
-				fail(pos, "invalid escape in string "+text, `escapes are as in Go: \" \\ \n \t \u00e9`)
+				hint := `escapes are as in Go: \" \\ \n \t \u00e9`
+				if looksLikeWindowsPath(text) {
+					// load("C:\data\gss.csv"): a Windows path.
+					hint = "a path is written with /, on Windows too: " + strings.ReplaceAll(text, `\`, "/")
+				}
+				fail(pos, "invalid escape in string "+text, hint)
 			}
 			// The token keeps its quotes, so that no string reads as the
 			// grammar's literal of the same text ("with" as with, ")" as
@@ -398,4 +404,22 @@ func stringLength(b []byte) (int, bool) {
 		}
 	}
 	return len(b), false
+}
+
+// looksLikeWindowsPath reports whether a string with an invalid escape is
+// a Windows path pasted as it is ("C:\data\gss.csv", "data\gss.csv"): a
+// drive, or a backslash before a letter that starts no escape.
+func looksLikeWindowsPath(text string) bool {
+	if strings.Contains(text, `:\`) {
+		return true
+	}
+	for i := 0; i+1 < len(text); i++ {
+		if text[i] == '\\' {
+			if c := text[i+1]; isLetter(c) && !strings.ContainsRune("abfnrtvxuU", rune(c)) {
+				return true
+			}
+			i++
+		}
+	}
+	return false
 }

@@ -136,7 +136,9 @@ func Parse(filename string, src []byte) (*File, error) {
 				// (seconds for a megabyte of model block): say so at once.
 				errs = append(errs, unclosedError(cs))
 			} else if cf, err := parseTokens(cs.tokens); err != nil {
-				errs = append(errs, convertError(err, cs))
+				if !braceOnNextLine(errs, cs.tokens) {
+					errs = append(errs, convertError(err, cs))
+				}
 			} else {
 				stmts = append(stmts, cf.Stmts...)
 			}
@@ -501,7 +503,26 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 			return fmt.Sprintf("the model's { at %d:%d is never closed: end the model with }", b.Pos.Line, b.Pos.Column)
 		}
 	}
+	opener, nested := unmatchedOpener(s.tokens, tok.Pos.Offset)
+	inBrackets := nested && (opener.Value == "[" || opener.Value == "(")
 	switch {
+	case tok.Type == tokIdent && prev != nil && prev.Type == tokIdent && inBrackets && tok.Pos.Line == prev.Pos.Line:
+		// gss[Income level]: a header with a space.
+		return fmt.Sprintf("a name with spaces is written as a string: \"%s %s\"", prev.Value, tok.Value)
+	case is(tok, ":") && nested && opener.Value == "[":
+		// R's gss[income:age], Python's m.C[1:3].
+		return "there are no ranges: list the columns, as in gss[income, degree, age]"
+	case is(tok, ":") && nested && opener.Value == "(":
+		// m.regress(income ~ degree + age + degree:age)
+		return "a formula joins columns with +, as in m.regress(income ~ degree + age); it has no interactions"
+	case is(tok, "}") && !nested:
+		return "this } closes nothing: a model's statements go inside its one pair of { }"
+	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "show" && !nested:
+		return "show [m1, m2] shows several side by side"
+	case (tok.Type == tokSep || tok.Type == tokEOF) && s.after == "{" && prev != nil && prev.Type == tokIdent &&
+		before != nil && before.Type == tokIdent && before.Value == "model":
+		// model m on one line, { on the next, as C and Java put it.
+		return braceHint(prev.Value)
 	case is(tok, "(") && prev != nil && prev.Type == tokIdent && isKeyword(prev.Value) && startsStmt(before):
 		// help(fit), fit(m, iter = 10), explain(m): R and Python call them.
 		return prev.Value + " is a statement, not a function: write it without parentheses, as in " + statementExample(prev.Value)
@@ -622,4 +643,22 @@ func statementExample(kw string) string {
 		return "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }"
 	}
 	return kw
+}
+
+// braceHintPrefix begins the hint for a model whose { is on the line
+// below its name; braceHint is the whole of it.
+const braceHintPrefix = "the { goes on the model's line: model "
+
+func braceHint(model string) string { return braceHintPrefix + model + " {" }
+
+// braceOnNextLine reports whether toks, a statement that did not parse,
+// start with the { of the model named on the line above (model m, then {
+// on its own line, as C and Java put it), whose error, the last of errs,
+// already says to move the {: its error would only repeat that.
+func braceOnNextLine(errs ErrorList, toks []lexer.Token) bool {
+	if len(errs) == 0 || len(toks) == 0 || toks[0].Type != tokPunct || toks[0].Value != "{" {
+		return false
+	}
+	last := errs[len(errs)-1]
+	return strings.HasPrefix(last.Hint, braceHintPrefix) && toks[0].Pos.Line == last.Pos.Line+1
 }
