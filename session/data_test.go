@@ -695,3 +695,49 @@ func TestOrderLabelsAreTrimmed(t *testing.T) {
 		t.Errorf("labels %q, want %q", d.Labels[0], want)
 	}
 }
+
+// TestLoadCSVQuotedHeaderWithOtherSeparator: a header of quoted names (as
+// R's write.csv writes it) read with the wrong sep said encoding/csv's
+// `extraneous or missing " in quoted-field`; it says which sep reads it.
+func TestLoadCSVQuotedHeaderWithOtherSeparator(t *testing.T) {
+	cases := []struct {
+		name, csv string
+		sep       rune
+		want      string
+	}{
+		{"commas read with tabs", "\"income\",\"degree\"\n1,2\n", '\t', `line 1: the header does not read as columns separated by tabs: the file looks separated by ","; load it with sep = ","`},
+		{"semicolons read with commas", "\"income\";\"degree\"\n1;2\n", ',', `the file looks separated by ";"; load it with sep = ";"`},
+		{"a stray quote, the separator right", "\"inc\"ome,degree\n1,2\n", ',', `line 1: extraneous or missing " in quoted-field`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := LoadCSV(strings.NewReader(c.csv), CSVOptions{Sep: c.sep})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestLoadMissingFileHabits: a path that misses a file by the case of its
+// name (GSS.csv for gss.csv, which Windows and macOS would open) names the
+// file, and a path starting with ~ says that ~ is not expanded.
+func TestLoadMissingFileHabits(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Survey.csv"), []byte("a\n1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	for path, want := range map[string]string{
+		"survey.csv":   "; did you mean Survey.csv? (names of files are case-sensitive)",
+		"./SURVEY.CSV": "; did you mean Survey.csv? (names of files are case-sensitive)",
+		"~/survey.csv": "; ~ is not your home directory here: give the path from the script's directory, or the whole path",
+		"other.csv":    "no file other.csv (looked in " + dir + ")",
+		"nodir/x.csv":  "no file nodir/x.csv (looked in " + dir + ")",
+	} {
+		err := s.load(context.Background(), &compiler.LoadData{Name: "d", Path: path}, &recorder{})
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("load(%q): %v, want one ending %q", path, err, want)
+		}
+	}
+}
