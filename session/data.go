@@ -2,8 +2,8 @@ package session
 
 import (
 	"bufio"
-	"encoding/csv"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
