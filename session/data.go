@@ -774,7 +774,12 @@ func notInOrder(s string, rank map[string]int, where string) string {
 	}
 	sort.Slice(labels, func(a, b int) bool { return rank[labels[a]] < rank[labels[b]] })
 	msg := fmt.Sprintf("value %q is not in %s [%s]", s, where, strings.Join(quoteAll(labels), ", "))
-	if near := dsl.Nearest(s, labels); near != "" {
+	numeric := func(t string) bool { _, err := strconv.ParseFloat(t, 64); return err == nil }
+	if numeric(s) && len(labels) > 0 && !slices.ContainsFunc(labels, func(l string) bool { return !numeric(l) }) {
+		// order = {degree: [0, 1, 2]} on a column holding 3: a number is
+		// one edit from every other digit, and "did you mean "0"?" misled.
+		msg += "; add it to the order (the order lists every value of the column), or to na if it marks a missing cell"
+	} else if near := dsl.Nearest(s, labels); near != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", near)
 	} else {
 		// A survey's codes of a missing answer ("-99", "refused", "DK")

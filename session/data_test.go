@@ -194,6 +194,8 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"unparsable cell", "a,b\n1,x\n", nil, `line 2: column b: cannot read "x" as a number; a column of text needs an explicit order`},
 		{"label outside the order", "s\nm\nq\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "q" is not in the column's order ["m", "f"]`},
 		{"misspelt label", "s\nmale\nfemal\n", map[string][]string{"s": {"male", "female"}}, `(did you mean "female"?)`},
+		// A number is one edit from every other digit: no "did you mean".
+		{"number outside a numeric order", "d\n0\n3\n", map[string][]string{"d": {"0", "1", "2"}}, `line 3: column d: value "3" is not in the column's order ["0", "1", "2"]; add it to the order (the order lists every value of the column), or to na`},
 		// A survey's code of a missing answer, which the order does
 		// not list and no label resembles: na is the remedy.
 		{"missing code outside the order", "s\nm\n-99\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "-99" is not in the column's order ["m", "f"]; if "-99" marks a missing cell, add it to na`},
