@@ -515,6 +515,27 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 	case is(tok, ":") && nested && opener.Value == "(":
 		// m.regress(income ~ degree + age + degree:age)
 		return "a formula joins columns with +, as in m.regress(income ~ degree + age); it has no interactions"
+	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "plot" && !nested:
+		// plot trace m.C[1, 2], m.C[1, 3]
+		return "a plot statement draws one figure: write one plot statement for each"
+	case is(tok, "=") && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent && before.Value == "with":
+		// fit m with method = "hmc"
+		return "name the sampler itself after with: fit m with hmc"
+	case is(tok, "+") && keywordOf(s.tokens, tok.Pos.Offset) == "fit" && !nested:
+		// fit m with hmc + gibbs
+		return "a fit runs one method; auto chooses Gibbs or exact HMC column by column"
+	case tok.Type == tokString && prev != nil && prev.Type == tokIdent && prev.Pos.Offset+len(prev.Value) == tok.Pos.Offset:
+		// print f"x = {x}", Python's prefixed strings.
+		return "strings have no prefix and no {} interpolation: list the values, as in print \"C12 =\", m.C[1, 2]"
+	case is(tok, "=") && nested && prev != nil && prev.Type == tokIdent && before != nil && is(*before, "."):
+		// load("x.csv", na.strings = "NA"): R's dotted argument names.
+		if prev.Value == "strings" {
+			return "argument names have no dots; load's texts of missing cells are na = [\"NA\", \"-99\"]"
+		}
+		if fn := previousToken(s.tokens, opener.Pos.Offset); opener.Value == "(" && fn != nil && fn.Type == tokIdent {
+			return "argument names have no dots: help " + fn.Value + " lists its arguments"
+		}
+		return "argument names have no dots"
 	case is(tok, "}") && !nested:
 		return "this } closes nothing: a model's statements go inside its one pair of { }"
 	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "show" && !nested:
