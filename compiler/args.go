@@ -21,6 +21,12 @@ type param struct {
 
 // bindArgs matches a call's arguments to its parameters, reporting unknown,
 // repeated, surplus and missing arguments. example shows a correct call.
+//
+// A call with unknown or surplus arguments reports those, not the
+// parameters left missing as well: FactorModel(nfactors = 2) lacks k only
+// because nfactors stands for it, and FactorCopula(8, 2), as R and Python
+// allow, lacks p and k only because its values have no names. The hint
+// says which parameter is missing, or writes the call with the names.
 func (c *checker) bindArgs(fn *dsl.Ident, args []*dsl.Arg, params []param, example string) (map[string]*dsl.Arg, bool) {
 	out := map[string]*dsl.Arg{}
 	ok := true
@@ -31,6 +37,7 @@ func (c *checker) bindArgs(fn *dsl.Ident, args []*dsl.Arg, params []param, examp
 			positional = append(positional, p.name)
 		}
 	}
+	var unknown, surplus []*dsl.Arg
 	next := 0
 	for _, a := range args {
 		if !c.noFormula(a) {
@@ -41,12 +48,7 @@ func (c *checker) bindArgs(fn *dsl.Ident, args []*dsl.Arg, params []param, examp
 		at := a.Pos
 		if a.Name == nil {
 			if next >= len(positional) {
-				hint := "as in " + example
-				if len(positional) == 0 {
-					c.errorf(at, hint, "%s takes only named arguments", fn.Name)
-				} else {
-					c.errorf(at, hint, "%s takes %s; name the others", fn.Name, plural(len(positional), "1 positional argument", fmt.Sprintf("%d positional arguments", len(positional))))
-				}
+				surplus = append(surplus, a)
 				ok = false
 				continue
 			}
@@ -56,11 +58,7 @@ func (c *checker) bindArgs(fn *dsl.Ident, args []*dsl.Arg, params []param, examp
 			name = a.Name.Name
 			at = a.Name.Pos
 			if !slices.Contains(names, name) {
-				otherwise := ""
-				if len(names) > 0 {
-					otherwise = fmt.Sprintf("%s takes %s", fn.Name, strings.Join(names, ", "))
-				}
-				c.errorf(at, suggest(name, names, otherwise), "%s has no argument %s", fn.Name, name)
+				unknown = append(unknown, a)
 				ok = false
 				continue
 			}
@@ -72,13 +70,71 @@ func (c *checker) bindArgs(fn *dsl.Ident, args []*dsl.Arg, params []param, examp
 		}
 		out[name] = a
 	}
+	var missing []string
 	for _, p := range params {
 		if _, given := out[p.name]; p.required && !given {
-			c.errorf(fn.Pos, "as in "+example, "%s needs %s", fn.Name, p.name)
+			missing = append(missing, p.name)
+		}
+	}
+	for _, a := range unknown {
+		name := a.Name.Name
+		otherwise := ""
+		switch {
+		case len(missing) == 1 && len(unknown) == 1:
+			otherwise = fmt.Sprintf("%s needs %s, as in %s", fn.Name, missing[0], example)
+		case len(names) > 0:
+			otherwise = fmt.Sprintf("%s takes %s", fn.Name, strings.Join(names, ", "))
+		}
+		c.errorf(a.Name.Pos, suggestWord(name, names, otherwise), "%s has no argument %s", fn.Name, name)
+	}
+	if len(surplus) > 0 {
+		msg := fmt.Sprintf("%s takes only named arguments", fn.Name)
+		if len(positional) > 0 {
+			msg = fmt.Sprintf("%s takes %s; name the others", fn.Name, plural(len(positional), "1 positional argument", fmt.Sprintf("%d positional arguments", len(positional))))
+		}
+		c.errorf(surplus[0].Pos, namedCall(fn, args, out, surplus, params, example), "%s", msg)
+	}
+	if len(unknown) == 0 && len(surplus) == 0 {
+		for _, name := range missing {
+			c.errorf(fn.Pos, "as in "+example, "%s needs %s", fn.Name, name)
 			ok = false
 		}
 	}
 	return out, ok
+}
+
+// namedCall is the hint for a call with more positional arguments than it
+// takes: the call written with the surplus values named by the parameters
+// not given, in order (required ones first), as in FactorCopula(p = 8,
+// k = 2) for FactorCopula(8, 2); or example when they do not match up.
+func namedCall(fn *dsl.Ident, args []*dsl.Arg, bound map[string]*dsl.Arg, surplus []*dsl.Arg, params []param, example string) string {
+	var free []string
+	for _, required := range []bool{true, false} {
+		for _, p := range params {
+			if _, given := bound[p.name]; !given && p.required == required {
+				free = append(free, p.name)
+			}
+		}
+	}
+	if len(surplus) > len(free) {
+		return "as in " + example
+	}
+	name := map[*dsl.Arg]string{}
+	for i, a := range surplus {
+		name[a] = free[i]
+	}
+	var parts []string
+	for _, a := range args {
+		text := strings.TrimSpace(a.Value.String())
+		switch {
+		case a.Name != nil:
+			text = a.Name.Name + " = " + text
+		case name[a] != "":
+			text = name[a] + " = " + text
+		}
+		parts = append(parts, text)
+	}
+	return "write " + fn.Name + "(" + strings.Join(parts, ", ") + ")"
 }
 
 // setting checks a setting NAME = VALUE of statement stmt: NAME must be
@@ -90,7 +146,7 @@ func (c *checker) setting(stmt string, a *dsl.NamedArg, settings []string, seen 
 		if otherwise == "" {
 			otherwise = stmt + " settings: " + strings.Join(settings, ", ")
 		}
-		c.errorf(a.Name.Pos, suggest(name, settings, otherwise), "%s has no setting %s", stmt, name)
+		c.errorf(a.Name.Pos, suggestWord(name, settings, otherwise), "%s has no setting %s", stmt, name)
 		return false
 	}
 	if seen[name] {
@@ -119,7 +175,7 @@ func (c *checker) oneOf(id *dsl.Ident, what string, words []string) bool {
 	if slices.Contains(words, id.Name) {
 		return true
 	}
-	c.errorf(id.Pos, suggest(id.Name, words, what+"s: "+strings.Join(words, ", ")), "unknown %s %s", what, id.Name)
+	c.errorf(id.Pos, suggestWord(id.Name, words, what+"s: "+strings.Join(words, ", ")), "unknown %s %s", what, id.Name)
 	return false
 }
 

@@ -32,7 +32,15 @@ const maxErrors = 20
 // checked program. On failure the error is a dsl.ErrorList of every problem
 // found (up to 20), with positions and hints, and the program is nil.
 func Check(file *dsl.File, env Env) (*Program, error) {
-	c := &checker{env: env, local: map[string]*local{}, writes: map[string]bool{}}
+	c := &checker{env: env, local: map[string]*local{}, writes: map[string]bool{}, bindings: map[string][]binding{}}
+	for _, s := range file.Stmts {
+		switch s := s.(type) {
+		case *dsl.DataStmt:
+			c.bindings[s.Name.Name] = append(c.bindings[s.Name.Name], binding{"data", s.Pos})
+		case *dsl.ModelStmt:
+			c.bindings[s.Name.Name] = append(c.bindings[s.Name.Name], binding{"model", s.Pos})
+		}
+	}
 	prog := &Program{}
 	for _, s := range file.Stmts {
 		if ir := c.stmt(s); ir != nil {
@@ -57,6 +65,16 @@ type checker struct {
 	// writes holds the paths that earlier statements write, which a later
 	// load may read only once they have run.
 	writes map[string]bool
+	// bindings holds where the file's data and model statements bind
+	// each name, so that a name used before the line that binds it (fit
+	// m above model m, as a notebook's cells run out of order) can say so.
+	bindings map[string][]binding
+}
+
+// binding is a data or model statement of the file being checked.
+type binding struct {
+	kind string // "data" or "model"
+	at   dsl.Position
 }
 
 // local is a binding made by an earlier statement of the file being checked.

@@ -514,3 +514,38 @@ func TestSimulatedSingletons(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberNamedColumns: a survey's columns named by years ("2019") are
+// picked by name only as strings, since a number in brackets is a
+// position; an out-of-range position that is such a name says so.
+func TestNumberNamedColumns(t *testing.T) {
+	years := &DataInfo{Name: "y", N: 50, Columns: []ColumnInfo{{Name: "id", Levels: 50}, {Name: "2019", Levels: 4}, {Name: "2020", Levels: 4}}}
+	env := fakeEnv{
+		"y":  years,
+		"ym": &ModelInfo{Name: "ym", Data: "y", Columns: []string{"2019", "2020"}, Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 4}}, Fitted: true, Method: inference.Gibbs},
+	}
+	tests := []struct{ src, hint string }{
+		{`model m { Y = y[2019, 2020]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }`, `the column named 2019 is written as a string: ["2019"]`},
+		{`summary ym.C[2019, 1]`, `the column named 2019 is written as a string: ["2019"]`},
+		{`check ym[2020, 1]`, `the column named 2020 is written as a string: ["2020"]`},
+		{`summary ym.regress(2019 ~ "2020")`, `the column named 2019 is written as a string: ["2019"]`},
+		{`summary ym.C[3, 1]`, ""}, // no column is named 3
+	}
+	for _, tt := range tests {
+		f, err := dsl.Parse("", []byte(tt.src))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		_, err = Check(f, env)
+		var list dsl.ErrorList
+		if !errors.As(err, &list) || len(list) == 0 {
+			t.Fatalf("%s: no error, want one", tt.src)
+		}
+		if !strings.Contains(list[0].Msg, "out of range") {
+			t.Errorf("%s: error %q, want out of range", tt.src, list[0].Msg)
+		}
+		if tt.hint == "" && list[0].Hint != "" || !strings.Contains(list[0].Hint, tt.hint) {
+			t.Errorf("%s: hint %q, want %q", tt.src, list[0].Hint, tt.hint)
+		}
+	}
+}

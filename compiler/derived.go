@@ -99,7 +99,7 @@ func (c *checker) formulaColumn(e *dsl.Expr, t *target, m *ModelInfo) (int, bool
 	case name == "" && n == 0:
 		return 0, false
 	case isPos && n > len(m.Columns):
-		c.errorf(e.Pos, "", "column %d is out of range: %s has %d columns", n, t.ref.Name, len(m.Columns))
+		c.errorf(e.Pos, numberNamedHint(n, m.Columns), "column %d is out of range: %s has %d columns", n, t.ref.Name, len(m.Columns))
 		return 0, false
 	case isPos:
 		return n - 1, true

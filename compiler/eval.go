@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/copulang/copulang/dsl"
 )
@@ -120,7 +121,11 @@ func (c *checker) unary(u *dsl.Unary, sc numScope) (float64, bool, bool) {
 			return 0, true, false
 		}
 	case p.Str != nil:
-		c.errorf(p.Pos, "", "expected a number, got the string %q", p.Str.Value)
+		hint := ""
+		if _, err := strconv.ParseFloat(strings.TrimSpace(p.Str.Value), 64); err == nil {
+			hint = "numbers are written without quotes: " + strings.TrimSpace(p.Str.Value)
+		}
+		c.errorf(p.Pos, hint, "expected a number, got the string %q", p.Str.Value)
 	case p.Call != nil:
 		c.errorf(p.Pos, "", "expected a number, got the call %s(...)", p.Call.Func.Name)
 	case p.List != nil:

@@ -73,6 +73,16 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 					ok = false
 					continue
 				}
+				if fn.Name == "ordinal" {
+					// Y ~ ordinal(Z), as a family is written in brms.
+					latent := "Z"
+					if _, args, isCall := callOf(it.Dist, false); isCall && len(args) == 1 && args[0].Name == nil {
+						latent = strings.TrimSpace(args[0].Value.String())
+					}
+					c.errorf(fn.Pos, "write "+it.Name.Name+" ordinal "+latent, "ordinal is the link between data and latent variables, not a distribution")
+					ok = false
+					continue
+				}
 				ok = c.oneOf(fn, "distribution", Distributions()) && ok
 			}
 		case *dsl.Relation:
@@ -320,7 +330,7 @@ func (c *checker) modelData(e *dsl.Expr, x *DeclareModel) (*DataInfo, bool, bool
 			return d, true, good
 		case isPos:
 			if pos < 1 || pos > len(d.Columns) {
-				c.errorf(it.Pos, "", "column %d is out of range: %s has %d columns", pos, x.Data, len(d.Columns))
+				c.errorf(it.Pos, numberNamedHint(pos, d.columnNames()), "column %d is out of range: %s has %d columns", pos, x.Data, len(d.Columns))
 				good = false
 				continue
 			}
@@ -359,6 +369,14 @@ func (c *checker) indexItem(e *dsl.Expr) (name string, pos int, isPos bool) {
 			return p.Name.Name, 0, false
 		case p.Str != nil:
 			return p.Str.Value, 0, false
+		case p.List != nil:
+			// gss[["income"]], m.C[[1, 2]]: R's and Python's nesting.
+			c.errorf(e.Pos, "write the columns in one pair of brackets, as in gss[income, degree] or m.C[1, 2]", "an index is a column's name or position, got a list")
+			return "", 0, false
+		case p.Call != nil && p.Call.Func.Name == "c":
+			// gss[c(income, degree)]
+			c.errorf(e.Pos, "list the columns in the brackets themselves, as in gss[income, degree]", "an index is a column's name or position, got R's c(...)")
+			return "", 0, false
 		}
 	}
 	v, _, ok := c.integer(e, numScope{}, "an index")

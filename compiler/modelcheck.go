@@ -143,7 +143,7 @@ func (c *checker) modelColumns(ix *dsl.Index, m *ModelInfo, model string) (cols 
 		}
 		if j < 0 || j >= len(m.Columns) {
 			if isPos {
-				c.errorf(it.Pos, "", "column %d is out of range: %s has %d columns", n, model, len(m.Columns))
+				c.errorf(it.Pos, numberNamedHint(n, m.Columns), "column %d is out of range: %s has %d columns", n, model, len(m.Columns))
 			} else {
 				c.errorf(it.Pos, suggest(name, m.Columns, "columns of "+model+": "+shortList(m.Columns)), "model %s has no column %s", model, name)
 			}

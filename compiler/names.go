@@ -3,7 +3,10 @@ package compiler
 // Bindings: looking names up, and saying what is wrong with a name.
 
 import (
+	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
@@ -64,6 +67,14 @@ func (c *checker) unknownName(id *dsl.Ident, kind string) {
 	if kind != "" {
 		what = kind
 	}
+	for _, b := range c.bindings[id.Name] {
+		if (kind == "" || b.kind == kind) && b.at.Offset > id.Pos.Offset {
+			// fit m on line 1, model m { ... } on line 3.
+			c.errorf(id.Pos, fmt.Sprintf("%s %s is bound at line %d, below its use here: statements run from the top, so move it above this line", b.kind, id.Name, b.at.Line),
+				"unknown %s %s", what, id.Name)
+			return
+		}
+	}
 	names := c.names(kind)
 	otherwise := ""
 	switch {
@@ -120,4 +131,15 @@ func kindName(b Binding) string {
 		return "data set"
 	}
 	return b.Kind()
+}
+
+// numberNamedHint is the hint for a column position out of range when a
+// column is named by that number, as a survey's years are ("2019"): a
+// number in an index is a position, and the name is written as a string.
+func numberNamedHint(n int, columns []string) string {
+	name := strconv.Itoa(n)
+	if slices.Contains(columns, name) {
+		return fmt.Sprintf("a number in brackets is a column's position; the column named %s is written as a string: [\"%s\"]", name, name)
+	}
+	return ""
 }

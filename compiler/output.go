@@ -124,7 +124,7 @@ func (c *checker) settings(args []*dsl.NamedArg, verb string, names []string) (m
 		name := a.Name.Name
 		switch {
 		case !slices.Contains(names, name):
-			c.errorf(a.Name.Pos, suggest(name, names, verb+" settings: "+strings.Join(names, ", ")), "%s has no setting %s", verb, name)
+			c.errorf(a.Name.Pos, suggestWord(name, names, verb+" settings: "+strings.Join(names, ", ")), "%s has no setting %s", verb, name)
 			ok = false
 		case out[name] != nil:
 			c.errorf(a.Name.Pos, "", "%s: %s given twice", verb, name)

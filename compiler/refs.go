@@ -198,7 +198,7 @@ func (c *checker) resolveIndex(t *target, items []*dsl.Expr, m *ModelInfo) bool 
 			t.ref.Unresolved = true
 			continue
 		case isPos && n > p:
-			c.errorf(it.Pos, "", "column %d is out of range: %s has %d columns", n, t.ref.Name, p)
+			c.errorf(it.Pos, numberNamedHint(n, cols), "column %d is out of range: %s has %d columns", n, t.ref.Name, p)
 			ok = false
 			continue
 		case isPos:

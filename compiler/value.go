@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
@@ -125,6 +126,16 @@ func (c *checker) value(e *dsl.Expr) (Value, bool) {
 	if p, ok := e.AsPrimary(); ok && p.Str != nil {
 		v.Kind, v.Text = StringValue, p.Str.Value
 		return v, true
+	}
+	if call, ok := e.AsCall(); ok {
+		// library(copulang), sbgcop.mcmc(gss), load("gss.csv"): a call
+		// is not a value, and "expected a number" would not say why.
+		hint := "a line starts with a statement (" + strings.Join(dsl.StatementKeywords(), ", ") + "); calls go inside one, as load(...) in data gss = load(\"gss.csv\")"
+		if slices.Contains(dataSources(), call.Func.Name) {
+			hint = "bind the data to a name: data NAME = " + strings.TrimSpace(e.String())
+		}
+		c.errorf(call.Func.Pos, hint, "%s(...) is not a value: copulang has no functions to call outside a statement", call.Func.Name)
+		return v, false
 	}
 	pf, isPostfix := e.AsPostfix()
 	if !isPostfix || pf.Primary.Name == nil || pf.Primary.Name.Name == "pi" {

@@ -422,12 +422,20 @@ func (n *MapEntry) Span() (Position, Position)    { return n.Pos, n.EndPos }
 // Simple views of an expression, for consumers that expect a particular shape.
 
 // AsPostfix returns the postfix expression e consists of, if e has no
-// operators (it is a primary with optional suffixes).
+// operators (it is a primary with optional suffixes). Parentheses around
+// the whole of e are looked through: (m.C) is m.C, as summary(m.C) and
+// print("hi") are written in R and Python.
 func (e *Expr) AsPostfix() (*Postfix, bool) {
-	if e == nil || len(e.Tail) > 0 || len(e.Head.Tail) > 0 || e.Head.Head.Postfix == nil {
-		return nil, false
+	for {
+		if e == nil || len(e.Tail) > 0 || len(e.Head.Tail) > 0 || e.Head.Head.Postfix == nil {
+			return nil, false
+		}
+		pf := e.Head.Head.Postfix
+		if pf.Primary.Paren == nil || len(pf.Suffixes) > 0 {
+			return pf, true
+		}
+		e = pf.Primary.Paren
 	}
-	return e.Head.Head.Postfix, true
 }
 
 // AsPrimary returns the primary e consists of, if e is a bare primary.

@@ -19,6 +19,8 @@ type bracketState struct {
 	// last is the last byte outside comments and white space ('"' for a
 	// string), 0 if none: a ',' means the statement goes on.
 	last byte
+	// lastOffset is the offset of last.
+	lastOffset int
 }
 
 // scanBrackets runs the pass over src.
@@ -31,7 +33,7 @@ func scanBrackets(filename string, src []byte) bracketState {
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v' && c != '#' {
-			st.last = c
+			st.last, st.lastOffset = c, i
 		}
 		switch c {
 		case '\n':

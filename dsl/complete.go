@@ -31,20 +31,22 @@ func Completeness(src string) (status string, openBraces int) {
 	switch {
 	case err == nil:
 		return "complete", 0
-	case st.last == ',' && onlyAtEnd(err, len(src)):
+	case st.last == ',' && onlyAtEnd(err, len(src), st.lastOffset+1):
 		return "incomplete", 0
 	}
 	return "invalid", 0
 }
 
 // onlyAtEnd reports whether err is one error, at the end of a source of n
-// bytes: one that more lines may mend.
-func onlyAtEnd(err error, n int) bool {
+// bytes or just after its last comma (at afterComma, where the error of a
+// source that ends with a comma puts its caret): one that more lines may
+// mend.
+func onlyAtEnd(err error, n, afterComma int) bool {
 	var list ErrorList
 	if !errors.As(err, &list) || len(list) != 1 {
 		return false
 	}
-	return list[0].Pos.Offset == n
+	return list[0].Pos.Offset == n || list[0].Pos.Offset == afterComma
 }
 
 // StatementStart returns the offset in src where the statement or model

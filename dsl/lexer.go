@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -201,13 +203,27 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			}
 			text := string(rest[:n])
 			if _, err := strconv.Unquote(text); err != nil {
-				fail(pos, "invalid escape in string "+text, `escapes are as in Go: \" \\ \n \t \u00e9`)
+				hint := `escapes are as in Go: \" \\ \n \t \u00e9`
+				if looksLikeWindowsPath(text) {
+					// load("C:\data\gss.csv"): a Windows path.
+					hint = "a path is written with /, on Windows too: " + strings.ReplaceAll(text, `\`, "/")
+				}
+				fail(pos, "invalid escape in string "+text, hint)
 			}
 			// The token keeps its quotes, so that no string reads as the
 			// grammar's literal of the same text ("with" as with, ")" as
 			// a parenthesis); parseTokens unquotes StringLit after parsing.
 			res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: text, Pos: pos})
 			signs = 0
+			advance(n)
+		case c == '/' && len(rest) > 1 && (rest[1] == '/' || rest[1] == '*'):
+			// Stan's and C's comments: say so, rather than "unexpected /"
+			// from the parser.
+			fail(pos, fmt.Sprintf("unexpected %q", rest[:2]), "comments start with #, to the end of the line")
+			n := bytes.IndexByte(rest, '\n')
+			if n < 0 {
+				n = len(rest)
+			}
 			advance(n)
 		case bytes.IndexByte([]byte(punctuation), c) >= 0:
 			switch c {
@@ -257,18 +273,50 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				// cell of only that (session.helpQuery); anywhere else it is an error.
 				hint = "help WORD says what a statement, setting or name is (help alone lists the statements); in a notebook, a cell of only WORD? shows it in the pager, as Shift-Tab on the word does"
 			case '%', '!':
-				if startsLine(src, pos.Offset) {
+				if c == '%' && pos.Offset > 0 && isDigit(src[pos.Offset-1]) {
+					hint = "write a share as a number: 90% is 0.9"
+				} else if startsLine(src, pos.Offset) {
 					// %time, !ls: what IPython users type in a cell.
 					hint = "a cell holds copulang statements only: IPython's magics (%) and shell commands (!) are not part of the language"
 				} else {
 					hint = "the language has only + - * / in expressions"
 				}
-			case '<', '>', '&', '|', '^':
+			case '<':
+				if len(rest) > 1 && rest[1] == '-' {
+					hint = "R's <- is written =, and only where a name is bound: data gss = load(\"gss.csv\") or model m { ... }"
+				} else {
+					hint = "the language has only + - * / in expressions"
+				}
+			case '>', '&', '|', '^':
 				hint = "the language has only + - * / in expressions"
+			case '\u2018', '\u2019', '\u201a', '\u201e', '\u00ab', '\u00bb':
+				hint = "strings use plain double quotes \" (a word processor or PDF curls them)"
+			case '\u2212', '\u2013', '\u2014', '\u2010', '\u2011':
+				hint = "a minus sign or dash copied from a document: type a plain -"
+			case '\u00d7', '\u00f7':
+				hint = "multiply with * and divide with /"
+			case 'π', 'Π':
+				hint = "write pi"
+			case '$', '@':
+				if pos.Offset == 0 || !isLetter(src[pos.Offset-1]) && !isDigit(src[pos.Offset-1]) || len(rest) < 2 || !isLetter(rest[1]) {
+					hint = "the language has only + - * / in expressions"
+					break
+				}
+				// m$C, m@C: R's ways to a part of an object.
+				hint = "a part of a model is written with a dot, as in m.C, and columns in brackets, as in gss[income] or m.C[income, degree]"
+			case '\u3000':
+				hint = "a full-width space (an East Asian input method types them): type a plain space"
 			case '\u00a0', '\u2007', '\u202f':
 				hint = "a non-breaking space (text copied from a web page or a document has them): type a plain space"
 			case '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
 				hint = "an invisible zero-width character (text copied from a web page or a document has them): delete it"
+			}
+			switch {
+			case hint != "":
+			case r >= '\uff01' && r <= '\uff5e':
+				hint = fmt.Sprintf("a full-width %c: type the plain %c", r, r-0xfee0)
+			case unicode.IsLetter(r):
+				hint = "a name is made of the letters a to z and A to Z, digits and _; a column named otherwise is written as a string, as in gss[\"âge\"]"
 			}
 			fail(pos, msg, hint)
 			advance(size)
@@ -356,4 +404,22 @@ func stringLength(b []byte) (int, bool) {
 		}
 	}
 	return len(b), false
+}
+
+// looksLikeWindowsPath reports whether a string with an invalid escape is
+// a Windows path pasted as it is ("C:\data\gss.csv", "data\gss.csv"): a
+// drive, or a backslash before a letter that starts no escape.
+func looksLikeWindowsPath(text string) bool {
+	if strings.Contains(text, `:\`) {
+		return true
+	}
+	for i := 0; i+1 < len(text); i++ {
+		if text[i] == '\\' {
+			if c := text[i+1]; isLetter(c) && !strings.ContainsRune("abfnrtvxuU", rune(c)) {
+				return true
+			}
+			i++
+		}
+	}
+	return false
 }

@@ -136,7 +136,9 @@ func Parse(filename string, src []byte) (*File, error) {
 				// (seconds for a megabyte of model block): say so at once.
 				errs = append(errs, unclosedError(cs))
 			} else if cf, err := parseTokens(cs.tokens); err != nil {
-				errs = append(errs, convertError(err, cs))
+				if !braceOnNextLine(errs, cs.tokens) {
+					errs = append(errs, convertError(err, cs))
+				}
 			} else {
 				stmts = append(stmts, cf.Stmts...)
 			}
@@ -280,6 +282,20 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		tok, prev, atStmtStart = word, nil, true
 		e = &Error{Pos: tok.Pos, Msg: "unexpected " + s.describe(tok)}
 		expected = expectation{}
+	}
+	if hint := habitHint(s, tok, prev, next); hint != "" {
+		e.Hint = hint
+		return e
+	}
+	if tok.Type == tokEOF && prev != nil && prev.Type == tokPunct && prev.Value == "," && tok.Pos.Line > prev.Pos.Line {
+		// "fit m, iter = 10," at the end: the caret goes after the
+		// comma, on its line, not under the empty line below it.
+		e.Pos = prev.Pos
+		e.Pos.Offset++
+		e.Pos.Column++
+		e.Msg = strings.Replace(e.Msg, "unexpected "+s.describe(tok), "unexpected "+s.describe(tok)+` after ","`, 1)
+		e.Hint = "a line that ends with a comma goes on to the next; delete the comma if the statement ends here"
+		return e
 	}
 	switch comma, continued := continuedByComma(s.tokens, tok); {
 	case continued:
@@ -458,4 +474,212 @@ func nextToken(toks []lexer.Token, offset int) lexer.Token {
 		}
 	}
 	return toks[len(toks)-1]
+}
+
+// habitHint is the hint for a syntax error that a habit of another
+// language explains: R's and Python's calls of statements, assignments to
+// names, lavaan's =~, a model's items separated by commas, a bracket left
+// open before the closer of another, a model whose } is missing; "" when
+// none does.
+func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Token) string {
+	inModel := insideModel(s.tokens, tok.Pos.Offset)
+	is := func(t lexer.Token, punct string) bool { return t.Type == tokPunct && t.Value == punct }
+	prevIs := func(punct string) bool { return prev != nil && is(*prev, punct) }
+	before := (*lexer.Token)(nil)
+	if prev != nil {
+		before = previousToken(s.tokens, prev.Pos.Offset)
+	}
+	startsStmt := func(t *lexer.Token) bool { return t == nil || t.Type == tokSep || is(*t, "{") }
+	switch {
+	case is(tok, ")") || is(tok, "]") || is(tok, "}"):
+		// LKJ(eta = 2 on one line and } on the next: the ( is open.
+		if b, ok := unmatchedOpener(s.tokens, tok.Pos.Offset); ok && closerOf(b.Value) != tok.Value {
+			return fmt.Sprintf("the %q at %d:%d is never closed", b.Value, b.Pos.Line, b.Pos.Column)
+		}
+	case inModel:
+		// a statement inside a model's braces, on a line of its own:
+		// the model's } is missing.
+		if b, ok := modelBrace(s.tokens, tok.Pos.Offset); ok && modelLeftOpen(s, tok, b) {
+			return fmt.Sprintf("the model's { at %d:%d is never closed: end the model with }", b.Pos.Line, b.Pos.Column)
+		}
+	}
+	opener, nested := unmatchedOpener(s.tokens, tok.Pos.Offset)
+	inBrackets := nested && (opener.Value == "[" || opener.Value == "(")
+	switch {
+	case tok.Type == tokIdent && prev != nil && prev.Type == tokIdent && inBrackets && tok.Pos.Line == prev.Pos.Line:
+		// gss[Income level]: a header with a space.
+		return fmt.Sprintf("a name with spaces is written as a string: \"%s %s\"", prev.Value, tok.Value)
+	case is(tok, ":") && nested && opener.Value == "[":
+		// R's gss[income:age], Python's m.C[1:3].
+		return "there are no ranges: list the columns, as in gss[income, degree, age]"
+	case is(tok, ":") && nested && opener.Value == "(":
+		// m.regress(income ~ degree + age + degree:age)
+		return "a formula joins columns with +, as in m.regress(income ~ degree + age); it has no interactions"
+	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "plot" && !nested:
+		// plot trace m.C[1, 2], m.C[1, 3]
+		return "a plot statement draws one figure: write one plot statement for each"
+	case is(tok, "=") && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent && before.Value == "with":
+		// fit m with method = "hmc"
+		return "name the sampler itself after with: fit m with hmc"
+	case is(tok, "+") && keywordOf(s.tokens, tok.Pos.Offset) == "fit" && !nested:
+		// fit m with hmc + gibbs
+		return "a fit runs one method; auto chooses Gibbs or exact HMC column by column"
+	case tok.Type == tokString && prev != nil && prev.Type == tokIdent && prev.Pos.Offset+len(prev.Value) == tok.Pos.Offset:
+		// print f"x = {x}", Python's prefixed strings.
+		return "strings have no prefix and no {} interpolation: list the values, as in print \"C12 =\", m.C[1, 2]"
+	case is(tok, "=") && nested && prev != nil && prev.Type == tokIdent && before != nil && is(*before, "."):
+		// load("x.csv", na.strings = "NA"): R's dotted argument names.
+		if prev.Value == "strings" {
+			return "argument names have no dots; load's texts of missing cells are na = [\"NA\", \"-99\"]"
+		}
+		if fn := previousToken(s.tokens, opener.Pos.Offset); opener.Value == "(" && fn != nil && fn.Type == tokIdent {
+			return "argument names have no dots: help " + fn.Value + " lists its arguments"
+		}
+		return "argument names have no dots"
+	case is(tok, "}") && !nested:
+		return "this } closes nothing: a model's statements go inside its one pair of { }"
+	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "show" && !nested:
+		return "show [m1, m2] shows several side by side"
+	case (tok.Type == tokSep || tok.Type == tokEOF) && s.after == "{" && prev != nil && prev.Type == tokIdent &&
+		before != nil && before.Type == tokIdent && before.Value == "model":
+		// model m on one line, { on the next, as C and Java put it.
+		return braceHint(prev.Value)
+	case is(tok, "(") && prev != nil && prev.Type == tokIdent && isKeyword(prev.Value) && startsStmt(before):
+		// help(fit), fit(m, iter = 10), explain(m): R and Python call them.
+		return prev.Value + " is a statement, not a function: write it without parentheses, as in " + statementExample(prev.Value)
+	case is(tok, "=") && prev != nil && prev.Type == tokIdent && !isKeyword(prev.Value) && startsStmt(before) && !inModel:
+		return "there are no variables: a name is bound by data NAME = load(...) or simulate(...), or by model NAME { ... }"
+	case is(tok, ":") && next.Type == tokPunct && next.Value == "=":
+		return "a name or setting is given a value with =, as in data gss = load(\"gss.csv\") or fit m, iter = 1000"
+	case is(tok, "~") && prevIs("="):
+		// lavaan's F =~ x1 + x2.
+		return "copulang has no measurement model written by hand: C ~ FactorModel(k = 2) gives the copula two factors loading on every column of Y"
+	case is(tok, "~") && prevIs("~"):
+		return "every covariance is in C: Z ~ GaussianCopula(C) and a prior for C, as in C ~ LKJ(eta = 2)"
+	case is(tok, ",") && inModel:
+		return "separate a model's statements with ';' or new lines, as in model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }"
+	case is(tok, "(") && inModel && prev != nil && prev.Type == tokIdent && prev.Value == "ordinal":
+		return "the link is written without parentheses: Y ordinal Z"
+	case is(tok, ",") && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent && before.Value == "explain":
+		return "explain fit m, iter = 1000 plans a fit with settings"
+	case tok.Type == tokIdent && tok.Value == "with" && keywordOf(s.tokens, tok.Pos.Offset) == "extend":
+		return "an extension keeps the fit's sampler; to use another, fit again: fit m with gibbs"
+	case is(tok, "(") && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent &&
+		(before.Value == "fit" || before.Value == "extend") && startsStmt(previousToken(s.tokens, before.Pos.Offset)):
+		return "settings follow a comma: " + before.Value + " " + prev.Value + ", iter = 1000"
+	case tok.Type == tokIdent && keywordOf(s.tokens, tok.Pos.Offset) == "fit" && prev != nil && prev.Type == tokIdent &&
+		(prev.Value == "fit" || prev.Value == "with" || before != nil && before.Type == tokIdent && before.Value == "fit"):
+		// fit with hmc m, fit hmc m
+		return "the model's name comes first, then with and the sampler: fit m with hmc, iter = 1000"
+	case tok.Type == tokIdent && tok.Value == "using" || tok.Type == tokIdent && tok.Value == "method" && keywordOf(s.tokens, tok.Pos.Offset) == "fit":
+		return "the sampler is named after with: fit m with hmc, iter = 1000"
+	case tok.Type == tokNumber && prevIs(",") && before != nil && before.Type == tokNumber && tok.Pos.Line == prev.Pos.Line &&
+		prev.Pos.Offset == before.Pos.Offset+len(before.Value) && len(tok.Value) == 3:
+		// iter = 1,000
+		return "numbers have no thousands separator: write " + before.Value + tok.Value
+	case tok.Type == tokIdent && prev != nil && prev.Type == tokNumber && prev.Pos.Offset+len(prev.Value) == tok.Pos.Offset:
+		// 1_000, 1000L, 2k
+		return "a number is written with digits, an optional decimal point and exponent: 1000, 0.5, 1e3"
+	}
+	return ""
+}
+
+// closerOf is the bracket that closes opener.
+func closerOf(opener string) string {
+	return map[string]string{"(": ")", "[": "]", "{": "}"}[opener]
+}
+
+// unmatchedOpener returns the innermost bracket still open before offset.
+func unmatchedOpener(toks []lexer.Token, offset int) (lexer.Token, bool) {
+	var open []lexer.Token
+	for _, t := range toks {
+		if t.Pos.Offset >= offset || t.Type == tokEOF {
+			break
+		}
+		if t.Type != tokPunct {
+			continue
+		}
+		switch t.Value {
+		case "(", "[", "{":
+			open = append(open, t)
+		case ")", "]", "}":
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	if len(open) == 0 {
+		return lexer.Token{}, false
+	}
+	return open[len(open)-1], true
+}
+
+// modelBrace returns the { of the model block that offset is in.
+func modelBrace(toks []lexer.Token, offset int) (lexer.Token, bool) {
+	b, ok := unmatchedOpener(toks, offset)
+	return b, ok && b.Value == "{"
+}
+
+// modelLeftOpen reports whether tok's line, inside a model's braces,
+// begins with a statement keyword, as a line after a model whose } was
+// forgotten does: "fit m" read as an item of the model.
+func modelLeftOpen(s *scanResult, tok, brace lexer.Token) bool {
+	i := slices.IndexFunc(s.tokens, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 {
+		return false
+	}
+	for i > 0 && s.tokens[i-1].Type != tokSep && !(s.tokens[i-1].Type == tokPunct && s.tokens[i-1].Value == "{") {
+		i--
+	}
+	first := s.tokens[i]
+	return first.Type == tokIdent && isKeyword(first.Value) && first.Pos.Line > brace.Pos.Line
+}
+
+// keywordOf returns the keyword of the top-level statement offset is in,
+// or "".
+func keywordOf(toks []lexer.Token, offset int) string {
+	return spotOf(toks, offset).keyword
+}
+
+// statementExample writes a statement as it is written, for the hint to
+// a statement called as a function.
+func statementExample(kw string) string {
+	if ex, ok := settingExamples[kw]; ok {
+		return ex
+	}
+	switch kw {
+	case "help":
+		return "help fit"
+	case "plot":
+		return "plot trace m.C[1, 2]"
+	case "data":
+		return `data gss = load("gss.csv")`
+	case "export":
+		return `export m to "draws.csv"`
+	case "show":
+		return "show gss"
+	case "print":
+		return `print "C12 =", m.C[1, 2]`
+	case "model":
+		return "model m { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }"
+	}
+	return kw
+}
+
+// braceHintPrefix begins the hint for a model whose { is on the line
+// below its name; braceHint is the whole of it.
+const braceHintPrefix = "the { goes on the model's line: model "
+
+func braceHint(model string) string { return braceHintPrefix + model + " {" }
+
+// braceOnNextLine reports whether toks, a statement that did not parse,
+// start with the { of the model named on the line above (model m, then {
+// on its own line, as C and Java put it), whose error, the last of errs,
+// already says to move the {: its error would only repeat that.
+func braceOnNextLine(errs ErrorList, toks []lexer.Token) bool {
+	if len(errs) == 0 || len(toks) == 0 || toks[0].Type != tokPunct || toks[0].Value != "{" {
+		return false
+	}
+	last := errs[len(errs)-1]
+	return strings.HasPrefix(last.Hint, braceHintPrefix) && toks[0].Pos.Line == last.Pos.Line+1
 }

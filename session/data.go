@@ -2,6 +2,7 @@ package session
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -390,13 +391,23 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 	if sep == 0 {
 		sep = ','
 	}
-	cr, err := csvReader(r, sep)
+	cr, firstLine, err := csvReader(r, sep)
 	if err != nil {
 		return nil, nil, err
 	}
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, nil, &DataError{Msg: "the file is empty; a header row naming the columns is required"}
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) && pe.Line == 1 && (errors.Is(pe.Err, csv.ErrQuote) || errors.Is(pe.Err, csv.ErrBareQuote)) {
+		// "income","degree" read with sep = "\t": the quoted names run
+		// into the commas, and encoding/csv says only that a quote is
+		// extraneous.
+		if other := likelySeparator(firstLine, sep); other != 0 && strings.Count(firstLine, string(other)) > 0 && !strings.ContainsRune(firstLine, sep) {
+			return nil, nil, &DataError{Line: 1, Msg: fmt.Sprintf("the header does not read as columns separated by %s: the file looks separated by %s; load it with sep = %s",
+				sepName(sep), sepName(other), sepLiteral(other))}
+		}
 	}
 	if err != nil {
 		return nil, nil, csvError(err)
@@ -551,8 +562,9 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 
 // csvReader reads the CSV text r separated by sep as LoadCSV does: past a
 // byte order mark, with lines ended by a lone '\r' where the header's is,
-// and refusing UTF-16.
-func csvReader(r io.Reader, sep rune) (*csv.Reader, error) {
+// and refusing UTF-16. It returns the text's first line (up to 4 KB) as
+// well, for the message of a header that does not read.
+func csvReader(r io.Reader, sep rune) (*csv.Reader, string, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		br.Discard(3) // a byte order mark, as spreadsheet programs write
@@ -560,7 +572,11 @@ func csvReader(r io.Reader, sep rune) (*csv.Reader, error) {
 	if b, err := br.Peek(2); err == nil && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
 		// UTF-16's byte order mark: every other byte would be a NUL in
 		// the column names and cells.
-		return nil, &DataError{Msg: "the file is UTF-16 text (as Excel's \"Unicode Text\" writes); save it as CSV UTF-8"}
+		return nil, "", &DataError{Msg: "the file is UTF-16 text (as Excel's \"Unicode Text\" writes); save it as CSV UTF-8"}
+	}
+	first, _ := br.Peek(4 << 10) // an error: the text is shorter
+	if i := bytes.IndexAny(first, "\r\n"); i >= 0 {
+		first = first[:i]
 	}
 	var text io.Reader = br
 	if loneCRLines(br) {
@@ -571,13 +587,13 @@ func csvReader(r io.Reader, sep rune) (*csv.Reader, error) {
 	cr.FieldsPerRecord = -1 // ragged rows get our own message
 	cr.TrimLeadingSpace = sep != ' ' && sep != '\t'
 	cr.ReuseRecord = true
-	return cr, nil
+	return cr, string(first), nil
 }
 
 // csvHeader returns the column names of the CSV text r separated by sep,
 // trimmed as LoadCSV trims them, reading its header row alone.
 func csvHeader(r io.Reader, sep rune) ([]string, error) {
-	cr, err := csvReader(r, sep)
+	cr, _, err := csvReader(r, sep)
 	if err != nil {
 		return nil, err
 	}
@@ -758,7 +774,12 @@ func notInOrder(s string, rank map[string]int, where string) string {
 	}
 	sort.Slice(labels, func(a, b int) bool { return rank[labels[a]] < rank[labels[b]] })
 	msg := fmt.Sprintf("value %q is not in %s [%s]", s, where, strings.Join(quoteAll(labels), ", "))
-	if near := dsl.Nearest(s, labels); near != "" {
+	numeric := func(t string) bool { _, err := strconv.ParseFloat(t, 64); return err == nil }
+	if numeric(s) && len(labels) > 0 && !slices.ContainsFunc(labels, func(l string) bool { return !numeric(l) }) {
+		// order = {degree: [0, 1, 2]} on a column holding 3: a number is
+		// one edit from every other digit, and "did you mean "0"?" misled.
+		msg += "; add it to the order (the order lists every value of the column), or to na if it marks a missing cell"
+	} else if near := dsl.Nearest(s, labels); near != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", near)
 	} else {
 		// A survey's codes of a missing answer ("-99", "refused", "DK")

@@ -194,6 +194,8 @@ func TestLoadCSVErrors(t *testing.T) {
 		{"unparsable cell", "a,b\n1,x\n", nil, `line 2: column b: cannot read "x" as a number; a column of text needs an explicit order`},
 		{"label outside the order", "s\nm\nq\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "q" is not in the column's order ["m", "f"]`},
 		{"misspelt label", "s\nmale\nfemal\n", map[string][]string{"s": {"male", "female"}}, `(did you mean "female"?)`},
+		// A number is one edit from every other digit: no "did you mean".
+		{"number outside a numeric order", "d\n0\n3\n", map[string][]string{"d": {"0", "1", "2"}}, `line 3: column d: value "3" is not in the column's order ["0", "1", "2"]; add it to the order (the order lists every value of the column), or to na`},
 		// A survey's code of a missing answer, which the order does
 		// not list and no label resembles: na is the remedy.
 		{"missing code outside the order", "s\nm\n-99\n", map[string][]string{"s": {"m", "f"}}, `line 3: column s: value "-99" is not in the column's order ["m", "f"]; if "-99" marks a missing cell, add it to na`},
@@ -693,5 +695,51 @@ func TestOrderLabelsAreTrimmed(t *testing.T) {
 	}
 	if want := []string{"no", "yes"}; !slices.Equal(d.Labels[0], want) {
 		t.Errorf("labels %q, want %q", d.Labels[0], want)
+	}
+}
+
+// TestLoadCSVQuotedHeaderWithOtherSeparator: a header of quoted names (as
+// R's write.csv writes it) read with the wrong sep said encoding/csv's
+// `extraneous or missing " in quoted-field`; it says which sep reads it.
+func TestLoadCSVQuotedHeaderWithOtherSeparator(t *testing.T) {
+	cases := []struct {
+		name, csv string
+		sep       rune
+		want      string
+	}{
+		{"commas read with tabs", "\"income\",\"degree\"\n1,2\n", '\t', `line 1: the header does not read as columns separated by tabs: the file looks separated by ","; load it with sep = ","`},
+		{"semicolons read with commas", "\"income\";\"degree\"\n1;2\n", ',', `the file looks separated by ";"; load it with sep = ";"`},
+		{"a stray quote, the separator right", "\"inc\"ome,degree\n1,2\n", ',', `line 1: extraneous or missing " in quoted-field`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := LoadCSV(strings.NewReader(c.csv), CSVOptions{Sep: c.sep})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestLoadMissingFileHabits: a path that misses a file by the case of its
+// name (GSS.csv for gss.csv, which Windows and macOS would open) names the
+// file, and a path starting with ~ says that ~ is not expanded.
+func TestLoadMissingFileHabits(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "Survey.csv"), []byte("a\n1\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	for path, want := range map[string]string{
+		"survey.csv":   "; did you mean Survey.csv? (names of files are case-sensitive)",
+		"./SURVEY.CSV": "; did you mean Survey.csv? (names of files are case-sensitive)",
+		"~/survey.csv": "; ~ is not your home directory here: give the path from the script's directory, or the whole path",
+		"other.csv":    "no file other.csv (looked in " + dir + ")",
+		"nodir/x.csv":  "no file nodir/x.csv (looked in " + dir + ")",
+	} {
+		err := s.load(context.Background(), &compiler.LoadData{Name: "d", Path: path}, &recorder{})
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("load(%q): %v, want one ending %q", path, err, want)
+		}
 	}
 }

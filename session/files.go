@@ -126,15 +126,33 @@ func (s *Session) readData(ctx context.Context, x *compiler.LoadData) (*Dataset,
 // noFile says that there is no file at path, as a script names it, and
 // where a relative path was looked for: the script's or notebook's
 // directory, which need not be the one a user thinks of.
+//
+// Two habits get a word more: ~ is not the home directory (R and a shell
+// expand it; a script's paths are relative to the script), and a file
+// whose name differs only in case (GSS.csv for gss.csv), which Windows and
+// macOS would open, is named.
 func (s *Session) noFile(path string) string {
-	if filepath.IsAbs(path) {
-		return "no file " + path
+	msg := "no file " + path
+	if !filepath.IsAbs(path) {
+		dir, err := filepath.Abs(s.path("."))
+		if err != nil {
+			dir = s.path(".")
+		}
+		msg += " (looked in " + dir + ")"
 	}
-	dir, err := filepath.Abs(s.path("."))
-	if err != nil {
-		dir = s.path(".")
+	if strings.HasPrefix(path, "~") {
+		return msg + "; ~ is not your home directory here: give the path from the script's directory, or the whole path"
 	}
-	return fmt.Sprintf("no file %s (looked in %s)", path, dir)
+	full := s.path(path)
+	if entries, err := os.ReadDir(filepath.Dir(full)); err == nil {
+		base := filepath.Base(full)
+		for _, e := range entries {
+			if e.Name() != base && strings.EqualFold(e.Name(), base) {
+				return msg + "; did you mean " + filepath.Join(filepath.Dir(path), e.Name()) + "? (names of files are case-sensitive)"
+			}
+		}
+	}
+	return msg
 }
 
 // openData opens the data file at path, whose information is info. A
