@@ -413,7 +413,7 @@ func (s *Session) loadLabelsAt(text string) []string {
 		return nil
 	}
 	defer f.Close()
-	cr, err := csvReader(f, site.sep)
+	cr, _, err := csvReader(f, site.sep)
 	if err != nil {
 		return nil
 	}
