@@ -263,7 +263,17 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				} else {
 					hint = "the language has only + - * / in expressions"
 				}
-			case '<', '>', '&', '|', '^':
+			case '<':
+				if bytes.HasPrefix(rest, []byte("<-")) {
+					// R's assignment, the first thing an R user types.
+					hint = "<- is R's assignment; copulang names things with =, after data or model: data sim = simulate(...), model m { Y = sim ... }"
+				} else {
+					hint = "the language has only + - * / in expressions"
+				}
+			case '$':
+				// R's d$income and m$C.
+				hint = "$ is R's; a part of a fitted model is written with a dot, m.C, and columns of data in brackets, d[income, degree]"
+			case '>', '&', '|', '^':
 				hint = "the language has only + - * / in expressions"
 			case '\u00a0', '\u2007', '\u202f':
 				hint = "a non-breaking space (text copied from a web page or a document has them): type a plain space"

@@ -288,6 +288,10 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 	case tok.Type == tokEOF && len(s.open) > 0:
 		b := s.open[len(s.open)-1]
 		e.Hint = fmt.Sprintf("the %q at %d:%d is never closed", string(b.char), b.pos.Line, b.pos.Column)
+	case tok.Type == tokIdent && atStmtStart && !insideModel(s.tokens, tok.Pos.Offset) && slices.Contains(importWords, tok.Value):
+		// import numpy, library(x): copulang has nothing to import, and
+		// the nearest keyword (export) would mislead.
+		e.Hint = "copulang needs nothing imported or loaded: its statements are built in (help lists them)"
 	case tok.Type == tokIdent && atStmtStart && !insideModel(s.tokens, tok.Pos.Offset):
 		if near := Nearest(tok.Value, statementKeywords); near != "" {
 			e.Hint = "did you mean " + near + "?"
@@ -311,6 +315,11 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		if next.Type == tokPunct && next.Value == "." {
 			e.Hint += "; there is no . for all the other columns"
 		}
+	case tok.Type == tokPunct && tok.Value == "=" && prev != nil && prev.Type == tokIdent && !isKeyword(prev.Value) &&
+		startsStatement(s.tokens, prev) && !insideModel(s.tokens, tok.Pos.Offset):
+		// sim = simulate(...), m = fit(m), x = 3: Python's and R's habit
+		// of assigning every result.
+		e.Hint = assignmentHint(prev.Value, next)
 	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
 		e.Hint = "there is no == operator"
 	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n' && s.after != "" && !isKeyword(s.after)) && expected.what != "":
@@ -318,10 +327,110 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		// follows, the example below says more.
 		e.Hint = "a statement ends at the end of its line, unless the line ends with a comma or a ( or [ is still open"
 	}
+	if kw, ok := parenAfterKeyword(s.tokens, tok); ok && e.Hint == "" {
+		// fit(m), print(a, b), plot(trace, m.C[1, 2]): a statement is not
+		// a function call.
+		e.Hint = kw + " is a statement, not a function: it takes no parentheses"
+		if expected.example != "" {
+			e.Hint += "; for example: " + expected.example
+		} else if ex := statementExamples[kw]; ex != "" {
+			e.Hint += "; for example: " + ex
+		}
+	}
 	if e.Hint == "" && expected.example != "" {
 		e.Hint = "for example: " + expected.example
 	}
 	return e
+}
+
+// importWords are the words that import or load a library in the languages
+// students come from.
+var importWords = []string{"import", "library", "require", "using", "source", "from", "include"}
+
+// statementExamples is an example of each statement whose parenthesised
+// misuse the grammar cannot name an example for.
+var statementExamples = map[string]string{
+	"print":   `print "C12 =", m.C[1, 2]`,
+	"show":    "show gss",
+	"summary": "summary m.C",
+	"plot":    "plot trace m.C[1, 2]",
+	"check":   "check m",
+	"compare": "compare m1, m2",
+	"fit":     "fit m, iter = 2000",
+	"explain": "explain m",
+	"extend":  "extend m, iter = 1000",
+	"impute":  "impute m",
+	"export":  `export m to "draws.csv"`,
+}
+
+// startsStatement reports whether tok is the first token of a top-level
+// statement.
+func startsStatement(toks []lexer.Token, tok *lexer.Token) bool {
+	before := previousToken(toks, tok.Pos.Offset)
+	return before == nil || before.Type == tokSep
+}
+
+// assignmentHint says how copulang names what an assignment NAME = ...
+// would: data and models have their keywords, a fit is kept in its model,
+// and there are no variables.
+func assignmentHint(name string, value lexer.Token) string {
+	switch {
+	case value.Type == tokIdent && (value.Value == "load" || value.Value == "simulate"):
+		return "data is named with the data keyword: data " + name + " = " + value.Value + "(...)"
+	case value.Type == tokIdent && (value.Value == "fit" || value.Value == "extend"):
+		return "a fit is kept in the model it fits: write " + value.Value + " MODEL (as in fit m, iter = 2000), then summary m.C"
+	case value.Type == tokIdent && value.Value == "model":
+		return "a model is named after its keyword: model " + name + " { ... }"
+	}
+	return "copulang has no variables: data NAME = load(...) or simulate(...) names data, model NAME { ... } a model, and a number is written where it is used"
+}
+
+// parenAfterKeyword reports the statement keyword that tok, a "(", follows
+// at once (fit(m)), or that the "(" around tok, a ",", follows (print(a, b)).
+func parenAfterKeyword(toks []lexer.Token, tok lexer.Token) (string, bool) {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 {
+		return "", false
+	}
+	if tok.Type != tokPunct || (tok.Value != "(" && tok.Value != ",") {
+		return "", false
+	}
+	open := i // the "(" itself when tok is one
+	if tok.Value == "," {
+		depth := 0
+		open = -1
+		for j := i - 1; j >= 0 && toks[j].Type != tokSep; j-- {
+			if toks[j].Type != tokPunct {
+				continue
+			}
+			switch toks[j].Value {
+			case ")", "]", "}":
+				depth++
+			case "(", "[", "{":
+				if depth == 0 {
+					open = j
+				}
+				depth--
+			}
+			if open >= 0 {
+				break
+			}
+		}
+		if open < 0 || toks[open].Value != "(" {
+			return "", false
+		}
+	}
+	if open == 0 {
+		return "", false
+	}
+	kw := toks[open-1]
+	if kw.Type != tokIdent || !isKeyword(kw.Value) || kw.Pos.Offset+len(kw.Value) != toks[open].Pos.Offset {
+		return "", false
+	}
+	if before := previousToken(toks, kw.Pos.Offset); before != nil && before.Type != tokSep {
+		return "", false
+	}
+	return kw.Value, true
 }
 
 // continuedByComma reports the comma that ends the line before tok's when
