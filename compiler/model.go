@@ -47,7 +47,13 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 						continue
 					}
 				}
-				c.errorf(it.Dist.Pos, "as in C ~ InverseWishart(df = p + 2)", "expected a distribution after ~, got %s", describeExpr(it.Dist))
+				hint := "as in C ~ InverseWishart(df = p + 2)"
+				if isFormulaSide(it.Dist) {
+					// income ~ degree + age: a regression formula, which a
+					// model does not declare; C holds every such regression.
+					hint = formulaHint(it)
+				}
+				c.errorf(it.Dist.Pos, hint, "expected a distribution after ~, got %s", describeExpr(it.Dist))
 				ok = false
 			case fn.Name == "GaussianCopula":
 				if copula != nil {
@@ -70,6 +76,18 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 				if b, _, _, found := c.lookup(fn.Name); found && b.Kind() == "data" && fn.Name == it.Dist.String() {
 					// Y ~ gss: the data is given with =.
 					c.errorf(fn.Pos, "write "+it.Name.Name+" = "+fn.Name, "%s is a data set, not a distribution: the model's data is given with =", fn.Name)
+					ok = false
+					continue
+				}
+				if fn.Name == "ordinal" {
+					// Y ~ ordinal(Z), as a GLM family is written.
+					c.errorf(fn.Pos, "write "+it.Name.Name+" ordinal "+strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(it.Dist.String(), "ordinal("), ")")), "ordinal is the link between data and latent values, not a distribution: it takes no ~")
+					ok = false
+					continue
+				}
+				if _, bare := it.Dist.AsName(); bare && dsl.Nearest(fn.Name, Distributions()) == "" {
+					// income ~ degree: a regression formula of one predictor.
+					c.errorf(fn.Pos, formulaHint(it), "unknown distribution %s", fn.Name)
 					ok = false
 					continue
 				}
@@ -459,4 +477,25 @@ func (c *checker) loadings(e *dsl.Expr, sc numScope) (inference.LoadingsPrior, b
 	a, good1 := c.positiveArg(bound["alpha"], "alpha", sc, 3, "")
 	b, good2 := c.positiveArg(bound["beta"], "beta", sc, 1, "")
 	return inference.GDPLoadings{Alpha: a, Beta: b}, ok && good1 && good2
+}
+
+// isFormulaSide reports whether e is a sum of names, as the right side of
+// a regression formula (degree + age) is.
+func isFormulaSide(e *dsl.Expr) bool {
+	terms := []*dsl.Term{e.Head}
+	for _, t := range e.Tail {
+		terms = append(terms, t.Term)
+	}
+	for _, t := range terms {
+		if len(t.Tail) > 0 || t.Head.Postfix == nil || len(t.Head.Postfix.Suffixes) > 0 || t.Head.Postfix.Primary.Name == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// formulaHint says where the regression a model item Y ~ X1 + X2 asks for
+// is read.
+func formulaHint(it *dsl.Tilde) string {
+	return "a model declares no regressions: C holds them all, and after fit m, summary m.regress(" + it.Name.Name + " ~ " + it.Dist.String() + ") reads one"
 }

@@ -376,6 +376,11 @@ func (c *checker) show(s *dsl.ShowStmt) Stmt {
 	ok := true
 	for _, e := range exprs {
 		id, isName := e.AsName()
+		if inner, isParen := parenthesisedName(e); isParen && !isList {
+			c.errorf(e.Pos, "write show "+inner.String(), "show is a statement, not a function: it takes no parentheses")
+			ok = false
+			continue
+		}
 		if !isName {
 			c.errorf(e.Pos, "as in show gss or show [m1, m2]", "show takes names of data sets or models, got %s", describeExpr(e))
 			ok = false

@@ -23,6 +23,11 @@ type target struct {
 func (c *checker) reference(e *dsl.Expr, verb string, allowData bool) (*target, bool) {
 	const hint = "as in m.C, m.C[1, 2] or m.C[INC, DEG]"
 	pf, ok := e.AsPostfix()
+	if inner, isParen := parenthesisedName(e); isParen {
+		// summary(m.C): a statement is not a function.
+		c.errorf(e.Pos, "write "+verb+" "+inner.String(), "%s is a statement, not a function: it takes no parentheses", strings.Fields(verb)[0])
+		return nil, false
+	}
 	if !ok || pf.Primary.Name == nil {
 		c.errorf(e.Pos, hint, "%s needs a model or a part of one, got %s", verb, describeExpr(e))
 		return nil, false
@@ -271,4 +276,18 @@ func (c *checker) refString(t *target) string {
 		s += "[" + strings.Join(parts, ", ") + "]"
 	}
 	return s
+}
+
+// parenthesisedName returns the name or part of a model, as in m.C[1, 2],
+// that e holds in parentheses alone: (m.C), as print(m.C) or summary(m.C)
+// write it.
+func parenthesisedName(e *dsl.Expr) (*dsl.Expr, bool) {
+	p, ok := e.AsPrimary()
+	if !ok || p.Paren == nil {
+		return nil, false
+	}
+	if pf, isPf := p.Paren.AsPostfix(); isPf && pf.Primary.Name != nil && pf.Primary.Name.Name != "pi" {
+		return p.Paren, true
+	}
+	return nil, false
 }

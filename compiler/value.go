@@ -80,6 +80,12 @@ func (c *checker) valueStmt(s dsl.Stmt) (st Stmt, handled bool) {
 		x := &Print{At: s.Pos}
 		good := true
 		for _, e := range s.Values {
+			if inner, isParen := parenthesisedName(e); isParen && len(s.Values) == 1 {
+				// print(d): Python's print is a function; this one is not.
+				c.errorf(e.Pos, "write print "+inner.String(), "print is a statement, not a function: it takes no parentheses")
+				good = false
+				continue
+			}
 			v, ok := c.value(e)
 			good = good && ok
 			x.Values = append(x.Values, v)
