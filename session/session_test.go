@@ -125,6 +125,14 @@ func TestCellsShareBindings(t *testing.T) {
 			t.Errorf("%s: %d images", cell, out.images())
 		}
 	}
+	// The trace of a simulated fit marks the truth, as its histogram does
+	// (a lecturer's demonstration that the chains wander around it).
+	for _, cell := range []string{"plot trace m.C[1, 2]", "plot hist m.C[1, 2]"} {
+		out := mustRun(t, s, cell)
+		if plain, _ := out.displays[0]["text/plain"].(string); !strings.Contains(plain, ", truth ") {
+			t.Errorf("%s: %q names no truth", cell, plain)
+		}
+	}
 	out = mustRun(t, s, "impute m")
 	if len(out.displays) != 1 || !strings.Contains(out.text(), "imputed missing cells") {
 		t.Errorf("impute showed %q", out.text())
