@@ -327,6 +327,9 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		// follows, the example below says more.
 		e.Hint = "a statement ends at the end of its line, unless the line ends with a comma or a ( or [ is still open"
 	}
+	if h := indexHint(s.tokens, tok, prev); h != "" && e.Hint == "" {
+		e.Hint = h
+	}
 	if kw, ok := parenAfterKeyword(s.tokens, tok); ok && e.Hint == "" {
 		// fit(m), print(a, b), plot(trace, m.C[1, 2]): a statement is not
 		// a function call.
@@ -397,25 +400,7 @@ func parenAfterKeyword(toks []lexer.Token, tok lexer.Token) (string, bool) {
 	}
 	open := i // the "(" itself when tok is one
 	if tok.Value == "," {
-		depth := 0
-		open = -1
-		for j := i - 1; j >= 0 && toks[j].Type != tokSep; j-- {
-			if toks[j].Type != tokPunct {
-				continue
-			}
-			switch toks[j].Value {
-			case ")", "]", "}":
-				depth++
-			case "(", "[", "{":
-				if depth == 0 {
-					open = j
-				}
-				depth--
-			}
-			if open >= 0 {
-				break
-			}
-		}
+		open = openBracket(toks, i)
 		if open < 0 || toks[open].Value != "(" {
 			return "", false
 		}
@@ -567,4 +552,53 @@ func nextToken(toks []lexer.Token, offset int) lexer.Token {
 		}
 	}
 	return toks[len(toks)-1]
+}
+
+// openBracket returns the index of the innermost bracket still open at
+// toks[i], within its statement, or -1.
+func openBracket(toks []lexer.Token, i int) int {
+	depth := 0
+	for j := i - 1; j >= 0 && toks[j].Type != tokSep; j-- {
+		if toks[j].Type != tokPunct {
+			continue
+		}
+		switch toks[j].Value {
+		case ")", "]", "}":
+			depth++
+		case "(", "[", "{":
+			if depth == 0 {
+				return j
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// indexHint says how to write the indices of m.C[...] or the items of a
+// list when tok, in them, is a second item without a comma (m.C[Y1 Y2],
+// [id name]) or R's range operator (m.C[1:3]); "" otherwise.
+func indexHint(toks []lexer.Token, tok lexer.Token, prev *lexer.Token) string {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 || prev == nil {
+		return ""
+	}
+	open := openBracket(toks, i)
+	if open < 1 || toks[open].Value != "[" || toks[open+1].Pos.Offset > prev.Pos.Offset {
+		return ""
+	}
+	// An index follows what it indexes (m.C[, d[, ...][); a list follows
+	// "=", "(" or ",".
+	before := toks[open-1]
+	index := before.Type == tokIdent || before.Type == tokPunct && (before.Value == "]" || before.Value == ")")
+	isItem := func(t lexer.Token) bool { return t.Type == tokIdent || t.Type == tokNumber || t.Type == tokString }
+	switch {
+	case index && tok.Type == tokPunct && tok.Value == ":" && isItem(*prev):
+		return "there are no ranges such as R's 1:3: name each column, as in m.C[Y1, Y2], or one alone for its row, m.C[Y1]"
+	case index && isItem(tok) && isItem(*prev):
+		return "separate the indices with ',', as in m.C[Y1, Y2]"
+	case isItem(tok) && isItem(*prev):
+		return "separate the items of a list with ',', as in [a, b]"
+	}
+	return ""
 }
