@@ -912,3 +912,22 @@ export m to "draws.csv"`)
 		t.Errorf("provenance:\n%s\nwant it to hold %q", b, want)
 	}
 }
+
+// TestHelpIndexShowsAModelWhole: help alone gave the model statement as
+// its first line, "model NAME {", which tells a newcomer nothing of what
+// goes inside (found by the teaching review); it gives the whole skeleton
+// on one line, and every word it offers to help with has help.
+func TestHelpIndexShowsAModelWhole(t *testing.T) {
+	index := helpIndex()
+	if !strings.Contains(index, "\n  model NAME { Y = DATA; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n") {
+		t.Errorf("help alone does not give the model's skeleton:\n%s", index)
+	}
+	for _, m := range regexp.MustCompile(`help (\w+)[),]`).FindAllStringSubmatch(index, -1) {
+		if _, ok := compiler.Doc(m[1]); !ok && m[1] != "WORD" {
+			t.Errorf("help alone offers help %s, which has none", m[1])
+		}
+	}
+	if !strings.Contains(index, "help regress") {
+		t.Errorf("help alone names no parts of a fitted model:\n%s", index)
+	}
+}

@@ -59,11 +59,31 @@ func helpIndex() string {
 	b.WriteString("copulang statements (help WORD for more):\n")
 	for _, kw := range compiler.Keywords() {
 		doc, _ := compiler.Doc(kw)
-		first, _, _ := strings.Cut(doc, "\n")
-		fmt.Fprintf(&b, "  %s\n", first)
+		fmt.Fprintf(&b, "  %s\n", synopsis(doc))
 	}
-	b.WriteString("An expression alone (a name, m.C[1, 2], 2 * pi) shows its value.")
+	b.WriteString("An expression alone (a name, m.C[1, 2], 2 * pi) shows its value.\n")
+	b.WriteString("help also explains distributions (help FactorModel), methods (help hmc), plot kinds (help trace), settings (help seed) and the parts of a fitted model (help partial, help regress).")
 	return b.String()
+}
+
+// synopsis is the first line of a statement's documentation, or its first
+// lines up to a line of "}" joined with "; " when the first opens a brace
+// (model NAME {, whose body a newcomer needs to see), comments dropped.
+func synopsis(doc string) string {
+	lines := strings.Split(doc, "\n")
+	if !strings.HasSuffix(lines[0], "{") {
+		return lines[0]
+	}
+	var body []string
+	for _, l := range lines[1:] {
+		l, _, _ = strings.Cut(l, "#")
+		l = strings.TrimSpace(l)
+		if l == "}" {
+			return lines[0] + " " + strings.Join(body, "; ") + " }"
+		}
+		body = append(body, l)
+	}
+	return lines[0]
 }
 
 // clearOutput clears the cell's output where the output can.
