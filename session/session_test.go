@@ -125,6 +125,12 @@ func TestCellsShareBindings(t *testing.T) {
 			t.Errorf("%s: %d images", cell, out.images())
 		}
 	}
+	// The value of one entry of a simulated fit gives the true value beside
+	// the posterior's (a teacher asked the class to compare them by eye).
+	out = mustRun(t, s, "print m.C[1, 2]\nprint m.partial[1, 2]")
+	if got := out.stdout.String(); strings.Count(got, "; true value ") != 2 {
+		t.Errorf("print m.C[1, 2] and m.partial[1, 2] give no true value: %q", got)
+	}
 	// The trace of a simulated fit marks the truth, as its histogram does
 	// (a lecturer's demonstration that the chains wander around it).
 	for _, cell := range []string{"plot trace m.C[1, 2]", "plot hist m.C[1, 2]"} {

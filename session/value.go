@@ -135,8 +135,13 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	sums := paramSummaries(m, ps, compiler.DefaultProb)
 	if len(ps) == 1 {
 		sm := sums[0]
-		return fmt.Sprintf("%s = %s (posterior mean; sd %s, 90%% interval %s to %s, %s)",
-			ps[0].label, tableNum("%.3f", sm.Mean), tableNum("%.3f", sm.SD), tableNum("%.3f", sm.Q5), tableNum("%.3f", sm.Q95), plural(m.Fit.KeptDraws(), "draw")), nil
+		truth := ""
+		if t := ps[0].truth; !math.IsNaN(t) {
+			// Simulated data: the value to compare with, as the plots mark it.
+			truth = "; true value " + tableNum("%.3f", t)
+		}
+		return fmt.Sprintf("%s = %s (posterior mean; sd %s, 90%% interval %s to %s, %s%s)",
+			ps[0].label, tableNum("%.3f", sm.Mean), tableNum("%.3f", sm.SD), tableNum("%.3f", sm.Q5), tableNum("%.3f", sm.Q95), plural(m.Fit.KeptDraws(), "draw"), truth), nil
 	}
 	width := 0
 	for _, p := range ps {
