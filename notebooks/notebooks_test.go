@@ -185,6 +185,7 @@ var claims = map[string][]string{
 		"z respects the order of y",
 		"Trace plot of \"g.C[Y1, Y2]\": 2 chains × 600 draws, values in ",
 		", truth -0.3118",
+		"C[Y1, Y2] = ", "; true value -0.312)",
 		"R-hat above 1.01: the chains disagree, most on short.C[Y1, Y4]",
 		"R-hat above 1.01: the chains disagree, most on h.C[",
 		"R-hat above 1.01: the chains disagree, most on w.C[",
