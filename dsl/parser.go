@@ -320,6 +320,15 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		// sim = simulate(...), m = fit(m), x = 3: Python's and R's habit
 		// of assigning every result.
 		e.Hint = assignmentHint(prev.Value, next)
+	case tok.Type == tokPunct && tok.Value == "/" && next.Type == tokPunct && (next.Value == "/" || next.Value == "*") &&
+		next.Pos.Offset == tok.Pos.Offset+1,
+		tok.Type == tokPunct && (tok.Value == "/" || tok.Value == "*") && prev != nil && prev.Type == tokPunct && prev.Value == "/" &&
+			tok.Pos.Offset == prev.Pos.Offset+1:
+		// // and /* */, as C, Java and JavaScript write comments.
+		e.Hint = "comments start with #"
+	case tok.Type == tokPunct && tok.Value == "=" && prev != nil && prev.Type == tokIdent && prev.Value == "method":
+		// fit m with method = "hmc"
+		e.Hint = "name the sampler alone after with: fit m with hmc"
 	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
 		e.Hint = "there is no == operator"
 	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n' && s.after != "" && !isKeyword(s.after)) && expected.what != "":
