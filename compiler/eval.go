@@ -127,7 +127,7 @@ func (c *checker) unary(u *dsl.Unary, sc numScope) (float64, bool, bool) {
 		}
 		c.errorf(p.Pos, hint, "expected a number, got the string %q", p.Str.Value)
 	case p.Call != nil:
-		c.errorf(p.Pos, "", "expected a number, got the call %s(...)", p.Call.Func.Name)
+		c.errorf(p.Pos, callHint(p.Call.Func.Name), "expected a number, got the call %s(...)", p.Call.Func.Name)
 	case p.List != nil:
 		c.errorf(p.Pos, "", "expected a number, got a list")
 	case p.Map != nil:
@@ -226,4 +226,16 @@ func describeExpr(e *dsl.Expr) string {
 		}
 	}
 	return e.String()
+}
+
+// callHint says what to write instead of a call where a number is
+// expected, for the calls students bring from R and Python.
+func callHint(name string) string {
+	switch name {
+	case "library", "require", "import", "source":
+		return "copulang needs nothing imported or loaded: its statements are built in (help lists them)"
+	case "c", "list", "seq":
+		return "columns are listed in brackets, as in gss[income, degree], and lists as [a, b]"
+	}
+	return ""
 }

@@ -78,6 +78,10 @@ func (c *checker) fitSettings(s *dsl.FitStmt, verb string) (*Fit, *ModelInfo) {
 		if name == "T" || slices.Contains(Methods(), name) {
 			otherwise = "the method and its arguments come after with, as in fit m with hmc(T = pi/2)"
 		}
+		if name == "method" || name == "sampler" || name == "algorithm" {
+			// fit m, method = hmc: other tools take the sampler as a setting.
+			otherwise = "the method comes after with, before the settings: fit m with hmc, iter = 2000"
+		}
 		if !c.setting("fit", a, settings, seen, otherwise) {
 			ok = false
 			continue

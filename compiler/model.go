@@ -47,7 +47,13 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 						continue
 					}
 				}
-				c.errorf(it.Dist.Pos, "as in C ~ InverseWishart(df = p + 2)", "expected a distribution after ~, got %s", describeExpr(it.Dist))
+				hint := "as in C ~ InverseWishart(df = p + 2)"
+				if isFormulaSide(it.Dist) {
+					// income ~ degree + age: a regression formula, which a
+					// model does not declare; C holds every such regression.
+					hint = formulaHint(it)
+				}
+				c.errorf(it.Dist.Pos, hint, "expected a distribution after ~, got %s", describeExpr(it.Dist))
 				ok = false
 			case fn.Name == "GaussianCopula":
 				if copula != nil {
@@ -80,6 +86,12 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 						latent = strings.TrimSpace(args[0].Value.String())
 					}
 					c.errorf(fn.Pos, "write "+it.Name.Name+" ordinal "+latent, "ordinal is the link between data and latent variables, not a distribution")
+					ok = false
+					continue
+				}
+				if _, bare := it.Dist.AsName(); bare && dsl.Nearest(fn.Name, Distributions()) == "" {
+					// income ~ degree: a regression formula of one predictor.
+					c.errorf(fn.Pos, formulaHint(it), "unknown distribution %s", fn.Name)
 					ok = false
 					continue
 				}
@@ -477,4 +489,25 @@ func (c *checker) loadings(e *dsl.Expr, sc numScope) (inference.LoadingsPrior, b
 	a, good1 := c.positiveArg(bound["alpha"], "alpha", sc, 3, "")
 	b, good2 := c.positiveArg(bound["beta"], "beta", sc, 1, "")
 	return inference.GDPLoadings{Alpha: a, Beta: b}, ok && good1 && good2
+}
+
+// isFormulaSide reports whether e is a sum of names, as the right side of
+// a regression formula (degree + age) is.
+func isFormulaSide(e *dsl.Expr) bool {
+	terms := []*dsl.Term{e.Head}
+	for _, t := range e.Tail {
+		terms = append(terms, t.Term)
+	}
+	for _, t := range terms {
+		if len(t.Tail) > 0 || t.Head.Postfix == nil || len(t.Head.Postfix.Suffixes) > 0 || t.Head.Postfix.Primary.Name == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// formulaHint says where the regression a model item Y ~ X1 + X2 asks for
+// is read.
+func formulaHint(it *dsl.Tilde) string {
+	return "a model declares no regressions: C holds them all, and after fit m, summary m.regress(" + it.Name.Name + " ~ " + it.Dist.String() + ") reads one"
 }

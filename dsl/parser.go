@@ -304,6 +304,10 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 	case tok.Type == tokEOF && len(s.open) > 0:
 		b := s.open[len(s.open)-1]
 		e.Hint = fmt.Sprintf("the %q at %d:%d is never closed", string(b.char), b.pos.Line, b.pos.Column)
+	case tok.Type == tokIdent && atStmtStart && !insideModel(s.tokens, tok.Pos.Offset) && slices.Contains(importWords, tok.Value):
+		// import numpy, library(x): copulang has nothing to import, and
+		// the nearest keyword (export) would mislead.
+		e.Hint = "copulang needs nothing imported or loaded: its statements are built in (help lists them)"
 	case tok.Type == tokIdent && atStmtStart && !insideModel(s.tokens, tok.Pos.Offset):
 		if near := Nearest(tok.Value, statementKeywords); near != "" {
 			e.Hint = "did you mean " + near + "?"
@@ -327,6 +331,15 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		if next.Type == tokPunct && next.Value == "." {
 			e.Hint += "; there is no . for all the other columns"
 		}
+	case tok.Type == tokPunct && tok.Value == "/" && next.Type == tokPunct && (next.Value == "/" || next.Value == "*") &&
+		next.Pos.Offset == tok.Pos.Offset+1,
+		tok.Type == tokPunct && (tok.Value == "/" || tok.Value == "*") && prev != nil && prev.Type == tokPunct && prev.Value == "/" &&
+			tok.Pos.Offset == prev.Pos.Offset+1:
+		// // and /* */, as C, Java and JavaScript write comments.
+		e.Hint = "comments start with #"
+	case tok.Type == tokPunct && tok.Value == "=" && prev != nil && prev.Type == tokIdent && prev.Value == "method":
+		// fit m with method = "hmc"
+		e.Hint = "name the sampler alone after with: fit m with hmc"
 	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
 		e.Hint = "there is no == operator"
 	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n' && s.after != "" && !isKeyword(s.after)) && expected.what != "":
@@ -334,10 +347,95 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		// follows, the example below says more.
 		e.Hint = "a statement ends at the end of its line, unless the line ends with a comma or a ( or [ is still open"
 	}
+	if h := indexHint(s.tokens, tok, prev); h != "" && e.Hint == "" {
+		e.Hint = h
+	}
+	if kw, ok := parenAfterKeyword(s.tokens, tok); ok && e.Hint == "" {
+		// fit(m), print(a, b), plot(trace, m.C[1, 2]): a statement is not
+		// a function call.
+		e.Hint = kw + " is a statement, not a function: it takes no parentheses"
+		if expected.example != "" {
+			e.Hint += "; for example: " + expected.example
+		} else if ex := statementExamples[kw]; ex != "" {
+			e.Hint += "; for example: " + ex
+		}
+	}
 	if e.Hint == "" && expected.example != "" {
 		e.Hint = "for example: " + expected.example
 	}
 	return e
+}
+
+// importWords are the words that import or load a library in the languages
+// students come from.
+var importWords = []string{"import", "library", "require", "using", "source", "from", "include"}
+
+// statementExamples is an example of each statement whose parenthesised
+// misuse the grammar cannot name an example for.
+var statementExamples = map[string]string{
+	"print":   `print "C12 =", m.C[1, 2]`,
+	"show":    "show gss",
+	"summary": "summary m.C",
+	"plot":    "plot trace m.C[1, 2]",
+	"check":   "check m",
+	"compare": "compare m1, m2",
+	"fit":     "fit m, iter = 2000",
+	"explain": "explain m",
+	"extend":  "extend m, iter = 1000",
+	"impute":  "impute m",
+	"export":  `export m to "draws.csv"`,
+}
+
+// startsStatement reports whether tok is the first token of a top-level
+// statement.
+func startsStatement(toks []lexer.Token, tok *lexer.Token) bool {
+	before := previousToken(toks, tok.Pos.Offset)
+	return before == nil || before.Type == tokSep
+}
+
+// assignmentHint says how copulang names what an assignment NAME = ...
+// would: data and models have their keywords, a fit is kept in its model,
+// and there are no variables.
+func assignmentHint(name string, value lexer.Token) string {
+	switch {
+	case value.Type == tokIdent && (value.Value == "load" || value.Value == "simulate"):
+		return "data is named with the data keyword: data " + name + " = " + value.Value + "(...)"
+	case value.Type == tokIdent && (value.Value == "fit" || value.Value == "extend"):
+		return "a fit is kept in the model it fits: write " + value.Value + " MODEL (as in fit m, iter = 2000), then summary m.C"
+	case value.Type == tokIdent && value.Value == "model":
+		return "a model is named after its keyword: model " + name + " { ... }"
+	}
+	return "copulang has no variables: data NAME = load(...) or simulate(...) names data, model NAME { ... } a model, and a number is written where it is used"
+}
+
+// parenAfterKeyword reports the statement keyword that tok, a "(", follows
+// at once (fit(m)), or that the "(" around tok, a ",", follows (print(a, b)).
+func parenAfterKeyword(toks []lexer.Token, tok lexer.Token) (string, bool) {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 {
+		return "", false
+	}
+	if tok.Type != tokPunct || (tok.Value != "(" && tok.Value != ",") {
+		return "", false
+	}
+	open := i // the "(" itself when tok is one
+	if tok.Value == "," {
+		open = openBracket(toks, i)
+		if open < 0 || toks[open].Value != "(" {
+			return "", false
+		}
+	}
+	if open == 0 {
+		return "", false
+	}
+	kw := toks[open-1]
+	if kw.Type != tokIdent || !isKeyword(kw.Value) || kw.Pos.Offset+len(kw.Value) != toks[open].Pos.Offset {
+		return "", false
+	}
+	if before := previousToken(toks, kw.Pos.Offset); before != nil && before.Type != tokSep {
+		return "", false
+	}
+	return kw.Value, true
 }
 
 // continuedByComma reports the comma that ends the line before tok's when
@@ -507,8 +605,9 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 	inBrackets := nested && (opener.Value == "[" || opener.Value == "(")
 	switch {
 	case tok.Type == tokIdent && prev != nil && prev.Type == tokIdent && inBrackets && tok.Pos.Line == prev.Pos.Line:
-		// gss[Income level]: a header with a space.
-		return fmt.Sprintf("a name with spaces is written as a string: \"%s %s\"", prev.Value, tok.Value)
+		// gss[Income level], a header with a space, or m.C[Y1 Y2], two
+		// indices without their comma.
+		return fmt.Sprintf("separate two items with ',', as in [%s, %s]; a name with spaces is written as a string: \"%s %s\"", prev.Value, tok.Value, prev.Value, tok.Value)
 	case is(tok, ":") && nested && opener.Value == "[":
 		// R's gss[income:age], Python's m.C[1:3].
 		return "there are no ranges: list the columns, as in gss[income, degree, age]"
@@ -548,7 +647,9 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 		// help(fit), fit(m, iter = 10), explain(m): R and Python call them.
 		return prev.Value + " is a statement, not a function: write it without parentheses, as in " + statementExample(prev.Value)
 	case is(tok, "=") && prev != nil && prev.Type == tokIdent && !isKeyword(prev.Value) && startsStmt(before) && !inModel:
-		return "there are no variables: a name is bound by data NAME = load(...) or simulate(...), or by model NAME { ... }"
+		// sim = simulate(...), m = fit(m), x = 3: Python's and R's habit
+		// of assigning every result.
+		return assignmentHint(prev.Value, next)
 	case is(tok, ":") && next.Type == tokPunct && next.Value == "=":
 		return "a name or setting is given a value with =, as in data gss = load(\"gss.csv\") or fit m, iter = 1000"
 	case is(tok, "~") && prevIs("="):
@@ -682,4 +783,52 @@ func braceOnNextLine(errs ErrorList, toks []lexer.Token) bool {
 	}
 	last := errs[len(errs)-1]
 	return strings.HasPrefix(last.Hint, braceHintPrefix) && toks[0].Pos.Line == last.Pos.Line+1
+}
+// openBracket returns the index of the innermost bracket still open at
+// toks[i], within its statement, or -1.
+func openBracket(toks []lexer.Token, i int) int {
+	depth := 0
+	for j := i - 1; j >= 0 && toks[j].Type != tokSep; j-- {
+		if toks[j].Type != tokPunct {
+			continue
+		}
+		switch toks[j].Value {
+		case ")", "]", "}":
+			depth++
+		case "(", "[", "{":
+			if depth == 0 {
+				return j
+			}
+			depth--
+		}
+	}
+	return -1
+}
+
+// indexHint says how to write the indices of m.C[...] or the items of a
+// list when tok, in them, is a second item without a comma (m.C[Y1 Y2],
+// [id name]) or R's range operator (m.C[1:3]); "" otherwise.
+func indexHint(toks []lexer.Token, tok lexer.Token, prev *lexer.Token) string {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 || prev == nil {
+		return ""
+	}
+	open := openBracket(toks, i)
+	if open < 1 || toks[open].Value != "[" || toks[open+1].Pos.Offset > prev.Pos.Offset {
+		return ""
+	}
+	// An index follows what it indexes (m.C[, d[, ...][); a list follows
+	// "=", "(" or ",".
+	before := toks[open-1]
+	index := before.Type == tokIdent || before.Type == tokPunct && (before.Value == "]" || before.Value == ")")
+	isItem := func(t lexer.Token) bool { return t.Type == tokIdent || t.Type == tokNumber || t.Type == tokString }
+	switch {
+	case index && tok.Type == tokPunct && tok.Value == ":" && isItem(*prev):
+		return "there are no ranges such as R's 1:3: name each column, as in m.C[Y1, Y2], or one alone for its row, m.C[Y1]"
+	case index && isItem(tok) && isItem(*prev):
+		return "separate the indices with ',', as in m.C[Y1, Y2]"
+	case isItem(tok) && isItem(*prev):
+		return "separate the items of a list with ',', as in [a, b]"
+	}
+	return ""
 }

@@ -27,14 +27,15 @@ import (
 // the text description. Chains longer than 2000 draws are drawn as the
 // minimum and maximum of buckets, which keeps their envelope.
 func Trace(title string, chains [][]float64, warmup int) (*Figure, error) {
-	return TraceThinned(title, chains, warmup, 1)
+	return TraceThinned(title, chains, warmup, 1, math.NaN())
 }
 
 // TraceThinned is Trace for draws kept every thin-th iteration: draw i
 // (from 1) is drawn at iteration i·thin, and warmup counts draws. Against
 // the draw's number, a fit of 1000 iterations thinned by 5 read as 200
-// iterations.
-func TraceThinned(title string, chains [][]float64, warmup, thin int) (*Figure, error) {
+// iterations. A horizontal dashed line marks truth, the value the draws
+// were simulated from, unless it is NaN.
+func TraceThinned(title string, chains [][]float64, warmup, thin int, truth float64) (*Figure, error) {
 	n, err := checkChains("trace plot", chains)
 	if err != nil {
 		return nil, err
@@ -63,6 +64,10 @@ func TraceThinned(title string, chains [][]float64, warmup, thin int) (*Figure, 
 	if finite > 0 {
 		fmt.Fprintf(&desc, ", values in [%s, %s]", num(lo), num(hi))
 	}
+	showTruth := drawable(truth)
+	if showTruth {
+		fmt.Fprintf(&desc, ", truth %s", num(truth))
+	}
 	desc.WriteString(nonFiniteNote(nonFinite))
 
 	return render(defaultWidth, defaultHeight, desc.String(), func(dc draw.Canvas) {
@@ -78,9 +83,15 @@ func TraceThinned(title string, chains [][]float64, warmup, thin int) (*Figure, 
 				p.Legend.Add(fmt.Sprintf("chain %d", m+1), th)
 			}
 		}
+		if showTruth {
+			// Over the chains, which would hide it.
+			h := hLine{Y: truth, Style: dashed(color.Black, 1.5)}
+			p.Add(h)
+			p.Legend.Add("truth "+num(truth), h)
+		}
 		p.X.Min = math.Min(p.X.Min, 0.5)
 		p.X.Max = math.Max(p.X.Max, float64(n*thin)+0.5)
-		drawLegendRight(p, dc, warmup > 0 || len(chains) > 1)
+		drawLegendRight(p, dc, warmup > 0 || len(chains) > 1 || showTruth)
 	})
 }
 

@@ -95,7 +95,10 @@ type notebook struct {
 		} `json:"kernelspec"`
 	} `json:"metadata"`
 	Cells []struct {
-		CellType       string            `json:"cell_type"`
+		CellType string `json:"cell_type"`
+		Metadata struct {
+			Tags []string `json:"tags"`
+		} `json:"metadata"`
 		Source         json.RawMessage   `json:"source"`
 		ExecutionCount *int              `json:"execution_count"`
 		Outputs        []json.RawMessage `json:"outputs"`
@@ -107,6 +110,7 @@ type output struct {
 	Name       string         `json:"name"`
 	Ename      string         `json:"ename"`
 	Evalue     string         `json:"evalue"`
+	Traceback  []string       `json:"traceback"`
 	Data       map[string]any `json:"data"`
 	Text       any            `json:"text"`
 }
@@ -169,6 +173,32 @@ var claims = map[string][]string{
 		// and its fit with ess = 1000 runs rounds until it is met.
 		"ess: least ESS of C 58 of the 1000 asked",
 		"until the least ESS of C reached 1000 (2 extensions)",
+	},
+	// Notebook 06 (teaching): the recoded file's levels are its labels, the
+	// latent plot respects the order, the trace marks the truth, the
+	// too-short fit warns on the entry whose rank plot follows, the
+	// three-factor fit names the communality that mixes slowly, the check
+	// passes, the recoded imputations are on the log scale, and each
+	// mistake's message says how to write it.
+	"06-teaching-a-class.ipynb": {
+		"degree     high school    521     52.2",
+		"z respects the order of y",
+		"Trace plot of \"g.C[Y1, Y2]\": 2 chains × 600 draws, values in ",
+		", truth -0.3118",
+		"C[Y1, Y2] = ", "; true value -0.312)",
+		"R-hat above 1.01: the chains disagree, most on short.C[Y1, Y4]",
+		"R-hat above 1.01: the chains disagree, most on h.C[",
+		"R-hat above 1.01: the chains disagree, most on w.C[",
+		"R-hat above 1.01 on the aligned loadings only (C's entries are within the limits)",
+		"Y1's communality, which the alignment does not change, mixes slowly too",
+		"check f: no evidence that the model misses the observed dependence",
+		"1     income  3.7136   0.160",
+		"1     income    40   0.160",
+		"hint: fit is a statement, not a function: it takes no parentheses",
+		"hint: data is named with the data keyword: data sim2 = simulate(...)",
+		"hint: write print g.C[1, 2]",
+		"hint: write Y ordinal Z",
+		"hint: indices count from 1",
 	},
 	// Notebook 05's second compare refits only the model it adds.
 	"05-model-checking.ipynb": {
@@ -262,24 +292,40 @@ func TestNotebooksExecute(t *testing.T) {
 				if c.ExecutionCount == nil {
 					t.Errorf("cell %d was not executed", i+1)
 				}
+				// A cell tagged raises-exception shows a mistake and its
+				// message (nbconvert runs on past it): it must fail, and
+				// with a hint.
+				mistake := slices.Contains(c.Metadata.Tags, "raises-exception")
+				failed := false
 				for _, raw := range c.Outputs {
 					var o output
 					if err := json.Unmarshal(raw, &o); err != nil {
 						t.Fatal(err)
 					}
 					switch {
+					case o.OutputType == "error" && mistake:
+						failed = true
+						if !slices.ContainsFunc(o.Traceback, func(l string) bool { return strings.HasPrefix(l, "hint: ") }) {
+							t.Errorf("cell %d shows a mistake whose error has no hint: %q", i+1, o.Traceback)
+						}
 					case o.OutputType == "error":
 						t.Errorf("cell %d: %s: %s", i+1, o.Ename, o.Evalue)
 					case o.OutputType == "stream" && o.Name == "stderr":
 						t.Logf("cell %d stderr: %v", i+1, o.Text)
 					}
 					text.WriteString(outputText(o) + "\n")
+					if o.OutputType == "error" {
+						text.WriteString(strings.Join(o.Traceback, "\n") + "\n")
+					}
 					if _, ok := o.Data["image/png"]; ok {
 						images++
 						if !strings.HasPrefix(joinLines(o.Data["text/html"]), `<img src="data:image/svg+xml;base64,`) {
 							t.Errorf("cell %d: a PNG plot without its SVG alternative", i+1)
 						}
 					}
+				}
+				if mistake && !failed {
+					t.Errorf("cell %d is tagged raises-exception but raised nothing", i+1)
 				}
 			}
 			if images == 0 {

@@ -465,6 +465,12 @@ func TestLoadMissingFile(t *testing.T) {
 	for path, want := range map[string]string{
 		"data/nothere.csv":   "data/nothere.csv: cannot load data: no file data/nothere.csv (looked in " + dir + ")",
 		dir + "/nothere.csv": dir + "/nothere.csv: cannot load data: no file " + dir + "/nothere.csv",
+		// A typo of a file that is there, and a file kept in a directory
+		// beside the one looked in, are suggested (found by the teaching
+		// review: a student's load("gss.csv") of the notebooks' data/gss.csv).
+		"survy.csv":             "survy.csv: cannot load data: no file survy.csv (looked in " + dir + "); did you mean survey.csv?",
+		"../testdata/survy.csv": "../testdata/survy.csv: cannot load data: no file ../testdata/survy.csv (looked in " + dir + "); did you mean ../testdata/survey.csv?",
+		"gss_hoff2007.csv":      "gss_hoff2007.csv: cannot load data: no file gss_hoff2007.csv (looked in " + dir + ")",
 	} {
 		err := s.load(context.Background(), &compiler.LoadData{Name: "d", Path: path}, &recorder{})
 		if err == nil || err.Error() != want {
@@ -741,5 +747,24 @@ func TestLoadMissingFileHabits(t *testing.T) {
 		if err == nil || !strings.HasSuffix(err.Error(), want) {
 			t.Errorf("load(%q): %v, want one ending %q", path, err, want)
 		}
+	}
+}
+
+// TestLoadMissingFileInDataDir: a load of a file kept in a directory beside
+// the one looked in (the shipped notebooks keep theirs in data/) suggests
+// that path.
+func TestLoadMissingFileInDataDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data", "gss.csv"), []byte("a,b\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	err := s.load(context.Background(), &compiler.LoadData{Name: "d", Path: "gss.csv"}, &recorder{})
+	want := "gss.csv: cannot load data: no file gss.csv (looked in " + dir + "); did you mean data/gss.csv?"
+	if err == nil || err.Error() != want {
+		t.Errorf("load: %v, want %s", err, want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/dsl"
 )
 
 // This file holds what the session does with files before a cell runs:
@@ -152,7 +153,39 @@ func (s *Session) noFile(path string) string {
 			}
 		}
 	}
-	return msg
+	return msg + nearFile(full, path)
+}
+
+// nearFile suggests the file a path that is not there may have meant: one
+// of a near name in the same directory (gss_hof2007.csv for
+// gss_hoff2007.csv), or one of that name in a directory next to it (the
+// shipped notebooks keep their data in data/). written is the path as the
+// statement wrote it, which the suggestion follows.
+func nearFile(full, written string) string {
+	dir, base := filepath.Split(full)
+	entries, err := os.ReadDir(filepath.Clean(dir))
+	if err != nil {
+		return ""
+	}
+	var files []string
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			files = append(files, e.Name())
+		}
+	}
+	prefix := strings.TrimSuffix(written, filepath.Base(written))
+	if near := dsl.Nearest(base, files); near != "" {
+		return "; did you mean " + prefix + near + "?"
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if info, err := os.Stat(filepath.Join(dir, e.Name(), base)); err == nil && info.Mode().IsRegular() {
+			return "; did you mean " + prefix + e.Name() + "/" + base + "?"
+		}
+	}
+	return ""
 }
 
 // openData opens the data file at path, whose information is info. A

@@ -125,6 +125,20 @@ func TestCellsShareBindings(t *testing.T) {
 			t.Errorf("%s: %d images", cell, out.images())
 		}
 	}
+	// The value of one entry of a simulated fit gives the true value beside
+	// the posterior's (a teacher asked the class to compare them by eye).
+	out = mustRun(t, s, "print m.C[1, 2]\nprint m.partial[1, 2]")
+	if got := out.stdout.String(); strings.Count(got, "; true value ") != 2 {
+		t.Errorf("print m.C[1, 2] and m.partial[1, 2] give no true value: %q", got)
+	}
+	// The trace of a simulated fit marks the truth, as its histogram does
+	// (a lecturer's demonstration that the chains wander around it).
+	for _, cell := range []string{"plot trace m.C[1, 2]", "plot hist m.C[1, 2]"} {
+		out := mustRun(t, s, cell)
+		if plain, _ := out.displays[0]["text/plain"].(string); !strings.Contains(plain, ", truth ") {
+			t.Errorf("%s: %q names no truth", cell, plain)
+		}
+	}
 	out = mustRun(t, s, "impute m")
 	if len(out.displays) != 1 || !strings.Contains(out.text(), "imputed missing cells") {
 		t.Errorf("impute showed %q", out.text())
@@ -1030,5 +1044,24 @@ export m to "draws.csv"`)
 	}
 	if want := "data_source,d.csv\ndata_options,\"na = [\"\"-99\"\"], drop = [id]\"\ndata_sha256,"; !strings.Contains(string(b), want) {
 		t.Errorf("provenance:\n%s\nwant it to hold %q", b, want)
+	}
+}
+
+// TestHelpIndexShowsAModelWhole: help alone gave the model statement as
+// its first line, "model NAME {", which tells a newcomer nothing of what
+// goes inside (found by the teaching review); it gives the whole skeleton
+// on one line, and every word it offers to help with has help.
+func TestHelpIndexShowsAModelWhole(t *testing.T) {
+	index := helpIndex()
+	if !strings.Contains(index, "\n  model NAME { Y = DATA; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n") {
+		t.Errorf("help alone does not give the model's skeleton:\n%s", index)
+	}
+	for _, m := range regexp.MustCompile(`help (\w+)[),]`).FindAllStringSubmatch(index, -1) {
+		if _, ok := compiler.Doc(m[1]); !ok && m[1] != "WORD" {
+			t.Errorf("help alone offers help %s, which has none", m[1])
+		}
+	}
+	if !strings.Contains(index, "help regress") {
+		t.Errorf("help alone names no parts of a fitted model:\n%s", index)
 	}
 }

@@ -199,7 +199,7 @@ func TestOneDrawSaysSo(t *testing.T) {
 		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
 		"fit m with gibbs, iter = 1, warmup = 0, chains = 1, seed = 1\nshow m\nm\nm.C[1, 2]\nsummary m.C")
 	text := out.text() + out.stderr.String()
-	for _, want := range []string{"1 chain × 1 iteration (0 warm-up)", "0 warm-up + 1 iteration, thin 1", "1 chain × 1 draw\n", "(posterior mean; sd NA, 90% interval ", ", 1 draw)",
+	for _, want := range []string{"1 chain × 1 iteration (0 warm-up)", "0 warm-up + 1 iteration, thin 1", "1 chain × 1 draw\n", "(posterior mean; sd NA, 90% interval ", ", 1 draw; true value ",
 		"posterior of m.C: 1 draw in 1 chain", "ESS not computable on m.C[Y1, Y2] and 2 other entries (too few draws", "runs every chain 1 more iteration from"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)

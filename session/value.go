@@ -59,11 +59,31 @@ func helpIndex() string {
 	b.WriteString("copulang statements (help WORD for more):\n")
 	for _, kw := range compiler.Keywords() {
 		doc, _ := compiler.Doc(kw)
-		first, _, _ := strings.Cut(doc, "\n")
-		fmt.Fprintf(&b, "  %s\n", first)
+		fmt.Fprintf(&b, "  %s\n", synopsis(doc))
 	}
-	b.WriteString("An expression alone (a name, m.C[1, 2], 2 * pi) shows its value.")
+	b.WriteString("An expression alone (a name, m.C[1, 2], 2 * pi) shows its value.\n")
+	b.WriteString("help also explains distributions (help FactorModel), methods (help hmc), plot kinds (help trace), settings (help seed) and the parts of a fitted model (help partial, help regress).")
 	return b.String()
+}
+
+// synopsis is the first line of a statement's documentation, or its first
+// lines up to a line of "}" joined with "; " when the first opens a brace
+// (model NAME {, whose body a newcomer needs to see), comments dropped.
+func synopsis(doc string) string {
+	lines := strings.Split(doc, "\n")
+	if !strings.HasSuffix(lines[0], "{") {
+		return lines[0]
+	}
+	var body []string
+	for _, l := range lines[1:] {
+		l, _, _ = strings.Cut(l, "#")
+		l = strings.TrimSpace(l)
+		if l == "}" {
+			return lines[0] + " " + strings.Join(body, "; ") + " }"
+		}
+		body = append(body, l)
+	}
+	return lines[0]
 }
 
 // clearOutput clears the cell's output where the output can.
@@ -115,8 +135,13 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	sums := paramSummaries(m, ps, compiler.DefaultProb)
 	if len(ps) == 1 {
 		sm := sums[0]
-		return fmt.Sprintf("%s = %s (posterior mean; sd %s, 90%% interval %s to %s, %s)",
-			ps[0].label, tableNum("%.3f", sm.Mean), tableNum("%.3f", sm.SD), tableNum("%.3f", sm.Q5), tableNum("%.3f", sm.Q95), plural(m.Fit.KeptDraws(), "draw")), nil
+		truth := ""
+		if t := ps[0].truth; !math.IsNaN(t) {
+			// Simulated data: the value to compare with, as the plots mark it.
+			truth = "; true value " + tableNum("%.3f", t)
+		}
+		return fmt.Sprintf("%s = %s (posterior mean; sd %s, 90%% interval %s to %s, %s%s)",
+			ps[0].label, tableNum("%.3f", sm.Mean), tableNum("%.3f", sm.SD), tableNum("%.3f", sm.Q5), tableNum("%.3f", sm.Q95), plural(m.Fit.KeptDraws(), "draw"), truth), nil
 	}
 	width := 0
 	for _, p := range ps {

@@ -210,7 +210,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		p := ps[0]
 		switch x.Kind {
 		case "trace":
-			f, err = figure.TraceThinned(p.figureTitle(ref.Name), p.draws, 0, max(m.Fit.Thin, 1))
+			f, err = figure.TraceThinned(p.figureTitle(ref.Name), p.draws, 0, max(m.Fit.Thin, 1), p.truth)
 		case "hist":
 			f, err = figure.Histogram(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
