@@ -114,18 +114,20 @@ func imputedOf(all []inference.ImputedLevels, cols []int) (cells []inference.Imp
 	return cells, at
 }
 
-// perColumn counts the missing cells of each column: "income: 12, age: 3".
+// perColumn counts the missing cells of each column, in the model's order
+// of the columns: "income: 12, age: 3".
 func perColumn(m *Model, cells []inference.ImputedLevels) string {
 	names := columnTexts(m.Names())
-	count := map[string]int{}
+	count := make([]int, len(names))
 	for _, c := range cells {
-		count[names[c.Col]]++
+		count[c.Col]++
 	}
-	parts := make([]string, 0, len(count))
-	for c, n := range count {
-		parts = append(parts, fmt.Sprintf("%s: %d", c, n))
+	var parts []string
+	for j, n := range count {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", names[j], n))
+		}
 	}
-	sort.Strings(parts)
 	return fmt.Sprintf("%d in all; %s", len(cells), strings.Join(parts, ", "))
 }
 
