@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -185,19 +184,18 @@ func continuousColumns(m *Model, cells []inference.ImputedLevels) map[int]bool {
 }
 
 // modeNote says which columns' modes the table leaves out (continuous, as
-// continuousColumns gives them) and why ("" when none).
+// continuousColumns gives them), in the model's order, and why ("" when
+// none).
 func modeNote(m *Model, continuous map[int]bool) string {
-	names := columnTexts(m.Names())
 	var cols []string
-	for j, cont := range continuous {
-		if cont {
-			cols = append(cols, names[j])
+	for j, name := range columnTexts(m.Names()) { // in the model's order
+		if continuous[j] {
+			cols = append(cols, name)
 		}
 	}
 	if len(cols) == 0 {
 		return ""
 	}
-	sort.Strings(cols)
 	return fmt.Sprintf("; mode and p_mode are NA for %s, most of whose values occur once: the most probable value of a continuous column is often its largest or smallest, which stand for unbounded intervals of the latent scale, so read q50 and mean",
 		strings.Join(cols, ", "))
 }
