@@ -3,6 +3,7 @@ package inference
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"gonum.org/v1/gonum/floats"
 	"math"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/copulang/copulang/hough"
@@ -94,7 +97,7 @@ func TestReplicatedRankCorrelation(t *testing.T) {
 		if !w.rep.draw(replicaRNG(9, s), c) {
 			t.Fatal("draw failed")
 		}
-		st, _ := w.statistics(w.rep.codes)
+		st, _, _ := w.statistics(context.Background(), w.rep.codes)
 		for k, v := range st {
 			sums[k] += v / reps
 		}
@@ -748,5 +751,49 @@ func TestCheckRefusesTooFewDraws(t *testing.T) {
 	}
 	if zeros == len(ck.Pairs) || ck.PPP == 1 && ck.ClassicalDiscrepancy == 0 {
 		t.Errorf("from %d draws: ppp 0 for all %d pairs, classical omnibus D = %v, ppp %v", ck.Draws, zeros, ck.ClassicalDiscrepancy, ck.PPP)
+	}
+}
+
+// countdownCtx is a context that reports itself cancelled from the left-th
+// call of its Err on: a cancellation at a point of the work fixed by the
+// number of times the work has polled it, not by a clock.
+type countdownCtx struct {
+	context.Context
+	mu   sync.Mutex
+	left int
+}
+
+func (c *countdownCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.left--; c.left <= 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCheckStopsWithinADataSet: a check polls its context between the pairs
+// of a data set, not only between data sets, so an interrupt during the
+// statistics of one data set (seconds at 50,000 rows with continuous
+// columns: 3.3 s after a Ctrl-C for Kendall's τ_b, found by the big-data
+// review) stops it there. Here the context is cancelled at the third pair of
+// the observed data, so no replication may be done.
+func TestCheckStopsWithinADataSet(t *testing.T) {
+	sim, err := Simulate(SimSpec{P: 8, K: 2, N: 300, Levels: 4, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Spec{Columns: sim.Columns, Model: FactorModel{K: 2}, Method: PX, Iter: 40, Warmup: 20, Chains: 1, Seed: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replicated atomic.Int64
+	ctx := &countdownCtx{Context: context.Background(), left: 3}
+	_, err = res.Check(ctx, CheckOptions{Draws: 20, Reps: 20, Progress: func(int, int) { replicated.Add(1) }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("check cancelled during the observed data's statistics: error %v, want context.Canceled", err)
+	}
+	if n := replicated.Load(); n != 0 {
+		t.Errorf("%d data sets replicated after the check was cancelled during the observed data's statistics, want 0", n)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -122,18 +121,20 @@ func imputedOf(all []inference.ImputedLevels, cols []int) (cells []inference.Imp
 	return cells, at
 }
 
-// perColumn counts the missing cells of each column: "income: 12, age: 3".
+// perColumn counts the missing cells of each column, in the model's order
+// of the columns: "income: 12, age: 3".
 func perColumn(m *Model, cells []inference.ImputedLevels) string {
 	names := columnTexts(m.Names())
-	count := map[string]int{}
+	count := make([]int, len(names))
 	for _, c := range cells {
-		count[names[c.Col]]++
+		count[c.Col]++
 	}
-	parts := make([]string, 0, len(count))
-	for c, n := range count {
-		parts = append(parts, fmt.Sprintf("%s: %d", c, n))
+	var parts []string
+	for j, n := range count {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", names[j], n))
+		}
 	}
-	sort.Strings(parts)
 	return fmt.Sprintf("%d in all; %s", len(cells), strings.Join(parts, ", "))
 }
 
@@ -191,19 +192,18 @@ func continuousColumns(m *Model, cells []inference.ImputedLevels) map[int]bool {
 }
 
 // modeNote says which columns' modes the table leaves out (continuous, as
-// continuousColumns gives them) and why ("" when none).
+// continuousColumns gives them), in the model's order, and why ("" when
+// none).
 func modeNote(m *Model, continuous map[int]bool) string {
-	names := columnTexts(m.Names())
 	var cols []string
-	for j, cont := range continuous {
-		if cont {
-			cols = append(cols, names[j])
+	for j, name := range columnTexts(m.Names()) { // in the model's order
+		if continuous[j] {
+			cols = append(cols, name)
 		}
 	}
 	if len(cols) == 0 {
 		return ""
 	}
-	sort.Strings(cols)
 	return fmt.Sprintf("; mode and p_mode are NA for %s, most of whose values occur once: the most probable value of a continuous column is often its largest or smallest, which stand for unbounded intervals of the latent scale, so read q50 and mean",
 		strings.Join(cols, ", "))
 }

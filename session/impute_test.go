@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -325,5 +326,38 @@ func TestImputeCaptionOfOneDraw(t *testing.T) {
 	out := mustRun(t, s, fitFileSetup+"fit m with gibbs, iter = 1, warmup = 1, chains = 1, seed = 1\nimpute m")
 	if text := out.text(); !strings.Contains(text, "each from 1 draw") || strings.Contains(text, "1 draws") {
 		t.Errorf("impute after a fit of one draw:\n%s", text)
+	}
+}
+
+// TestImputeCaptionCountsColumnsInModelOrder: the caption's count of each
+// column's missing cells, and its list of the continuous columns whose mode
+// is NA, follow the model's columns, Y1, Y2, …, Y12; they were sorted as
+// text, Y10, Y11, Y12, Y1, Y2, … (found by the big-data review, where 40
+// columns were listed so).
+func TestImputeCaptionCountsColumnsInModelOrder(t *testing.T) {
+	want := []string{"Y1", "Y2", "Y3", "Y4", "Y5", "Y6", "Y7", "Y8", "Y9", "Y10", "Y11", "Y12"}
+	for _, tc := range []struct {
+		levels int
+		list   *regexp.Regexp // the list of columns; a column is a name before ':' or ','
+	}{
+		{3, regexp.MustCompile(`in all; ((?:Y\d+: \d+, )*Y\d+: \d+)`)},
+		{100, regexp.MustCompile(`mode and p_mode are NA for ((?:Y\d+, )*Y\d+)`)},
+	} {
+		s := newTestSession(t)
+		out := mustRun(t, s, fmt.Sprintf(`data d = simulate(FactorCopula(p = 12, k = 1), n = 100, levels = %d, seed = 2, missing = 0.1)
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }
+fit m, iter = 20, warmup = 10, chains = 1
+impute m`, tc.levels))
+		m := tc.list.FindStringSubmatch(out.text())
+		if m == nil {
+			t.Fatalf("levels = %d: no list of columns in the caption:\n%s", tc.levels, out.text())
+		}
+		var order []string
+		for _, part := range strings.Split(m[1], ", ") {
+			order = append(order, strings.SplitN(part, ":", 2)[0])
+		}
+		if !slices.Equal(order, want) {
+			t.Errorf("levels = %d: columns listed in the order %v, want %v", tc.levels, order, want)
+		}
 	}
 }
