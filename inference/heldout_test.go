@@ -287,22 +287,15 @@ func TestCompareChoosesTrueFactors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var scores [][]float64
+		var specs []Spec
 		for _, k := range []int{1, 2, 3, 0} {
 			sp := Spec{Columns: sim.Columns, Model: FactorModel{K: k}, Method: PX, Iter: 500, Warmup: 300, Chains: 2, Seed: seed}
 			if k == 0 {
 				sp.Model, sp.Method = FullCorrelation{}, Gibbs
 			}
-			lp, err := CrossValidate(context.Background(), sp, folds, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			scores = append(scores, lp)
+			specs = append(specs, sp)
 		}
-		sums, best, err := CompareScores(scores)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sums, best := compareSpecs(t, specs, folds)
 		if best == 1 {
 			wins++
 		}
@@ -451,20 +444,13 @@ func TestCompareStandardErrorWhenModelsAreEqual(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var scores [][]float64
+				var specs []Spec
 				for _, spec := range []func(uint64) Spec{tc.a, tc.b} {
 					sp := spec(set)
 					sp.Columns, sp.Iter, sp.Warmup, sp.Chains = sim.Columns, 80, 40, 4
-					lp, err := CrossValidate(context.Background(), sp, folds, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					scores = append(scores, lp)
+					specs = append(specs, sp)
 				}
-				sums, best, err := CompareScores(scores)
-				if err != nil {
-					t.Fatal(err)
-				}
+				sums, best := compareSpecs(t, specs, folds)
 				other := sums[1-best]
 				if -other.Diff > 2*other.SEDiff {
 					beyond++
@@ -476,4 +462,23 @@ func TestCompareStandardErrorWhenModelsAreEqual(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compareSpecs cross-validates each of specs on folds and compares their
+// scores, as compare does.
+func compareSpecs(t *testing.T, specs []Spec, folds [][]HeldOutCell) ([]ScoreSummary, int) {
+	t.Helper()
+	var scores [][]float64
+	for _, sp := range specs {
+		lp, err := CrossValidate(context.Background(), sp, folds, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scores = append(scores, lp)
+	}
+	sums, best, err := CompareScores(scores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sums, best
 }

@@ -88,6 +88,21 @@ func TestRankCorrelationsAgainstR(t *testing.T) {
 
 // randomCodes returns a level-coded column with the given number of levels
 // and a share of missing cells, and the same column as values.
+// correlatedCodes returns two columns of n rows with lx and ly levels
+// (randomCodes, a tenth missing), y made to follow x in about half the
+// rows so that the statistics are not all near 0.
+func correlatedCodes(rng *rand.Rand, n, lx, ly int) (cx []int32, x []float64, cy []int32, y []float64) {
+	cx, x = randomCodes(rng, n, lx, 0.1)
+	cy, y = randomCodes(rng, n, ly, 0.1)
+	for i := range y {
+		if cx[i] >= 0 && cy[i] >= 0 && rng.IntN(2) == 0 {
+			cy[i] = int32(int(cx[i]) * ly / lx)
+			y[i] = float64(cy[i])
+		}
+	}
+	return cx, x, cy, y
+}
+
 func randomCodes(rng *rand.Rand, n, levels int, missing float64) ([]int32, []float64) {
 	codes := make([]int32, n)
 	vals := make([]float64, n)
@@ -113,15 +128,7 @@ func TestRankCorrelationRoutesAgree(t *testing.T) {
 		if trial%5 == 0 {
 			lx = n // mostly distinct values: the sorting route
 		}
-		cx, x := randomCodes(rng, n, lx, 0.1)
-		cy, y := randomCodes(rng, n, ly, 0.1)
-		// Correlate y with x a little so that the statistics are not all near 0.
-		for i := range y {
-			if cx[i] >= 0 && cy[i] >= 0 && rng.IntN(2) == 0 {
-				cy[i] = int32(int(cx[i]) * ly / lx)
-				y[i] = float64(cy[i])
-			}
-		}
+		cx, x, cy, y := correlatedCodes(rng, n, lx, ly)
 		for _, stat := range RankStats() {
 			brute := bruteSpearman(x, y)
 			if stat == Kendall {
@@ -158,14 +165,7 @@ func TestPairStatsManyLevelsIsRankCorrelation(t *testing.T) {
 		n := 100 + rng.IntN(2000)
 		lx := n/2 + rng.IntN(n) // many levels, some of them tied or unused
 		ly := []int{2, 5, 10, n}[trial%4]
-		cx, x := randomCodes(rng, n, lx, 0.1)
-		cy, y := randomCodes(rng, n, ly, 0.1)
-		for i := range y {
-			if cx[i] >= 0 && cy[i] >= 0 && rng.IntN(2) == 0 {
-				cy[i] = int32(int(cx[i]) * ly / lx)
-				y[i] = float64(cy[i])
-			}
-		}
+		cx, x, cy, y := correlatedCodes(rng, n, lx, ly)
 		for _, stat := range RankStats() {
 			ps := &pairStats{stat: stat}
 			want := RankCorrelation(stat, x, y)
