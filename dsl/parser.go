@@ -386,13 +386,6 @@ var statementExamples = map[string]string{
 	"export":  `export m to "draws.csv"`,
 }
 
-// startsStatement reports whether tok is the first token of a top-level
-// statement.
-func startsStatement(toks []lexer.Token, tok *lexer.Token) bool {
-	before := previousToken(toks, tok.Pos.Offset)
-	return before == nil || before.Type == tokSep
-}
-
 // assignmentHint says how copulang names what an assignment NAME = ...
 // would: data and models have their keywords, a fit is kept in its model,
 // and there are no variables.
@@ -784,6 +777,7 @@ func braceOnNextLine(errs ErrorList, toks []lexer.Token) bool {
 	last := errs[len(errs)-1]
 	return strings.HasPrefix(last.Hint, braceHintPrefix) && toks[0].Pos.Line == last.Pos.Line+1
 }
+
 // openBracket returns the index of the innermost bracket still open at
 // toks[i], within its statement, or -1.
 func openBracket(toks []lexer.Token, i int) int {
