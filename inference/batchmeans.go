@@ -29,7 +29,7 @@ func BatchMeansTau(chains [][]float64) float64 {
 	for _, c := range chains[1:] {
 		n = min(n, len(c))
 	}
-	perChain := (batchMeansBatches + m - 1) / m
+	perChain := (BatchMeansBatches + m - 1) / m
 	b := n / perChain
 	if b < MinBatchDraws {
 		return math.NaN()
@@ -69,8 +69,9 @@ func BatchMeansTau(chains [][]float64) float64 {
 	return float64(b) * (bm / float64(batches-1)) / (ss / (draws - 1))
 }
 
-// batchMeansBatches is how many batches BatchMeansTau makes at least.
-const batchMeansBatches = 20
+// BatchMeansBatches is how many batches BatchMeansTau makes at least: ⌈20/M⌉
+// per chain of M chains.
+const BatchMeansBatches = 20
 
 // MinBatchDraws is the fewest draws a batch of BatchMeansTau may hold.
 const MinBatchDraws = 10

@@ -49,7 +49,7 @@ func slowComponentNote(r *inference.Result, d diagnostics) string {
 		flagged++
 		if ratio > worstRatio {
 			worst, worstRatio, worstBM, worstESS = k, ratio, tauBM, tauESS
-			perChain := (20 + len(chains) - 1) / len(chains)
+			perChain := (inference.BatchMeansBatches + len(chains) - 1) / len(chains)
 			batch = len(chains[0]) / perChain
 		}
 	}
