@@ -426,6 +426,9 @@ func fitReport(headline, model string, r *inference.Result, rareBinary []int) (r
 		}
 	}
 	warnings = d.report(&b, len(r.C))
+	if note := slowComponentNote(r, d); note != "" {
+		b.WriteString("\nnote: " + note)
+	}
 	return b.String(), d, warnings
 }
 
