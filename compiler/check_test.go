@@ -177,6 +177,7 @@ func TestCheckGood(t *testing.T) {
 		{"plot latent", "plot latent hoff.Z[DEG]", &PlotStmt{Kind: "latent", Target: Ref{Name: "hoff", Member: "Z", Index: []int{1}, Items: []IndexItem{{Column: "DEG"}}}}},
 		{"impute", "impute hoff", &Impute{Model: "hoff", Prob: 0.9}},
 		{"export", `export hoff to "d.csv"`, &Export{Model: "hoff", Path: "d.csv"}},
+		{"export data", `export gss to "g.csv"`, &Export{Data: "gss", Path: "g.csv"}},
 		{"export a part", `export hoff.partial[DEG] to "p.csv"`, &Export{Model: "hoff", Part: &Ref{Name: "hoff", Member: "partial", Index: []int{1}, Items: []IndexItem{{Column: "DEG"}}}, Path: "p.csv"}},
 		{"show", "show gss", &Show{Name: "gss", Names: []string{"gss"}}},
 		{"show list", "show [hoff, fm]", &Show{Name: "hoff", Names: []string{"hoff", "fm"}}},

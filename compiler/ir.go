@@ -181,7 +181,10 @@ type Impute struct {
 // Export is export NAME to "PATH", or export REF to "PATH" for a part of a
 // model (m.C[INC], m.Lambda, m.partial, m.communality, m.regress(Y ~ X)).
 type Export struct {
-	At    dsl.Position
+	At dsl.Position
+	// Data is the data set of export DATA to "PATH", which writes its
+	// cells; empty when a model's draws are exported.
+	Data  string
 	Model string
 	// Part is the reference for the draws of a part of the model; nil for
 	// the whole model, whose export has the stable layout of C (and Λ).

@@ -357,7 +357,13 @@ func (c *checker) imputeColumns(ix *dsl.Index, m *ModelInfo, x *Impute) bool {
 
 // export checks export NAME to "PATH" and export REF to "PATH".
 func (c *checker) export(s *dsl.ExportStmt) Stmt {
-	t, ok := c.reference(s.Target, "export", false)
+	t, ok := c.reference(s.Target, "export", true)
+	if ok && t.data != nil {
+		if !c.outputPath(s.Path, "export", `export m to "draws.csv"`) {
+			return nil
+		}
+		return &Export{At: s.Pos, Data: t.ref.Name, Path: s.Path.Value}
+	}
 	if ok && t.ref.Member == "Z" {
 		c.errorf(t.ref.At, `impute `+t.ref.Name+` to "cells.csv" writes the missing cells`, "the draws of %s.Z are not kept; export writes the draws of C, Lambda, partial, communality and regress(...)", t.ref.Name)
 		ok = false

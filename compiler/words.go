@@ -253,13 +253,15 @@ more than 1,000; to writes them all.`,
 	"export": `
 export NAME to "PATH"
 export NAME.PART to "PATH"
+export DATA to "PATH"
 
 Writes the post-warm-up draws of a fitted model as CSV: chain, draw, then
 C.i.j for i < j (and Lambda.i.h for factor models), and beside it
 PATH.columns.csv naming each column (param,label,row,column) and
 PATH.provenance.csv saying what made the draws. A part writes only its
 draws, as summary names them: m.C[income], m.Lambda, m.partial,
-m.communality, m.regress(income ~ degree + age) (beta.j and R2).`,
+m.communality, m.regress(income ~ degree + age) (beta.j and R2). A
+data set writes its cells (NA where missing), which load reads back.`,
 	"show": `
 show NAME
 

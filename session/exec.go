@@ -155,8 +155,8 @@ func describeData(d *Dataset) string {
 	if len(names) > 8 {
 		names, suffix = names[:8], ", ..."
 	}
-	return fmt.Sprintf("data %s: %d rows × %d columns (%s%s), %d missing cells, from %s",
-		d.Name, d.N(), len(d.Names), strings.Join(names, ", "), suffix, missing, d.Source)
+	return fmt.Sprintf("data %s: %s × %s (%s%s), %s, from %s",
+		d.Name, plural(d.N(), "row"), plural(len(d.Names), "column"), strings.Join(names, ", "), suffix, plural(missing, "missing cell"), d.Source)
 }
 
 func (s *Session) declare(x *compiler.DeclareModel, out Output) error {
@@ -217,6 +217,9 @@ func (m *Model) columns() [][]float64 {
 }
 
 func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) error {
+	if x.Data != "" {
+		return s.exportData(ctx, x, out)
+	}
 	m, err := s.fitted(x.Model)
 	if err != nil {
 		return err

@@ -6,9 +6,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
+	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
 )
 
@@ -225,4 +227,83 @@ func WriteProvenance(w io.Writer, rows [][2]string) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// exportData writes the cells of data set x.Data as CSV (WriteData), and
+// beside it what made them (dataProvenance): simulated data, which a class
+// or a colleague may want to read with other tools, existed only in the
+// session.
+func (s *Session) exportData(ctx context.Context, x *compiler.Export, out Output) error {
+	d, ok := s.data[x.Data]
+	if !ok {
+		return fmt.Errorf("unknown data set %s", x.Data)
+	}
+	statement := "export " + x.Data
+	provenance := ProvenancePath(x.Path)
+	if err := s.overwritableAll(x.Path, provenance); err != nil {
+		return fmt.Errorf("cannot export %s: %w", x.Data, err)
+	}
+	path := s.path(x.Path)
+	if err := writeFile(ctx, path, func(w io.Writer) error { return WriteData(w, d) }); err != nil {
+		return writeError(statement, path, "cannot export", err)
+	}
+	provenance = ProvenancePath(path)
+	if err := writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, s.dataProvenance(d)) }); err != nil {
+		return writeError(statement, provenance, "cannot write what made "+path, err)
+	}
+	out.Stream("stdout", fmt.Sprintf("wrote %s of %s to %s, and where they came from to %s\n",
+		plural(d.N(), "row"), x.Data, path, provenance))
+	return nil
+}
+
+// WriteData writes a data set as CSV: a header of its column names, then
+// one row per row of the data, each cell as the data hold it (a number
+// with every digit it has, the label of a text column) and NA where it is
+// missing. load reads the file back to the same values (a text column
+// needs its order again).
+func WriteData(w io.Writer, d *Dataset) error {
+	cw := csv.NewWriter(w)
+	cw.Write(d.Names)
+	row := make([]string, len(d.Columns))
+	var num []byte
+	for i := range d.N() {
+		for j, col := range d.Columns {
+			v := col[i]
+			switch {
+			case math.IsNaN(v):
+				row[j] = "NA"
+			case j < len(d.Labels) && d.Labels[j] != nil && v >= 1 && int(v) <= len(d.Labels[j]):
+				row[j] = d.Labels[j][int(v)-1]
+			default:
+				num = strconv.AppendFloat(num[:0], v, 'g', -1, 64)
+				row[j] = string(num)
+			}
+		}
+		if err := cw.Write(row); err != nil {
+			return err // the file cannot be written, or an interrupt (writeFile)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// dataProvenance says where data set d came from, as key and value: the
+// copulang that wrote the file, the data's name, its source (the path as
+// load names it, or the simulate call), the load call's options and the
+// SHA-256 of the file read (loaded data), and its rows and columns.
+func (s *Session) dataProvenance(d *Dataset) [][2]string {
+	rows := [][2]string{
+		{"copulang", versionOrUnknown(s.opts.Version)},
+		{"data", d.Name},
+		{"data_source", d.Source},
+	}
+	if d.LoadOptions != "" {
+		rows = append(rows, [2]string{"data_options", d.LoadOptions})
+	}
+	if d.SHA256 != "" {
+		rows = append(rows, [2]string{"data_sha256", d.SHA256})
+	}
+	return append(rows,
+		[2]string{"data_rows", strconv.Itoa(d.N())},
+		[2]string{"columns", strings.Join(columnTexts(d.Names), ", ")})
 }

@@ -41,6 +41,7 @@ func TestResultsDoNotWriteOverData(t *testing.T) {
 		{"export over the data a model keeps", setup + "data d = load(\"e.csv\")\n", `export m to "d.csv"`, "d.csv is the file the data of model m were loaded from", "d.csv"},
 		{"export over a fit file", setup, `export m to "m.fit"`, "m.fit is a copulang fit file", "m.fit"},
 		{"export of a part over the data", setup, `export m.partial to "d.csv"`, "d.csv is the file data d was loaded from", "d.csv"},
+		{"export of the data over their file", setup, `export d to "d.csv"`, "d.csv is the file data d was loaded from", "d.csv"},
 		{"impute over the data", setup, `impute m to "d.csv"`, "d.csv is the file data d was loaded from", "d.csv"},
 		{"impute's draws over the data", setup, `impute m, draws = "d.csv"`, "d.csv is the file data d was loaded from", "d.csv"},
 		{"export over an earlier export", setup + "export m to \"draws.csv\"\n", `export m to "draws.csv"`, "", ""},
