@@ -629,7 +629,7 @@ func targetOf(text string) string {
 func (s *Session) targets(stmt string) []string {
 	b := s.bindings()
 	switch stmt {
-	case "show", "summary": // summary gss describes a data set
+	case "show", "summary", "export": // summary gss describes a data set, export gss writes it
 		return b.names
 	case "help":
 		return compiler.HelpTopics()

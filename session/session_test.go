@@ -528,6 +528,8 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		{"plot heatmap ", "sim"},
 		{"plot rmse m vs ", "sim"},
 		{"summary ", "gss"},
+		{"export ", "gss"},
+		{"export ", "m"},
 		{"help ", "iter"},
 		{"help ", "fit"},
 		// A statement goes on after a trailing comma, and inside brackets.
