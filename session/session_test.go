@@ -664,10 +664,7 @@ func TestCompleteLoadColumns(t *testing.T) {
 	}
 	s := New(Options{Dir: dir})
 	all := []string{`"income, household"`, "id", "q1", "smoker"}
-	for _, tc := range []struct {
-		code string
-		want []string
-	}{
+	checkCompletions(t, s, []completionCase{
 		{`data d = load("s.csv", drop = [`, all},
 		{`data d = load("s.csv", drop = `, all},
 		{`data d = load("s.csv", drop = [id, s`, []string{"smoker"}},
@@ -678,15 +675,7 @@ func TestCompleteLoadColumns(t *testing.T) {
 		{`data d = load("s.csv", order = {smoker: ["no", "yes"], [q1, "in`, []string{"income, household"}},
 		{"data d = load(\"s.csv\",\n  order = {smoker: [\"no\", \"yes\"],\n    q", []string{"q1"}},
 		{`data d = load("t.csv", sep = ";", drop = [`, []string{"id", "q1", "q2"}},
-	} {
-		matches, _, end := s.Complete(tc.code, len(tc.code))
-		if !slices.Equal(matches, tc.want) {
-			t.Errorf("Complete(%q) = %q, want %q", tc.code, matches, tc.want)
-		}
-		if end != len(tc.code) {
-			t.Errorf("Complete(%q) ends at %d", tc.code, end)
-		}
-	}
+	})
 	// Not where a column goes (a label, another setting, a file that is
 	// not there): no column is offered.
 	for _, code := range []string{
@@ -719,10 +708,7 @@ func TestCompleteOrderLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := New(Options{Dir: dir})
-	for _, tc := range []struct {
-		code string
-		want []string
-	}{
+	checkCompletions(t, s, []completionCase{
 		{`data d = load("s.csv", order = {q1: [`, []string{`"Agree"`, `"Disagree"`}},
 		{`data d = load("s.csv", order = {q1: ["Disagree", `, []string{`"Agree"`}},
 		{`data d = load("s.csv", order = {q1: ["Dis`, []string{"Disagree"}},
@@ -731,15 +717,7 @@ func TestCompleteOrderLabels(t *testing.T) {
 		{`data d = load("s.csv", order = {*: ["A`, []string{"Agree"}},
 		{`data d = load("s.csv", order = {n: ["`, []string{"3", "5", "7"}},
 		{"data d = load(\"s.csv\", order = {q1: [\"Agree\", \"Disagree\"],\n  \"q 2\": [\"S", []string{"Strongly agree"}},
-	} {
-		matches, _, end := s.Complete(tc.code, len(tc.code))
-		if !slices.Equal(matches, tc.want) {
-			t.Errorf("Complete(%q) = %q, want %q", tc.code, matches, tc.want)
-		}
-		if end != len(tc.code) {
-			t.Errorf("Complete(%q) ends at %d", tc.code, end)
-		}
-	}
+	})
 	// At a key, columns; elsewhere, no labels.
 	for _, code := range []string{
 		`data d = load("s.csv", order = {q1: ["Agree"], `,
@@ -749,6 +727,28 @@ func TestCompleteOrderLabels(t *testing.T) {
 	} {
 		if matches, _, _ := s.Complete(code, len(code)); slices.Contains(matches, "Agree") || slices.Contains(matches, `"Agree"`) {
 			t.Errorf("Complete(%q) = %q offers a label", code, matches)
+		}
+	}
+}
+
+// completionCase is a cell's text, completed at its end, and the
+// completions wanted.
+type completionCase struct {
+	code string
+	want []string
+}
+
+// checkCompletions completes each case's code at its end and checks the
+// matches and that they replace text up to the end.
+func checkCompletions(t *testing.T, s *Session, cases []completionCase) {
+	t.Helper()
+	for _, tc := range cases {
+		matches, _, end := s.Complete(tc.code, len(tc.code))
+		if !slices.Equal(matches, tc.want) {
+			t.Errorf("Complete(%q) = %q, want %q", tc.code, matches, tc.want)
+		}
+		if end != len(tc.code) {
+			t.Errorf("Complete(%q) ends at %d", tc.code, end)
 		}
 	}
 }
