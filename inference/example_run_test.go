@@ -75,6 +75,6 @@ func ExampleResult_Extend() {
 	fmt.Println("same draws as one run of 1000:", fmt.Sprint(res.C) == fmt.Sprint(long.C))
 	// Output:
 	// draws per chain: 50 then 1000
-	// least bulk ESS: 5 then 131
+	// least bulk ESS: 22 then 140
 	// same draws as one run of 1000: true
 }

@@ -147,6 +147,9 @@ const (
 	// bugCollapsedFullKick ends the collapsed step's leapfrog with a whole
 	// momentum kick instead of a half one, which is not reversible.
 	bugCollapsedFullKick
+	// bugStretchHaar builds the level stretches after Hoff's column update
+	// for exponent n_b, leaving out the Haar measure's 1/a (stretchLevels).
+	bugStretchHaar
 )
 
 // plant sets the planted bug of a test.
@@ -453,7 +456,7 @@ func (s *factorSampler) pxLoadingsColumn(j int, _ *columnScratch) {
 func (s *factorSampler) pxHoffColumn(j int, sc *columnScratch) {
 	c := &s.cols[j]
 	frozen := s.frozenMissing(j)
-	s.hoffColumn(c.rng, j, sc.mu)
+	s.hoffColumn(c.rng, j, sc)
 	restoreMissing(s.d.levels[j], s.z[j], frozen)
 }
 
@@ -604,9 +607,13 @@ func (s *factorSampler) stepEta(rng *rand.Rand) error {
 }
 
 // hoffColumn is Hoff's block update of column j given η and λ_j:
-// z_ij ~ N(λ_jᵀη_i, 1) restricted to the column's levels (gibbsLevels).
-func (s *factorSampler) hoffColumn(rng *rand.Rand, j int, mu []float64) {
+// z_ij ~ N(λ_jᵀη_i, 1) restricted to the column's levels (gibbsLevels),
+// followed by the level stretches of sampling.md §1.4 on the same
+// conditional (unless the group moves are left out, as in the paper's
+// samplers).
+func (s *factorSampler) hoffColumn(rng *rand.Rand, j int, sc *columnScratch) {
 	k := s.k
+	mu := sc.mu
 	row := s.lambda[j*k : j*k+k]
 	for i := range mu {
 		mu[i] = dotK(row, s.eta[i*k:i*k+k])
@@ -615,7 +622,19 @@ func (s *factorSampler) hoffColumn(rng *rand.Rand, j int, mu []float64) {
 	if s.bug == bugSigma {
 		sigma = 1.2
 	}
-	gibbsLevels(rng, s.d.levels[j], s.z[j], mu, sigma)
+	lv := s.d.levels[j]
+	if !s.groupMoves || lv.NumLevels() < 2 {
+		gibbsLevels(rng, lv, s.z[j], mu, sigma, nil)
+		return
+	}
+	w := &sc.stretch
+	w.bug = 0
+	if s.bug == bugStretchHaar {
+		w.bug = 1
+	}
+	gibbsLevels(rng, lv, s.z[j], mu, sigma, w)
+	w.draw(rng, sigma)
+	w.apply(lv, s.z[j], 1, 0)
 }
 
 // stepGDP updates the GDP hyperparameters of every loading given λ:
@@ -679,7 +698,7 @@ func (s *factorSampler) interweaveColumn(j int, sc *columnScratch) {
 	defer restoreMissing(s.d.levels[j], s.z[j], frozen)
 	if c.hmc == nil {
 		if c.err = s.stepLoadingsPX(c.rng, j, c); c.err == nil {
-			s.hoffColumn(c.rng, j, sc.mu)
+			s.hoffColumn(c.rng, j, sc)
 		}
 		return
 	}
@@ -692,7 +711,7 @@ func (s *factorSampler) interweaveColumn(j int, sc *columnScratch) {
 		c.err = err
 		return
 	}
-	s.hoffColumn(c.rng, j, sc.mu)
+	s.hoffColumn(c.rng, j, sc)
 }
 
 // runColumns calls colWork for every column: if parallel, on
@@ -734,8 +753,9 @@ func (s *factorSampler) columnLoop(w int) {
 // per worker (factorSampler.scratch): the conditional means of Hoff's
 // update and, with the joint step, its scratch.
 type columnScratch struct {
-	mu    []float64 // n
-	joint *jointScratch
+	mu      []float64 // n
+	joint   *jointScratch
+	stretch levelStretch
 }
 
 // growScratch makes sure that there is scratch memory for the given number

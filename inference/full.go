@@ -56,6 +56,10 @@ type fullSampler struct {
 	// HMC) leave the latent values of missing cells where they were; the
 	// translation move still shifts them.
 	freezeMissing bool
+
+	// stretch holds the per-level sums and draws of the group moves that
+	// follow every column update (groupMoves).
+	stretch levelStretch
 }
 
 // newFullSampler builds one chain's state for a FullCorrelation spec: it
@@ -286,8 +290,8 @@ func (s *fullSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) error 
 // sweepZ updates every latent column once, in a random order, given Ω = V⁻¹
 // (sampling.md §1.3–1.4): z_j | rest ~ N(μ_j, σ_j² I) on D_j with
 // σ_j² = 1/Ω_jj and μ_ij = −Σ_{k≠j} Ω_jk z_ik / Ω_jj; then the translation
-// and scaling moves of shiftAndScale, which preserve D_j and leave the
-// conditional invariant.
+// and scaling moves and the level stretches of groupMoves, which preserve
+// D_j and leave the conditional invariant.
 func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
 	p := s.p
 	for k := p - 1; k > 0; k-- {
@@ -325,39 +329,49 @@ func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
 				// infeasible column from normal scores and Gibbs-update it.
 				normalScores(rng, lv, zj, true)
 				st.Rebuilds++
-				gibbsLevels(rng, lv, zj, mu, sigma*s.sigmaScale)
+				gibbsLevels(rng, lv, zj, mu, sigma*s.sigmaScale, nil)
 			}
+			s.stretch.sumLevels(lv, zj, mu)
 		} else {
-			gibbsLevels(rng, lv, zj, mu, sigma*s.sigmaScale)
+			gibbsLevels(rng, lv, zj, mu, sigma*s.sigmaScale, &s.stretch)
 		}
 		restoreMissing(lv, zj, frozen)
-		s.shiftAndScale(rng, zj, mu, sigma)
+		s.groupMoves(rng, lv, zj, mu, sigma)
 	}
 	return nil
 }
 
-// shiftAndScale applies the two group moves that follow every column update
-// (sampling.md §1.4): the translation z_j ← z_j − δ and then the scaling
-// z_j ← a·z_j, a > 0. Both map the column's order constraints D_j onto
-// themselves, so each is a generalised Gibbs step (Liu and Sabatti 2000)
-// on z_j | rest ~ N(μ, σ²I) on D_j: δ is drawn exactly,
-// δ ~ N(mean(z_j − μ), σ²/n); a targets p(a) ∝ a^(n−1)·exp(−(A·a² − 2B·a)/2)
-// with A = Σz²/σ², B = Σzμ/σ² (left Haar measure da/a on the positive
-// reals times the Jacobian aⁿ), by one independence Metropolis–Hastings
-// step from a normal fitted at its mode. The scaling is what lets C's
-// strongly correlated entries leave the attenuated start in a few hundred
-// iterations instead of thousands (§9.5). One pass accumulates both moves'
-// sums (A and B after the shift follow from Σz, Σz², Σzμ, Σμ) and one
-// pass applies z ← a·(z − δ).
-func (s *fullSampler) shiftAndScale(rng *rand.Rand, zj, mu []float64, sigma float64) {
+// groupMoves applies the group moves that follow every column update
+// (sampling.md §1.4): the translation z_j ← z_j − δ, the scaling
+// z_j ← a·z_j, a > 0, and the level stretches (levelStretch.draw). All map
+// the column's order constraints D_j onto themselves, so each is a
+// generalised Gibbs step (Liu and Sabatti 2000) on z_j | rest ~ N(μ, σ²I)
+// on D_j: δ is drawn exactly, δ ~ N(mean(z_j − μ), σ²/n); a targets
+// p(a) ∝ a^(n−1)·exp(−(A·a² − 2B·a)/2) with A = Σz²/σ², B = Σzμ/σ² (left
+// Haar measure da/a on the positive reals times the Jacobian aⁿ), by one
+// independence Metropolis–Hastings step from a normal fitted at its mode.
+// The scaling is what lets C's strongly correlated entries leave the
+// attenuated start in a few hundred iterations instead of thousands (§9.5);
+// the stretches move a column's thresholds relative to one another (§9.7).
+// The moves work from the per-level sums that the column update recorded
+// in s.stretch (the missing rows' are summed here), transformed in closed
+// form from move to move, and one pass applies them all.
+func (s *fullSampler) groupMoves(rng *rand.Rand, lv *hough.Levels, zj, mu []float64, sigma float64) {
+	w := &s.stretch
 	n := float64(len(zj))
 	var sz, szz, szm, sm float64
-	for i, x := range zj {
-		m := mu[i]
+	for _, i := range lv.Missing {
+		x, m := zj[i], mu[i]
 		sz += x
 		szz += x * x
 		szm += x * m
 		sm += m
+	}
+	for l := range w.n {
+		sz += w.sz[l]
+		szz += w.szz[l]
+		szm += w.szm[l]
+		sm += w.sm[l]
 	}
 	sd := sigma / math.Sqrt(n)
 	if s.shiftBug {
@@ -368,12 +382,14 @@ func (s *fullSampler) shiftAndScale(rng *rand.Rand, zj, mu []float64, sigma floa
 	A := (szz - 2*delta*sz + n*delta*delta) / s2
 	B := (szm - delta*sm) / s2
 	a := drawScale(rng, A, B, n-1+s.scaleBug)
-	for i, x := range zj {
-		zj[i] = a * (x - delta)
+	if len(w.n) >= 2 {
+		w.shiftScale(a, delta)
+		w.draw(rng, sigma)
 	}
+	w.apply(lv, zj, a, delta)
 }
 
-// drawScale returns the next value of the scaling a of shiftAndScale, from
+// drawScale returns the next value of the scaling a of groupMoves, from
 // a = 1, by one independence Metropolis–Hastings step targeting
 // p(a) ∝ a^k·exp(−A·a²/2 + B·a) on a > 0, with a normal proposal at p's
 // mode a* = (B + √(B² + 4Ak))/(2A) and the sd of its curvature there,

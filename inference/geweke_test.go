@@ -107,6 +107,7 @@ func gewekeSuccessive(t *testing.T, method Method, gibbsOnly []bool, bug planted
 	}
 	s.shiftBug = bug.shiftBug
 	s.scaleBug = bug.scaleBug
+	s.stretch.bug = bug.stretchBug
 	s.gibbsOnly = gibbsOnly
 	out := make([][]float64, len(gewekeNames))
 	for k := range out {
@@ -153,6 +154,7 @@ type plantedBug struct {
 	sigmaScale float64 // multiplies the conditional σ (0 means 1)
 	shiftBug   bool    // translation δ with sd σ instead of σ/√n
 	scaleBug   float64 // added to the scaling move's exponent n−1
+	stretchBug float64 // added to every level stretch's exponent n_b − 1
 }
 
 // gewekeChain is the sampler under test in a full-model successive-
@@ -314,6 +316,8 @@ func TestGeweke(t *testing.T) {
 		{"gibbs shift sd bug", Gibbs, nil, plantedBug{shiftBug: true}, 30_000, false},
 		{"gibbs scale without Haar measure bug", Gibbs, nil, plantedBug{scaleBug: 1}, 30_000, false},
 		{"hmc scale without Haar measure bug", HMC, nil, plantedBug{scaleBug: 1}, 30_000, false},
+		{"gibbs stretch without Haar measure bug", Gibbs, nil, plantedBug{stretchBug: 1}, 30_000, false},
+		{"hmc stretch without Haar measure bug", HMC, nil, plantedBug{stretchBug: 1}, 30_000, false},
 	}
 	marg := gewekeMarginal(200_000, 11)
 	for k, tc := range cases {

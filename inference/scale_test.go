@@ -45,15 +45,8 @@ func simpsonMoments(logf, g func(float64) float64, lo, hi, top float64) (m1, m2 
 // batchZ returns the z-score of the mean of batch means b against want,
 // with the standard error estimated from the batches.
 func batchZ(b []float64, want float64) float64 {
-	var mean, ss float64
-	for _, v := range b {
-		mean += v / float64(len(b))
-	}
-	for _, v := range b {
-		ss += (v - mean) * (v - mean)
-	}
-	nb := float64(len(b))
-	return (mean - want) / math.Sqrt(ss/(nb-1)/nb)
+	mean, se := batchMean(b)
+	return (mean - want) / se
 }
 
 // orbitChain runs the scaling move on one orbit for steps steps: the state

@@ -147,22 +147,49 @@ func stdNormalUpper(x float64) float64 { return 0.5 * math.Erfc(x/math.Sqrt2) }
 // refreshed)], which is an exact block update because members of one level
 // are conditionally independent. Missing rows are drawn from N(mu_i, sigma²)
 // unconstrained. It does not allocate. The shift move of sbgcop 1.0 is not
-// part of it: the full-correlation sampler applies that separately.
-func gibbsLevels(rng *rand.Rand, lv *hough.Levels, z, mu []float64, sigma float64) {
+// part of it: the full-correlation sampler applies that separately. If sums
+// is not nil, it records each level's sums of the new values for the group
+// moves that follow (levelStretch), saving them a pass over the rows.
+func gibbsLevels(rng *rand.Rand, lv *hough.Levels, z, mu []float64, sigma float64, sums *levelStretch) {
 	L := lv.NumLevels()
+	if sums != nil {
+		sums.reset(L)
+	}
 	lo := math.Inf(-1)
 	for l := 0; l < L; l++ {
 		hi := math.Inf(1)
 		if l+1 < L {
 			for _, i := range lv.Rows(l + 1) {
-				hi = min(hi, z[i])
+				if z[i] < hi {
+					hi = z[i]
+				}
 			}
 		}
 		next := math.Inf(-1)
-		for _, i := range lv.Rows(l) {
-			v := truncNormal(rng, mu[i], sigma, lo, hi)
-			z[i] = v
-			next = max(next, v)
+		rows := lv.Rows(l)
+		if sums == nil {
+			for _, i := range rows {
+				v := truncNormal(rng, mu[i], sigma, lo, hi)
+				z[i] = v
+				if v > next {
+					next = v
+				}
+			}
+		} else {
+			var sz, szz, szm, sm float64
+			for _, i := range rows {
+				m := mu[i]
+				v := truncNormal(rng, m, sigma, lo, hi)
+				z[i] = v
+				if v > next {
+					next = v
+				}
+				sz += v
+				szz += v * v
+				szm += v * m
+				sm += m
+			}
+			sums.record(l, len(rows), sz, szz, szm, sm, next)
 		}
 		lo = next
 	}

@@ -122,7 +122,7 @@ func TestGibbsLevelsStationary(t *testing.T) {
 	top := make([]float64, iters)
 	var missSum float64
 	for it := range iters {
-		gibbsLevels(rng, lv, z, mu, 1)
+		gibbsLevels(rng, lv, z, mu, 1, nil)
 		if z[0] > z[1] {
 			t.Fatalf("iteration %d: order violated: %v > %v", it, z[0], z[1])
 		}
@@ -159,7 +159,7 @@ func BenchmarkGibbsLevels(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		gibbsLevels(rng, lv, z, mu, 1)
+		gibbsLevels(rng, lv, z, mu, 1, nil)
 	}
 }
 

@@ -1,0 +1,188 @@
+package inference
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/copulang/copulang/hough"
+)
+
+// maxStretches bounds the level stretches of one column update: a column
+// of more levels (a continuous one has a level per row) is stretched at
+// about this many of its boundaries, a different set each time.
+const maxStretches = 32
+
+// levelStretch holds what the level stretches of one column update need
+// (sampling.md §1.4): per level, the sums of the column's latent values,
+// recorded by gibbsLevels as it draws them or by sumLevels, and per
+// boundary the stretch drawn. A chain keeps one, grown to its largest
+// column; it is not safe for concurrent use.
+type levelStretch struct {
+	n, sz, szz, szm, sm []float64 // per level: rows, Σz, Σz², Σzμ, Σμ
+	top                 []float64 // per level: max z
+	a, c                []float64 // per boundary b = 1..L−1: the draw and its fixed point
+	// bug, in tests only, is added to every stretch's exponent n_b − 1
+	// (+1 leaves out the Haar measure's 1/a).
+	bug float64
+	// limit, in tests only, replaces maxStretches when positive.
+	limit int
+}
+
+// reset sizes w for a column of L levels and clears its sums.
+func (w *levelStretch) reset(L int) {
+	if cap(w.n) < L {
+		w.n, w.sz, w.szz, w.szm, w.sm = make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L)
+		w.top, w.a, w.c = make([]float64, L), make([]float64, L), make([]float64, L)
+	}
+	w.n, w.sz, w.szz, w.szm, w.sm = w.n[:L], w.sz[:L], w.szz[:L], w.szm[:L], w.sm[:L]
+	w.top, w.a, w.c = w.top[:L], w.a[:L], w.c[:L]
+}
+
+// record sets level l's sums.
+func (w *levelStretch) record(l, rows int, sz, szz, szm, sm, top float64) {
+	w.n[l], w.sz[l], w.szz[l], w.szm[l], w.sm[l], w.top[l] = float64(rows), sz, szz, szm, sm, top
+}
+
+// sumLevels records every level's sums from z, in one pass over the
+// observed rows (for a column that gibbsLevels did not draw).
+func (w *levelStretch) sumLevels(lv *hough.Levels, z, mu []float64) {
+	L := lv.NumLevels()
+	w.reset(L)
+	for l := 0; l < L; l++ {
+		var sz, szz, szm, sm float64
+		top := math.Inf(-1)
+		rows := lv.Rows(l)
+		for _, i := range rows {
+			x, m := z[i], mu[i]
+			sz += x
+			szz += x * x
+			szm += x * m
+			sm += m
+			if x > top {
+				top = x
+			}
+		}
+		w.record(l, len(rows), sz, szz, szm, sm, top)
+	}
+}
+
+// shiftScale changes the recorded sums to those of a·(z − δ), the
+// column after the translation and scaling of fullSampler.groupMoves (a > 0).
+func (w *levelStretch) shiftScale(a, delta float64) {
+	for l := range w.n {
+		n, sz := w.n[l], w.sz[l]
+		w.szz[l] = a * a * (w.szz[l] - 2*delta*sz + n*delta*delta)
+		w.sz[l] = a * (sz - n*delta)
+		w.szm[l] = a * (w.szm[l] - delta*w.sm[l])
+		w.top[l] = a * (w.top[l] - delta)
+	}
+}
+
+// draw draws the level-boundary stretches of sampling.md §1.4 from the
+// recorded sums of a column z_j | rest ~ N(μ, σ²I) on D_j. For each
+// boundary b between levels b−1 and b, from the top boundary down, the
+// stretch scales the observed rows of levels b and above about c_b, the
+// largest z of level b−1: z ← c_b + a_b·(z − c_b), a_b > 0. Given the rows
+// below b the map is a positive scaling of z − c_b on the rows above, which
+// keeps them above c_b and in their order, so it maps D_j onto itself; a_b
+// is drawn by drawScale from p(a) ∝ a^(n_b−1)·exp(−(A·a² − 2B·a)/2), with
+// n_b the rows moved, A = Σ(z − c_b)²/σ² and B = Σ(z − c_b)(μ − c_b)/σ²
+// over them (left Haar measure da/a times the Jacobian a^(n_b)): a
+// generalised Gibbs step (Liu and Sabatti 2000) on the conditional of those
+// rows given the rest. Composed over the boundaries they redraw a
+// piecewise-linear warp of the column's latent scale with a kink at each
+// boundary, which moves its thresholds relative to one another in one
+// iteration, where Hoff's sweep moves them only by the gaps between
+// neighbouring rows (§7.2). The sums of the rows above each boundary are
+// transformed in closed form as the stretches are drawn; apply moves the
+// rows.
+func (w *levelStretch) draw(rng *rand.Rand, sigma float64) {
+	L := len(w.n)
+	s2 := sigma * sigma
+	// A column of more than maxStretches boundaries is stretched at every
+	// stride-th boundary from a random offset: a choice made independently
+	// of z, so each iteration's stretches are still moves that keep the
+	// conditional, at a cost bounded for continuous columns.
+	most := maxStretches
+	if w.limit > 0 {
+		most = w.limit
+	}
+	stride, offset := 1, 0
+	if L-1 > most {
+		stride = (L - 1 + most - 1) / most
+		offset = rng.IntN(stride)
+	}
+	// Sums over the levels above the boundary, in their current values.
+	var N, Z1, Z2, ZM, M float64
+	for b := L - 1; b >= 1; b-- {
+		N += w.n[b]
+		Z1 += w.sz[b]
+		Z2 += w.szz[b]
+		ZM += w.szm[b]
+		M += w.sm[b]
+		w.a[b], w.c[b] = 1, 0
+		if (b-1)%stride != offset {
+			continue
+		}
+		c := w.top[b-1]
+		A := (Z2 - 2*c*Z1 + N*c*c) / s2
+		B := (ZM - c*M - c*Z1 + N*c*c) / s2
+		a := drawScale(rng, A, B, N-1+w.bug)
+		w.a[b], w.c[b] = a, c
+		if a == 1 {
+			continue
+		}
+		// z ← a·z + (1 − a)·c on every row above b.
+		t := (1 - a) * c
+		Z2 = a*a*Z2 + 2*a*t*Z1 + t*t*N
+		Z1 = a*Z1 + t*N
+		ZM = a*ZM + t*M
+	}
+}
+
+// apply sets every row of z to its value after the translation and scaling,
+// a·(z − δ), and then, on the observed rows, after the stretches draw
+// drew. Level l's rows end at T_1 ∘ T_2 ∘ … ∘ T_l (T_l applied first), an
+// affine map built up from the bottom; each level is clamped to the top of
+// the one below, which rounding could otherwise cross. Missing rows carry
+// no order constraint and are not stretched.
+func (w *levelStretch) apply(lv *hough.Levels, z []float64, a, delta float64) {
+	// F = T_1 ∘ … ∘ T_l is fα·x + fβ; the row's new value is F(a·(z − δ)).
+	fAlpha, fBeta := 1.0, 0.0
+	below := math.Inf(-1)
+	for l := range w.n {
+		if l > 0 {
+			s, c := w.a[l], w.c[l]
+			fBeta += fAlpha * (1 - s) * c
+			fAlpha *= s
+		}
+		alpha, beta := fAlpha*a, fBeta-fAlpha*a*delta
+		top := math.Inf(-1)
+		for _, i := range lv.Rows(l) {
+			x := alpha*z[i] + beta
+			if x < below {
+				x = below
+			}
+			z[i] = x
+			if x > top {
+				top = x
+			}
+		}
+		below = top
+	}
+	for _, i := range lv.Missing {
+		z[i] = a * (z[i] - delta)
+	}
+}
+
+// stretchLevels is the level stretches alone, after a column update that
+// recorded no sums and with no shift or scaling: what px's and interweave's
+// Hoff updates use (whose z_j | η, λ_j has σ = 1 and no free scale).
+func (w *levelStretch) stretchLevels(rng *rand.Rand, lv *hough.Levels, z, mu []float64, sigma float64) {
+	if lv.NumLevels() < 2 {
+		return
+	}
+	w.sumLevels(lv, z, mu)
+	w.draw(rng, sigma)
+	w.apply(lv, z, 1, 0)
+}
