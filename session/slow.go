@@ -11,11 +11,13 @@ import (
 // its ESS allows (inference.BatchMeansTau above inference.SlowComponentRatio
 // times S/ESS), that the chains have a component slower than the ESS sees,
 // so that the entry's mcse_mean is too small (sampling.md §7.2); "" when no
-// entry shows it. Hoff's Gibbs sampler has such a component on data with
-// many tied or many-level columns: their latent thresholds move by the gaps
-// between neighbouring rows, over hundreds of iterations, and C follows them
-// a little. The criterion is rarely met by chains whose ESS is right, and
-// not met by many whose ESS is optimistic: silence proves nothing.
+// entry shows it. Hoff's Gibbs sampler had such a component on the GSS,
+// whose many-level age column's latent thresholds moved only by the gaps
+// between neighbouring rows, over hundreds of iterations, with C following
+// them a little, until the level stretches (sampling.md §1.4) redrew their
+// spacing; any sampler may have one. The criterion is rarely met by chains
+// whose ESS is right, and not met by many whose ESS is optimistic: silence
+// proves nothing.
 func slowComponentNote(r *inference.Result, d diagnostics) string {
 	sums := r.EntrySummaries()
 	if r.P < 2 || len(sums) < d.correlations {
