@@ -35,13 +35,53 @@ func (c *checker) data(s *dsl.DataStmt) Stmt {
 
 // bindable reports (with an error) a name that a data set or model cannot
 // take: pi, which every expression reads as the number π, so that the
-// binding could never be shown or printed.
+// binding could never be shown or printed; and the words of the grammar
+// (the statement keywords, with, to and vs), since a line that starts with
+// a keyword is that statement (data alone, or print data in a message,
+// reads as something else than the data set) and fit with with hmc or
+// export to to "x.csv" read as nonsense.
 func (c *checker) bindable(id *dsl.Ident, what string) bool {
 	if id.Name == "pi" {
 		c.errorf(id.Pos, "choose another name", "pi is the number π: a %s named pi would be read as it", what)
 		return false
 	}
+	if slices.Contains(dsl.GrammarWords(), id.Name) {
+		kind := "a statement keyword"
+		if !slices.Contains(dsl.StatementKeywords(), id.Name) {
+			kind = "a word of the language"
+			if ex, ok := connectiveExamples[id.Name]; ok {
+				kind += " (" + ex + ")"
+			}
+		}
+		c.errorf(id.Pos, fmt.Sprintf("choose another name, as in %s", bindExample(what)),
+			"%s is %s: it cannot name a %s", id.Name, kind, what)
+		// Bind it, of unknown shape, as a statement that fails does, so
+		// that its uses are not reported as unknown names too.
+		var b Binding = &DataInfo{Name: id.Name}
+		if what == "model" {
+			b = &ModelInfo{Name: id.Name}
+		}
+		c.local[id.Name] = &local{b: b, pending: true}
+		return false
+	}
 	return true
+}
+
+// connectiveExamples show the grammar's words that are not statement
+// keywords where a statement uses them.
+var connectiveExamples = map[string]string{
+	"with": "fit m with hmc",
+	"to":   `export m to "draws.csv"`,
+	"vs":   "plot rmse m vs sim",
+}
+
+// bindExample is a statement that binds a name of the kind what ("data
+// set" or "model"), for a hint.
+func bindExample(what string) string {
+	if what == "model" {
+		return "model m { ... }"
+	}
+	return `data d = load("FILE.csv")`
 }
 
 // load checks load("PATH", sep = ",", na = [...], order = {...}). When the
