@@ -114,6 +114,11 @@ type scanResult struct {
 	// err is the first lexical error (nil if none); scanning continues
 	// after it so that the other fields describe the whole source.
 	err *Error
+	// errs holds every lexical error, err first, up to maxErrors: each
+	// one independent of the others (a run of unexpected characters, as
+	// && or a word of another script, is one error, and a string quoted
+	// with ' or curly quotes one error at its opening quote).
+	errs []*Error
 	// open holds the brackets still open at the end of the source.
 	open []bracket
 	// tooDeep is true when brackets nest deeper than MaxNesting, or more
@@ -148,10 +153,17 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		pos.Advance(string(src[pos.Offset : pos.Offset+n]))
 	}
 	fail := func(at Position, msg, hint string) {
+		if len(res.errs) < maxErrors {
+			res.errs = append(res.errs, &Error{Pos: at, Msg: msg, Hint: hint})
+		}
 		if res.err == nil {
-			res.err = &Error{Pos: at, Msg: msg, Hint: hint}
+			res.err = res.errs[0]
 		}
 	}
+	// badEnd is the offset just after the last unexpected character, so
+	// that a run of them (&&, |>, a word typed in another script) is
+	// reported once, at its first.
+	badEnd, badStart := -1, 0
 	emit := func(typ lexer.TokenType, n int) {
 		if typ == tokPunct && src[pos.Offset] == '-' {
 			signs++
@@ -261,13 +273,31 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			emit(tokPunct, 1)
 		default:
 			r, size := utf8.DecodeRune(rest)
+			if pos.Offset == badEnd {
+				// The rest of a run already reported: the error names
+				// the whole run.
+				advance(size)
+				badEnd = pos.Offset
+				if last := res.errs[len(res.errs)-1]; last.Pos.Offset == badStart {
+					last.Msg = fmt.Sprintf("unexpected characters %q", src[badStart:badEnd])
+				}
+				continue
+			}
+			if n, ok := quotedOtherwise(rest, r); ok {
+				// 'x.csv' or “x.csv”: one error at the opening quote, and
+				// the text up to the closing one is a string, so that its
+				// closing quote is not a second error.
+				fail(pos, fmt.Sprintf("unexpected character %q", r), quoteHint(r))
+				res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: string(rest[:n]), Pos: pos})
+				signs = 0
+				advance(n)
+				continue
+			}
 			msg := fmt.Sprintf("unexpected character %q", r)
 			hint := ""
 			switch r {
-			case '\'':
-				hint = "strings use double quotes"
-			case '\u201c', '\u201d':
-				hint = "use a plain double quote \""
+			case '\'', '\u201c', '\u201d':
+				hint = quoteHint(r)
 			case '?':
 				// IPython's fit? (or ?fit) asks for help: the kernel answers a
 				// cell of only that (session.helpQuery); anywhere else it is an error.
@@ -319,11 +349,52 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				hint = "a name is made of the letters a to z and A to Z, digits and _; a column named otherwise is written as a string, as in gss[\"âge\"]"
 			}
 			fail(pos, msg, hint)
+			badStart = pos.Offset
 			advance(size)
+			badEnd = pos.Offset
 		}
 	}
 	res.tokens = append(res.tokens, lexer.EOFToken(pos))
 	return res
+}
+
+// quoteHint is the hint for a string opened with r, a quote other than
+// the plain double quote.
+func quoteHint(r rune) string {
+	switch r {
+	case '\'':
+		return "strings use double quotes"
+	case '\u201c', '\u201d':
+		return "use a plain double quote \""
+	}
+	return "strings use plain double quotes \" (a word processor or PDF curls them)"
+}
+
+// quotedOtherwise reports the length of the string at the start of b when
+// it opens with r, a single quote or a curly one, and is closed on the same
+// line by the same single quote or a curly closing one.
+func quotedOtherwise(b []byte, r rune) (int, bool) {
+	var closers string
+	switch r {
+	case '\'':
+		closers = "'"
+	case '\u201c', '\u201e':
+		closers = "\u201d\u201c"
+	case '\u2018', '\u201a':
+		closers = "\u2019\u2018"
+	default:
+		return 0, false
+	}
+	size := utf8.RuneLen(r)
+	for i, c := range string(b[size:]) {
+		if c == '\n' {
+			return 0, false
+		}
+		if strings.ContainsRune(closers, c) {
+			return size + i + utf8.RuneLen(c), true
+		}
+	}
+	return 0, false
 }
 
 // startsLine reports whether only blanks precede offset on its line.

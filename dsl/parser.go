@@ -86,7 +86,8 @@ func Keyword(s Stmt) string {
 
 // Parse parses a script or notebook cell. filename is used in positions
 // (it may be empty). On failure the error is an ErrorList with one error per
-// statement that failed to parse (up to ten), and the returned File holds the
+// statement that failed to parse, or each lexical error of a statement
+// (up to ten in all), and the returned File holds the
 // statements that did parse, so that tools can still use them; on success
 // the error is nil.
 func Parse(filename string, src []byte) (*File, error) {
@@ -130,7 +131,7 @@ func Parse(filename string, src []byte) (*File, error) {
 				cs.after = firstWord(src[end+1:])
 			}
 			if cs.err != nil {
-				errs = append(errs, cs.err)
+				errs = append(errs, cs.errs...)
 			} else if len(cs.open) > 0 && len(cs.tokens) > maxUnclosedParse {
 				// The parser would parse all of it only to fail at its end
 				// (seconds for a megabyte of model block): say so at once.
@@ -142,7 +143,8 @@ func Parse(filename string, src []byte) (*File, error) {
 			} else {
 				stmts = append(stmts, cf.Stmts...)
 			}
-			if len(errs) == maxErrors {
+			if len(errs) >= maxErrors {
+				errs = errs[:maxErrors]
 				break
 			}
 		}
@@ -154,7 +156,7 @@ func Parse(filename string, src []byte) (*File, error) {
 		// Every statement parses alone although the whole does not; this
 		// should not happen, but report the whole's error rather than none.
 		if s.err != nil {
-			errs = append(errs, s.err)
+			errs = append(errs, s.errs...)
 		} else {
 			_, err := parseTokens(s.tokens)
 			errs = append(errs, convertError(err, s))
