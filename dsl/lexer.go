@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -312,7 +313,19 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 					hint = "the language has only + - * / in expressions"
 				}
 			case '<':
-				if len(rest) > 1 && rest[1] == '-' {
+				if k := len(res.tokens); k > 0 && res.tokens[k-1].Type == tokIdent && slices.Contains(stanTypes, res.tokens[k-1].Value) &&
+					res.tokens[k-1].Pos.Offset+len(res.tokens[k-1].Value) == pos.Offset {
+					// real<lower=0> x: one error, up to the > that closes
+					// the bounds on its line.
+					fail(pos, fmt.Sprintf("unexpected %q", "<"), stanHint(res.tokens[k-1].Value))
+					n := bytes.IndexAny(rest, ">\n")
+					if n < 0 || rest[n] == '\n' {
+						n = 0
+					}
+					advance(n + 1)
+					badEnd = pos.Offset
+					continue
+				} else if len(rest) > 1 && rest[1] == '-' {
 					hint = "R's <- is written =, and only where a name is bound: data gss = load(\"gss.csv\") or model m { ... }"
 				} else {
 					hint = "the language has only + - * / in expressions"
