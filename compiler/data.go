@@ -179,6 +179,9 @@ func (c *checker) naMarkers(e *dsl.Expr) ([]string, bool) {
 			} else if _, _, num := c.quietNumber(item); num {
 				hint = fmt.Sprintf("write it as a string, na = [%q]: cells are compared as text", item.String())
 			}
+			if id, isName := item.AsName(); isName && isNone(id.Name) {
+				hint = "leave na out: empty cells, NA and NaN are always missing, and na lists other texts that are"
+			}
 			c.errorf(item.Pos, hint, "na lists the texts of missing cells as strings, got %s", describeExpr(item))
 			ok = false
 			continue
@@ -261,6 +264,10 @@ func (c *checker) dropColumns(e *dsl.Expr, x *LoadData) bool {
 		p, _ := item.AsPrimary()
 		var name string
 		switch {
+		case p != nil && p.Name != nil && isNone(p.Name.Name) && !isList:
+			c.errorf(item.Pos, "leave drop out to keep every column", "drop lists the names of columns, got %s", p.Name.Name)
+			good = false
+			continue
 		case p != nil && p.Name != nil:
 			name = p.Name.Name
 		case p != nil && p.Str != nil && strings.TrimSpace(p.Str.Value) != "":
@@ -347,7 +354,12 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 		ok = ok && good
 		x.N = v
 	}
-	if a := bound["levels"]; a != nil {
+	if a := bound["levels"]; a != nil && isListExpr(a.Value) {
+		// levels = [2, 3, 5]: levels per column, or labels.
+		c.errorf(a.Value.Pos, `simulate cuts every column into the same number of levels, as in levels = 5; the labels of a loaded text column and their order are load's order = {COLUMN: ["low", "mid", "high"]}`,
+			"levels is one number, the levels of every simulated column, got a list")
+		ok = false
+	} else if a != nil {
 		v, _, good := c.integerAtLeast(a.Value, numScope{}, "levels", minimum{value: 2, hint: "levels = 2 gives binary data"})
 		if good && x.N >= 2 && v > x.N {
 			c.errorf(a.Value.Pos, "", "levels = %d exceeds the n = %d rows", v, x.N)
@@ -444,4 +456,10 @@ func (c *checker) simSpec(e *dsl.Expr, x *SimulateData) bool {
 		x.K = v
 	}
 	return good
+}
+
+// isListExpr reports whether e is a list, [a, b].
+func isListExpr(e *dsl.Expr) bool {
+	p, isPrim := e.AsPrimary()
+	return isPrim && p.List != nil
 }

@@ -54,6 +54,9 @@ func (c *checker) names(kind string) []string {
 // suggest is the hint for an unknown name: "did you mean NEAR?" for the
 // candidate nearest to name, otherwise.
 func suggest(name string, candidates []string, otherwise string) string {
+	if h := literalHint(name); h != "" && !slices.Contains(candidates, name) {
+		return h
+	}
 	if near := dsl.Nearest(name, candidates); near != "" {
 		return "did you mean " + near + "?"
 	}
