@@ -604,3 +604,22 @@ func TestDigitNamedColumnsAmbiguousPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestWritesColumnsAsTheyAreWritten: the nearest column to a
+// misspelt one was suggested bare (did you mean Income level?, did you mean
+// 3?), which does not parse or means a position; it is quoted as an index
+// writes it when it is not a name.
+func TestSuggestWritesColumnsAsTheyAreWritten(t *testing.T) {
+	env := fakeEnv{"w": &DataInfo{Name: "w", N: 50, Columns: []ColumnInfo{{Name: "Income level", Levels: 4}, {Name: "2019", Levels: 4}, {Name: "age", Levels: 40}}}}
+	tests := []struct{ src, hint string }{
+		{`summary w["Income levl"]`, `did you mean "Income level"?`},
+		{`summary w["2018"]`, `did you mean "2019"?`},
+		{`summary w[agee]`, `did you mean age?`},
+	}
+	for _, tt := range tests {
+		_, list := checkErrors(t, tt.src, env)
+		if len(list) != 1 || list[0].Hint != tt.hint {
+			t.Errorf("%s: errors %v, want one with hint %q", tt.src, list, tt.hint)
+		}
+	}
+}

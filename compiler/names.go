@@ -58,6 +58,10 @@ func suggest(name string, candidates []string, otherwise string) string {
 		return h
 	}
 	if near := dsl.Nearest(name, candidates); near != "" {
+		if !dsl.IsName(near) {
+			// A column named "3" or "Income level" is written as a string.
+			near = strconv.Quote(near)
+		}
 		return "did you mean " + near + "?"
 	}
 	return otherwise
