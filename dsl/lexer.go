@@ -44,6 +44,10 @@ const MaxNesting = 100
 // catches.
 const maxSigns = MaxNesting
 
+// maxRunShown is the most characters of a run of unexpected ones that its
+// error quotes.
+const maxRunShown = 20
+
 // punctuation lists the single-character tokens.
 const punctuation = "=~+-*/()[]{},.:"
 
@@ -165,6 +169,19 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 	// that a run of them (&&, |>, a word typed in another script) is
 	// reported once, at its first.
 	badEnd, badStart := -1, 0
+	var badErr *Error // the error of the run at badStart (nil past maxErrors)
+	// runs are the errors of runs of more than one unexpected character,
+	// with their extent; their messages are written once the scan ends.
+	type run struct {
+		err        *Error
+		start, end int
+	}
+	var runs []run
+	// noCloserUntil is, for an opening quote other than ", the end of the
+	// line past which an earlier search found no closing quote: a later
+	// quote of that kind on the line has none either, so each line is
+	// searched once (a line of a million „ stays linear).
+	noCloserUntil := map[rune]int{}
 	emit := func(typ lexer.TokenType, n int) {
 		if typ == tokPunct && src[pos.Offset] == '-' {
 			signs++
@@ -279,12 +296,24 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				// the whole run.
 				advance(size)
 				badEnd = pos.Offset
-				if last := res.errs[len(res.errs)-1]; last.Pos.Offset == badStart {
-					last.Msg = fmt.Sprintf("unexpected characters %q", src[badStart:badEnd])
+				if k := len(runs) - 1; badErr != nil && k >= 0 && runs[k].err == badErr {
+					runs[k].end = badEnd
+				} else if badErr != nil {
+					runs = append(runs, run{err: badErr, start: badStart, end: badEnd})
 				}
 				continue
 			}
-			if n, ok := quotedOtherwise(rest, r); ok {
+			n, ok := 0, false
+			if pos.Offset >= noCloserUntil[r] {
+				if n, ok = quotedOtherwise(rest, r); !ok {
+					if eol := bytes.IndexByte(rest, '\n'); eol >= 0 {
+						noCloserUntil[r] = pos.Offset + eol
+					} else {
+						noCloserUntil[r] = len(src)
+					}
+				}
+			}
+			if ok {
 				// 'x.csv' or “x.csv”: one error at the opening quote, and
 				// the text up to the closing one is a string, so that its
 				// closing quote is not a second error.
@@ -323,7 +352,6 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 						n = 0
 					}
 					advance(n + 1)
-					badEnd = pos.Offset
 					continue
 				} else if len(rest) > 1 && rest[1] == '-' {
 					hint = "R's <- is written =, and only where a name is bound: data gss = load(\"gss.csv\") or model m { ... }"
@@ -362,9 +390,25 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				hint = "a name is made of the letters a to z and A to Z, digits and _; a column named otherwise is written as a string, as in gss[\"âge\"]"
 			}
 			fail(pos, msg, hint)
+			badErr = nil
+			if last := res.errs[len(res.errs)-1]; last.Pos.Offset == pos.Offset {
+				badErr = last
+			}
 			badStart = pos.Offset
 			advance(size)
 			badEnd = pos.Offset
+		}
+	}
+	for _, r := range runs {
+		if n := utf8.RuneCount(src[r.start:r.end]); n <= maxRunShown {
+			r.err.Msg = fmt.Sprintf("unexpected characters %q", src[r.start:r.end])
+		} else {
+			cut := r.start
+			for range maxRunShown {
+				_, size := utf8.DecodeRune(src[cut:])
+				cut += size
+			}
+			r.err.Msg = fmt.Sprintf("unexpected characters %q… (%d in a row)", src[r.start:cut], n)
 		}
 	}
 	res.tokens = append(res.tokens, lexer.EOFToken(pos))
@@ -398,13 +442,14 @@ func quotedOtherwise(b []byte, r rune) (int, bool) {
 	default:
 		return 0, false
 	}
-	size := utf8.RuneLen(r)
-	for i, c := range string(b[size:]) {
+	for n := utf8.RuneLen(r); n < len(b); {
+		c, size := utf8.DecodeRune(b[n:])
 		if c == '\n' {
 			return 0, false
 		}
+		n += size
 		if strings.ContainsRune(closers, c) {
-			return size + i + utf8.RuneLen(c), true
+			return n, true
 		}
 	}
 	return 0, false
