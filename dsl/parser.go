@@ -605,7 +605,7 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 	if is(tok, ",") && nested && opener.Value == "(" {
 		if before := previousToken(s.tokens, opener.Pos.Offset); before != nil && is(*before, "[") {
 			// m.C[(a, b)]: Python's tuple as a key.
-			return "an index is not a tuple: write the columns in the brackets alone, as in m.C[" + itemsText(s.tokens, opener) + "]"
+			return "an index is not a tuple: write the columns in the brackets alone, as in " + indexedText(s.tokens, *before) + "[" + itemsText(s.tokens, opener) + "]"
 		}
 	}
 	if h, ok := emptyRowIndex(s.tokens, tok); ok {
@@ -939,4 +939,24 @@ func emptyRowIndex(toks []lexer.Token, tok lexer.Token) (string, bool) {
 		cols = "income, degree"
 	}
 	return "brackets pick columns only (there are no rows to pick, as in R's " + name + "[rows, cols]): write " + name + "[" + cols + "]", true
+}
+
+// indexedText is what the bracket open indexes, as written (m.C of
+// m.C[...]): the names and dots just before it, or "m.C" when there are
+// none.
+func indexedText(toks []lexer.Token, open lexer.Token) string {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= open.Pos.Offset })
+	if i <= 0 || toks[i-1].Type != tokIdent {
+		return "m.C"
+	}
+	// NAME(.NAME)* just before the bracket.
+	j := i - 1
+	for j >= 2 && toks[j-1].Type == tokPunct && toks[j-1].Value == "." && toks[j-2].Type == tokIdent {
+		j -= 2
+	}
+	var b strings.Builder
+	for _, t := range toks[j:i] {
+		b.WriteString(t.Value)
+	}
+	return b.String()
 }
