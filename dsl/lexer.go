@@ -291,20 +291,8 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			emit(tokPunct, 1)
 		default:
 			r, size := utf8.DecodeRune(rest)
-			if pos.Offset == badEnd {
-				// The rest of a run already reported: the error names
-				// the whole run.
-				advance(size)
-				badEnd = pos.Offset
-				if k := len(runs) - 1; badErr != nil && k >= 0 && runs[k].err == badErr {
-					runs[k].end = badEnd
-				} else if badErr != nil {
-					runs = append(runs, run{err: badErr, start: badStart, end: badEnd})
-				}
-				continue
-			}
 			n, ok := 0, false
-			if pos.Offset >= noCloserUntil[r] {
+			if isOtherQuote(r) && pos.Offset >= noCloserUntil[r] {
 				if n, ok = quotedOtherwise(rest, r); !ok {
 					if eol := bytes.IndexByte(rest, '\n'); eol >= 0 {
 						noCloserUntil[r] = pos.Offset + eol
@@ -321,6 +309,18 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: string(rest[:n]), Pos: pos})
 				signs = 0
 				advance(n)
+				continue
+			}
+			if pos.Offset == badEnd {
+				// The rest of a run already reported: the error names
+				// the whole run.
+				advance(size)
+				badEnd = pos.Offset
+				if k := len(runs) - 1; badErr != nil && k >= 0 && runs[k].err == badErr {
+					runs[k].end = badEnd
+				} else if badErr != nil {
+					runs = append(runs, run{err: badErr, start: badStart, end: badEnd})
+				}
 				continue
 			}
 			msg := fmt.Sprintf("unexpected character %q", r)
@@ -426,6 +426,10 @@ func quoteHint(r rune) string {
 	}
 	return "strings use plain double quotes \" (a word processor or PDF curls them)"
 }
+
+// isOtherQuote reports whether r opens a string as another language or a
+// word processor quotes it: ', “, „, ‘ or ‚.
+func isOtherQuote(r rune) bool { return strings.ContainsRune("'\u201c\u201e\u2018\u201a", r) }
 
 // quotedOtherwise reports the length of the string at the start of b when
 // it opens with r, a single quote or a curly one, and is closed on the same
