@@ -182,6 +182,8 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 	// quote of that kind on the line has none either, so each line is
 	// searched once (a line of a million „ stays linear).
 	noCloserUntil := map[rune]int{}
+	// noBlockEnd is true once a /* found no */ after it.
+	noBlockEnd := false
 	emit := func(typ lexer.TokenType, n int) {
 		if typ == tokPunct && src[pos.Offset] == '-' {
 			signs++
@@ -249,11 +251,24 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		case c == '/' && len(rest) > 1 && (rest[1] == '/' || rest[1] == '*'):
 			// Stan's and C's comments: say so, rather than "unexpected /"
 			// from the parser.
-			fail(pos, fmt.Sprintf("unexpected %q", rest[:2]), "comments start with #, to the end of the line")
+			hint := "comments start with #, to the end of the line"
 			n := bytes.IndexByte(rest, '\n')
 			if n < 0 {
 				n = len(rest)
 			}
+			if rest[1] == '*' && !noBlockEnd {
+				// /* ... */ over several lines: one error, not one for
+				// each line of the comment read as statements.
+				if e := bytes.Index(rest[2:], []byte("*/")); e >= 0 {
+					if e+2 > n {
+						hint += ": put # before each line of this comment"
+					}
+					n = e + 4
+				} else {
+					noBlockEnd = true // nor for any later /*
+				}
+			}
+			fail(pos, fmt.Sprintf("unexpected %q", rest[:2]), hint)
 			advance(n)
 		case bytes.IndexByte([]byte(punctuation), c) >= 0:
 			switch c {
