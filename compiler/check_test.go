@@ -550,3 +550,76 @@ func TestNumberNamedColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestDigitNamedColumnsAmbiguousPosition: in a file whose columns are
+// named "3", "1", "2", d[1] took column "3" by position without a word,
+// where its reader may mean the column named 1. A number that names a
+// column other than the one at its position is an error naming both, whose
+// hint writes each as a string; where the column named n is column n, or no
+// column is named n, the number is a position as before.
+func TestDigitNamedColumnsAmbiguousPosition(t *testing.T) {
+	items := &DataInfo{Name: "d", N: 50, Columns: []ColumnInfo{{Name: "3", Levels: 4}, {Name: "1", Levels: 4}, {Name: "2", Levels: 4}, {Name: "x", Levels: 4}}}
+	env := fakeEnv{
+		"d":  items,
+		"dm": &ModelInfo{Name: "dm", Data: "d", Columns: []string{"2", "1", "x"}, Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}, Fitted: true, Method: inference.Gibbs},
+		"ok": &ModelInfo{Name: "ok", Data: "d", Columns: []string{"1", "2", "3"}, Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}, Fitted: true, Method: inference.Gibbs},
+	}
+	const model = `; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }`
+	tests := []struct{ src, msg, hint string }{
+		{`summary d[1]`, `index 1 is ambiguous: column 1 of d is "3", and column 2 is named "1"`, `write "1" for the column named 1, or "3" for column 1`},
+		{`model m { Y = d[x, 2]` + model, `index 2 is ambiguous: column 2 of d is "1", and column 3 is named "2"`, `write "2" for the column named 2, or "1" for column 2`},
+		{`summary dm.C[1, x]`, `index 1 is ambiguous: column 1 of dm is "2", and column 2 is named "1"`, `write "1" for the column named 1, or "2" for column 1`},
+		{`plot latent dm.Z[2]`, `index 2 is ambiguous: column 2 of dm is "1", and column 1 is named "2"`, ""},
+		{`check dm[x, 1]`, `index 1 is ambiguous`, ""},
+		{`impute dm[2]`, `index 2 is ambiguous`, ""},
+		{`summary dm.regress(x ~ 1)`, `index 1 is ambiguous`, ""},
+		{`summary dm.regress(x ~ "1" + "2")[2]`, `index 2 is ambiguous`, ""},
+		// Unambiguous: the column named n is column n, no column is named
+		// n, the name is a string, or the index is Lambda's factor.
+		{`summary ok.C[1, 2]`, "", ""},
+		{`summary d[4]`, "", ""},
+		{`summary dm.C[3, "1"]`, "", ""},
+		{`summary dm.C["1", "2"]`, "", ""},
+		{`model m { Y = d["1", "3"]` + model, "", ""},
+	}
+	for _, tt := range tests {
+		f, err := dsl.Parse("", []byte(tt.src))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.src, err)
+		}
+		_, err = Check(f, env)
+		var list dsl.ErrorList
+		errors.As(err, &list)
+		if tt.msg == "" {
+			if err != nil {
+				t.Errorf("%s: %v, want no error", tt.src, err)
+			}
+			continue
+		}
+		if len(list) != 1 {
+			t.Fatalf("%s: errors %v, want one", tt.src, err)
+		}
+		if !strings.Contains(list[0].Msg, tt.msg) || !strings.Contains(list[0].Hint, tt.hint) {
+			t.Errorf("%s:\n%s\nwant message %q, hint %q", tt.src, list.Format([]byte(tt.src)), tt.msg, tt.hint)
+		}
+	}
+}
+
+// TestSuggestWritesColumnsAsTheyAreWritten: the nearest column to a
+// misspelt one was suggested bare (did you mean Income level?, did you mean
+// 3?), which does not parse or means a position; it is quoted as an index
+// writes it when it is not a name.
+func TestSuggestWritesColumnsAsTheyAreWritten(t *testing.T) {
+	env := fakeEnv{"w": &DataInfo{Name: "w", N: 50, Columns: []ColumnInfo{{Name: "Income level", Levels: 4}, {Name: "2019", Levels: 4}, {Name: "age", Levels: 40}}}}
+	tests := []struct{ src, hint string }{
+		{`summary w["Income levl"]`, `did you mean "Income level"?`},
+		{`summary w["2018"]`, `did you mean "2019"?`},
+		{`summary w[agee]`, `did you mean age?`},
+	}
+	for _, tt := range tests {
+		_, list := checkErrors(t, tt.src, env)
+		if len(list) != 1 || list[0].Hint != tt.hint {
+			t.Errorf("%s: errors %v, want one with hint %q", tt.src, list, tt.hint)
+		}
+	}
+}

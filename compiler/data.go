@@ -35,13 +35,53 @@ func (c *checker) data(s *dsl.DataStmt) Stmt {
 
 // bindable reports (with an error) a name that a data set or model cannot
 // take: pi, which every expression reads as the number π, so that the
-// binding could never be shown or printed.
+// binding could never be shown or printed; and the words of the grammar
+// (the statement keywords, with, to and vs), since a line that starts with
+// a keyword is that statement (data alone, or print data in a message,
+// reads as something else than the data set) and fit with with hmc or
+// export to to "x.csv" read as nonsense.
 func (c *checker) bindable(id *dsl.Ident, what string) bool {
 	if id.Name == "pi" {
 		c.errorf(id.Pos, "choose another name", "pi is the number π: a %s named pi would be read as it", what)
 		return false
 	}
+	if slices.Contains(dsl.GrammarWords(), id.Name) {
+		kind := "a statement keyword"
+		if !slices.Contains(dsl.StatementKeywords(), id.Name) {
+			kind = "a word of the language"
+			if ex, ok := connectiveExamples[id.Name]; ok {
+				kind += " (" + ex + ")"
+			}
+		}
+		c.errorf(id.Pos, fmt.Sprintf("choose another name, as in %s", bindExample(what)),
+			"%s is %s: it cannot name a %s", id.Name, kind, what)
+		// Bind it, of unknown shape, as a statement that fails does, so
+		// that its uses are not reported as unknown names too.
+		var b Binding = &DataInfo{Name: id.Name}
+		if what == "model" {
+			b = &ModelInfo{Name: id.Name}
+		}
+		c.local[id.Name] = &local{b: b, pending: true}
+		return false
+	}
 	return true
+}
+
+// connectiveExamples show the grammar's words that are not statement
+// keywords where a statement uses them.
+var connectiveExamples = map[string]string{
+	"with": "fit m with hmc",
+	"to":   `export m to "draws.csv"`,
+	"vs":   "plot rmse m vs sim",
+}
+
+// bindExample is a statement that binds a name of the kind what ("data
+// set" or "model"), for a hint.
+func bindExample(what string) string {
+	if what == "model" {
+		return "model m { ... }"
+	}
+	return `data d = load("FILE.csv")`
 }
 
 // load checks load("PATH", sep = ",", na = [...], order = {...}). When the
@@ -139,6 +179,9 @@ func (c *checker) naMarkers(e *dsl.Expr) ([]string, bool) {
 			} else if _, _, num := c.quietNumber(item); num {
 				hint = fmt.Sprintf("write it as a string, na = [%q]: cells are compared as text", item.String())
 			}
+			if id, isName := item.AsName(); isName && isNone(id.Name) {
+				hint = "leave na out: empty cells, NA and NaN are always missing, and na lists other texts that are"
+			}
 			c.errorf(item.Pos, hint, "na lists the texts of missing cells as strings, got %s", describeExpr(item))
 			ok = false
 			continue
@@ -221,6 +264,10 @@ func (c *checker) dropColumns(e *dsl.Expr, x *LoadData) bool {
 		p, _ := item.AsPrimary()
 		var name string
 		switch {
+		case p != nil && p.Name != nil && isNone(p.Name.Name) && !isList:
+			c.errorf(item.Pos, "leave drop out to keep every column", "drop lists the names of columns, got %s", p.Name.Name)
+			good = false
+			continue
 		case p != nil && p.Name != nil:
 			name = p.Name.Name
 		case p != nil && p.Str != nil && strings.TrimSpace(p.Str.Value) != "":
@@ -307,7 +354,12 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 		ok = ok && good
 		x.N = v
 	}
-	if a := bound["levels"]; a != nil {
+	if a := bound["levels"]; a != nil && isListExpr(a.Value) {
+		// levels = [2, 3, 5]: levels per column, or labels.
+		c.errorf(a.Value.Pos, `simulate cuts every column into the same number of levels, as in levels = 5; the labels of a loaded text column and their order are load's order = {COLUMN: ["low", "mid", "high"]}`,
+			"levels is one number, the levels of every simulated column, got a list")
+		ok = false
+	} else if a != nil {
 		v, _, good := c.integerAtLeast(a.Value, numScope{}, "levels", minimum{value: 2, hint: "levels = 2 gives binary data"})
 		if good && x.N >= 2 && v > x.N {
 			c.errorf(a.Value.Pos, "", "levels = %d exceeds the n = %d rows", v, x.N)
@@ -404,4 +456,10 @@ func (c *checker) simSpec(e *dsl.Expr, x *SimulateData) bool {
 		x.K = v
 	}
 	return good
+}
+
+// isListExpr reports whether e is a list, [a, b].
+func isListExpr(e *dsl.Expr) bool {
+	p, isPrim := e.AsPrimary()
+	return isPrim && p.List != nil
 }

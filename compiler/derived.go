@@ -101,6 +101,8 @@ func (c *checker) formulaColumn(e *dsl.Expr, t *target, m *ModelInfo) (int, bool
 	case isPos && n > len(m.Columns):
 		c.errorf(e.Pos, numberNamedHint(n, m.Columns), "column %d is out of range: %s has %d columns", n, t.ref.Name, len(m.Columns))
 		return 0, false
+	case isPos && c.ambiguousPosition(e.Pos, n, m.Columns, t.ref.Name):
+		return 0, false
 	case isPos:
 		return n - 1, true
 	}
@@ -140,6 +142,8 @@ func (c *checker) regressIndex(t *target, items []*dsl.Expr, m *ModelInfo) bool 
 	t.count = 1
 	j := -1
 	switch {
+	case isPos && c.ambiguousPosition(it.Pos, n, m.Columns, t.ref.Name):
+		return false
 	case isPos && n <= len(m.Columns):
 		j = n - 1
 	case !isPos:

@@ -14,16 +14,31 @@ import (
 func (c *checker) fit(s *dsl.FitStmt) Stmt {
 	x, m := c.fitSettings(s, "fit")
 	if x == nil {
+		// A fit with a mistake in its settings still counts as fitting its
+		// model, as a model whose declaration fails is still bound, so that
+		// the statements after it are not reported as using an unfitted
+		// model too.
+		if b, _, _, found := c.lookup(s.Model.Name); found {
+			if info, isModel := b.(*ModelInfo); isModel {
+				c.markFitted(s.Model.Name, info)
+			}
+		}
 		return nil
 	}
-	if l, isLocal := c.local[x.Model]; isLocal {
-		l.fitted = true
-	} else {
-		info := *m
-		info.Fitted = true
-		c.local[x.Model] = &local{b: &info, fitted: true}
-	}
+	c.markFitted(x.Model, m)
 	return x
+}
+
+// markFitted counts the model name, described by m, as fitted for the
+// statements after this one.
+func (c *checker) markFitted(name string, m *ModelInfo) {
+	if l, isLocal := c.local[name]; isLocal {
+		l.fitted = true
+		return
+	}
+	info := *m
+	info.Fitted = true
+	c.local[name] = &local{b: &info, fitted: true}
 }
 
 // extend checks extend NAME [, iter = N]: the model must have been fitted.

@@ -83,6 +83,8 @@ var foreignNotes = map[string]struct{ anchor, note string }{
 	"progressbar":   {"chains", noteProgress},
 	"verbose":       {"chains", noteProgress},
 	"header":        {"path", "the first row of the file is always its header, naming the columns"},
+	"levels":        {"path", noteLevels},
+	"labels":        {"path", noteLevels},
 	"NUTS":          {"gibbs", noteNUTS},
 	"nuts":          {"gibbs", noteNUTS},
 }
@@ -92,6 +94,7 @@ const (
 	noteMethod      = "the sampler is named after with, as in fit m with hmc, iter = 1000"
 	noteNUTSControl = "copulang's samplers are not NUTS and take no such control: exact HMC (hmc, interweave) takes only its travel time, as in fit m with hmc(T = pi/2)"
 	noteProgress    = "a fit shows its progress by itself, as one line updated in place"
+	noteLevels      = `the labels of a text column, lowest first (R's levels), are load's order = {COLUMN: ["low", "mid", "high"]}`
 	noteNUTS        = "copulang has no NUTS: hmc is exact HMC (Kalaitzis & Silva 2013), which bounces off the order constraints and needs no step size; methods: auto, gibbs, hmc, px, interweave"
 )
 
@@ -106,4 +109,28 @@ func suggestWord(name string, candidates []string, otherwise string) string {
 		return n.note
 	}
 	return suggest(name, candidates, otherwise)
+}
+
+// Other languages' constants, which copulang has no use for: no setting is
+// a switch, and a setting left out takes its default.
+var (
+	switchWords = []string{"True", "False", "TRUE", "FALSE", "true", "false"}
+	noneWords   = []string{"None", "NULL", "null", "nil"}
+)
+
+// isNone reports whether name is Python's None or another language's
+// spelling of it.
+func isNone(name string) bool { return slices.Contains(noneWords, name) }
+
+// literalHint says what to write instead of Python's True, False and None
+// (and R's TRUE, FALSE and NULL, JSON's true, false and null), or "" for any
+// other name.
+func literalHint(name string) string {
+	switch {
+	case slices.Contains(switchWords, name):
+		return "copulang has no " + name + ": no setting is a switch; give a setting its number or word, as in chains = 4 or stat = kendall, or leave it out for its default"
+	case isNone(name):
+		return "copulang has no " + name + ": leave the setting out for its default (help WORD lists a statement's settings and their defaults)"
+	}
+	return ""
 }

@@ -346,6 +346,10 @@ func (c *checker) modelData(e *dsl.Expr, x *DeclareModel) (*DataInfo, bool, bool
 				good = false
 				continue
 			}
+			if c.ambiguousPosition(it.Pos, pos, d.columnNames(), x.Data) {
+				good = false
+				continue
+			}
 			name = d.Columns[pos-1].Name
 		case !pending && d.column(name) < 0:
 			hint := suggest(name, d.columnNames(), "columns of "+x.Data+": "+shortList(d.columnNames()))

@@ -140,6 +140,8 @@ func (c *checker) modelColumns(ix *dsl.Index, m *ModelInfo, model string) (cols 
 		j := n - 1
 		if !isPos {
 			j = indexOf(m.Columns, name)
+		} else if c.ambiguousPosition(it.Pos, n, m.Columns, model) {
+			return nil, nil, false, false
 		}
 		if j < 0 || j >= len(m.Columns) {
 			if isPos {

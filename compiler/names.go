@@ -54,7 +54,14 @@ func (c *checker) names(kind string) []string {
 // suggest is the hint for an unknown name: "did you mean NEAR?" for the
 // candidate nearest to name, otherwise.
 func suggest(name string, candidates []string, otherwise string) string {
+	if h := literalHint(name); h != "" && !slices.Contains(candidates, name) {
+		return h
+	}
 	if near := dsl.Nearest(name, candidates); near != "" {
+		if !dsl.IsName(near) {
+			// A column named "3" or "Income level" is written as a string.
+			near = strconv.Quote(near)
+		}
 		return "did you mean " + near + "?"
 	}
 	return otherwise
@@ -142,4 +149,21 @@ func numberNamedHint(n int, columns []string) string {
 		return fmt.Sprintf("a number in brackets is a column's position; the column named %s is written as a string: [\"%s\"]", name, name)
 	}
 	return ""
+}
+
+// ambiguousPosition reports (with an error at at) a position n among
+// columns (those of owner) when another column is named by that number: in
+// a file whose columns are "3", "1" and "2" (item numbers, years), [1] is
+// column "3" by position while its reader may well mean the column named 1.
+// Written as a string the name says which; where the column named n is
+// column n, both readings agree and nothing is said.
+func (c *checker) ambiguousPosition(at dsl.Position, n int, columns []string, owner string) bool {
+	name := strconv.Itoa(n)
+	j := indexOf(columns, name)
+	if j < 0 || j == n-1 || n < 1 || n > len(columns) {
+		return false
+	}
+	c.errorf(at, fmt.Sprintf("write %q for the column named %s, or %s for column %d: a number is a position, and a name is written as a string", name, name, indexList(columns[n-1:n]), n),
+		"index %d is ambiguous: column %d of %s is %s, and column %d is named %q", n, n, owner, indexList(columns[n-1:n]), j+1, name)
+	return true
 }

@@ -201,6 +201,9 @@ func (c *checker) resolveIndex(t *target, items []*dsl.Expr, m *ModelInfo) bool 
 			c.errorf(it.Pos, numberNamedHint(n, cols), "column %d is out of range: %s has %d columns", n, t.ref.Name, p)
 			ok = false
 			continue
+		case isPos && c.ambiguousPosition(it.Pos, n, cols, t.ref.Name):
+			ok = false
+			continue
 		case isPos:
 			index = append(index, n-1)
 		default:

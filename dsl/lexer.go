@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -42,6 +43,10 @@ const MaxNesting = 100
 // recursing: a megabyte of them overflowed the stack, which no recover
 // catches.
 const maxSigns = MaxNesting
+
+// maxRunShown is the most characters of a run of unexpected ones that its
+// error quotes.
+const maxRunShown = 20
 
 // punctuation lists the single-character tokens.
 const punctuation = "=~+-*/()[]{},.:"
@@ -114,6 +119,11 @@ type scanResult struct {
 	// err is the first lexical error (nil if none); scanning continues
 	// after it so that the other fields describe the whole source.
 	err *Error
+	// errs holds every lexical error, err first, up to maxErrors: each
+	// one independent of the others (a run of unexpected characters, as
+	// && or a word of another script, is one error, and a string quoted
+	// with ' or curly quotes one error at its opening quote).
+	errs []*Error
 	// open holds the brackets still open at the end of the source.
 	open []bracket
 	// tooDeep is true when brackets nest deeper than MaxNesting, or more
@@ -148,10 +158,32 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		pos.Advance(string(src[pos.Offset : pos.Offset+n]))
 	}
 	fail := func(at Position, msg, hint string) {
+		if len(res.errs) < maxErrors {
+			res.errs = append(res.errs, &Error{Pos: at, Msg: msg, Hint: hint})
+		}
 		if res.err == nil {
-			res.err = &Error{Pos: at, Msg: msg, Hint: hint}
+			res.err = res.errs[0]
 		}
 	}
+	// badEnd is the offset just after the last unexpected character, so
+	// that a run of them (&&, |>, a word typed in another script) is
+	// reported once, at its first.
+	badEnd, badStart := -1, 0
+	var badErr *Error // the error of the run at badStart (nil past maxErrors)
+	// runs are the errors of runs of more than one unexpected character,
+	// with their extent; their messages are written once the scan ends.
+	type run struct {
+		err        *Error
+		start, end int
+	}
+	var runs []run
+	// noCloserUntil is, for an opening quote other than ", the end of the
+	// line past which an earlier search found no closing quote: a later
+	// quote of that kind on the line has none either, so each line is
+	// searched once (a line of a million „ stays linear).
+	noCloserUntil := map[rune]int{}
+	// noBlockEnd is true once a /* found no */ after it.
+	noBlockEnd := false
 	emit := func(typ lexer.TokenType, n int) {
 		if typ == tokPunct && src[pos.Offset] == '-' {
 			signs++
@@ -219,11 +251,24 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		case c == '/' && len(rest) > 1 && (rest[1] == '/' || rest[1] == '*'):
 			// Stan's and C's comments: say so, rather than "unexpected /"
 			// from the parser.
-			fail(pos, fmt.Sprintf("unexpected %q", rest[:2]), "comments start with #, to the end of the line")
+			hint := "comments start with #, to the end of the line"
 			n := bytes.IndexByte(rest, '\n')
 			if n < 0 {
 				n = len(rest)
 			}
+			if rest[1] == '*' && !noBlockEnd {
+				// /* ... */ over several lines: one error, not one for
+				// each line of the comment read as statements.
+				if e := bytes.Index(rest[2:], []byte("*/")); e >= 0 {
+					if e+2 > n {
+						hint += ": put # before each line of this comment"
+					}
+					n = e + 4
+				} else {
+					noBlockEnd = true // nor for any later /*
+				}
+			}
+			fail(pos, fmt.Sprintf("unexpected %q", rest[:2]), hint)
 			advance(n)
 		case bytes.IndexByte([]byte(punctuation), c) >= 0:
 			switch c {
@@ -261,13 +306,43 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			emit(tokPunct, 1)
 		default:
 			r, size := utf8.DecodeRune(rest)
+			n, ok := 0, false
+			if isOtherQuote(r) && pos.Offset >= noCloserUntil[r] {
+				if n, ok = quotedOtherwise(rest, r); !ok {
+					if eol := bytes.IndexByte(rest, '\n'); eol >= 0 {
+						noCloserUntil[r] = pos.Offset + eol
+					} else {
+						noCloserUntil[r] = len(src)
+					}
+				}
+			}
+			if ok {
+				// 'x.csv' or “x.csv”: one error at the opening quote, and
+				// the text up to the closing one is a string, so that its
+				// closing quote is not a second error.
+				fail(pos, fmt.Sprintf("unexpected character %q", r), quoteHint(r))
+				res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: string(rest[:n]), Pos: pos})
+				signs = 0
+				advance(n)
+				continue
+			}
+			if pos.Offset == badEnd {
+				// The rest of a run already reported: the error names
+				// the whole run.
+				advance(size)
+				badEnd = pos.Offset
+				if k := len(runs) - 1; badErr != nil && k >= 0 && runs[k].err == badErr {
+					runs[k].end = badEnd
+				} else if badErr != nil {
+					runs = append(runs, run{err: badErr, start: badStart, end: badEnd})
+				}
+				continue
+			}
 			msg := fmt.Sprintf("unexpected character %q", r)
 			hint := ""
 			switch r {
-			case '\'':
-				hint = "strings use double quotes"
-			case '\u201c', '\u201d':
-				hint = "use a plain double quote \""
+			case '\'', '\u201c', '\u201d':
+				hint = quoteHint(r)
 			case '?':
 				// IPython's fit? (or ?fit) asks for help: the kernel answers a
 				// cell of only that (session.helpQuery); anywhere else it is an error.
@@ -282,7 +357,18 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 					hint = "the language has only + - * / in expressions"
 				}
 			case '<':
-				if len(rest) > 1 && rest[1] == '-' {
+				if k := len(res.tokens); k > 0 && res.tokens[k-1].Type == tokIdent && slices.Contains(stanTypes, res.tokens[k-1].Value) &&
+					res.tokens[k-1].Pos.Offset+len(res.tokens[k-1].Value) == pos.Offset {
+					// real<lower=0> x: one error, up to the > that closes
+					// the bounds on its line.
+					fail(pos, fmt.Sprintf("unexpected %q", "<"), stanHint(res.tokens[k-1].Value))
+					n := bytes.IndexAny(rest, ">\n")
+					if n < 0 || rest[n] == '\n' {
+						n = 0
+					}
+					advance(n + 1)
+					continue
+				} else if len(rest) > 1 && rest[1] == '-' {
 					hint = "R's <- is written =, and only where a name is bound: data gss = load(\"gss.csv\") or model m { ... }"
 				} else {
 					hint = "the language has only + - * / in expressions"
@@ -319,11 +405,73 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				hint = "a name is made of the letters a to z and A to Z, digits and _; a column named otherwise is written as a string, as in gss[\"âge\"]"
 			}
 			fail(pos, msg, hint)
+			badErr = nil
+			if last := res.errs[len(res.errs)-1]; last.Pos.Offset == pos.Offset {
+				badErr = last
+			}
+			badStart = pos.Offset
 			advance(size)
+			badEnd = pos.Offset
+		}
+	}
+	for _, r := range runs {
+		if n := utf8.RuneCount(src[r.start:r.end]); n <= maxRunShown {
+			r.err.Msg = fmt.Sprintf("unexpected characters %q", src[r.start:r.end])
+		} else {
+			cut := r.start
+			for range maxRunShown {
+				_, size := utf8.DecodeRune(src[cut:])
+				cut += size
+			}
+			r.err.Msg = fmt.Sprintf("unexpected characters %q… (%d in a row)", src[r.start:cut], n)
 		}
 	}
 	res.tokens = append(res.tokens, lexer.EOFToken(pos))
 	return res
+}
+
+// quoteHint is the hint for a string opened with r, a quote other than
+// the plain double quote.
+func quoteHint(r rune) string {
+	switch r {
+	case '\'':
+		return "strings use double quotes"
+	case '\u201c', '\u201d':
+		return "use a plain double quote \""
+	}
+	return "strings use plain double quotes \" (a word processor or PDF curls them)"
+}
+
+// isOtherQuote reports whether r opens a string as another language or a
+// word processor quotes it: ', “, „, ‘ or ‚.
+func isOtherQuote(r rune) bool { return strings.ContainsRune("'\u201c\u201e\u2018\u201a", r) }
+
+// quotedOtherwise reports the length of the string at the start of b when
+// it opens with r, a single quote or a curly one, and is closed on the same
+// line by the same single quote or a curly closing one.
+func quotedOtherwise(b []byte, r rune) (int, bool) {
+	var closers string
+	switch r {
+	case '\'':
+		closers = "'"
+	case '\u201c', '\u201e':
+		closers = "\u201d\u201c"
+	case '\u2018', '\u201a':
+		closers = "\u2019\u2018"
+	default:
+		return 0, false
+	}
+	for n := utf8.RuneLen(r); n < len(b); {
+		c, size := utf8.DecodeRune(b[n:])
+		if c == '\n' {
+			return 0, false
+		}
+		n += size
+		if strings.ContainsRune(closers, c) {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 // startsLine reports whether only blanks precede offset on its line.

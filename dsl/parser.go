@@ -86,7 +86,8 @@ func Keyword(s Stmt) string {
 
 // Parse parses a script or notebook cell. filename is used in positions
 // (it may be empty). On failure the error is an ErrorList with one error per
-// statement that failed to parse (up to ten), and the returned File holds the
+// statement that failed to parse, or each lexical error of a statement
+// (up to ten in all), and the returned File holds the
 // statements that did parse, so that tools can still use them; on success
 // the error is nil.
 func Parse(filename string, src []byte) (*File, error) {
@@ -130,7 +131,7 @@ func Parse(filename string, src []byte) (*File, error) {
 				cs.after = firstWord(src[end+1:])
 			}
 			if cs.err != nil {
-				errs = append(errs, cs.err)
+				errs = append(errs, cs.errs...)
 			} else if len(cs.open) > 0 && len(cs.tokens) > maxUnclosedParse {
 				// The parser would parse all of it only to fail at its end
 				// (seconds for a megabyte of model block): say so at once.
@@ -142,7 +143,8 @@ func Parse(filename string, src []byte) (*File, error) {
 			} else {
 				stmts = append(stmts, cf.Stmts...)
 			}
-			if len(errs) == maxErrors {
+			if len(errs) >= maxErrors {
+				errs = errs[:maxErrors]
 				break
 			}
 		}
@@ -154,7 +156,7 @@ func Parse(filename string, src []byte) (*File, error) {
 		// Every statement parses alone although the whole does not; this
 		// should not happen, but report the whole's error rather than none.
 		if s.err != nil {
-			errs = append(errs, s.err)
+			errs = append(errs, s.errs...)
 		} else {
 			_, err := parseTokens(s.tokens)
 			errs = append(errs, convertError(err, s))
@@ -594,8 +596,22 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 			return fmt.Sprintf("the model's { at %d:%d is never closed: end the model with }", b.Pos.Line, b.Pos.Column)
 		}
 	}
+	if word, ok := stanDeclaration(s.tokens, tok); ok {
+		// real<lower=0> x; vector[5] y; corr_matrix[p] C;
+		return stanHint(word)
+	}
 	opener, nested := unmatchedOpener(s.tokens, tok.Pos.Offset)
 	inBrackets := nested && (opener.Value == "[" || opener.Value == "(")
+	if is(tok, ",") && nested && opener.Value == "(" {
+		if before := previousToken(s.tokens, opener.Pos.Offset); before != nil && is(*before, "[") {
+			// m.C[(a, b)]: Python's tuple as a key.
+			return "an index is not a tuple: write the columns in the brackets alone, as in " + indexedText(s.tokens, *before) + "[" + itemsText(s.tokens, opener) + "]"
+		}
+	}
+	if h, ok := emptyRowIndex(s.tokens, tok); ok {
+		// R's gss[, c("a", "b")] and gss[, 2]: rows, then columns.
+		return h
+	}
 	switch {
 	case tok.Type == tokIdent && prev != nil && prev.Type == tokIdent && inBrackets && tok.Pos.Line == prev.Pos.Line:
 		// gss[Income level], a header with a space, or m.C[Y1 Y2], two
@@ -825,4 +841,122 @@ func indexHint(toks []lexer.Token, tok lexer.Token, prev *lexer.Token) string {
 		return "separate the items of a list with ',', as in [a, b]"
 	}
 	return ""
+}
+
+// stanTypes are Stan's declaration types, which begin a line of a Stan
+// program's data and parameters blocks.
+var stanTypes = []string{"real", "int", "vector", "row_vector", "matrix", "corr_matrix", "cov_matrix",
+	"cholesky_factor_corr", "cholesky_factor_cov", "simplex", "ordered", "positive_ordered", "unit_vector",
+	"array", "complex"}
+
+// stanDeclaration reports the Stan type that begins tok's statement (or
+// model item) when it is followed by a name, a [ or a <: a declaration
+// such as vector[5] y or corr_matrix[p] C.
+func stanDeclaration(toks []lexer.Token, tok lexer.Token) (string, bool) {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 {
+		i = len(toks) - 1
+	}
+	for i > 0 && toks[i-1].Type != tokSep && !(toks[i-1].Type == tokPunct && toks[i-1].Value == "{") {
+		i--
+	}
+	first := toks[i]
+	if first.Type != tokIdent || !slices.Contains(stanTypes, first.Value) || i+1 >= len(toks) {
+		return "", false
+	}
+	if next := toks[i+1]; next.Type == tokIdent || next.Type == tokPunct && next.Value == "[" {
+		return first.Value, true
+	}
+	return "", false
+}
+
+// stanHint says what copulang writes instead of a Stan declaration of
+// type word.
+func stanHint(word string) string {
+	const model = "a model names its data (Y = gss), the copula of its latent Z (Z ~ GaussianCopula(C)) and C's prior (C ~ LKJ(eta = 2))"
+	switch word {
+	case "corr_matrix", "cholesky_factor_corr", "cov_matrix", "cholesky_factor_cov":
+		return "C needs no declaration such as Stan's " + word + ": " + model + ", and C's size is the number of columns of Y"
+	}
+	return "copulang has no declarations such as Stan's " + word + ": " + model + ", and sizes and bounds follow from the data"
+}
+
+// itemsText is the text of the items inside the bracket opener, up to
+// its closer (or the end of the statement): the (a, b) of m.C[(a, b)].
+func itemsText(toks []lexer.Token, opener lexer.Token) string {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset > opener.Pos.Offset })
+	var parts []string
+	depth := 0
+	for ; i >= 0 && i < len(toks); i++ {
+		t := toks[i]
+		if t.Type == tokEOF || t.Type == tokSep {
+			break
+		}
+		if t.Type == tokPunct {
+			switch t.Value {
+			case "(", "[", "{":
+				depth++
+			case ")", "]", "}":
+				if depth == 0 {
+					return strings.Join(parts, "")
+				}
+				depth--
+			case ",":
+				parts = append(parts, ", ")
+				continue
+			}
+		}
+		parts = append(parts, t.Value)
+	}
+	return strings.Join(parts, "")
+}
+
+// emptyRowIndex gives the hint for R's data[, cols] (a [ followed at once
+// by a comma: no rows, then the columns) when tok is that [ or comma; its
+// example lists the columns, out of R's c(...) when they are in one.
+func emptyRowIndex(toks []lexer.Token, tok lexer.Token) (string, bool) {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= tok.Pos.Offset })
+	if i < 0 || toks[i].Type != tokPunct {
+		return "", false
+	}
+	open := -1
+	switch {
+	case toks[i].Value == "[" && i+1 < len(toks) && toks[i+1].Type == tokPunct && toks[i+1].Value == ",":
+		open = i
+	case toks[i].Value == "," && i > 0 && toks[i-1].Type == tokPunct && toks[i-1].Value == "[":
+		open = i - 1
+	}
+	if open < 1 || toks[open-1].Type != tokIdent {
+		return "", false
+	}
+	name := toks[open-1].Value
+	cols := itemsText(toks, toks[open+1]) // the items after the comma
+	if strings.HasPrefix(cols, "c(") && strings.HasSuffix(cols, ")") {
+		cols = strings.TrimSuffix(strings.TrimPrefix(cols, "c("), ")")
+	}
+	cols = strings.TrimSpace(cols)
+	if cols == "" {
+		cols = "income, degree"
+	}
+	return "brackets pick columns only (there are no rows to pick, as in R's " + name + "[rows, cols]): write " + name + "[" + cols + "]", true
+}
+
+// indexedText is what the bracket open indexes, as written (m.C of
+// m.C[...]): the names and dots just before it, or "m.C" when there are
+// none.
+func indexedText(toks []lexer.Token, open lexer.Token) string {
+	i := slices.IndexFunc(toks, func(t lexer.Token) bool { return t.Pos.Offset >= open.Pos.Offset })
+	if i <= 0 || toks[i-1].Type != tokIdent {
+		return "m.C"
+	}
+	// NAME(.NAME)* just before the bracket.
+	j := i - 1
+	for j >= 2 && toks[j-1].Type == tokPunct && toks[j-1].Value == "." && toks[j-2].Type == tokIdent {
+		j -= 2
+	}
+	var b strings.Builder
+	for _, t := range toks[j:i] {
+		b.WriteString(t.Value)
+	}
+	return b.String()
 }

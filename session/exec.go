@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/dsl"
 	"github.com/copulang/copulang/inference"
 )
 
@@ -89,10 +90,62 @@ func (s *Session) fitted(name string) (*Model, error) {
 	return m, nil
 }
 
-func (s *Session) setData(d *Dataset) {
+func (s *Session) setData(d *Dataset, at dsl.Position, out Output) {
+	s.rebindWarning(d.Name, "data", at, false, out)
 	delete(s.models, d.Name)
 	s.data[d.Name] = d
 	s.bind(d.Name)
+}
+
+// rebindWarning warns when the statement at binds name as kind ("data" or
+// "model") while it names a binding of the other kind, which the new one
+// replaces: model gss { Y = gss ... } leaves the data set without a name,
+// and data m = load(...) drops the model m and its fit. Both positions are
+// given, the earlier one's cell when it was another; kept says that the new
+// model is declared on the data it replaces. It records where name is bound
+// now.
+func (s *Session) rebindWarning(name, kind string, at dsl.Position, kept bool, out Output) {
+	before, seen := s.boundAt[name]
+	s.boundAt[name] = bindSite{at: at, run: s.runs}
+	where := func(site bindSite) string {
+		w := fmt.Sprintf("%d:%d", site.at.Line, site.at.Column)
+		if site.run != s.runs {
+			w += " of an earlier cell"
+		}
+		return w
+	}
+	_, wasData := s.data[name]
+	m, wasModel := s.models[name]
+	var msg string
+	switch {
+	case kind == "model" && wasData:
+		msg = fmt.Sprintf("model %s replaces data %s", name, name)
+		if seen {
+			msg += " (bound at " + where(before) + ")"
+		}
+		msg += fmt.Sprintf(": %s names the model now, and the data set can no longer be used by name", name)
+		if kept {
+			msg += " (the model keeps it as its data)"
+		}
+		msg += "; give the model another name to keep both"
+	case kind == "data" && wasModel:
+		what := "the model is gone"
+		if m.Fit != nil {
+			what = "the model and its fit are gone"
+		}
+		msg = fmt.Sprintf("data %s replaces model %s", name, name)
+		if seen {
+			msg += " (declared at " + where(before) + ")"
+		}
+		msg += fmt.Sprintf(": %s names the data set now, and %s; give the data another name to keep both", name, what)
+	default:
+		return
+	}
+	prefix := fmt.Sprintf("%d:%d", at.Line, at.Column)
+	if at.Filename != "" {
+		prefix = at.Filename + ":" + prefix
+	}
+	out.Stream("stderr", "warning: "+prefix+": "+msg+"\n")
 }
 
 func (s *Session) load(ctx context.Context, x *compiler.LoadData, out Output) error {
@@ -108,7 +161,7 @@ func (s *Session) load(ctx context.Context, x *compiler.LoadData, out Output) er
 	for _, w := range warnings {
 		out.Stream("stderr", fmt.Sprintf("warning: %s: %s\n", x.Path, w))
 	}
-	s.setData(d)
+	s.setData(d, x.At, out)
 	out.Stream("stdout", describeData(d)+"\n")
 	s.described = d.Name
 	return nil
@@ -137,7 +190,7 @@ func (s *Session) simulate(ctx context.Context, x *compiler.SimulateData, out Ou
 		Source: fmt.Sprintf("simulate(%s, n = %d, levels = %d, seed = %d%s)", kind, x.N, x.Levels, x.Seed, missing),
 		Truth:  sim, TruthK: x.K,
 	}
-	s.setData(d)
+	s.setData(d, x.At, out)
 	out.Stream("stdout", describeData(d)+"; the true C is kept for `plot rmse` and `plot heatmap "+d.Name+"`\n")
 	s.described = d.Name
 	return nil
@@ -177,6 +230,7 @@ func (s *Session) declare(x *compiler.DeclareModel, out Output) error {
 			m.Cols = append(m.Cols, j)
 		}
 	}
+	s.rebindWarning(x.Name, "model", x.At, x.Data == x.Name, out)
 	delete(s.data, x.Name)
 	s.models[x.Name] = m
 	s.bind(x.Name)

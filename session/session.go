@@ -73,6 +73,18 @@ type Session struct {
 	view atomic.Pointer[bindingsView]
 	// scores are the held-out scores compare computed or read (scores.go).
 	scores scoreCache
+	// boundAt is where each name was last bound, and runs counts the cells
+	// (or scripts) run, so that a name bound again as another kind can say
+	// where it was bound before (see rebindWarning).
+	boundAt map[string]bindSite
+	runs    int
+}
+
+// bindSite is where a data or model statement bound a name: its position
+// and the run (cell) it was in.
+type bindSite struct {
+	at  dsl.Position
+	run int
 }
 
 // Model is a model binding: its checked declaration, its data, and its
@@ -120,7 +132,7 @@ func (m *Model) Names() []string {
 
 // New returns an empty session.
 func New(opts Options) *Session {
-	s := &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}, preloaded: map[string]*preloaded{}}
+	s := &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}, preloaded: map[string]*preloaded{}, boundAt: map[string]bindSite{}}
 	var word [6]byte
 	rand.Read(word[:])
 	s.displayIDs = hex.EncodeToString(word[:])
@@ -264,6 +276,7 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, out Outp
 					strings.Split(strings.TrimSpace(string(debug.Stack())), "\n")...)}
 		}
 	}()
+	s.runs++
 	file, perr := dsl.Parse(filename, src)
 	if perr != nil {
 		return nil, positionedError("SyntaxError", perr, src)

@@ -1121,3 +1121,37 @@ func TestHelpIndexShowsAModelWhole(t *testing.T) {
 		t.Errorf("help alone names no parts of a fitted model:\n%s", index)
 	}
 }
+
+// TestRebindingToAnotherKindWarns: a data set's name reused for a model,
+// or a model's for data, replaced the binding without a word (model gss
+// { Y = gss ... } left the data set without a name; data m = load(...)
+// dropped the model m and its fit). It warns with both positions, the
+// earlier one's cell when it was another; a name bound again as the same
+// kind (a load cell run again) does not warn.
+func TestRebindingToAnotherKindWarns(t *testing.T) {
+	const model = "; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }"
+	s := newTestSession(t)
+	cells := []struct{ code, warning string }{
+		{"data sim = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 2)\ndata sim = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 3)", ""},
+		{"model sim { Y = sim" + model,
+			"warning: 1:1: model sim replaces data sim (bound at 2:1 of an earlier cell): sim names the model now, and the data set can no longer be used by name (the model keeps it as its data); give the model another name to keep both\n"},
+		{"data d = simulate(FullCopula(p = 3), n = 60, levels = 3)\nmodel m { Y = d" + model + "\nmodel m { Y = d" + model, ""},
+		{"fit m, iter = 20, warmup = 10, chains = 1", ""},
+		{"data m = simulate(FullCopula(p = 3), n = 60, levels = 3)",
+			"warning: 1:1: data m replaces model m (declared at 3:1 of an earlier cell): m names the data set now, and the model and its fit are gone; give the data another name to keep both\n"},
+		{"model d2 { Y = m" + model + "\n\ndata d2 = simulate(FullCopula(p = 3), n = 60, levels = 3)",
+			"warning: 3:1: data d2 replaces model d2 (declared at 1:1): d2 names the data set now, and the model is gone; give the data another name to keep both\n"},
+	}
+	for _, c := range cells {
+		out := mustRun(t, s, c.code)
+		got := ""
+		for _, line := range strings.SplitAfter(out.stderr.String(), "\n") {
+			if strings.Contains(line, "replaces") {
+				got += line
+			}
+		}
+		if got != c.warning {
+			t.Errorf("cell:\n%s\nstderr %q\nwant   %q", c.code, got, c.warning)
+		}
+	}
+}
