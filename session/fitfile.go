@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
@@ -12,7 +13,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,13 +96,17 @@ type fitFile struct {
 	Sum string
 }
 
-// fitSum is the checksum of f's draws and scores: CRC-32C (Castagnoli),
-// which finds every burst of damage up to 32 bits and any other with
-// probability 1 − 2⁻³² (and costs about 10 ms for a 65 MB fit); it is no
-// defence against a file forged on purpose, which the file never claims.
-func fitSum(f *fitFile) string {
+// fitSum is the checksum of the draws result and f's scores: CRC-32C
+// (Castagnoli), which finds every burst of damage up to 32 bits and any
+// other with probability 1 − 2⁻³² (and costs about 10 ms for a 65 MB fit);
+// it is no defence against a file forged on purpose, which the file never
+// claims. The draws are encoded into it as they would be written, not
+// made first.
+func fitSum(f *fitFile, result drawBytes) (string, error) {
 	h := crc32.New(castagnoli)
-	h.Write(f.Result)
+	if _, err := result.WriteTo(h); err != nil {
+		return "", err
+	}
 	var b [8]byte
 	for _, sc := range f.Scores {
 		binary.LittleEndian.PutUint64(b[:], uint64(len(sc.Key)))
@@ -112,7 +119,24 @@ func fitSum(f *fitFile) string {
 			h.Write(b[:])
 		}
 	}
-	return fmt.Sprintf("crc32c %08x", h.Sum32())
+	return fmt.Sprintf("crc32c %08x", h.Sum32()), nil
+}
+
+// drawBytes are the draws of a fit file, to be written: a Result's
+// Encoding, encoded as it is written, or the bytes of a file read.
+type drawBytes interface {
+	Size() int
+	WriteTo(w io.Writer) (int64, error)
+}
+
+// readBytes are draws read from a file, written back as they are.
+type readBytes []byte
+
+func (b readBytes) Size() int { return len(b) }
+
+func (b readBytes) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 // fitOrigin is what a fit's file fingerprints: its data, model and
@@ -313,9 +337,9 @@ func madeByFit(res *inference.Result, x *compiler.Fit) error {
 
 // writeFitFile writes res, made with origin by copulang version, to path
 // with the scores compare computed with its settings, and returns the time
-// it records.
-func writeFitFile(path string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
-	b, err := res.MarshalBinary()
+// it records. The draws are encoded as they are written, not made first.
+func writeFitFile(ctx context.Context, path string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
+	enc, err := res.Encode()
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -323,26 +347,87 @@ func writeFitFile(path string, origin fitOrigin, version string, res *inference.
 		Format: fitFileFormat, Saved: time.Now().UTC().Truncate(time.Second),
 		Data: origin.data, Model: origin.model, Settings: origin.settings, Version: version,
 		DataColumns: origin.columns, DataRows: origin.rows, DataColumnSums: origin.columnSums, ModelKind: origin.kind,
-		Until: until, UntilWarning: untilWarning, Result: b, Scores: scores,
+		Until: until, UntilWarning: untilWarning, Scores: scores,
 	}
-	return f.Saved, writeFitBytes(path, &f)
+	return f.Saved, lockedWrite(ctx, path, func() error { return writeFitBytes(path, &f, enc) })
 }
 
-// writeFitBytes writes f to path in the current format (whatever
-// f.Format was read as): the magic line, f without its Result, then the
-// Result. It writes to a temporary file next to path first
-// (path.tmp-PID-N), renamed over path once complete, so that a failure
-// never leaves half a file. (A symbolic link at path is replaced, not
-// followed.)
-func writeFitBytes(path string, f *fitFile) error {
+// lockedWrite runs write, which writes the fit file at path, under the
+// lock of path's directory (lockDir), having removed the temporary files
+// that writes to path by processes now gone left behind
+// (removeStaleTemporaries).
+func lockedWrite(ctx context.Context, path string, write func() error) error {
+	unlock, err := lockDir(ctx, filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("cannot lock the directory of %s: %w", filepath.Base(path), err)
+	}
+	defer unlock()
+	removeStaleTemporaries(path)
+	return write()
+}
+
+// removeStaleTemporaries removes the temporary files of writes to path
+// (path.tmp-PID-N, writeFitBytes) whose process is gone: one killed while
+// it wrote left its file, of up to the fit's size, beside path for good.
+// Only files of that name whose PID is not this process's and names no
+// process on this machine are removed. (On a network file system written
+// from two machines a PID may name a process of the other one: the lock
+// of the directory keeps such a write from being under way meanwhile,
+// where the file system has locks.)
+func removeStaleTemporaries(path string) {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(filepath.Clean(dir))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := temporaryOf(e.Name(), base)
+		if ok && e.Type().IsRegular() && pid != os.Getpid() && processGone(pid) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// temporaryOf returns the PID of a temporary file of writes to a file
+// named base (base.tmp-PID-N), and whether name is one.
+func temporaryOf(name, base string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, base+".tmp-")
+	if !ok {
+		return 0, false
+	}
+	pidText, try, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != pidText {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(try); err != nil || n < 0 || strconv.Itoa(n) != try {
+		return 0, false
+	}
+	return pid, true
+}
+
+// writeFitBytes writes f, whose draws are result, to path in the current
+// format (whatever f.Format was read as): the magic line, f without its
+// draws, then the draws, then the checksum of it all. It writes to a
+// temporary file next to path first (path.tmp-PID-N), renamed over path
+// once complete, so that a failure never leaves half a file. (A symbolic
+// link at path is replaced, not followed.) The caller holds the lock of
+// path's directory (lockedWrite).
+func writeFitBytes(path string, f *fitFile, result drawBytes) error {
 	var buf bytes.Buffer
 	buf.WriteString(fitFileMagic)
 	head := *f
-	head.Format, head.Result, head.ResultSize, head.Sum = fitFileFormat, nil, len(f.Result), fitSum(f)
+	sum, err := fitSum(f, result)
+	if err != nil {
+		return err
+	}
+	head.Format, head.Result, head.ResultSize, head.Sum = fitFileFormat, nil, result.Size(), sum
 	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
 		return err
 	}
-	var err error
 	// Next to path, with the permissions os.Create gives (after the
 	// umask), not CreateTemp's 0600.
 	var tmp *os.File
@@ -356,13 +441,19 @@ func writeFitBytes(path string, f *fitFile) error {
 			return err
 		}
 	}
-	sum := crc32.Update(crc32.Checksum(buf.Bytes(), castagnoli), castagnoli, f.Result)
-	for _, b := range [][]byte{buf.Bytes(), f.Result, binary.LittleEndian.AppendUint32(nil, sum)} {
-		if _, err := tmp.Write(b); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return err
-		}
+	crc := crc32.New(castagnoli)
+	w := io.MultiWriter(tmp, crc)
+	_, err = w.Write(buf.Bytes())
+	if err == nil {
+		_, err = result.WriteTo(w)
+	}
+	if err == nil {
+		_, err = tmp.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	}
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
@@ -400,8 +491,10 @@ func decodeFitFile(data []byte) (*fitFile, error) {
 		}
 		f.Result = data[len(data)-r.Len() : end]
 	}
-	if f.Sum != "" && f.Sum != fitSum(&f) {
-		return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
+	if f.Sum != "" {
+		if sum, err := fitSum(&f, readBytes(f.Result)); err != nil || sum != f.Sum {
+			return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
+		}
 	}
 	return &f, nil
 }
@@ -421,28 +514,32 @@ type keptFile struct {
 }
 
 // keepScores adds scores under key to the fit file of kf, which must
-// still hold the fit it held when kf was made.
-func keepScores(kf *keptFile, key string, lp []float64) error {
-	data, err := os.ReadFile(kf.path)
-	if err != nil {
-		return err
-	}
-	if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
-		return errors.New("it is no longer a fit file")
-	}
-	f, err := decodeFitFile(data)
-	if err != nil {
-		return err
-	}
-	if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
-		return errors.New("it holds another fit now")
-	}
-	for i, sc := range f.Scores {
-		if sc.Key == key {
-			f.Scores = append(f.Scores[:i], f.Scores[i+1:]...)
-			break
+// still hold the fit it held when kf was made. It reads and writes the file
+// under the lock of its directory, so that scores another process adds
+// meanwhile are kept too.
+func keepScores(ctx context.Context, kf *keptFile, key string, lp []float64) error {
+	return lockedWrite(ctx, kf.path, func() error {
+		data, err := os.ReadFile(kf.path)
+		if err != nil {
+			return err
 		}
-	}
-	f.Scores = append(f.Scores, fileScore{Key: key, LP: lp})
-	return writeFitBytes(kf.path, f)
+		if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
+			return errors.New("it is no longer a fit file")
+		}
+		f, err := decodeFitFile(data)
+		if err != nil {
+			return err
+		}
+		if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
+			return errors.New("it holds another fit now")
+		}
+		for i, sc := range f.Scores {
+			if sc.Key == key {
+				f.Scores = append(f.Scores[:i], f.Scores[i+1:]...)
+				break
+			}
+		}
+		f.Scores = append(f.Scores, fileScore{Key: key, LP: lp})
+		return writeFitBytes(kf.path, f, readBytes(f.Result))
+	})
 }

@@ -526,6 +526,10 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 		}
 		return nil
 	})
+	// The scores are kept even after an interrupt: the wait for another
+	// process's write to the file is bounded instead.
+	keepCtx, cancelKeep := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancelKeep()
 	for _, k := range refit[:finished] {
 		s.scores.put(c.keys[k], keptScore{lp: c.scores[k]})
 		kf, after := c.models[k].kept, ""
@@ -533,7 +537,7 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 			kf, after = c.models[k].extendedFrom, ", after the same extension,"
 		}
 		if kf != nil {
-			if err := keepScores(kf, c.keys[k], c.scores[k]); err != nil {
+			if err := keepScores(keepCtx, kf, c.keys[k], c.scores[k]); err != nil {
 				out.Stream("stdout", fmt.Sprintf("note: the scores of %s are not kept in %s: %v\n", c.names[k], kf.shown, err))
 			} else {
 				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells%s reads them\n", c.names[k], kf.shown, after))
