@@ -61,7 +61,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 			m.Fit, m.FitStmt, m.Plan, m.FitFile, m.sampledBy = saved.res, &ran, plan, x.File, saved.version
 			m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved.saved, origin: origin}
 			for _, sc := range saved.scores {
-				s.scores.put(sc.Key, keptScore{lp: sc.LP, from: x.File})
+				s.scores.put(sc.Key, keptScore{lp: sc.LP, chainTotals: sc.ChainTotals, from: x.File})
 			}
 			headline := fitHeadline(&ran, saved.res, saved.until)
 			read := fmt.Sprintf("; read from %s (written %s%s)", x.File, saved.saved.Format("2006-01-02 15:04 UTC"), " by "+copulangText(saved.version))

@@ -499,10 +499,18 @@ func decodeFitFile(data []byte) (*fitFile, error) {
 	return &f, nil
 }
 
-// fileScore is one model's scores as its fit file keeps them.
+// fileScore is one model's scores as its fit file keeps them: the
+// pointwise log scores and, per fold, the chain totals of its refit
+// (inference.CrossValidation.ChainTotals), from which compare estimates
+// their Monte Carlo error. A file written before the chain totals were
+// kept has none (gob leaves the field empty, and an older copulang
+// ignores it): compare then shows no Monte Carlo error for those scores,
+// and says why. The header's Sum (fitSum) does not cover them; the
+// checksum that ends a file of format 3 does.
 type fileScore struct {
-	Key string
-	LP  []float64
+	Key         string
+	LP          []float64
+	ChainTotals [][]float64
 }
 
 // keptFile is the fit file that holds a model's fit, as it was when read
@@ -517,7 +525,7 @@ type keptFile struct {
 // still hold the fit it held when kf was made. It reads and writes the file
 // under the lock of its directory, so that scores another process adds
 // meanwhile are kept too.
-func keepScores(ctx context.Context, kf *keptFile, key string, lp []float64) error {
+func keepScores(ctx context.Context, kf *keptFile, key string, lp []float64, chainTotals [][]float64) error {
 	return lockedWrite(ctx, kf.path, func() error {
 		data, err := os.ReadFile(kf.path)
 		if err != nil {
@@ -539,7 +547,7 @@ func keepScores(ctx context.Context, kf *keptFile, key string, lp []float64) err
 				break
 			}
 		}
-		f.Scores = append(f.Scores, fileScore{Key: key, LP: lp})
+		f.Scores = append(f.Scores, fileScore{Key: key, LP: lp, ChainTotals: chainTotals})
 		return writeFitBytes(kf.path, f, readBytes(f.Result))
 	})
 }

@@ -34,7 +34,7 @@ func TestKeepScoresConcurrently(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for k := range each {
-				if err := keepScores(context.Background(), kf, fmt.Sprintf("key %d/%d", w, k), []float64{float64(w), float64(k)}); err != nil {
+				if err := keepScores(context.Background(), kf, fmt.Sprintf("key %d/%d", w, k), []float64{float64(w), float64(k)}, nil); err != nil {
 					errs <- err
 				}
 			}
