@@ -42,8 +42,11 @@ const fitFileMagic = "copulang fit\n"
 // read in steps.) 3, format 2 and then the CRC-32C (Castagnoli) of every
 // byte before it, 4 bytes little-endian: the header's Sum covers the draws
 // and scores only, so a change of the report's text or of the time written
-// was read and shown as written. All three are read.
-const fitFileFormat = 3
+// was read and shown as written. 4, format 3 with the extensions of the
+// fit (extend) after its draws, each a Result of its own (fileExtension);
+// a file without extensions is written in format 3, which copulangs that
+// do not know format 4 read. All four are read.
+const fitFileFormat = 4
 
 // readableFormat reports whether this copulang reads fit files of format.
 func readableFormat(format int) bool { return format >= 1 && format <= fitFileFormat }
@@ -87,6 +90,12 @@ type fitFile struct {
 	// fit as it is, and says so. A file written before it was recorded
 	// has none (gob leaves the field empty).
 	Version string
+	// Extensions (format 4) are the extensions of the fit that `extend`
+	// ran on it, in order, each with all the draws after it, which follow
+	// the fit's draws in the file, in that order: a notebook run again
+	// reads the fit and then each extension, where it extends as before,
+	// instead of sampling the extension again.
+	Extensions []fileExtension
 	// Sum is the checksum of the draws and the scores (fitSum). The
 	// draws are checked against the spec when read, but most one-bit
 	// changes of them (34 of 61 tried) give draws as valid, and different:
@@ -94,6 +103,24 @@ type fitFile struct {
 	// file written before the checksum has none and is read without it
 	// (gob leaves the field empty, and an older copulang ignores it).
 	Sum string
+}
+
+// fileExtension is an extension of a file's fit, kept after its draws.
+type fileExtension struct {
+	// Statement is the extend statement's settings (extendKey): what,
+	// after the same fit and the extensions before it, makes the same
+	// draws.
+	Statement string
+	// Size is the length of its Result's bytes (MarshalBinary).
+	Size int
+	// Saved is when it was written; Version is the copulangs that sampled
+	// the fit and extended it ("0.1.0, extended by 0.2.0").
+	Saved   time.Time
+	Version string
+	// Until and UntilWarning say how an ess target went, as the fit's.
+	Until, UntilWarning string
+	// draws are its Result's bytes: read from the file, or to be written.
+	draws drawBytes
 }
 
 // fitSum is the checksum of the draws result and f's scores: CRC-32C
@@ -274,6 +301,9 @@ type savedFit struct {
 	until   string
 	warn    string
 	scores  []fileScore
+	// extensions are the settings of the extensions the file holds
+	// after the fit (fileExtension.Statement).
+	extensions []string
 }
 
 // readFitFile reads the fit that path holds for origin and spec. It returns
@@ -312,7 +342,11 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	if err != nil {
 		return nil, fmt.Sprintf("%s holds a fit that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
-	return &savedFit{res: res, saved: f.Saved, version: f.Version, until: f.Until, warn: f.UntilWarning, scores: f.Scores}, "", nil
+	var extensions []string
+	for _, e := range f.Extensions {
+		extensions = append(extensions, e.Statement)
+	}
+	return &savedFit{res: res, saved: f.Saved, version: f.Version, until: f.Until, warn: f.UntilWarning, scores: f.Scores, extensions: extensions}, "", nil
 }
 
 // madeByFit says why res is not a fit that the fit statement x writes, or
@@ -410,8 +444,9 @@ func temporaryOf(name, base string) (int, bool) {
 }
 
 // writeFitBytes writes f, whose draws are result, to path in the current
-// format (whatever f.Format was read as): the magic line, f without its
-// draws, then the draws, then the checksum of it all. It writes to a
+// format (whatever f.Format was read as; 3 when f has no extensions): the
+// magic line, f without its draws, then the draws, those of its
+// extensions, then the checksum of it all. It writes to a
 // temporary file next to path first (path.tmp-PID-N), renamed over path
 // once complete, so that a failure never leaves half a file. (A symbolic
 // link at path is replaced, not followed.) The caller holds the lock of
@@ -424,7 +459,14 @@ func writeFitBytes(path string, f *fitFile, result drawBytes) error {
 	if err != nil {
 		return err
 	}
-	head.Format, head.Result, head.ResultSize, head.Sum = fitFileFormat, nil, result.Size(), sum
+	head.Format, head.Result, head.ResultSize, head.Sum = 3, nil, result.Size(), sum
+	if len(f.Extensions) > 0 {
+		head.Format = 4
+		head.Extensions = slices.Clone(f.Extensions)
+		for i, e := range head.Extensions {
+			head.Extensions[i].Size = e.draws.Size()
+		}
+	}
 	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
 		return err
 	}
@@ -446,6 +488,11 @@ func writeFitBytes(path string, f *fitFile, result drawBytes) error {
 	_, err = w.Write(buf.Bytes())
 	if err == nil {
 		_, err = result.WriteTo(w)
+	}
+	for _, e := range f.Extensions {
+		if err == nil {
+			_, err = e.draws.WriteTo(w)
+		}
 	}
 	if err == nil {
 		_, err = tmp.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
@@ -476,9 +523,12 @@ func decodeFitFile(data []byte) (*fitFile, error) {
 	if err := gob.NewDecoder(r).Decode(&f); err != nil {
 		return nil, err
 	}
-	if f.Format == 2 || f.Format == 3 {
+	if len(f.Extensions) > 0 && f.Format != 4 {
+		return nil, fmt.Errorf("extensions in a fit file of format %d", f.Format)
+	}
+	if f.Format >= 2 && f.Format <= 4 {
 		end := len(data)
-		if f.Format == 3 {
+		if f.Format >= 3 {
 			if end -= 4; end < len(data)-r.Len() {
 				return nil, errors.New("it ends before its checksum")
 			}
@@ -486,10 +536,23 @@ func decodeFitFile(data []byte) (*fitFile, error) {
 				return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
 			}
 		}
-		if size := end - (len(data) - r.Len()); f.Result != nil || f.ResultSize != size {
-			return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", size, f.ResultSize)
+		start := len(data) - r.Len()
+		size, want := end-start, f.ResultSize
+		for _, e := range f.Extensions {
+			if e.Size < 0 || want < 0 || e.Size > size {
+				return nil, fmt.Errorf("an extension of %d bytes in a fit file of %d bytes of draws", e.Size, size)
+			}
+			want += e.Size
 		}
-		f.Result = data[len(data)-r.Len() : end]
+		if f.Result != nil || want != size || f.ResultSize < 0 {
+			return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", size, want)
+		}
+		at := start + f.ResultSize
+		f.Result = data[start:at]
+		for i, e := range f.Extensions {
+			f.Extensions[i].draws = readBytes(data[at : at+e.Size])
+			at += e.Size
+		}
 	}
 	if f.Sum != "" {
 		if sum, err := fitSum(&f, readBytes(f.Result)); err != nil || sum != f.Sum {
@@ -519,6 +582,55 @@ type keptFile struct {
 	path, shown string
 	saved       time.Time
 	origin      fitOrigin
+	// extensions are the extend statements (extendKey) that made the
+	// session's fit from the file's, all of them kept in the file after
+	// it (nil for the fit itself).
+	extensions []string
+}
+
+// readKept reads the fit file of kf, which must still hold the fit it
+// held when kf was made, and the extensions kf names after it.
+func readKept(kf *keptFile) (*fitFile, error) {
+	data, err := os.ReadFile(kf.path)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
+		return nil, errors.New("it is no longer a fit file")
+	}
+	f, err := decodeFitFile(data)
+	if err != nil {
+		return nil, err
+	}
+	if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" || len(f.Extensions) < len(kf.extensions) {
+		return nil, errors.New("it holds another fit now")
+	}
+	for i, key := range kf.extensions {
+		if f.Extensions[i].Statement != key {
+			return nil, errors.New("it holds another extension of the fit now")
+		}
+	}
+	return f, nil
+}
+
+// keepExtension adds ext, an extension of the fit of kf (with its
+// extensions), to kf's file after them, in place of any other that
+// followed them there, and returns the file as it keeps the extended fit.
+func keepExtension(ctx context.Context, kf *keptFile, ext fileExtension) (*keptFile, error) {
+	err := lockedWrite(ctx, kf.path, func() error {
+		f, err := readKept(kf)
+		if err != nil {
+			return err
+		}
+		f.Extensions = append(f.Extensions[:len(kf.extensions)], ext)
+		return writeFitBytes(kf.path, f, readBytes(f.Result))
+	})
+	if err != nil {
+		return nil, err
+	}
+	now := *kf
+	now.extensions = append(slices.Clone(kf.extensions), ext.Statement)
+	return &now, nil
 }
 
 // keepScores adds scores under key to the fit file of kf, which must
@@ -527,19 +639,9 @@ type keptFile struct {
 // meanwhile are kept too.
 func keepScores(ctx context.Context, kf *keptFile, key string, lp []float64, chainTotals [][]float64) error {
 	return lockedWrite(ctx, kf.path, func() error {
-		data, err := os.ReadFile(kf.path)
+		f, err := readKept(&keptFile{path: kf.path, saved: kf.saved, origin: kf.origin})
 		if err != nil {
 			return err
-		}
-		if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
-			return errors.New("it is no longer a fit file")
-		}
-		f, err := decodeFitFile(data)
-		if err != nil {
-			return err
-		}
-		if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
-			return errors.New("it holds another fit now")
 		}
 		for i, sc := range f.Scores {
 			if sc.Key == key {

@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -148,5 +150,88 @@ func TestWriteFitFileStreamsTheDraws(t *testing.T) {
 	allocated := after.TotalAlloc - before.TotalAlloc
 	if info.Size() < 1<<20 || allocated > uint64(info.Size())/4 {
 		t.Errorf("writing a fit file of %d bytes allocated %d bytes, want at most a quarter of it", info.Size(), allocated)
+	}
+}
+
+// TestFitFileKeepsExtensions: an extension of a fit kept in a file was not
+// written, so that a notebook run again (Restart & Run All) read the fit
+// and sampled the extension again, every time. The extension is written
+// after the fit's draws: a new session reads the fit, then the extension,
+// sampling nothing, with the same summaries and imputations and draws bit
+// for bit, and can extend it further as the first session does; another
+// extension of the fit replaces it, saying so.
+func TestFitFileKeepsExtensions(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const fit = "fit m, iter = 60, warmup = 30, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const extend = "extend m, iter = 40\nsummary m.C\nimpute m\n"
+	s1 := New(Options{Dir: dir, Version: "1.0.0"})
+	mustRun(t, s1, fitFileSetup+fit)
+	first := mustRun(t, s1, extend)
+	if text := first.text(); !strings.Contains(text, "wrote the extension to m.fit, after the fit: `extend m, iter = 40` after the same fit reads it from there") {
+		t.Fatalf("the extension does not say it was written:\n%s", text)
+	}
+
+	s2 := New(Options{Dir: dir, Version: "1.0.0"})
+	read := mustRun(t, s2, fitFileSetup+fit).text()
+	if !strings.Contains(read, "; read from m.fit") || !strings.Contains(read, "note: m.fit holds 1 extension of this fit after it (iter = 40, ess = 0)") {
+		t.Fatalf("the fit read does not say its file holds an extension:\n%s", read)
+	}
+	second := mustRun(t, s2, extend)
+	text := second.text()
+	if !strings.Contains(text, "extend m with") || !strings.Contains(text, "now 100 iterations per chain after 30 warm-up; read from m.fit (written ") ||
+		strings.Contains(text, "starting") || strings.Contains(text, "wrote the extension") {
+		t.Errorf("the extension was not read from m.fit (or was sampled, or written again):\n%s", text)
+	}
+	if got, want := lastTable(text), lastTable(first.text()); got != want || got == "" {
+		t.Errorf("the extension read back:\n%s\nwant as extended:\n%s", got, want)
+	}
+	a, b := s1.models["m"].Fit, s2.models["m"].Fit
+	if !reflect.DeepEqual(a.C, b.C) || !reflect.DeepEqual(imputedValues(a), imputedValues(b)) || !reflect.DeepEqual(a.ZMean, b.ZMean) {
+		t.Error("the draws of the extension read back differ from those of the extension")
+	}
+	if show := mustRun(t, s2, "show m").text(); !strings.Contains(show, "100 iterations") || !strings.Contains(show, "; read from m.fit") {
+		t.Errorf("show m after the extension read:\n%s", show)
+	}
+	// A further extension is written after the first, and read after the
+	// first is read; the extension read is continued as the one sampled
+	// is.
+	const more = "extend m, iter = 20\nsummary m.C\n"
+	sampled := mustRun(t, s1, more).text()
+	want := lastTable(sampled)
+	if !strings.Contains(sampled, "wrote the extension to m.fit") {
+		t.Errorf("the second extension was not written:\n%s", sampled)
+	}
+	if got := mustRun(t, s2, more).text(); lastTable(got) != want || !strings.Contains(got, "; read from m.fit") {
+		t.Errorf("the extension read, extended again:\n%s\nwant the table\n%s", got, want)
+	}
+	// The extensions read, extended by sampling, give what extending a fit
+	// sampled without its file three times gives.
+	got := mustRun(t, s2, "extend m, iter = 10\nsummary m.C\n").text()
+	ref := mustRun(t, New(Options{Dir: t.TempDir()}), fitFileSetup+strings.Replace(fit, `, file = "m.fit"`, "", 1)+
+		"extend m, iter = 40\nextend m, iter = 20\nextend m, iter = 10\nsummary m.C\n").text()
+	if strings.Contains(got, "; read from m.fit") || lastTable(got) != lastTable(ref) {
+		t.Errorf("the extensions read, extended by sampling:\n%s\nwant the table\n%s", got, lastTable(ref))
+	}
+	s3 := New(Options{Dir: dir, Version: "1.0.0"})
+	mustRun(t, s3, fitFileSetup+fit)
+	mustRun(t, s3, extend)
+	if got := mustRun(t, s3, more).text(); lastTable(got) != want || !strings.Contains(got, "; read from m.fit") {
+		t.Errorf("the second extension was not read back:\n%s", got)
+	}
+
+	// The notebook's extension edited: it is sampled, replacing the one
+	// the file held, which a later run reads.
+	s4 := New(Options{Dir: dir, Version: "1.0.0"})
+	mustRun(t, s4, fitFileSetup+fit)
+	other := mustRun(t, s4, "extend m, iter = 50\nsummary m.C\n").text()
+	if !strings.Contains(other, "note: m.fit holds another extension of this fit (iter = 40, ess = 0; this one asks iter = 50, ess = 0): extending and replacing it") ||
+		!strings.Contains(other, "wrote the extension to m.fit") {
+		t.Errorf("another extension of the fit:\n%s", other)
+	}
+	s5 := New(Options{Dir: dir, Version: "1.0.0"})
+	mustRun(t, s5, fitFileSetup+fit)
+	if got := mustRun(t, s5, "extend m, iter = 50\nsummary m.C\n").text(); !strings.Contains(got, "; read from m.fit") || lastTable(got) != lastTable(other) {
+		t.Errorf("the replacing extension was not read back:\n%s", got)
 	}
 }

@@ -555,6 +555,9 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 	for _, k := range refit[:finished] {
 		s.scores.put(c.keys[k], keptScore{lp: c.scores[k], chainTotals: c.chainTotals[k]})
 		kf, after := c.models[k].kept, ""
+		if kf != nil && len(kf.extensions) > 0 {
+			after = ", after the same extension,"
+		}
 		if kf == nil && c.models[k].extendedFrom != nil {
 			kf, after = c.models[k].extendedFrom, ", after the same extension,"
 		}
