@@ -97,7 +97,7 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		var kf *keptFile
 		if kf, err = keepExtension(ctx, file, ext); err == nil {
 			m.kept, m.extendedFrom = kf, nil
-			out.Stream("stdout", fmt.Sprintf("wrote the extension to %s, after the fit: `extend %s` after the same fit reads it from there\n", file.shown, extendText(x)))
+			out.Stream("stdout", fmt.Sprintf("wrote the extension to %s, after the fit: `%s` after the same fit reads it from there\n", file.shown, extendText(x.Model, extendKey(x))))
 			return nil
 		}
 	}
@@ -108,21 +108,26 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 // extendKey identifies an extend statement's extension in a fit file:
 // after the same fit (and the same extensions before it), the same
 // settings make the same draws.
+// It is the settings as the statement writes them ("iter = 30, ess =
+// 2000"; "" for neither).
 func extendKey(x *compiler.Extend) string {
-	return fmt.Sprintf("iter = %d, ess = %d", x.Iter, x.ESS)
-}
-
-// extendText is the settings of extend statement x as it may be written
-// after the model's name (", iter = 30").
-func extendText(x *compiler.Extend) string {
-	text := x.Model
+	var parts []string
 	if x.Iter > 0 {
-		text += fmt.Sprintf(", iter = %d", x.Iter)
+		parts = append(parts, fmt.Sprintf("iter = %d", x.Iter))
 	}
 	if x.ESS > 0 {
-		text += fmt.Sprintf(", ess = %d", x.ESS)
+		parts = append(parts, fmt.Sprintf("ess = %d", x.ESS))
 	}
-	return text
+	return strings.Join(parts, ", ")
+}
+
+// extendText is the extend statement of model with settings key
+// (extendKey), as a script writes it.
+func extendText(model, key string) string {
+	if key == "" {
+		return "extend " + model
+	}
+	return "extend " + model + ", " + key
 }
 
 // readExtension reads the extension that extend statement x makes of m's
@@ -139,7 +144,8 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 	}
 	ext := f.Extensions[len(kf.extensions)]
 	if ext.Statement != extendKey(x) {
-		out.Stream("stdout", fmt.Sprintf("note: %s holds another extension of this fit (%s; this one asks %s): extending and replacing it\n", kf.shown, ext.Statement, extendKey(x)))
+		out.Stream("stdout", fmt.Sprintf("note: %s holds another extension of this fit (`%s`; this one is `%s`): extending and replacing it\n",
+			kf.shown, extendText(x.Model, ext.Statement), extendText(x.Model, extendKey(x))))
 		return false, nil
 	}
 	draws, _ := ext.draws.(readBytes)

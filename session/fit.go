@@ -68,8 +68,12 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 			writeFitReport(out, &ran, plan, saved.res, func(method string) string { return headline(method) + read }, false)
 			warnIf(out, saved.warn)
 			if len(saved.extensions) > 0 {
-				out.Stream("stdout", fmt.Sprintf("note: %s holds %s of this fit after it (%s): extend statements with the same settings read %s instead of sampling again\n",
-					x.File, plural(len(saved.extensions), "extension"), strings.Join(saved.extensions, "; then "), pronoun(len(saved.extensions))))
+				texts := make([]string, len(saved.extensions))
+				for i, key := range saved.extensions {
+					texts[i] = "`" + extendText(x.Model, key) + "`"
+				}
+				out.Stream("stdout", fmt.Sprintf("note: %s holds %s of this fit after it (%s): the same extend statements read %s instead of sampling again\n",
+					x.File, plural(len(saved.extensions), "extension"), strings.Join(texts, ", then "), pronoun(len(saved.extensions))))
 			}
 			if saved.version != s.opts.Version {
 				out.Stream("stdout", fmt.Sprintf("note: %s was sampled by %s, and this is %s: its draws are read as they are, since a fit is identified by its model, data and settings; remove %s to sample the fit with this copulang\n",

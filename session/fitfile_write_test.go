@@ -174,7 +174,7 @@ func TestFitFileKeepsExtensions(t *testing.T) {
 
 	s2 := New(Options{Dir: dir, Version: "1.0.0"})
 	read := mustRun(t, s2, fitFileSetup+fit).text()
-	if !strings.Contains(read, "; read from m.fit") || !strings.Contains(read, "note: m.fit holds 1 extension of this fit after it (iter = 40, ess = 0)") {
+	if !strings.Contains(read, "; read from m.fit") || !strings.Contains(read, "note: m.fit holds 1 extension of this fit after it (`extend m, iter = 40`): the same extend statements read it instead of sampling again") {
 		t.Fatalf("the fit read does not say its file holds an extension:\n%s", read)
 	}
 	second := mustRun(t, s2, extend)
@@ -225,7 +225,7 @@ func TestFitFileKeepsExtensions(t *testing.T) {
 	s4 := New(Options{Dir: dir, Version: "1.0.0"})
 	mustRun(t, s4, fitFileSetup+fit)
 	other := mustRun(t, s4, "extend m, iter = 50\nsummary m.C\n").text()
-	if !strings.Contains(other, "note: m.fit holds another extension of this fit (iter = 40, ess = 0; this one asks iter = 50, ess = 0): extending and replacing it") ||
+	if !strings.Contains(other, "note: m.fit holds another extension of this fit (`extend m, iter = 40`; this one is `extend m, iter = 50`): extending and replacing it") ||
 		!strings.Contains(other, "wrote the extension to m.fit") {
 		t.Errorf("another extension of the fit:\n%s", other)
 	}
@@ -233,5 +233,30 @@ func TestFitFileKeepsExtensions(t *testing.T) {
 	mustRun(t, s5, fitFileSetup+fit)
 	if got := mustRun(t, s5, "extend m, iter = 50\nsummary m.C\n").text(); !strings.Contains(got, "; read from m.fit") || lastTable(got) != lastTable(other) {
 		t.Errorf("the replacing extension was not read back:\n%s", got)
+	}
+}
+
+// TestFitFileKeepsExtensionsOfEverySetting: an extension without
+// settings (as many iterations as the fit ran) and one to an ESS target
+// (rounds of extensions, with the target's outcome in the headline) are
+// kept and read back as an extension of iterations is.
+func TestFitFileKeepsExtensionsOfEverySetting(t *testing.T) {
+	t.Parallel()
+	const fit = "fit m, iter = 60, warmup = 30, chains = 2, seed = 3, file = \"m.fit\"\n"
+	for _, extend := range []string{"extend m", "extend m, ess = 300"} {
+		t.Run(extend, func(t *testing.T) {
+			dir := t.TempDir()
+			first := mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+extend+"\nsummary m.C\n").text()
+			if !strings.Contains(first, "wrote the extension to m.fit, after the fit: `"+extend+"` after the same fit reads it") {
+				t.Fatalf("the extension was not written:\n%s", first)
+			}
+			second := mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+extend+"\nsummary m.C\n").text()
+			if !strings.Contains(second, "; read from m.fit (written ") || strings.Contains(second, "wrote the extension") || lastTable(second) != lastTable(first) {
+				t.Errorf("the extension read back:\n%s\nwant it read, with the table\n%s", second, lastTable(first))
+			}
+			if strings.Contains(extend, "ess") && !strings.Contains(second, "until the least ESS of C reached 300") {
+				t.Errorf("the headline of the extension read lacks its target's outcome:\n%s", second)
+			}
+		})
 	}
 }
