@@ -28,6 +28,11 @@ func unblockFIFO(path string) {
 // It waits for the lock while ctx lets it.
 func lockDir(ctx context.Context, dir string) (func(), error) {
 	d, err := os.Open(dir)
+	if errors.Is(err, os.ErrPermission) {
+		// A directory that can be written but not read (-wx): written
+		// without the lock, as before it.
+		return func() {}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
