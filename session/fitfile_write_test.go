@@ -127,7 +127,7 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 // peak memory of the run from 167 to 314 MB. The draws are encoded as
 // they are written: the bytes allocated while writing are a small part
 // of the file's. (Measured by the allocations, not the time, of one
-// write, about 8% of a 3 MB file, against 112% before; the test runs
+// write, about 8% of a 3 MB file, against over 100% before; the test runs
 // alone, as it is not parallel.)
 func TestWriteFitFileStreamsTheDraws(t *testing.T) {
 	dir := t.TempDir()
