@@ -262,3 +262,36 @@ func TestFitFileKeepsExtensionsOfEverySetting(t *testing.T) {
 		})
 	}
 }
+
+// TestFitFileKeepsNoStoppedExtension: an extension stopped by
+// InterruptFit is kept in the session but not written, and the file keeps
+// the fit alone, which a new session reads; an extension of the stopped
+// one is not written either, as the file holds nothing it extends.
+func TestFitFileKeepsNoStoppedExtension(t *testing.T) {
+	dir := t.TempDir()
+	const setup = "data d = simulate(FullCopula(p = 4), n = 300, levels = 4, seed = 1)\n" +
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 2, seed = 1, file = \"m.fit\"\n"
+	s := New(Options{Dir: dir})
+	mustRun(t, s, setup)
+	out := &interruptingRecorder{s: s}
+	if _, err := s.Execute(context.Background(), "extend m, iter = 100000000", out); err != nil {
+		t.Fatalf("cell failed after InterruptFit: %v", err)
+	}
+	if text := out.text(); !strings.Contains(text, "note: the extension was stopped, so it is not written to m.fit, which keeps the fit before it") || strings.Contains(text, "wrote the extension") {
+		t.Errorf("the stopped extension:\n%s", text)
+	}
+	if text := mustRun(t, s, "extend m, iter = 10").text(); strings.Contains(text, "wrote the extension") {
+		t.Errorf("an extension of the stopped extension was written:\n%s", text)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := decodeFitFile(data); err != nil || f.Format != 3 || len(f.Extensions) != 0 {
+		t.Errorf("the file after a stopped extension: %v", err)
+	}
+	if text := mustRun(t, New(Options{Dir: dir}), setup).text(); !strings.Contains(text, "; read from m.fit") || strings.Contains(text, "extension") {
+		t.Errorf("the fit read after a stopped extension:\n%s", text)
+	}
+}
