@@ -539,7 +539,7 @@ func decodeFitFile(data []byte) (*fitFile, error) {
 		start := len(data) - r.Len()
 		size, want := end-start, f.ResultSize
 		for _, e := range f.Extensions {
-			if e.Size < 0 || want < 0 || e.Size > size {
+			if e.Size < 0 || want < 0 || e.Size > size || want > size {
 				return nil, fmt.Errorf("an extension of %d bytes in a fit file of %d bytes of draws", e.Size, size)
 			}
 			want += e.Size
