@@ -470,15 +470,99 @@ func compareSpecs(t *testing.T, specs []Spec, folds [][]HeldOutCell) ([]ScoreSum
 	t.Helper()
 	var scores [][]float64
 	for _, sp := range specs {
-		lp, err := CrossValidate(context.Background(), sp, folds, nil)
+		cv, err := CrossValidate(context.Background(), sp, folds, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		scores = append(scores, lp)
+		scores = append(scores, cv.LogProb)
 	}
 	sums, best, err := CompareScores(scores)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sums, best
+}
+
+// TestHeldOutChainTotalsArithmetic: u_c = Σ_m p̂_cm/p̂_m from a chain's
+// running sums, and ELPDMCVar's var_c(u_c)/C summed over folds, on numbers
+// worked by hand.
+func TestHeldOutChainTotalsArithmetic(t *testing.T) {
+	// Two chains of 4 iterations, two cells: p̂_c = (0.5, 0.2) and (0.3, 0.4),
+	// p̂ = (0.4, 0.3); u = 0.5/0.4 + 0.2/0.3 and 0.3/0.4 + 0.4/0.3.
+	r := &Result{
+		HeldOut:     []HeldOutCell{{}, {}},
+		HeldOutProb: []float64{0.4, 0.3},
+		heldSum:     [][]float64{{2, 0.8}, {1.2, 1.6}},
+		zcount:      []int{4, 4},
+	}
+	got := r.HeldOutChainTotals()
+	want := []float64{0.5/0.4 + 0.2/0.3, 0.3/0.4 + 0.4/0.3}
+	for c := range want {
+		if math.Abs(got[c]-want[c]) > 1e-12 {
+			t.Errorf("u_%d = %v, want %v", c, got[c], want[c])
+		}
+	}
+	// var of (1, 3) is 2, over 2 chains 1; of (2, 2, 5) is 3, over 3 chains 1.
+	if v := ELPDMCVar([][]float64{{1, 3}, {2, 2, 5}}); math.Abs(v-2) > 1e-12 {
+		t.Errorf("ELPDMCVar = %v, want 2", v)
+	}
+	for _, totals := range [][][]float64{nil, {{1}}, {{1, 2}, {3}}, {{1, math.NaN()}}} {
+		if v := ELPDMCVar(totals); !math.IsNaN(v) {
+			t.Errorf("ELPDMCVar(%v) = %v, want NaN", totals, v)
+		}
+	}
+	if (&Result{}).HeldOutChainTotals() != nil {
+		t.Error("a run holding no cells out has chain totals")
+	}
+}
+
+// TestELPDMCVarMatchesSpreadOverSeeds: the Monte Carlo variance of a
+// model's held-out elpd that ELPDMCVar estimates from each refit's chains
+// agrees with the variance of the elpd over refits of other seeds on the
+// same data and cells (the review's check, sampling.md §10.4). Full model,
+// Gibbs, p = 6, n = 150, 4 chains × (20 + 40) iterations, short so that the
+// Monte Carlo error is large beside anything else, 40 seeds. Monte Carlo
+// error of the ratio of the two: the variance over 40 seeds has relative
+// sd √(2/39) = 0.23, the mean of 40 estimates of 3 degrees of freedom
+// each √(2/120) = 0.13, so log(ratio) has sd about 0.26; the test allows
+// 3 of them, |log ratio| < 0.8. An estimator without the division by the
+// chains (ratio 4) or divided by them twice (1/4) fails it.
+func TestELPDMCVarMatchesSpreadOverSeeds(t *testing.T) {
+	sim, err := Simulate(SimSpec{P: 6, N: 150, Levels: 4, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	folds, err := HoldOut(sim.Columns, 1, 0.1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const seeds = 40
+	var elpds, estimates []float64
+	for seed := uint64(1); seed <= seeds; seed++ {
+		sp := Spec{Model: FullCorrelation{}, Method: Gibbs, Seed: seed, Columns: sim.Columns, Iter: 40, Warmup: 20, Chains: 4}
+		cv, err := CrossValidate(context.Background(), sp, folds, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		elpd := 0.0
+		for _, lp := range cv.LogProb {
+			elpd += lp
+		}
+		elpds = append(elpds, elpd)
+		estimates = append(estimates, ELPDMCVar(cv.ChainTotals))
+	}
+	mean := 0.0
+	for _, e := range elpds {
+		mean += e / seeds
+	}
+	spread, estimated := 0.0, 0.0
+	for k, e := range elpds {
+		spread += (e - mean) * (e - mean) / (seeds - 1)
+		estimated += estimates[k] / seeds
+	}
+	ratio := estimated / spread
+	t.Logf("variance of elpd over %d seeds %.4f, mean of the chains' estimates %.4f, ratio %.2f", seeds, spread, estimated, ratio)
+	if math.Abs(math.Log(ratio)) > 0.8 {
+		t.Errorf("the chains' estimate of the Monte Carlo variance of elpd, %.4f, against its variance over seeds, %.4f: ratio %.2f", estimated, spread, ratio)
+	}
 }

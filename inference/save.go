@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -79,8 +80,35 @@ type savedChain struct {
 // MarshalBinary encodes r's draws and what its run did (gob), for
 // UnmarshalResult to read back in another process, and, when r can be
 // extended, every chain's random stream and sampler state, so that the
-// Result read back can be extended too (Extendable).
+// Result read back can be extended too (Extendable). It is Encode's
+// bytes, in one slice.
 func (r *Result) MarshalBinary() ([]byte, error) {
+	e, err := r.Encode()
+	if err != nil {
+		return nil, err
+	}
+	b := bytes.NewBuffer(make([]byte, 0, e.Size()))
+	if _, err := e.WriteTo(b); err != nil {
+		return nil, fmt.Errorf("inference: encoding a result: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Encoding is a Result encoded as MarshalBinary encodes it, to be written
+// without making the bytes first: the gob of what the run did, encoded,
+// and the draws, which WriteTo encodes as it writes them. A fit file of a
+// survey of 50,000 rows and 40 columns holds 109 MB of them, which
+// MarshalBinary's one slice doubled in memory. It refers to the Result's
+// draws: write it before the Result changes (an extension).
+type Encoding struct {
+	head  []byte
+	sets  [][][][]float64 // the float64 arrays after the gob (rawSets)
+	codes [][][]byte      // the imputations' level codes, chain by chain
+	size  int
+}
+
+// Encode returns r's Encoding.
+func (r *Result) Encode() (*Encoding, error) {
 	s := savedResult{
 		Format: resultFormat, N: r.N, P: r.P, K: r.K,
 		Warmup: r.Warmup, Iter: r.Iter, Thin: r.Thin, Seed: r.Seed, Chains: len(r.C),
@@ -88,7 +116,7 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 		HeldOutProb: r.HeldOutProb, Schedule: r.Schedule, Stats: r.Stats,
 		Iterations: r.Iterations, Interrupted: r.Interrupted, Elapsed: r.Elapsed,
 	}
-	s.ImputedCodes, s.ImputedWidth = r.imputedCodes()
+	s.ImputedWidth = r.imputeWidth
 	if st := r.run; st != nil {
 		if st.failed != nil {
 			s.Failed = st.failed.Error()
@@ -101,22 +129,82 @@ func (r *Result) MarshalBinary() ([]byte, error) {
 			s.States = append(s.States, savedChain{RNG: rng, State: cs.state(), ZSum: r.zsum[c], ZCount: r.zcount[c], HeldSum: r.heldSum[c]})
 		}
 	}
-	b, err := encodeSaved(&s)
+	e, err := encodeSaved(&s, r.imputed)
 	if err != nil {
 		return nil, fmt.Errorf("inference: encoding a result: %w", err)
 	}
-	return b, nil
+	return e, nil
 }
 
-// encodeSaved encodes s: the gob of s without its ImputedCodes (and, from
-// format 4, without its float64 arrays: s.rawSets), then those arrays as the
-// little-endian bits of their values in the order of s.rawSets, their
-// shapes in s.Raw, then the codes as they are (s.ImputedSize says how many
-// bytes).
-func encodeSaved(s *savedResult) ([]byte, error) {
-	codes := s.ImputedCodes
-	s.ImputedCodes, s.ImputedSize = nil, len(codes)
-	defer func() { s.ImputedCodes = codes }()
+// Size is the number of bytes WriteTo writes.
+func (e *Encoding) Size() int { return e.size }
+
+// WriteTo writes the encoding to w: the gob, the float64 arrays as the
+// little-endian bits of their values, then the imputations' codes, through
+// a buffer of 64 KiB.
+func (e *Encoding) WriteTo(w io.Writer) (int64, error) {
+	var written int64
+	buf := make([]byte, 0, 1<<16)
+	flush := func() error {
+		n, err := w.Write(buf)
+		written += int64(n)
+		buf = buf[:0]
+		return err
+	}
+	put := func(b []byte) error {
+		for len(b) > 0 {
+			k := copy(buf[len(buf):cap(buf)], b)
+			buf, b = buf[:len(buf)+k], b[k:]
+			if len(buf) == cap(buf) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := put(e.head); err != nil {
+		return written, err
+	}
+	for _, set := range e.sets {
+		for _, ch := range set {
+			for _, v := range ch {
+				for _, x := range v {
+					if len(buf)+8 > cap(buf) {
+						if err := flush(); err != nil {
+							return written, err
+						}
+					}
+					buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(x))
+				}
+			}
+		}
+	}
+	for _, ch := range e.codes {
+		for _, v := range ch {
+			if err := put(v); err != nil {
+				return written, err
+			}
+		}
+	}
+	return written, flush()
+}
+
+// encodeSaved encodes s, whose imputations are the level codes of
+// imputed (chain by chain, draw by draw): the gob of s without them (and,
+// from format 4, without its float64 arrays: s.rawSets), then those arrays
+// as the little-endian bits of their values in the order of s.rawSets,
+// their shapes in s.Raw, then the codes as they are (s.ImputedSize says
+// how many bytes). Only the gob is encoded here; Encoding.WriteTo encodes
+// the rest as it writes it.
+func encodeSaved(s *savedResult, imputed [][][]byte) (*Encoding, error) {
+	codes := 0
+	for _, ch := range imputed {
+		for _, v := range ch {
+			codes += len(v)
+		}
+	}
+	s.ImputedCodes, s.ImputedSize = nil, codes
 	var sets [][][][]float64
 	values := 0
 	if s.Format >= 4 {
@@ -143,21 +231,7 @@ func encodeSaved(s *savedResult) ([]byte, error) {
 	if err := gob.NewEncoder(&b).Encode(s); err != nil {
 		return nil, err
 	}
-	out := make([]byte, b.Len()+8*values+len(codes))
-	at := copy(out, b.Bytes())
-	for _, set := range sets {
-		for _, ch := range set {
-			for _, v := range ch {
-				w := out[at : at+8*len(v)]
-				for i, x := range v {
-					binary.LittleEndian.PutUint64(w[8*i:], math.Float64bits(x))
-				}
-				at += len(w)
-			}
-		}
-	}
-	copy(out[at:], codes)
-	return out, nil
+	return &Encoding{head: b.Bytes(), sets: sets, codes: imputed, size: b.Len() + 8*values + codes}, nil
 }
 
 // rawShape is the shape of a set of float64 arrays that encodeSaved writes
@@ -547,26 +621,6 @@ func allFinite(v []float64) bool {
 		}
 	}
 	return true
-}
-
-// imputedCodes returns r's imputations as the fit file keeps them
-// (savedResult.ImputedCodes): the level codes of every chain's imputed
-// draws one after another, and their width. The codes in memory are those
-// (imputed.go), so this is a copy.
-func (r *Result) imputedCodes() ([]byte, int) {
-	total := 0
-	for _, ch := range r.imputed {
-		for _, v := range ch {
-			total += len(v)
-		}
-	}
-	codes := make([]byte, 0, total)
-	for _, ch := range r.imputed {
-		for _, v := range ch {
-			codes = append(codes, v...)
-		}
-	}
-	return codes, r.imputeWidth
 }
 
 // encodeImputed makes the level codes of the imputations of a format-2

@@ -385,11 +385,16 @@ func reencoded(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
 	}
 	s.ImputedCodes = slices.Clone(s.ImputedCodes) // edits must not change encoded
 	edit(s)
-	out, err := encodeSaved(s)
+	codes := s.ImputedCodes
+	e, err := encodeSaved(s, [][][]byte{{codes}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out
+	var out bytes.Buffer
+	if _, err := e.WriteTo(&out); err != nil || out.Len() != e.Size() {
+		t.Fatalf("wrote %d bytes of %d: %v", out.Len(), e.Size(), err)
+	}
+	return out.Bytes()
 }
 
 // gobOnly decodes an encoded result, lets edit change it and returns its

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +27,14 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	old := m.Fit
 	if x.ESS > 0 && x.ESS < 100*len(old.C) {
 		return fmt.Errorf("extend %s: ess = %d is below the 100 per chain (%d for its %d chains) under which a fit's report warns", x.Model, x.ESS, 100*len(old.C), len(old.C))
+	}
+	// A fit kept in a file that holds this extension of it too (a notebook
+	// run again) reads the extension instead of sampling it again.
+	file := m.kept
+	if file != nil {
+		if read, err := s.readExtension(m, x, out); read || err != nil {
+			return err
+		}
 	}
 	// What the chains ran after warm-up: the fit's iter, or fewer when it
 	// was interrupted.
@@ -66,11 +75,138 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		}
 		until = &u
 	}
-	writeFitReport(out, m.FitStmt, m.Plan, m.Fit, extendHeadline(x.Model, old, m.Fit, until), true)
+	untilText, warning := "", ""
 	if until != nil {
-		warnIf(out, until.warning(x.Model))
+		untilText, warning = until.text(), until.warning(x.Model)
 	}
+	writeFitReport(out, m.FitStmt, m.Plan, m.Fit, extendHeadline(x.Model, old, m.Fit, untilText), true)
+	warnIf(out, warning)
+	if file == nil || m.Fit == old {
+		// No file, or an ess target met without extending: nothing new.
+		return nil
+	}
+	if stopped || until != nil && until.stopped {
+		out.Stream("stdout", fmt.Sprintf("note: the extension was stopped, so it is not written to %s, which keeps the fit before it\n", file.shown))
+		return nil
+	}
+	ext := fileExtension{Statement: extendKey(x), Saved: time.Now().UTC().Truncate(time.Second), Version: m.sampledBy,
+		Until: untilText, UntilWarning: warning}
+	enc, err := m.Fit.Encode()
+	if err == nil {
+		ext.draws = enc
+		var kf *keptFile
+		if kf, err = keepExtension(ctx, file, ext); err == nil {
+			m.kept, m.extendedFrom = kf, nil
+			out.Stream("stdout", fmt.Sprintf("wrote the extension to %s, after the fit: `%s` after the same fit reads it from there\n", file.shown, extendText(x.Model, extendKey(x))))
+			return nil
+		}
+	}
+	out.Stream("stdout", fmt.Sprintf("note: the extension is kept in the session but not written to %s: %v\n", file.shown, err))
 	return nil
+}
+
+// extendKey identifies an extend statement's extension in a fit file:
+// after the same fit (and the same extensions before it), the same
+// settings make the same draws.
+// It is the settings as the statement writes them ("iter = 30, ess =
+// 2000"; "" for neither).
+func extendKey(x *compiler.Extend) string {
+	var parts []string
+	if x.Iter > 0 {
+		parts = append(parts, fmt.Sprintf("iter = %d", x.Iter))
+	}
+	if x.ESS > 0 {
+		parts = append(parts, fmt.Sprintf("ess = %d", x.ESS))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// extendText is the extend statement of model with settings key
+// (extendKey), as a script writes it.
+func extendText(model, key string) string {
+	if key == "" {
+		return "extend " + model
+	}
+	return "extend " + model + ", " + key
+}
+
+// readExtension reads the extension that extend statement x makes of m's
+// fit from the file that keeps the fit (m.kept), when the file holds it
+// after the fit and the extensions before it, and reports it as extend
+// reports one it ran, saying where it was read from. It reports whether it
+// read it; a file that holds another extension there, or one that cannot
+// be read, is said in a note, and the extension runs (and replaces it).
+func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool, error) {
+	kf, old := m.kept, m.Fit
+	f, err := readKept(kf)
+	if err != nil || len(f.Extensions) == len(kf.extensions) {
+		return false, nil
+	}
+	ext := f.Extensions[len(kf.extensions)]
+	if ext.Statement != extendKey(x) {
+		out.Stream("stdout", fmt.Sprintf("note: %s holds another extension of this fit (`%s`; this one is `%s`): extending and replacing it\n",
+			kf.shown, extendText(x.Model, ext.Statement), extendText(x.Model, extendKey(x))))
+		return false, nil
+	}
+	draws, _ := ext.draws.(readBytes)
+	res, err := inference.UnmarshalResult(draws, fitSpec(m, m.FitStmt, m.Plan))
+	if err == nil {
+		err = madeByExtend(res, old, x)
+	}
+	if err != nil {
+		out.Stream("stdout", fmt.Sprintf("note: %s holds this extension of the fit, but it cannot be read (%v): extending again and replacing it\n", kf.shown, err))
+		return false, nil
+	}
+	// As after extendFit; the loadings were aligned before they were
+	// written.
+	fx := *m.FitStmt
+	fx.Iter = res.Iter
+	m.Fit, m.FitStmt, m.FitFile, m.sampledBy = res, &fx, kf.shown, ext.Version
+	m.kept = &keptFile{path: kf.path, shown: kf.shown, saved: kf.saved, origin: kf.origin, extensions: append(slices.Clone(kf.extensions), ext.Statement)}
+	m.extendedFrom = nil
+	read := fmt.Sprintf("; read from %s (written %s by %s)", kf.shown, ext.Saved.Format("2006-01-02 15:04 UTC"), copulangText(ext.Version))
+	headline := extendHeadline(x.Model, old, res, ext.Until)
+	writeFitReport(out, m.FitStmt, m.Plan, res, func(ran string) string { return headline(ran) + read }, true)
+	warnIf(out, ext.UntilWarning)
+	return true, nil
+}
+
+// madeByExtend says why res is not an extension of old that x makes, or
+// nil: a finished run of old's chains and warm-up, of x's further
+// iterations (with an ess target, at least those and at most
+// compiler.ESSLimit times what old ran), whose chains all ran to its end,
+// can be continued, and begin with old's draws of C.
+func madeByExtend(res, old *inference.Result, x *compiler.Extend) error {
+	ran := minIterations(old) - old.Warmup
+	more := x.Iter
+	if more == 0 && x.ESS == 0 {
+		more = ran
+	}
+	iterOK := res.Iter == ran+more
+	if x.ESS > 0 {
+		iterOK = res.Iter >= ran+more && res.Iter <= max(ran+more, compiler.ESSLimit*ran)
+	}
+	switch {
+	case res.Interrupted || res.KeptDraws() == 0:
+		return errors.New("an interrupted extension")
+	case len(res.C) != len(old.C) || res.Warmup != old.Warmup || res.Thin != old.Thin || res.Seed != old.Seed:
+		return errors.New("an extension of another fit")
+	case !iterOK:
+		return fmt.Errorf("an extension to %d iterations after warm-up", res.Iter)
+	case slices.ContainsFunc(res.Iterations, func(it int) bool { return it != res.Warmup+res.Iter }):
+		return fmt.Errorf("chains of %v iterations", res.Iterations)
+	}
+	for c := range old.C {
+		if len(res.C[c]) < len(old.C[c]) {
+			return errors.New("an extension of another fit")
+		}
+		for t, draw := range old.C[c] {
+			if !slices.Equal(res.C[c][t], draw) {
+				return errors.New("an extension of another fit")
+			}
+		}
+	}
+	return res.Extendable()
 }
 
 // extendFit runs every chain of m's fit more iterations under fitCtx (a
@@ -246,17 +382,14 @@ func iterationsFor(least float64, done int, target float64) int {
 }
 
 // extendHeadline starts the report of an extension of old, which made r;
-// until says how an ESS target went, if there was one.
-func extendHeadline(model string, old, r *inference.Result, until *untilOutcome) func(ran string) string {
+// until says how an ESS target went ("" if there was none).
+func extendHeadline(model string, old, r *inference.Result, until string) func(ran string) string {
 	return func(ran string) string {
 		iters := plural(minIterations(r)-minIterations(old), "more iteration")
 		if r.Interrupted {
 			iters += ", interrupted,"
 		}
 		text := fmt.Sprintf("extend %s with %s: %s × %s in %s", model, ran, plural(len(r.C), "chain"), iters, roundDuration(r.Elapsed-old.Elapsed))
-		if until != nil {
-			text += until.text()
-		}
-		return text + fmt.Sprintf("; now %d iterations per chain after %d warm-up", ranIter(r), r.Warmup)
+		return text + until + fmt.Sprintf("; now %d iterations per chain after %d warm-up", ranIter(r), r.Warmup)
 	}
 }

@@ -61,12 +61,20 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 			m.Fit, m.FitStmt, m.Plan, m.FitFile, m.sampledBy = saved.res, &ran, plan, x.File, saved.version
 			m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved.saved, origin: origin}
 			for _, sc := range saved.scores {
-				s.scores.put(sc.Key, keptScore{lp: sc.LP, from: x.File})
+				s.scores.put(sc.Key, keptScore{lp: sc.LP, chainTotals: sc.ChainTotals, from: x.File})
 			}
 			headline := fitHeadline(&ran, saved.res, saved.until)
 			read := fmt.Sprintf("; read from %s (written %s%s)", x.File, saved.saved.Format("2006-01-02 15:04 UTC"), " by "+copulangText(saved.version))
 			writeFitReport(out, &ran, plan, saved.res, func(method string) string { return headline(method) + read }, false)
 			warnIf(out, saved.warn)
+			if len(saved.extensions) > 0 {
+				texts := make([]string, len(saved.extensions))
+				for i, key := range saved.extensions {
+					texts[i] = "`" + extendText(x.Model, key) + "`"
+				}
+				out.Stream("stdout", fmt.Sprintf("note: %s holds %s of this fit after it (%s): the same extend statements read %s instead of sampling again\n",
+					x.File, plural(len(saved.extensions), "extension"), strings.Join(texts, ", then "), pronoun(len(saved.extensions))))
+			}
 			if saved.version != s.opts.Version {
 				out.Stream("stdout", fmt.Sprintf("note: %s was sampled by %s, and this is %s: its draws are read as they are, since a fit is identified by its model, data and settings; remove %s to sample the fit with this copulang\n",
 					x.File, copulangText(saved.version), copulangText(s.opts.Version), x.File))
@@ -145,7 +153,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	// Scores compare computed with these settings (before the file was
 	// named, say) go into the file too.
 	scores := s.scores.withPrefix(settingsKey(compareSpec(m)) + "/")
-	saved, err := writeFitFile(s.path(x.File), origin, s.opts.Version, m.Fit, untilText, warning, scores)
+	saved, err := writeFitFile(ctx, s.path(x.File), origin, s.opts.Version, m.Fit, untilText, warning, scores)
 	if err != nil {
 		return fmt.Errorf("fit %s is kept, but could not be written to %s: %w", x.Model, x.File, err)
 	}

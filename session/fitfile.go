@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
@@ -12,7 +13,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,8 +42,11 @@ const fitFileMagic = "copulang fit\n"
 // read in steps.) 3, format 2 and then the CRC-32C (Castagnoli) of every
 // byte before it, 4 bytes little-endian: the header's Sum covers the draws
 // and scores only, so a change of the report's text or of the time written
-// was read and shown as written. All three are read.
-const fitFileFormat = 3
+// was read and shown as written. 4, format 3 with the extensions of the
+// fit (extend) after its draws, each a Result of its own (fileExtension);
+// a file without extensions is written in format 3, which copulangs that
+// do not know format 4 read. All four are read.
+const fitFileFormat = 4
 
 // readableFormat reports whether this copulang reads fit files of format.
 func readableFormat(format int) bool { return format >= 1 && format <= fitFileFormat }
@@ -84,6 +90,12 @@ type fitFile struct {
 	// fit as it is, and says so. A file written before it was recorded
 	// has none (gob leaves the field empty).
 	Version string
+	// Extensions (format 4) are the extensions of the fit that `extend`
+	// ran on it, in order, each with all the draws after it, which follow
+	// the fit's draws in the file, in that order: a notebook run again
+	// reads the fit and then each extension, where it extends as before,
+	// instead of sampling the extension again.
+	Extensions []fileExtension
 	// Sum is the checksum of the draws and the scores (fitSum). The
 	// draws are checked against the spec when read, but most one-bit
 	// changes of them (34 of 61 tried) give draws as valid, and different:
@@ -93,13 +105,35 @@ type fitFile struct {
 	Sum string
 }
 
-// fitSum is the checksum of f's draws and scores: CRC-32C (Castagnoli),
-// which finds every burst of damage up to 32 bits and any other with
-// probability 1 − 2⁻³² (and costs about 10 ms for a 65 MB fit); it is no
-// defence against a file forged on purpose, which the file never claims.
-func fitSum(f *fitFile) string {
+// fileExtension is an extension of a file's fit, kept after its draws.
+type fileExtension struct {
+	// Statement is the extend statement's settings (extendKey): what,
+	// after the same fit and the extensions before it, makes the same
+	// draws.
+	Statement string
+	// Size is the length of its Result's bytes (MarshalBinary).
+	Size int
+	// Saved is when it was written; Version is the copulangs that sampled
+	// the fit and extended it ("0.1.0, extended by 0.2.0").
+	Saved   time.Time
+	Version string
+	// Until and UntilWarning say how an ess target went, as the fit's.
+	Until, UntilWarning string
+	// draws are its Result's bytes: read from the file, or to be written.
+	draws drawBytes
+}
+
+// fitSum is the checksum of the draws result and f's scores: CRC-32C
+// (Castagnoli), which finds every burst of damage up to 32 bits and any
+// other with probability 1 − 2⁻³² (and costs about 10 ms for a 65 MB fit);
+// it is no defence against a file forged on purpose, which the file never
+// claims. The draws are encoded into it as they would be written, not
+// made first.
+func fitSum(f *fitFile, result drawBytes) (string, error) {
 	h := crc32.New(castagnoli)
-	h.Write(f.Result)
+	if _, err := result.WriteTo(h); err != nil {
+		return "", err
+	}
 	var b [8]byte
 	for _, sc := range f.Scores {
 		binary.LittleEndian.PutUint64(b[:], uint64(len(sc.Key)))
@@ -112,7 +146,24 @@ func fitSum(f *fitFile) string {
 			h.Write(b[:])
 		}
 	}
-	return fmt.Sprintf("crc32c %08x", h.Sum32())
+	return fmt.Sprintf("crc32c %08x", h.Sum32()), nil
+}
+
+// drawBytes are the draws of a fit file, to be written: a Result's
+// Encoding, encoded as it is written, or the bytes of a file read.
+type drawBytes interface {
+	Size() int
+	WriteTo(w io.Writer) (int64, error)
+}
+
+// readBytes are draws read from a file, written back as they are.
+type readBytes []byte
+
+func (b readBytes) Size() int { return len(b) }
+
+func (b readBytes) WriteTo(w io.Writer) (int64, error) {
+	n, err := w.Write(b)
+	return int64(n), err
 }
 
 // fitOrigin is what a fit's file fingerprints: its data, model and
@@ -250,6 +301,9 @@ type savedFit struct {
 	until   string
 	warn    string
 	scores  []fileScore
+	// extensions are the settings of the extensions the file holds
+	// after the fit (fileExtension.Statement).
+	extensions []string
 }
 
 // readFitFile reads the fit that path holds for origin and spec. It returns
@@ -288,7 +342,11 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	if err != nil {
 		return nil, fmt.Sprintf("%s holds a fit that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
-	return &savedFit{res: res, saved: f.Saved, version: f.Version, until: f.Until, warn: f.UntilWarning, scores: f.Scores}, "", nil
+	var extensions []string
+	for _, e := range f.Extensions {
+		extensions = append(extensions, e.Statement)
+	}
+	return &savedFit{res: res, saved: f.Saved, version: f.Version, until: f.Until, warn: f.UntilWarning, scores: f.Scores, extensions: extensions}, "", nil
 }
 
 // madeByFit says why res is not a fit that the fit statement x writes, or
@@ -313,9 +371,9 @@ func madeByFit(res *inference.Result, x *compiler.Fit) error {
 
 // writeFitFile writes res, made with origin by copulang version, to path
 // with the scores compare computed with its settings, and returns the time
-// it records.
-func writeFitFile(path string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
-	b, err := res.MarshalBinary()
+// it records. The draws are encoded as they are written, not made first.
+func writeFitFile(ctx context.Context, path string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
+	enc, err := res.Encode()
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -323,26 +381,95 @@ func writeFitFile(path string, origin fitOrigin, version string, res *inference.
 		Format: fitFileFormat, Saved: time.Now().UTC().Truncate(time.Second),
 		Data: origin.data, Model: origin.model, Settings: origin.settings, Version: version,
 		DataColumns: origin.columns, DataRows: origin.rows, DataColumnSums: origin.columnSums, ModelKind: origin.kind,
-		Until: until, UntilWarning: untilWarning, Result: b, Scores: scores,
+		Until: until, UntilWarning: untilWarning, Scores: scores,
 	}
-	return f.Saved, writeFitBytes(path, &f)
+	return f.Saved, lockedWrite(ctx, path, func() error { return writeFitBytes(path, &f, enc) })
 }
 
-// writeFitBytes writes f to path in the current format (whatever
-// f.Format was read as): the magic line, f without its Result, then the
-// Result. It writes to a temporary file next to path first
-// (path.tmp-PID-N), renamed over path once complete, so that a failure
-// never leaves half a file. (A symbolic link at path is replaced, not
-// followed.)
-func writeFitBytes(path string, f *fitFile) error {
+// lockedWrite runs write, which writes the fit file at path, under the
+// lock of path's directory (lockDir), having removed the temporary files
+// that writes to path by processes now gone left behind
+// (removeStaleTemporaries).
+func lockedWrite(ctx context.Context, path string, write func() error) error {
+	unlock, err := lockDir(ctx, filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("cannot lock the directory of %s: %w", filepath.Base(path), err)
+	}
+	defer unlock()
+	removeStaleTemporaries(path)
+	return write()
+}
+
+// removeStaleTemporaries removes the temporary files of writes to path
+// (path.tmp-PID-N, writeFitBytes) whose process is gone: one killed while
+// it wrote left its file, of up to the fit's size, beside path for good.
+// Only files of that name whose PID is not this process's and names no
+// process on this machine are removed. (On a network file system written
+// from two machines a PID may name a process of the other one: the lock
+// of the directory keeps such a write from being under way meanwhile,
+// where the file system has locks.)
+func removeStaleTemporaries(path string) {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(filepath.Clean(dir))
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := temporaryOf(e.Name(), base)
+		if ok && e.Type().IsRegular() && pid != os.Getpid() && processGone(pid) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// temporaryOf returns the PID of a temporary file of writes to a file
+// named base (base.tmp-PID-N), and whether name is one.
+func temporaryOf(name, base string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, base+".tmp-")
+	if !ok {
+		return 0, false
+	}
+	pidText, try, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != pidText {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(try); err != nil || n < 0 || strconv.Itoa(n) != try {
+		return 0, false
+	}
+	return pid, true
+}
+
+// writeFitBytes writes f, whose draws are result, to path in the current
+// format (whatever f.Format was read as; 3 when f has no extensions): the
+// magic line, f without its draws, then the draws, those of its
+// extensions, then the checksum of it all. It writes to a
+// temporary file next to path first (path.tmp-PID-N), renamed over path
+// once complete, so that a failure never leaves half a file. (A symbolic
+// link at path is replaced, not followed.) The caller holds the lock of
+// path's directory (lockedWrite).
+func writeFitBytes(path string, f *fitFile, result drawBytes) error {
 	var buf bytes.Buffer
 	buf.WriteString(fitFileMagic)
 	head := *f
-	head.Format, head.Result, head.ResultSize, head.Sum = fitFileFormat, nil, len(f.Result), fitSum(f)
+	sum, err := fitSum(f, result)
+	if err != nil {
+		return err
+	}
+	head.Format, head.Result, head.ResultSize, head.Sum = 3, nil, result.Size(), sum
+	if len(f.Extensions) > 0 {
+		head.Format = 4
+		head.Extensions = slices.Clone(f.Extensions)
+		for i, e := range head.Extensions {
+			head.Extensions[i].Size = e.draws.Size()
+		}
+	}
 	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
 		return err
 	}
-	var err error
 	// Next to path, with the permissions os.Create gives (after the
 	// umask), not CreateTemp's 0600.
 	var tmp *os.File
@@ -356,13 +483,24 @@ func writeFitBytes(path string, f *fitFile) error {
 			return err
 		}
 	}
-	sum := crc32.Update(crc32.Checksum(buf.Bytes(), castagnoli), castagnoli, f.Result)
-	for _, b := range [][]byte{buf.Bytes(), f.Result, binary.LittleEndian.AppendUint32(nil, sum)} {
-		if _, err := tmp.Write(b); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return err
+	crc := crc32.New(castagnoli)
+	w := io.MultiWriter(tmp, crc)
+	_, err = w.Write(buf.Bytes())
+	if err == nil {
+		_, err = result.WriteTo(w)
+	}
+	for _, e := range f.Extensions {
+		if err == nil {
+			_, err = e.draws.WriteTo(w)
 		}
+	}
+	if err == nil {
+		_, err = tmp.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	}
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
@@ -385,9 +523,12 @@ func decodeFitFile(data []byte) (*fitFile, error) {
 	if err := gob.NewDecoder(r).Decode(&f); err != nil {
 		return nil, err
 	}
-	if f.Format == 2 || f.Format == 3 {
+	if len(f.Extensions) > 0 && f.Format != 4 {
+		return nil, fmt.Errorf("extensions in a fit file of format %d", f.Format)
+	}
+	if f.Format >= 2 && f.Format <= 4 {
 		end := len(data)
-		if f.Format == 3 {
+		if f.Format >= 3 {
 			if end -= 4; end < len(data)-r.Len() {
 				return nil, errors.New("it ends before its checksum")
 			}
@@ -395,21 +536,44 @@ func decodeFitFile(data []byte) (*fitFile, error) {
 				return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
 			}
 		}
-		if size := end - (len(data) - r.Len()); f.Result != nil || f.ResultSize != size {
-			return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", size, f.ResultSize)
+		start := len(data) - r.Len()
+		size, want := end-start, f.ResultSize
+		for _, e := range f.Extensions {
+			if e.Size < 0 || want < 0 || e.Size > size || want > size {
+				return nil, fmt.Errorf("an extension of %d bytes in a fit file of %d bytes of draws", e.Size, size)
+			}
+			want += e.Size
 		}
-		f.Result = data[len(data)-r.Len() : end]
+		if f.Result != nil || want != size || f.ResultSize < 0 {
+			return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", size, want)
+		}
+		at := start + f.ResultSize
+		f.Result = data[start:at]
+		for i, e := range f.Extensions {
+			f.Extensions[i].draws = readBytes(data[at : at+e.Size])
+			at += e.Size
+		}
 	}
-	if f.Sum != "" && f.Sum != fitSum(&f) {
-		return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
+	if f.Sum != "" {
+		if sum, err := fitSum(&f, readBytes(f.Result)); err != nil || sum != f.Sum {
+			return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
+		}
 	}
 	return &f, nil
 }
 
-// fileScore is one model's scores as its fit file keeps them.
+// fileScore is one model's scores as its fit file keeps them: the
+// pointwise log scores and, per fold, the chain totals of its refit
+// (inference.CrossValidation.ChainTotals), from which compare estimates
+// their Monte Carlo error. A file written before the chain totals were
+// kept has none (gob leaves the field empty, and an older copulang
+// ignores it): compare then shows no Monte Carlo error for those scores,
+// and says why. The header's Sum (fitSum) does not cover them; the
+// checksum that ends a file of format 3 does.
 type fileScore struct {
-	Key string
-	LP  []float64
+	Key         string
+	LP          []float64
+	ChainTotals [][]float64
 }
 
 // keptFile is the fit file that holds a model's fit, as it was when read
@@ -418,31 +582,74 @@ type keptFile struct {
 	path, shown string
 	saved       time.Time
 	origin      fitOrigin
+	// extensions are the extend statements (extendKey) that made the
+	// session's fit from the file's, all of them kept in the file after
+	// it (nil for the fit itself).
+	extensions []string
 }
 
-// keepScores adds scores under key to the fit file of kf, which must
-// still hold the fit it held when kf was made.
-func keepScores(kf *keptFile, key string, lp []float64) error {
+// readKept reads the fit file of kf, which must still hold the fit it
+// held when kf was made, and the extensions kf names after it.
+func readKept(kf *keptFile) (*fitFile, error) {
 	data, err := os.ReadFile(kf.path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
-		return errors.New("it is no longer a fit file")
+		return nil, errors.New("it is no longer a fit file")
 	}
 	f, err := decodeFitFile(data)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" {
-		return errors.New("it holds another fit now")
+	if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" || len(f.Extensions) < len(kf.extensions) {
+		return nil, errors.New("it holds another fit now")
 	}
-	for i, sc := range f.Scores {
-		if sc.Key == key {
-			f.Scores = append(f.Scores[:i], f.Scores[i+1:]...)
-			break
+	for i, key := range kf.extensions {
+		if f.Extensions[i].Statement != key {
+			return nil, errors.New("it holds another extension of the fit now")
 		}
 	}
-	f.Scores = append(f.Scores, fileScore{Key: key, LP: lp})
-	return writeFitBytes(kf.path, f)
+	return f, nil
+}
+
+// keepExtension adds ext, an extension of the fit of kf (with its
+// extensions), to kf's file after them, in place of any other that
+// followed them there, and returns the file as it keeps the extended fit.
+func keepExtension(ctx context.Context, kf *keptFile, ext fileExtension) (*keptFile, error) {
+	err := lockedWrite(ctx, kf.path, func() error {
+		f, err := readKept(kf)
+		if err != nil {
+			return err
+		}
+		f.Extensions = append(f.Extensions[:len(kf.extensions)], ext)
+		return writeFitBytes(kf.path, f, readBytes(f.Result))
+	})
+	if err != nil {
+		return nil, err
+	}
+	now := *kf
+	now.extensions = append(slices.Clone(kf.extensions), ext.Statement)
+	return &now, nil
+}
+
+// keepScores adds scores under key to the fit file of kf, which must
+// still hold the fit it held when kf was made. It reads and writes the file
+// under the lock of its directory, so that scores another process adds
+// meanwhile are kept too.
+func keepScores(ctx context.Context, kf *keptFile, key string, lp []float64, chainTotals [][]float64) error {
+	return lockedWrite(ctx, kf.path, func() error {
+		f, err := readKept(&keptFile{path: kf.path, saved: kf.saved, origin: kf.origin})
+		if err != nil {
+			return err
+		}
+		for i, sc := range f.Scores {
+			if sc.Key == key {
+				f.Scores = append(f.Scores[:i], f.Scores[i+1:]...)
+				break
+			}
+		}
+		f.Scores = append(f.Scores, fileScore{Key: key, LP: lp, ChainTotals: chainTotals})
+		return writeFitBytes(kf.path, f, readBytes(f.Result))
+	})
 }

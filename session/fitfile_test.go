@@ -100,7 +100,7 @@ func TestFitFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.DataColumns, f.DataRows, f.DataColumnSums, f.ModelKind = nil, 0, nil, ""
-	if err := writeFitBytes(filepath.Join(dir, "m.fit"), f); err != nil {
+	if err := writeFitBytes(filepath.Join(dir, "m.fit"), f, readBytes(f.Result)); err != nil {
 		t.Fatal(err)
 	}
 	if text := mustRun(t, New(Options{Dir: dir}), strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y1, Y3];", 1)+fit).text(); !strings.Contains(text, "note: m.fit holds a fit of other data: fitting again") {
@@ -232,7 +232,10 @@ func TestFitFileChecksum(t *testing.T) {
 	}
 	// Edited scores are found too.
 	f.Scores = []fileScore{{Key: "k", LP: []float64{-1.5, -2}}}
-	sum := fitSum(f)
+	sum, err := fitSum(f, readBytes(f.Result))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := decodeFitFile(encode(f, sum)); err != nil {
 		t.Fatal(err)
 	}
@@ -481,6 +484,13 @@ func FuzzDecodeFitFile(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
+	// A fit file of format 4, with an extension after the fit.
+	mustRunF(fitFileSetup + "fit m, iter = 6, warmup = 4, chains = 2, file = \"m4.fit\"\nextend m, iter = 2")
+	four, err := os.ReadFile(filepath.Join(dir, "m4.fit"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(four[len(fitFileMagic):])
 	mustRunF(fitFileSetup + "fit m, iter = 6, warmup = 4, chains = 2, file = \"m.fit\"")
 	data, err := os.ReadFile(filepath.Join(dir, "m.fit"))
 	if err != nil {
@@ -507,14 +517,22 @@ func FuzzDecodeFitFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := append([]byte(fitFileMagic), body...)
 		ff, err := decodeFitFile(data)
-		if err != nil || ff.Format != 2 && ff.Format != 3 {
+		if err != nil || ff.Format < 2 || ff.Format > 4 {
 			return
 		}
 		end := len(data)
-		if ff.Format == 3 {
+		if ff.Format >= 3 {
 			end -= 4
 		}
-		if len(ff.Result) != ff.ResultSize || !bytes.HasSuffix(data[:end], ff.Result) {
+		draws := slices.Clone(ff.Result)
+		for _, e := range ff.Extensions {
+			b, _ := e.draws.(readBytes)
+			if len(b) != e.Size {
+				t.Fatalf("an extension of %d bytes said and %d taken", e.Size, len(b))
+			}
+			draws = append(draws, b...)
+		}
+		if len(ff.Result) != ff.ResultSize || !bytes.HasSuffix(data[:end], draws) {
 			t.Fatalf("format %d with %d bytes of draws said and %d taken", ff.Format, ff.ResultSize, len(ff.Result))
 		}
 	})

@@ -341,13 +341,18 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 	// settings are what its refits would give again: only the others are
 	// refitted.
 	c := &comparison{names: x.Models, models: models, folds: len(folds),
-		cells: make([][][]inference.HeldOutCell, len(models)), keys: make([]string, len(models)), scores: make([][]float64, len(models))}
+		cells: make([][][]inference.HeldOutCell, len(models)), keys: make([]string, len(models)), scores: make([][]float64, len(models)),
+		chainTotals: make([][][]float64, len(models))}
+	var noMCError []string
 	var reused []string
 	for k, m := range models {
 		c.cells[k] = remapCells(folds, base, m)
 		c.keys[k] = scoreKey(compareSpec(m), c.cells[k])
 		if ks, ok := s.scores.get(c.keys[k]); ok {
-			c.scores[k] = ks.lp
+			c.scores[k], c.chainTotals[k] = ks.lp, ks.chainTotals
+			if ks.chainTotals == nil {
+				noMCError = append(noMCError, fmt.Sprintf("%s (read from %s)", x.Models[k], ks.from))
+			}
 			if ks.from != "" {
 				reused = append(reused, fmt.Sprintf("%s (read from %s)", x.Models[k], ks.from))
 			} else {
@@ -374,12 +379,22 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 		order[k] = k
 	}
 	sort.SliceStable(order, func(a, b int) bool { return sums[order[a]].ELPD > sums[order[b]].ELPD })
-	t := &Table{Header: []string{"model", "structure", "method", "elpd", "se", "elpd_diff", "se_diff", "mean_lpd"}}
+	// The Monte Carlo error of a difference, from each model's refits'
+	// chains: the models' refits are independent, so their variances add.
+	mcVar := make([]float64, len(models))
+	for k := range models {
+		mcVar[k] = inference.ELPDMCVar(c.chainTotals[k])
+	}
+	t := &Table{Header: []string{"model", "structure", "method", "elpd", "se", "elpd_diff", "se_diff", "mcse_diff", "mean_lpd"}}
 	for _, k := range order {
 		sm := sums[k]
+		mcse := 0.0
+		if k != best {
+			mcse = math.Sqrt(mcVar[k] + mcVar[best])
+		}
 		t.Rows = append(t.Rows, []string{x.Models[k], structure(models[k]), ranMethod(models[k].Fit),
 			tableNum("%.1f", sm.ELPD), tableNum("%.1f", sm.SE), tableNum("%.1f", sm.Diff), tableNum("%.1f", sm.SEDiff),
-			tableNum("%.3f", sm.ELPD/float64(cells))})
+			tableNum("%.2f", mcse), tableNum("%.3f", sm.ELPD/float64(cells))})
 	}
 	how := fmt.Sprintf("%d held-out cells (%g%% of the observed cells whose value recurs in their column, seed %d)", cells, 100*x.Holdout, x.Seed)
 	if len(folds) > 1 {
@@ -389,9 +404,13 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 		how += " (" + c.reused + ")"
 	}
 	t.Caption = "held-out predictive scores: " + how + "; each model refitted on the rest with its fit's settings; " +
-		"elpd = Σ log Pr(held-out value | the rest of the data), elpd_diff against the best with the standard error of the paired differences"
+		"elpd = Σ log Pr(held-out value | the rest of the data), elpd_diff against the best with the standard error of the paired differences, " +
+		"mcse_diff its Monte Carlo error, from the chains of the refits (NA with a single chain, or scores kept without it)"
 	out.Display(t.Bundle(), "")
 	out.Stream("stdout", compareVerdict(x.Models, sums, best, len(folds))+"\n")
+	if len(noMCError) > 0 {
+		out.Stream("stdout", fmt.Sprintf("note: the scores of %s were kept by a copulang that did not keep what their Monte Carlo error needs, so mcse_diff is NA where they enter; removing the fit file (or fitting with other settings) and comparing again gives it\n", andList(noMCError)))
+	}
 	if w := unconvergedWarning(x.Models, models); w != "" {
 		out.Stream("stderr", "warning: "+w+"\n")
 	}
@@ -448,9 +467,12 @@ type comparison struct {
 	cells  [][][]inference.HeldOutCell
 	keys   []string
 	scores [][]float64
-	folds  int
-	refit  []int
-	reused string
+	// chainTotals are each model's refits' chain totals, per fold (nil
+	// when kept without them).
+	chainTotals [][][]float64
+	folds       int
+	refit       []int
+	reused      string
 }
 
 // refitWork measures how far compare's refits are: refit at (of
@@ -513,7 +535,7 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 			current, fold, latest = at, 0, inference.Progress{}
 			mu.Unlock()
 			m := c.models[k]
-			lp, err := inference.CrossValidate(ctx, compareSpec(m), c.cells[k], func(f int, p inference.Progress) {
+			cv, err := inference.CrossValidate(ctx, compareSpec(m), c.cells[k], func(f int, p inference.Progress) {
 				mu.Lock()
 				fold, latest = f, p
 				mu.Unlock()
@@ -521,19 +543,26 @@ func (s *Session) refitForScores(ctx context.Context, c *comparison, out Output)
 			if err != nil {
 				return fmt.Errorf("refitting %s: %w", m.Decl.Name, err)
 			}
-			c.scores[k] = lp
+			c.scores[k], c.chainTotals[k] = cv.LogProb, cv.ChainTotals
 			finished = at + 1
 		}
 		return nil
 	})
+	// The scores are kept even after an interrupt: the wait for another
+	// process's write to the file is bounded instead.
+	keepCtx, cancelKeep := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancelKeep()
 	for _, k := range refit[:finished] {
-		s.scores.put(c.keys[k], keptScore{lp: c.scores[k]})
+		s.scores.put(c.keys[k], keptScore{lp: c.scores[k], chainTotals: c.chainTotals[k]})
 		kf, after := c.models[k].kept, ""
+		if kf != nil && len(kf.extensions) > 0 {
+			after = ", after the same extension,"
+		}
 		if kf == nil && c.models[k].extendedFrom != nil {
 			kf, after = c.models[k].extendedFrom, ", after the same extension,"
 		}
 		if kf != nil {
-			if err := keepScores(kf, c.keys[k], c.scores[k]); err != nil {
+			if err := keepScores(keepCtx, kf, c.keys[k], c.scores[k], c.chainTotals[k]); err != nil {
 				out.Stream("stdout", fmt.Sprintf("note: the scores of %s are not kept in %s: %v\n", c.names[k], kf.shown, err))
 			} else {
 				out.Stream("stdout", fmt.Sprintf("note: kept the scores of %s in %s, where a later compare of the same cells%s reads them\n", c.names[k], kf.shown, after))

@@ -34,11 +34,14 @@ type scoreCache struct {
 	limit int      // numbers held at most; 0 means scoreCacheFloats
 }
 
-// keptScore is one model's pointwise scores and where they came from, for
-// compare to say.
+// keptScore is one model's pointwise scores, the chain totals of each
+// fold's refit (inference.CrossValidation, for their Monte Carlo error;
+// nil when read from a fit file written before they were kept), and where
+// they came from, for compare to say.
 type keptScore struct {
-	lp   []float64
-	from string // "" when this session computed them, else the fit file's name
+	lp          []float64
+	chainTotals [][]float64
+	from        string // "" when this session computed them, else the fit file's name
 }
 
 func (c *scoreCache) get(key string) (keptScore, bool) {
@@ -81,7 +84,8 @@ func (c *scoreCache) withPrefix(prefix string) []fileScore {
 	var out []fileScore
 	for _, key := range c.order {
 		if strings.HasPrefix(key, prefix) {
-			out = append(out, fileScore{Key: key, LP: c.byKey[key].lp})
+			k := c.byKey[key]
+			out = append(out, fileScore{Key: key, LP: k.lp, ChainTotals: k.chainTotals})
 		}
 	}
 	return out

@@ -103,11 +103,13 @@ type Model struct {
 	// file's, when read from one; "" if not recorded), and after an
 	// extension by another, that one's too.
 	sampledBy string
-	// kept is the file that holds Fit, read or written, for compare to
-	// keep its scores in; nil when there is none.
+	// kept is the file that holds Fit, read or written (a fit, or an
+	// extension of it kept after it), for compare to keep its scores in and
+	// extend to read or write its extensions; nil when there is none.
 	kept *keptFile
-	// extendedFrom is, once Fit is an extension of a fit kept in a file,
-	// that file, which holds the fit before the extension: compare keeps
+	// extendedFrom is, once Fit is an extension of a fit kept in a file
+	// that was not written there (stopped, or the file could not be
+	// written), that file, which holds the fit before the extension: compare keeps
 	// there the scores of Fit's settings too (they depend on the settings
 	// alone), for a notebook run again, which reads that fit and extends
 	// it again, to read them. nil otherwise.

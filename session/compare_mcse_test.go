@@ -1,0 +1,94 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestCompareShowsMonteCarloError: compare showed the standard error of
+// each difference over the cells but nothing of its Monte Carlo error, so
+// a difference that another seed would reverse looked as firm as one that
+// it would not. The table has mcse_diff beside se_diff (0 for the best,
+// a positive number for the other), estimated from the refits' chains;
+// the scores kept in a fit file keep it, so a new session shows the same;
+// scores read from a file written before it was kept show NA, and a note
+// says why.
+func TestCompareShowsMonteCarloError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const setup = fitFileSetup + "model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n" +
+		"fit m2, iter = 60, warmup = 40, chains = 3, seed = 3\n" +
+		"fit m, iter = 60, warmup = 40, chains = 3, seed = 3, file = \"m.fit\"\n"
+	const compare = "compare m, m2, holdout = 0.2, seed = 2"
+	mcse := func(t *testing.T, out *recorder) map[string]string {
+		t.Helper()
+		rows := tableRows(t, out, "model")
+		got := map[string]string{}
+		for _, row := range rows {
+			if len(row) != 9 {
+				t.Fatalf("a row of %d cells, want 9 (mcse_diff after se_diff): %v", len(row), row)
+			}
+			got[row[0]] = row[7]
+		}
+		return got
+	}
+	s1 := New(Options{Dir: dir})
+	mustRun(t, s1, setup)
+	first := mustRun(t, s1, compare)
+	if !strings.Contains(first.text(), "se_diff") || !strings.Contains(first.text(), "mcse_diff") {
+		t.Fatalf("compare's table lacks mcse_diff:\n%s", first.text())
+	}
+	got := mcse(t, first)
+	rows := tableRows(t, first, "model")
+	best, other := rows[0][0], rows[1][0]
+	if got[best] != "0.00" {
+		t.Errorf("the best model's mcse_diff is %s, want 0.00", got[best])
+	}
+	if v, err := strconv.ParseFloat(got[other], 64); err != nil || !(v > 0) {
+		t.Errorf("the other model's mcse_diff is %q, want a positive number:\n%s", got[other], first.text())
+	}
+
+	s2 := New(Options{Dir: dir})
+	mustRun(t, s2, setup)
+	second := mustRun(t, s2, compare)
+	if !strings.Contains(second.text(), "m (read from m.fit)") {
+		t.Fatalf("the scores were not read from m.fit:\n%s", second.text())
+	}
+	if again := mcse(t, second); again[other] != got[other] {
+		t.Errorf("mcse_diff with m's scores read from its file: %s, want %s", again[other], got[other])
+	}
+
+	// The file as an earlier copulang wrote it: scores without their
+	// chain totals.
+	path := filepath.Join(dir, "m.fit")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := decodeFitFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Scores {
+		f.Scores[i].ChainTotals = nil
+	}
+	if err := writeFitBytes(path, f, readBytes(f.Result)); err != nil {
+		t.Fatal(err)
+	}
+	s3 := New(Options{Dir: dir})
+	mustRun(t, s3, setup)
+	third := mustRun(t, s3, compare)
+	if old := mcse(t, third); old[other] != "NA" || old[best] != "0.00" {
+		t.Errorf("mcse_diff with scores of an earlier file: %v, want NA for %s:\n%s", old, other, third.text())
+	}
+	const note = "note: the scores of m (read from m.fit) were kept by a copulang that did not keep what their Monte Carlo error needs, so mcse_diff is NA where they enter"
+	if !strings.Contains(third.text(), note) {
+		t.Errorf("compare with scores of an earlier file does not say why mcse_diff is NA:\n%s", third.text())
+	}
+	if strings.Contains(first.text(), "note: the scores of") && strings.Contains(first.text(), "Monte Carlo error needs") {
+		t.Errorf("the first compare gave the note of earlier files:\n%s", first.text())
+	}
+}
