@@ -533,13 +533,8 @@ func TestNumberNamedColumns(t *testing.T) {
 		{`summary ym.C[3, 1]`, ""}, // no column is named 3
 	}
 	for _, tt := range tests {
-		f, err := dsl.Parse("", []byte(tt.src))
-		if err != nil {
-			t.Fatalf("%s: %v", tt.src, err)
-		}
-		_, err = Check(f, env)
-		var list dsl.ErrorList
-		if !errors.As(err, &list) || len(list) == 0 {
+		list, err := checkSource(t, tt.src, env)
+		if err == nil || len(list) == 0 {
 			t.Fatalf("%s: no error, want one", tt.src)
 		}
 		if !strings.Contains(list[0].Msg, "out of range") {
@@ -583,13 +578,7 @@ func TestDigitNamedColumnsAmbiguousPosition(t *testing.T) {
 		{`model m { Y = d["1", "3"]` + model, "", ""},
 	}
 	for _, tt := range tests {
-		f, err := dsl.Parse("", []byte(tt.src))
-		if err != nil {
-			t.Fatalf("%s: %v", tt.src, err)
-		}
-		_, err = Check(f, env)
-		var list dsl.ErrorList
-		errors.As(err, &list)
+		list, err := checkSource(t, tt.src, env)
 		if tt.msg == "" {
 			if err != nil {
 				t.Errorf("%s: %v, want no error", tt.src, err)
@@ -622,4 +611,18 @@ func TestSuggestWritesColumnsAsTheyAreWritten(t *testing.T) {
 			t.Errorf("%s: errors %v, want one with hint %q", tt.src, list, tt.hint)
 		}
 	}
+}
+
+// checkSource parses src, which must parse, and checks it in env: the
+// check's error and, if it is an error list, its errors.
+func checkSource(t *testing.T, src string, env Env) (dsl.ErrorList, error) {
+	t.Helper()
+	f, err := dsl.Parse("", []byte(src))
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	_, err = Check(f, env)
+	var list dsl.ErrorList
+	errors.As(err, &list)
+	return list, err
 }
