@@ -633,7 +633,7 @@ func (s *factorSampler) hoffColumn(rng *rand.Rand, j int, sc *columnScratch) {
 		w.bug = 1
 	}
 	gibbsLevels(rng, lv, s.z[j], mu, sigma, w)
-	w.draw(rng, sigma)
+	w.draw(rng, sigma, 1, 0)
 	w.apply(lv, s.z[j], 1, 0)
 }
 

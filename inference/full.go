@@ -359,19 +359,13 @@ func (s *fullSampler) sweepZ(rng *rand.Rand, warmup bool, st *StepStats) error {
 func (s *fullSampler) groupMoves(rng *rand.Rand, lv *hough.Levels, zj, mu []float64, sigma float64) {
 	w := &s.stretch
 	n := float64(len(zj))
-	var sz, szz, szm, sm float64
+	sz, szz, szm, sm := w.total.sz, w.total.szz, w.total.szm, w.total.sm
 	for _, i := range lv.Missing {
 		x, m := zj[i], mu[i]
 		sz += x
 		szz += x * x
 		szm += x * m
 		sm += m
-	}
-	for l := range w.n {
-		sz += w.sz[l]
-		szz += w.szz[l]
-		szm += w.szm[l]
-		sm += w.sm[l]
 	}
 	sd := sigma / math.Sqrt(n)
 	if s.shiftBug {
@@ -382,9 +376,8 @@ func (s *fullSampler) groupMoves(rng *rand.Rand, lv *hough.Levels, zj, mu []floa
 	A := (szz - 2*delta*sz + n*delta*delta) / s2
 	B := (szm - delta*sm) / s2
 	a := drawScale(rng, A, B, n-1+s.scaleBug)
-	if len(w.n) >= 2 {
-		w.shiftScale(a, delta)
-		w.draw(rng, sigma)
+	if len(w.levels) >= 2 {
+		w.draw(rng, sigma, a, delta)
 	}
 	w.apply(lv, zj, a, delta)
 }

@@ -18,9 +18,8 @@ const maxStretches = 32
 // boundary the stretch drawn. A chain keeps one, grown to its largest
 // column; it is not safe for concurrent use.
 type levelStretch struct {
-	n, sz, szz, szm, sm []float64 // per level: rows, Σz, Σz², Σzμ, Σμ
-	top                 []float64 // per level: max z
-	a, c                []float64 // per boundary b = 1..L−1: the draw and its fixed point
+	levels []levelSums
+	total  levelSums // over every level
 	// bug, in tests only, is added to every stretch's exponent n_b − 1
 	// (+1 leaves out the Haar measure's 1/a).
 	bug float64
@@ -28,19 +27,39 @@ type levelStretch struct {
 	limit int
 }
 
-// reset sizes w for a column of L levels and clears its sums.
-func (w *levelStretch) reset(L int) {
-	if cap(w.n) < L {
-		w.n, w.sz, w.szz, w.szm, w.sm = make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L), make([]float64, L)
-		w.top, w.a, w.c = make([]float64, L), make([]float64, L), make([]float64, L)
-	}
-	w.n, w.sz, w.szz, w.szm, w.sm = w.n[:L], w.sz[:L], w.szz[:L], w.szm[:L], w.sm[:L]
-	w.top, w.a, w.c = w.top[:L], w.a[:L], w.c[:L]
+// levelSums are one level's sums, and the stretch drawn at the boundary
+// below it: z ← c + a·(z − c) on this level and those above (a = 1: none).
+type levelSums struct {
+	n, sz, szz, szm, sm float64 // rows, Σz, Σz², Σzμ, Σμ
+	top                 float64 // max z
+	a, c                float64
 }
 
-// record sets level l's sums.
+// reset sizes w for a column of L levels and clears its sums.
+func (w *levelStretch) reset(L int) {
+	if cap(w.levels) < L {
+		w.levels = make([]levelSums, L)
+	}
+	w.levels = w.levels[:L]
+	w.total = levelSums{}
+}
+
+// record sets level l's sums (with no stretch below it yet).
 func (w *levelStretch) record(l, rows int, sz, szz, szm, sm, top float64) {
-	w.n[l], w.sz[l], w.szz[l], w.szm[l], w.sm[l], w.top[l] = float64(rows), sz, szz, szm, sm, top
+	w.levels[l] = levelSums{n: float64(rows), sz: sz, szz: szz, szm: szm, sm: sm, top: top, a: 1}
+}
+
+// sumTotal sets the total of the recorded levels' sums.
+func (w *levelStretch) sumTotal() {
+	var t levelSums
+	for _, l := range w.levels {
+		t.n += l.n
+		t.sz += l.sz
+		t.szz += l.szz
+		t.szm += l.szm
+		t.sm += l.sm
+	}
+	w.total = t
 }
 
 // sumLevels records every level's sums from z, in one pass over the
@@ -64,22 +83,12 @@ func (w *levelStretch) sumLevels(lv *hough.Levels, z, mu []float64) {
 		}
 		w.record(l, len(rows), sz, szz, szm, sm, top)
 	}
-}
-
-// shiftScale changes the recorded sums to those of a·(z − δ), the
-// column after the translation and scaling of fullSampler.groupMoves (a > 0).
-func (w *levelStretch) shiftScale(a, delta float64) {
-	for l := range w.n {
-		n, sz := w.n[l], w.sz[l]
-		w.szz[l] = a * a * (w.szz[l] - 2*delta*sz + n*delta*delta)
-		w.sz[l] = a * (sz - n*delta)
-		w.szm[l] = a * (w.szm[l] - delta*w.sm[l])
-		w.top[l] = a * (w.top[l] - delta)
-	}
+	w.sumTotal()
 }
 
 // draw draws the level-boundary stretches of sampling.md §1.4 from the
-// recorded sums of a column z_j | rest ~ N(μ, σ²I) on D_j. For each
+// recorded sums of a column z_j | rest ~ N(μ, σ²I) on D_j, taken after the
+// translation and scaling z ← a·(z − δ) (a = 1, δ = 0 for none). For each
 // boundary b between levels b−1 and b, from the top boundary down, the
 // stretch scales the observed rows of levels b and above about c_b, the
 // largest z of level b−1: z ← c_b + a_b·(z − c_b), a_b > 0. Given the rows
@@ -96,8 +105,8 @@ func (w *levelStretch) shiftScale(a, delta float64) {
 // neighbouring rows (§7.2). The sums of the rows above each boundary are
 // transformed in closed form as the stretches are drawn; apply moves the
 // rows.
-func (w *levelStretch) draw(rng *rand.Rand, sigma float64) {
-	L := len(w.n)
+func (w *levelStretch) draw(rng *rand.Rand, sigma, a, delta float64) {
+	L := len(w.levels)
 	s2 := sigma * sigma
 	// A column of more than maxStretches boundaries is stretched at every
 	// stride-th boundary from a random offset: a choice made independently
@@ -112,53 +121,67 @@ func (w *levelStretch) draw(rng *rand.Rand, sigma float64) {
 		stride = (L - 1 + most - 1) / most
 		offset = rng.IntN(stride)
 	}
-	// Sums over the levels above the boundary, in their current values.
+	// N, Z1, Z2, ZM and M are the sums over the rows above the last
+	// boundary stretched, in their current values; n, sz, szz, szm and sm
+	// gather the raw sums of the levels since, which get the translation
+	// and scaling when they join (at the next boundary stretched).
 	var N, Z1, Z2, ZM, M float64
+	var n, sz, szz, szm, sm float64
+	next := L - 1 - (L-2-offset)%stride // the highest boundary b with (b−1) % stride = offset
 	for b := L - 1; b >= 1; b-- {
-		N += w.n[b]
-		Z1 += w.sz[b]
-		Z2 += w.szz[b]
-		ZM += w.szm[b]
-		M += w.sm[b]
-		w.a[b], w.c[b] = 1, 0
-		if (b-1)%stride != offset {
+		lb := &w.levels[b]
+		n += lb.n
+		sz += lb.sz
+		szz += lb.szz
+		szm += lb.szm
+		sm += lb.sm
+		if b != next {
 			continue
 		}
-		c := w.top[b-1]
+		next -= stride
+		N += n
+		Z2 += a * a * (szz - 2*delta*sz + n*delta*delta)
+		Z1 += a * (sz - n*delta)
+		ZM += a * (szm - delta*sm)
+		M += sm
+		n, sz, szz, szm, sm = 0, 0, 0, 0, 0
+		c := a * (w.levels[b-1].top - delta)
 		A := (Z2 - 2*c*Z1 + N*c*c) / s2
 		B := (ZM - c*M - c*Z1 + N*c*c) / s2
-		a := drawScale(rng, A, B, N-1+w.bug)
-		w.a[b], w.c[b] = a, c
-		if a == 1 {
+		s := drawScale(rng, A, B, N-1+w.bug)
+		if s == 1 {
 			continue
 		}
-		// z ← a·z + (1 − a)·c on every row above b.
-		t := (1 - a) * c
-		Z2 = a*a*Z2 + 2*a*t*Z1 + t*t*N
-		Z1 = a*Z1 + t*N
-		ZM = a*ZM + t*M
+		lb.a, lb.c = s, c
+		// z ← s·z + (1 − s)·c on every row above b.
+		t := (1 - s) * c
+		Z2 = s*s*Z2 + 2*s*t*Z1 + t*t*N
+		Z1 = s*Z1 + t*N
+		ZM = s*ZM + t*M
 	}
 }
 
-// apply sets every row of z to its value after the translation and scaling,
-// a·(z − δ), and then, on the observed rows, after the stretches draw
+// apply sets every row of z to its value after the translation and scaling
+// z ← a·(z − δ) and then, on the observed rows, after the stretches draw
 // drew. Level l's rows end at T_1 ∘ T_2 ∘ … ∘ T_l (T_l applied first), an
-// affine map built up from the bottom; each level is clamped to the top of
-// the one below, which rounding could otherwise cross. Missing rows carry
-// no order constraint and are not stretched.
+// affine map built up from the bottom, which changes only at the boundaries
+// stretched: each run of levels between them is one map, whose rounding
+// keeps their order (it is monotone), and is clamped to the top of the run
+// below, which rounding could otherwise cross. Missing rows carry no order
+// constraint and are not stretched.
 func (w *levelStretch) apply(lv *hough.Levels, z []float64, a, delta float64) {
 	// F = T_1 ∘ … ∘ T_l is fα·x + fβ; the row's new value is F(a·(z − δ)).
 	fAlpha, fBeta := 1.0, 0.0
 	below := math.Inf(-1)
-	for l := range w.n {
-		if l > 0 {
-			s, c := w.a[l], w.c[l]
-			fBeta += fAlpha * (1 - s) * c
-			fAlpha *= s
+	L := len(w.levels)
+	for from := 0; from < L; {
+		to := from + 1
+		for to < L && w.levels[to].a == 1 {
+			to++
 		}
 		alpha, beta := fAlpha*a, fBeta-fAlpha*a*delta
 		top := math.Inf(-1)
-		for _, i := range lv.Rows(l) {
+		for _, i := range lv.Order[lv.Start[from]:lv.Start[to]] {
 			x := alpha*z[i] + beta
 			if x < below {
 				x = below
@@ -169,6 +192,12 @@ func (w *levelStretch) apply(lv *hough.Levels, z []float64, a, delta float64) {
 			}
 		}
 		below = top
+		if to < L {
+			s, c := w.levels[to].a, w.levels[to].c
+			fBeta += fAlpha * (1 - s) * c
+			fAlpha *= s
+		}
+		from = to
 	}
 	for _, i := range lv.Missing {
 		z[i] = a * (z[i] - delta)
@@ -183,6 +212,6 @@ func (w *levelStretch) stretchLevels(rng *rand.Rand, lv *hough.Levels, z, mu []f
 		return
 	}
 	w.sumLevels(lv, z, mu)
-	w.draw(rng, sigma)
+	w.draw(rng, sigma, 1, 0)
 	w.apply(lv, z, 1, 0)
 }

@@ -193,6 +193,9 @@ func gibbsLevels(rng *rand.Rand, lv *hough.Levels, z, mu []float64, sigma float6
 		}
 		lo = next
 	}
+	if sums != nil {
+		sums.sumTotal()
+	}
 	for _, i := range lv.Missing {
 		z[i] = mu[i] + sigma*rng.NormFloat64()
 	}
