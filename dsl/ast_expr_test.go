@@ -68,6 +68,18 @@ func TestCompleteness(t *testing.T) {
 		{"fit = 3", "invalid", 0},
 		{strings.Repeat("(", MaxNesting+1), "invalid", 0},
 		{strings.Repeat("(", MaxNesting), "incomplete", 0},
+		// Brackets inside what the lexer reads as one error do not count:
+		// a string in single or curly quotes closed on its line, // to the
+		// end of the line, /* to its */. The source is then invalid (a
+		// console shows the error and its hint), not waiting for a ')'.
+		{`data d = load('x(.csv')`, "invalid", 0},
+		{"data d = load(\u201cx(.csv\u201d)", "invalid", 0},
+		{"model m { // {\n", "incomplete", 1},
+		{"show m /* ( [ {\n still a comment */", "invalid", 0},
+		{"show m /* ( [ {", "invalid", 0},
+		// An unclosed single quote is one stray character: what follows
+		// it counts.
+		{`data d = load('x.csv`, "incomplete", 0},
 	}
 	for _, tc := range tests {
 		status, braces := Completeness(tc.src)
