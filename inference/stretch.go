@@ -203,15 +203,3 @@ func (w *levelStretch) apply(lv *hough.Levels, z []float64, a, delta float64) {
 		z[i] = a * (z[i] - delta)
 	}
 }
-
-// stretchLevels is the level stretches alone, after a column update that
-// recorded no sums and with no shift or scaling: what px's and interweave's
-// Hoff updates use (whose z_j | η, λ_j has σ = 1 and no free scale).
-func (w *levelStretch) stretchLevels(rng *rand.Rand, lv *hough.Levels, z, mu []float64, sigma float64) {
-	if lv.NumLevels() < 2 {
-		return
-	}
-	w.sumLevels(lv, z, mu)
-	w.draw(rng, sigma, 1, 0)
-	w.apply(lv, z, 1, 0)
-}

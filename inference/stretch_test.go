@@ -206,3 +206,16 @@ func BenchmarkStretchLevels(b *testing.B) {
 		})
 	}
 }
+
+// stretchLevels applies the level stretches alone to z, after a column
+// update that recorded no sums and with no translation or scaling: the
+// moves under test, as px's and interweave's Hoff updates run them
+// (factorSampler.hoffColumn, which records the sums as it draws).
+func (w *levelStretch) stretchLevels(rng *rand.Rand, lv *hough.Levels, z, mu []float64, sigma float64) {
+	if lv.NumLevels() < 2 {
+		return
+	}
+	w.sumLevels(lv, z, mu)
+	w.draw(rng, sigma, 1, 0)
+	w.apply(lv, z, 1, 0)
+}
