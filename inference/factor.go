@@ -148,7 +148,7 @@ const (
 	// momentum kick instead of a half one, which is not reversible.
 	bugCollapsedFullKick
 	// bugStretchHaar builds the level stretches after Hoff's column update
-	// for exponent n_b, leaving out the Haar measure's 1/a (stretchLevels).
+	// for exponent n_b, leaving out the Haar measure's 1/a (levelStretch.draw).
 	bugStretchHaar
 )
 
