@@ -20,6 +20,8 @@ const maxStretches = 32
 type levelStretch struct {
 	levels []levelSums
 	total  levelSums // over every level
+	// kinks are the boundaries stretched by the last draw, top down.
+	kinks []int
 	// bug, in tests only, is added to every stretch's exponent n_b − 1
 	// (+1 leaves out the Haar measure's 1/a).
 	bug float64
@@ -42,24 +44,23 @@ func (w *levelStretch) reset(L int) {
 	}
 	w.levels = w.levels[:L]
 	w.total = levelSums{}
+	w.kinks = w.kinks[:0]
 }
 
-// record sets level l's sums (with no stretch below it yet).
+// record sets level l's sums (with no stretch below it yet) and adds them
+// to the total. Levels are recorded in ascending order, so the total is
+// summed level by level from the bottom.
 func (w *levelStretch) record(l, rows int, sz, szz, szm, sm, top float64) {
-	w.levels[l] = levelSums{n: float64(rows), sz: sz, szz: szz, szm: szm, sm: sm, top: top, a: 1}
-}
-
-// sumTotal sets the total of the recorded levels' sums.
-func (w *levelStretch) sumTotal() {
-	var t levelSums
-	for _, l := range w.levels {
-		t.n += l.n
-		t.sz += l.sz
-		t.szz += l.szz
-		t.szm += l.szm
-		t.sm += l.sm
-	}
-	w.total = t
+	n := float64(rows)
+	ls := &w.levels[l]
+	ls.n, ls.sz, ls.szz, ls.szm, ls.sm, ls.top = n, sz, szz, szm, sm, top
+	ls.a, ls.c = 1, 0
+	t := &w.total
+	t.n += n
+	t.sz += sz
+	t.szz += szz
+	t.szm += szm
+	t.sm += sm
 }
 
 // sumLevels records every level's sums from z, in one pass over the
@@ -83,7 +84,6 @@ func (w *levelStretch) sumLevels(lv *hough.Levels, z, mu []float64) {
 		}
 		w.record(l, len(rows), sz, szz, szm, sm, top)
 	}
-	w.sumTotal()
 }
 
 // draw draws the level-boundary stretches of sampling.md §1.4 from the
@@ -153,6 +153,7 @@ func (w *levelStretch) draw(rng *rand.Rand, sigma, a, delta float64) {
 			continue
 		}
 		lb.a, lb.c = s, c
+		w.kinks = append(w.kinks, b)
 		// z ← s·z + (1 − s)·c on every row above b.
 		t := (1 - s) * c
 		Z2 = s*s*Z2 + 2*s*t*Z1 + t*t*N
@@ -174,10 +175,10 @@ func (w *levelStretch) apply(lv *hough.Levels, z []float64, a, delta float64) {
 	fAlpha, fBeta := 1.0, 0.0
 	below := math.Inf(-1)
 	L := len(w.levels)
-	for from := 0; from < L; {
-		to := from + 1
-		for to < L && w.levels[to].a == 1 {
-			to++
+	for k, from := len(w.kinks), 0; from < L; k-- {
+		to := L
+		if k > 0 {
+			to = w.kinks[k-1]
 		}
 		alpha, beta := fAlpha*a, fBeta-fAlpha*a*delta
 		top := math.Inf(-1)
