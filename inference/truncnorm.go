@@ -156,24 +156,17 @@ func gibbsLevels(rng *rand.Rand, lv *hough.Levels, z, mu []float64, sigma float6
 		sums.reset(L)
 	}
 	lo := math.Inf(-1)
-	// above holds the rows of level l+1, sliced once for both its uses: the
-	// bound of level l, then its own draws.
-	var above []int32
-	if L > 0 {
-		above = lv.Rows(0)
-	}
 	for l := 0; l < L; l++ {
-		rows := above
 		hi := math.Inf(1)
 		if l+1 < L {
-			above = lv.Rows(l + 1)
-			for _, i := range above {
+			for _, i := range lv.Rows(l + 1) {
 				if z[i] < hi {
 					hi = z[i]
 				}
 			}
 		}
 		next := math.Inf(-1)
+		rows := lv.Rows(l)
 		if sums == nil {
 			for _, i := range rows {
 				v := truncNormal(rng, mu[i], sigma, lo, hi)
