@@ -90,8 +90,9 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		return nil
 	}
 	ext := fileExtension{Statement: extendKey(x), Saved: time.Now().UTC().Truncate(time.Second), Version: m.sampledBy,
-		Until: untilText, UntilWarning: warning}
-	enc, err := m.Fit.Encode()
+		Until: untilText, UntilWarning: warning, After: true}
+	// Only what the fit before it does not hold: the file holds that.
+	enc, err := m.Fit.EncodeAfter(old)
 	if err == nil {
 		ext.draws = enc
 		var kf *keptFile
@@ -138,8 +139,12 @@ func extendText(model, key string) string {
 // be read, is said in a note, and the extension runs (and replaces it).
 func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool, error) {
 	kf, old := m.kept, m.Fit
-	f, err := readKept(kf)
-	if err != nil || len(f.Extensions) == len(kf.extensions) {
+	f, close, err := readKept(kf)
+	if err != nil {
+		return false, nil
+	}
+	defer close()
+	if len(f.Extensions) == len(kf.extensions) {
 		return false, nil
 	}
 	ext := f.Extensions[len(kf.extensions)]
@@ -148,8 +153,11 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 			kf.shown, extendText(x.Model, ext.Statement), extendText(x.Model, extendKey(x))))
 		return false, nil
 	}
-	draws, _ := ext.draws.(readBytes)
-	res, err := inference.UnmarshalResult(draws, fitSpec(m, m.FitStmt, m.Plan))
+	var base *inference.Result
+	if ext.After {
+		base = old
+	}
+	res, err := readDraws(ext.draws, fitSpec(m, m.FitStmt, m.Plan), base)
 	if err == nil {
 		err = madeByExtend(res, old, x)
 	}
