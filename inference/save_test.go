@@ -764,3 +764,62 @@ func TestReadResultStreams(t *testing.T) {
 		t.Error("a stream that ends early was read")
 	}
 }
+
+// FuzzReadResultAfter: ReadResultAfter of any bytes after a result either
+// refuses them or gives a Result that holds the invariants, which reads,
+// summarises and extends without a panic.
+func FuzzReadResultAfter(f *testing.F) {
+	cols, _ := saveTestData(f)
+	specs := []Spec{
+		{Columns: cols, Model: FactorModel{K: 1}, Method: PX, Warmup: 6, Iter: 6, Chains: 2, Seed: 4},
+		{Columns: cols, Method: Gibbs, Warmup: 6, Iter: 6, Chains: 2, Seed: 4, KeepWarmup: true, MaxImputed: 40},
+	}
+	bases := make([]*Result, len(specs))
+	for k, spec := range specs {
+		fit, err := Run(context.Background(), spec, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, err := fit.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		if bases[k], err = UnmarshalResult(b, spec); err != nil {
+			f.Fatal(err)
+		}
+		ext, err := fit.Extend(context.Background(), 6, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		e, err := ext.EncodeAfter(fit)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := e.WriteTo(&buf); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(k), buf.Bytes())
+		f.Add(uint8(k), buf.Bytes()[:buf.Len()-5])
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		k := int(which) % len(specs)
+		r, err := ReadResultAfter(bases[k], bytes.NewReader(data), int64(len(data)), specs[k])
+		if err != nil {
+			return
+		}
+		stats := r.Stats
+		r.Stats = nil // Invariants' rejection check is about samplers, not files
+		if err := r.Invariants(); err != nil {
+			t.Fatalf("accepted a result that breaks the invariants: %v", err)
+		}
+		r.Stats = stats
+		r.Summary()
+		r.Impute()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if _, err := r.Extend(ctx, 2, nil); err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("extending an accepted result: %v", err)
+		}
+	})
+}
