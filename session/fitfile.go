@@ -53,10 +53,10 @@ const fitFileMagic = "copulang fit\n"
 // held all the draws, so that a fit extended three times kept its first
 // draws four times over. A copulang that reads formats up to 4 refuses
 // format 5 (and writes the fit again), and an extension's bytes of either
-// kind are refused as the other (inference.ReadResultAfter). A file whose
-// extensions all hold all their draws (format 4, with an extension
-// added) is written in format 4. All five are read, as a stream: a
-// survey's fit file (over 100 MB) is never held whole in memory.
+// kind are refused as the other (inference.ReadResultAfter). A file of
+// format 4 that compare adds scores to is written in format 4 again; one
+// that an extension is added to, in format 5. All five are read, as a
+// stream: a survey's fit file (over 100 MB) is never held whole in memory.
 const fitFileFormat = 5
 
 // readableFormat reports whether this copulang reads fit files of format.
