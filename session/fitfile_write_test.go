@@ -305,7 +305,7 @@ func TestFitFileKeepsNoStoppedExtension(t *testing.T) {
 // TestReadFitFileStreamsTheDraws: a fit file was read whole into memory
 // before its draws were decoded, so that reading a survey's fit of 50,000
 // rows and 40 columns (a file of 112 MB) took the peak memory of the run
-// to 323 MB (about 235 MB since). The draws are decoded from the file as
+// to 323 MB (216 MB since). The draws are decoded from the file as
 // they are read: the bytes allocated while a session reads the fit are
 // those of what is decoded (the Result, the samplers its chains' states
 // are restored into, the data's levels), 1.8 times the file's 3 MB here,
