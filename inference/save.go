@@ -1,11 +1,13 @@
 package inference
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -16,8 +18,15 @@ import (
 // resultFormat is the version of the encoding MarshalBinary writes
 // (1: draws only; 2: with every chain's state; 3: imputations as level
 // numbers; 4: the draws of C, the loadings and the warm-up draws after the
-// gob, not in it). UnmarshalResult reads formats 2 to 4.
+// gob, not in it). UnmarshalResult and ReadResult read formats 2 to 4.
 const resultFormat = 4
+
+// afterFormat is the format of what EncodeAfter writes: format 4 of a
+// Result that continues another (an extension), holding only what that
+// other does not (savedResult.Prefix), which ReadResultAfter reads and
+// UnmarshalResult refuses (a copulang that reads formats up to 4 refuses
+// it too).
+const afterFormat = 5
 
 // savedResult is what MarshalBinary encodes of a Result: its draws and what
 // the run did. What the spec says (names, model, method) and what the data
@@ -64,6 +73,16 @@ type savedResult struct {
 	// from; Failed is a chain's sampler failure, which forbids it.
 	States []savedChain
 	Failed string
+	// Prefix (afterFormat) says, for C, the loadings and the warm-up draws
+	// (the first three of rawSets), how many of each chain's arrays are
+	// those of the Result this one continues, which are not stored: the
+	// arrays stored follow them. ImputedPrefix says the same of each
+	// chain's imputations, and BaseSum is the CRC-32C of all those arrays
+	// and imputations (baseSum), so that they are never taken from
+	// another Result than the one they were encoded after.
+	Prefix        [][]int
+	ImputedPrefix []int
+	BaseSum       uint32
 }
 
 // savedChain is one chain's state at the end of the run: its random
@@ -109,6 +128,69 @@ type Encoding struct {
 
 // Encode returns r's Encoding.
 func (r *Result) Encode() (*Encoding, error) {
+	s, err := r.saved()
+	if err != nil {
+		return nil, err
+	}
+	e, err := encodeSaved(s, r.imputed)
+	if err != nil {
+		return nil, fmt.Errorf("inference: encoding a result: %w", err)
+	}
+	return e, nil
+}
+
+// EncodeAfter returns the Encoding of r as a continuation of prev, which
+// ReadResultAfter reads after prev: r's Encoding without the draws of C,
+// of the loadings and of the warm-up, nor the imputations, that begin
+// each of r's chains as they begin prev's, bit for bit (an extension's
+// chains begin with the draws of the fit it extends). Whatever differs
+// (loadings aligned anew over the longer chains, imputations thinned
+// anew) is stored whole; the chains' states and latent means always are.
+// A fit extended three times then keeps its first draws once, not four
+// times over.
+func (r *Result) EncodeAfter(prev *Result) (*Encoding, error) {
+	s, err := r.saved()
+	if err != nil {
+		return nil, err
+	}
+	s.Format = afterFormat
+	cur := []*[][][]float64{&s.C, &s.Lambda, &s.WarmupC}
+	base := [][][][]float64{prev.C, prev.Lambda, prev.WarmupC}
+	s.Prefix = make([][]int, len(cur))
+	for k, set := range cur {
+		if *set == nil {
+			continue
+		}
+		rest := make([][][]float64, len(*set))
+		s.Prefix[k] = make([]int, len(*set))
+		for c, ch := range *set {
+			n := 0
+			if c < len(base[k]) {
+				n = commonPrefix(base[k][c], ch, sameBits)
+			}
+			s.Prefix[k][c], rest[c] = n, ch[n:]
+		}
+		*set = rest
+	}
+	imputed := make([][][]byte, len(r.imputed))
+	s.ImputedPrefix = make([]int, len(r.imputed))
+	for c, ch := range r.imputed {
+		n := 0
+		if c < len(prev.imputed) && prev.imputeWidth == r.imputeWidth {
+			n = commonPrefix(prev.imputed[c], ch, bytes.Equal)
+		}
+		s.ImputedPrefix[c], imputed[c] = n, ch[n:]
+	}
+	s.BaseSum = baseSum(prev, s.Prefix, s.ImputedPrefix)
+	e, err := encodeSaved(s, imputed)
+	if err != nil {
+		return nil, fmt.Errorf("inference: encoding a result: %w", err)
+	}
+	return e, nil
+}
+
+// saved is what Encode encodes of r.
+func (r *Result) saved() (*savedResult, error) {
 	s := savedResult{
 		Format: resultFormat, N: r.N, P: r.P, K: r.K,
 		Warmup: r.Warmup, Iter: r.Iter, Thin: r.Thin, Seed: r.Seed, Chains: len(r.C),
@@ -129,12 +211,67 @@ func (r *Result) Encode() (*Encoding, error) {
 			s.States = append(s.States, savedChain{RNG: rng, State: cs.state(), ZSum: r.zsum[c], ZCount: r.zcount[c], HeldSum: r.heldSum[c]})
 		}
 	}
-	e, err := encodeSaved(&s, r.imputed)
-	if err != nil {
-		return nil, fmt.Errorf("inference: encoding a result: %w", err)
-	}
-	return e, nil
+	return &s, nil
 }
+
+// commonPrefix is the number of leading elements of a and b that are the
+// same (same).
+func commonPrefix[T any](a, b []T, same func(x, y T) bool) int {
+	n := 0
+	for n < len(a) && n < len(b) && same(a[n], b[n]) {
+		n++
+	}
+	return n
+}
+
+// sameBits reports whether a and b hold the same bits: a NaN is the same
+// NaN, and 0 is not −0.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// baseSum is the CRC-32C of what a Result encoded after base takes from
+// it: the first prefix[k][c] arrays of chain c of its k-th set (C, the
+// loadings, the warm-up draws), then the first imputedPrefix[c]
+// imputations of chain c, each chain's count first. The counts are within
+// base's (checkPrefix).
+func baseSum(base *Result, prefix [][]int, imputedPrefix []int) uint32 {
+	h := crc32.New(castagnoli)
+	var word [8]byte
+	put := func(x uint64) {
+		binary.LittleEndian.PutUint64(word[:], x)
+		h.Write(word[:])
+	}
+	sets := [][][][]float64{base.C, base.Lambda, base.WarmupC}
+	for k, counts := range prefix {
+		for c, n := range counts {
+			put(uint64(n))
+			for _, v := range sets[k][c][:n] {
+				for _, x := range v {
+					put(math.Float64bits(x))
+				}
+			}
+		}
+	}
+	for c, n := range imputedPrefix {
+		put(uint64(n))
+		for _, v := range base.imputed[c][:n] {
+			h.Write(v)
+		}
+	}
+	return h.Sum32()
+}
+
+// castagnoli is the CRC-32C table of baseSum.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Size is the number of bytes WriteTo writes.
 func (e *Encoding) Size() int { return e.size }
@@ -277,19 +414,25 @@ func (s *savedResult) setRaw(sets [][][][]float64) {
 }
 
 // decodeSaved decodes what encodeSaved wrote (or, in format 2, the gob
-// alone): s.ImputedCodes is the end of data, not a copy.
-func decodeSaved(data []byte) (*savedResult, error) {
+// alone), the size bytes that r reads, as r reads them: the arrays after
+// the gob are read into their places, never held as bytes first (a
+// survey's fit file holds over 100 MB of them). Every count the gob gives
+// is checked against size before anything is allocated for it.
+func decodeSaved(r io.Reader, size int64) (*savedResult, error) {
 	var s savedResult
-	// A bytes.Reader is an io.ByteReader, so the decoder reads no further
-	// than the gob.
-	rd := bytes.NewReader(data)
-	if err := gob.NewDecoder(rd).Decode(&s); err != nil {
+	// A countingReader is an io.ByteReader, so the decoder reads no
+	// further than the gob.
+	cr := &countingReader{r: bufio.NewReaderSize(r, 1<<16)}
+	if err := gob.NewDecoder(cr).Decode(&s); err != nil {
 		return nil, err
 	}
 	if s.ImputedCodes != nil {
 		return nil, errors.New("imputations inside the gob (an earlier layout of format 3)")
 	}
-	rest := data[len(data)-rd.Len():]
+	rest := size - cr.n
+	if rest < 0 {
+		return nil, fmt.Errorf("a gob of %d bytes in %d", cr.n, size)
+	}
 	if s.Format >= 4 {
 		if s.C != nil || s.Lambda != nil || s.WarmupC != nil || s.ZMean != nil ||
 			slices.ContainsFunc(s.States, func(st savedChain) bool { return st.State.Z != nil || st.ZSum != nil }) {
@@ -300,8 +443,9 @@ func decodeSaved(data []byte) (*savedResult, error) {
 		}
 		var err error
 		sets := make([][][][]float64, len(s.Raw))
+		buf := make([]byte, 1<<16)
 		for k, sh := range s.Raw {
-			if sets[k], rest, err = decodeRaw(sh, rest); err != nil {
+			if sets[k], rest, err = decodeRaw(sh, cr, rest, buf); err != nil {
 				return nil, err
 			}
 		}
@@ -313,42 +457,138 @@ func decodeSaved(data []byte) (*savedResult, error) {
 		}
 		s.setRaw(sets)
 	}
-	if s.ImputedSize != len(rest) {
-		return nil, fmt.Errorf("%d bytes of imputations after the gob, want %d", len(rest), s.ImputedSize)
+	if int64(s.ImputedSize) != rest {
+		return nil, fmt.Errorf("%d bytes of imputations after the gob, want %d", rest, s.ImputedSize)
 	}
-	s.ImputedCodes = rest
+	s.ImputedCodes = make([]byte, rest)
+	if _, err := io.ReadFull(cr, s.ImputedCodes); err != nil {
+		return nil, fmt.Errorf("reading the imputations: %w", err)
+	}
 	return &s, nil
 }
 
-// decodeRaw reads a set of arrays of shape sh (nil for a nil set) from the
-// start of data, as encodeSaved wrote it, and returns it with the rest of
-// data. Each chain's arrays share one allocation, as a run's draws do.
-func decodeRaw(sh rawShape, data []byte) ([][][]float64, []byte, error) {
+// countingReader reads r, counting the bytes read.
+type countingReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+// decodeRaw reads a set of arrays of shape sh (nil for a nil set), as
+// encodeSaved wrote it, from r, which has left bytes to read, through buf,
+// and returns it with the bytes then left. Each chain's arrays share one
+// allocation, as a run's draws do.
+func decodeRaw(sh rawShape, r io.Reader, left int64, buf []byte) ([][][]float64, int64, error) {
 	if sh == nil {
-		return nil, data, nil
+		return nil, left, nil
 	}
 	out := make([][][]float64, len(sh))
 	for c, lengths := range sh {
 		total := 0
 		for _, n := range lengths {
-			// Each bound keeps the total within data before it is allocated.
-			if n < 0 || n > len(data)/8-total {
-				return nil, nil, fmt.Errorf("arrays of %d values after the gob, where %d bytes are left", total+n, len(data))
+			// Each bound keeps the total within what is left before it is
+			// allocated.
+			if n < 0 || int64(n) > left/8-int64(total) {
+				return nil, 0, fmt.Errorf("arrays of %d values after the gob, where %d bytes are left", int64(total)+int64(n), left)
 			}
 			total += n
 		}
 		flat := make([]float64, total)
-		for i := range flat {
-			flat[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
+		for i := 0; i < total; {
+			k := min(len(buf)/8, total-i)
+			if _, err := io.ReadFull(r, buf[:8*k]); err != nil {
+				return nil, 0, fmt.Errorf("reading arrays after the gob: %w", err)
+			}
+			for j := range k {
+				flat[i+j] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*j:]))
+			}
+			i += k
 		}
-		data = data[8*total:]
+		left -= 8 * int64(total)
 		ch := make([][]float64, len(lengths))
 		for t, n := range lengths {
 			ch[t], flat = flat[:n:n], flat[n:]
 		}
 		out[c] = ch
 	}
-	return out, data, nil
+	return out, left, nil
+}
+
+// continueFrom puts back in s, which EncodeAfter wrote after base, what
+// it took from base: each chain's leading draws of C, of the loadings, of
+// the warm-up and its leading imputations, once the counts are within
+// base's and baseSum says they are what s was encoded after.
+func (s *savedResult) continueFrom(base *Result) error {
+	sets := []*[][][]float64{&s.C, &s.Lambda, &s.WarmupC}
+	from := [][][][]float64{base.C, base.Lambda, base.WarmupC}
+	if len(s.Prefix) != len(sets) {
+		return fmt.Errorf("%d sets of arrays continued, want %d", len(s.Prefix), len(sets))
+	}
+	for k, counts := range s.Prefix {
+		if len(counts) != len(*sets[k]) {
+			return fmt.Errorf("%d chains continued of %d", len(counts), len(*sets[k]))
+		}
+		for c, n := range counts {
+			if c >= len(from[k]) || n < 0 || n > len(from[k][c]) {
+				return errors.New("it continues draws that the result it extends does not hold")
+			}
+		}
+	}
+	if s.ImputedWidth != base.imputeWidth || len(s.ImputedPrefix) > len(base.imputed) {
+		return errors.New("it continues imputations that the result it extends does not hold")
+	}
+	for c, n := range s.ImputedPrefix {
+		if n < 0 || n > len(base.imputed[c]) {
+			return errors.New("it continues imputations that the result it extends does not hold")
+		}
+	}
+	if baseSum(base, s.Prefix, s.ImputedPrefix) != s.BaseSum {
+		return errors.New("it continues another result than the one it is read after")
+	}
+	for k, counts := range s.Prefix {
+		for c, n := range counts {
+			(*sets[k])[c] = append(slices.Clip(from[k][c][:n]), (*sets[k])[c]...)
+		}
+	}
+	// The imputations stored are each chain's after its prefix, chain
+	// after chain, of ImputedWidth bytes per missing cell: with the C
+	// draws whole, each chain's count is known (decodeImputed checks the
+	// total).
+	if len(s.ImputedPrefix) > 0 {
+		var codes []byte
+		rest := s.ImputedCodes
+		for c, n := range s.ImputedPrefix {
+			for _, v := range base.imputed[c][:n] {
+				codes = append(codes, v...)
+			}
+			want := 0
+			if len(base.Missing) > 0 && c < len(s.C) {
+				want = (imputedDraws(len(s.C[c]), max(s.ImputeThin, 1)) - n) * len(base.Missing) * s.ImputedWidth
+			}
+			if want < 0 || want > len(rest) {
+				return fmt.Errorf("%d bytes of imputations continued, want at least %d", len(rest), want)
+			}
+			codes, rest = append(codes, rest[:want]...), rest[want:]
+		}
+		if len(rest) != 0 {
+			return fmt.Errorf("%d bytes of imputations left over", len(rest))
+		}
+		s.ImputedCodes = codes
+	}
+	return nil
 }
 
 // UnmarshalResult reads a Result that MarshalBinary wrote of a run of spec:
@@ -363,6 +603,33 @@ func decodeRaw(sh rawShape, data []byte) ([][][]float64, []byte, error) {
 // could be extended when it was written can be extended when read back, and
 // Extend then makes the draws it would have made.
 func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
+	return readResult(bytes.NewReader(data), int64(len(data)), spec, nil)
+}
+
+// ReadResult is UnmarshalResult of the size bytes that r reads, decoded as
+// they are read: the bytes are never held whole (a survey's fit file of
+// 100 MB doubled the memory of reading it).
+func ReadResult(r io.Reader, size int64, spec Spec) (*Result, error) {
+	return readResult(r, size, spec, nil)
+}
+
+// ReadResultAfter reads, from the size bytes that r reads, a Result that
+// EncodeAfter wrote as a continuation of base (an extension of it): the
+// draws it took from base are base's, bit for bit, and everything is
+// checked as UnmarshalResult checks it. Bytes that MarshalBinary wrote
+// are refused, as UnmarshalResult refuses EncodeAfter's, so that neither
+// is read as the other; as are those encoded after another Result than
+// base.
+func ReadResultAfter(base *Result, r io.Reader, size int64, spec Spec) (*Result, error) {
+	if base == nil {
+		return nil, errors.New("inference: reading a result after none")
+	}
+	return readResult(r, size, spec, base)
+}
+
+// readResult reads a Result of spec from the size bytes of r, after base
+// when it continues one (EncodeAfter), otherwise with base nil.
+func readResult(rd io.Reader, size int64, spec Spec, base *Result) (*Result, error) {
 	sp, err := checkSpec(spec)
 	if err != nil {
 		return nil, err
@@ -371,11 +638,20 @@ func UnmarshalResult(data []byte, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := decodeSaved(data)
+	s, err := decodeSaved(rd, size)
 	if err != nil {
 		return nil, fmt.Errorf("inference: reading a result: %w", err)
 	}
-	if s.Format < 2 || s.Format > resultFormat {
+	switch {
+	case base == nil && s.Format == afterFormat:
+		return nil, errors.New("inference: reading a result: it holds the draws of an extension only, which are read after the fit they extend")
+	case base != nil && s.Format != afterFormat:
+		return nil, fmt.Errorf("inference: reading an extension: a result of format %d, not the draws of an extension", s.Format)
+	case base != nil:
+		if err := s.continueFrom(base); err != nil {
+			return nil, fmt.Errorf("inference: reading an extension: %w", err)
+		}
+	case s.Format < 2 || s.Format > resultFormat:
 		return nil, fmt.Errorf("inference: a result of format %d, this version reads 2 to %d", s.Format, resultFormat)
 	}
 	if s.Iter < 1 {
@@ -674,7 +950,14 @@ func (r *Result) decodeImputed(s *savedResult, chains int) ([][][]byte, error) {
 	codes := s.ImputedCodes
 	for c := range out {
 		out[c] = make([][]byte, draws)
-		flat := make([]byte, draws*nm*mw)
+		// Codes of the width r keeps stay where decodeSaved read them,
+		// each chain's in one allocation; others are copied to that width.
+		var flat []byte
+		if w == mw {
+			flat = codes[: draws*nm*mw : draws*nm*mw]
+		} else {
+			flat = make([]byte, draws*nm*mw)
+		}
 		for t := range out[c] {
 			v := flat[t*nm*mw : (t+1)*nm*mw : (t+1)*nm*mw]
 			for k, cell := range r.Missing {
@@ -682,7 +965,9 @@ func (r *Result) decodeImputed(s *savedResult, chains int) ([][][]byte, error) {
 				if n := r.levels[cell.Col].NumLevels(); l >= n {
 					return nil, fmt.Errorf("chain %d, imputation %d: cell (%d, %d) is level %d of %d", c+1, t+1, cell.Row+1, cell.Col+1, l+1, n)
 				}
-				putCode(v, mw, k, l)
+				if w != mw {
+					putCode(v, mw, k, l)
+				}
 			}
 			codes = codes[nm*w:]
 			out[c][t] = v

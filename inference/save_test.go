@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -247,7 +248,7 @@ func TestUnmarshalResultRejects(t *testing.T) {
 		{"the imputations after the gob cut", good[:len(good)-1], spec, "bytes of imputations after the gob, want"},
 		{"bytes after the imputations", append(slices.Clone(good), 0), spec, "bytes of imputations after the gob, want"},
 		{"imputations inside the gob", func() []byte {
-			s, err := decodeSaved(good)
+			s, err := decodeSaved(bytes.NewReader(good), int64(len(good)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -379,7 +380,7 @@ func specEdited(t testing.TB, spec Spec, edit func(s *savedResult)) []byte {
 // reencoded decodes an encoded result, lets edit change it and encodes it
 // again.
 func reencoded(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
-	s, err := decodeSaved(encoded)
+	s, err := decodeSaved(bytes.NewReader(encoded), int64(len(encoded)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +402,7 @@ func reencoded(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
 // gob alone, with nothing after it: draws and imputations as edit leaves
 // them inside it.
 func gobOnly(t testing.TB, encoded []byte, edit func(s *savedResult)) []byte {
-	s, err := decodeSaved(encoded)
+	s, err := decodeSaved(bytes.NewReader(encoded), int64(len(encoded)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,4 +635,191 @@ func TestImputeThin(t *testing.T) {
 	if len(got.Impute()[0].Draws) != len(got.C)*got.ImputedDraws(0) {
 		t.Errorf("Impute gives %d draws per cell", len(got.Impute()[0].Draws))
 	}
+}
+
+// TestEncodeAfter: an extension's Encoding held all the draws of the
+// Result it extends, so that a fit extended three times kept its first
+// draws four times over. EncodeAfter keeps only what the extension does
+// not share with the Result it extends, and ReadResultAfter rebuilds the
+// extension from that Result, bit for bit, extension after extension, with
+// imputations thinned anew and the loadings of a factor model too; the
+// bytes of neither encoding are read as the other's, nor after another
+// Result.
+func TestEncodeAfter(t *testing.T) {
+	t.Parallel()
+	cols, _ := saveTestData(t)
+	for _, tc := range []struct {
+		name string
+		spec Spec
+	}{
+		{"gibbs", Spec{Method: Gibbs, KeepWarmup: true}},
+		{"px", Spec{Model: FactorModel{K: 2}, Method: PX, Thin: 2}},
+		{"thinned imputations", Spec{Method: Gibbs, MaxImputed: 100}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tc.spec
+			spec.Columns, spec.Warmup, spec.Iter, spec.Chains, spec.Seed = cols, 20, 40, 2, 3
+			fit, err := Run(context.Background(), spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := fit.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := UnmarshalResult(b, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev, prevRead := fit, read
+			for _, more := range []int{40, 20} {
+				ext, err := prev.Extend(context.Background(), more, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				whole, err := ext.Encode()
+				if err != nil {
+					t.Fatal(err)
+				}
+				after, err := ext.EncodeAfter(prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var buf bytes.Buffer
+				if _, err := after.WriteTo(&buf); err != nil {
+					t.Fatal(err)
+				}
+				if buf.Len() != after.Size() {
+					t.Fatalf("EncodeAfter wrote %d bytes, said %d", buf.Len(), after.Size())
+				}
+				// What the extension shares with prev is not stored: the
+				// draws of C alone of prev's kept draws are 8 p² bytes each.
+				shared := 8 * len(prev.C) * len(prev.C[0]) * ext.P * ext.P
+				if saved := whole.Size() - after.Size(); saved < shared {
+					t.Errorf("extension of %d: %d bytes whole, %d after the result it extends; want at least the %d bytes of its first draws of C saved", more, whole.Size(), after.Size(), shared)
+				}
+				if _, err := UnmarshalResult(buf.Bytes(), spec); err == nil || !strings.Contains(err.Error(), "draws of an extension only") {
+					t.Errorf("UnmarshalResult of an extension's bytes: %v", err)
+				}
+				if _, err := ReadResultAfter(prevRead, bytes.NewReader(b), int64(len(b)), spec); err == nil || !strings.Contains(err.Error(), "not the draws of an extension") {
+					t.Errorf("ReadResultAfter of a whole result's bytes: %v", err)
+				}
+				if prev != fit {
+					if _, err := ReadResultAfter(read, bytes.NewReader(buf.Bytes()), int64(buf.Len()), spec); err == nil || !strings.Contains(err.Error(), "another result") && !strings.Contains(err.Error(), "does not hold") {
+						t.Errorf("ReadResultAfter after another result: %v", err)
+					}
+				}
+				got, err := ReadResultAfter(prevRead, bytes.NewReader(buf.Bytes()), int64(buf.Len()), spec)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := exportedDifferences(ext, got); diff != "" {
+					t.Errorf("extension of %d read back differs: %s", more, diff)
+				}
+				if !reflect.DeepEqual(ext.imputed, got.imputed) {
+					t.Errorf("extension of %d: imputations read back differ", more)
+				}
+				prev, prevRead = ext, got
+			}
+			// The extensions read back extend as those sampled do.
+			want, err := prev.Extend(context.Background(), 5, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := prevRead.Extend(context.Background(), 5, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got.Elapsed = want.Elapsed
+			if diff := exportedDifferences(want, got); diff != "" {
+				t.Errorf("extended after reading back, it differs: %s", diff)
+			}
+		})
+	}
+}
+
+// TestReadResultStreams: ReadResult decodes the bytes as a reader gives
+// them, a few at a time, into the Result UnmarshalResult makes of them
+// whole.
+func TestReadResultStreams(t *testing.T) {
+	t.Parallel()
+	cols, _ := saveTestData(t)
+	spec := Spec{Columns: cols, Model: FactorModel{K: 2}, Method: PX, Warmup: 10, Iter: 20, Chains: 2, Seed: 5}
+	res, err := Run(context.Background(), spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := res.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadResult(iotest.HalfReader(bytes.NewReader(b)), int64(len(b)), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := exportedDifferences(res, got); diff != "" {
+		t.Errorf("read as a stream, it differs: %s", diff)
+	}
+	if _, err := ReadResult(bytes.NewReader(b[:len(b)-9]), int64(len(b)), spec); err == nil {
+		t.Error("a stream that ends early was read")
+	}
+}
+
+// FuzzReadResultAfter: ReadResultAfter of any bytes after a result either
+// refuses them or gives a Result that holds the invariants, which reads,
+// summarises and extends without a panic.
+func FuzzReadResultAfter(f *testing.F) {
+	cols, _ := saveTestData(f)
+	specs := []Spec{
+		{Columns: cols, Model: FactorModel{K: 1}, Method: PX, Warmup: 6, Iter: 6, Chains: 2, Seed: 4},
+		{Columns: cols, Method: Gibbs, Warmup: 6, Iter: 6, Chains: 2, Seed: 4, KeepWarmup: true, MaxImputed: 40},
+	}
+	bases := make([]*Result, len(specs))
+	for k, spec := range specs {
+		fit, err := Run(context.Background(), spec, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, err := fit.MarshalBinary()
+		if err != nil {
+			f.Fatal(err)
+		}
+		if bases[k], err = UnmarshalResult(b, spec); err != nil {
+			f.Fatal(err)
+		}
+		ext, err := fit.Extend(context.Background(), 6, nil)
+		if err != nil {
+			f.Fatal(err)
+		}
+		e, err := ext.EncodeAfter(fit)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := e.WriteTo(&buf); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(k), buf.Bytes())
+		f.Add(uint8(k), buf.Bytes()[:buf.Len()-5])
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		k := int(which) % len(specs)
+		r, err := ReadResultAfter(bases[k], bytes.NewReader(data), int64(len(data)), specs[k])
+		if err != nil {
+			return
+		}
+		stats := r.Stats
+		r.Stats = nil // Invariants' rejection check is about samplers, not files
+		if err := r.Invariants(); err != nil {
+			t.Fatalf("accepted a result that breaks the invariants: %v", err)
+		}
+		r.Stats = stats
+		r.Summary()
+		r.Impute()
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		if _, err := r.Extend(ctx, 2, nil); err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("extending an accepted result: %v", err)
+		}
+	})
 }

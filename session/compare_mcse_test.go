@@ -1,11 +1,14 @@
 package session
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/copulang/copulang/inference"
 )
 
 // TestCompareShowsMonteCarloError: compare showed the standard error of
@@ -90,5 +93,59 @@ func TestCompareShowsMonteCarloError(t *testing.T) {
 	}
 	if strings.Contains(first.text(), "note: the scores of") && strings.Contains(first.text(), "Monte Carlo error needs") {
 		t.Errorf("the first compare gave the note of earlier files:\n%s", first.text())
+	}
+}
+
+// TestCompareVerdictSaysWhenTheFitsAreTooShort: compare's verdict ranked a
+// model by the standard error of its difference alone, so a difference of
+// 0.5 with se_diff 0.01 was "clearly worse" while its mcse_diff, 0.35,
+// said that refits with other seeds could reverse it. A difference within
+// about 2 Monte Carlo errors of zero now says that the fits are too short
+// to tell, and to extend both fits; one beyond them, or whose Monte Carlo
+// error is unknown (scores kept without it), is ranked as before. The
+// scores are constructed: 50 cells, one fold, 4 chains.
+func TestCompareVerdictSaysWhenTheFitsAreTooShort(t *testing.T) {
+	t.Parallel()
+	a, b := make([]float64, 50), make([]float64, 50)
+	for i := range a {
+		a[i] = -1 - 0.002*float64(i%5)
+		b[i] = a[i] - 0.01 + 0.001*float64(i%2*2-1) // 0.5 lower in all, se_diff 0.007
+	}
+	sums, best, err := inference.CompareScores([][]float64{a, b})
+	if err != nil || best != 0 {
+		t.Fatalf("best %d, %v", best, err)
+	}
+	if d, se := -sums[1].Diff, sums[1].SEDiff; math.Abs(d-0.5) > 1e-9 || se > 0.01 {
+		t.Fatalf("constructed scores: elpd_diff %v, se_diff %v; want 0.5 and below 0.01", d, se)
+	}
+	// Chain totals of the one fold whose spread gives mcse_diff
+	// sqrt(2 × 0.24 / 4) = 0.35 (0.24 the variance of the wide totals), or
+	// sqrt(2 × 0.0002 / 3 / 4) = 0.006.
+	wide := [][]float64{{-50, -50.6, -49.4, -50}}
+	narrow := [][]float64{{-50, -50.01, -49.99, -50}}
+	for _, tc := range []struct {
+		name        string
+		totals      [][][]float64
+		mcse        float64
+		want, avoid string
+	}{
+		{"within 2 Monte Carlo errors", [][][]float64{wide, wide}, 0.346,
+			"compare: a scores best; behind by no more than about 2 Monte Carlo errors of the difference, so the fits are too short to tell which scores better (refits with other seeds could reverse the order): b by 0.5 (mcse_diff 0.35); `extend a` and `extend b` and compare again",
+			"clearly worse"},
+		{"beyond 2 Monte Carlo errors", [][][]float64{narrow, narrow}, 0.0058,
+			"compare: a scores best; clearly worse (by more than 2 standard errors): b by 0.5 ± 0.0", "too short"},
+		{"Monte Carlo error unknown", [][][]float64{nil, wide}, math.NaN(),
+			"compare: a scores best; clearly worse (by more than 2 standard errors): b by 0.5 ± 0.0", "too short"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mcse := diffMCSE(tc.totals, best)
+			if mcse[0] != 0 || !(math.Abs(mcse[1]-tc.mcse) < 0.001) && !(math.IsNaN(tc.mcse) && math.IsNaN(mcse[1])) {
+				t.Fatalf("mcse_diff %v, want 0 and %.4f", mcse, tc.mcse)
+			}
+			got := compareVerdict([]string{"a", "b"}, sums, best, 1, mcse)
+			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.avoid) {
+				t.Errorf("verdict:\n%s\nwant it to contain\n%s\nand not %q", got, tc.want, tc.avoid)
+			}
+		})
 	}
 }

@@ -199,6 +199,16 @@ func (s *Session) provenance(name string, m *Model) [][2]string {
 	if x.ESS > 0 {
 		rows = append(rows, [2]string{"ess", strconv.Itoa(x.ESS)})
 	}
+	// An extended fit says so: the draws of `iter` iterations came from
+	// the fit statement and then each extension, in order, continuing
+	// every chain's random stream from where it stopped (the seed's).
+	if len(m.extensions) > 0 {
+		rows = append(rows, [2]string{"extensions", strconv.Itoa(len(m.extensions))})
+		for i, e := range m.extensions {
+			key := fmt.Sprintf("extension_%d", i+1)
+			rows = append(rows, [2]string{key, e.statement}, [2]string{key + "_iterations", fmt.Sprintf("%d-%d", e.from+1, e.to)})
+		}
+	}
 	rows = append(rows, [2]string{"interrupted", strconv.FormatBool(r.Interrupted)})
 	if m.kept != nil {
 		rows = append(rows, [2]string{"fit_file", m.kept.shown})

@@ -28,6 +28,14 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	if x.ESS > 0 && x.ESS < 100*len(old.C) {
 		return fmt.Errorf("extend %s: ess = %d is below the 100 per chain (%d for its %d chains) under which a fit's report warns", x.Model, x.ESS, 100*len(old.C), len(old.C))
 	}
+	// Whatever made the new draws (sampled, or read from the fit's file;
+	// finished, interrupted or failed), the fit's provenance names the
+	// extension, and the iterations it added.
+	defer func() {
+		if m.Fit != old {
+			m.extensions = append(slices.Clone(m.extensions), extensionRecord{statement: extendText(x.Model, extendKey(x)), from: ranIter(old), to: ranIter(m.Fit)})
+		}
+	}()
 	// A fit kept in a file that holds this extension of it too (a notebook
 	// run again) reads the extension instead of sampling it again.
 	file := m.kept
@@ -90,8 +98,9 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		return nil
 	}
 	ext := fileExtension{Statement: extendKey(x), Saved: time.Now().UTC().Truncate(time.Second), Version: m.sampledBy,
-		Until: untilText, UntilWarning: warning}
-	enc, err := m.Fit.Encode()
+		Until: untilText, UntilWarning: warning, After: true}
+	// Only what the fit before it does not hold: the file holds that.
+	enc, err := m.Fit.EncodeAfter(old)
 	if err == nil {
 		ext.draws = enc
 		var kf *keptFile
@@ -103,6 +112,14 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	}
 	out.Stream("stdout", fmt.Sprintf("note: the extension is kept in the session but not written to %s: %v\n", file.shown, err))
 	return nil
+}
+
+// extensionRecord is an extend statement that made a model's fit from
+// the fit before it: the statement as the script wrote it, and the
+// iterations per chain after warm-up that it ran, from+1 to to.
+type extensionRecord struct {
+	statement string
+	from, to  int
 }
 
 // extendKey identifies an extend statement's extension in a fit file:
@@ -138,8 +155,12 @@ func extendText(model, key string) string {
 // be read, is said in a note, and the extension runs (and replaces it).
 func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool, error) {
 	kf, old := m.kept, m.Fit
-	f, err := readKept(kf)
-	if err != nil || len(f.Extensions) == len(kf.extensions) {
+	f, close, err := readKept(kf)
+	if err != nil {
+		return false, nil
+	}
+	defer close()
+	if len(f.Extensions) == len(kf.extensions) {
 		return false, nil
 	}
 	ext := f.Extensions[len(kf.extensions)]
@@ -148,8 +169,11 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 			kf.shown, extendText(x.Model, ext.Statement), extendText(x.Model, extendKey(x))))
 		return false, nil
 	}
-	draws, _ := ext.draws.(readBytes)
-	res, err := inference.UnmarshalResult(draws, fitSpec(m, m.FitStmt, m.Plan))
+	var base *inference.Result
+	if ext.After {
+		base = old
+	}
+	res, err := readDraws(ext.draws, fitSpec(m, m.FitStmt, m.Plan), base)
 	if err == nil {
 		err = madeByExtend(res, old, x)
 	}
@@ -234,12 +258,12 @@ func (s *Session) extendFit(ctx, fitCtx context.Context, m *Model, more int, sho
 	// (the draws before the failure are posterior draws like the others).
 	fx := *m.FitStmt
 	fx.Iter = o.res.Iter
-	before, from := m.sampledBy, m.kept
+	before, from, extensions := m.sampledBy, m.kept, m.extensions
 	if from == nil {
 		from = m.extendedFrom
 	}
 	s.setFit(m, ranSettings(&fx, o.res), m.Plan, o.res)
-	m.extendedFrom = from
+	m.extendedFrom, m.extensions = from, extensions
 	if now := versionOrUnknown(m.sampledBy); before != m.sampledBy && !strings.HasSuffix(before, ", extended by "+now) {
 		// A fit read from another copulang's file, extended by this one.
 		m.sampledBy = versionOrUnknown(before) + ", extended by " + now

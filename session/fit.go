@@ -58,7 +58,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 			// written: aligning them again would change their last bits.
 			ran := *x
 			ran.Iter = saved.res.Iter
-			m.Fit, m.FitStmt, m.Plan, m.FitFile, m.sampledBy = saved.res, &ran, plan, x.File, saved.version
+			m.Fit, m.FitStmt, m.Plan, m.FitFile, m.sampledBy, m.extensions = saved.res, &ran, plan, x.File, saved.version, nil
 			m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved.saved, origin: origin}
 			for _, sc := range saved.scores {
 				s.scores.put(sc.Key, keptScore{lp: sc.LP, chainTotals: sc.ChainTotals, from: x.File})
@@ -332,7 +332,7 @@ func (s *Session) setFit(m *Model, x *compiler.Fit, plan *compiler.InferencePlan
 	if len(res.Lambda) > 0 {
 		res.Lambda = inference.AlignLoadings(res.Lambda, res.P, res.K, loadingsAlignment(m.Decl.Model))
 	}
-	m.Fit, m.FitStmt, m.Plan, m.FitFile, m.kept, m.extendedFrom = res, x, plan, "", nil, nil
+	m.Fit, m.FitStmt, m.Plan, m.FitFile, m.kept, m.extendedFrom, m.extensions = res, x, plan, "", nil, nil, nil
 	m.sampledBy = s.opts.Version
 }
 

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -8,6 +9,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -45,8 +47,17 @@ const fitFileMagic = "copulang fit\n"
 // was read and shown as written. 4, format 3 with the extensions of the
 // fit (extend) after its draws, each a Result of its own (fileExtension);
 // a file without extensions is written in format 3, which copulangs that
-// do not know format 4 read. All four are read.
-const fitFileFormat = 4
+// do not know format 4 read. 5, format 4 whose extensions may hold only
+// the draws that the fit and the extensions before them do not
+// (fileExtension.After, inference.Result.EncodeAfter): in format 4 each
+// held all the draws, so that a fit extended three times kept its first
+// draws four times over. A copulang that reads formats up to 4 refuses
+// format 5 (and writes the fit again), and an extension's bytes of either
+// kind are refused as the other (inference.ReadResultAfter). A file of
+// format 4 that compare adds scores to is written in format 4 again; one
+// that an extension is added to, in format 5. All five are read, as a
+// stream: a survey's fit file (over 100 MB) is never held whole in memory.
+const fitFileFormat = 5
 
 // readableFormat reports whether this copulang reads fit files of format.
 func readableFormat(format int) bool { return format >= 1 && format <= fitFileFormat }
@@ -90,8 +101,12 @@ type fitFile struct {
 	// fit as it is, and says so. A file written before it was recorded
 	// has none (gob leaves the field empty).
 	Version string
+	// draws are the fit's draws as read (decodeFitAt): a section of the
+	// file, or, in format 1, Result.
+	draws drawBytes
 	// Extensions (format 4) are the extensions of the fit that `extend`
-	// ran on it, in order, each with all the draws after it, which follow
+	// ran on it, in order, each with its draws (of format 5, only those
+	// the fit and the extensions before it do not hold), which follow
 	// the fit's draws in the file, in that order: a notebook run again
 	// reads the fit and then each extension, where it extends as before,
 	// instead of sampling the extension again.
@@ -119,6 +134,11 @@ type fileExtension struct {
 	Version string
 	// Until and UntilWarning say how an ess target went, as the fit's.
 	Until, UntilWarning string
+	// After (format 5) says that its Result's bytes are EncodeAfter's,
+	// after the fit and the extensions before it: the draws those hold
+	// are not repeated. Without it (format 4) they are MarshalBinary's,
+	// with all the draws.
+	After bool
 	// draws are its Result's bytes: read from the file, or to be written.
 	draws drawBytes
 }
@@ -134,6 +154,12 @@ func fitSum(f *fitFile, result drawBytes) (string, error) {
 	if _, err := result.WriteTo(h); err != nil {
 		return "", err
 	}
+	return scoresSum(h, f), nil
+}
+
+// scoresSum is fitSum of f, given h, the CRC-32C of its draws: h with
+// f's scores added.
+func scoresSum(h hash.Hash32, f *fitFile) string {
 	var b [8]byte
 	for _, sc := range f.Scores {
 		binary.LittleEndian.PutUint64(b[:], uint64(len(sc.Key)))
@@ -146,7 +172,7 @@ func fitSum(f *fitFile, result drawBytes) (string, error) {
 			h.Write(b[:])
 		}
 	}
-	return fmt.Sprintf("crc32c %08x", h.Sum32()), nil
+	return fmt.Sprintf("crc32c %08x", h.Sum32())
 }
 
 // drawBytes are the draws of a fit file, to be written: a Result's
@@ -156,7 +182,14 @@ type drawBytes interface {
 	WriteTo(w io.Writer) (int64, error)
 }
 
-// readBytes are draws read from a file, written back as they are.
+// storedDraws are the draws of a fit file read: a Result's bytes, to be
+// decoded (reader) or written back as they are.
+type storedDraws interface {
+	drawBytes
+	reader() io.Reader
+}
+
+// readBytes are draws read from a file into memory.
 type readBytes []byte
 
 func (b readBytes) Size() int { return len(b) }
@@ -165,6 +198,21 @@ func (b readBytes) WriteTo(w io.Writer) (int64, error) {
 	n, err := w.Write(b)
 	return int64(n), err
 }
+
+func (b readBytes) reader() io.Reader { return bytes.NewReader(b) }
+
+// fileSection are draws of a fit file that is open: size bytes at off,
+// read from the file when they are decoded or written.
+type fileSection struct {
+	file      io.ReaderAt
+	off, size int64
+}
+
+func (s fileSection) Size() int { return int(s.size) }
+
+func (s fileSection) WriteTo(w io.Writer) (int64, error) { return io.Copy(w, s.reader()) }
+
+func (s fileSection) reader() io.Reader { return io.NewSectionReader(s.file, s.off, s.size) }
 
 // fitOrigin is what a fit's file fingerprints: its data, model and
 // settings; and, to say how another differs, its data's columns, rows
@@ -316,16 +364,28 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 		// A device (/dev/zero) would be read without end, a pipe block.
 		return nil, "", fmt.Errorf("cannot read %s: it is not a regular file", shown)
 	}
-	data, err := os.ReadFile(path)
+	file, err := os.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", nil
 	case err != nil:
 		return nil, "", fmt.Errorf("cannot read %s: %w", shown, err)
-	case !bytes.HasPrefix(data, []byte(fitFileMagic)):
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read %s: %w", shown, err)
+	}
+	head := make([]byte, len(fitFileMagic))
+	if n, err := file.ReadAt(head, 0); err != nil && err != io.EOF {
+		return nil, "", fmt.Errorf("cannot read %s: %w", shown, err)
+	} else if string(head[:n]) != fitFileMagic {
 		return nil, "", fmt.Errorf("%s is not a copulang fit file, so fit will not overwrite it: choose another file name, or remove the file", shown)
 	}
-	f, err := decodeFitFile(data)
+	// The draws are decoded from the file as they are read, never held as
+	// bytes: a survey's fit file of 112 MB took the peak memory of a run
+	// that read it to 323 MB.
+	f, err := decodeFitAt(file, info.Size())
 	if err != nil {
 		return nil, fmt.Sprintf("%s is a fit file that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
@@ -335,7 +395,7 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	if why := origin.differs(f); why != "" {
 		return nil, fmt.Sprintf("%s holds a fit of %s: fitting again and overwriting it", shown, why), nil
 	}
-	res, err := inference.UnmarshalResult(f.Result, spec)
+	res, err := readDraws(f.draws, spec, nil)
 	if err == nil {
 		err = madeByFit(res, x)
 	}
@@ -347,6 +407,21 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 		extensions = append(extensions, e.Statement)
 	}
 	return &savedFit{res: res, saved: f.Saved, version: f.Version, until: f.Until, warn: f.UntilWarning, scores: f.Scores, extensions: extensions}, "", nil
+}
+
+// readDraws decodes the draws d of a fit file of spec as they are read:
+// the fit's, with base nil, or an extension's after base, the fit with the
+// extensions before it, when the extension holds only the draws base
+// does not (fileExtension.After).
+func readDraws(d drawBytes, spec inference.Spec, base *inference.Result) (*inference.Result, error) {
+	stored, ok := d.(storedDraws)
+	if !ok {
+		return nil, errors.New("draws not read from a file")
+	}
+	if base != nil {
+		return inference.ReadResultAfter(base, stored.reader(), int64(d.Size()), spec)
+	}
+	return inference.ReadResult(stored.reader(), int64(d.Size()), spec)
 }
 
 // madeByFit says why res is not a fit that the fit statement x writes, or
@@ -452,12 +527,31 @@ func temporaryOf(name, base string) (int, bool) {
 // link at path is replaced, not followed.) The caller holds the lock of
 // path's directory (lockedWrite).
 func writeFitBytes(path string, f *fitFile, result drawBytes) error {
+	tmp, err := writeFitTemporary(path, f, result)
+	if err != nil {
+		return err
+	}
+	return renameOver(tmp, path)
+}
+
+// renameOver renames the temporary file tmp over path, or removes it.
+func renameOver(tmp, path string) error {
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeFitTemporary writes what writeFitBytes writes to a temporary file
+// next to path, and returns its name.
+func writeFitTemporary(path string, f *fitFile, result drawBytes) (string, error) {
 	var buf bytes.Buffer
 	buf.WriteString(fitFileMagic)
 	head := *f
 	sum, err := fitSum(f, result)
 	if err != nil {
-		return err
+		return "", err
 	}
 	head.Format, head.Result, head.ResultSize, head.Sum = 3, nil, result.Size(), sum
 	if len(f.Extensions) > 0 {
@@ -465,10 +559,13 @@ func writeFitBytes(path string, f *fitFile, result drawBytes) error {
 		head.Extensions = slices.Clone(f.Extensions)
 		for i, e := range head.Extensions {
 			head.Extensions[i].Size = e.draws.Size()
+			if e.After {
+				head.Format = 5
+			}
 		}
 	}
 	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
-		return err
+		return "", err
 	}
 	// Next to path, with the permissions os.Create gives (after the
 	// umask), not CreateTemp's 0600.
@@ -480,7 +577,7 @@ func writeFitBytes(path string, f *fitFile, result drawBytes) error {
 			break
 		}
 		if !errors.Is(err, fs.ErrExist) || try == 100 {
-			return err
+			return "", err
 		}
 	}
 	crc := crc32.New(castagnoli)
@@ -500,66 +597,140 @@ func writeFitBytes(path string, f *fitFile, result drawBytes) error {
 	if err != nil {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return err
+		return "", err
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
-		return err
+		return "", err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return tmp.Name(), nil
 }
 
 // decodeFitFile decodes the contents of a fit file, which start with the
-// magic line; in formats 2 and 3, f.Result is part of data, not a copy.
+// magic line; in formats 2 to 5, f.Result is part of data, not a copy, and
+// so are the extensions' draws.
 func decodeFitFile(data []byte) (*fitFile, error) {
-	var f fitFile
-	// A bytes.Reader is an io.ByteReader, so the decoder reads no further
-	// than the fitFile.
-	r := bytes.NewReader(data[len(fitFileMagic):])
-	if err := gob.NewDecoder(r).Decode(&f); err != nil {
+	f, err := decodeFitAt(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
 		return nil, err
 	}
-	if len(f.Extensions) > 0 && f.Format != 4 {
+	if s, ok := f.draws.(fileSection); ok {
+		f.Result = data[s.off : s.off+s.size]
+		f.draws = readBytes(f.Result)
+	}
+	for i, e := range f.Extensions {
+		s := e.draws.(fileSection)
+		f.Extensions[i].draws = readBytes(data[s.off : s.off+s.size])
+	}
+	return f, nil
+}
+
+// decodeFitAt decodes the fit file of size bytes that r reads, which
+// starts with the magic line, reading it through once to check its
+// checksums: its draws, and its extensions', are left in r (f.draws,
+// fileSection), to be decoded as they are read (readDraws). A fit file of
+// format 1 holds its draws in its gob (f.Result; f.draws too).
+func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
+	var f fitFile
+	head := make([]byte, len(fitFileMagic))
+	if n, err := r.ReadAt(head, 0); n < len(head) || string(head) != fitFileMagic {
+		return nil, fmt.Errorf("it does not start as a fit file (%v)", err)
+	}
+	// A countingReader is an io.ByteReader, so the decoder reads no
+	// further than the fitFile, and says how far that is.
+	cr := &countingReader{r: bufio.NewReader(io.NewSectionReader(r, int64(len(fitFileMagic)), size-int64(len(fitFileMagic))))}
+	if err := gob.NewDecoder(cr).Decode(&f); err != nil {
+		return nil, err
+	}
+	if len(f.Extensions) > 0 && f.Format != 4 && f.Format != 5 {
 		return nil, fmt.Errorf("extensions in a fit file of format %d", f.Format)
 	}
-	if f.Format >= 2 && f.Format <= 4 {
-		end := len(data)
-		if f.Format >= 3 {
-			if end -= 4; end < len(data)-r.Len() {
-				return nil, errors.New("it ends before its checksum")
-			}
-			if crc32.Checksum(data[:end], castagnoli) != binary.LittleEndian.Uint32(data[end:]) {
+	if f.Format > fitFileFormat {
+		// A layout this copulang does not know: readFitFile says so.
+		return &f, nil
+	}
+	if f.Format < 2 {
+		if f.Sum != "" {
+			if sum, err := fitSum(&f, readBytes(f.Result)); err != nil || sum != f.Sum {
 				return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
 			}
 		}
-		start := len(data) - r.Len()
-		size, want := end-start, f.ResultSize
-		for _, e := range f.Extensions {
-			if e.Size < 0 || want < 0 || e.Size > size || want > size {
-				return nil, fmt.Errorf("an extension of %d bytes in a fit file of %d bytes of draws", e.Size, size)
-			}
-			want += e.Size
-		}
-		if f.Result != nil || want != size || f.ResultSize < 0 {
-			return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", size, want)
-		}
-		at := start + f.ResultSize
-		f.Result = data[start:at]
-		for i, e := range f.Extensions {
-			f.Extensions[i].draws = readBytes(data[at : at+e.Size])
-			at += e.Size
-		}
+		f.draws = readBytes(f.Result)
+		return &f, nil
 	}
-	if f.Sum != "" {
-		if sum, err := fitSum(&f, readBytes(f.Result)); err != nil || sum != f.Sum {
+	start := int64(len(fitFileMagic)) + cr.n
+	end := size
+	// The header's Sum covers the fit's draws, which follow it.
+	drawsEnd := start + int64(f.ResultSize)
+	if f.ResultSize < 0 || drawsEnd > size {
+		drawsEnd = start
+	}
+	drawsSum := crc32.New(castagnoli)
+	if f.Format >= 3 {
+		if end -= 4; end < start {
+			return nil, errors.New("it ends before its checksum")
+		}
+		crc := crc32.New(castagnoli)
+		copied := func(w io.Writer, from, to int64) error {
+			_, err := io.Copy(w, io.NewSectionReader(r, from, max(min(to, end)-from, 0)))
+			return err
+		}
+		if err := errors.Join(copied(crc, 0, start), copied(io.MultiWriter(crc, drawsSum), start, drawsEnd), copied(crc, drawsEnd, end)); err != nil {
+			return nil, err
+		}
+		var last [4]byte
+		if _, err := r.ReadAt(last[:], end); err != nil {
+			return nil, err
+		}
+		if crc.Sum32() != binary.LittleEndian.Uint32(last[:]) {
 			return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
 		}
+	} else if _, err := io.Copy(drawsSum, io.NewSectionReader(r, start, drawsEnd-start)); err != nil {
+		return nil, err
+	}
+	total, want := end-start, int64(f.ResultSize)
+	for _, e := range f.Extensions {
+		if e.Size < 0 || want < 0 || int64(e.Size) > total || want > total {
+			return nil, fmt.Errorf("an extension of %d bytes in a fit file of %d bytes of draws", e.Size, total)
+		}
+		want += int64(e.Size)
+	}
+	if f.Result != nil || want != total || f.ResultSize < 0 {
+		return nil, fmt.Errorf("a fit file of %d bytes of draws, want %d", total, want)
+	}
+	f.draws = fileSection{file: r, off: start, size: int64(f.ResultSize)}
+	at := start + int64(f.ResultSize)
+	for i, e := range f.Extensions {
+		if e.After && f.Format != 5 {
+			return nil, fmt.Errorf("an extension of its new draws only in a fit file of format %d", f.Format)
+		}
+		f.Extensions[i].draws = fileSection{file: r, off: at, size: int64(e.Size)}
+		at += int64(e.Size)
+	}
+	if f.Sum != "" && scoresSum(drawsSum, &f) != f.Sum {
+		return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
 	}
 	return &f, nil
+}
+
+// countingReader reads r, counting the bytes read.
+type countingReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
 }
 
 // fileScore is one model's scores as its fit file keeps them: the
@@ -589,28 +760,50 @@ type keptFile struct {
 }
 
 // readKept reads the fit file of kf, which must still hold the fit it
-// held when kf was made, and the extensions kf names after it.
-func readKept(kf *keptFile) (*fitFile, error) {
-	data, err := os.ReadFile(kf.path)
+// held when kf was made, and the extensions kf names after it. The draws
+// are left in the file (decodeFitAt), which the caller closes (close)
+// once it has read or copied them.
+func readKept(kf *keptFile) (f *fitFile, close func(), err error) {
+	file, err := os.Open(kf.path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if !bytes.HasPrefix(data, []byte(fitFileMagic)) {
-		return nil, errors.New("it is no longer a fit file")
-	}
-	f, err := decodeFitFile(data)
+	defer func() {
+		if err != nil {
+			file.Close()
+		}
+	}()
+	info, err := file.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if !info.Mode().IsRegular() || fitFileHeader(kf.path, kf.shown) != nil {
+		return nil, nil, errors.New("it is no longer a fit file")
+	}
+	if f, err = decodeFitAt(file, info.Size()); err != nil {
+		return nil, nil, err
 	}
 	if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" || len(f.Extensions) < len(kf.extensions) {
-		return nil, errors.New("it holds another fit now")
+		return nil, nil, errors.New("it holds another fit now")
 	}
 	for i, key := range kf.extensions {
 		if f.Extensions[i].Statement != key {
-			return nil, errors.New("it holds another extension of the fit now")
+			return nil, nil, errors.New("it holds another extension of the fit now")
 		}
 	}
-	return f, nil
+	return f, func() { file.Close() }, nil
+}
+
+// rewriteKept writes f, read from kf's file by readKept (close closes
+// it), to that file again: its draws are copied from the file read into
+// a temporary file, which is renamed over it once the file read is closed.
+func rewriteKept(kf *keptFile, f *fitFile, close func()) error {
+	tmp, err := writeFitTemporary(kf.path, f, f.draws)
+	close()
+	if err != nil {
+		return err
+	}
+	return renameOver(tmp, kf.path)
 }
 
 // keepExtension adds ext, an extension of the fit of kf (with its
@@ -618,12 +811,12 @@ func readKept(kf *keptFile) (*fitFile, error) {
 // followed them there, and returns the file as it keeps the extended fit.
 func keepExtension(ctx context.Context, kf *keptFile, ext fileExtension) (*keptFile, error) {
 	err := lockedWrite(ctx, kf.path, func() error {
-		f, err := readKept(kf)
+		f, close, err := readKept(kf)
 		if err != nil {
 			return err
 		}
 		f.Extensions = append(f.Extensions[:len(kf.extensions)], ext)
-		return writeFitBytes(kf.path, f, readBytes(f.Result))
+		return rewriteKept(kf, f, close)
 	})
 	if err != nil {
 		return nil, err
@@ -639,7 +832,7 @@ func keepExtension(ctx context.Context, kf *keptFile, ext fileExtension) (*keptF
 // meanwhile are kept too.
 func keepScores(ctx context.Context, kf *keptFile, key string, lp []float64, chainTotals [][]float64) error {
 	return lockedWrite(ctx, kf.path, func() error {
-		f, err := readKept(&keptFile{path: kf.path, saved: kf.saved, origin: kf.origin})
+		f, close, err := readKept(&keptFile{path: kf.path, shown: kf.shown, saved: kf.saved, origin: kf.origin})
 		if err != nil {
 			return err
 		}
@@ -650,6 +843,6 @@ func keepScores(ctx context.Context, kf *keptFile, key string, lp []float64, cha
 			}
 		}
 		f.Scores = append(f.Scores, fileScore{Key: key, LP: lp, ChainTotals: chainTotals})
-		return writeFitBytes(kf.path, f, readBytes(f.Result))
+		return rewriteKept(kf, f, close)
 	})
 }

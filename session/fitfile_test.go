@@ -484,7 +484,8 @@ func FuzzDecodeFitFile(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	// A fit file of format 4, with an extension after the fit.
+	// A fit file of format 5, with an extension of its new draws after
+	// the fit.
 	mustRunF(fitFileSetup + "fit m, iter = 6, warmup = 4, chains = 2, file = \"m4.fit\"\nextend m, iter = 2")
 	four, err := os.ReadFile(filepath.Join(dir, "m4.fit"))
 	if err != nil {
@@ -517,7 +518,7 @@ func FuzzDecodeFitFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		data := append([]byte(fitFileMagic), body...)
 		ff, err := decodeFitFile(data)
-		if err != nil || ff.Format < 2 || ff.Format > 4 {
+		if err != nil || ff.Format < 2 || ff.Format > fitFileFormat {
 			return
 		}
 		end := len(data)

@@ -379,22 +379,13 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 		order[k] = k
 	}
 	sort.SliceStable(order, func(a, b int) bool { return sums[order[a]].ELPD > sums[order[b]].ELPD })
-	// The Monte Carlo error of a difference, from each model's refits'
-	// chains: the models' refits are independent, so their variances add.
-	mcVar := make([]float64, len(models))
-	for k := range models {
-		mcVar[k] = inference.ELPDMCVar(c.chainTotals[k])
-	}
+	mcse := diffMCSE(c.chainTotals, best)
 	t := &Table{Header: []string{"model", "structure", "method", "elpd", "se", "elpd_diff", "se_diff", "mcse_diff", "mean_lpd"}}
 	for _, k := range order {
 		sm := sums[k]
-		mcse := 0.0
-		if k != best {
-			mcse = math.Sqrt(mcVar[k] + mcVar[best])
-		}
 		t.Rows = append(t.Rows, []string{x.Models[k], structure(models[k]), ranMethod(models[k].Fit),
 			tableNum("%.1f", sm.ELPD), tableNum("%.1f", sm.SE), tableNum("%.1f", sm.Diff), tableNum("%.1f", sm.SEDiff),
-			tableNum("%.2f", mcse), tableNum("%.3f", sm.ELPD/float64(cells))})
+			tableNum("%.2f", mcse[k]), tableNum("%.3f", sm.ELPD/float64(cells))})
 	}
 	how := fmt.Sprintf("%d held-out cells (%g%% of the observed cells whose value recurs in their column, seed %d)", cells, 100*x.Holdout, x.Seed)
 	if len(folds) > 1 {
@@ -407,7 +398,7 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 		"elpd = Σ log Pr(held-out value | the rest of the data), elpd_diff against the best with the standard error of the paired differences, " +
 		"mcse_diff its Monte Carlo error, from the chains of the refits (NA with a single chain, or scores kept without it)"
 	out.Display(t.Bundle(), "")
-	out.Stream("stdout", compareVerdict(x.Models, sums, best, len(folds))+"\n")
+	out.Stream("stdout", compareVerdict(x.Models, sums, best, len(folds), mcse)+"\n")
 	if len(noMCError) > 0 {
 		out.Stream("stdout", fmt.Sprintf("note: the scores of %s were kept by a copulang that did not keep what their Monte Carlo error needs, so mcse_diff is NA where they enter; removing the fit file (or fitting with other settings) and comparing again gives it\n", andList(noMCError)))
 	}
@@ -415,6 +406,20 @@ func (s *Session) compareModels(ctx context.Context, x *compiler.Compare, out Ou
 		out.Stream("stderr", "warning: "+w+"\n")
 	}
 	return nil
+}
+
+// diffMCSE is the Monte Carlo error of each model's elpd difference from
+// the best's (mcse_diff), from each model's refits' chain totals
+// (chainTotals[k], per fold): the models' refits are independent, so
+// their variances add. 0 for the best; NaN where a model's is unknown.
+func diffMCSE(chainTotals [][][]float64, best int) []float64 {
+	out := make([]float64, len(chainTotals))
+	for k := range chainTotals {
+		if k != best {
+			out[k] = math.Sqrt(inference.ELPDMCVar(chainTotals[k]) + inference.ELPDMCVar(chainTotals[best]))
+		}
+	}
+	return out
 }
 
 // unconvergedWarning names the models whose fit does not show that it
@@ -663,18 +668,29 @@ func structure(m *Model) string {
 
 // compareVerdict says which model scored best, which others are clearly
 // worse (by more than 2 standard errors of the difference) and which the
-// held-out cells cannot tell from it.
-func compareVerdict(names []string, sums []inference.ScoreSummary, best int, folds int) string {
+// held-out cells cannot tell from it. mcse is the Monte Carlo error of each
+// model's difference from the best (mcse_diff; NaN when unknown): a
+// difference within about 2 of them of zero is one that refits of other
+// seeds could reverse, whatever its standard error, and the verdict says
+// that the fits are too short to tell, and to extend them (the refits run
+// the fits' iterations): it ranked such a model by its standard error
+// alone, as clearly worse when that was small.
+func compareVerdict(names []string, sums []inference.ScoreSummary, best int, folds int, mcse []float64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "compare: %s scores best", names[best])
-	var clear, close []string
+	var clear, close, unsure []string
+	extend := []string{"`extend " + names[best] + "`"}
 	for k, sm := range sums {
 		if k == best {
 			continue
 		}
-		if -sm.Diff > 2*sm.SEDiff {
+		switch {
+		case mcse[k] > 0 && -sm.Diff <= 2*mcse[k]:
+			unsure = append(unsure, fmt.Sprintf("%s by %.1f (mcse_diff %.2f)", names[k], -sm.Diff, mcse[k]))
+			extend = append(extend, "`extend "+names[k]+"`")
+		case -sm.Diff > 2*sm.SEDiff:
 			clear = append(clear, fmt.Sprintf("%s by %.1f ± %.1f", names[k], -sm.Diff, sm.SEDiff))
-		} else {
+		default:
 			close = append(close, fmt.Sprintf("%s by %.1f ± %.1f", names[k], -sm.Diff, sm.SEDiff))
 		}
 	}
@@ -686,6 +702,10 @@ func compareVerdict(names []string, sums []inference.ScoreSummary, best int, fol
 		if folds == 1 {
 			b.WriteString(" (folds = 5 scores every cell once and narrows the standard errors)")
 		}
+	}
+	if len(unsure) > 0 {
+		fmt.Fprintf(&b, "; behind by no more than about 2 Monte Carlo errors of the difference, so the fits are too short to tell which scores better (refits with other seeds could reverse the order): %s; %s and compare again, as the refits run as many iterations as the fits (doubling them divides mcse_diff by about 1.4)",
+			strings.Join(unsure, ", "), andList(extend))
 	}
 	return b.String()
 }

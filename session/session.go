@@ -114,6 +114,10 @@ type Model struct {
 	// alone), for a notebook run again, which reads that fit and extends
 	// it again, to read them. nil otherwise.
 	extendedFrom *keptFile
+	// extensions are the extend statements that made Fit from the fit
+	// statement's draws, in order, for export's provenance; nil for a fit
+	// not extended.
+	extensions []extensionRecord
 	// turns remembers residualTurns for the fit of: its median and 90%
 	// quantile, and whether there were any.
 	turns struct {

@@ -310,8 +310,8 @@ func csvField(s string) string {
 // data with the SHA-256 of the file they were loaded from, sampler and
 // settings. Without it an export held no record of its seed, sampler or
 // data. The file is the same when the analysis runs again, whether the fit
-// is sampled or read from its fit file, and after fit then extend as after
-// one longer fit, as the draws are.
+// is sampled or read from its fit file; after fit then extend it is that
+// of one longer fit, whose draws are the same, with the extensions named.
 func TestExportProvenance(t *testing.T) {
 	dir := t.TempDir()
 	csvText := "a,b,c\n"
@@ -373,11 +373,25 @@ fit_file,m.fit
 			t.Errorf("%s:\n%s\nwant:\n%s", name, got, want)
 		}
 	}
-	long := run(`fit m with gibbs, iter = 50, warmup = 10, chains = 2, seed = 7`)
+	// Fit then extend makes the draws of one longer fit, and its
+	// provenance says so, adding each extension and the iterations it ran
+	// (it said nothing of them, as if the longer fit had been run); read
+	// back from the fit file, the fit and its extensions have the same.
+	long := run(`fit m with gibbs, iter = 100, warmup = 10, chains = 2, seed = 7`)
 	longDraws := read("draws.csv")
-	extended := run(`fit m with gibbs, iter = 30, warmup = 10, chains = 2, seed = 7` + "\nextend m, iter = 20")
-	if extended != long || read("draws.csv") != longDraws {
-		t.Errorf("fit then extend has the provenance:\n%s\nwant that of the one longer fit:\n%s", extended, long)
+	const extend = "\nextend m, iter = 20\nextend m"
+	extended := run(`fit m with gibbs, iter = 30, warmup = 10, chains = 2, seed = 7` + extend)
+	wantExtended := strings.Replace(long, "interrupted,false\n",
+		"extensions,2\nextension_1,\"extend m, iter = 20\"\nextension_1_iterations,31-50\nextension_2,extend m\nextension_2_iterations,51-100\ninterrupted,false\n", 1)
+	if extended != wantExtended || read("draws.csv") != longDraws {
+		t.Errorf("fit then extend has the provenance:\n%s\nwant that of the one longer fit with its extensions:\n%s", extended, wantExtended)
+	}
+	written := run(fit + extend)
+	if got := run(fit + extend); got != written || !strings.Contains(got, "extension_2_iterations,51-100\ninterrupted,false\nfit_file,m.fit\n") {
+		t.Errorf("the extensions read from the fit file have the provenance:\n%s\nwant that of those sampled:\n%s", got, written)
+	}
+	if got := run(fit); got != sampled {
+		t.Errorf("the fit read again without its extensions has the provenance:\n%s\nwant:\n%s", got, sampled)
 	}
 }
 
