@@ -325,7 +325,10 @@ func (e sessionEnv) FitFile(path string) error {
 		if !info.Mode().IsRegular() {
 			return fmt.Errorf("%s is not a regular file", path)
 		}
-		return fitFileHeader(e.s.path(path), path)
+		if err := fitFileHeader(e.s.path(path), path); err != nil {
+			return err
+		}
+		return laterFitFile(e.s.path(path), path)
 	}
 	return writable(e.s.path(path))
 }

@@ -389,6 +389,9 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	if err != nil {
 		return nil, fmt.Sprintf("%s is a fit file that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
+	if f.Format > fitFileFormat {
+		return nil, "", laterFormatError(f, shown)
+	}
 	if !readableFormat(f.Format) {
 		return nil, fmt.Sprintf("%s is a fit file of format %d, and this copulang reads formats 1 to %d: fitting again and overwriting it", shown, f.Format, fitFileFormat), nil
 	}
@@ -407,6 +410,36 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 		extensions = append(extensions, e.Statement)
 	}
 	return &savedFit{res: res, saved: f.Saved, version: f.Version, until: f.Until, warn: f.UntilWarning, scores: f.Scores, extensions: extensions}, "", nil
+}
+
+// laterFormatError says that the fit file f (shown as shown) is of a
+// format this copulang does not read. A later copulang wrote it, perhaps
+// after hours of sampling, so it is not this one's to replace.
+func laterFormatError(f *fitFile, shown string) error {
+	by := ""
+	if f.Version != "" {
+		by = " (" + f.Version + ")"
+	}
+	return fmt.Errorf("%s was written by a later copulang%s, in fit file format %d, and this one reads formats 1 to %d, so fit will not overwrite it: run it with that copulang, give this fit another file, or remove the file", shown, by, f.Format, fitFileFormat)
+}
+
+// laterFitFile returns laterFormatError if the fit file at path is of a
+// format after this copulang's, reading only its header; nil otherwise,
+// the fit reading the rest (readFitFile).
+func laterFitFile(path, shown string) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer file.Close()
+	if _, err := file.Seek(int64(len(fitFileMagic)), io.SeekStart); err != nil {
+		return nil
+	}
+	var f fitFile
+	if err := gob.NewDecoder(bufio.NewReader(file)).Decode(&f); err != nil || f.Format <= fitFileFormat {
+		return nil
+	}
+	return laterFormatError(&f, shown)
 }
 
 // readDraws decodes the draws d of a fit file of spec as they are read:
@@ -642,12 +675,12 @@ func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
 	if err := gob.NewDecoder(cr).Decode(&f); err != nil {
 		return nil, err
 	}
-	if len(f.Extensions) > 0 && f.Format != 4 && f.Format != 5 {
-		return nil, fmt.Errorf("extensions in a fit file of format %d", f.Format)
-	}
 	if f.Format > fitFileFormat {
 		// A layout this copulang does not know: readFitFile says so.
 		return &f, nil
+	}
+	if len(f.Extensions) > 0 && f.Format != 4 && f.Format != 5 {
+		return nil, fmt.Errorf("extensions in a fit file of format %d", f.Format)
 	}
 	if f.Format < 2 {
 		if f.Sum != "" {

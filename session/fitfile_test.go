@@ -313,6 +313,49 @@ func TestFitFileRefuses(t *testing.T) {
 	}
 }
 
+// TestFitFileOfALaterFormatIsKept: a fit file of a format after this
+// copulang's was written by a later one, perhaps after hours of sampling.
+// It was fitted again and overwritten ("fitting again and overwriting
+// it"); now the script is refused before its first statement runs, and the
+// file is left as it was.
+func TestFitFileOfALaterFormatIsKept(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.fit")
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, file = \"m.fit\"\n"
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := decodeFitFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var later bytes.Buffer
+	later.WriteString(fitFileMagic)
+	head := *f
+	head.Format, head.Result, head.Version = fitFileFormat+1, nil, "copulang 9.0"
+	if err := gob.NewEncoder(&later).Encode(&head); err != nil {
+		t.Fatal(err)
+	}
+	later.Write(f.Result)
+	if err := os.WriteFile(path, later.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	_, err = New(Options{Dir: dir}).Execute(context.Background(), "print \"before\"\n"+fitFileSetup+fit, rec)
+	want := fmt.Sprintf("m.fit was written by a later copulang (copulang 9.0), in fit file format %d, and this one reads formats 1 to %d, so fit will not overwrite it", fitFileFormat+1, fitFileFormat)
+	if err == nil || !strings.Contains(errorText(err), want) {
+		t.Errorf("a fit over a file of a later format: error %v, want %q", err, want)
+	}
+	if strings.Contains(rec.text(), "before") {
+		t.Errorf("the statements before the fit ran:\n%s", rec.text())
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, later.Bytes()) {
+		t.Errorf("the file of a later format was changed")
+	}
+}
+
 // TestFitFileESS checks that a fit with an ESS target is read back with
 // how its target went.
 func TestFitFileESS(t *testing.T) {
