@@ -29,10 +29,19 @@ type Options struct {
 	// left out and which statement gives them all. The kernel sets it
 	// (KernelTableRows); 0, the CLI's, shows every row.
 	TableRows int
+	// ImputeRows, if positive, is the most imputed cells impute shows: a
+	// longer table shows its first ImputeRows rows, says how many are left
+	// out and how to write them all to a file. The CLI sets it
+	// (CLIImputeRows), since a data set's thousands of missing cells
+	// would flood the terminal; 0 leaves the table to TableRows.
+	ImputeRows int
 	// Version is the copulang release running, recorded in the
 	// provenance of the files the session writes.
 	Version string
 }
+
+// CLIImputeRows is the CLI's ImputeRows: about a screen.
+const CLIImputeRows = 20
 
 // KernelTableRows is the kernel's TableRows: a summary of C shows all its
 // entries up to 45 columns, and a table of that size is about 0.3 MB.
