@@ -90,8 +90,17 @@ func (definition) LexBytes(filename string, src []byte) (lexer.Lexer, error) {
 
 // scan tokenises the whole of src, keeping every token.
 func scan(filename string, src []byte) *scanResult {
-	return scanRange(src, Position{Filename: filename, Line: 1, Column: 1}, len(src), true)
+	return scanRange(src, Position{Filename: filename, Line: 1, Column: 1}, len(src), keepAll)
 }
+
+// tokensKept says which tokens a scan keeps.
+type tokensKept int
+
+const (
+	keepAll        tokensKept = iota // every token
+	keepUntilError                   // those before the first lexical error, for a parse
+	keepLast                         // the last only, which the scan itself reads
+)
 
 // tokenStream hands out pre-scanned tokens; the last one is EOF.
 type tokenStream struct {
@@ -148,11 +157,11 @@ type scanResult struct {
 // newline right after a comma (comments and blank lines between them
 // included) is never a separator: "fit m, iter = 20," and "warmup = 10" on
 // the next line are one statement. String tokens hold their unquoted value.
-// Unless allTokens is set, the tokens after the first lexical error are not
-// kept, only the last of them (which the scan reads): a source with a
-// lexical error is not parsed, and a line of 150,000 strings in single
-// quotes took 87 MB for tokens never read.
-func scanRange(src []byte, start Position, end int, allTokens bool) *scanResult {
+// keep says which tokens are kept: a source with a lexical error is not
+// parsed, so a scan for the parser keeps none after the first (a line of
+// 150,000 strings in single quotes took 87 MB for tokens never read), and a
+// scan for its lexical errors alone none at all; the last is always kept.
+func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult {
 	// Room for the tokens of a statement or a cell at first, and for those
 	// of a long source (a token for every 4 bytes) once it has more and no
 	// lexical error: a run of unexpected characters has many bytes to a
@@ -201,7 +210,7 @@ func scanRange(src []byte, start Position, end int, allTokens bool) *scanResult 
 	// noBlockEnd is true once a /* found no */ after it.
 	noBlockEnd := false
 	push := func(tok lexer.Token) {
-		if !allTokens && res.err != nil && len(res.tokens) > 0 {
+		if (keep == keepLast || keep == keepUntilError && res.err != nil) && len(res.tokens) > 0 {
 			res.tokens[len(res.tokens)-1] = tok
 			return
 		}

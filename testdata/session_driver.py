@@ -80,7 +80,9 @@ def main():
         print("PASS inspect")
 
         for code, want in [("model m {", "incomplete"), ("fit m with gibbs(", "incomplete"),
-                           ("explain m", "complete"), ("model m { ) }", "invalid")]:
+                           ("explain m", "complete"), ("model m { ) }", "invalid"),
+                           # a string ends on its line: no next line closes the brackets
+                           ('data d = load("x.csv", na = ["-9', "invalid")]:
             kc.is_complete(code)
             r = kc.get_shell_msg(timeout=T)["content"]
             check(r["status"] == want, "is_complete " + code, r)
