@@ -21,7 +21,7 @@ type Engine interface {
 	// Evaluate computes one expression of a request's user_expressions,
 	// after the cell, without side effects on the bindings.
 	Evaluate(ctx context.Context, expr string) (session.MimeBundle, error)
-	// The methods below may be called while Execute runs, from another
+	// The methods below may be called while ExecuteCell runs, from another
 	// goroutine: they must read the bindings safely.
 
 	// Complete returns candidates for the text around byte offset cursor and the byte range [start, end) they replace.
