@@ -608,7 +608,7 @@ model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 		want []string
 	}{
 		{`u[`, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`, "ok"}},
-		{`m.C[ok, `, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`, "ok"}},
+		{`m.C[ok, `, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`}},
 		{`u[o`, []string{"ok"}},
 		{`u["`, []string{"1st", "my col", "ok", `q\"x`, "âge"}},
 		{`m.C["âge", "my`, []string{"my col"}},
@@ -642,6 +642,31 @@ model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 			}
 		}
 	}
+}
+
+// TestCompleteLeavesOutListedColumns: inside an index, completion offers
+// the columns it does not list yet, named or as strings: it offered income
+// again after gss[income, (found in a console session), which Y = and
+// summary of data refuse as a column listed twice and which in m.C is the
+// diagonal. A number is a position, not the column named by it.
+func TestCompleteLeavesOutListedColumns(t *testing.T) {
+	dir := t.TempDir()
+	csv := "income,degree,age,\"my, col\",2\n1,2,3,1,1\n2,1,3,2,2\n3,3,1,1,2\n"
+	if err := os.WriteFile(filepath.Join(dir, "g.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data g = load("g.csv")
+model m { Y = g; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
+	checkCompletions(t, s, []completionCase{
+		{`g[income, `, []string{`"2"`, `"my, col"`, "age", "degree"}},
+		{`summary m.C[income, "my, col", `, []string{`"2"`, "age", "degree"}},
+		{`model n { Y = g[age, degree, in`, []string{"income"}},
+		{`model n { Y = g[age, income, in`, nil},
+		{`check m[degree, "`, []string{"2", "age", "income", "my, col"}},
+		{`check m[2, "`, []string{"2", "age", "degree", "income", "my, col"}},
+		{"summary m.C[income,\n  ", []string{`"2"`, `"my, col"`, "age", "degree"}},
+	})
 }
 
 // TestCompleteLoadColumns: inside load(...), where drop and order take
