@@ -407,7 +407,7 @@ func TestKernelEngineElidesTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out tableOutput
-	_, err = e.Execute(context.Background(), "data d = simulate(FullCopula(p = 2), n = 10000, levels = 3, seed = 1, missing = 0.1)\n"+
+	_, err = e.ExecuteCell(context.Background(), 1, "data d = simulate(FullCopula(p = 2), n = 10000, levels = 3, seed = 1, missing = 0.1)\n"+
 		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }\n"+
 		"fit m with gibbs, iter = 10, warmup = 2, chains = 1\n"+
 		"impute m", &out)

@@ -88,7 +88,7 @@ func runScript(args []string, stdout, stderr io.Writer) int {
 	prefix := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)) + "-"
 	progress := newProgressPrinter(stderr)
 	out := &cliOutput{stdout: stdout, stderr: stderr, dir: figDir, prefix: prefix, progress: progress}
-	s := session.New(session.Options{Dir: dir, Version: version})
+	s := session.New(session.Options{Dir: dir, ImputeRows: session.CLIImputeRows, Version: version})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	intr := watchInterrupts(s, cancel, progress)

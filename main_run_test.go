@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // TestRunIntroScript runs the README's main job in process: it must
 // succeed, print the plan and the summary table, and write its figures and
@@ -210,5 +213,58 @@ plot trace a.C[1, 2]
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("run -h lacks %q:\n%s", want, &stderr)
 		}
+	}
+}
+
+// TestRunImputeShowsTheFirstCells: copulang run printed every imputed
+// cell, 230 lines here and thousands for a survey, which flooded the
+// terminal. It shows the first session.CLIImputeRows, then a row of "…"
+// and a line saying how many are left out and the statement that writes
+// them all; the caption counts the cells of each column. The table is
+// pinned in testdata/impute_cli.golden (go test -run
+// TestRunImputeShowsTheFirstCells -update . rewrites it).
+func TestRunImputeShowsTheFirstCells(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "imp.cop")
+	src := `data d = simulate(FullCopula(p = 3), n = 400, levels = 4, seed = 3, missing = 0.2)
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1
+impute m
+impute m[Y2]
+impute m to "cells.csv"
+`
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", script}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	text := stdout.String()
+	i := strings.Index(text, "imputed missing cells")
+	if i < 0 {
+		t.Fatalf("no imputed cells:\n%s", text)
+	}
+	got := strings.ReplaceAll(text[i:], dir+string(filepath.Separator), "DIR/")
+	const golden = "testdata/impute_cli.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("impute's output:\n%s\nwant:\n%s", got, want)
+	}
+	// The file has every cell: a header and 230 rows.
+	cells, err := os.ReadFile(filepath.Join(dir, "cells.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(cells), "\n"); n != 1+230 {
+		t.Errorf("cells.csv has %d lines, want 231", n)
 	}
 }

@@ -626,3 +626,50 @@ func checkSource(t *testing.T, src string, env Env) (dsl.ErrorList, error) {
 	errors.As(err, &list)
 	return list, err
 }
+
+// TestGrammarWordsAsColumnNames: a data column named by a word of the
+// grammar (a file's header may well say fit, data or to) is the file's, and
+// every place that names columns reaches it, as it is or quoted; only the
+// names of a model's own parts (Y, Z, C) cannot be such words
+// (errors.golden). The model's Y is resolved to those columns.
+func TestGrammarWordsAsColumnNames(t *testing.T) {
+	env := newFakeEnv()
+	env["votes"] = &DataInfo{Name: "votes", N: 200, Columns: []ColumnInfo{
+		{Name: "fit", Levels: 3}, {Name: "data", Levels: 4}, {Name: "with", Levels: 2}, {Name: "to", Levels: 5},
+	}}
+	env["vm"] = &ModelInfo{Name: "vm", Data: "votes", Columns: []string{"fit", "data", "with", "to"},
+		Model: inference.FullCorrelation{Prior: inference.LKJ{Eta: 1}}, Fitted: true, Method: inference.Gibbs}
+	for _, src := range []string{
+		"summary votes[fit, data]",
+		`summary votes["fit", "to"]`,
+		"summary vm.C[fit, with]",
+		"summary vm.regress(fit ~ data + to)",
+		`plot trace vm.C["data", to]`,
+		"plot latent vm.Z[fit]",
+		"impute vm[to]",
+		"check vm[fit, data]",
+		`print vm.C[with, "fit"]`,
+		`data v2 = load("votes.csv", drop = [to], order = {fit: ["no", "maybe", "yes"]})`,
+	} {
+		if list, err := checkSource(t, src, env); err != nil {
+			t.Errorf("%s: %v", src, list.Format([]byte(src)))
+		}
+	}
+	for _, src := range []string{
+		"model m { Y = votes[fit, data, with]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }",
+		`model m { Y = votes["fit", "data", "with"]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }`,
+	} {
+		f, err := dsl.Parse("", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		prog, err := Check(f, env)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		if m := prog.Stmts[0].(*DeclareModel); !reflect.DeepEqual(m.Columns, []string{"fit", "data", "with"}) {
+			t.Errorf("%s: columns %v, want [fit data with]", src, m.Columns)
+		}
+	}
+}

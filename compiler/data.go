@@ -45,14 +45,7 @@ func (c *checker) bindable(id *dsl.Ident, what string) bool {
 		c.errorf(id.Pos, "choose another name", "pi is the number π: a %s named pi would be read as it", what)
 		return false
 	}
-	if slices.Contains(dsl.GrammarWords(), id.Name) {
-		kind := "a statement keyword"
-		if !slices.Contains(dsl.StatementKeywords(), id.Name) {
-			kind = "a word of the language"
-			if ex, ok := connectiveExamples[id.Name]; ok {
-				kind += " (" + ex + ")"
-			}
-		}
+	if kind, isWord := grammarWord(id.Name); isWord {
 		c.errorf(id.Pos, fmt.Sprintf("choose another name, as in %s", bindExample(what)),
 			"%s is %s: it cannot name a %s", id.Name, kind, what)
 		// Bind it, of unknown shape, as a statement that fails does, so
@@ -65,6 +58,23 @@ func (c *checker) bindable(id *dsl.Ident, what string) bool {
 		return false
 	}
 	return true
+}
+
+// grammarWord says what name is when it is a word of the grammar (a
+// statement keyword, with, to or vs), for a message: "a statement keyword"
+// or "a word of the language (fit m with hmc)".
+func grammarWord(name string) (kind string, isWord bool) {
+	if !slices.Contains(dsl.GrammarWords(), name) {
+		return "", false
+	}
+	if slices.Contains(dsl.StatementKeywords(), name) {
+		return "a statement keyword", true
+	}
+	kind = "a word of the language"
+	if ex, ok := connectiveExamples[name]; ok {
+		kind += " (" + ex + ")"
+	}
+	return kind, true
 }
 
 // connectiveExamples show the grammar's words that are not statement

@@ -21,6 +21,10 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 		prior  *dsl.Tilde
 		ok     = true
 	)
+	// Names already reported as words of the grammar are not reported
+	// again as not matching the other parts.
+	badNames := c.roleNames(s.Items)
+	ok = len(badNames) == 0
 	for _, it := range s.Items {
 		switch it := it.(type) {
 		case *dsl.Assign:
@@ -171,17 +175,17 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 		c.errorf(copula.Name.Pos, "as in Z ~ GaussianCopula(C)", "%s is the data; the copula needs its own latent variable", data.Name.Name)
 		ok = false
 	}
-	if link != nil && data != nil && link.Left.Name != data.Name.Name {
+	if link != nil && data != nil && link.Left.Name != data.Name.Name && !slices.Contains(badNames, link.Left.Name) {
 		y := data.Name.Name
 		c.errorf(link.Left.Pos, "did you mean "+y+"?", "%s ordinal %s links %s, but the data is %s", link.Left.Name, link.Right.Name, link.Left.Name, y)
 		ok = false
 	}
-	if link != nil && copula != nil && link.Right.Name != copula.Name.Name {
+	if link != nil && copula != nil && link.Right.Name != copula.Name.Name && !slices.Contains(badNames, link.Right.Name) {
 		z := copula.Name.Name
 		c.errorf(link.Right.Pos, "did you mean "+z+"?", "%s ordinal %s links to %s, but the latent variable is %s", link.Left.Name, link.Right.Name, link.Right.Name, z)
 		ok = false
 	}
-	if prior != nil && corr != "" && prior.Name.Name != corr {
+	if prior != nil && corr != "" && prior.Name.Name != corr && !slices.Contains(badNames, prior.Name.Name) {
 		c.errorf(prior.Name.Pos, "did you mean "+corr+"?", "%s has a prior, but the copula's correlation is %s", prior.Name.Name, corr)
 		ok = false
 	}
@@ -230,6 +234,55 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 	}
 	c.local[x.Name] = &local{b: info, pending: x.partial}
 	return x
+}
+
+// roleNames reports, and returns, the names of a model's parts (its data Y, latent
+// variable Z and correlation C) that are words of the grammar, each once
+// where it first appears: model m { fit = gss; ... } read as a model, but
+// the same line is a fit statement wherever it is not inside the braces
+// (the { on the next line, a line copied out), and a reader, the
+// highlighting and the completion take it for one; the words cannot name a
+// data set or a model for the same reason. Columns are another matter: a
+// column named fit is the file's, and gss[fit] or gss["fit"] picks it.
+func (c *checker) roleNames(items []dsl.ModelItem) (reported []string) {
+	type role struct {
+		id      *dsl.Ident
+		what    string // the part the name names
+		example string // the item written with a name of its own
+	}
+	var roles []role
+	for _, it := range items {
+		switch it := it.(type) {
+		case *dsl.Assign:
+			roles = append(roles, role{it.Name, "the model's data", "Y = " + it.Value.String()})
+		case *dsl.Tilde:
+			fn, args, isCall := callOf(it.Dist, true)
+			if !isCall || fn.Name != "GaussianCopula" {
+				roles = append(roles, role{it.Name, "the correlation", "C ~ " + it.Dist.String()})
+				continue
+			}
+			roles = append(roles, role{it.Name, "the latent variable", "Z ~ GaussianCopula(C)"})
+			if len(args) == 1 && args[0].Name == nil {
+				if id, isName := args[0].Value.AsName(); isName {
+					roles = append(roles, role{id, "the correlation", "Z ~ GaussianCopula(C)"})
+				}
+			}
+		case *dsl.Relation:
+			roles = append(roles,
+				role{it.Left, "the model's data", "Y " + it.Relation.Name + " Z"},
+				role{it.Right, "the latent variable", "Y " + it.Relation.Name + " Z"})
+		}
+	}
+	for _, r := range roles {
+		kind, isWord := grammarWord(r.id.Name)
+		if !isWord || slices.Contains(reported, r.id.Name) {
+			continue
+		}
+		reported = append(reported, r.id.Name)
+		c.errorf(r.id.Pos, "choose another name, as in "+r.example,
+			"%s is %s: it cannot name %s", r.id.Name, kind, r.what)
+	}
+	return reported
 }
 
 // observedColumns reports the model's columns that have no observed cell:

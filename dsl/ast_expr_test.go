@@ -74,12 +74,18 @@ func TestCompleteness(t *testing.T) {
 		// console shows the error and its hint), not waiting for a ')'.
 		{`data d = load('x(.csv')`, "invalid", 0},
 		{"data d = load(\u201cx(.csv\u201d)", "invalid", 0},
-		{"model m { // {\n", "incomplete", 1},
+		// A lexical error, here // for a comment, is final once its line
+		// is: more lines cannot mend it, so the source is invalid, open
+		// brackets or not, and the console shows the error at once.
+		{"model m { // {\n", "invalid", 0},
 		{"show m /* ( [ {\n still a comment */", "invalid", 0},
 		{"show m /* ( [ {", "invalid", 0},
-		// An unclosed single quote is one stray character: what follows
-		// it counts.
-		{`data d = load('x.csv`, "incomplete", 0},
+		// An unclosed single quote is one stray character, an error no
+		// next line mends (brackets after it count, as for the indent).
+		{`data d = load('x.csv`, "invalid", 0},
+		{"data d = load(\"x.cs", "invalid", 0},
+		{"data d = load(\"x.csv\", na = [\"-9\n\"])\n", "invalid", 0},
+		{"model m {\n  Y = d[\"a, b]\n", "invalid", 0},
 	}
 	for _, tc := range tests {
 		status, braces := Completeness(tc.src)

@@ -8,8 +8,9 @@ import "errors"
 // line ends with a comma and only the rest of the statement is missing (as
 // in "fit m, iter = 20,"), and "invalid" if
 // it has a syntax error that more input cannot fix, such as a string left
-// open outside any bracket: a string ends on its line, so no next line can
-// close it, and a console that waited for one would wait for ever.
+// open, inside brackets too: a string ends on its line, so no next line can
+// close it, and a console that waited for one would wait for ever. Every
+// lexical error is such an error, since each is within its line.
 func IsComplete(src string) string {
 	status, _ := Completeness(src)
 	return status
@@ -17,14 +18,21 @@ func IsComplete(src string) string {
 
 // Completeness is IsComplete with the number of braces still open (for the
 // next line's indent); brackets in comments and strings do not count. An
-// answer for open brackets costs one linear scan; the others also a parse,
-// which the nesting limit keeps linear.
+// answer for open brackets costs two linear scans (of the brackets, and of
+// the tokens for a lexical error); the others also a parse, which the
+// nesting limit keeps linear.
 func Completeness(src string) (status string, openBraces int) {
 	st := scanBrackets("", []byte(src))
 	if st.tooDeep != nil {
 		return "invalid", 0
 	}
 	if len(st.open) > 0 {
+		// load("x.cs, then Enter: the string ends with the line, and a
+		// next line "]) would open another, so no line ever closes the
+		// brackets; each lexical error is final once its line is.
+		if scanRange([]byte(src), Position{Line: 1, Column: 1}, len(src), keepLast).err != nil {
+			return "invalid", 0
+		}
 		return "incomplete", st.openBraces()
 	}
 	_, err := Parse("", []byte(src))

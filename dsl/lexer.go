@@ -88,10 +88,19 @@ func (definition) LexBytes(filename string, src []byte) (lexer.Lexer, error) {
 	return &tokenStream{tokens: s.tokens}, nil
 }
 
-// scan tokenises the whole of src.
+// scan tokenises the whole of src, keeping every token.
 func scan(filename string, src []byte) *scanResult {
-	return scanRange(src, Position{Filename: filename, Line: 1, Column: 1}, len(src))
+	return scanRange(src, Position{Filename: filename, Line: 1, Column: 1}, len(src), keepAll)
 }
+
+// tokensKept says which tokens a scan keeps.
+type tokensKept int
+
+const (
+	keepAll        tokensKept = iota // every token
+	keepUntilError                   // those before the first lexical error, for a parse
+	keepLast                         // the last only, which the scan itself reads
+)
 
 // tokenStream hands out pre-scanned tokens; the last one is EOF.
 type tokenStream struct {
@@ -148,15 +157,31 @@ type scanResult struct {
 // newline right after a comma (comments and blank lines between them
 // included) is never a separator: "fit m, iter = 20," and "warmup = 10" on
 // the next line are one statement. String tokens hold their unquoted value.
-func scanRange(src []byte, start Position, end int) *scanResult {
-	res := &scanResult{tokens: make([]lexer.Token, 0, (end-start.Offset)/4+8)}
+// keep says which tokens are kept: a source with a lexical error is not
+// parsed, so a scan for the parser keeps none after the first (a line of
+// 150,000 strings in single quotes took 87 MB for tokens never read), and a
+// scan for its lexical errors alone none at all; the last is always kept.
+func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult {
+	// Room for the tokens of a statement or a cell at first, and for those
+	// of a long source (a token for every 4 bytes) once it has more and no
+	// lexical error: a run of unexpected characters has many bytes to a
+	// token, and a megabyte of ? took 16 MB for tokens never written.
+	estimate := (end-start.Offset)/4 + 8
+	res := &scanResult{tokens: make([]lexer.Token, 0, min(estimate, 1024))}
 	pos := start
 	src = src[:end]
+	// The tokens' texts are cut from one copy of the scanned text, not
+	// copied one by one (an allocation per token).
+	scanned := string(src[start.Offset:])
+	textOf := func(from, n int) string { return scanned[from-start.Offset : from-start.Offset+n] }
 	parenDepth := 0 // ( and [ currently open
 	signs := 0      // '-' tokens emitted one after another, to the last token
 	advance := func(n int) {
-		pos.Advance(string(src[pos.Offset : pos.Offset+n]))
+		pos.Advance(textOf(pos.Offset, n))
 	}
+	// full says that no more errors are kept, so that a line of a hundred
+	// thousand errors does not write their messages only to drop them.
+	full := func() bool { return len(res.errs) >= maxErrors }
 	fail := func(at Position, msg, hint string) {
 		if len(res.errs) < maxErrors {
 			res.errs = append(res.errs, &Error{Pos: at, Msg: msg, Hint: hint})
@@ -184,13 +209,23 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 	noCloserUntil := map[rune]int{}
 	// noBlockEnd is true once a /* found no */ after it.
 	noBlockEnd := false
+	push := func(tok lexer.Token) {
+		if (keep == keepLast || keep == keepUntilError && res.err != nil) && len(res.tokens) > 0 {
+			res.tokens[len(res.tokens)-1] = tok
+			return
+		}
+		if len(res.tokens) == cap(res.tokens) && cap(res.tokens) < estimate {
+			res.tokens = append(make([]lexer.Token, 0, estimate), res.tokens...)
+		}
+		res.tokens = append(res.tokens, tok)
+	}
 	emit := func(typ lexer.TokenType, n int) {
 		if typ == tokPunct && src[pos.Offset] == '-' {
 			signs++
 		} else {
 			signs = 0
 		}
-		res.tokens = append(res.tokens, lexer.Token{Type: typ, Value: string(src[pos.Offset : pos.Offset+n]), Pos: pos})
+		push(lexer.Token{Type: typ, Value: textOf(pos.Offset, n), Pos: pos})
 		advance(n)
 	}
 	for pos.Offset < len(src) {
@@ -233,7 +268,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				emit(tokString, n) // the partial text, so later checks see a token here
 				continue
 			}
-			text := string(rest[:n])
+			text := textOf(pos.Offset, n)
 			if _, err := strconv.Unquote(text); err != nil {
 				hint := `escapes are as in Go: \" \\ \n \t \u00e9`
 				if looksLikeWindowsPath(text) {
@@ -245,7 +280,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			// The token keeps its quotes, so that no string reads as the
 			// grammar's literal of the same text ("with" as with, ")" as
 			// a parenthesis); parseTokens unquotes StringLit after parsing.
-			res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: text, Pos: pos})
+			push(lexer.Token{Type: tokString, Value: text, Pos: pos})
 			signs = 0
 			advance(n)
 		case c == '/' && len(rest) > 1 && (rest[1] == '/' || rest[1] == '*'):
@@ -279,7 +314,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 					res.tooDeep = true
 					fail(pos, fmt.Sprintf("brackets nest deeper than %d levels", MaxNesting),
 						"split the expression, or close the brackets opened before")
-					res.tokens = append(res.tokens, lexer.EOFToken(pos))
+					push(lexer.EOFToken(pos))
 					return res
 				}
 				res.open = append(res.open, bracket{c, pos})
@@ -299,7 +334,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 					res.tooDeep = true
 					fail(pos, fmt.Sprintf("more than %d minus signs in a row", maxSigns),
 						"each - after the first negates again: - - x is x")
-					res.tokens = append(res.tokens, lexer.EOFToken(pos))
+					push(lexer.EOFToken(pos))
 					return res
 				}
 			}
@@ -320,16 +355,22 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				// 'x.csv' or “x.csv”: one error at the opening quote, and
 				// the text up to the closing one is a string, so that its
 				// closing quote is not a second error.
-				fail(pos, fmt.Sprintf("unexpected character %q", r), quoteHint(r))
-				res.tokens = append(res.tokens, lexer.Token{Type: tokString, Value: string(rest[:n]), Pos: pos})
+				if !full() {
+					fail(pos, fmt.Sprintf("unexpected character %q", r), quoteHint(r))
+				}
+				push(lexer.Token{Type: tokString, Value: textOf(pos.Offset, n), Pos: pos})
 				signs = 0
 				advance(n)
 				continue
 			}
 			if pos.Offset == badEnd {
 				// The rest of a run already reported: the error names
-				// the whole run.
-				advance(size)
+				// the whole run, which is taken at once up to its end or
+				// the next quote (which may open a string): the run has
+				// no newline, so its column counts its runes.
+				n := size + strayRun(rest[size:], pos.Offset+size, noCloserUntil)
+				pos.Column += utf8.RuneCountInString(textOf(pos.Offset, n))
+				pos.Offset += n
 				badEnd = pos.Offset
 				if k := len(runs) - 1; badErr != nil && k >= 0 && runs[k].err == badErr {
 					runs[k].end = badEnd
@@ -338,7 +379,6 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 				}
 				continue
 			}
-			msg := fmt.Sprintf("unexpected character %q", r)
 			hint := ""
 			switch r {
 			case '\'', '\u201c', '\u201d':
@@ -404,10 +444,10 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			case unicode.IsLetter(r):
 				hint = "a name is made of the letters a to z and A to Z, digits and _; a column named otherwise is written as a string, as in gss[\"âge\"]"
 			}
-			fail(pos, msg, hint)
 			badErr = nil
-			if last := res.errs[len(res.errs)-1]; last.Pos.Offset == pos.Offset {
-				badErr = last
+			if !full() {
+				fail(pos, fmt.Sprintf("unexpected character %q", r), hint)
+				badErr = res.errs[len(res.errs)-1]
 			}
 			badStart = pos.Offset
 			advance(size)
@@ -415,7 +455,7 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 		}
 	}
 	for _, r := range runs {
-		if n := utf8.RuneCount(src[r.start:r.end]); n <= maxRunShown {
+		if n := utf8.RuneCountInString(textOf(r.start, r.end-r.start)); n <= maxRunShown {
 			r.err.Msg = fmt.Sprintf("unexpected characters %q", src[r.start:r.end])
 		} else {
 			cut := r.start
@@ -426,8 +466,65 @@ func scanRange(src []byte, start Position, end int) *scanResult {
 			r.err.Msg = fmt.Sprintf("unexpected characters %q… (%d in a row)", src[r.start:cut], n)
 		}
 	}
-	res.tokens = append(res.tokens, lexer.EOFToken(pos))
+	push(lexer.EOFToken(pos))
 	return res
+}
+
+// notStray reports whether c, an ASCII byte that is no letter or digit,
+// begins something the scanner reads: white space, a separator, a
+// comment, a string, a quote or punctuation.
+func notStray(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\f', '\v', '\n', ';', '#', '"', '\'',
+		'=', '~', '+', '-', '*', '/', '(', ')', '[', ']', '{', '}', ',', '.', ':':
+		return true
+	}
+	return false
+}
+
+// advanceOver moves pos past b, as pos.Advance(string(b)) does, without
+// copying b (utf8.RuneCount copies text that is not ASCII, too).
+func advanceOver(pos *Position, b []byte) {
+	pos.Offset += len(b)
+	if k := bytes.LastIndexByte(b, '\n'); k >= 0 {
+		pos.Line += bytes.Count(b, []byte{'\n'})
+		pos.Column = 1
+		b = b[k+1:]
+	}
+	for i := 0; i < len(b); pos.Column++ {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+	}
+}
+
+// strayRun returns the length of the run of unexpected characters that b,
+// at offset off of the source, starts with: bytes that begin no token,
+// white space, separator, comment or string, and runes other than ASCII,
+// quotes included where noCloserUntil (the scanner's) says that they close
+// no string (any other quote is left to the scanner, since it may open
+// one). It never spans a newline.
+func strayRun(b []byte, off int, noCloserUntil map[rune]int) int {
+	n := 0
+	for n < len(b) {
+		c := b[n]
+		if c < utf8.RuneSelf && c != '\'' {
+			if isLetter(c) || isDigit(c) || notStray(c) {
+				break
+			}
+			n++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[n:])
+		if isOtherQuote(r) && off+n >= noCloserUntil[r] {
+			break
+		}
+		n += size
+	}
+	return n
 }
 
 // quoteHint is the hint for a string opened with r, a quote other than
@@ -444,20 +541,26 @@ func quoteHint(r rune) string {
 
 // isOtherQuote reports whether r opens a string as another language or a
 // word processor quotes it: ', “, „, ‘ or ‚.
-func isOtherQuote(r rune) bool { return strings.ContainsRune("'\u201c\u201e\u2018\u201a", r) }
+func isOtherQuote(r rune) bool {
+	switch r {
+	case '\'', '\u201c', '\u201e', '\u2018', '\u201a':
+		return true
+	}
+	return false
+}
 
 // quotedOtherwise reports the length of the string at the start of b when
 // it opens with r, a single quote or a curly one, and is closed on the same
 // line by the same single quote or a curly closing one.
 func quotedOtherwise(b []byte, r rune) (int, bool) {
-	var closers string
+	var closers [2]rune
 	switch r {
 	case '\'':
-		closers = "'"
+		closers = [2]rune{'\'', '\''}
 	case '\u201c', '\u201e':
-		closers = "\u201d\u201c"
+		closers = [2]rune{'\u201d', '\u201c'}
 	case '\u2018', '\u201a':
-		closers = "\u2019\u2018"
+		closers = [2]rune{'\u2019', '\u2018'}
 	default:
 		return 0, false
 	}
@@ -467,7 +570,7 @@ func quotedOtherwise(b []byte, r rune) (int, bool) {
 			return 0, false
 		}
 		n += size
-		if strings.ContainsRune(closers, c) {
+		if c == closers[0] || c == closers[1] {
 			return n, true
 		}
 	}

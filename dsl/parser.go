@@ -104,7 +104,7 @@ func Parse(filename string, src []byte) (*File, error) {
 			return &File{}, ErrorList{unclosed(b, st.end)}
 		}
 	}
-	s := scan(filename, src)
+	s := scanRange(src, Position{Filename: filename, Line: 1, Column: 1}, len(src), keepUntilError)
 	if s.err == nil && (len(s.open) == 0 || len(s.tokens) <= maxUnclosedParse) {
 		f, err := parseTokens(s.tokens)
 		if err == nil {
@@ -125,7 +125,7 @@ func Parse(filename string, src []byte) (*File, error) {
 			continue
 		}
 		if len(bytes.TrimSpace(src[pos.Offset:end])) > 0 {
-			cs := scanRange(src, pos, end)
+			cs := scanRange(src, pos, end, keepUntilError)
 			if end < len(src) {
 				cs.cut = src[end]
 				cs.after = firstWord(src[end+1:])
@@ -150,7 +150,7 @@ func Parse(filename string, src []byte) (*File, error) {
 		}
 		// Move past the chunk and its separator.
 		next := min(end+1, len(src))
-		pos.Advance(string(src[pos.Offset:next]))
+		advanceOver(&pos, src[pos.Offset:next])
 	}
 	if len(errs) == 0 {
 		// Every statement parses alone although the whole does not; this

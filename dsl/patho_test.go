@@ -2,8 +2,10 @@ package dsl
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // pathological returns the inputs of issue 16 that once made parsing
@@ -26,12 +28,13 @@ func pathological() map[string]string {
 		// does: a million of them overflowed the goroutine's stack.
 		"minus-1m": "print " + strings.Repeat("-", 1000000) + "1",
 		// Every lexical error of a statement is reported: a run of
-		// unexpected characters is one error, and a line of opening
-		// quotes with no closing one is searched once, not once a quote.
-		// These two are over the issue's target (about 0.2 s and 35 MB,
-		// 0.25 s and 90 MB on a loaded machine), as they were before every
-		// lexical error was reported (0.85 s and 80 MB, 0.5 s and 80 MB):
-		// the scanner's cost per character and per token.
+		// unexpected characters is one error, taken at once, and a line
+		// of opening quotes with no closing one is searched once, not
+		// once a quote; after a lexical error the scan keeps no tokens,
+		// since none is parsed. BenchmarkPathological: unexpected-1m
+		// 20-35 ms and 3 MB to parse (175-195 ms and 34 MB before),
+		// quotes-300k 60-65 ms and 4 MB (435-470 ms and 87 MB), on a
+		// machine shared with other work.
 		"unexpected-1m": "print " + strings.Repeat("?", 1000000),
 		"quotes-300k":   "print " + strings.Repeat("„", 300000) + "\nprint " + strings.Repeat("'", 300001),
 	}
@@ -74,6 +77,54 @@ func TestPathologicalInputsAreRefusedQuickly(t *testing.T) {
 		}
 		if got := IsComplete(src); got != map[bool]string{true: "incomplete", false: "invalid"}[name == "unclosed-model"] {
 			t.Errorf("%s: IsComplete = %s", name, got)
+		}
+	}
+}
+
+// TestPathologicalInputsAllocateLittle: refusing a megabyte of stray
+// characters or a line of quotes allocates a few bytes per byte of source
+// (the copies of the text scanned), not tokens for every character or
+// string after the first error: the scanner reserved 16 bytes of tokens
+// per byte of source, twice, for a megabyte of ? (34 per byte in all), and
+// kept the 150,000 strings of a line of single quotes, twice (73 per byte).
+// Bytes, unlike time, do not depend on the machine's load.
+func TestPathologicalInputsAllocateLittle(t *testing.T) {
+	const perByte = 8
+	inputs := pathological()
+	for _, name := range []string{"unexpected-1m", "quotes-300k"} {
+		src := []byte(inputs[name])
+		for _, run := range []struct {
+			what string
+			f    func()
+		}{
+			{"Parse", func() { Parse("", src) }},
+			{"IsComplete", func() { IsComplete(inputs[name]) }},
+		} {
+			run.f() // anything done once, before measuring
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			run.f()
+			runtime.ReadMemStats(&after)
+			if got := after.TotalAlloc - before.TotalAlloc; got > perByte*uint64(len(src)) {
+				t.Errorf("%s of %s allocates %.1f MB, %.1f bytes per byte of its %d; want at most %d",
+					run.what, name, float64(got)/1e6, float64(got)/float64(len(src)), len(src), perByte)
+			}
+		}
+	}
+}
+
+// TestNotStrayAgreesWithTheScanner: the bytes notStray lists are those
+// the scanner reads as white space, a separator, a comment, a string, a
+// quote or punctuation, so that a run of stray characters ends where the
+// scanner would read something else.
+func TestNotStrayAgreesWithTheScanner(t *testing.T) {
+	for c := range byte(utf8.RuneSelf) {
+		if isLetter(c) || isDigit(c) {
+			continue
+		}
+		want := strings.IndexByte(" \t\r\f\v\n;#\"'"+punctuation, c) >= 0
+		if notStray(c) != want {
+			t.Errorf("notStray(%q) = %v, want %v", c, notStray(c), want)
 		}
 	}
 }

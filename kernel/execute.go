@@ -129,11 +129,17 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 	k.mu.Lock()
 	// An empty cell, or one of blanks, takes no execution count and no
 	// history line, as in IPython: the reply carries the last count.
-	if store && strings.TrimSpace(req.Code) != "" {
+	numbered := store && strings.TrimSpace(req.Code) != ""
+	if numbered {
 		k.count++
 		k.history = append(k.history, historyEntry{line: k.count, input: req.Code})
 	}
 	count := k.count
+	// The engine names the cell by its count only when it took one.
+	cellCount := 0
+	if numbered {
+		cellCount = count
+	}
 	cellCtx, cancel := context.WithCancel(ctx)
 	k.cancelCell = cancel
 	k.mu.Unlock()
@@ -142,7 +148,7 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
 	}
 	out := &iopubOutput{k: k, parent: m, silent: req.Silent}
-	bundle, err := k.runCell(cellCtx, req.Code, out)
+	bundle, err := k.runCell(cellCtx, cellCount, req.Code, out)
 
 	if err == nil && bundle != nil && !req.Silent {
 		data, merr := json.Marshal(bundle)

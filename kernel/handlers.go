@@ -154,13 +154,13 @@ func (k *kernel) kernelInfo() map[string]any {
 }
 
 // runCell calls the engine, turning a panic into an InternalError.
-func (k *kernel) runCell(ctx context.Context, code string, out session.Output) (bundle session.MimeBundle, err error) {
+func (k *kernel) runCell(ctx context.Context, count int, code string, out session.Output) (bundle session.MimeBundle, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = k.panicError("execute", r)
 		}
 	}()
-	return k.engine.Execute(ctx, code, out)
+	return k.engine.ExecuteCell(ctx, count, code, out)
 }
 
 // panicError logs a recovered engine panic and describes it as an error.

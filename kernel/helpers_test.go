@@ -31,6 +31,7 @@ import (
 //	stream TEXT  writes TEXT to stdout and "warning" to stderr
 //	spam N SIZE  writes N stdout lines of SIZE bytes
 //	display      displays "first" under id d1, then updates it to "second"
+//	count        the execution count the kernel gave the cell, as "cell N"
 //	(empty)      no result
 //	anything else: the execute_result is the code as text/plain
 type fakeEngine struct{}
@@ -40,7 +41,7 @@ func fakeWords() []string {
 	return []string{"data", "explain", "fit", "fitted", "model", "simulate", "summary"}
 }
 
-func (fakeEngine) Execute(ctx context.Context, code string, out session.Output) (session.MimeBundle, error) {
+func (fakeEngine) ExecuteCell(ctx context.Context, count int, code string, out session.Output) (session.MimeBundle, error) {
 	cmd, arg, _ := strings.Cut(code, " ")
 	switch cmd {
 	case "sleep":
@@ -50,6 +51,8 @@ func (fakeEngine) Execute(ctx context.Context, code string, out session.Output) 
 		ms, _ := strconv.Atoi(arg)
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		return session.MimeBundle{"text/plain": "waited"}, nil
+	case "count":
+		return session.MimeBundle{"text/plain": fmt.Sprintf("cell %d", count)}, nil
 	case "panic":
 		panic("boom")
 	case "error":

@@ -362,6 +362,35 @@ func TestEmptyCellTakesNoCount(t *testing.T) {
 	}
 }
 
+// TestEngineGetsTheExecutionCount: the engine is told each cell's
+// execution count (the session names an earlier cell by it), and 0 for a
+// cell that takes none (store_history false), so that no later message
+// names a count the notebook never showed.
+func TestEngineGetsTheExecutionCount(t *testing.T) {
+	tk := startKernel(t, "tcp", "count-key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	for k, want := range []struct {
+		store bool
+		text  string
+	}{{true, "cell 1"}, {false, "cell 0"}, {true, "cell 2"}} {
+		id := c.send(c.shell, "execute_request", map[string]any{"code": "count", "silent": false, "store_history": want.store})
+		c.reply(c.shellIn, id, 20*time.Second)
+		got := ""
+		for _, m := range c.collect(id, 20*time.Second) {
+			if m.Header.MsgType == "execute_result" {
+				var v struct {
+					Data map[string]string `json:"data"`
+				}
+				json.Unmarshal(m.Content, &v)
+				got = v.Data["text/plain"]
+			}
+		}
+		if got != want.text {
+			t.Errorf("request %d (store_history %v): the engine saw %q, want %q", k+1, want.store, got, want.text)
+		}
+	}
+}
+
 // TestPagePayload: a page (the answer to WORD? in a notebook) is the
 // execute_reply's "page" payload, which Notebook shows in its pager and
 // jupyter console prints (TestJupyterConsole).

@@ -61,7 +61,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			return escapedPrefixed(labels, code[q:cursor]), q, cursor
 		}
 		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
-			return s.completeColumnString(owner, code[q:cursor]), q, cursor
+			return escapedPrefixed(unlisted(s.columnsOf(owner), listedInIndex(code[:q-1])), code[q:cursor]), q, cursor
 		}
 		if owner := regressOwner(code[:q-1]); s.columnsOf(owner) != nil {
 			return s.completeColumnString(owner, code[q:cursor]), q, cursor
@@ -89,7 +89,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			candidates = append(candidates, strconv.Quote(label))
 		}
 	case s.columnsOf(openBracketOwner(code[:start])) != nil:
-		for _, name := range s.columnsOf(openBracketOwner(code[:start])) {
+		// gss[income, de: the columns the index does not list yet, since
+		// a column twice is an error (Y, summary) or the diagonal (m.C).
+		for _, name := range unlisted(s.columnsOf(openBracketOwner(code[:start])), listedInIndex(code[:start])) {
 			candidates = append(candidates, columnText(name))
 		}
 	case s.columnsOf(regressOwner(code[:start])) != nil:
@@ -158,6 +160,52 @@ func columnTexts(names []string) []string {
 // brackets (as in m.C["my c), escaped as the string needs them.
 func (s *Session) completeColumnString(owner, prefix string) []string {
 	return escapedPrefixed(s.columnsOf(owner), prefix)
+}
+
+// listedInIndex returns the columns that the index open at text's end
+// lists already, by name or as strings (gss[income, "my col", → income
+// and my col); nil when no index is open.
+func listedInIndex(text string) []string {
+	before, ok := beforeOpen(text, '[', ']')
+	if !ok {
+		return nil
+	}
+	inside := text[len(before)+1:]
+	var out []string
+	for i := 0; i < len(inside); i++ {
+		switch c := inside[i]; {
+		case c == '"':
+			lit := leadingString(inside[i:])
+			if lit == "" {
+				return out
+			}
+			if v, err := strconv.Unquote(lit); err == nil {
+				out = append(out, v)
+			}
+			i += len(lit) - 1
+		case isIdentByte(c):
+			j := i
+			for j < len(inside) && isIdentByte(inside[j]) {
+				j++
+			}
+			if c < '0' || c > '9' { // a number is a position, not a name
+				out = append(out, inside[i:j])
+			}
+			i = j - 1
+		}
+	}
+	return out
+}
+
+// unlisted returns the names that listed does not hold, in order.
+func unlisted(names, listed []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(listed, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // escapedPrefixed returns the names that complete prefix, the escaped text

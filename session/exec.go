@@ -101,15 +101,19 @@ func (s *Session) setData(d *Dataset, at dsl.Position, out Output) {
 // "model") while it names a binding of the other kind, which the new one
 // replaces: model gss { Y = gss ... } leaves the data set without a name,
 // and data m = load(...) drops the model m and its fit. Both positions are
-// given, the earlier one's cell when it was another; kept says that the new
-// model is declared on the data it replaces. It records where name is bound
-// now.
+// given, with the earlier one's cell when it was another (its execution
+// count, In [N], when the kernel gave one); kept says that the new model is
+// declared on the data it replaces. It records where name is bound now.
 func (s *Session) rebindWarning(name, kind string, at dsl.Position, kept bool, out Output) {
 	before, seen := s.boundAt[name]
-	s.boundAt[name] = bindSite{at: at, run: s.runs}
+	s.boundAt[name] = bindSite{at: at, run: s.runs, cell: s.cell}
 	where := func(site bindSite) string {
-		w := fmt.Sprintf("%d:%d", site.at.Line, site.at.Column)
-		if site.run != s.runs {
+		w := fmt.Sprintf("at %d:%d", site.at.Line, site.at.Column)
+		switch {
+		case site.run == s.runs:
+		case site.cell > 0:
+			w = fmt.Sprintf("in cell [%d] %s", site.cell, w)
+		default:
 			w += " of an earlier cell"
 		}
 		return w
@@ -121,7 +125,7 @@ func (s *Session) rebindWarning(name, kind string, at dsl.Position, kept bool, o
 	case kind == "model" && wasData:
 		msg = fmt.Sprintf("model %s replaces data %s", name, name)
 		if seen {
-			msg += " (bound at " + where(before) + ")"
+			msg += " (bound " + where(before) + ")"
 		}
 		msg += fmt.Sprintf(": %s names the model now, and the data set can no longer be used by name", name)
 		if kept {
@@ -135,7 +139,7 @@ func (s *Session) rebindWarning(name, kind string, at dsl.Position, kept bool, o
 		}
 		msg = fmt.Sprintf("data %s replaces model %s", name, name)
 		if seen {
-			msg += " (declared at " + where(before) + ")"
+			msg += " (declared " + where(before) + ")"
 		}
 		msg += fmt.Sprintf(": %s names the data set now, and %s; give the data another name to keep both", name, what)
 	default:

@@ -58,7 +58,12 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	if x.Path == "" && x.DrawsPath == "" {
 		target := imputeTarget(x, m)
 		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", target)
-		b := t.elide(s.opts.TableRows, fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", target)).Bundle()
+		whole := fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", target)
+		shown := t.elide(s.opts.TableRows, whole)
+		if n := s.opts.ImputeRows; n > 0 {
+			shown = t.cut(n, 0, whole)
+		}
+		b := shown.Bundle()
 		b["text/html"] = `<div style="max-height: 32em; overflow-y: auto">` + b["text/html"].(string) + "</div>"
 		out.Display(b, "")
 		return nil

@@ -29,10 +29,19 @@ type Options struct {
 	// left out and which statement gives them all. The kernel sets it
 	// (KernelTableRows); 0, the CLI's, shows every row.
 	TableRows int
+	// ImputeRows, if positive, is the most imputed cells impute shows: a
+	// longer table shows its first ImputeRows rows, says how many are left
+	// out and how to write them all to a file. The CLI sets it
+	// (CLIImputeRows), since a data set's thousands of missing cells
+	// would flood the terminal; 0 leaves the table to TableRows.
+	ImputeRows int
 	// Version is the copulang release running, recorded in the
 	// provenance of the files the session writes.
 	Version string
 }
+
+// CLIImputeRows is the CLI's ImputeRows: about a screen.
+const CLIImputeRows = 20
 
 // KernelTableRows is the kernel's TableRows: a summary of C shows all its
 // entries up to 45 columns, and a table of that size is about 0.3 MB.
@@ -78,13 +87,16 @@ type Session struct {
 	// where it was bound before (see rebindWarning).
 	boundAt map[string]bindSite
 	runs    int
+	// cell is the execution count of the cell running, as a notebook shows
+	// it (In [3]); 0 when it has none (a script, a silent execution).
+	cell int
 }
 
-// bindSite is where a data or model statement bound a name: its position
-// and the run (cell) it was in.
+// bindSite is where a data or model statement bound a name: its position,
+// the run it was in and that run's execution count (0 if none).
 type bindSite struct {
-	at  dsl.Position
-	run int
+	at        dsl.Position
+	run, cell int
 }
 
 // Model is a model binding: its checked declaration, its data, and its
@@ -185,6 +197,14 @@ type FigureWriter interface {
 // InternalError. A cancelled ctx stops a running fit, keeps its draws and
 // returns a KeyboardInterrupt error.
 func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBundle, error) {
+	return s.ExecuteCell(ctx, 0, code, out)
+}
+
+// ExecuteCell runs one notebook cell as Execute does; count is its
+// execution count, the N of the In [N] a notebook shows beside it (0 when
+// it has none, as for a silent execution), by which later cells' messages
+// name it.
+func (s *Session) ExecuteCell(ctx context.Context, count int, code string, out Output) (MimeBundle, error) {
 	if e, ok := out.(Exiter); ok {
 		if name, ok := exitCommand(code); ok && !s.bound(name) {
 			e.AskExit()
@@ -199,7 +219,7 @@ func (s *Session) Execute(ctx context.Context, code string, out Output) (MimeBun
 			}
 		}
 	}
-	result, err := s.run(ctx, "", []byte(code), out)
+	result, err := s.run(ctx, "", []byte(code), count, out)
 	nameTraceback(err)
 	if err != nil {
 		return nil, err
@@ -263,7 +283,7 @@ func (s *Session) bound(name string) bool {
 // RunScript runs a whole script file; errors carry the file name.
 // A script's expression statements are displayed as they run.
 func (s *Session) RunScript(ctx context.Context, filename string, src []byte, out Output) error {
-	result, err := s.run(ctx, filename, src, out)
+	result, err := s.run(ctx, filename, src, 0, out)
 	if result != nil {
 		out.Display(result, "")
 	}
@@ -272,8 +292,9 @@ func (s *Session) RunScript(ctx context.Context, filename string, src []byte, ou
 
 // run runs the statements of src and returns the value of the last one if
 // it is an expression statement (the cell's result); the values of earlier
-// expression statements are displayed as they come.
-func (s *Session) run(ctx context.Context, filename string, src []byte, out Output) (result MimeBundle, err error) {
+// expression statements are displayed as they come. cell is its execution
+// count (0 if none).
+func (s *Session) run(ctx context.Context, filename string, src []byte, cell int, out Output) (result MimeBundle, err error) {
 	defer s.publishView()
 	defer func() {
 		if r := recover(); r != nil {
@@ -283,6 +304,7 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, out Outp
 		}
 	}()
 	s.runs++
+	s.cell = cell
 	file, perr := dsl.Parse(filename, src)
 	if perr != nil {
 		return nil, positionedError("SyntaxError", perr, src)

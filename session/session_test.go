@@ -622,7 +622,7 @@ model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 		want []string
 	}{
 		{`u[`, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`, "ok"}},
-		{`m.C[ok, `, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`, "ok"}},
+		{`m.C[ok, `, []string{`"1st"`, `"my col"`, `"q\"x"`, `"âge"`}},
 		{`u[o`, []string{"ok"}},
 		{`u["`, []string{"1st", "my col", "ok", `q\"x`, "âge"}},
 		{`m.C["âge", "my`, []string{"my col"}},
@@ -656,6 +656,31 @@ model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 			}
 		}
 	}
+}
+
+// TestCompleteLeavesOutListedColumns: inside an index, completion offers
+// the columns it does not list yet, named or as strings: it offered income
+// again after gss[income, (found in a console session), which Y = and
+// summary of data refuse as a column listed twice and which in m.C is the
+// diagonal. A number is a position, not the column named by it.
+func TestCompleteLeavesOutListedColumns(t *testing.T) {
+	dir := t.TempDir()
+	csv := "income,degree,age,\"my, col\",2\n1,2,3,1,1\n2,1,3,2,2\n3,3,1,1,2\n"
+	if err := os.WriteFile(filepath.Join(dir, "g.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data g = load("g.csv")
+model m { Y = g; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
+	checkCompletions(t, s, []completionCase{
+		{`g[income, `, []string{`"2"`, `"my, col"`, "age", "degree"}},
+		{`summary m.C[income, "my, col", `, []string{`"2"`, "age", "degree"}},
+		{`model n { Y = g[age, degree, in`, []string{"income"}},
+		{`model n { Y = g[age, income, in`, nil},
+		{`check m[degree, "`, []string{"2", "age", "income", "my, col"}},
+		{`check m[2, "`, []string{"2", "age", "degree", "income", "my, col"}},
+		{"summary m.C[income,\n  ", []string{`"2"`, `"my, col"`, "age", "degree"}},
+	})
 }
 
 // TestCompleteLoadColumns: inside load(...), where drop and order take
@@ -1139,25 +1164,37 @@ func TestHelpIndexShowsAModelWhole(t *testing.T) {
 // TestRebindingToAnotherKindWarns: a data set's name reused for a model,
 // or a model's for data, replaced the binding without a word (model gss
 // { Y = gss ... } left the data set without a name; data m = load(...)
-// dropped the model m and its fit). It warns with both positions, the
-// earlier one's cell when it was another; a name bound again as the same
-// kind (a load cell run again) does not warn.
+// dropped the model m and its fit). It warns with both positions, and the
+// earlier one's cell when it was another: by its execution count, as the
+// notebook shows it (In [12]), which the kernel passes with each cell (the
+// warning said only "of an earlier cell", leaving the user to search the
+// notebook), or, for a cell run without one (silent), as an earlier cell.
+// A name bound again as the same kind (a load cell run again) does not warn.
 func TestRebindingToAnotherKindWarns(t *testing.T) {
 	const model = "; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }"
 	s := newTestSession(t)
-	cells := []struct{ code, warning string }{
-		{"data sim = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 2)\ndata sim = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 3)", ""},
-		{"model sim { Y = sim" + model,
-			"warning: 1:1: model sim replaces data sim (bound at 2:1 of an earlier cell): sim names the model now, and the data set can no longer be used by name (the model keeps it as its data); give the model another name to keep both\n"},
-		{"data d = simulate(FullCopula(p = 3), n = 60, levels = 3)\nmodel m { Y = d" + model + "\nmodel m { Y = d" + model, ""},
-		{"fit m, iter = 20, warmup = 10, chains = 1", ""},
-		{"data m = simulate(FullCopula(p = 3), n = 60, levels = 3)",
-			"warning: 1:1: data m replaces model m (declared at 3:1 of an earlier cell): m names the data set now, and the model and its fit are gone; give the data another name to keep both\n"},
-		{"model d2 { Y = m" + model + "\n\ndata d2 = simulate(FullCopula(p = 3), n = 60, levels = 3)",
+	cells := []struct {
+		count         int // the execution count the kernel gives the cell; 0 for none
+		code, warning string
+	}{
+		{12, "data sim = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 2)\ndata sim = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 3)", ""},
+		{13, "model sim { Y = sim" + model,
+			"warning: 1:1: model sim replaces data sim (bound in cell [12] at 2:1): sim names the model now, and the data set can no longer be used by name (the model keeps it as its data); give the model another name to keep both\n"},
+		{15, "data d = simulate(FullCopula(p = 3), n = 60, levels = 3)\nmodel m { Y = d" + model + "\nmodel m { Y = d" + model, ""},
+		{16, "fit m, iter = 20, warmup = 10, chains = 1", ""},
+		{17, "data m = simulate(FullCopula(p = 3), n = 60, levels = 3)",
+			"warning: 1:1: data m replaces model m (declared in cell [15] at 3:1): m names the data set now, and the model and its fit are gone; give the data another name to keep both\n"},
+		{18, "model d2 { Y = m" + model + "\n\ndata d2 = simulate(FullCopula(p = 3), n = 60, levels = 3)",
 			"warning: 3:1: data d2 replaces model d2 (declared at 1:1): d2 names the data set now, and the model is gone; give the data another name to keep both\n"},
+		{0, "model d3 { Y = m" + model, ""},
+		{19, "data d3 = simulate(FullCopula(p = 3), n = 60, levels = 3)",
+			"warning: 1:1: data d3 replaces model d3 (declared at 1:1 of an earlier cell): d3 names the data set now, and the model is gone; give the data another name to keep both\n"},
 	}
 	for _, c := range cells {
-		out := mustRun(t, s, c.code)
+		out := &recorder{}
+		if _, err := s.ExecuteCell(context.Background(), c.count, c.code, out); err != nil {
+			t.Fatalf("cell [%d] failed: %v\n%s", c.count, err, c.code)
+		}
 		got := ""
 		for _, line := range strings.SplitAfter(out.stderr.String(), "\n") {
 			if strings.Contains(line, "replaces") {
@@ -1165,7 +1202,22 @@ func TestRebindingToAnotherKindWarns(t *testing.T) {
 			}
 		}
 		if got != c.warning {
-			t.Errorf("cell:\n%s\nstderr %q\nwant   %q", c.code, got, c.warning)
+			t.Errorf("cell [%d]:\n%s\nstderr %q\nwant   %q", c.count, c.code, got, c.warning)
 		}
+	}
+}
+
+// TestRebindingInAScriptGivesLines: a script has no cells; the warning
+// gives the earlier statement's line and column in the file.
+func TestRebindingInAScriptGivesLines(t *testing.T) {
+	s := newTestSession(t)
+	out := &recorder{}
+	src := "data sim = simulate(FullCopula(p = 3), n = 60, levels = 3)\n\nmodel sim { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\n"
+	if err := s.RunScript(context.Background(), "a.cop", []byte(src), out); err != nil {
+		t.Fatal(err)
+	}
+	want := "warning: a.cop:3:1: model sim replaces data sim (bound at 1:1): "
+	if !strings.Contains(out.stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", out.stderr.String(), want)
 	}
 }

@@ -31,21 +31,35 @@ type Table struct {
 // 80,000 imputed cells (12 MB of HTML) stops showing output (Jupyter's
 // servers stop forwarding past 1 MB/s) and the file grows by as much.
 func (t *Table) elide(max int, whole string) *Table {
-	if max <= 0 || len(t.Rows) <= max {
+	if max <= 0 {
 		return t
 	}
-	head := max / 2
-	tail := max - head
+	return t.cut(max/2, max-max/2, whole)
+}
+
+// cut returns t cut to its first head and last tail rows, with a row of
+// "…" after the head (and before the tail), when it has more than head +
+// tail rows; otherwise t. The caption, and a last line of the text, say
+// how many rows are shown and left out, and end with whole, as elide's do.
+// t is not changed.
+func (t *Table) cut(head, tail int, whole string) *Table {
+	if len(t.Rows) <= head+tail {
+		return t
+	}
 	gap := make([]string, t.tableColumns())
 	for j := range gap {
 		gap[j] = "…"
 	}
 	u := *t
-	u.Rows = make([][]string, 0, max+1)
+	u.Rows = make([][]string, 0, head+tail+1)
 	u.Rows = append(u.Rows, t.Rows[:head]...)
 	u.Rows = append(u.Rows, gap)
 	u.Rows = append(u.Rows, t.Rows[len(t.Rows)-tail:]...)
-	u.elided = fmt.Sprintf("%d of %d rows shown, the first %d and the last %d: %s", max, len(t.Rows), head, tail, whole)
+	if tail == 0 {
+		u.elided = fmt.Sprintf("the first %d of %d rows shown, %d left out: %s", head, len(t.Rows), len(t.Rows)-head, whole)
+	} else {
+		u.elided = fmt.Sprintf("%d of %d rows shown, the first %d and the last %d: %s", head+tail, len(t.Rows), head, tail, whole)
+	}
 	if u.Caption != "" {
 		u.Caption += "; "
 	}

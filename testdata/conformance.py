@@ -38,9 +38,9 @@ class CopulangKernelTests(jkt.KernelTests):
         {"text": "fit m with h", "matches": {"hmc"}},
     ]
     complete_code_samples = ["1 + 2", "fit m", 'print "x"', "model m {\n  Y = d\n}", "# only a comment { "]
-    incomplete_code_samples = ["model m {", "summary m.C[1,", 'load("x.cs', "model m {\n  # } in a comment\n"]
-    # A string ends on its line: one left open outside brackets is invalid.
-    invalid_code_samples = ["fit = 3", "}", "model m { Y = }", "(" * 200, 'print "abc']
+    incomplete_code_samples = ["model m {", "summary m.C[1,", 'load("x.csv",', "model m {\n  # } in a comment\n"]
+    # A string ends on its line: one left open is invalid, inside brackets too.
+    invalid_code_samples = ["fit = 3", "}", "model m { Y = }", "(" * 200, 'print "abc', 'load("x.cs']
 
     code_page_something = "fit?"
     code_generate_error = "fit nothing"

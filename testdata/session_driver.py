@@ -80,7 +80,9 @@ def main():
         print("PASS inspect")
 
         for code, want in [("model m {", "incomplete"), ("fit m with gibbs(", "incomplete"),
-                           ("explain m", "complete"), ("model m { ) }", "invalid")]:
+                           ("explain m", "complete"), ("model m { ) }", "invalid"),
+                           # a string ends on its line: no next line closes the brackets
+                           ('data d = load("x.csv", na = ["-9', "invalid")]:
             kc.is_complete(code)
             r = kc.get_shell_msg(timeout=T)["content"]
             check(r["status"] == want, "is_complete " + code, r)
@@ -139,6 +141,15 @@ def main():
         rep, msgs = run(kc, "")
         check(rep["status"] == "ok", "empty cell", rep)
         print("PASS empty cell")
+
+        # A name bound in one cell and rebound as another kind in a later
+        # one: the warning names the earlier cell by its execution count.
+        first, _ = run(kc, "data other = simulate(FullCopula(p = 3), n = 50, levels = 3)")
+        rep, msgs = run(kc, "model other { Y = other; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }")
+        stderr = "".join(m["content"]["text"] for m in of_type(msgs, "stream") if m["content"]["name"] == "stderr")
+        want = "(bound in cell [%d] at 1:1)" % first["execution_count"]
+        check(rep["status"] == "ok" and want in stderr, "rebinding warning names the cell: " + want, stderr)
+        print("PASS rebinding warning names the earlier cell")
     finally:
         kc.stop_channels()
         km.shutdown_kernel(now=False)
