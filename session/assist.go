@@ -64,7 +64,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			return escapedPrefixed(unlisted(s.columnsOf(owner), listedInIndex(code[:q-1])), code[q:cursor]), q, cursor
 		}
 		if owner := regressOwner(code[:q-1]); s.columnsOf(owner) != nil {
-			return s.completeColumnString(owner, code[q:cursor]), q, cursor
+			return escapedPrefixed(unlisted(s.columnsOf(owner), listedInFormula(code[:q-1])), code[q:cursor]), q, cursor
 		}
 		return s.completePath(code[:q-1], code[q:cursor]), q, cursor
 	}
@@ -95,8 +95,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			candidates = append(candidates, columnText(name))
 		}
 	case s.columnsOf(regressOwner(code[:start])) != nil:
-		// A formula names columns as an index does (or by number).
-		for _, name := range s.columnsOf(regressOwner(code[:start])) {
+		// A formula names columns as an index does (or by number), each
+		// once.
+		for _, name := range unlisted(s.columnsOf(regressOwner(code[:start])), listedInFormula(code[:start])) {
 			candidates = append(candidates, columnText(name))
 		}
 	case settingValues(before) != nil:
@@ -155,18 +156,20 @@ func columnTexts(names []string) []string {
 	return out
 }
 
-// completeColumnString returns the column names of owner that complete
-// prefix, the escaped text of a string being typed inside its index
-// brackets (as in m.C["my c), escaped as the string needs them.
-func (s *Session) completeColumnString(owner, prefix string) []string {
-	return escapedPrefixed(s.columnsOf(owner), prefix)
-}
-
 // listedInIndex returns the columns that the index open at text's end
 // lists already, by name or as strings (gss[income, "my col", → income
 // and my col); nil when no index is open.
-func listedInIndex(text string) []string {
-	before, ok := beforeOpen(text, '[', ']')
+func listedInIndex(text string) []string { return listedAfter(text, '[', ']') }
+
+// listedInFormula returns the columns that the regress formula open at
+// text's end names already (m.regress(income ~ degree + → income and
+// degree): a column on both sides, or twice on one, is an error.
+func listedInFormula(text string) []string { return listedAfter(text, '(', ')') }
+
+// listedAfter returns the names and strings after the bracket open (closed
+// by close) that is open at text's end; nil when none is.
+func listedAfter(text string, open, close byte) []string {
+	before, ok := beforeOpen(text, open, close)
 	if !ok {
 		return nil
 	}

@@ -662,7 +662,8 @@ model m { Y = u; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 // the columns it does not list yet, named or as strings: it offered income
 // again after gss[income, (found in a console session), which Y = and
 // summary of data refuse as a column listed twice and which in m.C is the
-// diagonal. A number is a position, not the column named by it.
+// diagonal. A number is a position, not the column named by it. A regress
+// formula likewise offers the columns it does not name yet.
 func TestCompleteLeavesOutListedColumns(t *testing.T) {
 	dir := t.TempDir()
 	csv := "income,degree,age,\"my, col\",2\n1,2,3,1,1\n2,1,3,2,2\n3,3,1,1,2\n"
@@ -680,6 +681,10 @@ model m { Y = g; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 		{`check m[degree, "`, []string{"2", "age", "income", "my, col"}},
 		{`check m[2, "`, []string{"2", "age", "degree", "income", "my, col"}},
 		{"summary m.C[income,\n  ", []string{`"2"`, `"my, col"`, "age", "degree"}},
+		// A regress formula names each column once, on one side.
+		{`summary m.regress(income ~ `, []string{`"2"`, `"my, col"`, "age", "degree"}},
+		{`summary m.regress(income ~ degree + "`, []string{"2", "age", "my, col"}},
+		{`summary m.regress(age ~ income + de`, []string{"degree"}},
 	})
 }
 
