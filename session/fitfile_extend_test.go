@@ -1,0 +1,110 @@
+package session
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/copulang/copulang/inference"
+)
+
+// resultBytes is MarshalBinary of r: every draw, imputation, latent mean,
+// statistic and chain state it holds, bit for bit, with its Elapsed set to
+// elapsed (the one thing two runs of the same draws do not share).
+func resultBytes(t *testing.T, r *inference.Result, elapsed bool) []byte {
+	t.Helper()
+	saved := r.Elapsed
+	if !elapsed {
+		r.Elapsed = 0
+	}
+	defer func() { r.Elapsed = saved }()
+	b, err := r.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestFitFileExtensionsReadBackBitForBit: a fit extended one, two and
+// three times (by iterations, by as many as it ran, to an ESS target),
+// thinned, with missing cells whose imputations are kept, of a full model
+// and of a factor model whose loadings are aligned anew over the longer
+// chains, is read back by a new session extension after extension as it
+// was sampled: every byte its Result encodes (draws, loadings,
+// imputations, latent means, statistics and the chains' states) is the
+// same. Extended again, the fit read back makes the draws the sampled one
+// makes, and that extension, written after the ones read (each holding
+// only its new draws), is read back by a third session as it was made.
+func TestFitFileExtensionsReadBackBitForBit(t *testing.T) {
+	t.Parallel()
+	const fullSetup = fitFileSetup
+	const factorSetup = "data d = simulate(FactorCopula(p = 5, k = 2), n = 150, levels = 4, seed = 2, missing = 0.05)\n" +
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\n"
+	for _, tc := range []struct {
+		name, setup, fit string
+		extends          []string
+	}{
+		{"full, thinned, once", fullSetup, "fit m, iter = 40, warmup = 20, chains = 2, thin = 2, seed = 5, file = \"m.fit\"\n",
+			[]string{"extend m, iter = 30"}},
+		{"full, thinned, three times", fullSetup, "fit m, iter = 40, warmup = 20, chains = 2, thin = 2, seed = 5, file = \"m.fit\"\n",
+			[]string{"extend m, iter = 30", "extend m", "extend m, iter = 14"}},
+		{"full, to an ess target", fullSetup, "fit m, iter = 40, warmup = 20, chains = 2, seed = 5, file = \"m.fit\"\n",
+			[]string{"extend m, iter = 20", "extend m, ess = 300"}},
+		{"factor px, thinned, twice", factorSetup, "fit m with px, iter = 40, warmup = 30, chains = 2, thin = 2, seed = 5, file = \"m.fit\"\n",
+			[]string{"extend m, iter = 30", "extend m, iter = 20"}},
+		{"factor, to an ess target", factorSetup, "fit m, iter = 40, warmup = 30, chains = 2, seed = 5, file = \"m.fit\"\n",
+			[]string{"extend m", "extend m, ess = 200"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s1 := New(Options{Dir: dir, Version: "1.0.0"})
+			mustRun(t, s1, tc.setup+tc.fit)
+			var sampled [][]byte
+			for _, x := range tc.extends {
+				if text := mustRun(t, s1, x+"\n").text(); !strings.Contains(text, "wrote the extension to m.fit") {
+					t.Fatalf("%s was not written:\n%s", x, text)
+				}
+				sampled = append(sampled, resultBytes(t, s1.models["m"].Fit, true))
+			}
+
+			s2 := New(Options{Dir: dir, Version: "1.0.0"})
+			mustRun(t, s2, tc.setup+tc.fit)
+			for k, x := range tc.extends {
+				text := mustRun(t, s2, x+"\n").text()
+				if !strings.Contains(text, "; read from m.fit") || strings.Contains(text, "wrote the extension") {
+					t.Fatalf("%s was not read from m.fit:\n%s", x, text)
+				}
+				if got := resultBytes(t, s2.models["m"].Fit, true); !bytes.Equal(got, sampled[k]) {
+					t.Fatalf("%s read back differs from the one sampled (%d bytes encoded, want %d)", x, len(got), len(sampled[k]))
+				}
+			}
+
+			// Extended again, the fit read back goes on as one sampled in
+			// a session of its own (another folder) does.
+			const more = "extend m, iter = 10\n"
+			ref := New(Options{Dir: t.TempDir(), Version: "1.0.0"})
+			mustRun(t, ref, tc.setup+tc.fit+strings.Join(tc.extends, "\n")+"\n"+more)
+			if text := mustRun(t, s2, more).text(); strings.Contains(text, "; read from m.fit") || !strings.Contains(text, "wrote the extension to m.fit") {
+				t.Fatalf("the further extension was not sampled and written:\n%s", text)
+			}
+			want := resultBytes(t, s2.models["m"].Fit, true)
+			if got := resultBytes(t, s2.models["m"].Fit, false); !bytes.Equal(got, resultBytes(t, ref.models["m"].Fit, false)) {
+				t.Errorf("the fit read back, extended, differs from the fit sampled and extended")
+			}
+
+			// A third session reads every extension, the last written
+			// after the ones the second session read.
+			s3 := New(Options{Dir: dir, Version: "1.0.0"})
+			mustRun(t, s3, tc.setup+tc.fit)
+			for _, x := range append(append([]string{}, tc.extends...), strings.TrimSpace(more)) {
+				if text := mustRun(t, s3, x+"\n").text(); !strings.Contains(text, "; read from m.fit") {
+					t.Fatalf("%s was not read from m.fit by a third session:\n%s", x, text)
+				}
+			}
+			if got := resultBytes(t, s3.models["m"].Fit, true); !bytes.Equal(got, want) {
+				t.Errorf("the extension written after extensions read, read back, differs from the one made")
+			}
+		})
+	}
+}
