@@ -2,7 +2,12 @@ package session
 
 import (
 	"bytes"
+	"context"
+	"encoding/gob"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/copulang/copulang/inference"
@@ -104,6 +109,83 @@ func TestFitFileExtensionsReadBackBitForBit(t *testing.T) {
 			}
 			if got := resultBytes(t, s3.models["m"].Fit, true); !bytes.Equal(got, want) {
 				t.Errorf("the extension written after extensions read, read back, differs from the one made")
+			}
+		})
+	}
+}
+
+// replacingRecorder writes contents to path when the fit's progress is
+// first shown: after the fit has read its file, while it samples (as
+// another kernel, a later copulang or the user may write the file during
+// a fit of hours).
+type replacingRecorder struct {
+	recorder
+	path     string
+	contents []byte
+	once     sync.Once
+	err      error
+}
+
+func (r *replacingRecorder) Display(b MimeBundle, id string) {
+	r.recorder.Display(b, id)
+	if id != "" {
+		r.once.Do(func() { r.err = os.WriteFile(r.path, r.contents, 0o644) })
+	}
+}
+
+// TestFitFileWrittenMeanwhileIsKept: a fit checks its file before it
+// samples, and refuses one that is not a fit file or that a later
+// copulang wrote (fit will not overwrite it); but it wrote the file it
+// sampled for without looking again, so that such a file written there
+// while it sampled (a data file saved under that name, another kernel's
+// fit of a later format, perhaps hours of sampling) was replaced in
+// silence. The fit is kept in the session, and not written over it.
+func TestFitFileWrittenMeanwhileIsKept(t *testing.T) {
+	t.Parallel()
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, file = \"m.fit\"\n"
+	// A fit file of the format after this copulang's.
+	src := t.TempDir()
+	mustRun(t, New(Options{Dir: src}), fitFileSetup+fit)
+	data, err := os.ReadFile(filepath.Join(src, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustDecode(t, data)
+	var later bytes.Buffer
+	later.WriteString(fitFileMagic)
+	head := *f
+	head.Format, head.Result, head.Version = fitFileFormat+1, nil, "copulang 9.0"
+	if err := gob.NewEncoder(&later).Encode(&head); err != nil {
+		t.Fatal(err)
+	}
+	later.Write(f.Result)
+
+	for _, tc := range []struct {
+		name     string
+		contents []byte
+		why      string
+	}{
+		{"a data file", []byte("a,b\n1,2\n"), "m.fit is not a copulang fit file, so fit will not overwrite it"},
+		{"a fit file of a later format", later.Bytes(), "m.fit was written by a later copulang (copulang 9.0)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "m.fit")
+			s := New(Options{Dir: dir})
+			mustRun(t, s, fitFileSetup)
+			out := &replacingRecorder{path: path, contents: tc.contents}
+			_, err := s.Execute(context.Background(), fit, out)
+			if out.err != nil {
+				t.Fatal(out.err)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, tc.contents) {
+				t.Errorf("%s written during the fit was overwritten (error %v):\n%s", tc.name, err, out.text())
+			}
+			if err == nil || !strings.Contains(errorText(err), "fit m is kept, but could not be written to m.fit: "+tc.why) {
+				t.Errorf("the fit's error: %v, want it to say %q", err, tc.why)
+			}
+			if s.models["m"].Fit == nil {
+				t.Error("the fit is not kept in the session")
 			}
 		})
 	}
