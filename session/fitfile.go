@@ -387,6 +387,10 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	// that read it to 323 MB.
 	f, err := decodeFitAt(file, info.Size())
 	if err != nil {
+		if err := laterFitFile(path, shown); err != nil {
+			// A later copulang's header need not decode as this one's.
+			return nil, "", err
+		}
 		return nil, fmt.Sprintf("%s is a fit file that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
 	if f.Format > fitFileFormat {
@@ -424,8 +428,10 @@ func laterFormatError(f *fitFile, shown string) error {
 }
 
 // laterFitFile returns laterFormatError if the fit file at path is of a
-// format after this copulang's, reading only its header; nil otherwise,
-// the fit reading the rest (readFitFile).
+// format after this copulang's, reading only its header's format and
+// version, so that a later header that does not decode as this
+// copulang's fitFile (a field of another type) is known as later too;
+// nil otherwise, the fit reading the rest (readFitFile).
 func laterFitFile(path, shown string) error {
 	file, err := os.Open(path)
 	if err != nil {
@@ -435,11 +441,15 @@ func laterFitFile(path, shown string) error {
 	if _, err := file.Seek(int64(len(fitFileMagic)), io.SeekStart); err != nil {
 		return nil
 	}
-	var f fitFile
-	if err := gob.NewDecoder(bufio.NewReader(file)).Decode(&f); err != nil || f.Format <= fitFileFormat {
+	// Gob leaves out the fields the value decoded into does not name.
+	var head struct {
+		Format  int
+		Version string
+	}
+	if err := gob.NewDecoder(bufio.NewReader(file)).Decode(&head); err != nil || head.Format <= fitFileFormat {
 		return nil
 	}
-	return laterFormatError(&f, shown)
+	return laterFormatError(&fitFile{Format: head.Format, Version: head.Version}, shown)
 }
 
 // readDraws decodes the draws d of a fit file of spec as they are read:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,5 +189,58 @@ func TestFitFileWrittenMeanwhileIsKept(t *testing.T) {
 				t.Error("the fit is not kept in the session")
 			}
 		})
+	}
+}
+
+// TestFitFileOfALaterLayoutIsKept: a fit file of a format after this
+// copulang's is never overwritten; but the format was read by decoding
+// the whole header as this copulang's, so that a later copulang's header
+// with a field of another type (its time written as text, say) failed to
+// decode, and the file was called damaged, sampled again and overwritten.
+// The format is read on its own.
+func TestFitFileOfALaterLayoutIsKept(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.fit")
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, file = \"m.fit\"\n"
+	// laterHeader is a later copulang's header: its Saved is text.
+	type laterHeader struct {
+		Format  int
+		Version string
+		Saved   string
+		Draws   []byte
+	}
+	var later bytes.Buffer
+	later.WriteString(fitFileMagic)
+	if err := gob.NewEncoder(&later).Encode(laterHeader{Format: fitFileFormat + 1, Version: "copulang 9.0", Saved: "2031-01-01T00:00:00Z", Draws: []byte{1, 2, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeFitFile(later.Bytes()); err == nil {
+		t.Fatal("the later header decodes as this copulang's: the test needs one that does not")
+	}
+	if err := os.WriteFile(path, later.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("m.fit was written by a later copulang (copulang 9.0), in fit file format %d", fitFileFormat+1)
+	for _, tc := range []struct {
+		name string
+		run  func() error
+	}{
+		{"a script", func() error {
+			_, err := New(Options{Dir: dir}).Execute(context.Background(), fitFileSetup+fit, &recorder{})
+			return err
+		}},
+		{"the fit's read", func() error {
+			_, _, err := readFitFile(path, "m.fit", nil, fitOrigin{}, inference.Spec{})
+			return err
+		}},
+		{"the fit's write", func() error { return overwritableFit(path, "m.fit") }},
+	} {
+		if err := tc.run(); err == nil || !strings.Contains(errorText(err), want) {
+			t.Errorf("%s over a fit file of a later layout: %v, want %q", tc.name, err, want)
+		}
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, later.Bytes()) {
+		t.Errorf("the fit file of a later layout was changed")
 	}
 }
