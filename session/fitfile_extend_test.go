@@ -244,3 +244,63 @@ func TestFitFileOfALaterLayoutIsKept(t *testing.T) {
 		t.Errorf("the fit file of a later layout was changed")
 	}
 }
+
+// TestFitFileWithExtensionsDamaged: a fit file of format 5 holding a fit
+// and two extensions of its new draws, cut short at each boundary of its
+// sections (the magic line, the header, the fit's draws, each extension's,
+// the checksum) and a byte either side, or with one bit changed in each
+// section, is refused, whether read from bytes or as a stream from the
+// file; a session then samples the fit again and writes it, with its
+// extensions, and reads nothing from the damaged file.
+func TestFitFileWithExtensionsDamaged(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.fit")
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, thin = 2, seed = 3, file = \"m.fit\"\n"
+	const extends = "extend m, iter = 20\nextend m, iter = 10\n"
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+extends)
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustDecode(t, good)
+	if f.Format != 5 || len(f.Extensions) != 2 {
+		t.Fatalf("the file holds format %d with %d extensions, want 5 with 2", f.Format, len(f.Extensions))
+	}
+	// The sections' starts, and the file's end.
+	start := len(good) - 4 - f.ResultSize - f.Extensions[0].Size - f.Extensions[1].Size
+	bounds := []int{len(fitFileMagic), start, start + f.ResultSize, start + f.ResultSize + f.Extensions[0].Size,
+		len(good) - 4, len(good)}
+	refused := func(what string, data []byte) {
+		t.Helper()
+		if _, err := decodeFitFile(data); err == nil {
+			t.Errorf("%s: decoded from bytes", what)
+		}
+		if _, err := decodeFitAt(bytes.NewReader(data), int64(len(data))); err == nil {
+			t.Errorf("%s: decoded as a stream", what)
+		}
+	}
+	for k := range bounds[:len(bounds)-1] {
+		for _, at := range []int{bounds[k] - 1, bounds[k], bounds[k] + 1} {
+			refused(fmt.Sprintf("cut at byte %d of %d", at, len(good)), good[:at])
+		}
+		for _, at := range []int{bounds[k], (bounds[k] + bounds[k+1]) / 2, bounds[k+1] - 1} {
+			bad := bytes.Clone(good)
+			bad[at] ^= 0x10
+			refused(fmt.Sprintf("a bit of byte %d of section %d changed", at, k+1), bad)
+		}
+	}
+	// A session given the extended fit's file cut before its second
+	// extension's end samples the fit and writes it anew.
+	if err := os.WriteFile(path, good[:len(good)-4-f.Extensions[1].Size/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	text := mustRun(t, s, fitFileSetup+fit+extends).text()
+	if !strings.Contains(text, "m.fit is a fit file that cannot be read") || strings.Contains(text, "; read from m.fit") {
+		t.Errorf("a fit file cut short in its second extension:\n%s", text)
+	}
+	if again, err := os.ReadFile(path); err != nil || mustDecode(t, again).Format != 5 || len(mustDecode(t, again).Extensions) != 2 {
+		t.Errorf("the file written again does not hold the fit and both extensions (%v)", err)
+	}
+}
