@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -302,5 +303,59 @@ func TestFitFileWithExtensionsDamaged(t *testing.T) {
 	}
 	if again, err := os.ReadFile(path); err != nil || mustDecode(t, again).Format != 5 || len(mustDecode(t, again).Extensions) != 2 {
 		t.Errorf("the file written again does not hold the fit and both extensions (%v)", err)
+	}
+}
+
+// TestFitFileExtensionOfAnotherFitIsSampledAgain: an extension that holds
+// only its new draws is read after the fit before it, from which it takes
+// its first draws. In a file whose fit is not the one the extension was
+// encoded after (the same settings, other draws: here two draws of a chain
+// swapped, the file's checksums made anew), it is not read, which would
+// join one fit's draws to another's: it is sampled again from the fit the
+// file holds, replacing it, and a new session reads that one.
+func TestFitFileExtensionOfAnotherFitIsSampledAgain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.fit")
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const extend = "extend m, iter = 20\n"
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+extend)
+	s0 := New(Options{Dir: dir})
+	mustRun(t, s0, fitFileSetup+fit)
+	other := s0.models["m"].Fit
+	other.C[0][0], other.C[0][1] = other.C[0][1], other.C[0][0]
+	b, err := other.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustDecode(t, data)
+	if err := writeFitBytes(path, f, readBytes(b)); err != nil {
+		t.Fatal(err)
+	}
+
+	s := New(Options{Dir: dir})
+	if text := mustRun(t, s, fitFileSetup+fit).text(); !strings.Contains(text, "; read from m.fit") {
+		t.Fatalf("the other fit was not read:\n%s", text)
+	}
+	text := mustRun(t, s, extend).text()
+	if !strings.Contains(text, "holds this extension of the fit, but it cannot be read (inference: reading an extension: it continues another result than the one it is read after): extending again and replacing it") ||
+		!strings.Contains(text, "wrote the extension to m.fit") {
+		t.Fatalf("the extension of another fit:\n%s", text)
+	}
+	if got := s.models["m"].Fit.C[0][1]; !slices.Equal(got, other.C[0][1]) {
+		t.Errorf("the extension sampled again does not begin with the draws of the fit the file holds")
+	}
+	want := resultBytes(t, s.models["m"].Fit, true)
+	s2 := New(Options{Dir: dir})
+	mustRun(t, s2, fitFileSetup+fit)
+	if text := mustRun(t, s2, extend).text(); !strings.Contains(text, "; read from m.fit") || strings.Contains(text, "cannot be read") {
+		t.Fatalf("the extension written again was not read:\n%s", text)
+	}
+	if !bytes.Equal(resultBytes(t, s2.models["m"].Fit, true), want) {
+		t.Errorf("the extension written again, read back, differs from the one made")
 	}
 }
