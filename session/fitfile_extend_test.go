@@ -359,3 +359,70 @@ func TestFitFileExtensionOfAnotherFitIsSampledAgain(t *testing.T) {
 		t.Errorf("the extension written again, read back, differs from the one made")
 	}
 }
+
+// TestKeepScoresWhileExtending: compare's scores and extend's extensions
+// are both written by reading the fit file and writing it anew, each
+// under the lock of its directory. Writers of scores running while a
+// session extends the fit twice (each extension copying the draws of the
+// file it reads into the one it writes) lose neither the scores nor the
+// extensions, and a new session reads the extensions bit for bit.
+func TestKeepScoresWhileExtending(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const extends = "extend m, iter = 20\nextend m, iter = 10\n"
+	s := New(Options{Dir: dir})
+	mustRun(t, s, fitFileSetup+fit)
+	kf := s.models["m"].kept
+	if kf == nil {
+		t.Fatal("the fit is not kept in m.fit")
+	}
+	const writers, each = 4, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each+1)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range each {
+				if err := keepScores(context.Background(), kf, fmt.Sprintf("key %d/%d", w, k), []float64{float64(w), float64(k)}, nil); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	var text string
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		out := &recorder{}
+		if _, err := s.Execute(context.Background(), extends, out); err != nil {
+			errs <- err
+		}
+		text = out.text()
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if strings.Count(text, "wrote the extension to m.fit") != 2 {
+		t.Fatalf("the extensions were not both written:\n%s", text)
+	}
+	data, err := os.ReadFile(kf.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustDecode(t, data)
+	if len(f.Scores) != writers*each || len(f.Extensions) != 2 {
+		t.Errorf("the file holds %d scores and %d extensions, want %d and 2", len(f.Scores), len(f.Extensions), writers*each)
+	}
+	s2 := New(Options{Dir: dir})
+	mustRun(t, s2, fitFileSetup+fit)
+	if text := mustRun(t, s2, extends).text(); strings.Count(text, "; read from m.fit") != 2 {
+		t.Fatalf("the extensions were not read:\n%s", text)
+	}
+	if !bytes.Equal(resultBytes(t, s2.models["m"].Fit, true), resultBytes(t, s.models["m"].Fit, true)) {
+		t.Errorf("the extensions read back differ from those made")
+	}
+}
