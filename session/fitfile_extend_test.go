@@ -426,3 +426,73 @@ func TestKeepScoresWhileExtending(t *testing.T) {
 		t.Errorf("the extensions read back differ from those made")
 	}
 }
+
+// TestFitFileOfAnEarlierFormatExtended: a fit read from a file of format
+// 1, 2 or 3 and extended is written with its extension in format 5, its
+// draws as they were; a new session reads the fit and the extension bit
+// for bit, and compare's scores added to it keep both.
+func TestFitFileOfAnEarlierFormatExtended(t *testing.T) {
+	t.Parallel()
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const extend = "extend m, iter = 20\n"
+	src := t.TempDir()
+	mustRun(t, New(Options{Dir: src}), fitFileSetup+fit)
+	data, err := os.ReadFile(filepath.Join(src, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	three := mustDecode(t, data)
+	for _, format := range []int{1, 2, 3} {
+		t.Run(fmt.Sprint("format ", format), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "m.fit")
+			file := data
+			var b bytes.Buffer
+			b.WriteString(fitFileMagic)
+			head := *three
+			head.Format, head.Result = format, nil
+			if format == 1 {
+				head.Result, head.ResultSize = three.Result, 0
+			}
+			if format < 3 {
+				if err := gob.NewEncoder(&b).Encode(&head); err != nil {
+					t.Fatal(err)
+				}
+				if format == 2 {
+					b.Write(three.Result)
+				}
+				file = b.Bytes()
+			}
+			if err := os.WriteFile(path, file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := New(Options{Dir: dir})
+			if text := mustRun(t, s, fitFileSetup+fit).text(); !strings.Contains(text, "; read from m.fit") {
+				t.Fatalf("the fit of format %d was not read:\n%s", format, text)
+			}
+			if text := mustRun(t, s, extend).text(); !strings.Contains(text, "wrote the extension to m.fit") {
+				t.Fatalf("the extension was not written:\n%s", text)
+			}
+			want := resultBytes(t, s.models["m"].Fit, true)
+			if err := keepScores(context.Background(), s.models["m"].kept, "k", []float64{-1}, nil); err != nil {
+				t.Fatal(err)
+			}
+			written, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f := mustDecode(t, written); f.Format != 5 || len(f.Extensions) != 1 || len(f.Scores) != 1 || !bytes.Equal(f.Result, three.Result) {
+				t.Fatalf("the file written: format %d, %d extensions, %d scores, the fit's draws kept: %v", f.Format, len(f.Extensions), len(f.Scores), bytes.Equal(f.Result, three.Result))
+			}
+			s2 := New(Options{Dir: dir})
+			mustRun(t, s2, fitFileSetup+fit)
+			if text := mustRun(t, s2, extend).text(); !strings.Contains(text, "; read from m.fit") {
+				t.Fatalf("the extension was not read:\n%s", text)
+			}
+			if !bytes.Equal(resultBytes(t, s2.models["m"].Fit, true), want) {
+				t.Errorf("the extension read back differs from the one made")
+			}
+		})
+	}
+}
