@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -494,5 +495,46 @@ func TestFitFileOfAnEarlierFormatExtended(t *testing.T) {
 				t.Errorf("the extension read back differs from the one made")
 			}
 		})
+	}
+}
+
+// TestHostileLengthsAllocateLittle: a fit file is read as a stream, so a
+// length it gives is bounded by the bytes that are there before anything
+// is allocated for it: a header, or a fit's draws, whose gob says a
+// message of 4 GB follows, in a file of a few bytes, is refused having
+// allocated at most gob's first chunk of such a message (10 MB, which it
+// grows only as the message's bytes come), not 4 GB. (Measured by the
+// allocations; the test is not parallel, so runs alone.)
+func TestHostileLengthsAllocateLittle(t *testing.T) {
+	// A gob message count of 2³² (gob's unsigned integer: the negated
+	// byte count, then the bytes, big-endian), and a few bytes.
+	huge := []byte{0xfb, 0x01, 0x00, 0x00, 0x00, 0x00, 1, 2, 3, 4, 5, 6, 7, 8}
+	spec := inference.Spec{Columns: [][]float64{{1, 2, 1, 2}, {2, 1, 1, 2}}, Chains: 1, Iter: 1, Thin: 1}
+	for _, tc := range []struct {
+		name string
+		read func() error
+	}{
+		{"header", func() error {
+			_, err := decodeFitFile(append([]byte(fitFileMagic), huge...))
+			return err
+		}},
+		{"draws", func() error {
+			_, err := readDraws(readBytes(huge), spec, nil)
+			return err
+		}},
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err := tc.read()
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Fatalf("%s: a message of 4 GB in %d bytes was read", tc.name, len(huge))
+		}
+		allocated := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s: refusing a message of 4 GB in %d bytes allocated %d bytes", tc.name, len(huge), allocated)
+		if allocated > 16<<20 {
+			t.Errorf("%s: refusing a message of 4 GB in %d bytes allocated %d bytes", tc.name, len(huge), allocated)
+		}
 	}
 }
