@@ -153,7 +153,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	// Scores compare computed with these settings (before the file was
 	// named, say) go into the file too.
 	scores := s.scores.withPrefix(settingsKey(compareSpec(m)) + "/")
-	saved, err := writeFitFile(ctx, s.path(x.File), origin, s.opts.Version, m.Fit, untilText, warning, scores)
+	saved, err := writeFitFile(ctx, s.path(x.File), x.File, origin, s.opts.Version, m.Fit, untilText, warning, scores)
 	if err != nil {
 		return fmt.Errorf("fit %s is kept, but could not be written to %s: %w", x.Model, x.File, err)
 	}

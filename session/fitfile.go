@@ -387,6 +387,10 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	// that read it to 323 MB.
 	f, err := decodeFitAt(file, info.Size())
 	if err != nil {
+		if err := laterFitFile(path, shown); err != nil {
+			// A later copulang's header need not decode as this one's.
+			return nil, "", err
+		}
 		return nil, fmt.Sprintf("%s is a fit file that cannot be read (%v): fitting again and overwriting it", shown, err), nil
 	}
 	if f.Format > fitFileFormat {
@@ -424,8 +428,10 @@ func laterFormatError(f *fitFile, shown string) error {
 }
 
 // laterFitFile returns laterFormatError if the fit file at path is of a
-// format after this copulang's, reading only its header; nil otherwise,
-// the fit reading the rest (readFitFile).
+// format after this copulang's, reading only its header's format and
+// version, so that a later header that does not decode as this
+// copulang's fitFile (a field of another type) is known as later too;
+// nil otherwise, the fit reading the rest (readFitFile).
 func laterFitFile(path, shown string) error {
 	file, err := os.Open(path)
 	if err != nil {
@@ -435,11 +441,15 @@ func laterFitFile(path, shown string) error {
 	if _, err := file.Seek(int64(len(fitFileMagic)), io.SeekStart); err != nil {
 		return nil
 	}
-	var f fitFile
-	if err := gob.NewDecoder(bufio.NewReader(file)).Decode(&f); err != nil || f.Format <= fitFileFormat {
+	// Gob leaves out the fields the value decoded into does not name.
+	var head struct {
+		Format  int
+		Version string
+	}
+	if err := gob.NewDecoder(bufio.NewReader(file)).Decode(&head); err != nil || head.Format <= fitFileFormat {
 		return nil
 	}
-	return laterFormatError(&f, shown)
+	return laterFormatError(&fitFile{Format: head.Format, Version: head.Version}, shown)
 }
 
 // readDraws decodes the draws d of a fit file of spec as they are read:
@@ -478,9 +488,13 @@ func madeByFit(res *inference.Result, x *compiler.Fit) error {
 }
 
 // writeFitFile writes res, made with origin by copulang version, to path
-// with the scores compare computed with its settings, and returns the time
-// it records. The draws are encoded as they are written, not made first.
-func writeFitFile(ctx context.Context, path string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
+// (shown as shown) with the scores compare computed with its settings, and
+// returns the time it records. The draws are encoded as they are written,
+// not made first. A file at path that fit would not overwrite when it
+// starts (readFitFile: not a fit file, or one of a later format) is not
+// overwritten now either: one may have been written there while the fit
+// sampled (overwritableFit).
+func writeFitFile(ctx context.Context, path, shown string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
 	enc, err := res.Encode()
 	if err != nil {
 		return time.Time{}, err
@@ -491,7 +505,33 @@ func writeFitFile(ctx context.Context, path string, origin fitOrigin, version st
 		DataColumns: origin.columns, DataRows: origin.rows, DataColumnSums: origin.columnSums, ModelKind: origin.kind,
 		Until: until, UntilWarning: untilWarning, Scores: scores,
 	}
-	return f.Saved, lockedWrite(ctx, path, func() error { return writeFitBytes(path, &f, enc) })
+	return f.Saved, lockedWrite(ctx, path, func() error {
+		if err := overwritableFit(path, shown); err != nil {
+			return err
+		}
+		return writeFitBytes(path, &f, enc)
+	})
+}
+
+// overwritableFit says why a new fit must not replace the file at path
+// (shown as shown), as readFitFile would refuse it: it is not a regular
+// file, not a fit file, or a fit file of a later copulang's format. No
+// file there, or a fit file this copulang reads (another fit's, a damaged
+// one), may be replaced.
+func overwritableFit(path, shown string) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot read %s: %w", shown, pathErr(err))
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", shown)
+	}
+	if err := fitFileHeader(path, shown); err != nil {
+		return err
+	}
+	return laterFitFile(path, shown)
 }
 
 // lockedWrite runs write, which writes the fit file at path, under the

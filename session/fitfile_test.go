@@ -583,8 +583,9 @@ func FuzzDecodeFitFile(f *testing.F) {
 }
 
 // FuzzReadFitFile runs a fit that names a damaged fit file, whole files
-// (FuzzDecodeFitFile takes only the header's decoder), and then uses the
-// fit as a notebook would: whatever the bytes, the file is read, refused
+// (FuzzDecodeFitFile takes only the header's decoder), of format 3 and of
+// format 5 with the extension the fit is then extended by, and then uses
+// the fit as a notebook would: whatever the bytes, the file is read, refused
 // or refitted over, never a panic, which the session would report as an
 // InternalError or an internal error in the sampler.
 func FuzzReadFitFile(f *testing.F) {
@@ -604,6 +605,22 @@ func FuzzReadFitFile(f *testing.F) {
 		f.Add(bad)
 	}
 	f.Add(good[:len(good)-8])
+	// The fit with the extension the body runs after it, of its new draws
+	// only (format 5), which the body reads.
+	dir5 := f.TempDir()
+	if _, err := New(Options{Dir: dir5}).Execute(context.Background(), fitFileSetup+fit+"extend m, iter = 2\n", &recorder{}); err != nil {
+		f.Fatal(err)
+	}
+	five, err := os.ReadFile(filepath.Join(dir5, "m.fit"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(five)
+	for _, at := range []int{len(five) - 5, len(five) - 300, len(five) - 3000} {
+		bad := slices.Clone(five)
+		bad[at] ^= 0x5a
+		f.Add(bad)
+	}
 	f.Fuzz(func(t *testing.T, file []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "m.fit"), file, 0o644); err != nil {

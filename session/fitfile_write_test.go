@@ -146,7 +146,7 @@ func TestWriteFitFileStreamsTheDraws(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if _, err := writeFitFile(context.Background(), path, fitOrigin{}, "test", m.Fit, "", "", nil); err != nil {
+	if _, err := writeFitFile(context.Background(), path, "m.fit", fitOrigin{}, "test", m.Fit, "", "", nil); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
