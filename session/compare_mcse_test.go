@@ -71,10 +71,7 @@ func TestCompareShowsMonteCarloError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := decodeFitFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := mustDecode(t, data)
 	for i := range f.Scores {
 		f.Scores[i].ChainTotals = nil
 	}

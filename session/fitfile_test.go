@@ -327,10 +327,7 @@ func TestFitFileOfALaterFormatIsKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := decodeFitFile(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := mustDecode(t, data)
 	var later bytes.Buffer
 	later.WriteString(fitFileMagic)
 	head := *f
