@@ -39,17 +39,28 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	// A fit kept in a file that holds this extension of it too (a notebook
 	// run again) reads the extension instead of sampling it again.
 	file := m.kept
-	if file != nil {
-		if read, err := s.readExtension(m, x, out); read || err != nil {
-			return err
-		}
-	}
 	// What the chains ran after warm-up: the fit's iter, or fewer when it
 	// was interrupted.
 	ran := minIterations(old) - old.Warmup
 	more := x.Iter
 	if more == 0 && x.ESS == 0 {
 		more = ran
+	}
+	// other is the statement of another extension that the file holds
+	// here, which this one replaces if it extends the fit. An ess target
+	// alone may be met without extending, which replaces nothing: that
+	// note waits for the outcome.
+	other := ""
+	if file != nil {
+		read, o, err := s.readExtension(m, x, out)
+		if read || err != nil {
+			return err
+		}
+		if o != "" && more > 0 {
+			out.Stream("stdout", otherExtensionNote(file, x, o, "extending and replacing it"))
+		} else {
+			other = o
+		}
 	}
 	show := &fitProgress{jobProgress: jobProgress{out: out, id: s.progressID("fit")}, job: "extend " + x.Model, method: fitRan(m.Plan, old), more: true}
 	fitCtx, end := s.fitScope(ctx)
@@ -91,7 +102,13 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	warnIf(out, warning)
 	if file == nil || m.Fit == old {
 		// No file, or an ess target met without extending: nothing new.
+		if other != "" {
+			out.Stream("stdout", otherExtensionNote(file, x, other, "the ess target is met without extending, so the file keeps it"))
+		}
 		return nil
+	}
+	if other != "" {
+		out.Stream("stdout", otherExtensionNote(file, x, other, "this extension replaces it"))
 	}
 	if stopped || until != nil && until.stopped {
 		out.Stream("stdout", fmt.Sprintf("note: the extension was stopped, so it is not written to %s, which keeps the fit before it\n", file.shown))
@@ -147,27 +164,35 @@ func extendText(model, key string) string {
 	return "extend " + model + ", " + key
 }
 
+// otherExtensionNote is the note that file holds another extension of
+// the fit (the settings other) where x's would be, ending with what
+// becomes of it.
+func otherExtensionNote(file *keptFile, x *compiler.Extend, other, outcome string) string {
+	return fmt.Sprintf("note: %s holds another extension of this fit (`%s`; this one is `%s`): %s\n",
+		file.shown, extendText(x.Model, other), extendText(x.Model, extendKey(x)), outcome)
+}
+
 // readExtension reads the extension that extend statement x makes of m's
 // fit from the file that keeps the fit (m.kept), when the file holds it
 // after the fit and the extensions before it, and reports it as extend
 // reports one it ran, saying where it was read from. It reports whether it
-// read it; a file that holds another extension there, or one that cannot
-// be read, is said in a note, and the extension runs (and replaces it).
-func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool, error) {
+// read it; when the file holds another extension there it returns that
+// one's settings (the caller says what becomes of it), and one that
+// cannot be read is said in a note, and the extension runs (and replaces
+// it).
+func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool, string, error) {
 	kf, old := m.kept, m.Fit
 	f, close, err := readKept(kf)
 	if err != nil {
-		return false, nil
+		return false, "", nil
 	}
 	defer close()
 	if len(f.Extensions) == len(kf.extensions) {
-		return false, nil
+		return false, "", nil
 	}
 	ext := f.Extensions[len(kf.extensions)]
 	if ext.Statement != extendKey(x) {
-		out.Stream("stdout", fmt.Sprintf("note: %s holds another extension of this fit (`%s`; this one is `%s`): extending and replacing it\n",
-			kf.shown, extendText(x.Model, ext.Statement), extendText(x.Model, extendKey(x))))
-		return false, nil
+		return false, ext.Statement, nil
 	}
 	var base *inference.Result
 	if ext.After {
@@ -179,7 +204,7 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 	}
 	if err != nil {
 		out.Stream("stdout", fmt.Sprintf("note: %s holds this extension of the fit, but it cannot be read (%v): extending again and replacing it\n", kf.shown, err))
-		return false, nil
+		return false, "", nil
 	}
 	// As after extendFit; the loadings were aligned before they were
 	// written.
@@ -192,7 +217,7 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 	headline := extendHeadline(x.Model, old, res, ext.Until)
 	writeFitReport(out, m.FitStmt, m.Plan, res, func(ran string) string { return headline(ran) + read }, true)
 	warnIf(out, ext.UntilWarning)
-	return true, nil
+	return true, "", nil
 }
 
 // madeByExtend says why res is not an extension of old that x makes, or

@@ -244,6 +244,29 @@ func TestFitFileKeepsExtensions(t *testing.T) {
 	}
 }
 
+// TestFitFileKeepsExtensionWhenESSIsMet: an extend to an ess target that
+// the fit already meets extends nothing, so the other extension its file
+// holds at that place stays, and says so; it said "extending and
+// replacing it" (found by a review).
+func TestFitFileKeepsExtensionWhenESSIsMet(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const fit = "fit m, iter = 600, warmup = 100, chains = 2, seed = 3, file = \"m.fit\"\n"
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+"extend m, iter = 40\n")
+	s := New(Options{Dir: dir})
+	mustRun(t, s, fitFileSetup+fit)
+	text := mustRun(t, s, "extend m, ess = 200\n").text()
+	want := "note: m.fit holds another extension of this fit (`extend m, iter = 40`; this one is `extend m, ess = 200`): the ess target is met without extending, so the file keeps it"
+	if !strings.Contains(text, want) || strings.Contains(text, "replacing") || strings.Contains(text, "wrote the extension") {
+		t.Errorf("an ess target met, the file holding another extension:\n%s\nwant %q", text, want)
+	}
+	s2 := New(Options{Dir: dir})
+	mustRun(t, s2, fitFileSetup+fit)
+	if got := mustRun(t, s2, "extend m, iter = 40\n").text(); !strings.Contains(got, "; read from m.fit") {
+		t.Errorf("the file's extension was not read after the ess target met:\n%s", got)
+	}
+}
+
 // TestFitFileKeepsExtensionsOfEverySetting: an extension without
 // settings (as many iterations as the fit ran) and one to an ESS target
 // (rounds of extensions, with the target's outcome in the headline) are
