@@ -147,21 +147,7 @@ func TestFitFileWrittenMeanwhileIsKept(t *testing.T) {
 	t.Parallel()
 	const fit = "fit m, iter = 30, warmup = 20, chains = 2, file = \"m.fit\"\n"
 	// A fit file of the format after this copulang's.
-	src := t.TempDir()
-	mustRun(t, New(Options{Dir: src}), fitFileSetup+fit)
-	data, err := os.ReadFile(filepath.Join(src, "m.fit"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := mustDecode(t, data)
-	var later bytes.Buffer
-	later.WriteString(fitFileMagic)
-	head := *f
-	head.Format, head.Result, head.Version = fitFileFormat+1, nil, "copulang 9.0"
-	if err := gob.NewEncoder(&later).Encode(&head); err != nil {
-		t.Fatal(err)
-	}
-	later.Write(f.Result)
+	later := laterFormatFile(t, fit)
 
 	for _, tc := range []struct {
 		name     string

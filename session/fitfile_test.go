@@ -322,8 +322,33 @@ func TestFitFileOfALaterFormatIsKept(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "m.fit")
 	const fit = "fit m, iter = 30, warmup = 20, chains = 2, file = \"m.fit\"\n"
-	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit)
-	data, err := os.ReadFile(path)
+	later := laterFormatFile(t, fit)
+	if err := os.WriteFile(path, later.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	_, err := New(Options{Dir: dir}).Execute(context.Background(), "print \"before\"\n"+fitFileSetup+fit, rec)
+	want := fmt.Sprintf("m.fit was written by a later copulang (copulang 9.0), in fit file format %d, and this one reads formats 1 to %d, so fit will not overwrite it", fitFileFormat+1, fitFileFormat)
+	if err == nil || !strings.Contains(errorText(err), want) {
+		t.Errorf("a fit over a file of a later format: error %v, want %q", err, want)
+	}
+	if strings.Contains(rec.text(), "before") {
+		t.Errorf("the statements before the fit ran:\n%s", rec.text())
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, later.Bytes()) {
+		t.Errorf("the file of a later format was changed")
+	}
+}
+
+// laterFormatFile returns the fit file that the fit statement fit writes
+// (of fitFileSetup's model, in a directory of its own), as a later
+// copulang would write it: of the format after this one's, written by
+// "copulang 9.0".
+func laterFormatFile(t *testing.T, fit string) *bytes.Buffer {
+	t.Helper()
+	src := t.TempDir()
+	mustRun(t, New(Options{Dir: src}), fitFileSetup+fit)
+	data, err := os.ReadFile(filepath.Join(src, "m.fit"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,21 +361,7 @@ func TestFitFileOfALaterFormatIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	later.Write(f.Result)
-	if err := os.WriteFile(path, later.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{}
-	_, err = New(Options{Dir: dir}).Execute(context.Background(), "print \"before\"\n"+fitFileSetup+fit, rec)
-	want := fmt.Sprintf("m.fit was written by a later copulang (copulang 9.0), in fit file format %d, and this one reads formats 1 to %d, so fit will not overwrite it", fitFileFormat+1, fitFileFormat)
-	if err == nil || !strings.Contains(errorText(err), want) {
-		t.Errorf("a fit over a file of a later format: error %v, want %q", err, want)
-	}
-	if strings.Contains(rec.text(), "before") {
-		t.Errorf("the statements before the fit ran:\n%s", rec.text())
-	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, later.Bytes()) {
-		t.Errorf("the file of a later format was changed")
-	}
+	return &later
 }
 
 // TestFitFileESS checks that a fit with an ESS target is read back with
