@@ -86,7 +86,12 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 			draws: diff,
 			truth: pa[k].truth - pb[k].truth, // NaN unless both are known
 		}
-		if a.Name != b.Name {
+		switch {
+		case len(pa) == 1:
+			// One scalar each: named with its model, and a regression's
+			// with its formula (h.regress(income ~ degree)[R2]).
+			p.label = scalarLabel(a, ma, pa[k]) + " − " + scalarLabel(b, mb, pb[k])
+		case a.Name != b.Name:
 			p.label = a.Name + "." + pa[k].label + " − " + b.Name + "." + pb[k].label
 		}
 		if pa[k].key != pb[k].key || a.Name == b.Name {
@@ -104,6 +109,15 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		x.notes = append(x.notes, fmt.Sprintf("pairing the draws of %s and %s treats their posteriors as independent, as they are when their data share no rows", a.Name, b.Name))
 	}
 	return x, nil
+}
+
+// scalarLabel names the one scalar p that ref selects in m, with the
+// model's name: m.C[income, degree], m.regress(income ~ degree)[R2].
+func scalarLabel(ref *compiler.Ref, m *Model, p param) string {
+	if ref.Regress != nil {
+		return partLabel(m, ref)
+	}
+	return ref.Name + "." + p.label
 }
 
 // sameData says whether two models' data are the same cells: one data

@@ -137,7 +137,7 @@ func TestDifferenceSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := result["text/plain"].(string); !strings.HasPrefix(got, "C[Y1, Y2] − C[Y1, Y3] = ") || !strings.Contains(got, "P(>0) ") || strings.Contains(got, "note:") {
+	if got, _ := result["text/plain"].(string); !strings.HasPrefix(got, "ma.C[Y1, Y2] − ma.C[Y1, Y3] = ") || !strings.Contains(got, "P(>0) ") || strings.Contains(got, "note:") {
 		t.Errorf("value %q", got)
 	}
 	figs := &figureFiles{}
