@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 63 {
-		t.Errorf("got %d statements, want 63", len(prog.Stmts))
+	if len(prog.Stmts) != 67 {
+		t.Errorf("got %d statements, want 67", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -200,6 +200,17 @@ func TestCheckGood(t *testing.T) {
 		{"compare", oneFactor + "compare hoff, h1", &Compare{Models: []string{"hoff", "h1"}, Holdout: 0.1, Folds: 1, Seed: 1}},
 		{"compare folds", oneFactor + "compare hoff, h1, folds = 5, seed = 2", &Compare{Models: []string{"hoff", "h1"}, Holdout: 0.1, Folds: 5, Seed: 2}},
 		{"compare holdout", oneFactor + "compare hoff, h1, holdout = 0.25", &Compare{Models: []string{"hoff", "h1"}, Holdout: 0.25, Folds: 1, Seed: 1}},
+		{"summary difference of two fits", "summary hoff.C[INC, DEG] - fm.C[Y1, 2]", &Summary{Target: Ref{Name: "hoff", Member: "C", Index: []int{0, 1},
+			Items: []IndexItem{{Column: "INC"}, {Column: "DEG"}}}, Minus: &Ref{Name: "fm", Member: "C", Index: []int{0, 1},
+			Items: []IndexItem{{Column: "Y1"}, {Position: 2}}}, Prob: 0.9}},
+		{"summary difference in one fit, parenthesised", "summary (hoff.C[INC, DEG] - hoff.C[INC, AGE]), prob = 0.5", &Summary{Target: Ref{Name: "hoff", Member: "C", Index: []int{0, 1},
+			Items: []IndexItem{{Column: "INC"}, {Column: "DEG"}}}, Minus: &Ref{Name: "hoff", Member: "C", Index: []int{0, 2},
+			Items: []IndexItem{{Column: "INC"}, {Column: "AGE"}}}, Prob: 0.5}},
+		{"summary difference of whole matrices", "summary hoff.partial - hoff.partial", &Summary{Target: Ref{Name: "hoff", Member: "partial"},
+			Minus: &Ref{Name: "hoff", Member: "partial"}, Prob: 0.9}},
+		{"plot hist difference", "plot hist fm.communality[Y1] - fm.communality[Y2]", &PlotStmt{Kind: "hist",
+			Target: Ref{Name: "fm", Member: "communality", Index: []int{0}, Items: []IndexItem{{Column: "Y1"}}},
+			Minus:  &Ref{Name: "fm", Member: "communality", Index: []int{1}, Items: []IndexItem{{Column: "Y2"}}}}},
 		{"plot rmse list", "data s = simulate(FullCopula(p = 3), n = 50, levels = 3)\nmodel a { Y = s; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }\nfit a\nfit fm\nplot rmse [a, fm]",
 			&PlotStmt{Kind: "rmse", Target: Ref{Name: "a"}, Others: []Ref{{Name: "fm"}}}},
 	}
@@ -244,9 +255,15 @@ func clearPositions(s Stmt) {
 	case *Summary:
 		s.At = dsl.Position{}
 		clearRef(&s.Target)
+		if s.Minus != nil {
+			clearRef(s.Minus)
+		}
 	case *PlotStmt:
 		s.At = dsl.Position{}
 		clearRef(&s.Target)
+		if s.Minus != nil {
+			clearRef(s.Minus)
+		}
 		for i := range s.Others {
 			clearRef(&s.Others[i])
 		}

@@ -133,6 +133,9 @@ type Summary struct {
 	// Columns are the columns of a data set whose levels summary DATA[COL,
 	// ...] counts; nil for the other summaries (and while Unresolved).
 	Columns []string
+	// Minus is B of summary A - B (Target is A): the difference of two
+	// parts of fitted models, draw by draw; nil otherwise.
+	Minus *Ref
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].
@@ -144,6 +147,8 @@ type PlotStmt struct {
 	Others []Ref
 	// Vs is the data set named after vs ("" if none).
 	Vs string
+	// Minus is B of plot KIND A - B (Target is A), nil otherwise.
+	Minus *Ref
 }
 
 // Models returns the names of the models a plot shows: the target's and,
@@ -296,9 +301,9 @@ func (s *DeclareModel) Partial() bool { return s.partial }
 func (s *Explain) Partial() bool      { return false }
 func (s *Fit) Partial() bool          { return false }
 func (s *Extend) Partial() bool       { return false }
-func (s *Summary) Partial() bool      { return s.Target.Unresolved }
+func (s *Summary) Partial() bool      { return s.Target.Unresolved || s.Minus != nil && s.Minus.Unresolved }
 func (s *PlotStmt) Partial() bool {
-	if s.Target.Unresolved {
+	if s.Target.Unresolved || s.Minus != nil && s.Minus.Unresolved {
 		return true
 	}
 	for _, r := range s.Others {

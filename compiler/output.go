@@ -34,15 +34,21 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 			}
 		}
 	}
-	t, ok := c.reference(s.Target, "summary", true)
-	if !ok {
+	var minus *Ref
+	t, ok := (*target)(nil), false
+	if a, b, isDiff, diffOK := c.contrast(s.Target, "summary"); isDiff {
+		if !diffOK {
+			return nil
+		}
+		t, ok, minus = a, true, &b.ref
+	} else if t, ok = c.reference(s.Target, "summary", true); !ok {
 		return nil
 	}
 	if t.ref.Member == "Z" {
 		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "summary shows C, Lambda, partial, communality and regress(...); the draws of Z are not kept")
 		return nil
 	}
-	x := &Summary{At: s.Pos, Target: t.ref, Prob: DefaultProb}
+	x := &Summary{At: s.Pos, Target: t.ref, Prob: DefaultProb, Minus: minus}
 	set, ok := c.settings(s.Settings, "summary", settingsOf("summary"))
 	if a := set["prob"]; a != nil {
 		if t.data != nil {
@@ -183,6 +189,11 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 			return nil
 		}
 	}
+	if _, _, isDiff := difference(s.Target); isDiff && (kind == "rmse" || kind == "heatmap" || kind == "latent") {
+		c.errorf(s.Target.Pos, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences, entry by entry; plot trace, hist, acf, rank and pairs draw them",
+			"plot %s does not draw a difference", kind)
+		return nil
+	}
 	switch kind {
 	case "rmse":
 		return c.plotRMSE(s, x)
@@ -214,8 +225,13 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 		return x
 	}
 	// trace, hist, acf, pairs: scalar draws of C or Lambda.
-	t, ok := c.reference(s.Target, "plot "+kind, false)
-	if !ok {
+	t, ok := (*target)(nil), false
+	if a, b, isDiff, diffOK := c.contrast(s.Target, "plot "+kind); isDiff {
+		if !diffOK {
+			return nil
+		}
+		t, ok, x.Minus = a, true, &b.ref
+	} else if t, ok = c.reference(s.Target, "plot "+kind, false); !ok {
 		return nil
 	}
 	if t.ref.Member == "Z" {

@@ -26,6 +26,9 @@ type Value struct {
 	Number float64 // NumberValue
 	Text   string  // StringValue
 	Ref    Ref     // RefValue
+	// Minus is B of a value A - B (Ref is A), a difference of two parts of
+	// fitted models; nil otherwise.
+	Minus *Ref
 }
 
 // Result is a bare expression statement: its value is the cell's result.
@@ -55,14 +58,19 @@ func (x *Result) Pos() dsl.Position      { return x.At }
 func (x *Print) Pos() dsl.Position       { return x.At }
 func (x *Help) Pos() dsl.Position        { return x.At }
 func (x *ClearOutput) Pos() dsl.Position { return x.At }
-func (x *Result) Partial() bool          { return x.Value.Kind == RefValue && x.Value.Ref.Unresolved }
+func (x *Result) Partial() bool          { return x.Value.unresolved() }
 func (x *Print) Partial() bool {
 	for _, v := range x.Values {
-		if v.Kind == RefValue && v.Ref.Unresolved {
+		if v.unresolved() {
 			return true
 		}
 	}
 	return false
+}
+
+// unresolved says whether v refers to columns not known at check time.
+func (v Value) unresolved() bool {
+	return v.Kind == RefValue && (v.Ref.Unresolved || v.Minus != nil && v.Minus.Unresolved)
 }
 func (x *Help) Partial() bool        { return false }
 func (x *ClearOutput) Partial() bool { return false }
@@ -136,6 +144,13 @@ func (c *checker) value(e *dsl.Expr) (Value, bool) {
 		}
 		c.errorf(call.Func.Pos, hint, "%s(...) is not a value: copulang has no functions to call outside a statement", call.Func.Name)
 		return v, false
+	}
+	if a, b, isDiff, ok := c.contrast(e, "showing "+strings.TrimSpace(e.String())); isDiff {
+		v.Kind = RefValue
+		if ok {
+			v.Ref, v.Minus = a.ref, &b.ref
+		}
+		return v, ok
 	}
 	pf, isPostfix := e.AsPostfix()
 	if !isPostfix || pf.Primary.Name == nil || pf.Primary.Name.Name == "pi" {

@@ -234,13 +234,18 @@ mean and sd) of m.C, m.C[i, j], m.C[COL, COL], m.Lambda (aligned loadings);
 or a summary of a data set's columns (DATA[COL, ...]: the count of each
 level of those columns, rare answers included). sort = rhat, ess_bulk, ess_tail or
 mcse_mean puts the worst rows first (largest R-hat or MCSE, least ESS). A
-notebook shows the first and last 500 rows of a longer table.`,
+notebook shows the first and last 500 rows of a longer table.
+A difference, as in summary older.C[INC, DEG] - young.C[INC, DEG] or
+m.C[INC, DEG] - m.C[INC, AGE], summarises the paired draws' differences,
+with P(>0), the share of them above 0.`,
 	"plot": `
 plot KIND EXPR [vs DATA]
 
 KIND is trace, hist, acf, rank (one parameter, as in m.C[1, 2]), pairs
 (several), heatmap (m.C, or a simulation's true C), rmse (m vs sim: RMSE of C
-to the truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]).`,
+to the truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]).
+trace, hist, acf, rank and pairs also draw a difference, as in
+plot hist m1.C[1, 2] - m2.C[1, 2].`,
 	"impute": `
 impute NAME [to "PATH"] [, draws = "PATH", prob = 0.9]
 

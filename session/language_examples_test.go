@@ -91,7 +91,7 @@ func TestLanguageExamples(t *testing.T) {
 			time.AfterFunc(10*time.Second, cancel)
 		}
 		began := time.Now()
-		_, err := s.Execute(ctx, cell, out)
+		result, err := s.Execute(ctx, cell, out)
 		cancel()
 		took := time.Since(began).Round(time.Millisecond)
 		var se *Error
@@ -103,7 +103,7 @@ func TestLanguageExamples(t *testing.T) {
 		_, isExtend := st.(*dsl.ExtendStmt)
 		switch {
 		case err == nil:
-			if strings.TrimSpace(out.text()) == "" && len(out.displays) == 0 {
+			if strings.TrimSpace(out.text()) == "" && len(out.displays) == 0 && len(result) == 0 {
 				t.Errorf("%s showed nothing", cell)
 			}
 			if isFit {

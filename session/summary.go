@@ -27,6 +27,9 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
 		return nil
 	}
+	if x.Minus != nil {
+		return s.summaryContrast(x, out)
+	}
 	get := s.params
 	if x.Prob == compiler.DefaultProb {
 		get = s.summaryParams

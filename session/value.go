@@ -10,6 +10,7 @@ import (
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
 )
 
 // This file runs the statements that show values: a bare expression (the
@@ -118,6 +119,9 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 		}
 		return v.Text, nil
 	}
+	if v.Minus != nil {
+		return s.contrastText(v)
+	}
 	ref := v.Ref
 	if ref.Member == "" && len(ref.Index) == 0 {
 		if d, ok := s.data[ref.Name]; ok {
@@ -143,25 +147,67 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 		return fmt.Sprintf("%s = %s (posterior mean; sd %s, 90%% interval %s to %s, %s%s)",
 			ps[0].label, tableNum("%.3f", sm.Mean), tableNum("%.3f", sm.SD), tableNum("%.3f", sm.Q5), tableNum("%.3f", sm.Q95), plural(m.Fit.KeptDraws(), "draw"), truth), nil
 	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "posterior means of %s (%s):", refLabel(&ref, columnTexts(m.Names())), plural(m.Fit.KeptDraws(), "draw"))
+	s.writeMeans(&b, ps, sums, nil, wholeSummary(&ref, m))
+	return b.String(), nil
+}
+
+// writeMeans writes one line per scalar, its label, posterior mean and sd
+// (and the share of its draws above 0 when positive is not nil); in the
+// kernel, as its tables, only the first and last lines of a long list, and
+// whole, where to find every one.
+func (s *Session) writeMeans(b *strings.Builder, ps []param, sums []inference.Summary, positive []float64, whole string) {
 	width := 0
 	for _, p := range ps {
 		width = max(width, len(p.label))
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "posterior means of %s (%s):", refLabel(&ref, columnTexts(m.Names())), plural(m.Fit.KeptDraws(), "draw"))
-	// In the kernel, as its tables: the first and last lines of a long list.
 	head, tail := len(ps), 0
 	if max := s.opts.TableRows; max > 0 && len(ps) > max {
 		head, tail = max/2, max-max/2
 	}
 	for k, p := range ps {
 		if k == head && tail > 0 {
-			fmt.Fprintf(&b, "\n  … (%d of %d shown, the first %d and the last %d: %s)", s.opts.TableRows, len(ps), head, tail, wholeSummary(&ref, m))
+			fmt.Fprintf(b, "\n  … (%d of %d shown, the first %d and the last %d: %s)", s.opts.TableRows, len(ps), head, tail, whole)
 		}
 		if k >= head && k < len(ps)-tail {
 			continue
 		}
-		fmt.Fprintf(&b, "\n  %-*s  %6s  (sd %s)", width, p.label, tableNum("%.3f", sums[k].Mean), tableNum("%.3f", sums[k].SD))
+		fmt.Fprintf(b, "\n  %-*s  %6s  (sd %s", width, p.label, tableNum("%.3f", sums[k].Mean), tableNum("%.3f", sums[k].SD))
+		if positive != nil {
+			fmt.Fprintf(b, ", P(>0) %s", tableNum("%.3f", positive[k]))
+		}
+		b.WriteString(")")
+	}
+}
+
+// contrastText renders a value A - B: the posterior of the difference of
+// paired draws, as valueText renders A.
+func (s *Session) contrastText(v compiler.Value) (string, error) {
+	d, err := s.contrastParams(&v.Ref, v.Minus)
+	if err != nil {
+		return "", err
+	}
+	sums := paramSummaries(d.a, d.ps, compiler.DefaultProb)
+	positive := make([]float64, len(d.ps))
+	for k, p := range d.ps {
+		positive[k] = positiveShare(p.draws)
+	}
+	var b strings.Builder
+	if len(d.ps) == 1 {
+		sm, truth := sums[0], ""
+		if t := d.ps[0].truth; !math.IsNaN(t) {
+			truth = "; true value " + tableNum("%.3f", t)
+		}
+		fmt.Fprintf(&b, "%s = %s (posterior mean of the paired differences; sd %s, 90%% interval %s to %s, P(>0) %s, %s%s)",
+			d.ps[0].label, tableNum("%.3f", sm.Mean), tableNum("%.3f", sm.SD), tableNum("%.3f", sm.Q5), tableNum("%.3f", sm.Q95),
+			tableNum("%.3f", positive[0]), plural(d.chains*d.draws, "draw"), truth)
+	} else {
+		fmt.Fprintf(&b, "posterior means of %s, the difference of paired draws (%s):", d.label, plural(d.chains*d.draws, "draw"))
+		s.writeMeans(&b, d.ps, sums, positive, "summary "+d.label+" shows every row")
+	}
+	for _, n := range d.notes {
+		b.WriteString("\nnote: " + n)
 	}
 	return b.String(), nil
 }

@@ -197,9 +197,12 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	case "latent":
 		return s.plotLatent(x, name, out)
 	}
-	m, ps, err := s.params(ref)
+	_, ps, what, thin, err := s.plotParams(x)
 	if err != nil {
 		return err
+	}
+	if x.Minus != nil {
+		name = figureName(x.Kind, refText(ref)+"-"+refText(x.Minus))
 	}
 	var f *figure.Figure
 	switch x.Kind {
@@ -210,7 +213,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		p := ps[0]
 		switch x.Kind {
 		case "trace":
-			f, err = figure.TraceThinned(p.figureTitle(ref.Name), p.draws, 0, max(m.Fit.Thin, 1), p.truth)
+			f, err = figure.TraceThinned(p.figureTitle(ref.Name), p.draws, 0, thin, p.truth)
 		case "hist":
 			f, err = figure.Histogram(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), p.truth)
 		case "acf":
@@ -234,7 +237,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 				draws[k] = append(draws[k], c...)
 			}
 		}
-		f, err = figure.Pairs("pairs of "+partLabel(m, ref), names, draws)
+		f, err = figure.Pairs("pairs of "+what, names, draws)
 	default:
 		return fmt.Errorf("unknown plot kind %q", x.Kind)
 	}
@@ -242,6 +245,28 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		return err
 	}
 	return s.emit(name, f, out)
+}
+
+// plotParams returns the scalars a plot of draws shows, with their fit,
+// what they are (for a title) and the fit's thinning (1 for a difference
+// of fits thinned differently, whose draws' iterations are not one
+// series).
+func (s *Session) plotParams(x *compiler.PlotStmt) (m *Model, ps []param, what string, thin int, err error) {
+	if x.Minus == nil {
+		if m, ps, err = s.params(&x.Target); err != nil {
+			return nil, nil, "", 0, err
+		}
+		return m, ps, partLabel(m, &x.Target), max(m.Fit.Thin, 1), nil
+	}
+	d, err := s.contrastParams(&x.Target, x.Minus)
+	if err != nil {
+		return nil, nil, "", 0, err
+	}
+	thin = 1
+	if d.a.Fit.Thin == d.b.Fit.Thin {
+		thin = max(d.a.Fit.Thin, 1)
+	}
+	return d.a, d.ps, d.label, thin, nil
 }
 
 // plotRMSE draws the RMSE of each draw of C to the simulation's truth,

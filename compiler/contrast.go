@@ -1,0 +1,98 @@
+package compiler
+
+import (
+	"github.com/copulang/copulang/dsl"
+)
+
+// A difference A − B of two parts of fitted models, as in
+// summary older.C[income, degree] - young.C[income, degree]: its draws are
+// A's minus B's, paired draw by draw. Summary, plot and a value show it.
+
+// difference returns the two sides of e when e is written A - B with A and
+// B each a name with members or indices (m.C, m.C[1, 2], m.partial[INC]),
+// parentheses around the whole looked through.
+func difference(e *dsl.Expr) (a, b *dsl.Expr, ok bool) {
+	for e != nil && len(e.Tail) == 0 && len(e.Head.Tail) == 0 {
+		pf := e.Head.Head.Postfix
+		if pf == nil || pf.Primary.Paren == nil || len(pf.Suffixes) > 0 {
+			return nil, nil, false
+		}
+		e = pf.Primary.Paren // (A - B) is A - B
+	}
+	if e == nil || len(e.Tail) != 1 || e.Tail[0].Op != "-" {
+		return nil, nil, false
+	}
+	side := func(t *dsl.Term) *dsl.Expr {
+		x := &dsl.Expr{Pos: t.Pos, EndPos: t.EndPos, Head: t}
+		pf, ok := x.AsPostfix()
+		if !ok || pf.Primary.Name == nil || pf.Primary.Name.Name == "pi" || len(pf.Suffixes) == 0 {
+			return nil
+		}
+		return x
+	}
+	a, b = side(e.Head), side(e.Tail[0].Term)
+	return a, b, a != nil && b != nil
+}
+
+// contrast checks A - B for verb: both parts of fitted models, of the same
+// member (C, partial, communality or regress), selecting the same number
+// of scalars when that is known. isDiff is false when e is not written
+// A - B (the caller checks it as before).
+func (c *checker) contrast(e *dsl.Expr, verb string) (a, b *target, isDiff, ok bool) {
+	ea, eb, isDiff := difference(e)
+	if !isDiff {
+		return nil, nil, false, false
+	}
+	a, okA := c.reference(ea, verb, false)
+	b, okB := c.reference(eb, verb, false)
+	if !okA || !okB {
+		return nil, nil, true, false
+	}
+	for _, t := range []*target{a, b} {
+		switch t.ref.Member {
+		case "Z":
+			c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "the draws of Z are not kept, so %s has no difference to show", c.refString(t))
+			return nil, nil, true, false
+		case "Lambda":
+			c.errorf(t.ref.At, "compare "+t.ref.Name+".communality or entries of C, which do not depend on the factors' rotation or sign",
+				"a difference of loadings means nothing: the factors of two fits, or two factors of one, are not the same factor")
+			return nil, nil, true, false
+		}
+	}
+	if memberOrC(a.ref.Member) != memberOrC(b.ref.Member) {
+		c.errorf(b.ref.At, "a difference compares like with like, as in "+exampleDifference(a, b),
+			"%s selects %s and %s %s", c.refString(a), memberWhat[memberOrC(a.ref.Member)], c.refString(b), memberWhat[memberOrC(b.ref.Member)])
+		return nil, nil, true, false
+	}
+	if a.count >= 0 && b.count >= 0 && a.count != b.count {
+		c.errorf(b.ref.At, "select the same entries of both, as in "+exampleDifference(a, b),
+			"%s selects %d and %s %d: a difference pairs them one by one", c.refString(a), a.count, c.refString(b), b.count)
+		return nil, nil, true, false
+	}
+	return a, b, true, true
+}
+
+// memberOrC names the member a reference selects: a model alone is its C.
+func memberOrC(member string) string {
+	if member == "" {
+		return "C"
+	}
+	return member
+}
+
+// memberWhat says what the scalars of a member are, for messages.
+var memberWhat = map[string]string{
+	"C":           "correlations",
+	"partial":     "partial correlations",
+	"communality": "communalities",
+	"regress":     "regression coefficients",
+}
+
+// exampleDifference writes a difference of a's and b's models as a user
+// would: two fits' same entry, or two entries of one fit.
+func exampleDifference(a, b *target) string {
+	if a.ref.Name == b.ref.Name {
+		return a.ref.Name + ".C[1, 2] - " + a.ref.Name + ".C[1, 3]"
+	}
+	return a.ref.Name + ".C[1, 2] - " + b.ref.Name + ".C[1, 2]"
+}

@@ -1,0 +1,188 @@
+package session
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// A difference A − B of parts of fitted models (summary, plot and a value
+// of older.C[income, degree] - young.C[income, degree]): its draws are A's
+// minus B's, paired draw by draw in each chain.
+
+// contrast is the difference a − b: its scalars, with their paired draws,
+// and what a reader needs to know of the pairing.
+type contrast struct {
+	a, b *Model
+	ps   []param
+	// chains and draws count the paired chains and the draws of each.
+	chains, draws int
+	// label is the difference as written with column names:
+	// older.C[income, degree] − young.C[income, degree].
+	label string
+	// notes say which draws were paired and how far the pairing is a
+	// posterior (one fit's draws: exactly; two fits: as independent).
+	notes []string
+}
+
+// contrastParams pairs the scalars a and b select, one by one, and their
+// draws, chain by chain. Both come from one fit (then the draws pair
+// exactly, and the difference's posterior is exact) or from two fits with
+// the same number of chains; where two fits' chains differ in length, the
+// last draws of the longer pair with the shorter's.
+func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
+	ma, pa, err := s.params(a)
+	if err != nil {
+		return nil, err
+	}
+	mb, pb, err := s.params(b)
+	if err != nil {
+		return nil, err
+	}
+	la, lb := partLabel(ma, a), partLabel(mb, b)
+	if len(pa) != len(pb) {
+		return nil, fmt.Errorf("%s selects %d and %s %d: a difference pairs them one by one; select the same entries of both", la, len(pa), lb, len(pb))
+	}
+	x := &contrast{a: ma, b: mb, label: la + " − " + lb}
+	ps := make([]param, len(pa))
+	for k := range pa {
+		ca, cb := inference.NonEmptyShortest(pa[k].draws), inference.NonEmptyShortest(pb[k].draws)
+		if len(ca) == 0 {
+			return nil, fmt.Errorf("%s has no draws yet", a.Name)
+		}
+		if len(cb) == 0 {
+			return nil, fmt.Errorf("%s has no draws yet", b.Name)
+		}
+		if len(ca) != len(cb) {
+			return nil, fmt.Errorf("%s has %s with draws and %s %d: a difference pairs the chains of the two fits; fit both with the same chains",
+				a.Name, plural(len(ca), "chain"), b.Name, len(cb))
+		}
+		n := min(len(ca[0]), len(cb[0]))
+		if k == 0 {
+			x.chains, x.draws = len(ca), n
+			if la, lb := len(ca[0]), len(cb[0]); la != lb {
+				longer, shorter := a.Name, b.Name
+				if lb > la {
+					longer, shorter = b.Name, a.Name
+				}
+				x.notes = append(x.notes, fmt.Sprintf("%s has %d draws per chain and %s %d: the last %d of %s's are paired with %s's", a.Name, la, b.Name, lb, n, longer, shorter))
+			}
+		}
+		diff := make([][]float64, len(ca))
+		for c := range ca {
+			da, db := ca[c][len(ca[c])-n:], cb[c][len(cb[c])-n:]
+			d := make([]float64, n)
+			for i := range d {
+				d[i] = da[i] - db[i]
+			}
+			diff[c] = d
+		}
+		p := param{
+			label: pa[k].label + " − " + pb[k].label,
+			key:   pa[k].key,
+			name:  pa[k].name + "-" + pb[k].name,
+			draws: diff,
+			truth: pa[k].truth - pb[k].truth, // NaN unless both are known
+		}
+		switch {
+		case len(pa) == 1:
+			// One scalar each: named with its model, and a regression's
+			// with its formula (h.regress(income ~ degree)[R2]).
+			p.label = scalarLabel(a, ma, pa[k]) + " − " + scalarLabel(b, mb, pb[k])
+		case a.Name != b.Name:
+			p.label = a.Name + "." + pa[k].label + " − " + b.Name + "." + pb[k].label
+		}
+		if pa[k].key != pb[k].key || a.Name == b.Name {
+			p.key = pa[k].key + "-" + pb[k].key
+		}
+		p.title = p.label
+		ps[k] = p
+	}
+	x.ps = ps
+	switch {
+	case a.Name == b.Name:
+	case sameData(ma.Data, mb.Data):
+		x.notes = append(x.notes, fmt.Sprintf("%s and %s fit the same data, so their posteriors are not independent: pairing their draws shows how the two models' estimates differ, not a posterior of the difference", a.Name, b.Name))
+	default:
+		x.notes = append(x.notes, fmt.Sprintf("pairing the draws of %s and %s treats their posteriors as independent, as they are when their data share no rows", a.Name, b.Name))
+	}
+	return x, nil
+}
+
+// scalarLabel names the one scalar p that ref selects in m, with the
+// model's name: m.C[income, degree], m.regress(income ~ degree)[R2].
+func scalarLabel(ref *compiler.Ref, m *Model, p param) string {
+	if ref.Regress != nil {
+		return partLabel(m, ref)
+	}
+	return ref.Name + "." + p.label
+}
+
+// sameData says whether two models' data are the same cells: one data
+// set, the same file read with the same options, or the same simulation.
+func sameData(a, b *Dataset) bool {
+	switch {
+	case a == b:
+		return true
+	case a.SHA256 != "":
+		return a.SHA256 == b.SHA256 && a.LoadOptions == b.LoadOptions
+	case a.Truth != nil:
+		return b.Truth != nil && a.Source == b.Source
+	}
+	return false
+}
+
+// positiveShare is the share of a scalar's draws above zero: the posterior
+// probability that a difference is positive.
+func positiveShare(chains [][]float64) float64 {
+	above, all := 0, 0
+	for _, c := range chains {
+		for _, v := range c {
+			if v > 0 {
+				above++
+			}
+		}
+		all += len(c)
+	}
+	if all == 0 {
+		return math.NaN()
+	}
+	return float64(above) / float64(all)
+}
+
+// summaryContrast shows the posterior summary of a difference, with the
+// share of its draws above zero.
+func (s *Session) summaryContrast(x *compiler.Summary, out Output) error {
+	d, err := s.contrastParams(&x.Target, x.Minus)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(d.ps))
+	positive := make(map[string]float64, len(d.ps))
+	for k, p := range d.ps {
+		names[k] = p.key
+		positive[p.key] = positiveShare(p.draws)
+	}
+	sums := paramSummaries(d.a, d.ps, x.Prob)
+	if x.Sort != "" {
+		names, sums = sortSummaries(names, sums, x.Sort)
+	}
+	t := posteriorTable(names, sums, x.Prob)
+	t.Header = append(t.Header, "P(>0)")
+	for i, name := range names {
+		t.Rows[i] = append(t.Rows[i], tableNum("%.3f", positive[name]))
+	}
+	lo, hi := intervalColumns(x.Prob)
+	t.Caption = fmt.Sprintf("posterior of %s, the difference of paired draws: %s in %s; %s and %s bound the central %s%% interval; P(>0) is the share of the differences above 0",
+		d.label, plural(d.chains*d.draws, "draw"), plural(d.chains, "chain"), lo, hi, percent(x.Prob))
+	if x.Sort != "" {
+		t.Caption += "; rows ordered by " + x.Sort + ", worst first"
+	}
+	for _, n := range d.notes {
+		t.Caption += "; " + n
+	}
+	out.Display(t.elide(s.opts.TableRows, "copulang run prints every row").Bundle(), "")
+	return nil
+}

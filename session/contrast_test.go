@@ -1,0 +1,150 @@
+package session
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// contrastSession fits four small models: ma and mc on data a (so they
+// share their data), mb on data b, with more draws per chain than ma, and
+// md on a with three chains rather than two.
+func contrastSession(t *testing.T) *Session {
+	t.Helper()
+	s := newTestSession(t)
+	mustRun(t, s, `data a = simulate(FullCopula(p = 3), n = 150, levels = 3, seed = 1)
+data b = simulate(FullCopula(p = 3), n = 150, levels = 3, seed = 2)
+model ma { Y = a; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mb { Y = b; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mc { Y = a; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }
+model md { Y = a; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit ma with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1
+fit mb with gibbs, iter = 60, warmup = 20, chains = 2, seed = 2
+fit mc with gibbs, iter = 40, warmup = 20, chains = 2, seed = 3
+fit md with gibbs, iter = 40, warmup = 20, chains = 3, seed = 4`)
+	return s
+}
+
+func entryRef(model string, i, j int) *compiler.Ref {
+	return &compiler.Ref{Name: model, Member: "C", Index: []int{i, j}}
+}
+
+// TestDifferencePairsDraws: the draws of a − b are a's minus b's, chain by
+// chain, the last of the longer fit's with the shorter's; within one fit
+// the draws pair exactly; and the notes say how far the pairing is a
+// posterior.
+func TestDifferencePairsDraws(t *testing.T) {
+	s := contrastSession(t)
+	tests := []struct {
+		name         string
+		a, b         *compiler.Ref
+		skipA, skipB int // draws of each chain left out at its start
+		notes        []string
+	}{
+		{"two fits, the longer cut", entryRef("ma", 0, 1), entryRef("mb", 0, 1), 0, 20, []string{
+			"ma has 40 draws per chain and mb 60: the last 40 of mb's are paired with ma's",
+			"pairing the draws of ma and mb treats their posteriors as independent"}},
+		{"two fits the other way round", entryRef("mb", 1, 2), entryRef("ma", 1, 2), 20, 0, []string{"the last 40 of mb's are paired with ma's"}},
+		{"one fit", entryRef("ma", 0, 1), entryRef("ma", 0, 2), 0, 0, nil},
+		{"two fits of the same data", entryRef("ma", 0, 2), entryRef("mc", 0, 2), 0, 0, []string{
+			"ma and mc fit the same data, so their posteriors are not independent"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := s.contrastParams(tt.a, tt.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, pa, _ := s.params(tt.a)
+			_, pb, _ := s.params(tt.b)
+			if len(d.ps) != 1 || d.chains != 2 || d.draws != 40 {
+				t.Fatalf("%d scalars, %d chains × %d draws; want 1, 2 × 40", len(d.ps), d.chains, d.draws)
+			}
+			for c := range 2 {
+				for i := range 40 {
+					want := pa[0].draws[c][tt.skipA+i] - pb[0].draws[c][tt.skipB+i]
+					if got := d.ps[0].draws[c][i]; got != want {
+						t.Fatalf("chain %d draw %d = %v, want %v", c, i, got, want)
+					}
+				}
+			}
+			notes := strings.Join(d.notes, "\n")
+			if len(tt.notes) == 0 && notes != "" {
+				t.Errorf("notes %q, want none", notes)
+			}
+			for _, w := range tt.notes {
+				if !strings.Contains(notes, w) {
+					t.Errorf("notes %q lack %q", notes, w)
+				}
+			}
+			if want := pa[0].truth - pb[0].truth; d.ps[0].truth != want {
+				t.Errorf("truth %v, want %v", d.ps[0].truth, want)
+			}
+		})
+	}
+	if _, err := s.contrastParams(entryRef("ma", 0, 1), entryRef("md", 0, 1)); err == nil || !strings.Contains(err.Error(), "ma has 2 chains with draws and md 3") {
+		t.Errorf("chains of other counts: err %v", err)
+	}
+}
+
+// TestDifferenceSummary: summary A - B shows the posterior of the paired
+// differences with the share above 0, and a value A - B its mean, sd,
+// interval and share.
+func TestDifferenceSummary(t *testing.T) {
+	s := contrastSession(t)
+	out := mustRun(t, s, "summary ma.C - mb.C")
+	plain, _ := out.displays[0]["text/plain"].(string)
+	lines := strings.Split(strings.TrimSuffix(plain, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "posterior of ma.C − mb.C, the difference of paired draws: 80 draws in 2 chains") {
+		t.Errorf("caption %q", lines[0])
+	}
+	if !strings.HasSuffix(lines[1], "mcse_sd  P(>0)") {
+		t.Errorf("header %q lacks P(>0)", lines[1])
+	}
+	d, err := s.contrastParams(&compiler.Ref{Name: "ma", Member: "C"}, &compiler.Ref{Name: "mb", Member: "C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 2+len(d.ps) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), 2+len(d.ps), plain)
+	}
+	for k, p := range d.ps {
+		f := strings.Fields(lines[2+k])
+		sum := inference.Summarize(p.draws)
+		if f[0] != p.key || f[1] != tableNum("%.3f", sum.Mean) {
+			t.Errorf("row %q, want %s with mean %.3f", lines[2+k], p.key, sum.Mean)
+		}
+		share, _ := strconv.ParseFloat(f[len(f)-1], 64)
+		above, all := 0, 0
+		for _, c := range p.draws {
+			for _, v := range c {
+				if v > 0 {
+					above++
+				}
+				all++
+			}
+		}
+		if want := float64(above) / float64(all); math.Abs(share-want) > 0.0005 {
+			t.Errorf("%s: P(>0) %v, want %v", p.key, share, want)
+		}
+	}
+	result, err := s.Execute(context.Background(), "ma.C[Y1, Y2] - ma.C[Y1, Y3]", &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := result["text/plain"].(string); !strings.HasPrefix(got, "ma.C[Y1, Y2] − ma.C[Y1, Y3] = ") || !strings.Contains(got, "P(>0) ") || strings.Contains(got, "note:") {
+		t.Errorf("value %q", got)
+	}
+	figs := &figureFiles{}
+	if _, err := s.Execute(context.Background(), "plot hist ma.C[1, 2] - mb.C[1, 2]", figs); err != nil {
+		t.Fatal(err)
+	}
+	if len(figs.titles) != 1 || !strings.Contains(figs.titles[0], `"ma.C[Y1, Y2] − mb.C[Y1, Y2]"`) || figs.names[0] != "hist-ma.C-1-2--mb.C-1-2" {
+		t.Errorf("figures %q named %q", figs.titles, figs.names)
+	}
+}
