@@ -224,7 +224,8 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 		x.Target = t.ref
 		return x
 	}
-	// trace, hist, acf, pairs: scalar draws of C or Lambda.
+	// trace, hist, acf, rank, pairs, intervals: scalar draws of C, Lambda
+	// or a quantity derived from C, or their differences.
 	t, ok := (*target)(nil), false
 	if a, b, isDiff, diffOK := c.contrast(s.Target, "plot "+kind); isDiff {
 		if !diffOK {
@@ -247,7 +248,7 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 		}
 		c.errorf(t.ref.At, hint, "plot pairs needs at least two parameters; %s selects %d", c.refString(t), t.count)
 		return nil
-	case kind != "pairs" && t.count >= 0 && t.count != 1:
+	case kind != "pairs" && kind != "intervals" && t.count >= 0 && t.count != 1:
 		c.errorf(t.ref.At, "pick one, as in "+oneParameter(t), "plot %s shows one parameter; %s selects %d", kind, c.refString(t), t.count)
 		return nil
 	}

@@ -43,7 +43,7 @@ func Methods() []string {
 
 // PlotKinds returns the kinds of plot.
 func PlotKinds() []string {
-	return []string{"trace", "hist", "acf", "rank", "heatmap", "rmse", "pairs", "latent"}
+	return []string{"trace", "hist", "acf", "rank", "heatmap", "rmse", "pairs", "intervals", "latent"}
 }
 
 // dataSources are the calls a data statement may bind.
@@ -242,9 +242,10 @@ with P(>0), the share of them above 0.`,
 plot KIND EXPR [vs DATA]
 
 KIND is trace, hist, acf, rank (one parameter, as in m.C[1, 2]), pairs
-(several), heatmap (m.C, or a simulation's true C), rmse (m vs sim: RMSE of C
-to the truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]).
-trace, hist, acf, rank and pairs also draw a difference, as in
+(several), intervals (medians and 50% and 90% intervals of any number, as in
+m.C or m.communality), heatmap (m.C, or a simulation's true C), rmse (m vs
+sim: RMSE of C to the truth per iteration; [m1, m2] compares fits) or latent
+(m.Z[COL]). All but the last three also draw a difference, as in
 plot hist m1.C[1, 2] - m2.C[1, 2].`,
 	"impute": `
 impute NAME [to "PATH"] [, draws = "PATH", prob = 0.9]
@@ -386,14 +387,15 @@ fit m with interweave(T = pi/2)
 Joint exact HMC of each column's loadings and latent values (K&S §5),
 interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	// plot kinds
-	"trace":   "plot trace m.C[1, 2]\n\nDraws of one parameter against iteration, one line per chain.",
-	"hist":    "plot hist m.C[1, 2]\n\nHistogram of the post-warm-up draws of one parameter.",
-	"acf":     "plot acf m.C[1, 2]\n\nAutocorrelation of the draws of one parameter, by lag.",
-	"rank":    "plot rank m.C[1, 2]\n\nRank plot of one parameter: the draws of all chains ranked together, and a histogram of each chain's ranks. Chains that agree give flat histograms within the shaded band; a chain stuck in one region is high at one end and low at the other.",
-	"heatmap": "plot heatmap m.C\n\nThe posterior mean of C as a heat map; plot heatmap sim shows a simulation's true C.",
-	"rmse":    "plot rmse m vs sim\n\nRMSE of each draw of C to the simulation's true C, iteration by iteration (warm-up included), in the first chain; plot rmse [m1, m2] vs sim compares fits.",
-	"pairs":   "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",
-	"latent":  "plot latent m.Z[COL]\n\nPosterior mean of a latent column against the observed levels of its column.",
+	"trace":     "plot trace m.C[1, 2]\n\nDraws of one parameter against iteration, one line per chain.",
+	"hist":      "plot hist m.C[1, 2]\n\nHistogram of the post-warm-up draws of one parameter.",
+	"acf":       "plot acf m.C[1, 2]\n\nAutocorrelation of the draws of one parameter, by lag.",
+	"rank":      "plot rank m.C[1, 2]\n\nRank plot of one parameter: the draws of all chains ranked together, and a histogram of each chain's ranks. Chains that agree give flat histograms within the shaded band; a chain stuck in one region is high at one end and low at the other.",
+	"heatmap":   "plot heatmap m.C\n\nThe posterior mean of C as a heat map; plot heatmap sim shows a simulation's true C.",
+	"rmse":      "plot rmse m vs sim\n\nRMSE of each draw of C to the simulation's true C, iteration by iteration (warm-up included), in the first chain; plot rmse [m1, m2] vs sim compares fits.",
+	"pairs":     "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",
+	"intervals": "plot intervals m.C\n\nThe posterior of several parameters side by side: each one's median, and its central 50% and 90% intervals, against a dashed line at 0, with the true value when the data were simulated. It takes what summary takes: m.C, m.C[COL], m.partial, m.communality, m.regress(Y ~ X), m.Lambda, or a difference such as older.C - younger.C.",
+	"latent":    "plot latent m.Z[COL]\n\nPosterior mean of a latent column against the observed levels of its column.",
 	// other words
 	"load":         `load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}, drop = [COLUMN, ...]]): read a CSV file with a header row (see data).`,
 	"simulate":     `simulate(SPEC, n = N, levels = L [, seed = 1, missing = 0]): draw ordinal data from a known copula (see data).`,

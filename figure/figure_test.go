@@ -286,7 +286,39 @@ func figureCases(fx *plotFixture) []figureCase {
 		{name: "intervals mismatched", make: func() (*Figure, error) {
 			return Intervals("i", "", "", []string{"a"}, []float64{1}, []float64{1}, []float64{1}, nil, []bool{false})
 		}, wantErr: "1 labels but 0 hi values"},
+
+		{name: "posterior intervals", title: "posterior of m.C", make: func() (*Figure, error) {
+			// Items 1 and 2 lie above and below 0; item 3 straddles it, and
+			// its truth, 2, lies outside its 90% interval.
+			draws := [][][]float64{{ramp(100, 0.2, 0.6), ramp(100, 0.3, 0.5)}, {ramp(100, -0.9, -0.5), ramp(100, -0.8, -0.6)}, {ramp(100, -0.3, 0.3), ramp(100, -0.2, 0.2)}}
+			return PosteriorIntervals("posterior of m.C", "entry of C", []string{"C[a, b]", "C[a, c]", "C[b, c]"}, draws, []float64{0.4, nan, 2})
+		}, text: "3 items, median and central 50% and 90% intervals; 1 with the 90% interval above 0, 1 below; 1 of 2 true values outside their 90% interval"},
+		{name: "posterior intervals many, one empty", title: "d", width: 1600, make: func() (*Figure, error) {
+			n := 190
+			labels, draws := make([]string, n), make([][][]float64, n)
+			for i := range n {
+				draws[i] = [][]float64{ramp(20, math.Sin(float64(i)), math.Sin(float64(i))+0.2)}
+			}
+			draws[5] = [][]float64{{nan, inf}} // sin(i) + 0.01 > 0 for 97 of the others, sin(i) + 0.19 < 0 for 83
+			return PosteriorIntervals("d", "difference", labels, draws, nil)
+		}, text: "190 items, median and central 50% and 90% intervals; 97 with the 90% interval above 0, 83 below; 1 item with no finite draw left out"},
+		{name: "posterior intervals empty", make: func() (*Figure, error) { return PosteriorIntervals("i", "", nil, nil, nil) }, wantErr: "no items"},
+		{name: "posterior intervals mismatched", make: func() (*Figure, error) {
+			return PosteriorIntervals("i", "", []string{"a", "b"}, [][][]float64{{{1}}}, nil)
+		}, wantErr: "2 labels but 1 draws"},
+		{name: "posterior intervals ragged chains", make: func() (*Figure, error) {
+			return PosteriorIntervals("i", "", []string{"a"}, [][][]float64{{{1, 2}, {1}}}, nil)
+		}, wantErr: "a: "},
 	}
+}
+
+// ramp is n draws evenly spaced from lo to hi.
+func ramp(n int, lo, hi float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = lo + (hi-lo)*float64(i)/float64(n-1)
+	}
+	return out
 }
 
 // TestPlots renders every case and checks the PNG (decodes, declared

@@ -77,6 +77,14 @@ func FuzzPlots(f *testing.F) {
 				}
 				return Intervals(title, title, title, make([]string, q), vs[:q], vs[q:2*q], vs[2*q:3*q], vs[3*q:4*q], make([]bool, q))
 			}},
+			{"posterior intervals", func() (*Figure, error) {
+				// Each chain an item with one chain of its own.
+				items, draws := make([]string, chainsN), make([][][]float64, chainsN)
+				for c := range chains {
+					items[c], draws[c] = title, [][]float64{chains[c]}
+				}
+				return PosteriorIntervals(title, title, items, draws, vs[:chainsN])
+			}},
 			{"latent", func() (*Figure, error) {
 				if half == 0 {
 					return Latent(title, vs, vs)

@@ -90,31 +90,40 @@ func Intervals(title, items, yLabel string, labels []string, observed, mean, lo,
 		}
 		dot(plain, seriesColor(0), "observed")
 		dot(marked, seriesColor(1), "observed, flagged")
-		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
-		if n <= maxIntervalLabels {
-			rotate := n > 8 || longestLabel(labels) > 8
-			room := pixels(width/n) - vg.Points(2) // side by side
-			if rotate {
-				p.X.Tick.Label.Rotation = math.Pi / 2
-				p.X.Tick.Label.XAlign = draw.XRight
-				p.X.Tick.Label.YAlign = draw.YCenter
-				room = pixels(maxIntervalLabel) // down the figure's height
-			}
-			ticks := make(plot.ConstantTicks, n)
-			for i, l := range fitLabels(p.X.Tick.Label, labels, room) {
-				ticks[i] = plot.Tick{Value: float64(i), Label: l}
-			}
-			p.X.Tick.Marker = ticks
-			p.X.Label.Text = items // what the labels are: "0–9, 1" is an income bin and a degree
-		} else {
-			p.X.Tick.Marker = indexTicks(n)
-			if items == "" {
-				items = "item"
-			}
-			p.X.Label.Text = fmt.Sprintf("%s (1..%d)", items, n)
-		}
+		itemAxis(p, items, labels, width)
 		drawLegendRight(p, dc, true)
 	})
+}
+
+// itemAxis lays out the x axis of an interval plot of len(labels) items
+// drawn width pixels wide: each item's label (turned upright when they
+// are many or long), and what they are; past maxIntervalLabels items,
+// numbers instead, with the count.
+func itemAxis(p *plot.Plot, items string, labels []string, width int) {
+	n := len(labels)
+	p.X.Min, p.X.Max = -0.5, float64(n)-0.5
+	if n > maxIntervalLabels {
+		p.X.Tick.Marker = indexTicks(n)
+		if items == "" {
+			items = "item"
+		}
+		p.X.Label.Text = fmt.Sprintf("%s (1..%d)", items, n)
+		return
+	}
+	rotate := n > 8 || longestLabel(labels) > 8
+	room := pixels(width/n) - vg.Points(2) // side by side
+	if rotate {
+		p.X.Tick.Label.Rotation = math.Pi / 2
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.X.Tick.Label.YAlign = draw.YCenter
+		room = pixels(maxIntervalLabel) // down the figure's height
+	}
+	ticks := make(plot.ConstantTicks, n)
+	for i, l := range fitLabels(p.X.Tick.Label, labels, room) {
+		ticks[i] = plot.Tick{Value: float64(i), Label: l}
+	}
+	p.X.Tick.Marker = ticks
+	p.X.Label.Text = items // what the labels are: "0–9, 1" is an income bin and a degree
 }
 
 // interval is one item's replicated interval and mean at position x.

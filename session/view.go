@@ -221,6 +221,15 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		case "rank":
 			f, err = figure.Rank(p.figureTitle(ref.Name), inference.NonEmptyShortest(p.draws), 0)
 		}
+	case "intervals":
+		labels := make([]string, len(ps))
+		draws := make([][][]float64, len(ps))
+		truth := make([]float64, len(ps))
+		for k, p := range ps {
+			labels[k], truth[k] = p.label, p.truth
+			draws[k] = inference.NonEmptyShortest(p.draws)
+		}
+		f, err = figure.PosteriorIntervals(what, intervalItems(x), labels, draws, truth)
 	case "pairs":
 		const most = 4
 		if len(ps) > most {
@@ -245,6 +254,16 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		return err
 	}
 	return s.emit(name, f, out)
+}
+
+// intervalItems says what the items of plot intervals are, for its x axis.
+func intervalItems(x *compiler.PlotStmt) string {
+	what := map[string]string{"": "entry of C", "C": "entry of C", "partial": "partial correlation", "communality": "communality",
+		"regress": "coefficient", "Lambda": "loading"}[x.Target.Member]
+	if x.Minus != nil {
+		what = "difference"
+	}
+	return what
 }
 
 // plotParams returns the scalars a plot of draws shows, with their fit,
