@@ -55,9 +55,20 @@ const fitFileMagic = "copulang fit\n"
 // format 5 (and writes the fit again), and an extension's bytes of either
 // kind are refused as the other (inference.ReadResultAfter). A file of
 // format 4 that compare adds scores to is written in format 4 again; one
-// that an extension is added to, in format 5. All five are read, as a
-// stream: a survey's fit file (over 100 MB) is never held whole in memory.
-const fitFileFormat = 5
+// that an extension is added to, in format 5 or 6. 6, format 5 whose fit
+// and extensions before the last may be kept without their chains' states
+// (fitFile.StatesDropped, fileExtension.StatesDropped;
+// inference.WithoutStates): only the last one's are continued, and those
+// of a survey's fit are most of its bytes (80 of the 91 MB an extension
+// of 50 iterations added at 50,000 × 40), so an extension written drops
+// those of the fit or extension before it. A fit or extension without
+// them is read as it was written, draw for draw; one extended otherwise
+// than by the file's next extension (a notebook's extend statement
+// edited) has its chains made again first (restoreChains). A copulang
+// that reads formats up to 5 refuses format 6 and does not overwrite it
+// (laterFormatError). All six are read, as a stream: a survey's fit file
+// (over 100 MB) is never held whole in memory.
+const fitFileFormat = 6
 
 // readableFormat reports whether this copulang reads fit files of format.
 func readableFormat(format int) bool { return format >= 1 && format <= fitFileFormat }
@@ -118,6 +129,9 @@ type fitFile struct {
 	// file written before the checksum has none and is read without it
 	// (gob leaves the field empty, and an older copulang ignores it).
 	Sum string
+	// StatesDropped (format 6) says that the fit's draws are kept without
+	// its chains' states, which an extension after it holds.
+	StatesDropped bool
 }
 
 // fileExtension is an extension of a file's fit, kept after its draws.
@@ -139,6 +153,9 @@ type fileExtension struct {
 	// are not repeated. Without it (format 4) they are MarshalBinary's,
 	// with all the draws.
 	After bool
+	// StatesDropped (format 6) says that its Result's bytes are kept
+	// without its chains' states, which an extension after it holds.
+	StatesDropped bool
 	// draws are its Result's bytes: read from the file, or to be written.
 	draws drawBytes
 }
@@ -187,6 +204,7 @@ type drawBytes interface {
 type storedDraws interface {
 	drawBytes
 	reader() io.Reader
+	section() *io.SectionReader
 }
 
 // readBytes are draws read from a file into memory.
@@ -201,6 +219,10 @@ func (b readBytes) WriteTo(w io.Writer) (int64, error) {
 
 func (b readBytes) reader() io.Reader { return bytes.NewReader(b) }
 
+func (b readBytes) section() *io.SectionReader {
+	return io.NewSectionReader(bytes.NewReader(b), 0, int64(len(b)))
+}
+
 // fileSection are draws of a fit file that is open: size bytes at off,
 // read from the file when they are decoded or written.
 type fileSection struct {
@@ -212,7 +234,9 @@ func (s fileSection) Size() int { return int(s.size) }
 
 func (s fileSection) WriteTo(w io.Writer) (int64, error) { return io.Copy(w, s.reader()) }
 
-func (s fileSection) reader() io.Reader { return io.NewSectionReader(s.file, s.off, s.size) }
+func (s fileSection) reader() io.Reader { return s.section() }
+
+func (s fileSection) section() *io.SectionReader { return io.NewSectionReader(s.file, s.off, s.size) }
 
 // fitOrigin is what a fit's file fingerprints: its data, model and
 // settings; and, to say how another differs, its data's columns, rows
@@ -404,7 +428,7 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	}
 	res, err := readDraws(f.draws, spec, nil)
 	if err == nil {
-		err = madeByFit(res, x)
+		err = statesKept(madeByFit(res, x), f.StatesDropped)
 	}
 	if err != nil {
 		return nil, fmt.Sprintf("%s holds a fit that cannot be read (%v): fitting again and overwriting it", shown, err), nil
@@ -465,6 +489,16 @@ func readDraws(d drawBytes, spec inference.Spec, base *inference.Result) (*infer
 		return inference.ReadResultAfter(base, stored.reader(), int64(d.Size()), spec)
 	}
 	return inference.ReadResult(stored.reader(), int64(d.Size()), spec)
+}
+
+// statesKept is err, why a fit or extension read is not the one its
+// statement makes, or nil when that is only that its chains' states are
+// not there and its file says it dropped them (dropped).
+func statesKept(err error, dropped bool) error {
+	if dropped && errors.Is(err, inference.ErrNoChainStates) {
+		return nil
+	}
+	return err
 }
 
 // madeByFit says why res is not a fit that the fit statement x writes, or
@@ -633,8 +667,14 @@ func writeFitTemporary(path string, f *fitFile, result drawBytes) (string, error
 		for i, e := range head.Extensions {
 			head.Extensions[i].Size = e.draws.Size()
 			if e.After {
-				head.Format = 5
+				head.Format = max(head.Format, 5)
 			}
+			if e.StatesDropped {
+				head.Format = 6
+			}
+		}
+		if f.StatesDropped {
+			head.Format = 6
 		}
 	}
 	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
@@ -719,7 +759,7 @@ func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
 		// A layout this copulang does not know: readFitFile says so.
 		return &f, nil
 	}
-	if len(f.Extensions) > 0 && f.Format != 4 && f.Format != 5 {
+	if len(f.Extensions) > 0 && f.Format < 4 {
 		return nil, fmt.Errorf("extensions in a fit file of format %d", f.Format)
 	}
 	if f.Format < 2 {
@@ -773,9 +813,15 @@ func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
 	}
 	f.draws = fileSection{file: r, off: start, size: int64(f.ResultSize)}
 	at := start + int64(f.ResultSize)
+	if f.StatesDropped && f.Format < 6 {
+		return nil, fmt.Errorf("a fit without its chains' states in a fit file of format %d", f.Format)
+	}
 	for i, e := range f.Extensions {
-		if e.After && f.Format != 5 {
+		if e.After && f.Format < 5 {
 			return nil, fmt.Errorf("an extension of its new draws only in a fit file of format %d", f.Format)
+		}
+		if e.StatesDropped && f.Format < 6 {
+			return nil, fmt.Errorf("an extension without its chains' states in a fit file of format %d", f.Format)
 		}
 		f.Extensions[i].draws = fileSection{file: r, off: at, size: int64(e.Size)}
 		at += int64(e.Size)
@@ -889,6 +935,10 @@ func keepExtension(ctx context.Context, kf *keptFile, ext fileExtension) (*keptF
 			return err
 		}
 		f.Extensions = append(f.Extensions[:len(kf.extensions)], ext)
+		if err := dropStates(f); err != nil {
+			close()
+			return err
+		}
 		return rewriteKept(kf, f, close)
 	})
 	if err != nil {
@@ -897,6 +947,38 @@ func keepExtension(ctx context.Context, kf *keptFile, ext fileExtension) (*keptF
 	now := *kf
 	now.extensions = append(slices.Clone(kf.extensions), ext.Statement)
 	return &now, nil
+}
+
+// dropStates leaves out the chains' states of f's fit and of its
+// extensions but the last (inference.WithoutStates), which are copied
+// from the file as they are written: only the last one's are continued.
+// Draws of an earlier layout, which keeps the states inside its gob, are
+// kept as they are.
+func dropStates(f *fitFile) error {
+	strip := func(d drawBytes, dropped *bool) (drawBytes, error) {
+		stored, ok := d.(storedDraws)
+		if *dropped || !ok {
+			return d, nil
+		}
+		sr := stored.section()
+		e, err := inference.WithoutStates(sr, sr.Size())
+		if err != nil || e == nil {
+			return d, err
+		}
+		*dropped = true
+		return e, nil
+	}
+	var err error
+	if f.draws, err = strip(f.draws, &f.StatesDropped); err != nil {
+		return err
+	}
+	for i := range f.Extensions[:len(f.Extensions)-1] {
+		e := &f.Extensions[i]
+		if e.draws, err = strip(e.draws, &e.StatesDropped); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keepScores adds scores under key to the fit file of kf, which must

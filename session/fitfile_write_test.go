@@ -228,13 +228,14 @@ func TestFitFileKeepsExtensions(t *testing.T) {
 		t.Errorf("the second extension was not read back:\n%s", got)
 	}
 
-	// The notebook's extension edited: it is sampled, replacing the one
-	// the file held, which a later run reads.
+	// The notebook's extension edited: it is sampled (the fit's chains
+	// made again, as the file keeps the last extension's only), replacing
+	// the one the file held, which a later run reads.
 	s4 := New(Options{Dir: dir, Version: "1.0.0"})
 	mustRun(t, s4, fitFileSetup+fit)
 	other := mustRun(t, s4, "extend m, iter = 50\nsummary m.C\n").text()
 	if !strings.Contains(other, "note: m.fit holds another extension of this fit (`extend m, iter = 40`; this one is `extend m, iter = 50`): extending and replacing it") ||
-		!strings.Contains(other, "wrote the extension to m.fit") {
+		!strings.Contains(other, "note: m.fit keeps the chains' states of its last extension only") || !strings.Contains(other, "wrote the extension to m.fit") {
 		t.Errorf("another extension of the fit:\n%s", other)
 	}
 	s5 := New(Options{Dir: dir, Version: "1.0.0"})
@@ -386,6 +387,10 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 	}
 	s1 := New(Options{Dir: dir})
 	mustRun(t, s1, setup+fit)
+	fitBytes, err := s1.models["m"].Fit.MarshalBinary() // with its chains' states
+	if err != nil {
+		t.Fatal(err)
+	}
 	sizes := []int64{size()}
 	var results []*inference.Result
 	var whole [][]byte // each extension's bytes as format 4 kept them
@@ -401,22 +406,25 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 		}
 		results, whole, sizes = append(results, r), append(whole, b), append(sizes, size())
 		// The new draws of C (8 bytes an entry), the imputations' level
-		// codes (a byte each), and the chains' states: each chain's latent
-		// values and their running sums, and the latent means, n × p
-		// values each; and a few kB of what the run did besides.
+		// codes (a byte each), the latent means (n × p values) and a few
+		// kB of what the run did besides. The chains' states it ends in
+		// (each chain's latent values and their running sums, n × p
+		// values each) replace those of the fit or extension before it,
+		// which are dropped: the file keeps the last one's only.
 		newDraws := 2 * more * (8*r.P*r.P + len(r.Missing))
-		states := 8 * (2*2 + 1) * r.N * r.P
+		means, states := 8*r.N*r.P, 8*2*2*r.N*r.P
 		grew := sizes[len(sizes)-1] - sizes[len(sizes)-2]
-		t.Logf("extend m, iter = %d: the file grew by %d bytes; new draws %d, states %d; the extended fit's bytes %d", more, grew, newDraws, states, len(b))
-		if grew > int64(newDraws+states+8<<10) || grew < int64(newDraws) {
-			t.Errorf("extend m, iter = %d: the file grew by %d bytes, want the %d of the new draws and imputations and the %d of the chains' states, and a few kB", more, grew, newDraws, states)
+		t.Logf("extend m, iter = %d: the file grew by %d bytes; new draws %d, latent means %d, states %d; the extended fit's bytes %d", more, grew, newDraws, means, states, len(b))
+		if grew > int64(newDraws+means+8<<10) || grew < int64(newDraws) {
+			t.Errorf("extend m, iter = %d: the file grew by %d bytes, want the %d of the new draws and imputations, the %d of the latent means and a few kB (the %d of the chains' states replacing those before)", more, grew, newDraws, means, states)
 		}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, err := decodeFitFile(data); err != nil || f.Format != 5 || len(f.Extensions) != 2 || !f.Extensions[0].After || !f.Extensions[1].After {
+	if f, err := decodeFitFile(data); err != nil || f.Format != 6 || len(f.Extensions) != 2 || !f.Extensions[0].After || !f.Extensions[1].After ||
+		!f.StatesDropped || !f.Extensions[0].StatesDropped || f.Extensions[1].StatesDropped {
 		t.Fatalf("the file written: %v, %+v", err, f)
 	}
 
@@ -445,10 +453,10 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 			t.Errorf("%s: the extensions read, extended by sampling:\n%s\nwant the table\n%s", what, got, lastTable(want))
 		}
 	}
-	reread(t, "format 5")
+	reread(t, "format 6")
 
 	// rewrite writes the file again with the extensions' bytes and marks
-	// given.
+	// given, and the fit with its chains' states.
 	rewrite := func(draws [][]byte, after bool) {
 		t.Helper()
 		f, err := decodeFitFile(data)
@@ -456,9 +464,10 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range f.Extensions {
-			f.Extensions[i].draws, f.Extensions[i].After = readBytes(draws[i]), after
+			f.Extensions[i].draws, f.Extensions[i].After, f.Extensions[i].StatesDropped = readBytes(draws[i]), after, false
 		}
-		if err := writeFitBytes(path, f, readBytes(f.Result)); err != nil {
+		f.StatesDropped = false
+		if err := writeFitBytes(path, f, readBytes(fitBytes)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -499,9 +508,9 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString(fitFileMagic)
 	head := *f
-	head.Format, head.Result, head.ResultSize = 4, nil, len(f.Result)
+	head.Format, head.Result, head.ResultSize, head.StatesDropped = 4, nil, len(f.Result), false
 	head.Extensions = slices.Clone(f.Extensions)
-	head.Extensions[0].Size = len(news[0])
+	head.Extensions[0].Size, head.Extensions[0].StatesDropped = len(news[0]), false
 	if err := gob.NewEncoder(&b).Encode(&head); err != nil {
 		t.Fatal(err)
 	}
