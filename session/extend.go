@@ -211,7 +211,7 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 	fx := *m.FitStmt
 	fx.Iter = res.Iter
 	m.Fit, m.FitStmt, m.FitFile, m.sampledBy = res, &fx, kf.shown, ext.Version
-	m.kept = &keptFile{path: kf.path, shown: kf.shown, saved: kf.saved, origin: kf.origin, extensions: append(slices.Clone(kf.extensions), ext.Statement)}
+	m.kept = &keptFile{path: kf.path, shown: kf.shown, saved: kf.saved, origin: kf.origin, extensions: append(slices.Clone(kf.extensions), ext.Statement), files: kf.files}
 	m.extendedFrom = nil
 	read := fmt.Sprintf("; read from %s (written %s by %s)", kf.shown, ext.Saved.Format("2006-01-02 15:04 UTC"), copulangText(ext.Version))
 	headline := extendHeadline(x.Model, old, res, ext.Until)

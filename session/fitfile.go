@@ -528,7 +528,7 @@ func madeByFit(res *inference.Result, x *compiler.Fit) error {
 // starts (readFitFile: not a fit file, or one of a later format) is not
 // overwritten now either: one may have been written there while the fit
 // sampled (overwritableFit).
-func writeFitFile(ctx context.Context, path, shown string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
+func writeFitFile(ctx context.Context, files fileSystem, path, shown string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
 	enc, err := res.Encode()
 	if err != nil {
 		return time.Time{}, err
@@ -543,7 +543,7 @@ func writeFitFile(ctx context.Context, path, shown string, origin fitOrigin, ver
 		if err := overwritableFit(path, shown); err != nil {
 			return err
 		}
-		return writeFitBytes(path, &f, enc)
+		return writeFitBytes(files, path, &f, enc)
 	})
 }
 
@@ -628,31 +628,22 @@ func temporaryOf(name, base string) (int, bool) {
 // writeFitBytes writes f, whose draws are result, to path in the current
 // format (whatever f.Format was read as; 3 when f has no extensions): the
 // magic line, f without its draws, then the draws, those of its
-// extensions, then the checksum of it all. It writes to a
-// temporary file next to path first (path.tmp-PID-N), renamed over path
-// once complete, so that a failure never leaves half a file. (A symbolic
-// link at path is replaced, not followed.) The caller holds the lock of
-// path's directory (lockedWrite).
-func writeFitBytes(path string, f *fitFile, result drawBytes) error {
-	tmp, err := writeFitTemporary(path, f, result)
+// extensions, then the checksum of it all. It writes through files to a
+// temporary file next to path first, synced and renamed over path once
+// complete (writeTemporary, renameInPlace), so that neither a failure nor
+// a power cut leaves half a file. The caller holds the lock of path's
+// directory (lockedWrite).
+func writeFitBytes(files fileSystem, path string, f *fitFile, result drawBytes) error {
+	tmp, err := writeFitTemporary(files, path, f, result)
 	if err != nil {
 		return err
 	}
-	return renameOver(tmp, path)
-}
-
-// renameOver renames the temporary file tmp over path, or removes it.
-func renameOver(tmp, path string) error {
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return renameInPlace(files, tmp, path)
 }
 
 // writeFitTemporary writes what writeFitBytes writes to a temporary file
-// next to path, and returns its name.
-func writeFitTemporary(path string, f *fitFile, result drawBytes) (string, error) {
+// next to path (writeTemporary), and returns its name.
+func writeFitTemporary(files fileSystem, path string, f *fitFile, result drawBytes) (string, error) {
 	var buf bytes.Buffer
 	buf.WriteString(fitFileMagic)
 	head := *f
@@ -680,43 +671,23 @@ func writeFitTemporary(path string, f *fitFile, result drawBytes) (string, error
 	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
 		return "", err
 	}
-	// Next to path, with the permissions os.Create gives (after the
-	// umask), not CreateTemp's 0600.
-	var tmp *os.File
-	for try := 0; ; try++ {
-		name := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), try)
-		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	return writeTemporary(files, path, func(out io.Writer) error {
+		crc := crc32.New(castagnoli)
+		w := io.MultiWriter(out, crc)
+		_, err := w.Write(buf.Bytes())
 		if err == nil {
-			break
+			_, err = result.WriteTo(w)
 		}
-		if !errors.Is(err, fs.ErrExist) || try == 100 {
-			return "", err
+		for _, e := range f.Extensions {
+			if err == nil {
+				_, err = e.draws.WriteTo(w)
+			}
 		}
-	}
-	crc := crc32.New(castagnoli)
-	w := io.MultiWriter(tmp, crc)
-	_, err = w.Write(buf.Bytes())
-	if err == nil {
-		_, err = result.WriteTo(w)
-	}
-	for _, e := range f.Extensions {
 		if err == nil {
-			_, err = e.draws.WriteTo(w)
+			_, err = out.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
 		}
-	}
-	if err == nil {
-		_, err = tmp.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
-	}
-	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return tmp.Name(), nil
+		return err
+	})
 }
 
 // decodeFitFile decodes the contents of a fit file, which start with the
@@ -876,6 +847,16 @@ type keptFile struct {
 	// session's fit from the file's, all of them kept in the file after
 	// it (nil for the fit itself).
 	extensions []string
+	// files writes the file (nil: osFiles).
+	files fileSystem
+}
+
+// fileSystem is what kf's file is written with.
+func (kf *keptFile) fileSystem() fileSystem {
+	if kf.files == nil {
+		return osFiles{}
+	}
+	return kf.files
 }
 
 // readKept reads the fit file of kf, which must still hold the fit it
@@ -917,12 +898,12 @@ func readKept(kf *keptFile) (f *fitFile, close func(), err error) {
 // it), to that file again: its draws are copied from the file read into
 // a temporary file, which is renamed over it once the file read is closed.
 func rewriteKept(kf *keptFile, f *fitFile, close func()) error {
-	tmp, err := writeFitTemporary(kf.path, f, f.draws)
+	tmp, err := writeFitTemporary(kf.fileSystem(), kf.path, f, f.draws)
 	close()
 	if err != nil {
 		return err
 	}
-	return renameOver(tmp, kf.path)
+	return renameInPlace(kf.fileSystem(), tmp, kf.path)
 }
 
 // keepExtension adds ext, an extension of the fit of kf (with its

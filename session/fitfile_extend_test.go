@@ -344,7 +344,7 @@ func TestFitFileExtensionOfAnotherFitIsSampledAgain(t *testing.T) {
 	}
 	f := mustDecode(t, data)
 	f.StatesDropped = false
-	if err := writeFitBytes(path, f, readBytes(b)); err != nil {
+	if err := writeFitBytes(osFiles{}, path, f, readBytes(b)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -612,7 +612,7 @@ func TestFitFileExtensionEditedMakesTheChainsAgain(t *testing.T) {
 	if !f.StatesDropped {
 		t.Fatal("the file keeps the chains' states of the fit")
 	}
-	if err := writeFitBytes(path, f, readBytes(b)); err != nil {
+	if err := writeFitBytes(osFiles{}, path, f, readBytes(b)); err != nil {
 		t.Fatal(err)
 	}
 	before, err := os.ReadFile(path)

@@ -100,7 +100,7 @@ func TestFitFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.DataColumns, f.DataRows, f.DataColumnSums, f.ModelKind = nil, 0, nil, ""
-	if err := writeFitBytes(filepath.Join(dir, "m.fit"), f, readBytes(f.Result)); err != nil {
+	if err := writeFitBytes(osFiles{}, filepath.Join(dir, "m.fit"), f, readBytes(f.Result)); err != nil {
 		t.Fatal(err)
 	}
 	if text := mustRun(t, New(Options{Dir: dir}), strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y1, Y3];", 1)+fit).text(); !strings.Contains(text, "note: m.fit holds a fit of other data: fitting again") {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -146,7 +147,7 @@ func TestWriteFitFileStreamsTheDraws(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if _, err := writeFitFile(context.Background(), path, "m.fit", fitOrigin{}, "test", m.Fit, "", "", nil); err != nil {
+	if _, err := writeFitFile(context.Background(), osFiles{}, path, "m.fit", fitOrigin{}, "test", m.Fit, "", "", nil); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -467,7 +468,7 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 			f.Extensions[i].draws, f.Extensions[i].After, f.Extensions[i].StatesDropped = readBytes(draws[i]), after, false
 		}
 		f.StatesDropped = false
-		if err := writeFitBytes(path, f, readBytes(fitBytes)); err != nil {
+		if err := writeFitBytes(osFiles{}, path, f, readBytes(fitBytes)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -530,4 +531,125 @@ func mustDecode(t *testing.T, data []byte) *fitFile {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// recordingFiles is the fileSystem of the os package, recording the
+// operations on files written into place in order (the temporary file
+// named "tmp"); with failSync, a file's Sync fails.
+type recordingFiles struct {
+	osFiles
+	failSync bool
+	mu       sync.Mutex
+	ops      []string
+}
+
+func (r *recordingFiles) log(op string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if op == "write" && len(r.ops) > 0 && r.ops[len(r.ops)-1] == op {
+		return
+	}
+	r.ops = append(r.ops, op)
+}
+
+// short names a temporary file "tmp", and others by their base name.
+func short(name string) string {
+	if _, ok := temporaryOf(filepath.Base(name), "m.fit"); ok {
+		return "tmp"
+	}
+	return filepath.Base(name)
+}
+
+func (r *recordingFiles) CreateNew(name string) (syncedFile, error) {
+	f, err := r.osFiles.CreateNew(name)
+	if err != nil {
+		return nil, err
+	}
+	r.log("create " + short(name))
+	return &recordedFile{syncedFile: f, files: r}, nil
+}
+
+func (r *recordingFiles) Rename(from, to string) error {
+	r.log("rename " + short(from) + " " + short(to))
+	return r.osFiles.Rename(from, to)
+}
+
+func (r *recordingFiles) Remove(name string) error {
+	r.log("remove " + short(name))
+	return r.osFiles.Remove(name)
+}
+
+func (r *recordingFiles) SyncDir(dir string) error {
+	r.log("sync dir " + filepath.Base(dir))
+	return r.osFiles.SyncDir(dir)
+}
+
+// recordedFile is a file of recordingFiles.
+type recordedFile struct {
+	syncedFile
+	files *recordingFiles
+}
+
+func (f *recordedFile) Write(p []byte) (int, error) {
+	f.files.log("write")
+	return f.syncedFile.Write(p)
+}
+
+func (f *recordedFile) Sync() error {
+	f.files.log("sync " + short(f.Name()))
+	if f.files.failSync {
+		return errors.New("input/output error")
+	}
+	return f.syncedFile.Sync()
+}
+
+func (f *recordedFile) Close() error {
+	f.files.log("close " + short(f.Name()))
+	return f.syncedFile.Close()
+}
+
+// TestFitFileSyncedBeforeAndAfterItsRename: a fit file was written to a
+// temporary file and renamed over the file, but neither was synced to
+// disk, so that after a power cut the file renamed could be empty or
+// damaged (a file system may make the rename durable before the
+// contents): the checksum refused it and the fit, perhaps of hours, was
+// sampled again. Every write of a fit file (the fit, an extension, compare's
+// scores) now syncs the temporary file before it is renamed, and the
+// directory after. A Sync that fails leaves the file as it was and no
+// temporary file, and says why.
+func TestFitFileSyncedBeforeAndAfterItsRename(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := &recordingFiles{}
+	s := New(Options{Dir: dir})
+	s.files = files
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, seed = 3, file = \"m.fit\"\n"
+	mustRun(t, s, fitFileSetup+fit)
+	mustRun(t, s, "extend m, iter = 10\n")
+	if err := keepScores(context.Background(), s.models["m"].kept, "k", []float64{-1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	write := []string{"create tmp", "write", "sync tmp", "close tmp", "rename tmp m.fit", "sync dir " + filepath.Base(dir)}
+	want := slices.Concat(write, write, write) // the fit, the extension, the scores
+	if !slices.Equal(files.ops, want) {
+		t.Errorf("writing the fit, an extension and scores did\n%s\nwant\n%s", strings.Join(files.ops, "\n"), strings.Join(want, "\n"))
+	}
+
+	before, err := os.ReadFile(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files.failSync, files.ops = true, nil
+	if text := mustRun(t, s, "extend m, iter = 5\n").text(); !strings.Contains(text, "note: the extension is kept in the session but not written to m.fit: input/output error") {
+		t.Errorf("an extension whose file's Sync failed:\n%s", text)
+	}
+	if want := []string{"create tmp", "write", "sync tmp", "close tmp", "remove tmp"}; !slices.Equal(files.ops, want) {
+		t.Errorf("a write whose Sync failed did %q, want %q", files.ops, want)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, "m.fit")); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("a write whose Sync failed changed the file (%v)", err)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Errorf("a write whose Sync failed left %v (%v)", entries, err)
+	}
 }
