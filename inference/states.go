@@ -142,3 +142,25 @@ func (r *Result) AdoptChains(from *Result) error {
 	from.run, from.zsum, from.heldSum, from.moved = nil, nil, nil, true
 	return nil
 }
+
+// DrawsSum is the CRC-32C of r's draws of C, of the loadings and of the
+// warm-up, and of its imputations, each chain's count first (baseSum over
+// all of them): Results of the same draws, bit for bit, have the same sum
+// whatever their chains' states, and what EncodeAfter encodes after the
+// one reads after the other (ReadResultAfter), as it reads after no
+// Result of another sum but with probability 2⁻³².
+func (r *Result) DrawsSum() uint32 {
+	sets := [][][][]float64{r.C, r.Lambda, r.WarmupC}
+	prefix := make([][]int, len(sets))
+	for k, set := range sets {
+		prefix[k] = make([]int, len(set))
+		for c, ch := range set {
+			prefix[k][c] = len(ch)
+		}
+	}
+	imputed := make([]int, len(r.imputed))
+	for c, ch := range r.imputed {
+		imputed[c] = len(ch)
+	}
+	return baseSum(r, prefix, imputed)
+}

@@ -115,7 +115,7 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		return nil
 	}
 	ext := fileExtension{Statement: extendKey(x), Saved: time.Now().UTC().Truncate(time.Second), Version: m.sampledBy,
-		Until: untilText, UntilWarning: warning, After: true}
+		Until: untilText, UntilWarning: warning, After: true, Draws: drawsDigest(m.Fit)}
 	// Only what the fit before it does not hold: the file holds that.
 	enc, err := m.Fit.EncodeAfter(old)
 	if err == nil {
@@ -202,6 +202,9 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 	if err == nil {
 		err = statesKept(madeByExtend(res, old, x), ext.StatesDropped)
 	}
+	if err == nil && ext.Draws != "" && drawsDigest(res) != ext.Draws {
+		err = fmt.Errorf("its draws are not those it records (%s, want %s)", drawsDigest(res), ext.Draws)
+	}
 	if err != nil {
 		out.Stream("stdout", fmt.Sprintf("note: %s holds this extension of the fit, but it cannot be read (%v): extending again and replacing it\n", kf.shown, err))
 		return false, "", nil
@@ -211,7 +214,7 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 	fx := *m.FitStmt
 	fx.Iter = res.Iter
 	m.Fit, m.FitStmt, m.FitFile, m.sampledBy = res, &fx, kf.shown, ext.Version
-	m.kept = &keptFile{path: kf.path, shown: kf.shown, saved: kf.saved, origin: kf.origin, extensions: append(slices.Clone(kf.extensions), ext.Statement), files: kf.files}
+	m.kept = &keptFile{path: kf.path, shown: kf.shown, saved: kf.saved, origin: kf.origin, extensions: append(slices.Clone(kf.extensions), ext.keptAs()), files: kf.files}
 	m.extendedFrom = nil
 	read := fmt.Sprintf("; read from %s (written %s by %s)", kf.shown, ext.Saved.Format("2006-01-02 15:04 UTC"), copulangText(ext.Version))
 	headline := extendHeadline(x.Model, old, res, ext.Until)

@@ -156,6 +156,11 @@ type fileExtension struct {
 	// StatesDropped (format 6) says that its Result's bytes are kept
 	// without its chains' states, which an extension after it holds.
 	StatesDropped bool
+	// Draws is the digest of the extended fit's draws (drawsDigest), by
+	// which a session that wrote or read the extension knows it is the
+	// one the file still holds before it writes another after it; a file
+	// written before it was recorded has none (gob leaves it empty).
+	Draws string
 	// draws are its Result's bytes: read from the file, or to be written.
 	draws drawBytes
 }
@@ -843,10 +848,10 @@ type keptFile struct {
 	path, shown string
 	saved       time.Time
 	origin      fitOrigin
-	// extensions are the extend statements (extendKey) that made the
-	// session's fit from the file's, all of them kept in the file after
-	// it (nil for the fit itself).
-	extensions []string
+	// extensions are the extensions that made the session's fit from the
+	// file's, all of them kept in the file after it (nil for the fit
+	// itself).
+	extensions []keptExtension
 	// files writes the file (nil: osFiles).
 	files fileSystem
 }
@@ -857,6 +862,25 @@ func (kf *keptFile) fileSystem() fileSystem {
 		return osFiles{}
 	}
 	return kf.files
+}
+
+// keptExtension is an extension of a fit kept in its file: its extend
+// statement's settings (extendKey) and the digest of the extended fit's
+// draws (fileExtension.Draws; "" for an extension read from a file that
+// did not record it).
+type keptExtension struct {
+	statement, draws string
+}
+
+// keptAs is how a file that keeps e is read back by keptFile.
+func (e fileExtension) keptAs() keptExtension {
+	return keptExtension{statement: e.Statement, draws: e.Draws}
+}
+
+// drawsDigest is the digest of res's draws that a fileExtension records
+// (Draws): "crc32c " and inference.Result.DrawsSum in hexadecimal.
+func drawsDigest(res *inference.Result) string {
+	return fmt.Sprintf("crc32c %08x", res.DrawsSum())
 }
 
 // readKept reads the fit file of kf, which must still hold the fit it
@@ -886,8 +910,11 @@ func readKept(kf *keptFile) (f *fitFile, close func(), err error) {
 	if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" || len(f.Extensions) < len(kf.extensions) {
 		return nil, nil, errors.New("it holds another fit now")
 	}
-	for i, key := range kf.extensions {
-		if f.Extensions[i].Statement != key {
+	// An extension of the same statement written since by another writer
+	// may hold other draws (another copulang's sampler): one written after
+	// it, continuing this session's, would not be read after it.
+	for i, e := range kf.extensions {
+		if f.Extensions[i].keptAs() != e {
 			return nil, nil, errors.New("it holds another extension of the fit now")
 		}
 	}
@@ -926,7 +953,7 @@ func keepExtension(ctx context.Context, kf *keptFile, ext fileExtension) (*keptF
 		return nil, err
 	}
 	now := *kf
-	now.extensions = append(slices.Clone(kf.extensions), ext.Statement)
+	now.extensions = append(slices.Clone(kf.extensions), ext.keptAs())
 	return &now, nil
 }
 

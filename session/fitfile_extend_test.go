@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/copulang/copulang/inference"
 )
@@ -628,5 +629,83 @@ func TestFitFileExtensionEditedMakesTheChainsAgain(t *testing.T) {
 	}
 	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("the file was changed (%v)", err)
+	}
+}
+
+// TestFitFileExtensionReplacedMeanwhileIsNotBuiltOn: a session that
+// wrote (or read) an extension of the fit its file keeps writes the next
+// after it, having checked that the file still holds that extension. The
+// check compared the statements only, so that when another writer had
+// replaced the extension meanwhile by one of the same statement and other
+// draws (another copulang's sampler; here two of its draws swapped), the
+// next was written after it, promising a read that a new session could not
+// make (it continues other draws: sampled again). It is now kept in the
+// session only, and says why; the same extension written again with the
+// same draws (another kernel running the same notebook) is built on as
+// before.
+func TestFitFileExtensionReplacedMeanwhileIsNotBuiltOn(t *testing.T) {
+	t.Parallel()
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const extend = "extend m, iter = 20\n"
+	for _, tc := range []struct {
+		name    string
+		swapped bool
+	}{{"the same draws", false}, {"other draws", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "m.fit")
+			s := New(Options{Dir: dir})
+			mustRun(t, s, fitFileSetup+fit)
+			fit0 := s.models["m"].Fit
+			mustRun(t, s, extend)
+			// Another writer's extension of the same statement, written
+			// a second later.
+			ext := s.models["m"].Fit
+			n := len(ext.C[0])
+			if tc.swapped {
+				ext.C[0][n-1], ext.C[0][n-2] = ext.C[0][n-2], ext.C[0][n-1]
+			}
+			enc, err := ext.EncodeAfter(fit0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if _, err := enc.WriteTo(&b); err != nil {
+				t.Fatal(err)
+			}
+			digest := drawsDigest(ext)
+			if tc.swapped {
+				ext.C[0][n-1], ext.C[0][n-2] = ext.C[0][n-2], ext.C[0][n-1]
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := mustDecode(t, data)
+			f.Extensions[0].draws = readBytes(b.Bytes())
+			f.Extensions[0].Saved = f.Extensions[0].Saved.Add(time.Second)
+			f.Extensions[0].Draws = digest
+			if err := writeFitBytes(osFiles{}, path, f, f.draws); err != nil {
+				t.Fatal(err)
+			}
+
+			text := mustRun(t, s, "extend m, iter = 10\n").text()
+			wrote := strings.Contains(text, "wrote the extension to m.fit")
+			if tc.swapped && (wrote || !strings.Contains(text, "note: the extension is kept in the session but not written to m.fit: it holds another extension of the fit now")) {
+				t.Errorf("an extension after one the file no longer holds:\n%s", text)
+			}
+			if !tc.swapped && !wrote {
+				t.Errorf("an extension after the same one written again:\n%s", text)
+			}
+			if !wrote {
+				return
+			}
+			s2 := New(Options{Dir: dir})
+			mustRun(t, s2, fitFileSetup+fit+extend)
+			if text := mustRun(t, s2, "extend m, iter = 10\n").text(); !strings.Contains(text, "; read from m.fit") {
+				t.Errorf("the extension written was not read back:\n%s", text)
+			}
+		})
 	}
 }
