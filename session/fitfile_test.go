@@ -614,7 +614,9 @@ func FuzzReadFitFile(f *testing.F) {
 	}
 	f.Add(good[:len(good)-8])
 	// The fit with the extension the body runs after it, of its new draws
-	// only (format 5), which the body reads.
+	// only, the fit kept without its chains' states (format 6), which the
+	// body reads (and, damaged, samples again after making the fit's
+	// chains again).
 	dir5 := f.TempDir()
 	if _, err := New(Options{Dir: dir5}).Execute(context.Background(), fitFileSetup+fit+"extend m, iter = 2\n", &recorder{}); err != nil {
 		f.Fatal(err)
