@@ -150,7 +150,7 @@ func (r *Result) extendable(more int) error {
 	case r.moved:
 		return errors.New("inference: this Result was extended already; extend the Result that Extend returned")
 	case r.run == nil:
-		return errors.New("inference: this Result was not made by Run (nor read back with its chains' states), so it has no chains to continue")
+		return ErrNoChainStates
 	case r.run.failed != nil:
 		return fmt.Errorf("inference: a chain's sampler failed, so the run cannot be continued: %w", r.run.failed)
 	}

@@ -75,7 +75,7 @@ func TestCompareShowsMonteCarloError(t *testing.T) {
 	for i := range f.Scores {
 		f.Scores[i].ChainTotals = nil
 	}
-	if err := writeFitBytes(path, f, readBytes(f.Result)); err != nil {
+	if err := writeFitBytes(osFiles{}, path, f, readBytes(f.Result)); err != nil {
 		t.Fatal(err)
 	}
 	s3 := New(Options{Dir: dir})

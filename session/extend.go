@@ -115,7 +115,7 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 		return nil
 	}
 	ext := fileExtension{Statement: extendKey(x), Saved: time.Now().UTC().Truncate(time.Second), Version: m.sampledBy,
-		Until: untilText, UntilWarning: warning, After: true}
+		Until: untilText, UntilWarning: warning, After: true, Draws: drawsDigest(m.Fit)}
 	// Only what the fit before it does not hold: the file holds that.
 	enc, err := m.Fit.EncodeAfter(old)
 	if err == nil {
@@ -200,7 +200,10 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 	}
 	res, err := readDraws(ext.draws, fitSpec(m, m.FitStmt, m.Plan), base)
 	if err == nil {
-		err = madeByExtend(res, old, x)
+		err = statesKept(madeByExtend(res, old, x), ext.StatesDropped)
+	}
+	if err == nil && ext.Draws != "" && drawsDigest(res) != ext.Draws {
+		err = fmt.Errorf("its draws are not those it records (%s, want %s)", drawsDigest(res), ext.Draws)
 	}
 	if err != nil {
 		out.Stream("stdout", fmt.Sprintf("note: %s holds this extension of the fit, but it cannot be read (%v): extending again and replacing it\n", kf.shown, err))
@@ -211,7 +214,7 @@ func (s *Session) readExtension(m *Model, x *compiler.Extend, out Output) (bool,
 	fx := *m.FitStmt
 	fx.Iter = res.Iter
 	m.Fit, m.FitStmt, m.FitFile, m.sampledBy = res, &fx, kf.shown, ext.Version
-	m.kept = &keptFile{path: kf.path, shown: kf.shown, saved: kf.saved, origin: kf.origin, extensions: append(slices.Clone(kf.extensions), ext.Statement)}
+	m.kept = &keptFile{path: kf.path, shown: kf.shown, saved: kf.saved, origin: kf.origin, extensions: append(slices.Clone(kf.extensions), ext.keptAs()), files: kf.files}
 	m.extendedFrom = nil
 	read := fmt.Sprintf("; read from %s (written %s by %s)", kf.shown, ext.Saved.Format("2006-01-02 15:04 UTC"), copulangText(ext.Version))
 	headline := extendHeadline(x.Model, old, res, ext.Until)
@@ -266,6 +269,11 @@ func madeByExtend(res, old *inference.Result, x *compiler.Extend) error {
 // failed (the draws made before it are kept). The caller writes the report.
 func (s *Session) extendFit(ctx, fitCtx context.Context, m *Model, more int, show *fitProgress, out Output) (stopped bool, err error) {
 	old := m.Fit
+	if errors.Is(old.Extendable(), inference.ErrNoChainStates) && m.kept != nil {
+		if stopped, err := s.restoreChains(ctx, fitCtx, m, out); stopped || err != nil {
+			return stopped, err
+		}
+	}
 	first := inference.Progress{Done: minIterations(old), Total: minIterations(old) + more, AllTotal: len(old.C) * more}
 	o := s.sample(fitCtx, show, first, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
 		return old.Extend(ctx, more, progress)
@@ -310,6 +318,45 @@ func (s *Session) extendFit(ctx, fitCtx context.Context, m *Model, more int, sho
 	}
 	out.Stream("stdout", "interrupted "+msg+"\n")
 	return true, nil
+}
+
+// restoreChains gives m's fit, read from its file (m.kept) without its
+// chains' states, which the file keeps for its last extension only
+// (fitFile.StatesDropped), chains to continue: it samples the fit again,
+// to the iterations it ran, under fitCtx, which makes the same draws
+// (inference.Extend: a run of a+b iterations is a run of a extended by
+// b), and the fit adopts that run's chains once its draws are found the
+// same, bit for bit. A fit sampled by another copulang may not be made
+// again: that is an error, as is a cell's interrupt (ctx); an
+// InterruptFit reports stopped.
+func (s *Session) restoreChains(ctx, fitCtx context.Context, m *Model, out Output) (stopped bool, err error) {
+	old, kf := m.Fit, m.kept
+	out.Stream("stdout", fmt.Sprintf("note: %s keeps the chains' states of its last extension only, and this fit, read from it, is not that one: sampling its %d iterations per chain again to continue them (%s at its rate)\n",
+		kf.shown, minIterations(old), compiler.AboutDuration(timeFor(old, minIterations(old)))))
+	show := &fitProgress{jobProgress: jobProgress{out: out, id: s.progressID("fit")}, job: "extend " + m.FitStmt.Model + " (its chains made again)", method: fitRan(m.Plan, old)}
+	total := minIterations(old)
+	o := s.sample(fitCtx, show, inference.Progress{Total: total, AllTotal: len(old.C) * total, Warmup: old.Warmup > 0}, func(ctx context.Context, progress func(inference.Progress)) (*inference.Result, error) {
+		return inference.Run(ctx, fitSpec(m, m.FitStmt, m.Plan), progress)
+	})
+	switch {
+	case ctx.Err() != nil:
+		show.update(o.final, "interrupted")
+		return true, interrupted(fmt.Sprintf("%s: the fit keeps its draws, as read from %s", show.job, kf.shown))
+	case o.res != nil && o.res.Interrupted:
+		show.update(o.final, "interrupted")
+		out.Stream("stdout", fmt.Sprintf("interrupted %s: the fit keeps its draws, as read from %s, and is not extended\n", show.job, kf.shown))
+		return true, nil
+	case o.err == nil:
+		o.err = old.AdoptChains(o.res)
+	}
+	if o.err != nil {
+		show.update(o.final, "failed")
+		return false, fmt.Errorf("%s: %w; the fit keeps its draws, as read from %s (sampled by %s): remove %s, or name another file, to fit %s again and extend it so",
+			show.job, o.err, kf.shown, copulangText(m.sampledBy), kf.shown, m.FitStmt.Model)
+	}
+	o.final.AllDone = o.final.AllTotal
+	show.update(o.final, "done")
+	return false, nil
 }
 
 // untilOutcome is what untilESS did.

@@ -402,3 +402,92 @@ func writable(path string) error {
 	f.Close()
 	return os.Remove(name)
 }
+
+// fileSystem is what a file written into place (a fit file: a temporary
+// file beside it, renamed over it once whole) is written with: osFiles,
+// or in tests one that records the order of the operations.
+type fileSystem interface {
+	// CreateNew creates the file name for writing; it must not exist.
+	CreateNew(name string) (syncedFile, error)
+	Rename(from, to string) error
+	Remove(name string) error
+	// SyncDir makes what was renamed into the directory dir durable.
+	SyncDir(dir string) error
+}
+
+// syncedFile is a file being written whose contents Sync makes durable.
+type syncedFile interface {
+	io.Writer
+	Name() string
+	Sync() error
+	Close() error
+}
+
+// osFiles is the fileSystem of the os package.
+type osFiles struct{}
+
+func (osFiles) CreateNew(name string) (syncedFile, error) {
+	// With the permissions os.Create gives (after the umask), not
+	// CreateTemp's 0600.
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func (osFiles) Rename(from, to string) error { return os.Rename(from, to) }
+
+func (osFiles) Remove(name string) error { return os.Remove(name) }
+
+func (osFiles) SyncDir(dir string) error { return syncDir(dir) }
+
+// writeTemporary writes what is to be written at path with write,
+// through files, to a temporary file beside it (path.tmp-PID-N), synced
+// to disk, and returns its name, for renameInPlace to rename over path: a
+// failure never leaves half a file at path. The temporary file is removed
+// if anything fails.
+func writeTemporary(files fileSystem, path string, write func(io.Writer) error) (string, error) {
+	var tmp syncedFile
+	var err error
+	for try := 0; ; try++ {
+		tmp, err = files.CreateNew(fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), try))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || try == 100 {
+			return "", err
+		}
+	}
+	err = write(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		files.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// renameInPlace renames tmp, which writeTemporary wrote and synced, over
+// path (a symbolic link there is replaced, not followed), or removes it,
+// and syncs path's directory, so that after a power cut path is the file
+// before or the file after, whole. Without the syncs a file system may
+// make the rename durable before the contents (ext4's delayed allocation,
+// XFS), and the file at path is then empty or damaged after the cut: the
+// fit file's checksum would refuse it, and the fit, perhaps of hours,
+// would be sampled again.
+func renameInPlace(files fileSystem, tmp, path string) error {
+	if err := files.Rename(tmp, path); err != nil {
+		files.Remove(tmp)
+		return err
+	}
+	if err := files.SyncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("%s was written, but its directory could not be synced to disk: %w", filepath.Base(path), err)
+	}
+	return nil
+}

@@ -16,3 +16,7 @@ func lockDir(ctx context.Context, dir string) (func(), error) { return func() {}
 // processGone reports false: without a way to ask whether a process is
 // there, no temporary file is taken for a dead process's.
 func processGone(pid int) bool { return false }
+
+// syncDir does nothing: elsewhere a directory is not opened to be synced
+// (Windows makes a rename durable with the file system's own journal).
+func syncDir(dir string) error { return nil }

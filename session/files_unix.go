@@ -68,3 +68,18 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 func processGone(pid int) bool {
 	return pid > 0 && errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
+
+// syncDir makes the entries of the directory dir durable (fsync), so that
+// a file renamed into it is found there after a power cut. A file system
+// that cannot sync a directory (EINVAL) is left as it is.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return err
+	}
+	return nil
+}

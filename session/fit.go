@@ -59,7 +59,7 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 			ran := *x
 			ran.Iter = saved.res.Iter
 			m.Fit, m.FitStmt, m.Plan, m.FitFile, m.sampledBy, m.extensions = saved.res, &ran, plan, x.File, saved.version, nil
-			m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved.saved, origin: origin}
+			m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved.saved, origin: origin, files: s.files}
 			for _, sc := range saved.scores {
 				s.scores.put(sc.Key, keptScore{lp: sc.LP, chainTotals: sc.ChainTotals, from: x.File})
 			}
@@ -153,11 +153,11 @@ func (s *Session) fit(ctx context.Context, x *compiler.Fit, out Output) error {
 	// Scores compare computed with these settings (before the file was
 	// named, say) go into the file too.
 	scores := s.scores.withPrefix(settingsKey(compareSpec(m)) + "/")
-	saved, err := writeFitFile(ctx, s.path(x.File), x.File, origin, s.opts.Version, m.Fit, untilText, warning, scores)
+	saved, err := writeFitFile(ctx, s.files, s.path(x.File), x.File, origin, s.opts.Version, m.Fit, untilText, warning, scores)
 	if err != nil {
 		return fmt.Errorf("fit %s is kept, but could not be written to %s: %w", x.Model, x.File, err)
 	}
-	m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved, origin: origin}
+	m.kept = &keptFile{path: s.path(x.File), shown: x.File, saved: saved, origin: origin, files: s.files}
 	out.Stream("stdout", fmt.Sprintf("wrote the fit to %s: `fit %s` with the same settings reads it from there while the model and its data stay the same\n", x.File, x.Model))
 	return nil
 }

@@ -55,9 +55,20 @@ const fitFileMagic = "copulang fit\n"
 // format 5 (and writes the fit again), and an extension's bytes of either
 // kind are refused as the other (inference.ReadResultAfter). A file of
 // format 4 that compare adds scores to is written in format 4 again; one
-// that an extension is added to, in format 5. All five are read, as a
-// stream: a survey's fit file (over 100 MB) is never held whole in memory.
-const fitFileFormat = 5
+// that an extension is added to, in format 5 or 6. 6, format 5 whose fit
+// and extensions before the last may be kept without their chains' states
+// (fitFile.StatesDropped, fileExtension.StatesDropped;
+// inference.WithoutStates): only the last one's are continued, and those
+// of a survey's fit are most of its bytes (80 of the 91 MB an extension
+// of 50 iterations added at 50,000 × 40), so an extension written drops
+// those of the fit or extension before it. A fit or extension without
+// them is read as it was written, draw for draw; one extended otherwise
+// than by the file's next extension (a notebook's extend statement
+// edited) has its chains made again first (restoreChains). A copulang
+// that reads formats up to 5 refuses format 6 and does not overwrite it
+// (laterFormatError). All six are read, as a stream: a survey's fit file
+// (over 100 MB) is never held whole in memory.
+const fitFileFormat = 6
 
 // readableFormat reports whether this copulang reads fit files of format.
 func readableFormat(format int) bool { return format >= 1 && format <= fitFileFormat }
@@ -118,6 +129,9 @@ type fitFile struct {
 	// file written before the checksum has none and is read without it
 	// (gob leaves the field empty, and an older copulang ignores it).
 	Sum string
+	// StatesDropped (format 6) says that the fit's draws are kept without
+	// its chains' states, which an extension after it holds.
+	StatesDropped bool
 }
 
 // fileExtension is an extension of a file's fit, kept after its draws.
@@ -139,6 +153,14 @@ type fileExtension struct {
 	// are not repeated. Without it (format 4) they are MarshalBinary's,
 	// with all the draws.
 	After bool
+	// StatesDropped (format 6) says that its Result's bytes are kept
+	// without its chains' states, which an extension after it holds.
+	StatesDropped bool
+	// Draws is the digest of the extended fit's draws (drawsDigest), by
+	// which a session that wrote or read the extension knows it is the
+	// one the file still holds before it writes another after it; a file
+	// written before it was recorded has none (gob leaves it empty).
+	Draws string
 	// draws are its Result's bytes: read from the file, or to be written.
 	draws drawBytes
 }
@@ -187,6 +209,7 @@ type drawBytes interface {
 type storedDraws interface {
 	drawBytes
 	reader() io.Reader
+	section() *io.SectionReader
 }
 
 // readBytes are draws read from a file into memory.
@@ -201,6 +224,10 @@ func (b readBytes) WriteTo(w io.Writer) (int64, error) {
 
 func (b readBytes) reader() io.Reader { return bytes.NewReader(b) }
 
+func (b readBytes) section() *io.SectionReader {
+	return io.NewSectionReader(bytes.NewReader(b), 0, int64(len(b)))
+}
+
 // fileSection are draws of a fit file that is open: size bytes at off,
 // read from the file when they are decoded or written.
 type fileSection struct {
@@ -212,7 +239,9 @@ func (s fileSection) Size() int { return int(s.size) }
 
 func (s fileSection) WriteTo(w io.Writer) (int64, error) { return io.Copy(w, s.reader()) }
 
-func (s fileSection) reader() io.Reader { return io.NewSectionReader(s.file, s.off, s.size) }
+func (s fileSection) reader() io.Reader { return s.section() }
+
+func (s fileSection) section() *io.SectionReader { return io.NewSectionReader(s.file, s.off, s.size) }
 
 // fitOrigin is what a fit's file fingerprints: its data, model and
 // settings; and, to say how another differs, its data's columns, rows
@@ -404,7 +433,7 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	}
 	res, err := readDraws(f.draws, spec, nil)
 	if err == nil {
-		err = madeByFit(res, x)
+		err = statesKept(madeByFit(res, x), f.StatesDropped)
 	}
 	if err != nil {
 		return nil, fmt.Sprintf("%s holds a fit that cannot be read (%v): fitting again and overwriting it", shown, err), nil
@@ -467,6 +496,16 @@ func readDraws(d drawBytes, spec inference.Spec, base *inference.Result) (*infer
 	return inference.ReadResult(stored.reader(), int64(d.Size()), spec)
 }
 
+// statesKept is err, why a fit or extension read is not the one its
+// statement makes, or nil when that is only that its chains' states are
+// not there and its file says it dropped them (dropped).
+func statesKept(err error, dropped bool) error {
+	if dropped && errors.Is(err, inference.ErrNoChainStates) {
+		return nil
+	}
+	return err
+}
+
 // madeByFit says why res is not a fit that the fit statement x writes, or
 // nil: that is a finished run, of x's iter or, with an ESS target, of at
 // least that and at most compiler.ESSLimit times it, whose chains all ran
@@ -494,7 +533,7 @@ func madeByFit(res *inference.Result, x *compiler.Fit) error {
 // starts (readFitFile: not a fit file, or one of a later format) is not
 // overwritten now either: one may have been written there while the fit
 // sampled (overwritableFit).
-func writeFitFile(ctx context.Context, path, shown string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
+func writeFitFile(ctx context.Context, files fileSystem, path, shown string, origin fitOrigin, version string, res *inference.Result, until, untilWarning string, scores []fileScore) (time.Time, error) {
 	enc, err := res.Encode()
 	if err != nil {
 		return time.Time{}, err
@@ -509,7 +548,7 @@ func writeFitFile(ctx context.Context, path, shown string, origin fitOrigin, ver
 		if err := overwritableFit(path, shown); err != nil {
 			return err
 		}
-		return writeFitBytes(path, &f, enc)
+		return writeFitBytes(files, path, &f, enc)
 	})
 }
 
@@ -594,31 +633,22 @@ func temporaryOf(name, base string) (int, bool) {
 // writeFitBytes writes f, whose draws are result, to path in the current
 // format (whatever f.Format was read as; 3 when f has no extensions): the
 // magic line, f without its draws, then the draws, those of its
-// extensions, then the checksum of it all. It writes to a
-// temporary file next to path first (path.tmp-PID-N), renamed over path
-// once complete, so that a failure never leaves half a file. (A symbolic
-// link at path is replaced, not followed.) The caller holds the lock of
-// path's directory (lockedWrite).
-func writeFitBytes(path string, f *fitFile, result drawBytes) error {
-	tmp, err := writeFitTemporary(path, f, result)
+// extensions, then the checksum of it all. It writes through files to a
+// temporary file next to path first, synced and renamed over path once
+// complete (writeTemporary, renameInPlace), so that neither a failure nor
+// a power cut leaves half a file. The caller holds the lock of path's
+// directory (lockedWrite).
+func writeFitBytes(files fileSystem, path string, f *fitFile, result drawBytes) error {
+	tmp, err := writeFitTemporary(files, path, f, result)
 	if err != nil {
 		return err
 	}
-	return renameOver(tmp, path)
-}
-
-// renameOver renames the temporary file tmp over path, or removes it.
-func renameOver(tmp, path string) error {
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return renameInPlace(files, tmp, path)
 }
 
 // writeFitTemporary writes what writeFitBytes writes to a temporary file
-// next to path, and returns its name.
-func writeFitTemporary(path string, f *fitFile, result drawBytes) (string, error) {
+// next to path (writeTemporary), and returns its name.
+func writeFitTemporary(files fileSystem, path string, f *fitFile, result drawBytes) (string, error) {
 	var buf bytes.Buffer
 	buf.WriteString(fitFileMagic)
 	head := *f
@@ -633,50 +663,36 @@ func writeFitTemporary(path string, f *fitFile, result drawBytes) (string, error
 		for i, e := range head.Extensions {
 			head.Extensions[i].Size = e.draws.Size()
 			if e.After {
-				head.Format = 5
+				head.Format = max(head.Format, 5)
 			}
+			if e.StatesDropped {
+				head.Format = 6
+			}
+		}
+		if f.StatesDropped {
+			head.Format = 6
 		}
 	}
 	if err := gob.NewEncoder(&buf).Encode(&head); err != nil {
 		return "", err
 	}
-	// Next to path, with the permissions os.Create gives (after the
-	// umask), not CreateTemp's 0600.
-	var tmp *os.File
-	for try := 0; ; try++ {
-		name := fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), try)
-		tmp, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	return writeTemporary(files, path, func(out io.Writer) error {
+		crc := crc32.New(castagnoli)
+		w := io.MultiWriter(out, crc)
+		_, err := w.Write(buf.Bytes())
 		if err == nil {
-			break
+			_, err = result.WriteTo(w)
 		}
-		if !errors.Is(err, fs.ErrExist) || try == 100 {
-			return "", err
+		for _, e := range f.Extensions {
+			if err == nil {
+				_, err = e.draws.WriteTo(w)
+			}
 		}
-	}
-	crc := crc32.New(castagnoli)
-	w := io.MultiWriter(tmp, crc)
-	_, err = w.Write(buf.Bytes())
-	if err == nil {
-		_, err = result.WriteTo(w)
-	}
-	for _, e := range f.Extensions {
 		if err == nil {
-			_, err = e.draws.WriteTo(w)
+			_, err = out.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
 		}
-	}
-	if err == nil {
-		_, err = tmp.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
-	}
-	if err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	return tmp.Name(), nil
+		return err
+	})
 }
 
 // decodeFitFile decodes the contents of a fit file, which start with the
@@ -719,7 +735,7 @@ func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
 		// A layout this copulang does not know: readFitFile says so.
 		return &f, nil
 	}
-	if len(f.Extensions) > 0 && f.Format != 4 && f.Format != 5 {
+	if len(f.Extensions) > 0 && f.Format < 4 {
 		return nil, fmt.Errorf("extensions in a fit file of format %d", f.Format)
 	}
 	if f.Format < 2 {
@@ -773,9 +789,15 @@ func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
 	}
 	f.draws = fileSection{file: r, off: start, size: int64(f.ResultSize)}
 	at := start + int64(f.ResultSize)
+	if f.StatesDropped && f.Format < 6 {
+		return nil, fmt.Errorf("a fit without its chains' states in a fit file of format %d", f.Format)
+	}
 	for i, e := range f.Extensions {
-		if e.After && f.Format != 5 {
+		if e.After && f.Format < 5 {
 			return nil, fmt.Errorf("an extension of its new draws only in a fit file of format %d", f.Format)
+		}
+		if e.StatesDropped && f.Format < 6 {
+			return nil, fmt.Errorf("an extension without its chains' states in a fit file of format %d", f.Format)
 		}
 		f.Extensions[i].draws = fileSection{file: r, off: at, size: int64(e.Size)}
 		at += int64(e.Size)
@@ -826,10 +848,39 @@ type keptFile struct {
 	path, shown string
 	saved       time.Time
 	origin      fitOrigin
-	// extensions are the extend statements (extendKey) that made the
-	// session's fit from the file's, all of them kept in the file after
-	// it (nil for the fit itself).
-	extensions []string
+	// extensions are the extensions that made the session's fit from the
+	// file's, all of them kept in the file after it (nil for the fit
+	// itself).
+	extensions []keptExtension
+	// files writes the file (nil: osFiles).
+	files fileSystem
+}
+
+// fileSystem is what kf's file is written with.
+func (kf *keptFile) fileSystem() fileSystem {
+	if kf.files == nil {
+		return osFiles{}
+	}
+	return kf.files
+}
+
+// keptExtension is an extension of a fit kept in its file: its extend
+// statement's settings (extendKey) and the digest of the extended fit's
+// draws (fileExtension.Draws; "" for an extension read from a file that
+// did not record it).
+type keptExtension struct {
+	statement, draws string
+}
+
+// keptAs is how a file that keeps e is read back by keptFile.
+func (e fileExtension) keptAs() keptExtension {
+	return keptExtension{statement: e.Statement, draws: e.Draws}
+}
+
+// drawsDigest is the digest of res's draws that a fileExtension records
+// (Draws): "crc32c " and inference.Result.DrawsSum in hexadecimal.
+func drawsDigest(res *inference.Result) string {
+	return fmt.Sprintf("crc32c %08x", res.DrawsSum())
 }
 
 // readKept reads the fit file of kf, which must still hold the fit it
@@ -859,8 +910,11 @@ func readKept(kf *keptFile) (f *fitFile, close func(), err error) {
 	if !readableFormat(f.Format) || !f.Saved.Equal(kf.saved) || kf.origin.differs(f) != "" || len(f.Extensions) < len(kf.extensions) {
 		return nil, nil, errors.New("it holds another fit now")
 	}
-	for i, key := range kf.extensions {
-		if f.Extensions[i].Statement != key {
+	// An extension of the same statement written since by another writer
+	// may hold other draws (another copulang's sampler): one written after
+	// it, continuing this session's, would not be read after it.
+	for i, e := range kf.extensions {
+		if f.Extensions[i].keptAs() != e {
 			return nil, nil, errors.New("it holds another extension of the fit now")
 		}
 	}
@@ -871,12 +925,12 @@ func readKept(kf *keptFile) (f *fitFile, close func(), err error) {
 // it), to that file again: its draws are copied from the file read into
 // a temporary file, which is renamed over it once the file read is closed.
 func rewriteKept(kf *keptFile, f *fitFile, close func()) error {
-	tmp, err := writeFitTemporary(kf.path, f, f.draws)
+	tmp, err := writeFitTemporary(kf.fileSystem(), kf.path, f, f.draws)
 	close()
 	if err != nil {
 		return err
 	}
-	return renameOver(tmp, kf.path)
+	return renameInPlace(kf.fileSystem(), tmp, kf.path)
 }
 
 // keepExtension adds ext, an extension of the fit of kf (with its
@@ -889,14 +943,50 @@ func keepExtension(ctx context.Context, kf *keptFile, ext fileExtension) (*keptF
 			return err
 		}
 		f.Extensions = append(f.Extensions[:len(kf.extensions)], ext)
+		if err := dropStates(f); err != nil {
+			close()
+			return err
+		}
 		return rewriteKept(kf, f, close)
 	})
 	if err != nil {
 		return nil, err
 	}
 	now := *kf
-	now.extensions = append(slices.Clone(kf.extensions), ext.Statement)
+	now.extensions = append(slices.Clone(kf.extensions), ext.keptAs())
 	return &now, nil
+}
+
+// dropStates leaves out the chains' states of f's fit and of its
+// extensions but the last (inference.WithoutStates), which are copied
+// from the file as they are written: only the last one's are continued.
+// Draws of an earlier layout, which keeps the states inside its gob, are
+// kept as they are.
+func dropStates(f *fitFile) error {
+	strip := func(d drawBytes, dropped *bool) (drawBytes, error) {
+		stored, ok := d.(storedDraws)
+		if *dropped || !ok {
+			return d, nil
+		}
+		sr := stored.section()
+		e, err := inference.WithoutStates(sr, sr.Size())
+		if err != nil || e == nil {
+			return d, err
+		}
+		*dropped = true
+		return e, nil
+	}
+	var err error
+	if f.draws, err = strip(f.draws, &f.StatesDropped); err != nil {
+		return err
+	}
+	for i := range f.Extensions[:len(f.Extensions)-1] {
+		e := &f.Extensions[i]
+		if e.draws, err = strip(e.draws, &e.StatesDropped); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keepScores adds scores under key to the fit file of kf, which must

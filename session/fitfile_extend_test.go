@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/copulang/copulang/inference"
 )
@@ -33,14 +34,29 @@ func resultBytes(t *testing.T, r *inference.Result, elapsed bool) []byte {
 	return b
 }
 
+// statelessBytes is the encoding b of a Result without its chains'
+// states (inference.WithoutStates).
+func statelessBytes(t *testing.T, b []byte) []byte {
+	t.Helper()
+	e, err := inference.WithoutStates(bytes.NewReader(b), int64(len(b)))
+	if err != nil || e == nil {
+		t.Fatalf("WithoutStates: %v, %v", e, err)
+	}
+	var buf bytes.Buffer
+	if _, err := e.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // TestFitFileExtensionsReadBackBitForBit: a fit extended one, two and
 // three times (by iterations, by as many as it ran, to an ESS target),
 // thinned, with missing cells whose imputations are kept, of a full model
 // and of a factor model whose loadings are aligned anew over the longer
 // chains, is read back by a new session extension after extension as it
 // was sampled: every byte its Result encodes (draws, loadings,
-// imputations, latent means, statistics and the chains' states) is the
-// same. Extended again, the fit read back makes the draws the sampled one
+// imputations, latent means, statistics and, of the last, the chains'
+// states, which the file keeps for the last only) is the same. Extended again, the fit read back makes the draws the sampled one
 // makes, and that extension, written after the ones read (each holding
 // only its new draws), is read back by a third session as it was made.
 func TestFitFileExtensionsReadBackBitForBit(t *testing.T) {
@@ -83,7 +99,13 @@ func TestFitFileExtensionsReadBackBitForBit(t *testing.T) {
 				if !strings.Contains(text, "; read from m.fit") || strings.Contains(text, "wrote the extension") {
 					t.Fatalf("%s was not read from m.fit:\n%s", x, text)
 				}
-				if got := resultBytes(t, s2.models["m"].Fit, true); !bytes.Equal(got, sampled[k]) {
+				want := sampled[k]
+				if k < len(tc.extends)-1 {
+					// The file keeps the chains' states of its last
+					// extension only.
+					want = statelessBytes(t, want)
+				}
+				if got := resultBytes(t, s2.models["m"].Fit, true); !bytes.Equal(got, want) {
 					t.Fatalf("%s read back differs from the one sampled (%d bytes encoded, want %d)", x, len(got), len(sampled[k]))
 				}
 			}
@@ -252,8 +274,8 @@ func TestFitFileWithExtensionsDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := mustDecode(t, good)
-	if f.Format != 5 || len(f.Extensions) != 2 {
-		t.Fatalf("the file holds format %d with %d extensions, want 5 with 2", f.Format, len(f.Extensions))
+	if f.Format != 6 || len(f.Extensions) != 2 {
+		t.Fatalf("the file holds format %d with %d extensions, want 6 with 2", f.Format, len(f.Extensions))
 	}
 	// The sections' starts, and the file's end.
 	start := len(good) - 4 - f.ResultSize - f.Extensions[0].Size - f.Extensions[1].Size
@@ -288,7 +310,7 @@ func TestFitFileWithExtensionsDamaged(t *testing.T) {
 	if !strings.Contains(text, "m.fit is a fit file that cannot be read") || strings.Contains(text, "; read from m.fit") {
 		t.Errorf("a fit file cut short in its second extension:\n%s", text)
 	}
-	if again, err := os.ReadFile(path); err != nil || mustDecode(t, again).Format != 5 || len(mustDecode(t, again).Extensions) != 2 {
+	if again, err := os.ReadFile(path); err != nil || mustDecode(t, again).Format != 6 || len(mustDecode(t, again).Extensions) != 2 {
 		t.Errorf("the file written again does not hold the fit and both extensions (%v)", err)
 	}
 }
@@ -307,7 +329,9 @@ func TestFitFileExtensionOfAnotherFitIsSampledAgain(t *testing.T) {
 	const fit = "fit m, iter = 30, warmup = 20, chains = 2, seed = 3, file = \"m.fit\"\n"
 	const extend = "extend m, iter = 20\n"
 	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+extend)
-	s0 := New(Options{Dir: dir})
+	// The fit as sampled, with its chains' states, which the file, holding
+	// an extension, keeps for that extension only.
+	s0 := New(Options{Dir: t.TempDir()})
 	mustRun(t, s0, fitFileSetup+fit)
 	other := s0.models["m"].Fit
 	other.C[0][0], other.C[0][1] = other.C[0][1], other.C[0][0]
@@ -320,7 +344,8 @@ func TestFitFileExtensionOfAnotherFitIsSampledAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := mustDecode(t, data)
-	if err := writeFitBytes(path, f, readBytes(b)); err != nil {
+	f.StatesDropped = false
+	if err := writeFitBytes(osFiles{}, path, f, readBytes(b)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -415,8 +440,9 @@ func TestKeepScoresWhileExtending(t *testing.T) {
 }
 
 // TestFitFileOfAnEarlierFormatExtended: a fit read from a file of format
-// 1, 2 or 3 and extended is written with its extension in format 5, its
-// draws as they were; a new session reads the fit and the extension bit
+// 1, 2 or 3 and extended is written with its extension in format 6, its
+// draws as they were but for the chains' states, which the extension
+// keeps; a new session reads the fit and the extension bit
 // for bit, and compare's scores added to it keep both.
 func TestFitFileOfAnEarlierFormatExtended(t *testing.T) {
 	t.Parallel()
@@ -469,8 +495,8 @@ func TestFitFileOfAnEarlierFormatExtended(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f := mustDecode(t, written); f.Format != 5 || len(f.Extensions) != 1 || len(f.Scores) != 1 || !bytes.Equal(f.Result, three.Result) {
-				t.Fatalf("the file written: format %d, %d extensions, %d scores, the fit's draws kept: %v", f.Format, len(f.Extensions), len(f.Scores), bytes.Equal(f.Result, three.Result))
+			if f := mustDecode(t, written); f.Format != 6 || len(f.Extensions) != 1 || len(f.Scores) != 1 || !f.StatesDropped || !bytes.Equal(f.Result, statelessBytes(t, three.Result)) {
+				t.Fatalf("the file written: format %d, %d extensions, %d scores, the fit's draws kept without its chains' states: %v", f.Format, len(f.Extensions), len(f.Scores), f.StatesDropped && bytes.Equal(f.Result, statelessBytes(t, three.Result)))
 			}
 			s2 := New(Options{Dir: dir})
 			mustRun(t, s2, fitFileSetup+fit)
@@ -522,5 +548,164 @@ func TestHostileLengthsAllocateLittle(t *testing.T) {
 		if allocated > 16<<20 {
 			t.Errorf("%s: refusing a message of 4 GB in %d bytes allocated %d bytes", tc.name, len(huge), allocated)
 		}
+	}
+}
+
+// TestFitFileExtensionEditedMakesTheChainsAgain: a fit file keeps the
+// chains' states of its last extension only, so a notebook whose second
+// extend statement was edited reads the fit and the first extension,
+// which have no chains to continue: the fit is sampled again to the first
+// extension's end, its draws are found the same, and the edited extension
+// continues those chains as a session that sampled it all does, bit for
+// bit (chain states included), and is written in place of the file's
+// second, which a new session reads. A fit that cannot be made again (its
+// draws, two swapped here, are not what this copulang samples) is an
+// error that says what to do, and the file is kept.
+func TestFitFileExtensionEditedMakesTheChainsAgain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.fit")
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, thin = 2, seed = 3, file = \"m.fit\"\n"
+	mustRun(t, New(Options{Dir: dir}), fitFileSetup+fit+"extend m, iter = 20\nextend m, iter = 10\n")
+	s := New(Options{Dir: dir})
+	mustRun(t, s, fitFileSetup+fit+"extend m, iter = 20\n")
+	text := mustRun(t, s, "extend m, iter = 16\n").text()
+	for _, want := range []string{
+		"note: m.fit holds another extension of this fit (`extend m, iter = 10`; this one is `extend m, iter = 16`): extending and replacing it",
+		"note: m.fit keeps the chains' states of its last extension only, and this fit, read from it, is not that one: sampling its 70 iterations per chain again to continue them",
+		"wrote the extension to m.fit",
+	} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("the edited extension says:\n%s\nwant %q", text, want)
+		}
+	}
+	ref := New(Options{Dir: t.TempDir()})
+	mustRun(t, ref, fitFileSetup+fit+"extend m, iter = 20\nextend m, iter = 16\n")
+	if !bytes.Equal(resultBytes(t, s.models["m"].Fit, false), resultBytes(t, ref.models["m"].Fit, false)) {
+		t.Errorf("the edited extension of chains made again differs from the one sampled in a session of its own")
+	}
+	want := resultBytes(t, s.models["m"].Fit, true)
+	s2 := New(Options{Dir: dir})
+	mustRun(t, s2, fitFileSetup+fit+"extend m, iter = 20\n")
+	if text := mustRun(t, s2, "extend m, iter = 16\n").text(); !strings.Contains(text, "; read from m.fit") {
+		t.Fatalf("the edited extension was not read back:\n%s", text)
+	}
+	if !bytes.Equal(resultBytes(t, s2.models["m"].Fit, true), want) {
+		t.Errorf("the edited extension read back differs from the one made")
+	}
+
+	// The fit the file holds, two of its draws swapped (checksums made
+	// anew): its extension is not read after it, and it cannot be made
+	// again to be extended.
+	s0 := New(Options{Dir: dir})
+	mustRun(t, s0, fitFileSetup+fit)
+	other := s0.models["m"].Fit
+	other.C[0][0], other.C[0][1] = other.C[0][1], other.C[0][0]
+	b, err := other.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustDecode(t, data)
+	if !f.StatesDropped {
+		t.Fatal("the file keeps the chains' states of the fit")
+	}
+	if err := writeFitBytes(osFiles{}, path, f, readBytes(b)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s3 := New(Options{Dir: dir})
+	mustRun(t, s3, fitFileSetup+fit)
+	_, err = s3.Execute(context.Background(), "extend m, iter = 20\n", &recorder{})
+	if err == nil || !strings.Contains(err.Error(), "chain 1's draw 1 of C differs; the fit keeps its draws, as read from m.fit") ||
+		!strings.Contains(err.Error(), "remove m.fit, or name another file, to fit m again and extend it so") {
+		t.Errorf("a fit that cannot be made again, extended: %v", err)
+	}
+	if after, err := os.ReadFile(path); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the file was changed (%v)", err)
+	}
+}
+
+// TestFitFileExtensionReplacedMeanwhileIsNotBuiltOn: a session that
+// wrote (or read) an extension of the fit its file keeps writes the next
+// after it, having checked that the file still holds that extension. The
+// check compared the statements only, so that when another writer had
+// replaced the extension meanwhile by one of the same statement and other
+// draws (another copulang's sampler; here two of its draws swapped), the
+// next was written after it, promising a read that a new session could not
+// make (it continues other draws: sampled again). It is now kept in the
+// session only, and says why; the same extension written again with the
+// same draws (another kernel running the same notebook) is built on as
+// before.
+func TestFitFileExtensionReplacedMeanwhileIsNotBuiltOn(t *testing.T) {
+	t.Parallel()
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, seed = 3, file = \"m.fit\"\n"
+	const extend = "extend m, iter = 20\n"
+	for _, tc := range []struct {
+		name    string
+		swapped bool
+	}{{"the same draws", false}, {"other draws", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "m.fit")
+			s := New(Options{Dir: dir})
+			mustRun(t, s, fitFileSetup+fit)
+			fit0 := s.models["m"].Fit
+			mustRun(t, s, extend)
+			// Another writer's extension of the same statement, written
+			// a second later.
+			ext := s.models["m"].Fit
+			n := len(ext.C[0])
+			if tc.swapped {
+				ext.C[0][n-1], ext.C[0][n-2] = ext.C[0][n-2], ext.C[0][n-1]
+			}
+			enc, err := ext.EncodeAfter(fit0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if _, err := enc.WriteTo(&b); err != nil {
+				t.Fatal(err)
+			}
+			digest := drawsDigest(ext)
+			if tc.swapped {
+				ext.C[0][n-1], ext.C[0][n-2] = ext.C[0][n-2], ext.C[0][n-1]
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := mustDecode(t, data)
+			f.Extensions[0].draws = readBytes(b.Bytes())
+			f.Extensions[0].Saved = f.Extensions[0].Saved.Add(time.Second)
+			f.Extensions[0].Draws = digest
+			if err := writeFitBytes(osFiles{}, path, f, f.draws); err != nil {
+				t.Fatal(err)
+			}
+
+			text := mustRun(t, s, "extend m, iter = 10\n").text()
+			wrote := strings.Contains(text, "wrote the extension to m.fit")
+			if tc.swapped && (wrote || !strings.Contains(text, "note: the extension is kept in the session but not written to m.fit: it holds another extension of the fit now")) {
+				t.Errorf("an extension after one the file no longer holds:\n%s", text)
+			}
+			if !tc.swapped && !wrote {
+				t.Errorf("an extension after the same one written again:\n%s", text)
+			}
+			if !wrote {
+				return
+			}
+			s2 := New(Options{Dir: dir})
+			mustRun(t, s2, fitFileSetup+fit+extend)
+			if text := mustRun(t, s2, "extend m, iter = 10\n").text(); !strings.Contains(text, "; read from m.fit") {
+				t.Errorf("the extension written was not read back:\n%s", text)
+			}
+		})
 	}
 }

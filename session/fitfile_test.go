@@ -100,7 +100,7 @@ func TestFitFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.DataColumns, f.DataRows, f.DataColumnSums, f.ModelKind = nil, 0, nil, ""
-	if err := writeFitBytes(filepath.Join(dir, "m.fit"), f, readBytes(f.Result)); err != nil {
+	if err := writeFitBytes(osFiles{}, filepath.Join(dir, "m.fit"), f, readBytes(f.Result)); err != nil {
 		t.Fatal(err)
 	}
 	if text := mustRun(t, New(Options{Dir: dir}), strings.Replace(fitFileSetup, "Y = d;", "Y = d[Y1, Y3];", 1)+fit).text(); !strings.Contains(text, "note: m.fit holds a fit of other data: fitting again") {
@@ -614,7 +614,9 @@ func FuzzReadFitFile(f *testing.F) {
 	}
 	f.Add(good[:len(good)-8])
 	// The fit with the extension the body runs after it, of its new draws
-	// only (format 5), which the body reads.
+	// only, the fit kept without its chains' states (format 6), which the
+	// body reads (and, damaged, samples again after making the fit's
+	// chains again).
 	dir5 := f.TempDir()
 	if _, err := New(Options{Dir: dir5}).Execute(context.Background(), fitFileSetup+fit+"extend m, iter = 2\n", &recorder{}); err != nil {
 		f.Fatal(err)

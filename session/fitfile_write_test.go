@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -146,7 +147,7 @@ func TestWriteFitFileStreamsTheDraws(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if _, err := writeFitFile(context.Background(), path, "m.fit", fitOrigin{}, "test", m.Fit, "", "", nil); err != nil {
+	if _, err := writeFitFile(context.Background(), osFiles{}, path, "m.fit", fitOrigin{}, "test", m.Fit, "", "", nil); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)
@@ -228,13 +229,14 @@ func TestFitFileKeepsExtensions(t *testing.T) {
 		t.Errorf("the second extension was not read back:\n%s", got)
 	}
 
-	// The notebook's extension edited: it is sampled, replacing the one
-	// the file held, which a later run reads.
+	// The notebook's extension edited: it is sampled (the fit's chains
+	// made again, as the file keeps the last extension's only), replacing
+	// the one the file held, which a later run reads.
 	s4 := New(Options{Dir: dir, Version: "1.0.0"})
 	mustRun(t, s4, fitFileSetup+fit)
 	other := mustRun(t, s4, "extend m, iter = 50\nsummary m.C\n").text()
 	if !strings.Contains(other, "note: m.fit holds another extension of this fit (`extend m, iter = 40`; this one is `extend m, iter = 50`): extending and replacing it") ||
-		!strings.Contains(other, "wrote the extension to m.fit") {
+		!strings.Contains(other, "note: m.fit keeps the chains' states of its last extension only") || !strings.Contains(other, "wrote the extension to m.fit") {
 		t.Errorf("another extension of the fit:\n%s", other)
 	}
 	s5 := New(Options{Dir: dir, Version: "1.0.0"})
@@ -386,6 +388,10 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 	}
 	s1 := New(Options{Dir: dir})
 	mustRun(t, s1, setup+fit)
+	fitBytes, err := s1.models["m"].Fit.MarshalBinary() // with its chains' states
+	if err != nil {
+		t.Fatal(err)
+	}
 	sizes := []int64{size()}
 	var results []*inference.Result
 	var whole [][]byte // each extension's bytes as format 4 kept them
@@ -401,22 +407,25 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 		}
 		results, whole, sizes = append(results, r), append(whole, b), append(sizes, size())
 		// The new draws of C (8 bytes an entry), the imputations' level
-		// codes (a byte each), and the chains' states: each chain's latent
-		// values and their running sums, and the latent means, n × p
-		// values each; and a few kB of what the run did besides.
+		// codes (a byte each), the latent means (n × p values) and a few
+		// kB of what the run did besides. The chains' states it ends in
+		// (each chain's latent values and their running sums, n × p
+		// values each) replace those of the fit or extension before it,
+		// which are dropped: the file keeps the last one's only.
 		newDraws := 2 * more * (8*r.P*r.P + len(r.Missing))
-		states := 8 * (2*2 + 1) * r.N * r.P
+		means, states := 8*r.N*r.P, 8*2*2*r.N*r.P
 		grew := sizes[len(sizes)-1] - sizes[len(sizes)-2]
-		t.Logf("extend m, iter = %d: the file grew by %d bytes; new draws %d, states %d; the extended fit's bytes %d", more, grew, newDraws, states, len(b))
-		if grew > int64(newDraws+states+8<<10) || grew < int64(newDraws) {
-			t.Errorf("extend m, iter = %d: the file grew by %d bytes, want the %d of the new draws and imputations and the %d of the chains' states, and a few kB", more, grew, newDraws, states)
+		t.Logf("extend m, iter = %d: the file grew by %d bytes; new draws %d, latent means %d, states %d; the extended fit's bytes %d", more, grew, newDraws, means, states, len(b))
+		if grew > int64(newDraws+means+8<<10) || grew < int64(newDraws) {
+			t.Errorf("extend m, iter = %d: the file grew by %d bytes, want the %d of the new draws and imputations, the %d of the latent means and a few kB (the %d of the chains' states replacing those before)", more, grew, newDraws, means, states)
 		}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, err := decodeFitFile(data); err != nil || f.Format != 5 || len(f.Extensions) != 2 || !f.Extensions[0].After || !f.Extensions[1].After {
+	if f, err := decodeFitFile(data); err != nil || f.Format != 6 || len(f.Extensions) != 2 || !f.Extensions[0].After || !f.Extensions[1].After ||
+		!f.StatesDropped || !f.Extensions[0].StatesDropped || f.Extensions[1].StatesDropped {
 		t.Fatalf("the file written: %v, %+v", err, f)
 	}
 
@@ -445,10 +454,10 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 			t.Errorf("%s: the extensions read, extended by sampling:\n%s\nwant the table\n%s", what, got, lastTable(want))
 		}
 	}
-	reread(t, "format 5")
+	reread(t, "format 6")
 
 	// rewrite writes the file again with the extensions' bytes and marks
-	// given.
+	// given, and the fit with its chains' states.
 	rewrite := func(draws [][]byte, after bool) {
 		t.Helper()
 		f, err := decodeFitFile(data)
@@ -456,9 +465,10 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range f.Extensions {
-			f.Extensions[i].draws, f.Extensions[i].After = readBytes(draws[i]), after
+			f.Extensions[i].draws, f.Extensions[i].After, f.Extensions[i].StatesDropped = readBytes(draws[i]), after, false
 		}
-		if err := writeFitBytes(path, f, readBytes(f.Result)); err != nil {
+		f.StatesDropped = false
+		if err := writeFitBytes(osFiles{}, path, f, readBytes(fitBytes)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -499,9 +509,9 @@ func TestFitFileKeepsOnlyNewDrawsOfExtensions(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString(fitFileMagic)
 	head := *f
-	head.Format, head.Result, head.ResultSize = 4, nil, len(f.Result)
+	head.Format, head.Result, head.ResultSize, head.StatesDropped = 4, nil, len(f.Result), false
 	head.Extensions = slices.Clone(f.Extensions)
-	head.Extensions[0].Size = len(news[0])
+	head.Extensions[0].Size, head.Extensions[0].StatesDropped = len(news[0]), false
 	if err := gob.NewEncoder(&b).Encode(&head); err != nil {
 		t.Fatal(err)
 	}
@@ -521,4 +531,125 @@ func mustDecode(t *testing.T, data []byte) *fitFile {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// recordingFiles is the fileSystem of the os package, recording the
+// operations on files written into place in order (the temporary file
+// named "tmp"); with failSync, a file's Sync fails.
+type recordingFiles struct {
+	osFiles
+	failSync bool
+	mu       sync.Mutex
+	ops      []string
+}
+
+func (r *recordingFiles) log(op string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if op == "write" && len(r.ops) > 0 && r.ops[len(r.ops)-1] == op {
+		return
+	}
+	r.ops = append(r.ops, op)
+}
+
+// short names a temporary file "tmp", and others by their base name.
+func short(name string) string {
+	if _, ok := temporaryOf(filepath.Base(name), "m.fit"); ok {
+		return "tmp"
+	}
+	return filepath.Base(name)
+}
+
+func (r *recordingFiles) CreateNew(name string) (syncedFile, error) {
+	f, err := r.osFiles.CreateNew(name)
+	if err != nil {
+		return nil, err
+	}
+	r.log("create " + short(name))
+	return &recordedFile{syncedFile: f, files: r}, nil
+}
+
+func (r *recordingFiles) Rename(from, to string) error {
+	r.log("rename " + short(from) + " " + short(to))
+	return r.osFiles.Rename(from, to)
+}
+
+func (r *recordingFiles) Remove(name string) error {
+	r.log("remove " + short(name))
+	return r.osFiles.Remove(name)
+}
+
+func (r *recordingFiles) SyncDir(dir string) error {
+	r.log("sync dir " + filepath.Base(dir))
+	return r.osFiles.SyncDir(dir)
+}
+
+// recordedFile is a file of recordingFiles.
+type recordedFile struct {
+	syncedFile
+	files *recordingFiles
+}
+
+func (f *recordedFile) Write(p []byte) (int, error) {
+	f.files.log("write")
+	return f.syncedFile.Write(p)
+}
+
+func (f *recordedFile) Sync() error {
+	f.files.log("sync " + short(f.Name()))
+	if f.files.failSync {
+		return errors.New("input/output error")
+	}
+	return f.syncedFile.Sync()
+}
+
+func (f *recordedFile) Close() error {
+	f.files.log("close " + short(f.Name()))
+	return f.syncedFile.Close()
+}
+
+// TestFitFileSyncedBeforeAndAfterItsRename: a fit file was written to a
+// temporary file and renamed over the file, but neither was synced to
+// disk, so that after a power cut the file renamed could be empty or
+// damaged (a file system may make the rename durable before the
+// contents): the checksum refused it and the fit, perhaps of hours, was
+// sampled again. Every write of a fit file (the fit, an extension, compare's
+// scores) now syncs the temporary file before it is renamed, and the
+// directory after. A Sync that fails leaves the file as it was and no
+// temporary file, and says why.
+func TestFitFileSyncedBeforeAndAfterItsRename(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := &recordingFiles{}
+	s := New(Options{Dir: dir})
+	s.files = files
+	const fit = "fit m, iter = 30, warmup = 20, chains = 2, seed = 3, file = \"m.fit\"\n"
+	mustRun(t, s, fitFileSetup+fit)
+	mustRun(t, s, "extend m, iter = 10\n")
+	if err := keepScores(context.Background(), s.models["m"].kept, "k", []float64{-1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	write := []string{"create tmp", "write", "sync tmp", "close tmp", "rename tmp m.fit", "sync dir " + filepath.Base(dir)}
+	want := slices.Concat(write, write, write) // the fit, the extension, the scores
+	if !slices.Equal(files.ops, want) {
+		t.Errorf("writing the fit, an extension and scores did\n%s\nwant\n%s", strings.Join(files.ops, "\n"), strings.Join(want, "\n"))
+	}
+
+	before, err := os.ReadFile(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files.failSync, files.ops = true, nil
+	if text := mustRun(t, s, "extend m, iter = 5\n").text(); !strings.Contains(text, "note: the extension is kept in the session but not written to m.fit: input/output error") {
+		t.Errorf("an extension whose file's Sync failed:\n%s", text)
+	}
+	if want := []string{"create tmp", "write", "sync tmp", "close tmp", "remove tmp"}; !slices.Equal(files.ops, want) {
+		t.Errorf("a write whose Sync failed did %q, want %q", files.ops, want)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, "m.fit")); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("a write whose Sync failed changed the file (%v)", err)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Errorf("a write whose Sync failed left %v (%v)", entries, err)
+	}
 }

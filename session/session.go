@@ -82,6 +82,8 @@ type Session struct {
 	view atomic.Pointer[bindingsView]
 	// scores are the held-out scores compare computed or read (scores.go).
 	scores scoreCache
+	// files writes fit files into place (osFiles; in tests, a recorder).
+	files fileSystem
 	// boundAt is where each name was last bound, and runs counts the cells
 	// (or scripts) run, so that a name bound again as another kind can say
 	// where it was bound before (see rebindWarning).
@@ -150,7 +152,7 @@ func (m *Model) Names() []string {
 
 // New returns an empty session.
 func New(opts Options) *Session {
-	s := &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}, preloaded: map[string]*preloaded{}, boundAt: map[string]bindSite{}}
+	s := &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}, preloaded: map[string]*preloaded{}, boundAt: map[string]bindSite{}, files: osFiles{}}
 	var word [6]byte
 	rand.Read(word[:])
 	s.displayIDs = hex.EncodeToString(word[:])
