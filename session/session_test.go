@@ -454,14 +454,15 @@ func TestInterruptKeepsDraws(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		cancel()
 	}()
-	start := time.Now()
 	_, err := s.Execute(ctx, "fit m with gibbs, iter = 1000000, warmup = 10, chains = 2, seed = 1", &recorder{})
 	var se *Error
 	if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" {
 		t.Fatalf("error %v, want KeyboardInterrupt", err)
 	}
-	if d := time.Since(start); d > 300*time.Millisecond+time.Second {
-		t.Errorf("interrupt took %v after the cancel", d-300*time.Millisecond)
+	// The fit stopped where it was interrupted, not at its end (no bound on
+	// how soon: a loaded machine is slow, and speed belongs in benchmarks).
+	if kept := s.models["m"].Fit.KeptDraws(); kept <= 0 || kept >= 2*1000000 {
+		t.Errorf("%d draws kept, want some and fewer than the 2,000,000 asked for", kept)
 	}
 	out := mustRun(t, s, "summary m.C[1, 2]")
 	if !strings.Contains(out.text(), "C[Y1,Y2]") {
