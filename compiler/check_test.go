@@ -650,6 +650,7 @@ func TestGrammarWordsAsColumnNames(t *testing.T) {
 		"check vm[fit, data]",
 		`print vm.C[with, "fit"]`,
 		`data v2 = load("votes.csv", drop = [to], order = {fit: ["no", "maybe", "yes"]})`,
+		`data v3 = votes[fit, "to"] where with == 1 and data > 2 or "to" in [1, 2] or not (fit < 2)`,
 	} {
 		if list, err := checkSource(t, src, env); err != nil {
 			t.Errorf("%s: %v", src, list.Format([]byte(src)))

@@ -418,12 +418,25 @@ func (d *Dataset) Info() *compiler.DataInfo {
 				Missing:    countMissing(col),
 				Singletons: countSingletons(col),
 				Text:       j < len(d.Labels) && d.Labels[j] != nil,
+				Labels:     labelsOf(d, j),
 				Rarer:      rarerLevel(col),
 			})
 		}
 	})
 	// A copy each time: callers may change what they get (ReadData renames it).
-	return &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK, Columns: slices.Clone(d.columnInfo)}
+	cols := slices.Clone(d.columnInfo)
+	for j := range cols {
+		cols[j].Labels = slices.Clone(cols[j].Labels)
+	}
+	return &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK, Columns: cols}
+}
+
+// labelsOf is column j's labels, lowest first, or nil for numbers.
+func labelsOf(d *Dataset, j int) []string {
+	if j < len(d.Labels) {
+		return slices.Clone(d.Labels[j])
+	}
+	return nil
 }
 
 // modelInfo describes a model binding to the compiler.
