@@ -258,3 +258,36 @@ func TestFitFileOfDerivedData(t *testing.T) {
 		run("data d = s[age, degree, income] where age >= 40") // the file as at first
 	}
 }
+
+// TestCompleteWhere: in a data statement's where condition, completion
+// offers the source's columns (all of them: a condition may test one the
+// selection leaves out) after where, and, or, not and (, and a text
+// column's labels, quoted, after a comparison or in [; inside the
+// brackets of the source, its columns as in any index. Every match put in
+// place makes a statement that parses or goes on.
+func TestCompleteWhere(t *testing.T) {
+	dir := t.TempDir()
+	setup := surveyCSV(t, dir)
+	s := New(Options{Dir: dir})
+	mustRun(t, s, setup)
+	all := []string{"age", "degree", "income", "sat"}
+	checkCompletions(t, s, []completionCase{
+		{`data d = s[age, `, []string{"degree", "income", "sat"}},
+		{`data d = s[age] where `, all},
+		{`data d = s[age] where a`, []string{"age"}},
+		{`data d = s where age >= 50 and `, all},
+		{"data d = s where age >= 50 or\n  d", []string{"degree"}},
+		{`data d = s where not (`, all},
+		{`data d = s where sat >= `, []string{`"agree"`, `"disagree"`, `"neutral"`}},
+		{`data d = s where sat == "ne`, []string{"neutral"}},
+		{`data d = s where sat in ["agree", `, []string{`"agree"`, `"disagree"`, `"neutral"`}},
+		{`data d = s where age >= `, nil},
+		{`data d = t where `, nil},
+		{`data d = s where sand`, nil},
+	})
+	for _, code := range []string{"data d = s where age >= 50 and", "data d = s where"} {
+		if st, _ := s.IsComplete(code); st != "incomplete" {
+			t.Errorf("IsComplete(%q) = %s, want incomplete", code, st)
+		}
+	}
+}
