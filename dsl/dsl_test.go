@@ -362,6 +362,9 @@ func TestIsComplete(t *testing.T) {
 		{"data d = gss where age", "invalid"},
 		{"data d = gss where age >= 50 50", "invalid"},
 		{"print and", "complete"},
+		{"help where", "complete"},
+		{"help where\nhelp and", "complete"},
+		{"data d = gss\nhelp where", "complete"},
 	}
 	for _, tt := range tests {
 		if got := IsComplete(tt.src); got != tt.want {
@@ -577,6 +580,11 @@ func TestWhereParses(t *testing.T) {
 		if got := StmtString(f.Stmts[0]); got != tt.want {
 			t.Errorf("%q: canonical form %q, want %q", tt.src, got, tt.want)
 		}
+	}
+	// Only a data statement's where goes on after a line's and: help
+	// where and help and are two statements.
+	if f, err := Parse("", []byte("help where\nhelp and\nshow where\ndata d = gss\nhelp or")); err != nil || len(f.Stmts) != 5 {
+		t.Errorf("help where, help and, show where, data, help or: %v, want 5 statements", err)
 	}
 	f, err := Parse("", []byte(`data d = gss where not (a < 1 or b == "x") and c in [1, 2]`))
 	if err != nil {

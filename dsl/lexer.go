@@ -213,7 +213,17 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 	noCloserUntil := map[rune]int{}
 	// noBlockEnd is true once a /* found no */ after it.
 	noBlockEnd := false
+	// stmtStart is true before a statement's first token; stmtData says
+	// that the statement begins with data, whose where condition may go
+	// on after a line's and (inWhere).
+	stmtStart, stmtData := true, false
 	push := func(tok lexer.Token) {
+		switch {
+		case tok.Type == tokSep:
+			stmtStart, inWhere = true, false
+		case stmtStart:
+			stmtStart, stmtData = false, tok.Type == tokIdent && tok.Value == "data"
+		}
 		if (keep == keepLast || keep == keepUntilError && res.err != nil) && len(res.tokens) > 0 {
 			res.tokens[len(res.tokens)-1] = tok
 			return
@@ -255,7 +265,6 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 				if len(res.open) == 0 {
 					res.stmtEnds = append(res.stmtEnds, pos.Offset)
 				}
-				inWhere = false
 				emit(tokSep, 1)
 			} else {
 				advance(1)
@@ -265,10 +274,10 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 			for n < len(rest) && (isLetter(rest[n]) || isDigit(rest[n])) {
 				n++
 			}
-			if parenDepth == 0 && n == len("where") && string(rest[:n]) == "where" {
+			emit(tokIdent, n)
+			if stmtData && parenDepth == 0 && n == len("where") && string(rest[:n]) == "where" {
 				inWhere = true
 			}
-			emit(tokIdent, n)
 		case isDigit(c) || (c == '.' && len(rest) > 1 && isDigit(rest[1])):
 			emit(tokNumber, numberLength(rest))
 		case c == '"':
