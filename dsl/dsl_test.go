@@ -228,8 +228,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 63 {
-		t.Errorf("got %d statements, want 63", len(f.Stmts))
+	if len(f.Stmts) != 68 {
+		t.Errorf("got %d statements, want 68", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
