@@ -285,6 +285,10 @@ func TestCompleteWhere(t *testing.T) {
 		{`data d = t where `, nil},
 		{`data d = s where sand`, nil},
 	})
+	code := "data d = s where age >= 50"
+	if b, ok := s.Inspect(code, strings.Index(code, "where")+2, 0); !ok || !strings.Contains(fmt.Sprint(b["text/plain"]), "Keeps the rows of DATA that meet CONDITION") {
+		t.Errorf("Inspect of where: %v, %v", ok, b)
+	}
 	for _, code := range []string{"data d = s where age >= 50 and", "data d = s where"} {
 		if st, _ := s.IsComplete(code); st != "incomplete" {
 			t.Errorf("IsComplete(%q) = %s, want incomplete", code, st)
