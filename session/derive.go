@@ -259,16 +259,54 @@ func rowTest(src *Dataset, name string, t *compiler.RowTest) (rowTester, error) 
 	}, nil
 }
 
+// derivedKey names a derivation of a data set: the source, as it is, and
+// the statement's name and derivation.
+type derivedKey struct {
+	src        *Dataset
+	name, text string
+}
+
+// derivedEntry is what deriveDataset made of a derivedKey.
+type derivedEntry struct {
+	d       *Dataset
+	rows    derivedRows
+	dropped string
+}
+
+// deriveOnce is deriveDataset, made once per cell for a source and a
+// statement (its check, the statement's check and its run take the same).
+func (s *Session) deriveOnce(src *Dataset, x *compiler.DeriveData) (*derivedEntry, error) {
+	key := derivedKey{src: src, name: x.Name, text: x.Text}
+	if e, ok := s.derived[key]; ok {
+		return e, nil
+	}
+	d, rows, dropped, err := deriveDataset(src, x)
+	if err != nil {
+		return nil, err
+	}
+	e := &derivedEntry{d: d, rows: rows, dropped: dropped}
+	s.derived[key] = e
+	return e, nil
+}
+
 // derive runs data NAME = SOURCE[COL, ...] where CONDITION.
 func (s *Session) derive(x *compiler.DeriveData, out Output) error {
 	src, ok := s.data[x.Source]
 	if !ok {
 		return fmt.Errorf("%s is not a data set", x.Source)
 	}
-	d, rows, dropped, err := deriveDataset(src, x)
+	e, err := s.deriveOnce(src, x)
 	if err != nil {
 		return err
 	}
+	// The data set is the session's now: a later cell that derives the
+	// same from the same source makes its own.
+	delete(s.derived, derivedKey{src: src, name: x.Name, text: x.Text})
+	d, rows, dropped := e.d, e.rows, e.dropped
+	// A source loaded in the same cell was named, and its file recorded,
+	// only when its load ran, after the check that derived d.
+	d.Source, d.SHA256, d.LoadOptions = src.Source, src.SHA256, src.LoadOptions
+	d.Derivation = append(slices.Clip(src.Derivation), x.Text)
 	for _, w := range derivedWarnings(src, d) {
 		out.Stream("stderr", fmt.Sprintf("warning: %s: %s\n", d.Name, w))
 	}
@@ -330,11 +368,11 @@ func (e sessionEnv) DeriveData(x *compiler.DeriveData) (*compiler.DataInfo, erro
 	if err != nil || src == nil {
 		return nil, err
 	}
-	d, _, _, err := deriveDataset(src, x)
+	e2, err := e.s.deriveOnce(src, x)
 	if err != nil {
 		return nil, err
 	}
-	return d.Info(), nil
+	return e2.d.Info(), nil
 }
 
 // maxCheckSimulation is the most cells a simulation is drawn at check time
@@ -363,11 +401,11 @@ func (s *Session) derivationSource(ctx context.Context, x *compiler.DeriveData) 
 		if err != nil || src == nil {
 			return nil, nil // reported at the statement that derives it
 		}
-		d, _, _, err := deriveDataset(src, from)
+		e, err := s.deriveOnce(src, from)
 		if err != nil {
 			return nil, nil
 		}
-		return d, nil
+		return e.d, nil
 	}
 	return nil, nil
 }
