@@ -152,7 +152,10 @@ func (c *checker) derive(s *dsl.DataStmt, src *dsl.Ident, index *dsl.Index) Stmt
 			return x
 		}
 	}
-	info := &DataInfo{Name: x.Name, N: d.N, HasTruth: d.HasTruth && x.Where == nil, TruthK: d.TruthK}
+	info := &DataInfo{Name: x.Name, N: d.N, HasTruth: d.HasTruth && x.Where == nil, TruthK: d.TruthK, TruthDropped: d.TruthDropped}
+	if d.HasTruth && x.Where != nil {
+		info.TruthDropped = TruthDropped(x.Source, x.Where.Text)
+	}
 	for _, name := range x.Columns {
 		info.Columns = append(info.Columns, d.Columns[d.column(name)])
 	}
@@ -161,6 +164,12 @@ func (c *checker) derive(s *dsl.DataStmt, src *dsl.Ident, index *dsl.Index) Stmt
 	}
 	c.local[x.Name] = &local{b: info, pending: x.Where != nil, made: x}
 	return x
+}
+
+// TruthDropped says why data whose rows were chosen from simulated data
+// source by condition have no truth.
+func TruthDropped(source, condition string) string {
+	return fmt.Sprintf("its rows were chosen from %s by their observed values (%s), which are then no sample of the simulated copula: their latent correlations differ from its C", source, condition)
 }
 
 // indexColumns resolves the items of an index of data set d (named name):

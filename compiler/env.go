@@ -44,6 +44,9 @@ type DataInfo struct {
 	// TruthK is its number of factors (0 for a full correlation).
 	HasTruth bool
 	TruthK   int
+	// TruthDropped says, for data derived from simulated data by a
+	// condition on their rows, why they have no truth ("" otherwise).
+	TruthDropped string
 }
 
 // ColumnInfo describes one column of a data set.

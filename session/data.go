@@ -50,6 +50,9 @@ type Dataset struct {
 	Truth *inference.Simulated
 	// TruthK is the number of factors of the simulated copula (0: full).
 	TruthK int
+	// TruthDropped says why data derived from simulated data by a
+	// condition on their rows have no truth (compiler.TruthDropped).
+	TruthDropped string
 
 	// columnInfo caches Info's counts per column, which take a pass over
 	// every cell (half a second at 10⁵ × 20 continuous cells) and are asked

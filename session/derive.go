@@ -108,7 +108,9 @@ func deriveDataset(src *Dataset, x *compiler.DeriveData) (d *Dataset, rows deriv
 	}
 	switch {
 	case src.Truth == nil:
+		d.TruthDropped = src.TruthDropped
 	case x.Where != nil:
+		d.TruthDropped = compiler.TruthDropped(x.Source, x.Where.Text)
 		dropped = fmt.Sprintf("the true C of %s is not kept for %s: rows chosen by their observed values (%s) are not a sample of the simulated copula, and their latent correlations differ from it", x.Source, x.Name, x.Where.Text)
 	default:
 		d.Truth, d.TruthK = subTruth(src.Truth, src.TruthK, cols, d), src.TruthK

@@ -434,7 +434,7 @@ func (d *Dataset) Info() *compiler.DataInfo {
 	for j := range cols {
 		cols[j].Labels = slices.Clone(cols[j].Labels)
 	}
-	return &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK, Columns: cols}
+	return &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK, TruthDropped: d.TruthDropped, Columns: cols}
 }
 
 // labelsOf is column j's labels, lowest first, or nil for numbers.
