@@ -105,7 +105,11 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			candidates = append(candidates, strconv.Quote(label))
 		}
 	case inWhere(code[:start]):
-		// A number, or a column of data not bound: nothing to offer.
+		// After a whole test, the words that join another; where a
+		// number or a column of data not bound goes, nothing.
+		if t := strings.TrimRight(code[:start], " \t"); len(t) < start && strings.ContainsAny(t[len(t)-1:], "0123456789\")]") {
+			candidates = []string{"and", "or"}
+		}
 	case s.columnsOf(openBracketOwner(code[:start])) != nil:
 		// gss[income, de: the columns the index does not list yet, since
 		// a column twice is an error (Y, summary) or the diagonal (m.C).

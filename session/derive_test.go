@@ -289,6 +289,10 @@ func TestCompleteWhere(t *testing.T) {
 		{`data d = s where age >= `, nil},
 		{`data d = t where `, nil},
 		{`data d = s where sand`, nil},
+		{`data d = s where age >= 50 `, []string{"and", "or"}},
+		{`data d = s where (sat == "agree") o`, []string{"or"}},
+		{`data d = s where degree in [1, 2] `, []string{"and", "or"}},
+		{`data d = s where age >= 50`, nil},
 	})
 	code := "data d = s where age >= 50"
 	if b, ok := s.Inspect(code, strings.Index(code, "where")+2, 0); !ok || !strings.Contains(fmt.Sprint(b["text/plain"]), "Keeps the rows of DATA that meet CONDITION") {
