@@ -84,6 +84,9 @@ type local struct {
 	// or a model declared on such data.
 	pending bool
 	fitted  bool
+	// made is the statement that bound a data set (nil after an error),
+	// from which a Deriver makes it again to derive data from it.
+	made Stmt
 }
 
 func (c *checker) errorf(pos dsl.Position, hint, format string, args ...any) {

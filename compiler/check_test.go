@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 68 {
-		t.Errorf("got %d statements, want 68", len(prog.Stmts))
+	if len(prog.Stmts) != 73 {
+		t.Errorf("got %d statements, want 73", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -667,6 +667,7 @@ func TestGrammarWordsAsColumnNames(t *testing.T) {
 		"check vm[fit, data]",
 		`print vm.C[with, "fit"]`,
 		`data v2 = load("votes.csv", drop = [to], order = {fit: ["no", "maybe", "yes"]})`,
+		`data v3 = votes[fit, "to"] where with == 1 and data > 2 or "to" in [1, 2] or not (fit < 2)`,
 	} {
 		if list, err := checkSource(t, src, env); err != nil {
 			t.Errorf("%s: %v", src, list.Format([]byte(src)))

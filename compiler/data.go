@@ -17,13 +17,28 @@ func (c *checker) data(s *dsl.DataStmt) Stmt {
 	if !c.bindable(s.Name, "data set") {
 		return nil
 	}
+	if pf, isPostfix := s.Value.AsPostfix(); isPostfix && pf.Primary.Name != nil && (len(pf.Suffixes) == 0 || len(pf.Suffixes) == 1 && pf.Suffixes[0].Index != nil) {
+		// data older = gss[income, degree] where age >= 50
+		var index *dsl.Index
+		if len(pf.Suffixes) == 1 {
+			index = pf.Suffixes[0].Index
+		}
+		return c.derive(s, pf.Primary.Name, index)
+	}
 	fn, args, ok := callOf(s.Value, false)
+	if ok && s.Where != nil && slices.Contains(dataSources(), fn.Name) {
+		c.errorf(s.Where.Pos, fmt.Sprintf("bind the data first, then derive the rows: data %s_all = %s(...), then data %s = %s_all where %s", s.Name.Name, fn.Name, s.Name.Name, s.Name.Name, s.Where),
+			"where keeps some rows of a data set bound by name, not of %s(...)", fn.Name)
+		ok = false
+		c.local[s.Name.Name] = &local{b: &DataInfo{Name: s.Name.Name}, pending: true}
+		return nil
+	}
 	if !ok || !slices.Contains(dataSources(), fn.Name) {
-		hint := `as in data gss = load("gss.csv") or data sim = simulate(FullCopula(p = 4), n = 500, levels = 3)`
+		hint := `as in data gss = load("gss.csv"), data sim = simulate(FullCopula(p = 4), n = 500, levels = 3), or data older = gss[income, degree] where age >= 50`
 		if ok {
-			c.errorf(fn.Pos, suggest(fn.Name, dataSources(), hint), "data comes from load(...) or simulate(...), not %s(...)", fn.Name)
+			c.errorf(fn.Pos, suggest(fn.Name, dataSources(), hint), "data comes from load(...), simulate(...) or another data set, not %s(...)", fn.Name)
 		} else {
-			c.errorf(s.Value.Pos, hint, "data comes from load(...) or simulate(...), not %s", describeExpr(s.Value))
+			c.errorf(s.Value.Pos, hint, "data comes from load(...), simulate(...) or another data set, not %s", describeExpr(s.Value))
 		}
 		return nil
 	}
@@ -80,9 +95,14 @@ func grammarWord(name string) (kind string, isWord bool) {
 // connectiveExamples show the grammar's words that are not statement
 // keywords where a statement uses them.
 var connectiveExamples = map[string]string{
-	"with": "fit m with hmc",
-	"to":   `export m to "draws.csv"`,
-	"vs":   "plot rmse m vs sim",
+	"with":  "fit m with hmc",
+	"to":    `export m to "draws.csv"`,
+	"vs":    "plot rmse m vs sim",
+	"where": "data older = gss where age >= 50",
+	"and":   "data d = gss where age >= 50 and degree != 0",
+	"or":    "data d = gss where degree == 0 or degree == 4",
+	"not":   "data d = gss where not (age < 30)",
+	"in":    "data d = gss where degree in [1, 2]",
 }
 
 // bindExample is a statement that binds a name of the kind what ("data
@@ -156,6 +176,7 @@ func (c *checker) load(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt {
 	if !ok {
 		return nil
 	}
+	c.local[x.Name].made = x
 	return x
 }
 
@@ -424,7 +445,7 @@ func (c *checker) simulate(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt
 			Singletons: singletons, Rarer: rarer,
 		})
 	}
-	c.local[x.Name] = &local{b: info}
+	c.local[x.Name] = &local{b: info, made: x}
 	return x
 }
 

@@ -44,6 +44,9 @@ type DataInfo struct {
 	// TruthK is its number of factors (0 for a full correlation).
 	HasTruth bool
 	TruthK   int
+	// TruthDropped says, for data derived from simulated data by a
+	// condition on their rows, why they have no truth ("" otherwise).
+	TruthDropped string
 }
 
 // ColumnInfo describes one column of a data set.
@@ -56,8 +59,10 @@ type ColumnInfo struct {
 	// nowhere else in the column (all of a continuous column's): compare
 	// never holds them out, since a refit could not predict their value.
 	Singletons int
-	// Text is true for a column of text labels (ordered by load's order).
-	Text bool
+	// Text is true for a column of text labels (ordered by load's order);
+	// Labels are then its labels, lowest first.
+	Text   bool
+	Labels []string
 	// Rarer is, for a binary column (Levels 2), the number of observed
 	// cells of its rarer level; 0 for the other columns.
 	Rarer int

@@ -57,6 +57,11 @@ func newFakeEnv() fakeEnv {
 	return fakeEnv{
 		"gss": gss,
 		"sim": sim,
+		"survey": &DataInfo{Name: "survey", N: 300, Columns: []ColumnInfo{
+			{Name: "sat", Levels: 3, Text: true, Labels: []string{"disagree", "neutral", "agree"}},
+			{Name: "age group", Levels: 4, Missing: 5},
+			{Name: "where", Levels: 2},
+		}},
 		"hoff": &ModelInfo{Name: "hoff", Data: "gss", Columns: []string{"INC", "DEG", "AGE"},
 			Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}, Fitted: true, Method: inference.HMC},
 		"fm": &ModelInfo{Name: "fm", Data: "sim", Columns: []string{"Y1", "Y2", "Y3", "Y4", "Y5", "Y6"},

@@ -380,42 +380,10 @@ func (c *checker) modelData(e *dsl.Expr, x *DeclareModel) (*DataInfo, bool, bool
 		c.errorf(pf.Suffixes[0].Pos, hint, "list the columns to use, or write Y = %s for all of them", x.Data)
 		return nil, false, false
 	}
-	var cols []string
-	good := true
-	for _, it := range items {
-		name, pos, isPos := c.indexItem(it)
-		switch {
-		case name == "" && pos == 0:
-			good = false
-			continue
-		case isPos && pending:
-			// A position into columns not yet known: resolved on re-check.
-			cols = nil
-			x.Columns = nil
-			return d, true, good
-		case isPos:
-			if pos < 1 || pos > len(d.Columns) {
-				c.errorf(it.Pos, numberNamedHint(pos, d.columnNames()), "column %d is out of range: %s has %d columns", pos, x.Data, len(d.Columns))
-				good = false
-				continue
-			}
-			if c.ambiguousPosition(it.Pos, pos, d.columnNames(), x.Data) {
-				good = false
-				continue
-			}
-			name = d.Columns[pos-1].Name
-		case !pending && d.column(name) < 0:
-			hint := suggest(name, d.columnNames(), "columns of "+x.Data+": "+shortList(d.columnNames()))
-			c.errorf(it.Pos, hint, "%s has no column %s", x.Data, name)
-			good = false
-			continue
-		}
-		if slices.Contains(cols, name) {
-			c.errorf(it.Pos, "", "column %s is listed twice", name)
-			good = false
-			continue
-		}
-		cols = append(cols, name)
+	cols, unresolved, good := c.indexColumns(d, pending, x.Data, items)
+	if unresolved {
+		x.Columns = nil
+		return d, true, good
 	}
 	if !good {
 		return nil, false, false

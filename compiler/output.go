@@ -203,6 +203,10 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 			return nil
 		}
 		if t.data != nil && !t.data.HasTruth {
+			if t.data.TruthDropped != "" {
+				c.errorf(t.ref.At, "plot heatmap of a fitted model's C instead", "data %s has no true C to show: %s", t.ref.Name, t.data.TruthDropped)
+				return nil
+			}
 			c.errorf(t.ref.At, "plot heatmap of a fitted model's C instead", "data %s was loaded, not simulated: it has no true C to show", t.ref.Name)
 			return nil
 		}
@@ -293,7 +297,11 @@ func (c *checker) plotRMSE(s *dsl.PlotStmt, x *PlotStmt) Stmt {
 	}
 	if s.Vs != nil {
 		if d, _, good := c.dataBinding(s.Vs); good && d.Columns != nil && !d.HasTruth {
-			c.errorf(s.Vs.Pos, "plot rmse compares with the truth of simulated data", "data %s has no known truth", s.Vs.Name)
+			if d.TruthDropped != "" {
+				c.errorf(s.Vs.Pos, "plot rmse compares with the truth of simulated data", "data %s has no known truth: %s", s.Vs.Name, d.TruthDropped)
+			} else {
+				c.errorf(s.Vs.Pos, "plot rmse compares with the truth of simulated data", "data %s has no known truth", s.Vs.Name)
+			}
 			ok = false
 		} else if !good {
 			ok = false

@@ -154,11 +154,12 @@ func HelpTopics() []string {
 }
 
 // OtherWords returns the remaining words a cell may use: the data sources,
-// the simulation specs, pi, the ordinal link, the words with, vs and to,
+// the simulation specs, pi, the ordinal link, the words with, vs, to,
+// where, and, or, not and in,
 // the derived members of a fit, the statistics of check and the columns a
 // summary sorts by.
 func OtherWords() []string {
-	return slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to"},
+	return slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to", "where", "and", "or", "not", "in"},
 		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts())
 }
 
@@ -178,6 +179,7 @@ var docs = map[string]string{
 	"data": `
 data NAME = load("PATH" [, sep = ",", na = ["-99"], order = {COLUMN: ["low", ..., "high"]}, drop = [COLUMN, ...]])
 data NAME = simulate(FactorCopula(p = P, k = K) | FullCopula(p = P), n = N, levels = L [, seed = S, missing = M])
+data NAME = DATA[COL, ...] [where CONDITION]
 
 Binds a data set. load reads a CSV file with a header row; numeric cells are
 ordered by value, a text column needs its labels in order (a key [a, b] gives
@@ -185,7 +187,11 @@ several columns one order, * every other text column); empty cells, NA, NaN
 and the texts of na are missing; sep sets the separator; drop leaves out
 columns not to model (identifiers, free text). simulate draws
 ordinal data from a known copula (columns Y1..Yp); the truth stays attached
-for plot rmse and plot heatmap.`,
+for plot rmse and plot heatmap. DATA[COL, ...] where CONDITION derives a
+data set from another: its columns (names, quoted names or positions, as an
+index takes them; DATA alone keeps them all) and the rows that meet the
+condition (see where), as R's subset() does. Simulated data keep the truth of
+the columns chosen, but not once rows are chosen by their values.`,
 	"model": `
 model NAME {
   Y = DATA                     # or Y = DATA[COL, COL, ...]
@@ -447,7 +453,23 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"drop":     `load("x.csv", drop = [id, comment]): columns of the file to leave out, such as identifiers and free text; their cells are not read.`,
 	"levels":   `simulate(SPEC, n = 1000, levels = 5): the levels of every simulated column, cut at its sample quantiles.`,
 	"missing":  `simulate(SPEC, n = 1000, levels = 5, missing = 0.1): the share of cells made missing at random (default 0).`,
-	"with":     `fit m with METHOD: choose the sampler (see fit).`,
-	"vs":       `plot rmse m vs sim: the simulated data whose truth is compared.`,
-	"to":       `export m to "PATH": the file to write.`,
+	"where": `
+data NAME = DATA[COL, ...] where CONDITION
+
+Keeps the rows of DATA that meet CONDITION: comparisons of a column with a
+number (age >= 50, degree != 0), or, for a text column loaded with order =,
+with one of its labels, compared by that order (sat >= "agree"); COL in
+[V, ...] for any of several values; joined with and, or, not and
+parentheses. The column may be one that the brackets leave out. A row whose
+tested cell is missing is left out unless the rest of the condition decides
+it (R's NA logic, as subset() keeps rows), and the statement says how many.
+A condition no row meets is an error; a column it makes constant is warned
+of. A column named where, and, or, not or in is reached quoted ("where" > 1).`,
+	"and":  `data d = gss where age >= 50 and degree != 0: both tests (see where).`,
+	"or":   `data d = gss where degree == 0 or degree == 4: either test (see where).`,
+	"not":  `data d = gss where not (age < 30): the rows that do not meet the test (see where).`,
+	"in":   `data d = gss where degree in [1, 2]: the rows whose cell is one of the values (see where).`,
+	"with": `fit m with METHOD: choose the sampler (see fit).`,
+	"vs":   `plot rmse m vs sim: the simulated data whose truth is compared.`,
+	"to":   `export m to "PATH": the file to write.`,
 }

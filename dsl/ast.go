@@ -28,14 +28,64 @@ type Node interface {
 	Span() (start, end Position)
 }
 
-// DataStmt binds a data set: data NAME = load("PATH", ...) or
-// data NAME = simulate(SPEC, n = ..., ...). The right-hand side is any
-// expression; the compiler accepts the calls load and simulate.
+// DataStmt binds a data set: data NAME = load("PATH", ...),
+// data NAME = simulate(SPEC, n = ..., ...), or a data set derived from
+// another, data NAME = SOURCE[COL, ...] where CONDITION. The right-hand
+// side is any expression; the compiler accepts the calls load and
+// simulate, and a data set's name with or without an index.
 type DataStmt struct {
 	Pos, EndPos Position
 
 	Name  *Ident `parser:"'data' @@ '='"`
 	Value *Expr  `parser:"@@"`
+	Where *Cond  `parser:"( 'where' @@ )?"`
+}
+
+// Cond is a condition on the rows of a data set, as in
+// age >= 50 and degree != 0: CondAnd ('or' CondAnd)*.
+type Cond struct {
+	Pos, EndPos Position
+
+	Head *CondAnd   `parser:"@@"`
+	Tail []*CondAnd `parser:"( 'or' @@ )*"`
+}
+
+// CondAnd is CondNot ('and' CondNot)*.
+type CondAnd struct {
+	Pos, EndPos Position
+
+	Head *CondNot   `parser:"@@"`
+	Tail []*CondNot `parser:"( 'and' @@ )*"`
+}
+
+// CondNot is 'not' CondNot, a parenthesised condition, or a comparison.
+// Exactly one field is set.
+type CondNot struct {
+	Pos, EndPos Position
+
+	Not   *CondNot    `parser:"  'not' @@"`
+	Paren *Cond       `parser:"| '(' @@ ')'"`
+	Test  *Comparison `parser:"| @@"`
+}
+
+// Comparison compares a column, by name or quoted name, with a value:
+// COL OP EXPR (OP one of == != < <= > >=), or COL in [EXPR, ...].
+type Comparison struct {
+	Pos, EndPos Position
+
+	Column    *Ident     `parser:"( @@"`
+	ColumnStr *StringLit `parser:"| @@ )"`
+	Op        string     `parser:"( @( '==' | '!=' | '<=' | '>=' | '<' | '>' )"`
+	Value     *Expr      `parser:"  @@"`
+	In        *List      `parser:"| 'in' @@ )"`
+}
+
+// ColumnName is the column's name as the comparison writes it, unquoted.
+func (c *Comparison) ColumnName() string {
+	if c.Column != nil {
+		return c.Column.Name
+	}
+	return c.ColumnStr.Value
 }
 
 // ModelStmt declares a model: model NAME { ITEM; ITEM ... }.
@@ -418,6 +468,10 @@ func (n *Arg) Span() (Position, Position)         { return n.Pos, n.EndPos }
 func (n *List) Span() (Position, Position)        { return n.Pos, n.EndPos }
 func (n *Map) Span() (Position, Position)         { return n.Pos, n.EndPos }
 func (n *MapEntry) Span() (Position, Position)    { return n.Pos, n.EndPos }
+func (n *Cond) Span() (Position, Position)        { return n.Pos, n.EndPos }
+func (n *CondAnd) Span() (Position, Position)     { return n.Pos, n.EndPos }
+func (n *CondNot) Span() (Position, Position)     { return n.Pos, n.EndPos }
+func (n *Comparison) Span() (Position, Position)  { return n.Pos, n.EndPos }
 
 // Simple views of an expression, for consumers that expect a particular shape.
 

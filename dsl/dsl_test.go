@@ -228,8 +228,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 68 {
-		t.Errorf("got %d statements, want 68", len(f.Stmts))
+	if len(f.Stmts) != 73 {
+		t.Errorf("got %d statements, want 73", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
@@ -352,6 +352,19 @@ func TestIsComplete(t *testing.T) {
 		{"fitt m\nfit m,", "invalid"},
 		{"fit m, iter = 20,\n  warmup = 10", "complete"},
 		{"model m {\n  Y = gss\n}", "complete"},
+		// A where condition goes on after where, and, or, not or a comparison.
+		{"data d = gss where", "incomplete"},
+		{"data d = gss where age >= 50 and", "incomplete"},
+		{"data d = gss where age >= 50 or\n", "incomplete"},
+		{"data d = gss where not", "incomplete"},
+		{"data d = gss where age >=", "incomplete"},
+		{"data d = gss where age >= 50 and\n  degree != 0", "complete"},
+		{"data d = gss where age", "invalid"},
+		{"data d = gss where age >= 50 50", "invalid"},
+		{"print and", "complete"},
+		{"help where", "complete"},
+		{"help where\nhelp and", "complete"},
+		{"data d = gss\nhelp where", "complete"},
 	}
 	for _, tt := range tests {
 		if got := IsComplete(tt.src); got != tt.want {
@@ -400,7 +413,9 @@ func FuzzParse(f *testing.F) {
 		in, _, _ := strings.Cut(s, "\n>>>")
 		f.Add(in)
 	}
-	for _, s := range []string{"", "model m {", "fit m with hmc(T = pi/2), iter = 1e3", `data x = load("a\"b")`, "summary -(-(1))", "plot rmse m vs s;;;\n\n"} {
+	for _, s := range []string{"data d = gss[income, 2] where not (age < 30 or \"my col\" == -1) and sat in [\"a\", \"b\"]",
+		"data d = gss where where > 3 and\n  and <= 2 or not not x != 1", "data d = gss where (age>=50)and(degree!=0)", "real<lower=0> x", "a <- 3",
+		"", "model m {", "fit m with hmc(T = pi/2), iter = 1e3", `data x = load("a\"b")`, "summary -(-(1))", "plot rmse m vs s;;;\n\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -537,5 +552,53 @@ func TestStringsAreNotKeywords(t *testing.T) {
 	}
 	if s := Format(f); !strings.Contains(s, `order = {"age group": ["y", "o"], ["q 1", q2]: ["n"]}`) || !strings.Contains(s, `print "with", ")", "a\tb", "{"`) {
 		t.Errorf("Format:\n%s", s)
+	}
+}
+
+// TestWhereParses: a data statement's where condition parses into and, or,
+// not, parentheses and comparisons, grammar words name columns in it, a
+// line that ends in and goes on, and the canonical form is as written.
+func TestWhereParses(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"data d = gss[income, degree] where age >= 50 and degree != 0", "data d = gss[income, degree] where age >= 50 and degree != 0"},
+		{"data d = gss where (age>=50)and(degree!=0)", "data d = gss where (age >= 50) and (degree != 0)"},
+		{`data d = gss where not (age < 30 or "my col" == -1) and sat in ["a", "b"]`, `data d = gss where not (age < 30 or "my col" == -1) and sat in ["a", "b"]`},
+		{"data d = gss where age >= 50 and\n  # a comment\n  degree <= 2", "data d = gss where age >= 50 and degree <= 2"},
+		{`data d = gss where where > 3 or "and" < 2 or not == 1`, `data d = gss where where > 3 or "and" < 2 or not == 1`},
+		{`data d = gss where "age" > 3`, `data d = gss where "age" > 3`},
+	}
+	for _, tt := range tests {
+		f, err := Parse("", []byte(tt.src))
+		if err != nil {
+			t.Errorf("%q: %v", tt.src, err)
+			continue
+		}
+		if len(f.Stmts) != 1 {
+			t.Errorf("%q: %d statements, want 1", tt.src, len(f.Stmts))
+			continue
+		}
+		if got := StmtString(f.Stmts[0]); got != tt.want {
+			t.Errorf("%q: canonical form %q, want %q", tt.src, got, tt.want)
+		}
+	}
+	// Only a data statement's where goes on after a line's and: help
+	// where and help and are two statements.
+	if f, err := Parse("", []byte("help where\nhelp and\nshow where\ndata d = gss\nhelp or")); err != nil || len(f.Stmts) != 5 {
+		t.Errorf("help where, help and, show where, data, help or: %v, want 5 statements", err)
+	}
+	f, err := Parse("", []byte(`data d = gss where not (a < 1 or b == "x") and c in [1, 2]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.Stmts[0].(*DataStmt).Where
+	if len(w.Tail) != 0 || len(w.Head.Tail) != 1 {
+		t.Fatalf("where %s: want one and of two tests", w)
+	}
+	inner := w.Head.Head.Not.Paren
+	if inner == nil || len(inner.Tail) != 1 || inner.Tail[0].Head.Test.Op != "==" || inner.Tail[0].Head.Test.Value.String() != `"x"` {
+		t.Errorf("where %s: want not (a < 1 or b == \"x\")", w)
+	}
+	if in := w.Head.Tail[0].Test; in.ColumnName() != "c" || in.In == nil || len(in.In.Items) != 2 {
+		t.Errorf("where %s: want c in [1, 2]", w)
 	}
 }

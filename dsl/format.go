@@ -24,6 +24,9 @@ func StmtString(s Stmt) string {
 	switch s := s.(type) {
 	case *DataStmt:
 		b.WriteString("data " + s.Name.Name + " = " + s.Value.String())
+		if s.Where != nil {
+			b.WriteString(" where " + s.Where.String())
+		}
 	case *ModelStmt:
 		b.WriteString("model " + s.Name.Name + " {\n")
 		for _, it := range s.Items {
@@ -254,4 +257,48 @@ func isName(s string) bool {
 		}
 	}
 	return true
+}
+
+// String prints a where condition in canonical form: single spaces around
+// and, or and the comparisons, its parentheses as written, a column that
+// is not a name quoted.
+func (c *Cond) String() string {
+	parts := make([]string, 0, 1+len(c.Tail))
+	for _, a := range append([]*CondAnd{c.Head}, c.Tail...) {
+		parts = append(parts, a.String())
+	}
+	return strings.Join(parts, " or ")
+}
+
+func (c *CondAnd) String() string {
+	parts := make([]string, 0, 1+len(c.Tail))
+	for _, n := range append([]*CondNot{c.Head}, c.Tail...) {
+		parts = append(parts, n.String())
+	}
+	return strings.Join(parts, " and ")
+}
+
+func (c *CondNot) String() string {
+	switch {
+	case c.Not != nil:
+		return "not " + c.Not.String()
+	case c.Paren != nil:
+		return "(" + c.Paren.String() + ")"
+	}
+	return c.Test.String()
+}
+
+func (c *Comparison) String() string {
+	col := c.ColumnName()
+	if c.ColumnStr != nil || !IsName(col) {
+		col = strconv.Quote(col)
+	}
+	if c.In != nil {
+		items := make([]string, len(c.In.Items))
+		for i, it := range c.In.Items {
+			items[i] = it.String()
+		}
+		return col + " in [" + strings.Join(items, ", ") + "]"
+	}
+	return col + " " + c.Op + " " + c.Value.String()
 }

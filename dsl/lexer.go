@@ -28,7 +28,7 @@ const (
 	tokNumber = lexer.TokenType(-3)
 	tokString = lexer.TokenType(-4)
 	tokSep    = lexer.TokenType(-5) // a newline or ';' ending a statement
-	tokPunct  = lexer.TokenType(-6) // one of = ~ + - * / ( ) [ ] { } , . :
+	tokPunct  = lexer.TokenType(-6) // one of = ~ + - * / ( ) [ ] { } , . : or a comparison, == != < <= > >=
 )
 
 // MaxNesting is how deeply brackets ( [ { may nest. Deeper nesting is a
@@ -145,6 +145,9 @@ type scanResult struct {
 	// it is one statement of a longer source, else 0: its EOF token is
 	// then the end of a line, not of the input.
 	cut byte
+	// openWhere is true when the source ends in a where condition left
+	// unfinished (endsWithConnective), which a next line may finish.
+	openWhere bool
 	// after is how the source goes on after the cut, past blank lines and
 	// comments: its first name, or its first byte, or "" for nothing.
 	after string
@@ -174,8 +177,9 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 	// copied one by one (an allocation per token).
 	scanned := string(src[start.Offset:])
 	textOf := func(from, n int) string { return scanned[from-start.Offset : from-start.Offset+n] }
-	parenDepth := 0 // ( and [ currently open
-	signs := 0      // '-' tokens emitted one after another, to the last token
+	parenDepth := 0  // ( and [ currently open
+	signs := 0       // '-' tokens emitted one after another, to the last token
+	inWhere := false // the statement has a where, outside brackets, so far
 	advance := func(n int) {
 		pos.Advance(textOf(pos.Offset, n))
 	}
@@ -209,7 +213,17 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 	noCloserUntil := map[rune]int{}
 	// noBlockEnd is true once a /* found no */ after it.
 	noBlockEnd := false
+	// stmtStart is true before a statement's first token; stmtData says
+	// that the statement begins with data, whose where condition may go
+	// on after a line's and (inWhere).
+	stmtStart, stmtData := true, false
 	push := func(tok lexer.Token) {
+		switch {
+		case tok.Type == tokSep:
+			stmtStart, inWhere = true, false
+		case stmtStart:
+			stmtStart, stmtData = false, tok.Type == tokIdent && tok.Value == "data"
+		}
 		if (keep == keepLast || keep == keepUntilError && res.err != nil) && len(res.tokens) > 0 {
 			res.tokens[len(res.tokens)-1] = tok
 			return
@@ -240,9 +254,11 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 				n = len(rest)
 			}
 			advance(n)
-		case c == '\n' && parenDepth == 0 && endsWithComma(res.tokens):
+		case c == '\n' && parenDepth == 0 && (endsWithComma(res.tokens) || inWhere && endsWithConnective(res.tokens)):
 			// A line ending with a comma goes on to the next line, past
-			// blank lines and comments: the statement is a list still open.
+			// blank lines and comments: the statement is a list still open;
+			// so does a where condition's line that ends with where, and,
+			// or, not or a comparison.
 			advance(1)
 		case c == '\n' || c == ';':
 			if c == ';' || parenDepth == 0 {
@@ -259,6 +275,9 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 				n++
 			}
 			emit(tokIdent, n)
+			if stmtData && parenDepth == 0 && n == len("where") && string(rest[:n]) == "where" {
+				inWhere = true
+			}
 		case isDigit(c) || (c == '.' && len(rest) > 1 && isDigit(rest[1])):
 			emit(tokNumber, numberLength(rest))
 		case c == '"':
@@ -305,6 +324,9 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 			}
 			fail(pos, fmt.Sprintf("unexpected %q", rest[:2]), hint)
 			advance(n)
+		case pos.Offset != badEnd && comparisonLength(res.tokens, rest, pos.Offset) > 0:
+			// (A > just after unexpected characters, as in |>, is of their run.)
+			emit(tokPunct, comparisonLength(res.tokens, rest, pos.Offset))
 		case bytes.IndexByte([]byte(punctuation), c) >= 0:
 			switch c {
 			case '(', '[', '{':
@@ -393,6 +415,8 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 				} else if startsLine(src, pos.Offset) {
 					// %time, !ls: what IPython users type in a cell.
 					hint = "a cell holds copulang statements only: IPython's magics (%) and shell commands (!) are not part of the language"
+				} else if c == '!' {
+					hint = "a where condition is negated with not, as in where not (age < 30); != compares"
 				} else {
 					hint = "the language has only + - * / in expressions"
 				}
@@ -411,9 +435,17 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 				} else if len(rest) > 1 && rest[1] == '-' {
 					hint = "R's <- is written =, and only where a name is bound: data gss = load(\"gss.csv\") or model m { ... }"
 				} else {
-					hint = "the language has only + - * / in expressions"
+					hint = "the language has only + - * / in expressions, and a where condition compares with < <= > >= == !="
 				}
-			case '>', '&', '|', '^':
+			case '&':
+				hint = "a where condition joins its tests with and, as in where age >= 50 and degree != 0; an expression has only + - * /"
+			case '|':
+				if len(rest) > 1 && rest[1] == '>' {
+					hint = "the language has only + - * / in expressions"
+					break
+				}
+				hint = "a where condition joins its tests with or, as in where degree == 0 or degree == 4; an expression has only + - * /"
+			case '^':
 				hint = "the language has only + - * / in expressions"
 			case '\u2018', '\u2019', '\u201a', '\u201e', '\u00ab', '\u00bb':
 				hint = "strings use plain double quotes \" (a word processor or PDF curls them)"
@@ -466,8 +498,35 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 			r.err.Msg = fmt.Sprintf("unexpected characters %q… (%d in a row)", src[r.start:cut], n)
 		}
 	}
+	res.openWhere = inWhere && endsWithConnective(res.tokens)
 	push(lexer.EOFToken(pos))
 	return res
+}
+
+// comparisonLength is the length of the comparison operator (== != <= >=
+// < >, of a data statement's where) that rest begins with, or 0. A < before
+// - is left to the stray-character error, whose hint reads it as R's <-,
+// and so is one just after a Stan type (real<lower=0>), whose hint says
+// how a model is written.
+func comparisonLength(toks []lexer.Token, rest []byte, offset int) int {
+	if len(rest) == 0 {
+		return 0
+	}
+	switch c := rest[0]; {
+	case len(rest) > 1 && rest[1] == '=' && (c == '=' || c == '!' || c == '<' || c == '>'):
+		return 2
+	case c == '<' && len(rest) > 1 && rest[1] == '-':
+		return 0
+	case c == '<':
+		if k := len(toks); k > 0 && toks[k-1].Type == tokIdent && slices.Contains(stanTypes, toks[k-1].Value) &&
+			toks[k-1].Pos.Offset+len(toks[k-1].Value) == offset {
+			return 0
+		}
+		return 1
+	case c == '>':
+		return 1
+	}
+	return 0
 }
 
 // notStray reports whether c, an ASCII byte that is no letter or digit,
@@ -594,6 +653,21 @@ func endsWithComma(toks []lexer.Token) bool {
 	}
 	last := toks[len(toks)-1]
 	return last.Type == tokPunct && last.Value == ","
+}
+
+// endsWithConnective reports whether the last token leaves a where
+// condition unfinished: where, and, or, not, or a comparison operator.
+func endsWithConnective(toks []lexer.Token) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	switch last := toks[len(toks)-1]; last.Type {
+	case tokIdent:
+		return last.Value == "where" || last.Value == "and" || last.Value == "or" || last.Value == "not"
+	case tokPunct:
+		return strings.ContainsAny(last.Value, "<>!") || last.Value == "=="
+	}
+	return false
 }
 
 func isLetter(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }

@@ -342,8 +342,26 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 	case tok.Type == tokPunct && tok.Value == "=" && prev != nil && prev.Type == tokIdent && prev.Value == "method":
 		// fit m with method = "hmc"
 		e.Hint = "name the sampler alone after with: fit m with hmc"
-	case tok.Type == tokPunct && tok.Value == "=" && next.Type == tokPunct && next.Value == "=":
-		e.Hint = "there is no == operator"
+	case tok.Type == tokPunct && tok.Value == "=" && prev != nil && (prev.Type == tokIdent || prev.Type == tokString) && inWhere(s.tokens, tok.Pos.Offset):
+		// data d = gss where age = 50, or age => 50
+		if next.Type == tokPunct && (next.Value == ">" || next.Value == "<") {
+			e.Hint = fmt.Sprintf("write %s= for at least or at most, as in where %s %s= 50", next.Value, prev.Value, next.Value)
+		} else {
+			e.Hint = fmt.Sprintf("a where condition compares with ==, as in where %s == %s", prev.Value, next.Value)
+		}
+	case prev != nil && prev.Type == tokIdent && prev.Value == "in" && inWhere(s.tokens, tok.Pos.Offset):
+		// data d = gss where degree in 1, 2
+		e.Hint = "list the values in brackets, as in where degree in [1, 2]"
+	case tok.Type == tokEOF && prev != nil && endsWithConnective([]lexer.Token{*prev}) && inWhere(s.tokens, tok.Pos.Offset):
+		// data d = gss where age >= 50 and
+		if prev.Type == tokPunct {
+			e.Hint = fmt.Sprintf("a number or label follows %s, as in where age %s 50", prev.Value, prev.Value)
+		} else {
+			e.Hint = fmt.Sprintf("a test follows %s, as in where age >= 50 and degree != 0", prev.Value)
+		}
+	case tok.Type == tokPunct && strings.ContainsAny(tok.Value, "<>!") || tok.Value == "==" && tok.Type == tokPunct:
+		// print 1 != 2, summary m.C == 1
+		e.Hint = "comparisons (== != < <= > >=) are made only in a data statement's where, as in data older = gss where age >= 50"
 	case (tok.Type == tokSep && tok.Value == "\n" || tok.Type == tokEOF && s.cut == '\n' && s.after != "" && !isKeyword(s.after)) && expected.what != "":
 		// The statement may go on below; if nothing or a statement
 		// follows, the example below says more.
@@ -525,6 +543,29 @@ func (s *scanResult) describe(tok lexer.Token) string {
 		return tok.Value // as written, quotes and all
 	}
 	return fmt.Sprintf("%q", tok.Value)
+}
+
+// inWhere reports whether the token at offset is in a where condition:
+// a where comes before it in its statement, outside brackets.
+func inWhere(toks []lexer.Token, offset int) bool {
+	depth := 0
+	for i := len(toks) - 1; i >= 0; i-- {
+		t := toks[i]
+		if t.Pos.Offset >= offset {
+			continue
+		}
+		switch {
+		case t.Type == tokSep:
+			return false
+		case t.Type == tokPunct && (t.Value == ")" || t.Value == "]"):
+			depth++
+		case t.Type == tokPunct && (t.Value == "(" || t.Value == "["):
+			depth--
+		case t.Type == tokIdent && t.Value == "where" && depth == 0:
+			return true
+		}
+	}
+	return false
 }
 
 // previousToken returns the last token that starts before offset, or nil.

@@ -86,7 +86,7 @@ const kernelJSTemplate = `// CodeMirror 5 mode %[1]q for classic Jupyter Noteboo
         {regex: words(keywords), token: "keyword"},
         {regex: words(builtins), token: "builtin"},
         {regex: /[A-Za-z_][A-Za-z0-9_]*/, token: "variable"},
-        {regex: /[-+*\/=~:]/, token: "operator"},
+        {regex: /[-+*\/=~:<>!]/, token: "operator"},
         {regex: /[\{\[\(]/, indent: true},
         {regex: /[\}\]\)]/, dedent: true}
       ],

@@ -142,7 +142,8 @@ func TestKernelJS(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`CodeMirror.defineSimpleMode("copulang"`, `var keywords = ["model","with","fit"]`,
-		`var builtins = ["LKJ","hmc"]`, `CodeMirror.defineMIME("text/x-copulang", "copulang")`} {
+		`var builtins = ["LKJ","hmc"]`, `CodeMirror.defineMIME("text/x-copulang", "copulang")`,
+		`{regex: /[-+*\/=~:<>!]/, token: "operator"}`} { // where's comparisons too
 		if !bytes.Contains(js, []byte(want)) {
 			t.Errorf("kernel.js lacks %s:\n%s", want, js)
 		}

@@ -203,6 +203,13 @@ var claims = map[string][]string{
 		"hint: write Y ordinal Z",
 		"hint: indices count from 1",
 	},
+	// Notebook 02's subgroups: each derivation says what it kept and why
+	// it left the respondent of unknown age out.
+	"02-gss.ipynb": {
+		"young: 521 of 1002 rows of gss (age < 40); 1 row left out because age is missing",
+		"old: 480 of 1002 rows of gss (age >= 40); 1 row left out because age is missing",
+		"from data/gss_hoff2007.csv, then gss[income, degree] where age < 40",
+	},
 	// Notebook 05's second compare refits only the model it adds.
 	"05-model-checking.ipynb": {
 		"compare: done: 1 model refitted 1 time each in ",

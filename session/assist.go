@@ -60,6 +60,13 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		if labels := s.loadLabelsAt(code[:q-1]); labels != nil {
 			return escapedPrefixed(labels, code[q:cursor]), q, cursor
 		}
+		if labels := s.whereLabelsAt(code[:q-1]); labels != nil {
+			// where sat >= "ag: the column's labels.
+			return escapedPrefixed(labels, code[q:cursor]), q, cursor
+		}
+		if src := s.whereColumnsAt(code[:q-1]); src != nil {
+			return escapedPrefixed(src, code[q:cursor]), q, cursor
+		}
 		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
 			return escapedPrefixed(unlisted(s.columnsOf(owner), listedInIndex(code[:q-1])), code[q:cursor]), q, cursor
 		}
@@ -87,6 +94,21 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		// order = {q1: ["disagree", ...]}: the column's cells, quoted.
 		for _, label := range s.loadLabelsAt(code[:start]) {
 			candidates = append(candidates, strconv.Quote(label))
+		}
+	case s.whereColumnsAt(code[:start]) != nil:
+		// data older = gss[income] where ag: the source's columns, any of
+		// them (a condition may test a column the selection leaves out).
+		candidates = columnTexts(s.whereColumnsAt(code[:start]))
+	case s.whereLabelsAt(code[:start]) != nil:
+		// where sat >= : the labels of a text column, quoted.
+		for _, label := range s.whereLabelsAt(code[:start]) {
+			candidates = append(candidates, strconv.Quote(label))
+		}
+	case inWhere(code[:start]):
+		// After a whole test, the words that join another; where a
+		// number or a column of data not bound goes, nothing.
+		if t := strings.TrimRight(code[:start], " \t"); len(t) < start && strings.ContainsAny(t[len(t)-1:], "0123456789\")]") {
+			candidates = []string{"and", "or"}
 		}
 	case s.columnsOf(openBracketOwner(code[:start])) != nil:
 		// gss[income, de: the columns the index does not list yet, since
@@ -135,6 +157,92 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// whereStart matches a data statement up to its where: data NAME =
+// SOURCE or SOURCE[...], then where; group 1 is the source.
+var whereStart = regexp.MustCompile(`^\s*data\s+[A-Za-z_][A-Za-z0-9_]*\s*=\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\])?\s*(where)(?:\s|\(|$)`)
+
+// whereSource returns, when text ends in a data statement's where
+// condition, the source data set's name and the condition so far.
+func whereSource(text string) (source, cond string) {
+	stmt := statementText(text)
+	m := whereStart.FindStringSubmatchIndex(stmt)
+	if m == nil {
+		return "", ""
+	}
+	return stmt[m[2]:m[3]], stmt[m[4]:]
+}
+
+// inWhere reports whether text ends in a data statement's where condition.
+func inWhere(text string) bool {
+	source, _ := whereSource(text)
+	return source != ""
+}
+
+// whereColumnsAt returns the columns of the source of the where condition
+// text ends in, when a column comes next: after where, and, or, not or an
+// opening parenthesis; nil otherwise.
+func (s *Session) whereColumnsAt(text string) []string {
+	source, cond := whereSource(text)
+	if source == "" {
+		return nil
+	}
+	cond = strings.TrimRight(cond, " \t\n")
+	switch w := lastIdent(cond); {
+	case strings.HasSuffix(cond, "("):
+	case w == "where" || w == "and" || w == "or" || w == "not":
+		if len(cond) > len(w) && isIdentByte(cond[len(cond)-len(w)-1]) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	d, ok := s.bindings().data[source]
+	if !ok {
+		return nil
+	}
+	return d.Names
+}
+
+// whereLabelsAt returns the labels of a text column that a where
+// condition compares, when text ends just after the comparison (sat >=,
+// sat in [, or sat in ["agree", ); nil otherwise.
+func (s *Session) whereLabelsAt(text string) []string {
+	source, cond := whereSource(text)
+	if source == "" {
+		return nil
+	}
+	cond = strings.TrimRight(cond, " \t\n")
+	if i := strings.LastIndexByte(cond, '['); i >= 0 && !strings.Contains(cond[i:], "]") {
+		// sat in ["agree", : the column before in.
+		before := strings.TrimRight(cond[:i], " \t")
+		rest, ok := strings.CutSuffix(before, "in")
+		if !ok || lastIdent(rest) != "" {
+			return nil
+		}
+		cond = strings.TrimRight(rest, " \t") + " =="
+	}
+	op := strings.TrimRightFunc(cond, func(r rune) bool { return strings.ContainsRune("=!<>", r) })
+	if op == cond {
+		return nil
+	}
+	col := strings.TrimRight(op, " \t")
+	name := lastIdent(col)
+	if strings.HasSuffix(col, `"`) {
+		if q := strings.LastIndexByte(col[:len(col)-1], '"'); q >= 0 {
+			name, _ = strconv.Unquote(col[q:])
+		}
+	}
+	d, ok := s.bindings().data[source]
+	if !ok {
+		return nil
+	}
+	j := d.column(name)
+	if j < 0 || j >= len(d.Labels) || d.Labels[j] == nil {
+		return nil
+	}
+	return d.Labels[j]
 }
 
 // columnText is a column name as an index names it: as it is when it is an

@@ -26,7 +26,8 @@ func FuzzAssist(f *testing.F) {
 	for _, seed := range []string{"fit m, it", "extend m, ", `data d = load("x.csv", `, "fit m with hmc(", "summary m.C[Y", "model n { C ~ Inv",
 		"compare m, ", "((((", ")))(", "\"(,", "m.C[1, ", "explain fit m, wa", "é, (", "plot trace m.C[1, 2]",
 		`data d = load("x.csv", drop = [a, "b`, `data d = load("x.csv", sep = ";", order = {[q1, `, `summary sim[Y`,
-		`data d = load("x.csv", order = {q1: ["agree", `, `data d = load("x.csv", order = {[q1, "b c"]: ["`, `data d = load("x.csv", order = {*: [`} {
+		`data d = load("x.csv", order = {q1: ["agree", `, `data d = load("x.csv", order = {[q1, "b c"]: ["`, `data d = load("x.csv", order = {*: [`,
+		`data d = sim[Y1, Y2] where Y3 >= 2 and `, `data d = sim where not (`, `data d = sim where "Y1" in [1, `, "data d = sim where Y1 >= 2 or\n  Y"} {
 		f.Add(seed, len(seed))
 		f.Add(seed, len(seed)/2)
 	}

@@ -41,10 +41,18 @@ type Dataset struct {
 	// drop = [...]; keys sorted): with the file, they fix the values.
 	// Empty for data read without options, or not loaded.
 	LoadOptions string
+	// Derivation lists, for data derived from other data, how each step
+	// made them from the one before, as the statement writes it
+	// (gss[income, degree] where age >= 50), from the data of Source
+	// (whose SHA256 and LoadOptions the derived data keep); nil otherwise.
+	Derivation []string
 	// Truth is the simulation that produced the data, nil for loaded data.
 	Truth *inference.Simulated
 	// TruthK is the number of factors of the simulated copula (0: full).
 	TruthK int
+	// TruthDropped says why data derived from simulated data by a
+	// condition on their rows have no truth (compiler.TruthDropped).
+	TruthDropped string
 
 	// columnInfo caches Info's counts per column, which take a pass over
 	// every cell (half a second at 10⁵ × 20 continuous cells) and are asked
@@ -52,6 +60,15 @@ type Dataset struct {
 	// not change once it is made.
 	columnInfoOnce sync.Once
 	columnInfo     []compiler.ColumnInfo
+}
+
+// origin says where the data came from: its source, then each step of
+// its derivation ("data/gss.csv, then gss where age >= 50").
+func (d *Dataset) origin() string {
+	if len(d.Derivation) == 0 {
+		return d.Source
+	}
+	return d.Source + ", then " + strings.Join(d.Derivation, ", then ")
 }
 
 // N is the number of rows.

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -617,14 +618,15 @@ func TestCountLevels(t *testing.T) {
 // caller renaming what it got (ReadData) changes nothing for the next.
 func TestDatasetInfo(t *testing.T) {
 	d := &Dataset{Name: "d", Names: []string{"a", "b"}, Columns: [][]float64{{1, 2, 2, math.NaN()}, {0.5, 1.5, 2.5, 3.5}}, Labels: [][]string{{"x", "y"}, nil}}
-	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true, Rarer: 1}, {Name: "b", Levels: 4, Singletons: 4}}
+	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true, Labels: []string{"x", "y"}, Rarer: 1}, {Name: "b", Levels: 4, Singletons: 4}}
 	for range 2 {
 		info := d.Info()
-		if info.Name != "d" || info.N != 4 || !slices.Equal(info.Columns, want) {
+		if info.Name != "d" || info.N != 4 || !reflect.DeepEqual(info.Columns, want) {
 			t.Fatalf("Info = %+v, want columns %+v", info, want)
 		}
 		info.Name = "renamed"
 		info.Columns[0].Name = "renamed"
+		info.Columns[0].Labels[0] = "renamed"
 	}
 }
 

@@ -21,6 +21,8 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 		return s.load(ctx, x, out)
 	case *compiler.SimulateData:
 		return s.simulate(ctx, x, out)
+	case *compiler.DeriveData:
+		return s.derive(x, out)
 	case *compiler.DeclareModel:
 		return s.declare(x, out)
 	case *compiler.Explain:
@@ -213,7 +215,7 @@ func describeData(d *Dataset) string {
 		names, suffix = names[:8], ", ..."
 	}
 	return fmt.Sprintf("data %s: %s × %s (%s%s), %s, from %s",
-		d.Name, plural(d.N(), "row"), plural(len(d.Names), "column"), strings.Join(names, ", "), suffix, plural(missing, "missing cell"), d.Source)
+		d.Name, plural(d.N(), "row"), plural(len(d.Names), "column"), strings.Join(names, ", "), suffix, plural(missing, "missing cell"), d.origin())
 }
 
 func (s *Session) declare(x *compiler.DeclareModel, out Output) error {

@@ -181,6 +181,9 @@ func (s *Session) provenance(name string, m *Model) [][2]string {
 	if m.Data.SHA256 != "" {
 		rows = append(rows, [2]string{"data_sha256", m.Data.SHA256})
 	}
+	if len(m.Data.Derivation) > 0 {
+		rows = append(rows, [2]string{"data_derived", strings.Join(m.Data.Derivation, "; then ")})
+	}
 	rows = append(rows,
 		[2]string{"data_rows", strconv.Itoa(m.Data.N())},
 		[2]string{"method", x.Method},
@@ -312,6 +315,9 @@ func (s *Session) dataProvenance(d *Dataset) [][2]string {
 	}
 	if d.SHA256 != "" {
 		rows = append(rows, [2]string{"data_sha256", d.SHA256})
+	}
+	if len(d.Derivation) > 0 {
+		rows = append(rows, [2]string{"data_derived", strings.Join(d.Derivation, "; then ")})
 	}
 	return append(rows,
 		[2]string{"data_rows", strconv.Itoa(d.N())},

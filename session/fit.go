@@ -666,7 +666,7 @@ func reboundDataNote(m *Model, data map[string]*Dataset) string {
 	}
 	name := m.Data.Name
 	return fmt.Sprintf("%s fits %s as it was when %s was declared (%d rows, from %s), not the data %s names now (%d rows, from %s%s): declare %s again to fit those",
-		m.Decl.Name, name, m.Decl.Name, m.Data.N(), m.Data.Source, name, now.N(), now.Source, dataChange(m, now), m.Decl.Name)
+		m.Decl.Name, name, m.Decl.Name, m.Data.N(), m.Data.origin(), name, now.N(), now.origin(), dataChange(m, now), m.Decl.Name)
 }
 
 // dataChange says, for reboundDataNote, how d differs from m's data in

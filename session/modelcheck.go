@@ -620,7 +620,7 @@ func (s *Session) differentData(aName string, a *Model, bName string, b *Model) 
 		}
 	}
 	return fmt.Errorf("%s and %s are on different data: %s (%d rows, from %s), %s (%d rows, from %s%s): compare scores models on the same cells; declare %s again on the data %s names now, and fit %s",
-		aName, bName, which(aName, a), a.Data.N(), a.Data.Source, which(bName, b), b.Data.N(), b.Data.Source, dataChange(a, b.Data),
+		aName, bName, which(aName, a), a.Data.N(), a.Data.origin(), which(bName, b), b.Data.N(), b.Data.origin(), dataChange(a, b.Data),
 		andList(stale), name, pronoun(len(stale)))
 }
 

@@ -74,6 +74,11 @@ type Session struct {
 	// preloaded holds the data files read while a cell was checked, by
 	// loadKey, until their load statements run; emptied after each cell.
 	preloaded map[string]*preloaded
+	// derived holds the data derived while a cell was checked, so that
+	// the statement's check and run take them as made (and their counts
+	// for the compiler, which take a pass over every cell); cleared, as
+	// preloaded is, when the cell ends.
+	derived map[derivedKey]*derivedEntry
 	// stopFit cancels the running fit only (nil when none runs); guarded
 	// by fitMu, as InterruptFit is called from other goroutines.
 	fitMu   sync.Mutex
@@ -152,7 +157,7 @@ func (m *Model) Names() []string {
 
 // New returns an empty session.
 func New(opts Options) *Session {
-	s := &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}, preloaded: map[string]*preloaded{}, boundAt: map[string]bindSite{}, files: osFiles{}}
+	s := &Session{opts: opts, data: map[string]*Dataset{}, models: map[string]*Model{}, preloaded: map[string]*preloaded{}, derived: map[derivedKey]*derivedEntry{}, boundAt: map[string]bindSite{}, files: osFiles{}}
 	var word [6]byte
 	rand.Read(word[:])
 	s.displayIDs = hex.EncodeToString(word[:])
@@ -316,6 +321,7 @@ func (s *Session) run(ctx context.Context, filename string, src []byte, cell int
 	// line is reported before a long fit. Each statement is checked again
 	// just before it runs, against the bindings as they then are.
 	defer clear(s.preloaded)
+	defer clear(s.derived)
 	if _, cerr := compiler.Check(file, s.env(ctx)); cerr != nil {
 		if ctx.Err() != nil {
 			// The interrupt stopped the reading of a data file.
@@ -420,12 +426,25 @@ func (d *Dataset) Info() *compiler.DataInfo {
 				Missing:    countMissing(col),
 				Singletons: countSingletons(col),
 				Text:       j < len(d.Labels) && d.Labels[j] != nil,
+				Labels:     labelsOf(d, j),
 				Rarer:      rarerLevel(col),
 			})
 		}
 	})
 	// A copy each time: callers may change what they get (ReadData renames it).
-	return &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK, Columns: slices.Clone(d.columnInfo)}
+	cols := slices.Clone(d.columnInfo)
+	for j := range cols {
+		cols[j].Labels = slices.Clone(cols[j].Labels)
+	}
+	return &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK, TruthDropped: d.TruthDropped, Columns: cols}
+}
+
+// labelsOf is column j's labels, lowest first, or nil for numbers.
+func labelsOf(d *Dataset, j int) []string {
+	if j < len(d.Labels) {
+		return slices.Clone(d.Labels[j])
+	}
+	return nil
 }
 
 // modelInfo describes a model binding to the compiler.

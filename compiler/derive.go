@@ -1,0 +1,354 @@
+package compiler
+
+// Data derived from other data: data NAME = SOURCE[COL, ...] where CONDITION.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/copulang/copulang/dsl"
+)
+
+// DeriveData is data NAME = SOURCE[COL, ...] where CONDITION: the rows of
+// data set Source that meet Where (all of them when Where is nil), in
+// their order, and its columns Columns, in the order listed (all of them,
+// in theirs, when Columns is nil).
+type DeriveData struct {
+	At     dsl.Position
+	Name   string
+	Source string
+	// From is the statement of the same file that binds Source, when an
+	// earlier statement of the file does (nil when Source is bound in the
+	// session): a Deriver makes the source again from it at check time.
+	From Stmt
+	// Columns are the columns kept, in order; nil keeps them all.
+	Columns []string
+	// Where is the condition a row must meet to be kept; nil keeps every row.
+	Where *RowTest
+	// Text is the derivation as a statement writes it, in canonical form:
+	// gss[income, degree] where age >= 50. It is the data's provenance.
+	Text string
+}
+
+// RowTest is a checked where condition. Op is "and" or "or" (of Args),
+// "not" (of Args[0]), or a comparison of Column: "==", "!=", "<", "<=",
+// ">", ">=" with Values[0], or "in" with any of Values. A value is a number
+// (Label "") or, for a column of text labels, a label, which is compared by
+// the order load gave the labels.
+type RowTest struct {
+	At     dsl.Position
+	Op     string
+	Args   []*RowTest
+	Column string
+	Values []RowValue
+	// Text is the test as written, in canonical form.
+	Text string
+}
+
+// RowValue is a value a row's cell is compared with: Label when the column
+// holds text labels, Number otherwise.
+type RowValue struct {
+	Number float64
+	Label  string
+}
+
+// Columns returns the columns the test reads, each once, in the order
+// they first appear.
+func (t *RowTest) Columns() []string {
+	var out []string
+	var walk func(t *RowTest)
+	walk = func(t *RowTest) {
+		if t.Column != "" && !slices.Contains(out, t.Column) {
+			out = append(out, t.Column)
+		}
+		for _, a := range t.Args {
+			walk(a)
+		}
+	}
+	walk(t)
+	return out
+}
+
+// Deriver is implemented by an Env that can make a derived data set at
+// check time, so that a condition no row meets, or a label no longer in
+// the source, is reported before anything runs. It returns nil and no error
+// when it cannot make the source (data simulated in the same file, too
+// large to simulate twice).
+type Deriver interface {
+	DeriveData(x *DeriveData) (*DataInfo, error)
+}
+
+func (*DeriveData) Partial() bool       { return false }
+func (s *DeriveData) Pos() dsl.Position { return s.At }
+
+// derive checks data NAME = SOURCE, data NAME = SOURCE[COL, ...] and
+// either with where CONDITION.
+func (c *checker) derive(s *dsl.DataStmt, src *dsl.Ident, index *dsl.Index) Stmt {
+	x := &DeriveData{At: s.Pos, Name: s.Name.Name, Source: src.Name, Text: s.Value.String()}
+	if s.Where != nil {
+		x.Text += " where " + s.Where.String()
+	}
+	fail := func() Stmt {
+		// Bind the name, of unknown shape, as a load that fails does.
+		c.local[x.Name] = &local{b: &DataInfo{Name: x.Name}, pending: true}
+		return nil
+	}
+	d, pending, ok := c.dataBinding(src)
+	if !ok {
+		return fail()
+	}
+	if l, isLocal := c.local[src.Name]; isLocal {
+		x.From = l.made
+	}
+	known := !pending && d.Columns != nil
+	if index != nil {
+		if len(index.Items) == 0 {
+			example := "income, degree"
+			if names := d.columnNames(); len(names) >= 2 {
+				example = columnName(names[0]) + ", " + columnName(names[1])
+			}
+			c.errorf(index.Pos, "list the columns to keep, as in "+src.Name+"["+example+"]", "no columns listed: write data %s = %s to keep all of them", x.Name, src.Name)
+			return fail()
+		}
+		cols, unresolved, good := c.indexColumns(d, pending, src.Name, index.Items)
+		if !good {
+			return fail()
+		}
+		if unresolved {
+			known = false
+		}
+		x.Columns = cols
+	}
+	good := true
+	if s.Where != nil {
+		x.Where, good = c.rowTest(s.Where, d, src.Name, !pending && d.Columns != nil)
+	}
+	if !good {
+		return fail()
+	}
+	if !known {
+		info := &DataInfo{Name: x.Name}
+		for _, name := range x.Columns {
+			info.Columns = append(info.Columns, ColumnInfo{Name: name})
+		}
+		c.local[x.Name] = &local{b: info, pending: true, made: x}
+		return x
+	}
+	// The rows kept and the cells' counts are known only once the rows are
+	// tested: a Deriver makes the data now; otherwise later statements of
+	// the file are checked again when they run.
+	if der, canDerive := c.env.(Deriver); canDerive {
+		info, err := der.DeriveData(x)
+		if err != nil {
+			c.errs = append(c.errs, &dsl.Error{Pos: s.Value.Pos, Msg: err.Error(), Kind: "DataError"})
+			return fail()
+		}
+		if info != nil {
+			info.Name = x.Name
+			c.local[x.Name] = &local{b: info, made: x}
+			return x
+		}
+	}
+	info := &DataInfo{Name: x.Name, N: d.N, HasTruth: d.HasTruth && x.Where == nil, TruthK: d.TruthK, TruthDropped: d.TruthDropped}
+	if d.HasTruth && x.Where != nil {
+		info.TruthDropped = TruthDropped(x.Source, x.Where.Text)
+	}
+	for _, name := range x.Columns {
+		info.Columns = append(info.Columns, d.Columns[d.column(name)])
+	}
+	if x.Columns == nil {
+		info.Columns = slices.Clone(d.Columns)
+	}
+	c.local[x.Name] = &local{b: info, pending: x.Where != nil, made: x}
+	return x
+}
+
+// TruthDropped says why data whose rows were chosen from simulated data
+// source by condition have no truth.
+func TruthDropped(source, condition string) string {
+	return fmt.Sprintf("its rows were chosen from %s by their observed values (%s), which are then no sample of the simulated copula: their latent correlations differ from its C", source, condition)
+}
+
+// indexColumns resolves the items of an index of data set d (named name):
+// column names, quoted names and 1-based positions, each once. unresolved
+// is true when a position cannot be resolved yet (the data's columns are
+// unknown); cols then lists none.
+func (c *checker) indexColumns(d *DataInfo, pending bool, name string, items []*dsl.Expr) (cols []string, unresolved, ok bool) {
+	good := true
+	for _, it := range items {
+		col, pos, isPos := c.indexItem(it)
+		switch {
+		case col == "" && pos == 0:
+			good = false
+			continue
+		case isPos && pending:
+			// A position into columns not yet known: resolved on re-check.
+			return nil, true, good
+		case isPos:
+			if pos < 1 || pos > len(d.Columns) {
+				c.errorf(it.Pos, numberNamedHint(pos, d.columnNames()), "column %d is out of range: %s has %d columns", pos, name, len(d.Columns))
+				good = false
+				continue
+			}
+			if c.ambiguousPosition(it.Pos, pos, d.columnNames(), name) {
+				good = false
+				continue
+			}
+			col = d.Columns[pos-1].Name
+		case !pending && d.column(col) < 0:
+			hint := suggest(col, d.columnNames(), "columns of "+name+": "+shortList(d.columnNames()))
+			c.errorf(it.Pos, hint, "%s has no column %s", name, col)
+			good = false
+			continue
+		}
+		if slices.Contains(cols, col) {
+			c.errorf(it.Pos, "", "column %s is listed twice", col)
+			good = false
+			continue
+		}
+		cols = append(cols, col)
+	}
+	return cols, false, good
+}
+
+// rowTest checks a where condition against the columns of data set d
+// (named name); known says that d's columns are known.
+func (c *checker) rowTest(cond *dsl.Cond, d *DataInfo, name string, known bool) (*RowTest, bool) {
+	var or []*RowTest
+	ok := true
+	for _, a := range append([]*dsl.CondAnd{cond.Head}, cond.Tail...) {
+		var and []*RowTest
+		for _, n := range append([]*dsl.CondNot{a.Head}, a.Tail...) {
+			t, good := c.rowTestNot(n, d, name, known)
+			ok = ok && good
+			and = append(and, t)
+		}
+		if len(and) == 1 {
+			or = append(or, and[0])
+		} else {
+			or = append(or, &RowTest{At: a.Pos, Op: "and", Args: and, Text: a.String()})
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	if len(or) == 1 {
+		return or[0], true
+	}
+	return &RowTest{At: cond.Pos, Op: "or", Args: or, Text: cond.String()}, true
+}
+
+func (c *checker) rowTestNot(n *dsl.CondNot, d *DataInfo, name string, known bool) (*RowTest, bool) {
+	switch {
+	case n.Not != nil:
+		t, ok := c.rowTestNot(n.Not, d, name, known)
+		return &RowTest{At: n.Pos, Op: "not", Args: []*RowTest{t}, Text: n.String()}, ok
+	case n.Paren != nil:
+		return c.rowTest(n.Paren, d, name, known)
+	}
+	return c.comparison(n.Test, d, name, known)
+}
+
+// comparison checks COL OP VALUE and COL in [VALUE, ...]: the column is
+// one of d's, and each value a number for a column of numbers or one of
+// the labels of a column of text.
+func (c *checker) comparison(cmp *dsl.Comparison, d *DataInfo, name string, known bool) (*RowTest, bool) {
+	col := cmp.ColumnName()
+	t := &RowTest{At: cmp.Pos, Op: cmp.Op, Column: col, Text: cmp.String()}
+	var info *ColumnInfo
+	if known {
+		j := d.column(col)
+		if j < 0 {
+			hint := suggest(col, d.columnNames(), "columns of "+name+": "+shortList(d.columnNames()))
+			c.errorf(cmp.Pos, hint, "%s has no column %s", name, col)
+			return t, false
+		}
+		info = &d.Columns[j]
+	}
+	values := []*dsl.Expr{cmp.Value}
+	if cmp.In != nil {
+		t.Op = "in"
+		values = cmp.In.Items
+		if len(values) == 0 {
+			c.errorf(cmp.In.Pos, "list the values to keep, as in "+columnName(col)+" in [1, 2]", "%s in []: no row is in an empty list", columnName(col))
+			return t, false
+		}
+	}
+	ok := true
+	for _, v := range values {
+		rv, good := c.rowValue(v, col, info, d)
+		ok = ok && good
+		t.Values = append(t.Values, rv)
+	}
+	return t, ok
+}
+
+// rowValue checks one value a column is compared with.
+func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInfo) (RowValue, bool) {
+	shown := columnName(col)
+	if id, isName := e.AsName(); isName && id.Name != "pi" && info != nil {
+		switch {
+		case info.Text && slices.Contains(info.Labels, id.Name):
+			// sat == agree
+			c.errorf(e.Pos, fmt.Sprintf("write the label as a string: %q", id.Name), "%s is a label of %s, written as a name", id.Name, shown)
+			return RowValue{}, false
+		case d.column(id.Name) >= 0:
+			c.errorf(e.Pos, fmt.Sprintf("compare each with a number, as in %s >= 2 and %s >= 2", shown, columnName(id.Name)),
+				"a where condition compares a column with a number or a label, not with another column (%s)", columnName(id.Name))
+			return RowValue{}, false
+		}
+	}
+	if p, isPrim := e.AsPrimary(); isPrim && p.Str != nil {
+		label := strings.TrimSpace(p.Str.Value)
+		switch {
+		case info != nil && !info.Text:
+			hint := fmt.Sprintf("as in %s >= 50", shown)
+			if v, err := strconv.ParseFloat(label, 64); err == nil && !math.IsNaN(v) {
+				hint = fmt.Sprintf("write it without quotes: %s", strconv.FormatFloat(v, 'g', -1, 64))
+			}
+			c.errorf(e.Pos, hint, "%s holds numbers: compare it with a number, not the string %q", shown, p.Str.Value)
+			return RowValue{}, false
+		case info != nil && !slices.Contains(info.Labels, label):
+			hint := "its labels, lowest first: " + strings.Join(quoted(info.Labels), ", ")
+			if near := dsl.Nearest(label, info.Labels); near != "" {
+				hint = fmt.Sprintf("did you mean %q? %s", near, hint)
+			}
+			c.errorf(e.Pos, hint, "%s has no label %q", shown, label)
+			return RowValue{}, false
+		}
+		return RowValue{Label: label}, true
+	}
+	if info != nil && info.Text {
+		hint := fmt.Sprintf("write a label as a string, as in %s >= %q", shown, "LABEL")
+		if len(info.Labels) > 1 {
+			hint = fmt.Sprintf("write a label as a string, as in %s >= %q (its labels, lowest first: %s)", shown, info.Labels[len(info.Labels)/2], strings.Join(quoted(info.Labels), ", "))
+		}
+		c.errorf(e.Pos, hint, "%s holds text labels, ordered by load's order: compare it with one of them, not %s", shown, describeExpr(e))
+		return RowValue{}, false
+	}
+	v, _, ok := c.number(e, numScope{})
+	if !ok {
+		return RowValue{}, false
+	}
+	return RowValue{Number: v}, true
+}
+
+// columnName writes a column's name as a statement would: quoted when it
+// is not a name.
+func columnName(name string) string {
+	if dsl.IsName(name) {
+		return name
+	}
+	return strconv.Quote(name)
+}
+
+func quoted(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
