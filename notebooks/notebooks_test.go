@@ -208,7 +208,15 @@ var claims = map[string][]string{
 	"02-gss.ipynb": {
 		"young: 521 of 1002 rows of gss (age < 40); 1 row left out because age is missing",
 		"old: 480 of 1002 rows of gss (age >= 40); 1 row left out because age is missing",
-		"from data/gss_hoff2007.csv, then gss[income, degree] where age < 40",
+		"from data/gss_hoff2007.csv, then gss[income, degree, pincome, pdegree] where age < 40",
+		// The difference of the two fits: its caption says the pairing is of
+		// independent posteriors, its table has P(>0), and plot intervals
+		// draws the six differences.
+		"posterior of by_old.C − by_young.C, the difference of paired draws: 4000 draws in 4 chains",
+		"the data of by_old and by_young share no row of data/gss_hoff2007.csv, so their posteriors are independent",
+		"P(>0)",
+		`Posterior intervals of "by_old.C − by_young.C": 6 items`,
+		"by_old.C[income, degree] − by_young.C[income, degree] = ",
 	},
 	// Notebook 05's second compare refits only the model it adds.
 	"05-model-checking.ipynb": {

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
@@ -105,12 +106,8 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		ps[k] = p
 	}
 	x.ps = ps
-	switch {
-	case a.Name == b.Name:
-	case sameData(ma.Data, mb.Data):
-		x.notes = append(x.notes, fmt.Sprintf("%s and %s fit the same data, so their posteriors are not independent: pairing their draws shows how the two models' estimates differ, not a posterior of the difference", a.Name, b.Name))
-	default:
-		x.notes = append(x.notes, fmt.Sprintf("pairing the draws of %s and %s treats their posteriors as independent, as they are when their data share no rows", a.Name, b.Name))
+	if a.Name != b.Name {
+		x.notes = append(x.notes, independenceNote(a.Name, b.Name, ma.Data, mb.Data))
 	}
 	return x, nil
 }
@@ -124,18 +121,65 @@ func scalarLabel(ref *compiler.Ref, m *Model, p param) string {
 	return ref.Name + "." + p.label
 }
 
-// sameData says whether two models' data are the same cells: one data
-// set, the same file read with the same options, or the same simulation.
-func sameData(a, b *Dataset) bool {
+// independenceNote says how far pairing the draws of fits a and b, of
+// data da and db, gives the posterior of their difference: exactly when
+// the data share no row, which it knows for data derived from one file or
+// simulation and assumes otherwise.
+func independenceNote(a, b string, da, db *Dataset) string {
+	shared, all, known := sharedRows(da, db)
 	switch {
-	case a == b:
-		return true
-	case a.SHA256 != "":
-		return a.SHA256 == b.SHA256 && a.LoadOptions == b.LoadOptions
-	case a.Truth != nil:
-		return b.Truth != nil && a.Source == b.Source
+	case !known:
+		return fmt.Sprintf("pairing the draws of %s and %s treats their posteriors as independent, as they are when their data share no rows", a, b)
+	case shared == 0:
+		return fmt.Sprintf("the data of %s and %s share no row of %s, so their posteriors are independent, and the paired differences are the posterior of the difference", a, b, da.Source)
+	case shared == all && slices.Equal(da.Names, db.Names):
+		return fmt.Sprintf("%s and %s fit the same data, so their posteriors are not independent: pairing their draws shows how the two models' estimates differ, not a posterior of the difference", a, b)
 	}
-	return false
+	return fmt.Sprintf("the data of %s and %s share %s of %s, so their posteriors are not independent: pairing their draws shows how the two fits' estimates differ, not a posterior of the difference", a, b, plural(shared, "row"), da.Source)
+}
+
+// sharedRows counts the rows two data sets share, and the rows of each
+// when they hold the same ones, when both come from one file read with
+// the same options, or one simulation (known); otherwise known is false.
+func sharedRows(a, b *Dataset) (shared, all int, known bool) {
+	if a == b {
+		return a.N(), a.N(), true
+	}
+	switch {
+	case a.SHA256 != "" || b.SHA256 != "":
+		known = a.SHA256 == b.SHA256 && a.LoadOptions == b.LoadOptions
+	default:
+		known = a.Source != "" && a.Source == b.Source
+	}
+	if !known {
+		return 0, 0, false
+	}
+	rows := func(d *Dataset) []int {
+		if d.SourceRows != nil {
+			return d.SourceRows
+		}
+		out := make([]int, d.N())
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	ra, rb := rows(a), rows(b)
+	in := make(map[int]bool, len(ra))
+	for _, i := range ra {
+		in[i] = true
+	}
+	for _, i := range rb {
+		if in[i] {
+			shared++
+		}
+	}
+	if shared == len(ra) && shared == len(rb) {
+		all = shared
+	} else {
+		all = -1
+	}
+	return shared, all, true
 }
 
 // positiveShare is the share of a scalar's draws above zero: the posterior

@@ -148,3 +148,42 @@ func TestDifferenceSummary(t *testing.T) {
 		t.Errorf("figures %q named %q", figs.titles, figs.names)
 	}
 }
+
+// TestDifferenceSaysWhetherTheDataShareRows: subgroups derived from one
+// data set by conditions that no row meets both share no row, and their
+// fits' posteriors are independent; overlapping ones share the rows both
+// conditions keep, and the note counts them.
+func TestDifferenceSaysWhetherTheDataShareRows(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data d = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 5)
+data low = d[Y2, Y3] where Y1 <= 1
+data high = d[Y2, Y3] where Y1 >= 2
+data mid = d[Y2, Y3] where Y1 >= 1 and Y1 <= 2
+model ml { Y = low; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mh { Y = high; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mm { Y = mid; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit ml with gibbs, iter = 20, warmup = 10, chains = 2, seed = 1
+fit mh with gibbs, iter = 20, warmup = 10, chains = 2, seed = 2
+fit mm with gibbs, iter = 20, warmup = 10, chains = 2, seed = 3`)
+	ones := 0 // rows of d with Y1 = 1, the only ones low and mid share
+	for _, v := range s.data["d"].Columns[0] {
+		if v == 1 {
+			ones++
+		}
+	}
+	if ones == 0 {
+		t.Fatal("no row of d has Y1 = 1: the test needs some")
+	}
+	for _, tt := range []struct{ a, b, want string }{
+		{"ml", "mh", "the data of ml and mh share no row of " + s.data["d"].Source + ", so their posteriors are independent"},
+		{"ml", "mm", "the data of ml and mm share " + plural(ones, "row") + " of " + s.data["d"].Source + ", so their posteriors are not independent"},
+	} {
+		d, err := s.contrastParams(entryRef(tt.a, 0, 1), entryRef(tt.b, 0, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes := strings.Join(d.notes, "\n"); !strings.Contains(notes, tt.want) {
+			t.Errorf("%s − %s: notes %q, want %q", tt.a, tt.b, notes, tt.want)
+		}
+	}
+}

@@ -46,6 +46,11 @@ type Dataset struct {
 	// (gss[income, degree] where age >= 50), from the data of Source
 	// (whose SHA256 and LoadOptions the derived data keep); nil otherwise.
 	Derivation []string
+	// SourceRows are, for data derived from other data, the rows of the
+	// data of Source (0-based) that they hold, in order; nil otherwise (all
+	// of them). Two fits' posteriors are independent when their data share
+	// no row.
+	SourceRows []int
 	// Truth is the simulation that produced the data, nil for loaded data.
 	Truth *inference.Simulated
 	// TruthK is the number of factors of the simulated copula (0: full).

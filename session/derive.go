@@ -92,6 +92,13 @@ func deriveDataset(src *Dataset, x *compiler.DeriveData) (d *Dataset, rows deriv
 	d = &Dataset{
 		Name: x.Name, Source: src.Source, SHA256: src.SHA256, LoadOptions: src.LoadOptions,
 		Derivation: append(slices.Clip(src.Derivation), x.Text),
+		SourceRows: make([]int, len(keep)),
+	}
+	for k, i := range keep {
+		d.SourceRows[k] = i
+		if src.SourceRows != nil {
+			d.SourceRows[k] = src.SourceRows[i]
+		}
 	}
 	for _, j := range cols {
 		col := make([]float64, len(keep))
