@@ -24,7 +24,7 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 			out.Display(levelCountsTable(d, x.Columns).Bundle(), "")
 			return nil
 		}
-		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
+		out.Display(s.tableBundle(dataSummaryTable(d), "copulang run prints every column", false), "")
 		return nil
 	}
 	get := s.params
@@ -57,7 +57,7 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 	if x.Target.Member == "Lambda" {
 		t.Caption += "; " + loadingsNote(m)
 	}
-	out.Display(t.elide(s.opts.TableRows, wholeSummary(&x.Target, m)).Bundle(), "")
+	out.Display(s.tableBundle(t, wholeSummary(&x.Target, m), x.Sort != ""), "")
 	return nil
 }
 

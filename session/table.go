@@ -67,6 +67,32 @@ func (t *Table) cut(head, tail int, whole string) *Table {
 	return &u
 }
 
+// textHead and textTail are the rows the plain text of a table longer than
+// Options.TextRows shows, about a screen with its caption, header and the
+// line saying what was left out, as pandas shows 10 of a long frame's.
+const (
+	textHead = 15
+	textTail = 5
+)
+
+// tableBundle returns t as display data in this session: its HTML elided
+// to Options.TableRows rows, and its text to Options.TextRows rows, with
+// whole, the statement that gives every row, on the line saying what was
+// left out. firstOnly cuts the text to its first textHead + textTail rows
+// instead of its first and last: for a table ordered worst first, and for
+// the imputed cells, as copulang run shows them.
+func (s *Session) tableBundle(t *Table, whole string, firstOnly bool) MimeBundle {
+	b := t.elide(s.opts.TableRows, whole).Bundle()
+	if n := s.opts.TextRows; n > 0 && len(t.Rows) > n {
+		head, tail := textHead, textTail
+		if firstOnly {
+			head, tail = textHead+textTail, 0
+		}
+		b["text/plain"] = t.cut(head, tail, whole).PlainText()
+	}
+	return b
+}
+
 // tableColumns is the number of columns: the longest of the header and
 // the rows (short rows are padded with empty cells).
 func (t *Table) tableColumns() int {

@@ -149,14 +149,17 @@ func (s *Session) valueText(v compiler.Value, quoted bool) (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "posterior means of %s (%s):", refLabel(&ref, columnTexts(m.Names())), plural(m.Fit.KeptDraws(), "draw"))
-	// In the kernel, as its tables: the first and last lines of a long list.
+	// In the kernel, as the text of its tables: the first and last lines of
+	// a long list.
 	head, tail := len(ps), 0
-	if max := s.opts.TableRows; max > 0 && len(ps) > max {
-		head, tail = max/2, max-max/2
+	if n := s.opts.TextRows; n > 0 && len(ps) > n {
+		head, tail = textHead, textTail
+	} else if n := s.opts.TableRows; n > 0 && len(ps) > n {
+		head, tail = n/2, n-n/2
 	}
 	for k, p := range ps {
 		if k == head && tail > 0 {
-			fmt.Fprintf(&b, "\n  … (%d of %d shown, the first %d and the last %d: %s)", s.opts.TableRows, len(ps), head, tail, wholeSummary(&ref, m))
+			fmt.Fprintf(&b, "\n  … (%d of %d shown, the first %d and the last %d: %s)", head+tail, len(ps), head, tail, wholeSummary(&ref, m))
 		}
 		if k >= head && k < len(ps)-tail {
 			continue

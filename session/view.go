@@ -344,7 +344,7 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 			out.Stream("stdout", describeData(d)+"\n")
 		}
 		out.Display(dataHead(d, 6).Bundle(), "")
-		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
+		out.Display(s.tableBundle(dataSummaryTable(d), "copulang run prints every column", false), "")
 		return nil
 	}
 	m, err := s.model(name)
