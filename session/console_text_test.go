@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/copulang/copulang/compiler"
 )
 
 // TestConsoleTextOfLongTables: in the kernel, the text/plain of a table of
@@ -88,5 +90,23 @@ func TestConsoleTextOfLongTables(t *testing.T) {
 	}
 	if golden.String() != string(want) {
 		t.Errorf("the console's text of long tables differs from %s:\n%s", path, golden.String())
+	}
+}
+
+// TestHelpSaysWhatTheConsoleShows: help summary and help impute say how
+// much of a long table jupyter console prints; they said only what a
+// notebook shows, the first and last 500 rows.
+func TestHelpSaysWhatTheConsoleShows(t *testing.T) {
+	for _, c := range []struct{ word, says string }{
+		{"summary", fmt.Sprintf("jupyter console the first %d and last %d of more than %d (the first %d when sorted)", textHead, textTail, KernelTextRows, textHead+textTail)},
+		{"impute", fmt.Sprintf("jupyter console the first %d of more than %d and copulang run the first %d", textHead+textTail, KernelTextRows, CLIImputeRows)},
+	} {
+		doc, ok := compiler.Doc(c.word)
+		if !ok {
+			t.Fatalf("no help for %s", c.word)
+		}
+		if text := strings.Join(strings.Fields(doc), " "); !strings.Contains(text, c.says) {
+			t.Errorf("help %s does not say %q:\n%s", c.word, c.says, doc)
+		}
 	}
 }
