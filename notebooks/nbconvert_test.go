@@ -187,3 +187,47 @@ func joinLines(v any) string {
 	}
 	return ""
 }
+
+// errorNotebook is a notebook of one mistake, tagged as meant to fail.
+const errorNotebook = `{
+ "cells": [
+  {"cell_type": "code", "execution_count": null, "id": "c1", "metadata": {}, "outputs": [],
+   "source": "data sim = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)"},
+  {"cell_type": "code", "execution_count": null, "id": "c2", "metadata": {"tags": ["raises-exception"]}, "outputs": [],
+   "source": "summary sim[Y9]"}
+ ],
+ "metadata": {"kernelspec": {"display_name": "Copulang", "language": "copulang", "name": "copulang"}},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+`
+
+// TestNbconvertMarkdownKeepsErrorsTogether: nbconvert --to markdown writes
+// an error as its lines together, the caret right under the source line,
+// as HTML and jupyter console show it. It wrote each element of the
+// traceback as a paragraph, and the kernel sent a line each: a blank line
+// came between every two.
+func TestNbconvertMarkdownKeepsErrorsTogether(t *testing.T) {
+	requireNbconvert(t)
+	env := kernelEnv(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mistake.ipynb"), []byte(errorNotebook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runNbconvert(t, env, dir, "--to", "notebook", "--execute", "--ExecutePreprocessor.kernel_name=copulang",
+		"--ExecutePreprocessor.timeout=120", "--output", "executed", "mistake.ipynb")
+	runNbconvert(t, env, dir, "--to", "markdown", "--output", "converted", "executed.ipynb")
+	md, err := os.ReadFile(filepath.Join(dir, "converted.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(md)
+	i := strings.Index(text, "    CheckError: ")
+	if i < 0 {
+		t.Fatalf("the Markdown shows no error:\n%s", md)
+	}
+	lines := strings.Split(text[i:], "\n")
+	if len(lines) < 4 || lines[1] != "    summary sim[Y9]" || strings.TrimSpace(lines[2]) != "^" || !strings.HasPrefix(lines[3], "    hint: ") {
+		t.Errorf("the error's lines are not together in the Markdown:\n%s", strings.Join(lines[:min(len(lines), 8)], "\n"))
+	}
+}

@@ -308,7 +308,8 @@ func TestNotebooksExecute(t *testing.T) {
 					switch {
 					case o.OutputType == "error" && mistake:
 						failed = true
-						if !slices.ContainsFunc(o.Traceback, func(l string) bool { return strings.HasPrefix(l, "hint: ") }) {
+						lines := strings.Split(strings.Join(o.Traceback, "\n"), "\n")
+						if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "hint: ") }) {
 							t.Errorf("cell %d shows a mistake whose error has no hint: %q", i+1, o.Traceback)
 						}
 					case o.OutputType == "error":
