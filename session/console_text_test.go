@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/copulang/copulang/compiler"
 )
@@ -71,8 +72,27 @@ func TestConsoleTextOfLongTables(t *testing.T) {
 		plain, _ := b["text/plain"].(string)
 		fmt.Fprintf(&golden, "--- %s\n%s", c.stmt, plain)
 	}
+	// The first rows of a data set of many columns: its text shows the
+	// first columns and the last two in textWidth runes, its HTML all.
+	out := mustRun(t, s, "show wide")
+	head := out.displays[0]
+	if h, _ := head["text/html"].(string); strings.Count(h, "<th>") != 1+70 {
+		t.Errorf("show wide: %d header cells of HTML, want the row's and 70 columns'", strings.Count(h, "<th>"))
+	}
+	lines := captionedLines(t, head)
+	for _, l := range lines {
+		if n := utf8.RuneCountInString(l); n > textWidth && !strings.HasPrefix(l, "(") {
+			t.Errorf("show wide: a line of %d runes, wider than %d: %q", n, textWidth, l)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "(") || !strings.Contains(last, "of 70 columns shown") {
+		t.Errorf("show wide: the text ends %q", last)
+	}
+	plain, _ := head["text/plain"].(string)
+	fmt.Fprintf(&golden, "--- show wide\n%s", plain)
+
 	// The list of posterior means m.C is plain text only: cut the same way.
-	out := mustRun(t, s, "print m.C")
+	out = mustRun(t, s, "print m.C")
 	if n := strings.Count(out.text(), "(sd "); n != textHead+textTail {
 		t.Errorf("print m.C shows %d of 78 means, want %d", n, textHead+textTail)
 	}
