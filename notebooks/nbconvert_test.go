@@ -46,20 +46,33 @@ func TestNbconvertShowsFigures(t *testing.T) {
 	}
 	pictures := figurePictures(t, readNotebook(t, filepath.Join(dir, "executed.ipynb")))
 
-	for _, tc := range []struct{ to, ext string }{
-		{"html", ".html"},
-		{"markdown", ".md"},
-		{"latex", ".tex"},
+	for _, tc := range []struct {
+		name, to, ext string
+		args          []string
+		// want, if set, is how the output must show the figure.
+		want string
+	}{
+		{"html", "html", ".html", nil, ""},
+		{"markdown", "markdown", ".md", nil, ""},
+		// The README's option for Markdown that GitHub shows, which
+		// takes no data: URI: the PNG as a file beside it.
+		{"markdown-png", "markdown", ".md", []string{"--NbConvertBase.display_data_priority=['image/png','text/html','text/plain']"}, "png as converted-markdown-png_files/"},
+		{"latex", "latex", ".tex", nil, ""},
 	} {
-		t.Run(tc.to, func(t *testing.T) {
-			runNbconvert(t, env, dir, "--to", tc.to, "--output", "converted-"+tc.to, "executed.ipynb")
-			out, err := os.ReadFile(filepath.Join(dir, "converted-"+tc.to+tc.ext))
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--to", tc.to, "--output", "converted-" + tc.name}, tc.args...)
+			runNbconvert(t, env, dir, append(args, "executed.ipynb")...)
+			out, err := os.ReadFile(filepath.Join(dir, "converted-"+tc.name+tc.ext))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if shown := shownPictures(t, out, filepath.Join(dir, "converted-"+tc.to+"_files"), pictures); len(shown) == 0 {
+			shown := shownPictures(t, out, filepath.Join(dir, "converted-"+tc.name+"_files"), pictures)
+			switch {
+			case len(shown) == 0:
 				t.Errorf("--to %s shows none of the figure's pictures (%d bytes of output)", tc.to, len(out))
-			} else {
+			case tc.want != "" && (len(shown) != 1 || !strings.HasPrefix(shown[0], tc.want)):
+				t.Errorf("--to %s %s shows %s, want only %s…", tc.to, strings.Join(tc.args, " "), strings.Join(shown, ", "), tc.want)
+			default:
 				t.Logf("--to %s shows %s", tc.to, strings.Join(shown, ", "))
 			}
 		})
