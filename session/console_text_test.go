@@ -28,7 +28,9 @@ func TestConsoleTextOfLongTables(t *testing.T) {
 	mustRun(t, s, "data d = simulate(FullCopula(p = 13), n = 120, levels = 3, seed = 5, missing = 0.05)\n"+
 		"data wide = simulate(FullCopula(p = 70), n = 30, levels = 3, seed = 1)\n"+
 		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
-		"fit m with gibbs, iter = 20, warmup = 10, chains = 2, seed = 1")
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 2, seed = 1\n"+
+		"model f { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 5) }\n"+
+		"fit f, iter = 20, warmup = 10, chains = 2, seed = 1")
 	var golden strings.Builder
 	for _, c := range []struct {
 		stmt string
@@ -40,6 +42,8 @@ func TestConsoleTextOfLongTables(t *testing.T) {
 		{"summary m.C, sort = rhat", 78, true},
 		{"impute m", 0, true}, // rows: however many cells are missing
 		{"summary wide", 70, true},
+		{"summary m.partial", 78, true},
+		{"summary f.Lambda", 65, true},
 		{"summary m.C[Y1]", 12, false},
 		{"summary d", 13, false},
 		{"check m", 60, false}, // 78 pairs, the 60 with the least p shown
@@ -97,6 +101,12 @@ func TestConsoleTextOfLongTables(t *testing.T) {
 		t.Errorf("print m.C shows %d of 78 means, want %d", n, textHead+textTail)
 	}
 	fmt.Fprintf(&golden, "--- print m.C\n%s", out.text())
+
+	// The statements the texts name run.
+	for _, stmt := range []string{`summary m.C[Y1]`, `export m to "draws.csv"`, `impute m to "cells.csv"`,
+		`summary m.partial[Y1]`, `export m.partial to "partial.csv"`, `summary f.Lambda[Y1]`, `export wide to "wide.csv"`} {
+		mustRun(t, s, stmt)
+	}
 
 	path := filepath.Join("testdata", "console_long_tables.golden")
 	if *updateTableGolden {

@@ -106,11 +106,14 @@ func wholeSummary(ref *compiler.Ref, m *Model) string {
 	if member == "" {
 		member = "C" // summary m is summary m.C
 	}
-	if len(ref.Index) == 0 && (member == "C" || member == "partial") {
+	if len(ref.Index) == 0 && (member == "C" || member == "partial" || member == "Lambda") {
 		ways = append(ways, fmt.Sprintf("summary %s.%s[%s] shows one column's", ref.Name, member, m.Names()[0]))
 	}
-	if member == "C" || member == "Lambda" {
+	switch member {
+	case "C", "Lambda":
 		ways = append(ways, fmt.Sprintf("export %s to \"draws.csv\" writes every draw", ref.Name))
+	case "partial", "communality":
+		ways = append(ways, fmt.Sprintf("export %s.%s to \"%s.csv\" writes every draw", ref.Name, member, member))
 	}
 	if len(ways) == 0 {
 		return "copulang run prints every row"
