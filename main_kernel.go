@@ -130,9 +130,10 @@ func clientGone(client string) func() bool {
 // newEngine returns the session that runs the kernel's cells; relative
 // paths in load and export resolve against the kernel's working directory,
 // which Jupyter sets to the notebook's folder. Its tables show at most
-// session.KernelTableRows rows.
+// session.KernelTableRows rows in HTML, and the first of those of more than
+// session.KernelTextRows in text (what jupyter console prints).
 func newEngine() (kernel.Engine, error) {
-	return session.New(session.Options{TableRows: session.KernelTableRows, Version: version}), nil
+	return session.New(session.Options{TableRows: session.KernelTableRows, TextRows: session.KernelTextRows, Version: version}), nil
 }
 
 // runInstall writes the kernelspec: copulang install [--user | --sys-prefix

@@ -388,19 +388,22 @@ func TestKernelConformance(t *testing.T) {
 	}
 }
 
-// tableOutput keeps the text of what a cell displays.
-type tableOutput struct{ texts []string }
+// tableOutput keeps the text and HTML of what a cell displays.
+type tableOutput struct{ texts, htmls []string }
 
 func (o *tableOutput) Stream(name, text string) {}
 func (o *tableOutput) Display(b session.MimeBundle, id string) {
 	t, _ := b["text/plain"].(string)
-	o.texts = append(o.texts, t)
+	h, _ := b["text/html"].(string)
+	o.texts, o.htmls = append(o.texts, t), append(o.htmls, h)
 }
 func (o *tableOutput) UpdateDisplay(b session.MimeBundle, id string) {}
 
 // TestKernelEngineElidesTables: the kernel's session shows at most
-// session.KernelTableRows rows of a table (here 2,000 imputed cells), so
-// that a notebook is not sent megabytes of table.
+// session.KernelTableRows rows of a table's HTML (here of 2,000 imputed
+// cells), so that a notebook is not sent megabytes of table, and of its
+// text, which jupyter console prints, the first 20 when it has more than
+// session.KernelTextRows (it printed every cell, 632 of the GSS's).
 func TestKernelEngineElidesTables(t *testing.T) {
 	e, err := newEngine()
 	if err != nil {
@@ -414,10 +417,15 @@ func TestKernelEngineElidesTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	html := out.htmls[len(out.htmls)-1]
+	// the header, the rows and a row of "…"
+	if rows := strings.Count(html, "<tr>"); rows != 1+session.KernelTableRows+1 || !strings.Contains(html, fmt.Sprintf("%d of ", session.KernelTableRows)) {
+		t.Errorf("impute of about 2,000 cells in the kernel shows %d rows of HTML", rows)
+	}
 	last := out.texts[len(out.texts)-1]
 	lines := strings.Split(strings.TrimSpace(last), "\n")
 	// the caption, the header, the rows, a row of "…" and what was left out
-	if len(lines) != 2+session.KernelTableRows+2 || !strings.HasPrefix(lines[len(lines)-1], fmt.Sprintf("(%d of ", session.KernelTableRows)) {
-		t.Errorf("impute of about 2,000 cells in the kernel shows %d lines, ending %q", len(lines), lines[len(lines)-1])
+	if len(lines) != 2+20+2 || !strings.HasPrefix(lines[len(lines)-1], "(the first 20 of ") {
+		t.Errorf("impute of about 2,000 cells in the kernel shows %d lines of text, ending %q", len(lines), lines[len(lines)-1])
 	}
 }

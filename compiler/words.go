@@ -240,9 +240,10 @@ mean and sd) of m.C, m.C[i, j], m.C[COL, COL], m.Lambda (aligned loadings);
 or a summary of a data set's columns (DATA[COL, ...]: the count of each
 level of those columns, rare answers included). sort = rhat, ess_bulk, ess_tail or
 mcse_mean puts the worst rows first (largest R-hat or MCSE, least ESS). A
-notebook shows the first and last 500 rows of a longer table.
-A difference, as in summary older.C[INC, DEG] - young.C[INC, DEG] or
-m.C[INC, DEG] - m.C[INC, AGE], summarises the paired draws' differences,
+notebook shows the first and last 500 rows of a table of more than 1,000,
+jupyter console the first 15 and last 5 of more than 60 (the first 20 when
+sorted). A difference, as in summary older.C[INC, DEG] - young.C[INC, DEG]
+or m.C[INC, DEG] - m.C[INC, AGE], summarises the paired draws' differences,
 with P(>0), the share of them above 0.`,
 	"plot": `
 plot KIND EXPR [vs DATA]
@@ -261,7 +262,8 @@ model's data on its column's levels: mode and its probability, type-1
 quantiles, mean. to writes one row per cell (with each level's probability),
 draws every kept draw (of one draw in every few when the cells times the
 draws pass 2²⁵ values). A notebook shows the first and last 500 cells of
-more than 1,000; to writes them all.`,
+more than 1,000, jupyter console the first 20 of more than 60 and copulang
+run the first 20; to writes them all.`,
 	"export": `
 export NAME to "PATH"
 export NAME.PART to "PATH"

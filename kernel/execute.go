@@ -175,10 +175,7 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 
 	if err != nil {
 		e := asSessionError(err)
-		tb := e.Traceback
-		if tb == nil {
-			tb = []string{}
-		}
+		tb := wireTraceback(e.Traceback)
 		if !req.Silent {
 			k.publish(m, "error", map[string]any{"ename": e.Name, "evalue": e.Value, "traceback": tb})
 		}
@@ -207,7 +204,7 @@ func (k *kernel) userExpressions(ctx context.Context, exprs map[string]string) m
 			if tb == nil {
 				tb = []string{e.Name + ": " + e.Value}
 			}
-			out[name] = map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": tb}
+			out[name] = map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": wireTraceback(tb)}
 			continue
 		}
 		if bundle == nil {

@@ -187,7 +187,21 @@ func errorContent(e *session.Error) map[string]any {
 	if tb == nil {
 		tb = []string{e.Name + ": " + e.Value}
 	}
-	return map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": tb}
+	return map[string]any{"status": "error", "ename": e.Name, "evalue": e.Value, "traceback": wireTraceback(tb)}
+}
+
+// wireTraceback is a traceback's lines as an error message carries them:
+// one element holding them all, a line each, as IPython sends each frame
+// of a traceback as one multi-line string. Frontends join the elements
+// with newlines (Notebook, JupyterLab, nbconvert's HTML, jupyter console),
+// so that they show the same, but nbconvert's Markdown writes each element
+// as a paragraph of its own: a line each put blank lines between the
+// error's source line and its caret. nil stays empty.
+func wireTraceback(lines []string) []string {
+	if len(lines) == 0 {
+		return []string{}
+	}
+	return []string{strings.Join(lines, "\n")}
 }
 
 // iopubOutput publishes a cell's outputs on iopub and collects the

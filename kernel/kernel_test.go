@@ -531,3 +531,36 @@ func TestReplayedMessageDropped(t *testing.T) {
 		t.Errorf("the kernel's log mentions %d replays, want 2:\n%s", n, tail(tk.logs.String(), 20))
 	}
 }
+
+// TestTracebackIsOneElement: an error's traceback lines reach the client
+// as one element, in the reply and on iopub, as IPython sends a frame:
+// nbconvert's Markdown wrote an element a line each as paragraphs, with a
+// blank line between an error's source line and its caret.
+func TestTracebackIsOneElement(t *testing.T) {
+	tk := startKernel(t, "tcp", "tb-key", fakeEngine{}, zmtp.DefaultOptions())
+	c := dialClient(t, tk)
+	r, io := c.execute("error bad thing")
+	want := []string{"ValueError: bad thing\n  at line 1"}
+	traceback := func(m *Message) []string {
+		var v struct {
+			Traceback []string `json:"traceback"`
+		}
+		json.Unmarshal(m.Content, &v)
+		return v.Traceback
+	}
+	if got := traceback(r); !reflect.DeepEqual(got, want) {
+		t.Errorf("execute_reply traceback %q, want %q", got, want)
+	}
+	published := 0
+	for _, m := range io {
+		if m.Header.MsgType == "error" {
+			published++
+			if got := traceback(m); !reflect.DeepEqual(got, want) {
+				t.Errorf("iopub error traceback %q, want %q", got, want)
+			}
+		}
+	}
+	if published != 1 {
+		t.Errorf("%d iopub errors, want 1", published)
+	}
+}

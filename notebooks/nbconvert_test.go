@@ -46,20 +46,33 @@ func TestNbconvertShowsFigures(t *testing.T) {
 	}
 	pictures := figurePictures(t, readNotebook(t, filepath.Join(dir, "executed.ipynb")))
 
-	for _, tc := range []struct{ to, ext string }{
-		{"html", ".html"},
-		{"markdown", ".md"},
-		{"latex", ".tex"},
+	for _, tc := range []struct {
+		name, to, ext string
+		args          []string
+		// want, if set, is how the output must show the figure.
+		want string
+	}{
+		{"html", "html", ".html", nil, ""},
+		{"markdown", "markdown", ".md", nil, ""},
+		// The README's option for Markdown that GitHub shows, which
+		// takes no data: URI: the PNG as a file beside it.
+		{"markdown-png", "markdown", ".md", []string{"--NbConvertBase.display_data_priority=['image/png','text/html','text/plain']"}, "png as converted-markdown-png_files/"},
+		{"latex", "latex", ".tex", nil, ""},
 	} {
-		t.Run(tc.to, func(t *testing.T) {
-			runNbconvert(t, env, dir, "--to", tc.to, "--output", "converted-"+tc.to, "executed.ipynb")
-			out, err := os.ReadFile(filepath.Join(dir, "converted-"+tc.to+tc.ext))
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--to", tc.to, "--output", "converted-" + tc.name}, tc.args...)
+			runNbconvert(t, env, dir, append(args, "executed.ipynb")...)
+			out, err := os.ReadFile(filepath.Join(dir, "converted-"+tc.name+tc.ext))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if shown := shownPictures(t, out, filepath.Join(dir, "converted-"+tc.to+"_files"), pictures); len(shown) == 0 {
+			shown := shownPictures(t, out, filepath.Join(dir, "converted-"+tc.name+"_files"), pictures)
+			switch {
+			case len(shown) == 0:
 				t.Errorf("--to %s shows none of the figure's pictures (%d bytes of output)", tc.to, len(out))
-			} else {
+			case tc.want != "" && (len(shown) != 1 || !strings.HasPrefix(shown[0], tc.want)):
+				t.Errorf("--to %s %s shows %s, want only %s…", tc.to, strings.Join(tc.args, " "), strings.Join(shown, ", "), tc.want)
+			default:
 				t.Logf("--to %s shows %s", tc.to, strings.Join(shown, ", "))
 			}
 		})
@@ -186,4 +199,48 @@ func joinLines(v any) string {
 		return b.String()
 	}
 	return ""
+}
+
+// errorNotebook is a notebook of one mistake, tagged as meant to fail.
+const errorNotebook = `{
+ "cells": [
+  {"cell_type": "code", "execution_count": null, "id": "c1", "metadata": {}, "outputs": [],
+   "source": "data sim = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)"},
+  {"cell_type": "code", "execution_count": null, "id": "c2", "metadata": {"tags": ["raises-exception"]}, "outputs": [],
+   "source": "summary sim[Y9]"}
+ ],
+ "metadata": {"kernelspec": {"display_name": "Copulang", "language": "copulang", "name": "copulang"}},
+ "nbformat": 4,
+ "nbformat_minor": 5
+}
+`
+
+// TestNbconvertMarkdownKeepsErrorsTogether: nbconvert --to markdown writes
+// an error as its lines together, the caret right under the source line,
+// as HTML and jupyter console show it. It wrote each element of the
+// traceback as a paragraph, and the kernel sent a line each: a blank line
+// came between every two.
+func TestNbconvertMarkdownKeepsErrorsTogether(t *testing.T) {
+	requireNbconvert(t)
+	env := kernelEnv(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mistake.ipynb"), []byte(errorNotebook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runNbconvert(t, env, dir, "--to", "notebook", "--execute", "--ExecutePreprocessor.kernel_name=copulang",
+		"--ExecutePreprocessor.timeout=120", "--output", "executed", "mistake.ipynb")
+	runNbconvert(t, env, dir, "--to", "markdown", "--output", "converted", "executed.ipynb")
+	md, err := os.ReadFile(filepath.Join(dir, "converted.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(md)
+	i := strings.Index(text, "    CheckError: ")
+	if i < 0 {
+		t.Fatalf("the Markdown shows no error:\n%s", md)
+	}
+	lines := strings.Split(text[i:], "\n")
+	if len(lines) < 4 || lines[1] != "    summary sim[Y9]" || strings.TrimSpace(lines[2]) != "^" || !strings.HasPrefix(lines[3], "    hint: ") {
+		t.Errorf("the error's lines are not together in the Markdown:\n%s", strings.Join(lines[:min(len(lines), 8)], "\n"))
+	}
 }

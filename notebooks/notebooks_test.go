@@ -195,8 +195,8 @@ var claims = map[string][]string{
 		"the communalities, which no rotation changes, disagree more, most Y6's",
 		"Histogram of \"k3.communality[Y3]\": 2 chains × 1000 draws, mean 0.1355, range [0.0001014, 0.8596], truth 0.02252",
 		"check f: no evidence that the model misses the observed dependence",
-		"1     income  3.7136   0.155",
-		"1     income    40   0.155",
+		"1    income  3.7136   0.155",
+		"1    income    40   0.155",
 		"hint: fit is a statement, not a function: write it without parentheses",
 		"hint: data is named with the data keyword: data sim2 = simulate(...)",
 		"hint: a part of a model is written with a dot, as in m.C",
@@ -323,7 +323,8 @@ func TestNotebooksExecute(t *testing.T) {
 					switch {
 					case o.OutputType == "error" && mistake:
 						failed = true
-						if !slices.ContainsFunc(o.Traceback, func(l string) bool { return strings.HasPrefix(l, "hint: ") }) {
+						lines := strings.Split(strings.Join(o.Traceback, "\n"), "\n")
+						if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "hint: ") }) {
 							t.Errorf("cell %d shows a mistake whose error has no hint: %q", i+1, o.Traceback)
 						}
 					case o.OutputType == "error":

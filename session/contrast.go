@@ -231,6 +231,25 @@ func (s *Session) summaryContrast(x *compiler.Summary, out Output) error {
 	for _, n := range d.notes {
 		t.Caption += "; " + n
 	}
-	out.Display(t.elide(s.opts.TableRows, "copulang run prints every row").Bundle(), "")
+	out.Display(s.tableBundle(t, contrastWhole(&x.Target, x.Minus, d.a), x.Sort != ""), "")
 	return nil
+}
+
+// contrastWhole says where to find every row of a difference too long to
+// show: one column's, for differences of whole matrices.
+func contrastWhole(a, b *compiler.Ref, ma *Model) string {
+	member := memberOrC(a.Member)
+	if len(a.Index) == 0 && len(b.Index) == 0 && (member == "C" || member == "partial") {
+		col := columnText(ma.Names()[0])
+		return fmt.Sprintf("summary %s.%s[%s] - %s.%s[%s] shows one column's", a.Name, member, col, b.Name, member, col)
+	}
+	return "copulang run prints every row"
+}
+
+// memberOrC names the member a reference selects: a model alone is its C.
+func memberOrC(member string) string {
+	if member == "" {
+		return "C"
+	}
+	return member
 }

@@ -35,6 +35,17 @@ type Options struct {
 	// (CLIImputeRows), since a data set's thousands of missing cells
 	// would flood the terminal; 0 leaves the table to TableRows.
 	ImputeRows int
+	// TextRows, if positive, is the most rows the plain text of a long
+	// table shows: the text/plain of a table longer than that (and the
+	// list a value such as m.C prints) shows about a screen of it, its
+	// first textHead and last textTail rows (the first textHead +
+	// textTail of a table ordered worst first, and of the imputed cells),
+	// and says how many are left out and which statement gives them all,
+	// while its text/html keeps TableRows rows. jupyter console prints the
+	// text, where a summary of a 40-column C (780 rows) or a survey's
+	// imputed cells flooded the terminal; a notebook shows the HTML. The
+	// kernel sets it (KernelTextRows), as pandas cuts its text at 60 rows.
+	TextRows int
 	// Version is the copulang release running, recorded in the
 	// provenance of the files the session writes.
 	Version string
@@ -46,6 +57,10 @@ const CLIImputeRows = 20
 // KernelTableRows is the kernel's TableRows: a summary of C shows all its
 // entries up to 45 columns, and a table of that size is about 0.3 MB.
 const KernelTableRows = 1000
+
+// KernelTextRows is the kernel's TextRows: a summary of C shows all its
+// entries up to 11 columns (55 rows) in jupyter console.
+const KernelTextRows = 60
 
 // Session holds the bindings of one notebook kernel or script run and
 // executes cells against them. Execute, Evaluate and RunScript must not be

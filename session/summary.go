@@ -24,7 +24,7 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 			out.Display(levelCountsTable(d, x.Columns).Bundle(), "")
 			return nil
 		}
-		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
+		out.Display(s.tableBundle(dataSummaryTable(d), "copulang run prints every column", false), "")
 		return nil
 	}
 	if x.Minus != nil {
@@ -60,7 +60,7 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 	if x.Target.Member == "Lambda" {
 		t.Caption += "; " + loadingsNote(m)
 	}
-	out.Display(t.elide(s.opts.TableRows, wholeSummary(&x.Target, m)).Bundle(), "")
+	out.Display(s.tableBundle(t, wholeSummary(&x.Target, m), x.Sort != ""), "")
 	return nil
 }
 
@@ -109,11 +109,14 @@ func wholeSummary(ref *compiler.Ref, m *Model) string {
 	if member == "" {
 		member = "C" // summary m is summary m.C
 	}
-	if len(ref.Index) == 0 && (member == "C" || member == "partial") {
+	if len(ref.Index) == 0 && (member == "C" || member == "partial" || member == "Lambda") {
 		ways = append(ways, fmt.Sprintf("summary %s.%s[%s] shows one column's", ref.Name, member, m.Names()[0]))
 	}
-	if member == "C" || member == "Lambda" {
+	switch member {
+	case "C", "Lambda":
 		ways = append(ways, fmt.Sprintf("export %s to \"draws.csv\" writes every draw", ref.Name))
+	case "partial", "communality":
+		ways = append(ways, fmt.Sprintf("export %s.%s to \"%s.csv\" writes every draw", ref.Name, member, member))
 	}
 	if len(ways) == 0 {
 		return "copulang run prints every row"

@@ -67,6 +67,37 @@ func (t *Table) cut(head, tail int, whole string) *Table {
 	return &u
 }
 
+// textHead and textTail are the rows the plain text of a table longer than
+// Options.TextRows shows, about a screen with its caption, header and the
+// line saying what was left out, as pandas shows 10 of a long frame's.
+const (
+	textHead = 15
+	textTail = 5
+)
+
+// textWidth is the widest text a table of the first rows of a data set
+// shows with Options.TextRows (the kernel's): about a summary table's, as
+// pandas cuts a wide frame's columns to fit the terminal.
+const textWidth = 100
+
+// tableBundle returns t as display data in this session: its HTML elided
+// to Options.TableRows rows, and its text to Options.TextRows rows, with
+// whole, the statement that gives every row, on the line saying what was
+// left out. firstOnly cuts the text to its first textHead + textTail rows
+// instead of its first and last: for a table ordered worst first, and for
+// the imputed cells, as copulang run shows them.
+func (s *Session) tableBundle(t *Table, whole string, firstOnly bool) MimeBundle {
+	b := t.elide(s.opts.TableRows, whole).Bundle()
+	if n := s.opts.TextRows; n > 0 && len(t.Rows) > n {
+		head, tail := textHead, textTail
+		if firstOnly {
+			head, tail = textHead+textTail, 0
+		}
+		b["text/plain"] = t.cut(head, tail, whole).PlainText()
+	}
+	return b
+}
+
 // tableColumns is the number of columns: the longest of the header and
 // the rows (short rows are padded with empty cells).
 func (t *Table) tableColumns() int {
@@ -89,16 +120,7 @@ func (t *Table) Text() string {
 	if cols == 0 {
 		return ""
 	}
-	width := make([]int, cols)
-	measure := func(row []string) {
-		for j, c := range row {
-			width[j] = max(width[j], utf8.RuneCountInString(c))
-		}
-	}
-	measure(t.Header)
-	for _, r := range t.Rows {
-		measure(r)
-	}
+	width := t.columnWidths()
 	var b strings.Builder
 	line := make([]byte, 0, 128)
 	write := func(row []string) {
@@ -133,6 +155,93 @@ func (t *Table) Text() string {
 		b.WriteString("(" + t.elided + ")\n")
 	}
 	return b.String()
+}
+
+// columnWidths is the width in runes of each column of the text: its
+// widest cell, header included.
+func (t *Table) columnWidths() []int {
+	width := make([]int, t.tableColumns())
+	measure := func(row []string) {
+		for j, c := range row {
+			width[j] = max(width[j], utf8.RuneCountInString(c))
+		}
+	}
+	measure(t.Header)
+	for _, r := range t.Rows {
+		measure(r)
+	}
+	return width
+}
+
+// narrow returns t cut to its first columns and its last, around a column
+// of "…", when its text is wider than width runes: as many first columns
+// as fit (its lead columns, which label the rows, and one more at least)
+// with the last. The caption, and a last line of the text, say how many of
+// the columns after the lead are shown and end with whole, where to find
+// them all, as cut's say of rows. t is not changed.
+func (t *Table) narrow(width, lead, last int, whole string) *Table {
+	widths := t.columnWidths()
+	cols := len(widths)
+	total := 2 * (cols - 1)
+	for _, w := range widths {
+		total += w
+	}
+	if total <= width || cols <= lead+last+1 {
+		return t
+	}
+	room := width - utf8.RuneCountInString("  …")
+	for _, w := range widths[cols-last:] {
+		room -= 2 + w
+	}
+	first, used := 0, 0
+	for first < cols-last {
+		need := widths[first]
+		if first > 0 {
+			need += 2
+		}
+		if used+need > room {
+			break
+		}
+		used += need
+		first++
+	}
+	first = max(first, lead+1)
+	pick := func(row []string) []string {
+		out := make([]string, 0, first+1+last)
+		cell := func(j int) string {
+			if j < len(row) {
+				return row[j]
+			}
+			return ""
+		}
+		for j := range first {
+			out = append(out, cell(j))
+		}
+		out = append(out, "…")
+		for j := cols - last; j < cols; j++ {
+			out = append(out, cell(j))
+		}
+		return out
+	}
+	u := *t
+	if t.Header != nil {
+		u.Header = pick(t.Header)
+	}
+	u.Rows = make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		u.Rows[i] = pick(r)
+	}
+	note := fmt.Sprintf("%d of %d columns shown, the first %d and the last %d: %s", first-lead+last, cols-lead, first-lead, last, whole)
+	if u.elided != "" {
+		u.elided += "; " + note
+	} else {
+		u.elided = note
+	}
+	if u.Caption != "" {
+		u.Caption += "; "
+	}
+	u.Caption += note
+	return &u
 }
 
 // HTML returns the table as an HTML <table> with the caption, a header row

@@ -304,3 +304,44 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestTableNarrow: a table whose text is wider than the limit keeps its
+// lead columns, as many more as fit and its last ones around a column of
+// "…", and its text says how many of the columns after the lead it shows;
+// a table within the limit is left as it is, and a lead wider than the
+// limit is kept with one column more.
+func TestTableNarrow(t *testing.T) {
+	tab := &Table{Header: []string{"row", "a", "b", "c", "d", "e"}, Rows: [][]string{{"1", "10", "20", "30", "40", "50"}}}
+	// "1    10  20  30  40  50" is 23 runes.
+	for _, c := range []struct {
+		width, lead, last int
+		header, note      string
+	}{
+		{23, 1, 2, "row a b c d e", ""},
+		{22, 1, 2, "row a b … d e", "(4 of 5 columns shown, the first 2 and the last 2: all)"},
+		{21, 1, 2, "row a … d e", "(3 of 5 columns shown, the first 1 and the last 2: all)"},
+		{17, 1, 1, "row a … e", "(2 of 5 columns shown, the first 1 and the last 1: all)"},
+		{25, 0, 1, "row a b c d e", ""},
+		{18, 0, 1, "row a b … e", "(4 of 6 columns shown, the first 3 and the last 1: all)"},
+		{3, 1, 1, "row a … e", "(2 of 5 columns shown, the first 1 and the last 1: all)"},
+	} {
+		got := tab.narrow(c.width, c.lead, c.last, "all")
+		lines := strings.Split(strings.TrimSpace(got.Text()), "\n")
+		if h := strings.Join(strings.Fields(lines[0]), " "); h != c.header {
+			t.Errorf("narrow(%d, %d, %d): header %q, want %q", c.width, c.lead, c.last, h, c.header)
+		}
+		note := ""
+		if len(lines) > 2 {
+			note = lines[len(lines)-1]
+		}
+		if note != c.note {
+			t.Errorf("narrow(%d, %d, %d): note %q, want %q", c.width, c.lead, c.last, note, c.note)
+		}
+		if c.note == "" && got != tab {
+			t.Errorf("narrow(%d, %d, %d) changed a table that fits", c.width, c.lead, c.last)
+		}
+	}
+	if len(tab.Header) != 6 || len(tab.Rows[0]) != 6 || tab.Caption != "" {
+		t.Errorf("narrow changed the table it was given: %v", tab)
+	}
+}

@@ -162,13 +162,17 @@ func (s *Session) writeMeans(b *strings.Builder, ps []param, sums []inference.Su
 	for _, p := range ps {
 		width = max(width, len(p.label))
 	}
+	// In the kernel, as the text of its tables: the first and last lines of
+	// a long list.
 	head, tail := len(ps), 0
-	if max := s.opts.TableRows; max > 0 && len(ps) > max {
-		head, tail = max/2, max-max/2
+	if n := s.opts.TextRows; n > 0 && len(ps) > n {
+		head, tail = textHead, textTail
+	} else if n := s.opts.TableRows; n > 0 && len(ps) > n {
+		head, tail = n/2, n-n/2
 	}
 	for k, p := range ps {
 		if k == head && tail > 0 {
-			fmt.Fprintf(b, "\n  … (%d of %d shown, the first %d and the last %d: %s)", s.opts.TableRows, len(ps), head, tail, whole)
+			fmt.Fprintf(b, "\n  … (%d of %d shown, the first %d and the last %d: %s)", head+tail, len(ps), head, tail, whole)
 		}
 		if k >= head && k < len(ps)-tail {
 			continue

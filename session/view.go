@@ -387,8 +387,15 @@ func (s *Session) show(x *compiler.Show, out Output) error {
 		if s.previous != name {
 			out.Stream("stdout", describeData(d)+"\n")
 		}
-		out.Display(dataHead(d, 6).Bundle(), "")
-		out.Display(dataSummaryTable(d).elide(s.opts.TableRows, "copulang run prints every column").Bundle(), "")
+		head := dataHead(d, 6)
+		b := head.Bundle()
+		if s.opts.TextRows > 0 {
+			// The row number and the first columns, then the last: a
+			// survey of 40 questions is some 200 characters wide.
+			b["text/plain"] = head.narrow(textWidth, 1, 2, fmt.Sprintf("summary %s describes every column, export %s to \"%s.csv\" writes them", name, name, name)).PlainText()
+		}
+		out.Display(b, "")
+		out.Display(s.tableBundle(dataSummaryTable(d), "copulang run prints every column", false), "")
 		return nil
 	}
 	m, err := s.model(name)

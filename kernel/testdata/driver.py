@@ -143,7 +143,7 @@ def main(path):
     r, io = execute(kc, "error bad thing")
     c = r["content"]
     check(c["status"] == "error" and c["ename"] == "ValueError" and c["evalue"] == "bad thing", "error reply", c)
-    check(c["traceback"] == ["ValueError: bad thing", "  at line 1"], "traceback", c)
+    check(c["traceback"] == ["ValueError: bad thing\n  at line 1"], "traceback", c)
     e = [m["content"] for m in io if m["msg_type"] == "error"]
     check(len(e) == 1 and e[0]["ename"] == "ValueError", "iopub error", io)
     r, io = execute(kc, "panic")
