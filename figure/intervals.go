@@ -150,14 +150,20 @@ func (b *intervalBars) Plot(c draw.Canvas, p *plot.Plot) {
 
 // DataRange implements plot.DataRanger.
 func (b *intervalBars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	if len(b.bars) == 0 {
+	return barRange(len(b.bars), func(i int) (x, lo, hi float64) { return b.bars[i].x, b.bars[i].lo, b.bars[i].hi })
+}
+
+// barRange is the data range of n vertical bars, bar i at x from lo to hi.
+func barRange(n int, bar func(i int) (x, lo, hi float64)) (xmin, xmax, ymin, ymax float64) {
+	if n == 0 {
 		return 0, 0, 0, 0
 	}
 	xmin, ymin = math.Inf(1), math.Inf(1)
 	xmax, ymax = math.Inf(-1), math.Inf(-1)
-	for _, iv := range b.bars {
-		xmin, xmax = math.Min(xmin, iv.x), math.Max(xmax, iv.x)
-		ymin, ymax = math.Min(ymin, iv.lo), math.Max(ymax, iv.hi)
+	for i := range n {
+		x, lo, hi := bar(i)
+		xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+		ymin, ymax = math.Min(ymin, lo), math.Max(ymax, hi)
 	}
 	return xmin, xmax, ymin, ymax
 }

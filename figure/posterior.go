@@ -142,14 +142,5 @@ func (b *posteriorBars) Plot(c draw.Canvas, p *plot.Plot) {
 
 // DataRange implements plot.DataRanger.
 func (b *posteriorBars) DataRange() (xmin, xmax, ymin, ymax float64) {
-	if len(b.bars) == 0 {
-		return 0, 0, 0, 0
-	}
-	xmin, ymin = math.Inf(1), math.Inf(1)
-	xmax, ymax = math.Inf(-1), math.Inf(-1)
-	for _, pb := range b.bars {
-		xmin, xmax = math.Min(xmin, pb.x), math.Max(xmax, pb.x)
-		ymin, ymax = math.Min(ymin, pb.lo90), math.Max(ymax, pb.hi90)
-	}
-	return xmin, xmax, ymin, ymax
+	return barRange(len(b.bars), func(i int) (x, lo, hi float64) { return b.bars[i].x, b.bars[i].lo90, b.bars[i].hi90 })
 }
