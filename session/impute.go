@@ -59,13 +59,13 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		target := imputeTarget(x, m)
 		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", target)
 		whole := fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", target)
+		t.maxHeight = "32em"
 		var b MimeBundle
 		if n := s.opts.ImputeRows; n > 0 {
 			b = t.cut(n, 0, whole).Bundle()
 		} else {
 			b = s.tableBundle(t, whole, true)
 		}
-		b["text/html"] = `<div style="max-height: 32em; overflow-y: auto">` + b["text/html"].(string) + "</div>"
 		out.Display(b, "")
 		return nil
 	}
