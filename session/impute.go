@@ -72,7 +72,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	if x.Path != "" {
 		path := s.path(x.Path)
 		exact := s.imputeTable(m, cells, continuous, x.Prob, exactValue)
-		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, exact, m, cells) }); err != nil {
+		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, exact, m, cells) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed cells", err)
 		}
 		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)
@@ -83,7 +83,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	}
 	if x.DrawsPath != "" {
 		path := s.path(x.DrawsPath)
-		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
+		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed draws", err)
 		}
 		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)
