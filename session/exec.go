@@ -35,6 +35,10 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 			return err
 		}
 		out.Stream("stdout", strings.TrimRight(plan.Explain(), "\n")+"\n")
+		// What fit would say of data bound anew, explain says before it.
+		if note := reboundDataNote(m, s.data); note != "" {
+			out.Stream("stdout", "note: "+note+"\n")
+		}
 		return nil
 	case *compiler.Fit:
 		return s.fit(ctx, x, out)
