@@ -345,7 +345,8 @@ func WriteFile(path string, write func(io.Writer) error) error {
 // place, a partial CSV of draws read as a shorter fit). A symbolic link at
 // path is followed, so that the file it names is replaced, not the link;
 // a path that exists but is not a regular file (/dev/stdout, a named
-// pipe) cannot be renamed over and is written as it is.
+// pipe) cannot be renamed over and is written as it is. The temporary
+// files of writes to path by processes now gone are removed first.
 func writeInPlace(files fileSystem, path string, write func(io.Writer) error) error {
 	if info, err := os.Lstat(path); err == nil && info.Mode()&os.ModeSymlink != 0 {
 		if target, err := filepath.EvalSymlinks(path); err == nil {
@@ -363,6 +364,8 @@ func writeInPlace(files fileSystem, path string, write func(io.Writer) error) er
 		}
 		return f.Close()
 	}
+	// A process killed while it wrote path left its temporary file.
+	removeStaleTemporaries(path)
 	tmp, err := writeTemporary(files, path, write)
 	if err != nil {
 		return err

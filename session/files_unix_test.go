@@ -5,9 +5,11 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/copulang/copulang/compiler"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -267,5 +269,35 @@ func TestWriteFileFollowsLinksAndWritesPipes(t *testing.T) {
 	}
 	if fi, err := os.Lstat(pipe); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the pipe was replaced: %v, %v", fi, err)
+	}
+}
+
+// TestExportRemovesStaleTemporaries: an export killed while it wrote
+// leaves its temporary file (draws.csv.tmp-PID-N) beside the file; the
+// next export to that path removes those of processes that are gone, as a
+// fit file's write does, and not those of live processes.
+func TestExportRemovesStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot run true:", err)
+	}
+	dead := cmd.Process.Pid
+	if !processGone(dead) {
+		t.Fatalf("process %d, which exited, is not gone", dead)
+	}
+	stale := fmt.Sprintf("d.csv.tmp-%d-0", dead)
+	live := "d.csv.tmp-1-0" // init's
+	for _, name := range []string{stale, live} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("half an export"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun(t, New(Options{Dir: dir}), "data d = simulate(FullCopula(p = 2), n = 20, levels = 3, seed = 1)\nexport d to \"d.csv\"")
+	if _, err := os.Stat(filepath.Join(dir, stale)); !os.IsNotExist(err) {
+		t.Errorf("%s, of a process that is gone, was not removed (%v)", stale, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, live)); err != nil {
+		t.Errorf("%s, of a live process, was removed: %v", live, err)
 	}
 }
