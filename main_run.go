@@ -189,11 +189,17 @@ func (o *cliOutput) FitProgress(p session.FitProgress) { o.progress.show(p) }
 // prints their paths.
 func (o *cliOutput) WriteFigure(name string, f *figure.Figure) error {
 	base := filepath.Join(o.dir, o.prefix+name)
-	if err := os.WriteFile(base+".png", f.PNG, 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(base+".svg", f.SVG, 0o644); err != nil {
-		return err
+	// Into place, as export writes, so that a crash leaves no half figure.
+	for _, file := range []struct {
+		ext   string
+		bytes []byte
+	}{{".png", f.PNG}, {".svg", f.SVG}} {
+		if err := session.WriteFile(base+file.ext, func(w io.Writer) error {
+			_, err := w.Write(file.bytes)
+			return err
+		}); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(o.stdout, "wrote %s.png and %s.svg (%s)\n", base, base, f.Text)
 	return nil

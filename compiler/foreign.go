@@ -1,6 +1,9 @@
 package compiler
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Words of other tools. People come to copulang from R (sbgcop, brms,
 // lavaan), Stan, PyMC and NumPyro, and on a first day they write those
@@ -133,4 +136,17 @@ func literalHint(name string) string {
 		return "copulang has no " + name + ": leave the setting out for its default (help WORD lists a statement's settings and their defaults)"
 	}
 	return ""
+}
+
+// dataMemberHint is the hint for member of data set data (gss.head(),
+// gss.describe(), gss.shape): what copulang shows instead of what pandas'
+// (or R's) method of that name would.
+func dataMemberHint(data, member string) string {
+	switch member {
+	case "head", "tail", "sample", "iloc", "loc", "values", "to_numpy", "columns", "shape", "info", "print", "show", "display":
+		return fmt.Sprintf("show %s shows a data set's size, columns and first rows", data)
+	case "describe", "summary", "dtypes", "nunique", "value_counts", "isna", "isnull", "count", "min", "max", "mean":
+		return fmt.Sprintf("summary %s describes each column (its levels, missing cells, min and max), and summary %s[COLUMN, ...] counts each level", data, data)
+	}
+	return fmt.Sprintf("a data set has no members: show %s shows it, summary %s describes its columns, and %s[COLUMN, ...] selects columns", data, data, data)
 }

@@ -40,6 +40,18 @@ func (c *checker) reference(e *dsl.Expr, verb string, allowData bool) (*target, 
 	}
 	sufs := pf.Suffixes
 	if d, isData := b.(*DataInfo); isData {
+		if len(sufs) > 0 && sufs[0].Member != nil && !slices.Contains(members(), sufs[0].Member.Name) {
+			// gss.head(), gss.describe(), gss.shape: pandas' habits (sim.C
+			// takes a data set for a model, which the error below says).
+			mem := sufs[0].Member
+			hint := dataMemberHint(id.Name, mem.Name)
+			if slices.ContainsFunc(d.Columns, func(col ColumnInfo) bool { return col.Name == mem.Name }) {
+				// pandas' gss.income
+				hint = fmt.Sprintf("a column is selected in brackets: summary %s[%s]", id.Name, mem.Name)
+			}
+			c.errorf(mem.Pos, hint, "data set %s has no member %s", id.Name, mem.Name)
+			return nil, false
+		}
 		if !allowData {
 			c.errorf(id.Pos, "", "%s is a data set; %s needs a fitted model", id.Name, verb)
 			return nil, false

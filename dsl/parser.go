@@ -689,6 +689,10 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 		return "this } closes nothing: a model's statements go inside its one pair of { }"
 	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "show" && !nested:
 		return "show [m1, m2] shows several side by side"
+	case tok.Type == tokIdent && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent &&
+		before.Value == "show" && startsStmt(previousToken(s.tokens, before.Pos.Offset)) && !nested:
+		// show full fac: two names without a comma
+		return fmt.Sprintf("show [%s, %s] shows several side by side", prev.Value, tok.Value)
 	case (tok.Type == tokSep || tok.Type == tokEOF) && s.after == "{" && prev != nil && prev.Type == tokIdent &&
 		before != nil && before.Type == tokIdent && before.Value == "model":
 		// model m on one line, { on the next, as C and Java put it.

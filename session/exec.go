@@ -35,6 +35,10 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 			return err
 		}
 		out.Stream("stdout", strings.TrimRight(plan.Explain(), "\n")+"\n")
+		// What fit would say of data bound anew, explain says before it.
+		if note := reboundDataNote(m, s.data); note != "" {
+			out.Stream("stdout", "note: "+note+"\n")
+		}
 		return nil
 	case *compiler.Fit:
 		return s.fit(ctx, x, out)
@@ -303,11 +307,11 @@ func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) er
 		return fmt.Errorf("cannot export %s: %w", what, err)
 	}
 	path := s.path(x.Path)
-	if err := writeFile(ctx, path, writeDraws); err != nil {
+	if err := s.writeFile(ctx, path, writeDraws); err != nil {
 		return writeError(statement, path, "cannot export", err)
 	}
 	sidecar := ColumnsPath(path)
-	if err := writeFile(ctx, sidecar, writeColumns); err != nil {
+	if err := s.writeFile(ctx, sidecar, writeColumns); err != nil {
 		return writeError(statement, sidecar, "cannot export", err)
 	}
 	provenance, err := s.writeProvenance(ctx, x.Model, m, path, statement, extra...)
@@ -318,23 +322,55 @@ func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) er
 	return nil
 }
 
-// writeFile creates path and writes it with write, which stops at its next
-// write once ctx is done (a kernel interrupt, or the CLI's second Ctrl-C):
-// the draws of a large fit take minutes to write. A file left unfinished by
-// ctx is removed.
-func writeFile(ctx context.Context, path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+// writeFile writes path with write, which stops at its next write once ctx
+// is done (a kernel interrupt, or the CLI's second Ctrl-C): the draws of a
+// large fit take minutes to write. It writes into place through s.files
+// (writeInPlace), so that a crash or interrupt never leaves a partial file
+// that looks whole.
+func (s *Session) writeFile(ctx context.Context, path string, write func(io.Writer) error) error {
+	return writeInPlace(s.files, path, func(w io.Writer) error { return write(ctxWriter{ctx, w}) })
+}
+
+// WriteFile writes path with write as export does: to a temporary file
+// beside it, synced and renamed over it (writeInPlace). copulang run
+// writes its figures with it.
+func WriteFile(path string, write func(io.Writer) error) error {
+	return writeInPlace(osFiles{}, path, write)
+}
+
+// writeInPlace writes path with write to a temporary file in its
+// directory, synced, then renamed over path, the directory synced after
+// (writeTemporary, renameInPlace): a crash, a full disk or an interrupt
+// leaves the file before or the file after, never half of one (written in
+// place, a partial CSV of draws read as a shorter fit). A symbolic link at
+// path is followed, so that the file it names is replaced, not the link;
+// a path that exists but is not a regular file (/dev/stdout, a named
+// pipe) cannot be renamed over and is written as it is. The temporary
+// files of writes to path by processes now gone are removed first.
+func writeInPlace(files fileSystem, path string, write func(io.Writer) error) error {
+	if info, err := os.Lstat(path); err == nil && info.Mode()&os.ModeSymlink != 0 {
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			path = target
+		}
+	}
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+	// A process killed while it wrote path left its temporary file.
+	removeStaleTemporaries(path)
+	tmp, err := writeTemporary(files, path, write)
 	if err != nil {
 		return err
 	}
-	if err := write(ctxWriter{ctx, f}); err != nil {
-		f.Close()
-		if errors.Is(err, ctx.Err()) {
-			os.Remove(path)
-		}
-		return err
-	}
-	return f.Close()
+	return renameInPlace(files, tmp, path)
 }
 
 // ctxWriter fails every write once ctx is done.
@@ -354,7 +390,7 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 // writing path: an interrupt as such, else as failed, after cannot.
 func writeError(what, path, cannot string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return interrupted(what + " while " + path + " was written; the unfinished file is removed")
+		return interrupted(what + " while " + path + " was written; the unfinished file is removed, and " + filepath.Base(path) + " is as it was")
 	}
 	return fmt.Errorf("%s: %w", cannot, err)
 }

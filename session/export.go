@@ -225,7 +225,7 @@ func (s *Session) provenance(name string, m *Model) [][2]string {
 func (s *Session) writeProvenance(ctx context.Context, name string, m *Model, path, statement string, extra ...[2]string) (string, error) {
 	provenance := ProvenancePath(path)
 	rows := append(s.provenance(name, m), extra...)
-	if err := writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, rows) }); err != nil {
+	if err := s.writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, rows) }); err != nil {
 		return "", writeError(statement, provenance, "cannot write what made "+path, err)
 	}
 	return provenance, nil
@@ -257,11 +257,11 @@ func (s *Session) exportData(ctx context.Context, x *compiler.Export, out Output
 		return fmt.Errorf("cannot export %s: %w", x.Data, err)
 	}
 	path := s.path(x.Path)
-	if err := writeFile(ctx, path, func(w io.Writer) error { return WriteData(w, d) }); err != nil {
+	if err := s.writeFile(ctx, path, func(w io.Writer) error { return WriteData(w, d) }); err != nil {
 		return writeError(statement, path, "cannot export", err)
 	}
 	provenance = ProvenancePath(path)
-	if err := writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, s.dataProvenance(d)) }); err != nil {
+	if err := s.writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, s.dataProvenance(d)) }); err != nil {
 		return writeError(statement, provenance, "cannot write what made "+path, err)
 	}
 	out.Stream("stdout", fmt.Sprintf("wrote %s of %s to %s, and where they came from to %s\n",

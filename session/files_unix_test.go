@@ -5,8 +5,11 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/copulang/copulang/compiler"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -220,5 +223,81 @@ func awaitInterrupted(t *testing.T, done <-chan error, within time.Duration, lat
 		}
 	case <-time.After(within):
 		t.Fatal(late)
+	}
+}
+
+// TestWriteFileFollowsLinksAndWritesPipes: written into place, a file
+// named through a symbolic link replaces the file the link names (the
+// link stays), and a named pipe, which cannot be renamed over, is written
+// as it is (export m to "/dev/stdout" keeps working).
+func TestWriteFileFollowsLinksAndWritesPipes(t *testing.T) {
+	dir := t.TempDir()
+	target, link := filepath.Join(dir, "target.csv"), filepath.Join(dir, "link.csv")
+	if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target.csv", link); err != nil {
+		t.Skip(err)
+	}
+	text := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := WriteFile(link, text("new\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v, %v", fi, err)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "new\n" {
+		t.Errorf("the file the link names holds %q (%v), want %q", b, err, "new\n")
+	}
+
+	pipe := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip(err)
+	}
+	read := make(chan string)
+	go func() {
+		b, _ := os.ReadFile(pipe)
+		read <- string(b)
+	}()
+	if err := WriteFile(pipe, text("through the pipe\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-read; got != "through the pipe\n" {
+		t.Errorf("read %q from the pipe", got)
+	}
+	if fi, err := os.Lstat(pipe); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v, %v", fi, err)
+	}
+}
+
+// TestExportRemovesStaleTemporaries: an export killed while it wrote
+// leaves its temporary file (draws.csv.tmp-PID-N) beside the file; the
+// next export to that path removes those of processes that are gone, as a
+// fit file's write does, and not those of live processes.
+func TestExportRemovesStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("cannot run true:", err)
+	}
+	dead := cmd.Process.Pid
+	if !processGone(dead) {
+		t.Fatalf("process %d, which exited, is not gone", dead)
+	}
+	stale := fmt.Sprintf("d.csv.tmp-%d-0", dead)
+	live := "d.csv.tmp-1-0" // init's
+	for _, name := range []string{stale, live} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("half an export"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun(t, New(Options{Dir: dir}), "data d = simulate(FullCopula(p = 2), n = 20, levels = 3, seed = 1)\nexport d to \"d.csv\"")
+	if _, err := os.Stat(filepath.Join(dir, stale)); !os.IsNotExist(err) {
+		t.Errorf("%s, of a process that is gone, was not removed (%v)", stale, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, live)); err != nil {
+		t.Errorf("%s, of a live process, was removed: %v", live, err)
 	}
 }

@@ -204,7 +204,7 @@ func TestScheduleReportCloseCall(t *testing.T) {
 // d.csv), not the data d names now (60 rows, from d.csv)"). A load cell run
 // again on an unchanged file, with a missing-value code that marks the same
 // cells, or with a change in a column the model does not use, needs no
-// note.
+// note. explain m says the same before the fit (it said nothing).
 func TestFitSaysItsDataWereBoundAgain(t *testing.T) {
 	dir := t.TempDir()
 	write := func(text string) {
@@ -246,12 +246,15 @@ func TestFitSaysItsDataWereBoundAgain(t *testing.T) {
 			mustRun(t, s, fit)
 			write(tc.after)
 			mustRun(t, s, tc.load)
-			text := mustRun(t, s, fit).stdout.String()
-			if got := strings.Contains(text, note); got != (tc.noted != "") {
-				t.Errorf("noted %v, want %v:\n%s", got, tc.noted != "", text)
-			}
-			if tc.noted != "" && !strings.Contains(text, note+" "+tc.noted+": declare m again to fit those\n") {
-				t.Errorf("the note does not say %q and what to do:\n%s", tc.noted, text)
+			// explain m, before the fit, says it too (it said nothing).
+			for _, statement := range []string{"explain m", fit} {
+				text := mustRun(t, s, statement).stdout.String()
+				if got := strings.Contains(text, note); got != (tc.noted != "") {
+					t.Errorf("%s noted %v, want %v:\n%s", statement, got, tc.noted != "", text)
+				}
+				if tc.noted != "" && !strings.Contains(text, note+" "+tc.noted+": declare m again to fit those\n") {
+					t.Errorf("%s: the note does not say %q and what to do:\n%s", statement, tc.noted, text)
+				}
 			}
 		})
 	}

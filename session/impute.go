@@ -59,20 +59,20 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		target := imputeTarget(x, m)
 		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", target)
 		whole := fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", target)
+		t.maxHeight = "32em"
 		var b MimeBundle
 		if n := s.opts.ImputeRows; n > 0 {
 			b = t.cut(n, 0, whole).Bundle()
 		} else {
 			b = s.tableBundle(t, whole, true)
 		}
-		b["text/html"] = `<div style="max-height: 32em; overflow-y: auto">` + b["text/html"].(string) + "</div>"
 		out.Display(b, "")
 		return nil
 	}
 	if x.Path != "" {
 		path := s.path(x.Path)
 		exact := s.imputeTable(m, cells, continuous, x.Prob, exactValue)
-		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, exact, m, cells) }); err != nil {
+		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, exact, m, cells) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed cells", err)
 		}
 		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)
@@ -83,7 +83,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	}
 	if x.DrawsPath != "" {
 		path := s.path(x.DrawsPath)
-		if err := writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
+		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed draws", err)
 		}
 		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -948,16 +949,20 @@ func TestProgressIDsUniqueAcrossSessions(t *testing.T) {
 	}
 }
 
-// cancelOnceWritten is a context that is cancelled once path holds bytes:
-// an interrupt that arrives while a statement writes path.
+// cancelOnceWritten is a context that is cancelled once the temporary
+// file beside path that a statement writes path with holds bytes: an
+// interrupt that arrives while a statement writes path.
 type cancelOnceWritten struct {
 	context.Context
 	path string
 }
 
 func (c cancelOnceWritten) Err() error {
-	if fi, err := os.Stat(c.path); err == nil && fi.Size() > 0 {
-		return context.Canceled
+	tmps, _ := filepath.Glob(c.path + ".tmp-*")
+	for _, tmp := range tmps {
+		if fi, err := os.Stat(tmp); err == nil && fi.Size() > 0 {
+			return context.Canceled
+		}
 	}
 	return nil
 }
@@ -991,8 +996,20 @@ func TestExportStopsOnInterrupt(t *testing.T) {
 		}
 		// Not interrupted, it writes the whole file.
 		mustRun(t, s, code)
-		if fi, err := os.Stat(path); err != nil || fi.Size() < 8<<10 {
-			t.Errorf("%s: %v, size %v; want a file of more than 8 KB, so that its writing can be interrupted", code, err, fi)
+		whole, err := os.ReadFile(path)
+		if err != nil || len(whole) < 8<<10 {
+			t.Errorf("%s: %v, size %d; want a file of more than 8 KB, so that its writing can be interrupted", code, err, len(whole))
+		}
+		// Interrupted again, it leaves the whole file as it was (it
+		// truncated it and removed it) and no temporary file.
+		if _, err := s.Execute(cancelOnceWritten{context.Background(), path}, code, &recorder{}); err == nil {
+			t.Errorf("%s interrupted again: no error", code)
+		}
+		if again, err := os.ReadFile(path); err != nil || !bytes.Equal(again, whole) {
+			t.Errorf("%s interrupted over the whole file: %v, %d bytes, want the %d it had", code, err, len(again), len(whole))
+		}
+		if tmps, _ := filepath.Glob(path + ".tmp-*"); len(tmps) > 0 {
+			t.Errorf("%s interrupted: temporary files left: %q", code, tmps)
 		}
 	}
 }
@@ -1225,5 +1242,63 @@ func TestRebindingInAScriptGivesLines(t *testing.T) {
 	want := "warning: a.cop:3:1: model sim replaces data sim (bound at 1:1): "
 	if !strings.Contains(out.stderr.String(), want) {
 		t.Errorf("stderr %q lacks %q", out.stderr.String(), want)
+	}
+}
+
+// TestExportsWrittenIntoPlace: export, its columns and provenance
+// sidecars, export of data and impute ... to were written in place with
+// os.Create, so that a crash left a partial CSV that read as whole (a
+// shorter fit). Each is now written as a fit file is: to a temporary file
+// beside it, synced, renamed over it, and its directory synced.
+func TestExportsWrittenIntoPlace(t *testing.T) {
+	dir := t.TempDir()
+	files := &recordingFiles{}
+	s := New(Options{Dir: dir})
+	s.files = files
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1, missing = 0.1)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }\n"+
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1")
+	temporary := regexp.MustCompile(`\S+\.tmp-\d+-\d+`)
+	written := func(name string) []string {
+		return []string{"create tmp", "write", "sync tmp", "close tmp", "rename tmp " + name, "sync dir " + filepath.Base(dir)}
+	}
+	for _, tc := range []struct {
+		code  string
+		files []string
+	}{
+		{`export m to "draws.csv"`, []string{"draws.csv", "draws.columns.csv", "draws.provenance.csv"}},
+		{`export m.C[1] to "row.csv"`, []string{"row.csv", "row.columns.csv", "row.provenance.csv"}},
+		{`export d to "d.csv"`, []string{"d.csv", "d.provenance.csv"}},
+		{`impute m to "cells.csv"`, []string{"cells.csv", "cells.provenance.csv"}},
+		{`impute m, draws = "imputed.csv"`, []string{"imputed.csv", "imputed.provenance.csv"}},
+	} {
+		files.ops = nil
+		mustRun(t, s, tc.code)
+		var want []string
+		for _, f := range tc.files {
+			want = append(want, written(f)...)
+		}
+		got := make([]string, len(files.ops))
+		for i, op := range files.ops {
+			got[i] = temporary.ReplaceAllString(op, "tmp")
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s did\n%s\nwant\n%s", tc.code, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	// A Sync that fails leaves the file as it was and no temporary file.
+	before, err := os.ReadFile(filepath.Join(dir, "draws.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files.failSync = true
+	if _, err := s.Execute(context.Background(), `export m to "draws.csv"`, &recorder{}); err == nil || !strings.Contains(err.Error(), "input/output error") {
+		t.Errorf("export whose Sync failed: %v", err)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, "draws.csv")); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("an export whose Sync failed changed the file (%v)", err)
+	}
+	if tmps, _ := filepath.Glob(filepath.Join(dir, "*.tmp-*")); len(tmps) > 0 {
+		t.Errorf("an export whose Sync failed left %q", tmps)
 	}
 }

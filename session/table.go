@@ -20,6 +20,9 @@ type Table struct {
 	// elided, set by elide, says which rows are left out and where to
 	// find them; Text ends with it.
 	elided string
+	// maxHeight, when set (a CSS length), is the height past which the
+	// HTML's <table> scrolls, under its caption, which stays in view.
+	maxHeight string
 }
 
 // elide returns t cut to its first max/2 and last max − max/2 rows, with a
@@ -244,15 +247,21 @@ func (t *Table) narrow(width, lead, last int, whole string) *Table {
 	return &u
 }
 
-// HTML returns the table as an HTML <table> with the caption, a header row
-// of <th> cells and escaped cell text.
+// HTML returns the table as an HTML <table> with a header row of <th>
+// cells and escaped cell text. A caption is a paragraph before the table,
+// both in one <div>: a <caption> is as wide as its table, so that a long
+// one over a narrow table (summary gss, impute m) wrapped into a tall
+// column of centred lines, where a paragraph reads at the output's width.
 func (t *Table) HTML() string {
 	cols := t.tableColumns()
 	var b strings.Builder
-	b.WriteString("<table>\n")
 	if t.Caption != "" {
-		fmt.Fprintf(&b, "<caption>%s</caption>\n", html.EscapeString(t.Caption))
+		fmt.Fprintf(&b, "<div>\n<p>%s</p>\n", html.EscapeString(t.Caption))
 	}
+	if t.maxHeight != "" {
+		fmt.Fprintf(&b, "<div style=\"max-height: %s; overflow-y: auto\">\n", html.EscapeString(t.maxHeight))
+	}
+	b.WriteString("<table>\n")
 	row := func(tag string, cells []string) {
 		b.WriteString("<tr>")
 		for j := range cols {
@@ -274,6 +283,12 @@ func (t *Table) HTML() string {
 		row("td", r)
 	}
 	b.WriteString("</tbody>\n</table>\n")
+	if t.maxHeight != "" {
+		b.WriteString("</div>\n")
+	}
+	if t.Caption != "" {
+		b.WriteString("</div>\n")
+	}
 	return b.String()
 }
 
