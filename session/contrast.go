@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
@@ -140,14 +142,16 @@ func independenceNote(a, b string, da, db *Dataset) string {
 
 // sharedRows counts the rows two data sets share, and the rows of each
 // when they hold the same ones, when both come from one file read with
-// the same options, or one simulation (known); otherwise known is false.
+// the same separator, or one simulation (known); otherwise known is false.
+// The other options of load (na, order, drop) change cells and columns,
+// not which line of the file a row is.
 func sharedRows(a, b *Dataset) (shared, all int, known bool) {
 	if a == b {
 		return a.N(), a.N(), true
 	}
 	switch {
 	case a.SHA256 != "" || b.SHA256 != "":
-		known = a.SHA256 == b.SHA256 && a.LoadOptions == b.LoadOptions
+		known = a.SHA256 == b.SHA256 && loadSep(a.LoadOptions) == loadSep(b.LoadOptions)
 	default:
 		known = a.Source != "" && a.Source == b.Source
 	}
@@ -180,6 +184,19 @@ func sharedRows(a, b *Dataset) (shared, all int, known bool) {
 		all = -1
 	}
 	return shared, all, true
+}
+
+// loadSep is the separator that load options, as loadOptionsText writes
+// them, give ("sep = \";\"" first when it is not a comma), or "".
+func loadSep(options string) string {
+	if !strings.HasPrefix(options, "sep = ") {
+		return ""
+	}
+	sep, err := strconv.QuotedPrefix(strings.TrimPrefix(options, "sep = "))
+	if err != nil {
+		return options // not written by loadOptionsText: the options as they are
+	}
+	return sep
 }
 
 // positiveShare is the share of a scalar's draws above zero: the posterior

@@ -187,3 +187,53 @@ fit mm with gibbs, iter = 20, warmup = 10, chains = 2, seed = 3`)
 		}
 	}
 }
+
+// TestDifferenceKnowsTheRowsOfAFileLoadedTwice: subgroups of one file
+// loaded twice with other options than its separator (drop, na) hold rows
+// of the same lines, and the note says whether they share any. It said
+// that it assumed they shared none, for subgroups that share every row
+// of one as well.
+func TestDifferenceKnowsTheRowsOfAFileLoadedTwice(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data a = load("gss.csv")
+data b = load("gss.csv", drop = [CHILD])
+data c = load("gss.csv", na = ["-99"])
+data young = a[INC, DEG] where AGE < 40
+data old = b[INC, DEG] where AGE >= 40
+data every = c[INC, DEG]
+model my { Y = young; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mo { Y = old; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model me { Y = every; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit my with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1
+fit mo with gibbs, iter = 20, warmup = 10, chains = 1, seed = 2
+fit me with gibbs, iter = 20, warmup = 10, chains = 1, seed = 3`)
+	old := s.data["old"].N()
+	for _, tt := range []struct{ a, b, want string }{
+		{"my", "mo", "the data of my and mo share no row of gss.csv, so their posteriors are independent"},
+		{"mo", "me", "the data of mo and me share " + plural(old, "row") + " of gss.csv, so their posteriors are not independent"},
+	} {
+		d, err := s.contrastParams(entryRef(tt.a, 0, 1), entryRef(tt.b, 0, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes := strings.Join(d.notes, "\n"); !strings.Contains(notes, tt.want) {
+			t.Errorf("%s − %s: notes %q, want %q", tt.a, tt.b, notes, tt.want)
+		}
+	}
+}
+
+// TestLoadSep: the separator of load options as loadOptionsText writes
+// them, which with the file fixes its rows.
+func TestLoadSep(t *testing.T) {
+	for _, tt := range []struct{ options, want string }{
+		{"", ""},
+		{`drop = [id]`, ""},
+		{`sep = ";"`, `";"`},
+		{`sep = "\t", na = ["-99"], drop = [id]`, `"\t"`},
+		{`sep = ",", drop = [id]`, `","`},
+	} {
+		if got := loadSep(tt.options); got != tt.want {
+			t.Errorf("loadSep(%q) = %q, want %q", tt.options, got, tt.want)
+		}
+	}
+}
