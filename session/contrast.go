@@ -134,7 +134,9 @@ func independenceNote(a, b string, da, db *Dataset) string {
 		return fmt.Sprintf("pairing the draws of %s and %s treats their posteriors as independent, as they are when their data share no rows", a, b)
 	case shared == 0:
 		return fmt.Sprintf("the data of %s and %s share no row of %s, so their posteriors are independent, and the paired differences are the posterior of the difference", a, b, da.Source)
-	case shared == all && slices.Equal(da.Names, db.Names):
+	case shared == all && slices.Equal(da.Names, db.Names) && da.LoadOptions == db.LoadOptions:
+		// (Read with other options, na = [...] or order, the same rows
+		// may hold other cells: said to share them, below.)
 		return fmt.Sprintf("%s and %s fit the same data, so their posteriors are not independent: pairing their draws shows how the two models' estimates differ, not a posterior of the difference", a, b)
 	}
 	return fmt.Sprintf("the data of %s and %s share %s of %s, so their posteriors are not independent: pairing their draws shows how the two fits' estimates differ, not a posterior of the difference", a, b, plural(shared, "row"), da.Source)

@@ -206,11 +206,15 @@ model mo { Y = old; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = 
 model me { Y = every; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
 fit my with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1
 fit mo with gibbs, iter = 20, warmup = 10, chains = 1, seed = 2
-fit me with gibbs, iter = 20, warmup = 10, chains = 1, seed = 3`)
+fit me with gibbs, iter = 20, warmup = 10, chains = 1, seed = 3
+model ma { Y = a[INC, DEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit ma with gibbs, iter = 20, warmup = 10, chains = 1, seed = 4`)
 	old := s.data["old"].N()
 	for _, tt := range []struct{ a, b, want string }{
 		{"my", "mo", "the data of my and mo share no row of gss.csv, so their posteriors are independent"},
 		{"mo", "me", "the data of mo and me share " + plural(old, "row") + " of gss.csv, so their posteriors are not independent"},
+		// Every row, but read with other na: not said to be the same data.
+		{"me", "ma", "the data of me and ma share 1002 rows of gss.csv, so their posteriors are not independent"},
 	} {
 		d, err := s.contrastParams(entryRef(tt.a, 0, 1), entryRef(tt.b, 0, 1))
 		if err != nil {
