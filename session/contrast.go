@@ -94,9 +94,11 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 			// One scalar each: named with its model, and a regression's
 			// with its formula (h.regress(income ~ degree)[R2]).
 			p.label = scalarLabel(a, ma, pa[k]) + " − " + scalarLabel(b, mb, pb[k])
-		case pa[k].label == pb[k].label:
+		case pa[k].label == pb[k].label && a.Name != b.Name:
 			// The same entry of two fits: the caption or title names
-			// the fits (ma.C − mb.C), a row or tick the entry.
+			// the fits (ma.C − mb.C), a row or tick the entry. (Within
+			// one fit both sides are named: C[Y1, Y2] − C[Y1, Y2] of
+			// ma.C[Y1] - ma.C[Y2] is 0, not that correlation.)
 			p.label = pa[k].label
 		case a.Name != b.Name:
 			p.label = a.Name + "." + pa[k].label + " − " + b.Name + "." + pb[k].label

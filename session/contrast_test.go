@@ -241,3 +241,39 @@ func TestLoadSep(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferenceLabelsNameBothSides: a difference's scalars are labelled
+// by the entry alone only when it is the same entry of two fits (the
+// caption or title names the fits); within one fit an entry whose label
+// is the other side's too (C[Y1, Y2] in ma.C[Y1] - ma.C[Y2], the same
+// correlation; R2 of two regressions) names both sides. The pairs and
+// intervals plots of ma.C[Y1] - ma.C[Y2] labelled the first C[Y1,Y2], as
+// if that correlation were the difference's 0.
+func TestDifferenceLabelsNameBothSides(t *testing.T) {
+	s := contrastSession(t)
+	row := func(name string, i int) *compiler.Ref { return &compiler.Ref{Name: name, Member: "C", Index: []int{i}} }
+	regress := func(name string, x int) *compiler.Ref {
+		return &compiler.Ref{Name: name, Member: "regress", Regress: &compiler.Regression{Response: 0, Predictors: []int{x}}}
+	}
+	for _, tt := range []struct {
+		name   string
+		a, b   *compiler.Ref
+		labels []string
+	}{
+		{"rows of one fit", row("ma", 0), row("ma", 1), []string{"C[Y1, Y2] − C[Y1, Y2]", "C[Y1, Y3] − C[Y2, Y3]"}},
+		{"regressions of one fit", regress("ma", 1), regress("ma", 2), []string{"beta[Y2] − beta[Y3]", "R2 − R2"}},
+		{"the same row of two fits", row("ma", 0), row("mb", 0), []string{"C[Y1, Y2]", "C[Y1, Y3]"}},
+	} {
+		d, err := s.contrastParams(tt.a, tt.b)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var labels []string
+		for _, p := range d.ps {
+			labels = append(labels, p.label)
+		}
+		if strings.Join(labels, "; ") != strings.Join(tt.labels, "; ") {
+			t.Errorf("%s: labels %q, want %q", tt.name, labels, tt.labels)
+		}
+	}
+}
