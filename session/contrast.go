@@ -49,6 +49,14 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		return nil, fmt.Errorf("%s selects %d and %s %d: a difference pairs them one by one; select the same entries of both", la, len(pa), lb, len(pb))
 	}
 	x := &contrast{a: ma, b: mb, label: la + " − " + lb}
+	symmetric := memberOrC(a.Member) == "C" || a.Member == "partial"
+	if a.Name != b.Name {
+		// Two fits whose models order their columns differently (data
+		// old = gss[degree, income, age], young = gss[income, degree,
+		// age]): old.C - young.C pairs each correlation with the same
+		// one, not the one in its place.
+		pb = pairedByScalar(pa, pb, symmetric)
+	}
 	ps := make([]param, len(pa))
 	for k := range pa {
 		ca, cb := inference.NonEmptyShortest(pa[k].draws), inference.NonEmptyShortest(pb[k].draws)
@@ -82,6 +90,9 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 			}
 			diff[c] = d
 		}
+		// same: the same scalar of two fits (of their columns, not of
+		// their places), which the key and label name once.
+		same := a.Name != b.Name && scalarOf(pa[k], symmetric) == scalarOf(pb[k], symmetric)
 		p := param{
 			label: pa[k].label + " − " + pb[k].label,
 			key:   pa[k].key,
@@ -94,7 +105,7 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 			// One scalar each: named with its model, and a regression's
 			// with its formula (h.regress(income ~ degree)[R2]).
 			p.label = scalarLabel(a, ma, pa[k]) + " − " + scalarLabel(b, mb, pb[k])
-		case pa[k].label == pb[k].label && a.Name != b.Name:
+		case same:
 			// The same entry of two fits: the caption or title names
 			// the fits (ma.C − mb.C), a row or tick the entry. (Within
 			// one fit both sides are named: C[Y1, Y2] − C[Y1, Y2] of
@@ -103,7 +114,7 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		case a.Name != b.Name:
 			p.label = a.Name + "." + pa[k].label + " − " + b.Name + "." + pb[k].label
 		}
-		if pa[k].key != pb[k].key || a.Name == b.Name {
+		if !same {
 			p.key = pa[k].key + "-" + pb[k].key
 		}
 		p.title = p.label
@@ -114,6 +125,38 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		x.notes = append(x.notes, independenceNote(a.Name, b.Name, ma.Data, mb.Data))
 	}
 	return x, nil
+}
+
+// scalarOf names what a scalar is of, whichever model it belongs to:
+// its columns (in either order for an entry of a symmetric matrix, C or
+// partial), the response and a predictor of a regression's coefficient.
+func scalarOf(p param, symmetric bool) string {
+	if symmetric && p.column < p.row {
+		return p.column + "\x00" + p.row
+	}
+	return p.row + "\x00" + p.column
+}
+
+// pairedByScalar returns pb in the order of the scalars of pa when both
+// select the same scalars (each once) in another order, and pb as it is
+// otherwise: scalars of other columns pair by position.
+func pairedByScalar(pa, pb []param, symmetric bool) []param {
+	at := make(map[string]int, len(pb))
+	for k, p := range pb {
+		at[scalarOf(p, symmetric)] = k
+	}
+	if len(at) != len(pb) {
+		return pb
+	}
+	out := make([]param, len(pa))
+	for k, p := range pa {
+		j, ok := at[scalarOf(p, symmetric)]
+		if !ok {
+			return pb
+		}
+		out[k] = pb[j]
+	}
+	return out
 }
 
 // scalarLabel names the one scalar p that ref selects in m, with the

@@ -277,3 +277,63 @@ func TestDifferenceLabelsNameBothSides(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferencePairsTheSameScalarsOfTwoFits: across two fits whose models
+// order their columns differently, a difference pairs each scalar with the
+// same one of the other fit (C[Y1, Y3] with C[Y1, Y3]), not the one in its
+// place: summary ma.C - mb.C paired C[Y1, Y3] of one with C[Y3, Y2] of
+// the other, and said nothing. Scalars of other columns still pair by
+// position.
+func TestDifferencePairsTheSameScalarsOfTwoFits(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data d = simulate(FullCopula(p = 4), n = 200, levels = 3, seed = 5)
+data a = d[Y1, Y2, Y3]
+data b = d[Y3, Y1, Y2]
+data c = d[Y4, Y1, Y2]
+model ma { Y = a; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mb { Y = b; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mc { Y = c; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit ma with gibbs, iter = 20, warmup = 10, chains = 2, seed = 1
+fit mb with gibbs, iter = 20, warmup = 10, chains = 2, seed = 2
+fit mc with gibbs, iter = 20, warmup = 10, chains = 2, seed = 3`)
+	regress := func(name string, y int, x ...int) *compiler.Ref {
+		return &compiler.Ref{Name: name, Member: "regress", Regress: &compiler.Regression{Response: y, Predictors: x}}
+	}
+	for _, tt := range []struct {
+		name string
+		a, b *compiler.Ref
+		// pairs: for each scalar of a, the index of b's it pairs with;
+		// keys, the difference's.
+		pairs []int
+		keys  []string
+	}{
+		// ma: Y1 Y2 Y3 (C[Y1,Y2], C[Y1,Y3], C[Y2,Y3]); mb: Y3 Y1 Y2
+		// (C[Y3,Y1], C[Y3,Y2], C[Y1,Y2]).
+		{"whole C", &compiler.Ref{Name: "ma", Member: "C"}, &compiler.Ref{Name: "mb", Member: "C"}, []int{2, 0, 1},
+			[]string{"C[Y1,Y2]", "C[Y1,Y3]", "C[Y2,Y3]"}},
+		{"partial", &compiler.Ref{Name: "ma", Member: "partial"}, &compiler.Ref{Name: "mb", Member: "partial"}, []int{2, 0, 1},
+			[]string{"partial[Y1,Y2]", "partial[Y1,Y3]", "partial[Y2,Y3]"}},
+		// ma.regress(Y1 ~ Y2 + Y3) and mb.regress(Y1 ~ Y3 + Y2): beta[Y2],
+		// beta[Y3], R2 against beta[Y3], beta[Y2], R2.
+		{"regress", regress("ma", 0, 1, 2), regress("mb", 1, 0, 2), []int{1, 0, 2}, []string{"beta[Y2]", "beta[Y3]", "R2"}},
+		// mc: Y4 Y1 Y2, other columns: by position, named both.
+		{"other columns", &compiler.Ref{Name: "ma", Member: "C"}, &compiler.Ref{Name: "mc", Member: "C"}, []int{0, 1, 2},
+			[]string{"C[Y1,Y2]-C[Y4,Y1]", "C[Y1,Y3]-C[Y4,Y2]", "C[Y2,Y3]-C[Y1,Y2]"}},
+	} {
+		d, err := s.contrastParams(tt.a, tt.b)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		_, pa, _ := s.params(tt.a)
+		_, pb, _ := s.params(tt.b)
+		for k, p := range d.ps {
+			if p.key != tt.keys[k] {
+				t.Errorf("%s: scalar %d is %s, want %s", tt.name, k, p.key, tt.keys[k])
+			}
+			j := tt.pairs[k]
+			if want := pa[k].draws[1][3] - pb[j].draws[1][3]; p.draws[1][3] != want {
+				t.Errorf("%s: %s's draw %v, want %s's minus %s's, %v", tt.name, p.key, p.draws[1][3], pa[k].key, pb[j].key, want)
+			}
+		}
+	}
+}
