@@ -295,17 +295,22 @@ func (s *Session) summaryContrast(x *compiler.Summary, out Output) error {
 	for _, n := range d.notes {
 		t.Caption += "; " + n
 	}
-	out.Display(s.tableBundle(t, contrastWhole(&x.Target, x.Minus, d.a), x.Sort != ""), "")
+	out.Display(s.tableBundle(t, contrastWhole(&x.Target, x.Minus, d), x.Sort != ""), "")
 	return nil
 }
 
 // contrastWhole says where to find every row of a difference too long to
-// show: one column's, for differences of whole matrices.
-func contrastWhole(a, b *compiler.Ref, ma *Model) string {
+// show: one column's, for differences of whole matrices, of the first
+// column of a that b's model has too.
+func contrastWhole(a, b *compiler.Ref, d *contrast) string {
 	member := memberOrC(a.Member)
 	if len(a.Index) == 0 && len(b.Index) == 0 && (member == "C" || member == "partial") {
-		col := columnText(ma.Names()[0])
-		return fmt.Sprintf("summary %s.%s[%s] - %s.%s[%s] shows one column's", a.Name, member, col, b.Name, member, col)
+		for _, name := range d.a.Names() {
+			if slices.Contains(d.b.Names(), name) {
+				col := columnText(name)
+				return fmt.Sprintf("summary %s.%s[%s] - %s.%s[%s] shows one column's", a.Name, member, col, b.Name, member, col)
+			}
+		}
 	}
 	return "copulang run prints every row"
 }
