@@ -194,6 +194,15 @@ func TestDerivedSimulationTruth(t *testing.T) {
 			t.Errorf("%s: %s", code, got)
 		}
 	}
+	// A condition every row meets keeps the simulation's sample, and its
+	// truth: it was dropped, and plot heatmap refused.
+	out = mustRun(t, s, "data every = sim where Y1 >= 1\nplot heatmap every")
+	if text := out.text(); strings.Contains(text, "not kept") || out.images() != 1 {
+		t.Errorf("the data of every row of sim drop its truth, or their heatmap is not drawn:\n%s", text)
+	}
+	if every := s.data["every"]; every.Truth == nil || !reflect.DeepEqual(every.Truth.C, sim.Truth.C) {
+		t.Errorf("every keeps not the true C of sim: %v", every.Truth)
+	}
 }
 
 // TestDerivedDataProvenance: the derivation shows wherever the data's
