@@ -313,3 +313,21 @@ func TestCompleteWhere(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivedLargeSimulationTruth: data derived by a condition from a
+// simulation too large to draw when the cell is checked
+// (maxCheckSimulation) keep its truth when every row meets the condition,
+// and a plot heatmap of them in the same cell draws it: the check assumed
+// the truth dropped and refused the cell. Rows left out drop it, which the
+// statement says when it runs.
+func TestDerivedLargeSimulationTruth(t *testing.T) {
+	s := newTestSession(t)
+	const big = "data big = simulate(FullCopula(p = 20), n = 50001, levels = 3, seed = 1)\n"
+	if out := mustRun(t, s, big+"data every = big where Y1 >= 1\nplot heatmap every"); out.images() != 1 {
+		t.Errorf("plot heatmap every draws %d figures, want 1:\n%s", out.images(), out.text())
+	}
+	got := runErr(t, s, big+"data some = big where Y1 >= 2\nplot heatmap some")
+	if !strings.Contains(got, "data some has no true C to show: its rows were chosen from big by their observed values (Y1 >= 2)") {
+		t.Errorf("plot heatmap some: %s", got)
+	}
+}
