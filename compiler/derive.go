@@ -152,10 +152,10 @@ func (c *checker) derive(s *dsl.DataStmt, src *dsl.Ident, index *dsl.Index) Stmt
 			return x
 		}
 	}
-	info := &DataInfo{Name: x.Name, N: d.N, HasTruth: d.HasTruth && x.Where == nil, TruthK: d.TruthK, TruthDropped: d.TruthDropped}
-	if d.HasTruth && x.Where != nil {
-		info.TruthDropped = TruthDropped(x.Source, x.Where.Text)
-	}
+	// With a condition the rows are not known (pending): whether the truth
+	// is kept (every row meets it) is known only when it runs, and the
+	// statements after it are checked again then.
+	info := &DataInfo{Name: x.Name, N: d.N, HasTruth: d.HasTruth, TruthK: d.TruthK, TruthDropped: d.TruthDropped}
 	for _, name := range x.Columns {
 		info.Columns = append(info.Columns, d.Columns[d.column(name)])
 	}

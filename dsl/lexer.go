@@ -432,6 +432,9 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 					}
 					advance(n + 1)
 					continue
+				} else if len(rest) > 1 && rest[1] == '-' && inWhere {
+					// where age<-1: R reads its assignment there too.
+					hint = "<- is read as R's assignment, as R reads it: to compare with a negative number, put a space after <, as in where age < -1"
 				} else if len(rest) > 1 && rest[1] == '-' {
 					hint = "R's <- is written =, and only where a name is bound: data gss = load(\"gss.csv\") or model m { ... }"
 				} else {

@@ -141,3 +141,50 @@ func TestHelpSaysWhatTheConsoleShows(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleTextOfALongDifferenceNamesAStatementThatRuns: the value of a
+// long difference (f.C - m.C alone in a cell, as jupyter console prints
+// it) says which statement shows more of it, as summary's table does. It
+// said "summary f.C − m.C shows every row": its minus was the caption's
+// U+2212, which the parser refuses (copied, the statement fails), and the
+// console cuts that summary as well.
+func TestConsoleTextOfALongDifferenceNamesAStatementThatRuns(t *testing.T) {
+	s := New(Options{Dir: t.TempDir(), TableRows: KernelTableRows, TextRows: KernelTextRows})
+	mustRun(t, s, "data d = simulate(FullCopula(p = 13), n = 120, levels = 3, seed = 5)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 2, seed = 1\n"+
+		"model f { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\n"+
+		"fit f, iter = 20, warmup = 10, chains = 2, seed = 1\n"+
+		"model g { Y = d[Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit g with gibbs, iter = 20, warmup = 10, chains = 2, seed = 2\n"+
+		"model h { Y = d[Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit h with gibbs, iter = 20, warmup = 10, chains = 2, seed = 3")
+	for _, c := range []struct {
+		value, names string
+		means        int
+	}{
+		{"print f.C - m.C", "summary f.C[Y1] - m.C[Y1] shows one column's", 78},
+		{"print f.partial - m.partial", "summary f.partial[Y1] - m.partial[Y1] shows one column's", 78},
+		// A column of both models: h has no Y1 (g.C - h.C named
+		// summary g.C[Y1] - h.C[Y1], which fails).
+		{"print g.C - h.C", "summary g.C[Y2] - h.C[Y2] shows one column's", 66},
+	} {
+		text := mustRun(t, s, c.value).text()
+		if n := strings.Count(text, "(sd "); n != textHead+textTail {
+			t.Errorf("%s shows %d of %d means, want %d", c.value, n, c.means, textHead+textTail)
+		}
+		if !strings.Contains(text, c.names) {
+			t.Errorf("%s does not say %q:\n%s", c.value, c.names, text)
+			continue
+		}
+		stmt := strings.TrimSuffix(c.names, " shows one column's")
+		if n := strings.Count(mustRun(t, s, stmt).text(), "\n"); n == 0 {
+			t.Errorf("%s, named by %s, shows nothing", stmt, c.value)
+		}
+		// The summary's cut table names the same.
+		summary := "summary " + strings.TrimPrefix(c.value, "print ")
+		if text := mustRun(t, s, summary).text(); !strings.Contains(text, c.names) {
+			t.Errorf("%s does not say %q:\n%s", summary, c.names, text)
+		}
+	}
+}

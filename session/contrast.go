@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
@@ -47,6 +49,14 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		return nil, fmt.Errorf("%s selects %d and %s %d: a difference pairs them one by one; select the same entries of both", la, len(pa), lb, len(pb))
 	}
 	x := &contrast{a: ma, b: mb, label: la + " − " + lb}
+	symmetric := memberOrC(a.Member) == "C" || a.Member == "partial"
+	if a.Name != b.Name {
+		// Two fits whose models order their columns differently (data
+		// old = gss[degree, income, age], young = gss[income, degree,
+		// age]): old.C - young.C pairs each correlation with the same
+		// one, not the one in its place.
+		pb = pairedByScalar(pa, pb, symmetric)
+	}
 	ps := make([]param, len(pa))
 	for k := range pa {
 		ca, cb := inference.NonEmptyShortest(pa[k].draws), inference.NonEmptyShortest(pb[k].draws)
@@ -80,6 +90,9 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 			}
 			diff[c] = d
 		}
+		// same: the same scalar of two fits (of their columns, not of
+		// their places), which the key and label name once.
+		same := a.Name != b.Name && scalarOf(pa[k], symmetric) == scalarOf(pb[k], symmetric)
 		p := param{
 			label: pa[k].label + " − " + pb[k].label,
 			key:   pa[k].key,
@@ -92,14 +105,16 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 			// One scalar each: named with its model, and a regression's
 			// with its formula (h.regress(income ~ degree)[R2]).
 			p.label = scalarLabel(a, ma, pa[k]) + " − " + scalarLabel(b, mb, pb[k])
-		case pa[k].label == pb[k].label:
+		case same:
 			// The same entry of two fits: the caption or title names
-			// the fits (ma.C − mb.C), a row or tick the entry.
+			// the fits (ma.C − mb.C), a row or tick the entry. (Within
+			// one fit both sides are named: C[Y1, Y2] − C[Y1, Y2] of
+			// ma.C[Y1] - ma.C[Y2] is 0, not that correlation.)
 			p.label = pa[k].label
 		case a.Name != b.Name:
 			p.label = a.Name + "." + pa[k].label + " − " + b.Name + "." + pb[k].label
 		}
-		if pa[k].key != pb[k].key || a.Name == b.Name {
+		if !same {
 			p.key = pa[k].key + "-" + pb[k].key
 		}
 		p.title = p.label
@@ -110,6 +125,38 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		x.notes = append(x.notes, independenceNote(a.Name, b.Name, ma.Data, mb.Data))
 	}
 	return x, nil
+}
+
+// scalarOf names what a scalar is of, whichever model it belongs to:
+// its columns (in either order for an entry of a symmetric matrix, C or
+// partial), the response and a predictor of a regression's coefficient.
+func scalarOf(p param, symmetric bool) string {
+	if symmetric && p.column < p.row {
+		return p.column + "\x00" + p.row
+	}
+	return p.row + "\x00" + p.column
+}
+
+// pairedByScalar returns pb in the order of the scalars of pa when both
+// select the same scalars (each once) in another order, and pb as it is
+// otherwise: scalars of other columns pair by position.
+func pairedByScalar(pa, pb []param, symmetric bool) []param {
+	at := make(map[string]int, len(pb))
+	for k, p := range pb {
+		at[scalarOf(p, symmetric)] = k
+	}
+	if len(at) != len(pb) {
+		return pb
+	}
+	out := make([]param, len(pa))
+	for k, p := range pa {
+		j, ok := at[scalarOf(p, symmetric)]
+		if !ok {
+			return pb
+		}
+		out[k] = pb[j]
+	}
+	return out
 }
 
 // scalarLabel names the one scalar p that ref selects in m, with the
@@ -132,7 +179,9 @@ func independenceNote(a, b string, da, db *Dataset) string {
 		return fmt.Sprintf("pairing the draws of %s and %s treats their posteriors as independent, as they are when their data share no rows", a, b)
 	case shared == 0:
 		return fmt.Sprintf("the data of %s and %s share no row of %s, so their posteriors are independent, and the paired differences are the posterior of the difference", a, b, da.Source)
-	case shared == all && slices.Equal(da.Names, db.Names):
+	case shared == all && slices.Equal(da.Names, db.Names) && da.LoadOptions == db.LoadOptions:
+		// (Read with other options, na = [...] or order, the same rows
+		// may hold other cells: said to share them, below.)
 		return fmt.Sprintf("%s and %s fit the same data, so their posteriors are not independent: pairing their draws shows how the two models' estimates differ, not a posterior of the difference", a, b)
 	}
 	return fmt.Sprintf("the data of %s and %s share %s of %s, so their posteriors are not independent: pairing their draws shows how the two fits' estimates differ, not a posterior of the difference", a, b, plural(shared, "row"), da.Source)
@@ -140,14 +189,16 @@ func independenceNote(a, b string, da, db *Dataset) string {
 
 // sharedRows counts the rows two data sets share, and the rows of each
 // when they hold the same ones, when both come from one file read with
-// the same options, or one simulation (known); otherwise known is false.
+// the same separator, or one simulation (known); otherwise known is false.
+// The other options of load (na, order, drop) change cells and columns,
+// not which line of the file a row is.
 func sharedRows(a, b *Dataset) (shared, all int, known bool) {
 	if a == b {
 		return a.N(), a.N(), true
 	}
 	switch {
 	case a.SHA256 != "" || b.SHA256 != "":
-		known = a.SHA256 == b.SHA256 && a.LoadOptions == b.LoadOptions
+		known = a.SHA256 == b.SHA256 && loadSep(a.LoadOptions) == loadSep(b.LoadOptions)
 	default:
 		known = a.Source != "" && a.Source == b.Source
 	}
@@ -180,6 +231,19 @@ func sharedRows(a, b *Dataset) (shared, all int, known bool) {
 		all = -1
 	}
 	return shared, all, true
+}
+
+// loadSep is the separator that load options, as loadOptionsText writes
+// them, give ("sep = \";\"" first when it is not a comma), or "".
+func loadSep(options string) string {
+	if !strings.HasPrefix(options, "sep = ") {
+		return ""
+	}
+	sep, err := strconv.QuotedPrefix(strings.TrimPrefix(options, "sep = "))
+	if err != nil {
+		return options // not written by loadOptionsText: the options as they are
+	}
+	return sep
 }
 
 // positiveShare is the share of a scalar's draws above zero: the posterior
@@ -231,17 +295,22 @@ func (s *Session) summaryContrast(x *compiler.Summary, out Output) error {
 	for _, n := range d.notes {
 		t.Caption += "; " + n
 	}
-	out.Display(s.tableBundle(t, contrastWhole(&x.Target, x.Minus, d.a), x.Sort != ""), "")
+	out.Display(s.tableBundle(t, contrastWhole(&x.Target, x.Minus, d), x.Sort != ""), "")
 	return nil
 }
 
 // contrastWhole says where to find every row of a difference too long to
-// show: one column's, for differences of whole matrices.
-func contrastWhole(a, b *compiler.Ref, ma *Model) string {
+// show: one column's, for differences of whole matrices, of the first
+// column of a that b's model has too.
+func contrastWhole(a, b *compiler.Ref, d *contrast) string {
 	member := memberOrC(a.Member)
 	if len(a.Index) == 0 && len(b.Index) == 0 && (member == "C" || member == "partial") {
-		col := columnText(ma.Names()[0])
-		return fmt.Sprintf("summary %s.%s[%s] - %s.%s[%s] shows one column's", a.Name, member, col, b.Name, member, col)
+		for _, name := range d.a.Names() {
+			if slices.Contains(d.b.Names(), name) {
+				col := columnText(name)
+				return fmt.Sprintf("summary %s.%s[%s] - %s.%s[%s] shows one column's", a.Name, member, col, b.Name, member, col)
+			}
+		}
 	}
 	return "copulang run prints every row"
 }

@@ -187,3 +187,153 @@ fit mm with gibbs, iter = 20, warmup = 10, chains = 2, seed = 3`)
 		}
 	}
 }
+
+// TestDifferenceKnowsTheRowsOfAFileLoadedTwice: subgroups of one file
+// loaded twice with other options than its separator (drop, na) hold rows
+// of the same lines, and the note says whether they share any. It said
+// that it assumed they shared none, for subgroups that share every row
+// of one as well.
+func TestDifferenceKnowsTheRowsOfAFileLoadedTwice(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data a = load("gss.csv")
+data b = load("gss.csv", drop = [CHILD])
+data c = load("gss.csv", na = ["-99"])
+data young = a[INC, DEG] where AGE < 40
+data old = b[INC, DEG] where AGE >= 40
+data every = c[INC, DEG]
+model my { Y = young; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mo { Y = old; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model me { Y = every; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit my with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1
+fit mo with gibbs, iter = 20, warmup = 10, chains = 1, seed = 2
+fit me with gibbs, iter = 20, warmup = 10, chains = 1, seed = 3
+model ma { Y = a[INC, DEG]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit ma with gibbs, iter = 20, warmup = 10, chains = 1, seed = 4`)
+	old := s.data["old"].N()
+	for _, tt := range []struct{ a, b, want string }{
+		{"my", "mo", "the data of my and mo share no row of gss.csv, so their posteriors are independent"},
+		{"mo", "me", "the data of mo and me share " + plural(old, "row") + " of gss.csv, so their posteriors are not independent"},
+		// Every row, but read with other na: not said to be the same data.
+		{"me", "ma", "the data of me and ma share 1002 rows of gss.csv, so their posteriors are not independent"},
+	} {
+		d, err := s.contrastParams(entryRef(tt.a, 0, 1), entryRef(tt.b, 0, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if notes := strings.Join(d.notes, "\n"); !strings.Contains(notes, tt.want) {
+			t.Errorf("%s − %s: notes %q, want %q", tt.a, tt.b, notes, tt.want)
+		}
+	}
+}
+
+// TestLoadSep: the separator of load options as loadOptionsText writes
+// them, which with the file fixes its rows.
+func TestLoadSep(t *testing.T) {
+	for _, tt := range []struct{ options, want string }{
+		{"", ""},
+		{`drop = [id]`, ""},
+		{`sep = ";"`, `";"`},
+		{`sep = "\t", na = ["-99"], drop = [id]`, `"\t"`},
+		{`sep = ",", drop = [id]`, `","`},
+	} {
+		if got := loadSep(tt.options); got != tt.want {
+			t.Errorf("loadSep(%q) = %q, want %q", tt.options, got, tt.want)
+		}
+	}
+}
+
+// TestDifferenceLabelsNameBothSides: a difference's scalars are labelled
+// by the entry alone only when it is the same entry of two fits (the
+// caption or title names the fits); within one fit an entry whose label
+// is the other side's too (C[Y1, Y2] in ma.C[Y1] - ma.C[Y2], the same
+// correlation; R2 of two regressions) names both sides. The pairs and
+// intervals plots of ma.C[Y1] - ma.C[Y2] labelled the first C[Y1,Y2], as
+// if that correlation were the difference's 0.
+func TestDifferenceLabelsNameBothSides(t *testing.T) {
+	s := contrastSession(t)
+	row := func(name string, i int) *compiler.Ref { return &compiler.Ref{Name: name, Member: "C", Index: []int{i}} }
+	regress := func(name string, x int) *compiler.Ref {
+		return &compiler.Ref{Name: name, Member: "regress", Regress: &compiler.Regression{Response: 0, Predictors: []int{x}}}
+	}
+	for _, tt := range []struct {
+		name   string
+		a, b   *compiler.Ref
+		labels []string
+	}{
+		{"rows of one fit", row("ma", 0), row("ma", 1), []string{"C[Y1, Y2] − C[Y1, Y2]", "C[Y1, Y3] − C[Y2, Y3]"}},
+		{"regressions of one fit", regress("ma", 1), regress("ma", 2), []string{"beta[Y2] − beta[Y3]", "R2 − R2"}},
+		{"the same row of two fits", row("ma", 0), row("mb", 0), []string{"C[Y1, Y2]", "C[Y1, Y3]"}},
+	} {
+		d, err := s.contrastParams(tt.a, tt.b)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var labels []string
+		for _, p := range d.ps {
+			labels = append(labels, p.label)
+		}
+		if strings.Join(labels, "; ") != strings.Join(tt.labels, "; ") {
+			t.Errorf("%s: labels %q, want %q", tt.name, labels, tt.labels)
+		}
+	}
+}
+
+// TestDifferencePairsTheSameScalarsOfTwoFits: across two fits whose models
+// order their columns differently, a difference pairs each scalar with the
+// same one of the other fit (C[Y1, Y3] with C[Y1, Y3]), not the one in its
+// place: summary ma.C - mb.C paired C[Y1, Y3] of one with C[Y3, Y2] of
+// the other, and said nothing. Scalars of other columns still pair by
+// position.
+func TestDifferencePairsTheSameScalarsOfTwoFits(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data d = simulate(FullCopula(p = 4), n = 200, levels = 3, seed = 5)
+data a = d[Y1, Y2, Y3]
+data b = d[Y3, Y1, Y2]
+data c = d[Y4, Y1, Y2]
+model ma { Y = a; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mb { Y = b; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model mc { Y = c; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit ma with gibbs, iter = 20, warmup = 10, chains = 2, seed = 1
+fit mb with gibbs, iter = 20, warmup = 10, chains = 2, seed = 2
+fit mc with gibbs, iter = 20, warmup = 10, chains = 2, seed = 3`)
+	regress := func(name string, y int, x ...int) *compiler.Ref {
+		return &compiler.Ref{Name: name, Member: "regress", Regress: &compiler.Regression{Response: y, Predictors: x}}
+	}
+	for _, tt := range []struct {
+		name string
+		a, b *compiler.Ref
+		// pairs: for each scalar of a, the index of b's it pairs with;
+		// keys, the difference's.
+		pairs []int
+		keys  []string
+	}{
+		// ma: Y1 Y2 Y3 (C[Y1,Y2], C[Y1,Y3], C[Y2,Y3]); mb: Y3 Y1 Y2
+		// (C[Y3,Y1], C[Y3,Y2], C[Y1,Y2]).
+		{"whole C", &compiler.Ref{Name: "ma", Member: "C"}, &compiler.Ref{Name: "mb", Member: "C"}, []int{2, 0, 1},
+			[]string{"C[Y1,Y2]", "C[Y1,Y3]", "C[Y2,Y3]"}},
+		{"partial", &compiler.Ref{Name: "ma", Member: "partial"}, &compiler.Ref{Name: "mb", Member: "partial"}, []int{2, 0, 1},
+			[]string{"partial[Y1,Y2]", "partial[Y1,Y3]", "partial[Y2,Y3]"}},
+		// ma.regress(Y1 ~ Y2 + Y3) and mb.regress(Y1 ~ Y3 + Y2): beta[Y2],
+		// beta[Y3], R2 against beta[Y3], beta[Y2], R2.
+		{"regress", regress("ma", 0, 1, 2), regress("mb", 1, 0, 2), []int{1, 0, 2}, []string{"beta[Y2]", "beta[Y3]", "R2"}},
+		// mc: Y4 Y1 Y2, other columns: by position, named both.
+		{"other columns", &compiler.Ref{Name: "ma", Member: "C"}, &compiler.Ref{Name: "mc", Member: "C"}, []int{0, 1, 2},
+			[]string{"C[Y1,Y2]-C[Y4,Y1]", "C[Y1,Y3]-C[Y4,Y2]", "C[Y2,Y3]-C[Y1,Y2]"}},
+	} {
+		d, err := s.contrastParams(tt.a, tt.b)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		_, pa, _ := s.params(tt.a)
+		_, pb, _ := s.params(tt.b)
+		for k, p := range d.ps {
+			if p.key != tt.keys[k] {
+				t.Errorf("%s: scalar %d is %s, want %s", tt.name, k, p.key, tt.keys[k])
+			}
+			j := tt.pairs[k]
+			if want := pa[k].draws[1][3] - pb[j].draws[1][3]; p.draws[1][3] != want {
+				t.Errorf("%s: %s's draw %v, want %s's minus %s's, %v", tt.name, p.key, p.draws[1][3], pa[k].key, pb[j].key, want)
+			}
+		}
+	}
+}

@@ -116,7 +116,9 @@ func deriveDataset(src *Dataset, x *compiler.DeriveData) (d *Dataset, rows deriv
 	switch {
 	case src.Truth == nil:
 		d.TruthDropped = src.TruthDropped
-	case x.Where != nil:
+	case x.Where != nil && rows.kept < n:
+		// (A condition every row meets keeps the simulation's sample,
+		// whose truth holds: s where Y1 >= 1.)
 		d.TruthDropped = compiler.TruthDropped(x.Source, x.Where.Text)
 		dropped = fmt.Sprintf("the true C of %s is not kept for %s: rows chosen by their observed values (%s) are not a sample of the simulated copula, and their latent correlations differ from it", x.Source, x.Name, x.Where.Text)
 	default:

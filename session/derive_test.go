@@ -194,6 +194,15 @@ func TestDerivedSimulationTruth(t *testing.T) {
 			t.Errorf("%s: %s", code, got)
 		}
 	}
+	// A condition every row meets keeps the simulation's sample, and its
+	// truth: it was dropped, and plot heatmap refused.
+	out = mustRun(t, s, "data every = sim where Y1 >= 1\nplot heatmap every")
+	if text := out.text(); strings.Contains(text, "not kept") || out.images() != 1 {
+		t.Errorf("the data of every row of sim drop its truth, or their heatmap is not drawn:\n%s", text)
+	}
+	if every := s.data["every"]; every.Truth == nil || !reflect.DeepEqual(every.Truth.C, sim.Truth.C) {
+		t.Errorf("every keeps not the true C of sim: %v", every.Truth)
+	}
 }
 
 // TestDerivedDataProvenance: the derivation shows wherever the data's
@@ -302,5 +311,23 @@ func TestCompleteWhere(t *testing.T) {
 		if st, _ := s.IsComplete(code); st != "incomplete" {
 			t.Errorf("IsComplete(%q) = %s, want incomplete", code, st)
 		}
+	}
+}
+
+// TestDerivedLargeSimulationTruth: data derived by a condition from a
+// simulation too large to draw when the cell is checked
+// (maxCheckSimulation) keep its truth when every row meets the condition,
+// and a plot heatmap of them in the same cell draws it: the check assumed
+// the truth dropped and refused the cell. Rows left out drop it, which the
+// statement says when it runs.
+func TestDerivedLargeSimulationTruth(t *testing.T) {
+	s := newTestSession(t)
+	const big = "data big = simulate(FullCopula(p = 20), n = 50001, levels = 3, seed = 1)\n"
+	if out := mustRun(t, s, big+"data every = big where Y1 >= 1\nplot heatmap every"); out.images() != 1 {
+		t.Errorf("plot heatmap every draws %d figures, want 1:\n%s", out.images(), out.text())
+	}
+	got := runErr(t, s, big+"data some = big where Y1 >= 2\nplot heatmap some")
+	if !strings.Contains(got, "data some has no true C to show: its rows were chosen from big by their observed values (Y1 >= 2)") {
+		t.Errorf("plot heatmap some: %s", got)
 	}
 }

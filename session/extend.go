@@ -39,6 +39,11 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	// A fit kept in a file that holds this extension of it too (a notebook
 	// run again) reads the extension instead of sampling it again.
 	file := m.kept
+	// unwritten is the file that holds the fit, when the fit extended here
+	// is an extension not written there (stopped, or not written itself):
+	// this one is not written either, as the file lacks the draws it
+	// continues, which the note says.
+	unwritten := m.extendedFrom
 	// What the chains ran after warm-up: the fit's iter, or fewer when it
 	// was interrupted.
 	ran := minIterations(old) - old.Warmup
@@ -83,6 +88,11 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	stopped := false
 	if more > 0 {
 		if stopped, err = s.extendFit(ctx, fitCtx, m, more, show, out); err != nil {
+			var se *Error
+			if file != nil && m.Fit != old && errors.As(err, &se) && se.Name == "KeyboardInterrupt" {
+				// Interrupted (the kernel's interrupt), as a fit says.
+				out.Stream("stdout", fmt.Sprintf("note: the extension was interrupted, so it is not written to %s, which keeps the fit before it\n", file.shown))
+			}
 			return err
 		}
 	}
@@ -100,6 +110,9 @@ func (s *Session) extend(ctx context.Context, x *compiler.Extend, out Output) er
 	}
 	writeFitReport(out, m.FitStmt, m.Plan, m.Fit, extendHeadline(x.Model, old, m.Fit, untilText), true)
 	warnIf(out, warning)
+	if file == nil && unwritten != nil && m.Fit != old {
+		out.Stream("stdout", fmt.Sprintf("note: the extension is kept in the session but not written to %s: it continues draws the file does not hold (an extension before it was stopped or not written); run the fit and its extensions again to keep them there\n", unwritten.shown))
+	}
 	if file == nil || m.Fit == old {
 		// No file, or an ess target met without extending: nothing new.
 		if other != "" {

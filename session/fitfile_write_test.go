@@ -312,8 +312,27 @@ func TestFitFileKeepsNoStoppedExtension(t *testing.T) {
 	if text := out.text(); !strings.Contains(text, "note: the extension was stopped, so it is not written to m.fit, which keeps the fit before it") || strings.Contains(text, "wrote the extension") {
 		t.Errorf("the stopped extension:\n%s", text)
 	}
-	if text := mustRun(t, s, "extend m, iter = 10").text(); strings.Contains(text, "wrote the extension") {
-		t.Errorf("an extension of the stopped extension was written:\n%s", text)
+	// It says so: it was silent, and the file kept the fit alone.
+	const notWritten = "note: the extension is kept in the session but not written to m.fit: it continues draws the file does not hold"
+	if text := mustRun(t, s, "extend m, iter = 10").text(); strings.Contains(text, "wrote the extension") || !strings.Contains(text, notWritten) {
+		t.Errorf("an extension of the stopped extension:\n%s", text)
+	}
+	// The kernel's interrupt cancels the cell: the extension says, as a
+	// fit does, that it is not written (it said nothing), and the next
+	// one that it is not either.
+	s = New(Options{Dir: dir})
+	mustRun(t, s, setup)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelled := &cancellingRecorder{cancel: cancel}
+	if _, err := s.Execute(ctx, "extend m, iter = 100000000", cancelled); err == nil || !strings.Contains(errorText(err), "interrupted extend m") {
+		t.Fatalf("the extension was not interrupted: %v", err)
+	}
+	if text := cancelled.text(); !strings.Contains(text, "note: the extension was interrupted, so it is not written to m.fit, which keeps the fit before it") {
+		t.Errorf("the interrupted extension:\n%s", text)
+	}
+	if text := mustRun(t, s, "extend m, iter = 10").text(); strings.Contains(text, "wrote the extension") || !strings.Contains(text, notWritten) {
+		t.Errorf("an extension of the interrupted extension:\n%s", text)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "m.fit"))
 	if err != nil {

@@ -208,7 +208,7 @@ func (s *Session) contrastText(v compiler.Value) (string, error) {
 			tableNum("%.3f", positive[0]), plural(d.chains*d.draws, "draw"), truth)
 	} else {
 		fmt.Fprintf(&b, "posterior means of %s, the difference of paired draws (%s):", d.label, plural(d.chains*d.draws, "draw"))
-		s.writeMeans(&b, d.ps, sums, positive, "summary "+d.label+" shows every row")
+		s.writeMeans(&b, d.ps, sums, positive, contrastWhole(&v.Ref, v.Minus, d))
 	}
 	for _, n := range d.notes {
 		b.WriteString("\nnote: " + n)
