@@ -143,6 +143,25 @@ func subTruth(t *inference.Simulated, k int, cols []int, d *Dataset) *inference.
 	return out
 }
 
+// kleene joins the tests args as R joins logical values with NA: and
+// (decides isFalse, otherwise isTrue) or or (decides isTrue, otherwise
+// isFalse). A test that decides gives the result at once; otherwise an
+// unknown one makes it unknown.
+func kleene(args []rowTester, decides, otherwise truth) rowTester {
+	return func(i int) truth {
+		r := otherwise
+		for _, f := range args {
+			switch f(i) {
+			case decides:
+				return decides
+			case isUnknown:
+				r = isUnknown
+			}
+		}
+		return r
+	}
+}
+
 // leftOut says, after a semicolon, how many rows a condition left out
 // because a cell it tests is missing ("" when none).
 func (r derivedRows) leftOut() string {
@@ -187,31 +206,9 @@ func rowTest(src *Dataset, name string, t *compiler.RowTest) (rowTester, error) 
 				return isUnknown
 			}, nil
 		case "and":
-			return func(i int) truth {
-				r := isTrue
-				for _, f := range args {
-					switch f(i) {
-					case isFalse:
-						return isFalse
-					case isUnknown:
-						r = isUnknown
-					}
-				}
-				return r
-			}, nil
+			return kleene(args, isFalse, isTrue), nil
 		}
-		return func(i int) truth {
-			r := isFalse
-			for _, f := range args {
-				switch f(i) {
-				case isTrue:
-					return isTrue
-				case isUnknown:
-					r = isUnknown
-				}
-			}
-			return r
-		}, nil
+		return kleene(args, isTrue, isFalse), nil
 	}
 	j := src.column(t.Column)
 	if j < 0 {
