@@ -303,10 +303,19 @@ func (s *Session) export(ctx context.Context, x *compiler.Export, out Output) er
 		extra = [][2]string{{"quantity", what}}
 	}
 	statement := "export " + what
+	path := s.path(x.Path)
+	if stream := notAFile(path); stream != "" {
+		// /dev/stdout, a pipe: the draws go there, and no sidecar is
+		// written beside it (as root, /dev/stdout.provenance.csv was).
+		if err := s.writeFile(ctx, path, writeDraws); err != nil {
+			return writeError(statement, path, "cannot export", err)
+		}
+		out.Stream("stdout", fmt.Sprintf("wrote %d draws of %s to %s, %s, so without the sidecars that name its columns and say what made them\n", m.Fit.KeptDraws(), what, path, stream))
+		return nil
+	}
 	if err := s.overwritableAll(x.Path, ColumnsPath(x.Path), ProvenancePath(x.Path)); err != nil {
 		return fmt.Errorf("cannot export %s: %w", what, err)
 	}
-	path := s.path(x.Path)
 	if err := s.writeFile(ctx, path, writeDraws); err != nil {
 		return writeError(statement, path, "cannot export", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -252,11 +253,18 @@ func (s *Session) exportData(ctx context.Context, x *compiler.Export, out Output
 		return fmt.Errorf("unknown data set %s", x.Data)
 	}
 	statement := "export " + x.Data
+	path := s.path(x.Path)
+	if stream := notAFile(path); stream != "" {
+		if err := s.writeFile(ctx, path, func(w io.Writer) error { return WriteData(w, d) }); err != nil {
+			return writeError(statement, path, "cannot export", err)
+		}
+		out.Stream("stdout", fmt.Sprintf("wrote %s of %s to %s, %s, so without the sidecar that says where they came from\n", plural(d.N(), "row"), x.Data, path, stream))
+		return nil
+	}
 	provenance := ProvenancePath(x.Path)
 	if err := s.overwritableAll(x.Path, provenance); err != nil {
 		return fmt.Errorf("cannot export %s: %w", x.Data, err)
 	}
-	path := s.path(x.Path)
 	if err := s.writeFile(ctx, path, func(w io.Writer) error { return WriteData(w, d) }); err != nil {
 		return writeError(statement, path, "cannot export", err)
 	}
@@ -267,6 +275,20 @@ func (s *Session) exportData(ctx context.Context, x *compiler.Export, out Output
 	out.Stream("stdout", fmt.Sprintf("wrote %s of %s to %s, and where they came from to %s\n",
 		plural(d.N(), "row"), x.Data, path, provenance))
 	return nil
+}
+
+// notAFile says why path, which exists and is not a regular file (a
+// device such as /dev/stdout, a named pipe), has no sidecars beside it:
+// "which is not a file"; "" when path is a regular file or is not there.
+func notAFile(path string) string {
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().IsRegular() {
+		return ""
+	}
+	if info.IsDir() {
+		return "" // refused when written, as before
+	}
+	return "which is not a file"
 }
 
 // WriteData writes a data set as CSV: a header of its column names, then

@@ -301,3 +301,42 @@ func TestExportRemovesStaleTemporaries(t *testing.T) {
 		t.Errorf("%s, of a live process, was removed: %v", live, err)
 	}
 }
+
+// TestExportToAPipeWritesNoSidecars: export, export of data and impute to
+// a path that is not a file (a named pipe, /dev/stdout) write their CSV
+// there and no sidecar beside it (as root, export to /dev/stdout wrote
+// /dev/stdout.provenance.csv), and say so.
+func TestExportToAPipeWritesNoSidecars(t *testing.T) {
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
+	mustRun(t, s, "data d = simulate(FullCopula(p = 3), n = 60, levels = 3, seed = 1, missing = 0.1)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 10, warmup = 5, chains = 2, seed = 1")
+	pipe := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, tt := range []struct{ stmt, header, says string }{
+		{`export m to "pipe"`, "chain,draw,C.1.2", "wrote 20 draws of m to " + pipe + ", which is not a file, so without the sidecars"},
+		{`export d to "pipe"`, "Y1,Y2,Y3", "wrote 60 rows of d to " + pipe + ", which is not a file, so without the sidecar"},
+		{`impute m to "pipe"`, "row,column", ", which is not a file, so without the sidecar that says what made them"},
+	} {
+		read := make(chan string)
+		go func() {
+			b, _ := os.ReadFile(pipe)
+			read <- string(b)
+		}()
+		out := mustRun(t, s, tt.stmt)
+		if got := <-read; !strings.HasPrefix(got, tt.header) {
+			t.Errorf("%s: read %.40q from the pipe, want %s first", tt.stmt, got, tt.header)
+		}
+		if !strings.Contains(out.stdout.String(), tt.says) {
+			t.Errorf("%s says %q, want %q", tt.stmt, out.stdout.String(), tt.says)
+		}
+		for _, side := range []string{ColumnsPath(pipe), ProvenancePath(pipe)} {
+			if _, err := os.Lstat(side); err == nil {
+				t.Errorf("%s wrote %s beside the pipe", tt.stmt, side)
+			}
+		}
+	}
+}

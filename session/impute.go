@@ -51,6 +51,9 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		if p == "" {
 			continue
 		}
+		if notAFile(s.path(p)) != "" {
+			continue // no provenance beside it (s.imputeProvenance)
+		}
 		if err := s.overwritableAll(p, ProvenancePath(p)); err != nil {
 			return fmt.Errorf("cannot write the imputed cells of %s: %w", x.Model, err)
 		}
@@ -75,24 +78,39 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, exact, m, cells) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed cells", err)
 		}
-		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)
+		made, err := s.imputeProvenance(ctx, x.Model, m, path)
 		if err != nil {
 			return err
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote %s to %s, and what made them to %s\n", about, path, provenance))
+		out.Stream("stdout", fmt.Sprintf("wrote %s to %s, %s\n", about, path, made))
 	}
 	if x.DrawsPath != "" {
 		path := s.path(x.DrawsPath)
 		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed draws", err)
 		}
-		provenance, err := s.writeProvenance(ctx, x.Model, m, path, "impute "+x.Model)
+		made, err := s.imputeProvenance(ctx, x.Model, m, path)
 		if err != nil {
 			return err
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s, and what made them to %s\n", len(cells), s.dataText(m), thinned, path, provenance))
+		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s, %s\n", len(cells), s.dataText(m), thinned, path, made))
 	}
 	return nil
+}
+
+// imputeProvenance writes the provenance of model's imputations written
+// to path beside it, and says where: "and what made them to PATH"; beside
+// a path that is not a file (/dev/stdout, a pipe) it writes none and says
+// so.
+func (s *Session) imputeProvenance(ctx context.Context, model string, m *Model, path string) (string, error) {
+	if stream := notAFile(path); stream != "" {
+		return stream + ", so without the sidecar that says what made them", nil
+	}
+	provenance, err := s.writeProvenance(ctx, model, m, path, "impute "+model)
+	if err != nil {
+		return "", err
+	}
+	return "and what made them to " + provenance, nil
 }
 
 // imputeTarget is what x imputes as a statement writes it: m, or
