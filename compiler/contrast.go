@@ -59,9 +59,9 @@ func (c *checker) contrast(e *dsl.Expr, verb string) (a, b *target, isDiff, ok b
 			return nil, nil, true, false
 		}
 	}
-	if memberOrC(a.ref.Member) != memberOrC(b.ref.Member) {
+	if a.ref.Part() != b.ref.Part() {
 		c.errorf(b.ref.At, "a difference compares like with like, as in "+exampleDifference(a, b),
-			"%s selects %s and %s %s", c.refString(a), memberWhat[memberOrC(a.ref.Member)], c.refString(b), memberWhat[memberOrC(b.ref.Member)])
+			"%s selects %s and %s %s", c.refString(a), memberWhat[a.ref.Part()], c.refString(b), memberWhat[b.ref.Part()])
 		return nil, nil, true, false
 	}
 	if a.count >= 0 && b.count >= 0 && a.count != b.count {
@@ -70,14 +70,6 @@ func (c *checker) contrast(e *dsl.Expr, verb string) (a, b *target, isDiff, ok b
 		return nil, nil, true, false
 	}
 	return a, b, true, true
-}
-
-// memberOrC names the member a reference selects: a model alone is its C.
-func memberOrC(member string) string {
-	if member == "" {
-		return "C"
-	}
-	return member
 }
 
 // memberWhat says what the scalars of a member are, for messages.

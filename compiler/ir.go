@@ -229,6 +229,15 @@ type Ref struct {
 	Unresolved bool
 }
 
+// Part is the member r selects: Member, or C for a model alone (summary m
+// is summary m.C).
+func (r *Ref) Part() string {
+	if r.Member == "" {
+		return "C"
+	}
+	return r.Member
+}
+
 // Regression is the formula of m.regress(Y ~ X1 + X2 + ...), as model
 // columns (0-based): the regression of latent z_Y on z_X1, z_X2, ...
 type Regression struct {

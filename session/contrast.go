@@ -49,7 +49,7 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		return nil, fmt.Errorf("%s selects %d and %s %d: a difference pairs them one by one; select the same entries of both", la, len(pa), lb, len(pb))
 	}
 	x := &contrast{a: ma, b: mb, label: la + " − " + lb}
-	symmetric := memberOrC(a.Member) == "C" || a.Member == "partial"
+	symmetric := a.Part() == "C" || a.Member == "partial"
 	if a.Name != b.Name {
 		// Two fits whose models order their columns differently (data
 		// old = gss[degree, income, age], young = gss[income, degree,
@@ -303,7 +303,7 @@ func (s *Session) summaryContrast(x *compiler.Summary, out Output) error {
 // show: one column's, for differences of whole matrices, of the first
 // column of a that b's model has too.
 func contrastWhole(a, b *compiler.Ref, d *contrast) string {
-	member := memberOrC(a.Member)
+	member := a.Part()
 	if len(a.Index) == 0 && len(b.Index) == 0 && (member == "C" || member == "partial") {
 		for _, name := range d.a.Names() {
 			if slices.Contains(d.b.Names(), name) {
@@ -313,12 +313,4 @@ func contrastWhole(a, b *compiler.Ref, d *contrast) string {
 		}
 	}
 	return "copulang run prints every row"
-}
-
-// memberOrC names the member a reference selects: a model alone is its C.
-func memberOrC(member string) string {
-	if member == "" {
-		return "C"
-	}
-	return member
 }

@@ -105,10 +105,7 @@ func sortSummaries(names []string, sums []inference.Summary, column string) ([]s
 // notebook: one column's entries, or every draw in a file.
 func wholeSummary(ref *compiler.Ref, m *Model) string {
 	var ways []string
-	member := ref.Member
-	if member == "" {
-		member = "C" // summary m is summary m.C
-	}
+	member := ref.Part()
 	if len(ref.Index) == 0 && (member == "C" || member == "partial" || member == "Lambda") {
 		ways = append(ways, fmt.Sprintf("summary %s.%s[%s] shows one column's", ref.Name, member, m.Names()[0]))
 	}
