@@ -408,7 +408,9 @@ func writable(path string) error {
 // or in tests one that records the order of the operations.
 type fileSystem interface {
 	// CreateNew creates the file name for writing; it must not exist.
-	CreateNew(name string) (syncedFile, error)
+	// Its permissions are perm when perm is not 0 (those of the file it
+	// is to replace), else what os.Create gives.
+	CreateNew(name string, perm fs.FileMode) (syncedFile, error)
 	Rename(from, to string) error
 	Remove(name string) error
 	// SyncDir makes what was renamed into the directory dir durable.
@@ -426,12 +428,20 @@ type syncedFile interface {
 // osFiles is the fileSystem of the os package.
 type osFiles struct{}
 
-func (osFiles) CreateNew(name string) (syncedFile, error) {
+func (osFiles) CreateNew(name string, perm fs.FileMode) (syncedFile, error) {
 	// With the permissions os.Create gives (after the umask), not
-	// CreateTemp's 0600.
+	// CreateTemp's 0600, unless perm says otherwise.
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return nil, err
+	}
+	if perm != 0 {
+		// Chmod, unlike OpenFile's mode, is not cut by the umask.
+		if err := f.Chmod(perm); err != nil {
+			f.Close()
+			os.Remove(name)
+			return nil, err
+		}
 	}
 	return f, nil
 }
@@ -446,12 +456,18 @@ func (osFiles) SyncDir(dir string) error { return syncDir(dir) }
 // through files, to a temporary file beside it (path.tmp-PID-N), synced
 // to disk, and returns its name, for renameInPlace to rename over path: a
 // failure never leaves half a file at path. The temporary file is removed
-// if anything fails.
+// if anything fails. A file already at path keeps its permission bits: a
+// CSV a user made readable only to themselves stays so when it is written
+// again (its owner is the writer's, as a rename must make it).
 func writeTemporary(files fileSystem, path string, write func(io.Writer) error) (string, error) {
+	var perm fs.FileMode
+	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+		perm = info.Mode().Perm()
+	}
 	var tmp syncedFile
 	var err error
 	for try := 0; ; try++ {
-		tmp, err = files.CreateNew(fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), try))
+		tmp, err = files.CreateNew(fmt.Sprintf("%s.tmp-%d-%d", path, os.Getpid(), try), perm)
 		if err == nil {
 			break
 		}

@@ -340,3 +340,49 @@ func TestExportToAPipeWritesNoSidecars(t *testing.T) {
 		}
 	}
 }
+
+// TestRewrittenFilesKeepTheirPermissions: a file written again into place
+// (an export, a fit file) keeps the permission bits it had, as writing
+// it in place with os.Create would. Renaming a new file over it gave the
+// new file's (0644 after the usual umask): an export a user had made
+// private (0600) became readable to everyone.
+func TestRewrittenFilesKeepTheirPermissions(t *testing.T) {
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
+	mustRun(t, s, "data d = simulate(FullCopula(p = 2), n = 30, levels = 3, seed = 1)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }")
+	for _, tc := range []struct {
+		name, code string
+		perm       os.FileMode
+	}{
+		{"d.csv", `export d to "d.csv"`, 0o600},
+		{"group.csv", `export d to "group.csv"`, 0o640},
+		{"m.fit", `fit m with gibbs, iter = 10, warmup = 5, chains = 1, seed = 2, file = "m.fit"`, 0o600},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if strings.HasSuffix(tc.name, ".fit") {
+			// A fit file is only overwritten by a fit.
+			mustRun(t, s, `fit m with gibbs, iter = 10, warmup = 5, chains = 1, seed = 1, file = "m.fit"`)
+		} else if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, tc.perm); err != nil {
+			t.Fatal(err)
+		}
+		before, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, s, tc.code)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != tc.perm {
+			t.Errorf("%s: %s has mode %v after it was written again, want %v", tc.code, tc.name, got, tc.perm)
+		}
+		if after, _ := os.ReadFile(path); string(after) == string(before) {
+			t.Errorf("%s: %s was not written", tc.code, tc.name)
+		}
+	}
+}

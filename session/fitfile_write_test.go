@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -579,8 +580,8 @@ func short(name string) string {
 	return filepath.Base(name)
 }
 
-func (r *recordingFiles) CreateNew(name string) (syncedFile, error) {
-	f, err := r.osFiles.CreateNew(name)
+func (r *recordingFiles) CreateNew(name string, perm fs.FileMode) (syncedFile, error) {
+	f, err := r.osFiles.CreateNew(name, perm)
 	if err != nil {
 		return nil, err
 	}
