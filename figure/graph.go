@@ -65,6 +65,9 @@ var (
 	graphNegative = color.NRGBA{R: 0x21, G: 0x66, B: 0xAC, A: 0xFF}
 )
 
+// falseEdgeMark marks the middle of an edge drawn where the truth is 0.
+var falseEdgeMark = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(4), Shape: draw.CrossGlyph{}}
+
 // edgeWidth is the width in points of an edge of mean m in a graph of p
 // nodes: from 0.75 at 0 to 6.75 at |m| ≥ 1 up to 15 nodes, and thinner, by
 // √(15/p), past them, where the edges are many and close together.
@@ -76,9 +79,10 @@ func edgeWidth(m float64, p int) float64 {
 // circle clockwise from the top in the order given, and for each pair that
 // is an Edge (its central prob interval excludes 0) a line whose width
 // grows with |mean|, red when the mean is positive and blue when negative.
-// Pairs whose interval holds 0 are not drawn. When truths are known, an
-// edge that is a TrueEdge is outlined in black, and a true edge not drawn
-// is a thin black dashed line, so that misses and false edges show. what
+// Pairs whose interval holds 0 are not drawn. When truths are known, a
+// true edge not drawn is a thin black dashed line and an edge drawn where
+// the truth is 0 has a black cross at its middle, so that misses and false
+// edges show. what
 // names the scalars ("partial correlation"). The text description counts
 // the edges and names the strongest.
 func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) (*Figure, error) {
@@ -245,7 +249,6 @@ func drawGraph(c draw.Canvas, labels []string, edges, missed []GraphPair, truthK
 	if len(edges) > maxGraphOpaque {
 		alpha = 0.75
 	}
-	outline := lineStyle(color.Black, 0)
 	for _, m := range missed {
 		a, _ := at(m.I)
 		b, _ := at(m.J)
@@ -254,16 +257,22 @@ func drawGraph(c draw.Canvas, labels []string, edges, missed []GraphPair, truthK
 	for _, e := range edges {
 		a, _ := at(e.I)
 		b, _ := at(e.J)
-		w := edgeWidth(e.Mean, p)
-		if truthKnown && e.TrueEdge() {
-			outline.Width = vg.Points(w + 1.6)
-			c.StrokeLine2(outline, a.X, a.Y, b.X, b.Y)
-		}
 		col := graphNegative
 		if e.Mean > 0 {
 			col = graphPositive
 		}
-		c.StrokeLine2(lineStyle(withAlpha(col, alpha), w), a.X, a.Y, b.X, b.Y)
+		c.StrokeLine2(lineStyle(withAlpha(col, alpha), edgeWidth(e.Mean, p)), a.X, a.Y, b.X, b.Y)
+	}
+	if truthKnown {
+		// A cross at the middle of each edge drawn where the truth is 0,
+		// over every edge, so that no other hides it.
+		for _, e := range edges {
+			if !e.TrueEdge() && drawable(e.Truth) {
+				a, _ := at(e.I)
+				b, _ := at(e.J)
+				c.DrawGlyph(falseEdgeMark, vg.Point{X: (a.X + b.X) / 2, Y: (a.Y + b.Y) / 2})
+			}
+		}
 	}
 	fill := draw.GlyphStyle{Color: color.White, Radius: nodeRadius, Shape: draw.CircleGlyph{}}
 	ring := draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: nodeRadius, Shape: draw.RingGlyph{}}
@@ -339,13 +348,11 @@ func drawGraphLegend(c draw.Canvas, p int, what string, prob float64, truthKnown
 	}
 	if truthKnown {
 		heading("truth")
-		item("true edge, drawn", func(a, b vg.Point) {
-			w := edgeWidth(0.3, p)
-			c.StrokeLine2(lineStyle(color.Black, w+1.6), a.X, a.Y, b.X, b.Y)
-			c.StrokeLine2(lineStyle(graphPositive, w), a.X, a.Y, b.X, b.Y)
-		})
 		item("true edge, missed", line(dashed(color.Black, 0.7)))
-		item("drawn, truth 0", line(lineStyle(graphPositive, edgeWidth(0.3, p))))
+		item("drawn, truth 0", func(a, b vg.Point) {
+			c.StrokeLine2(lineStyle(graphPositive, edgeWidth(0.3, p)), a.X, a.Y, b.X, b.Y)
+			c.DrawGlyph(falseEdgeMark, vg.Point{X: (a.X + b.X) / 2, Y: a.Y})
+		})
 	}
 	y -= step / 2
 	note := textStyle(8, color.Gray{Y: 60})
