@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// GraphPair is one pair of nodes I < J of a graph: the posterior mean of
+// GraphPair is one pair of nodes I and J of a graph: the posterior mean of
 // the scalar that links them (a partial correlation, an entry of C, a
 // difference of these), the ends Lo and Hi of its central interval, and its
 // true value (NaN when unknown).
@@ -91,7 +91,11 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 		return nil, fmt.Errorf("graph: no nodes")
 	}
 	seen := make(map[[2]int]bool, len(pairs))
-	for _, pr := range pairs {
+	pairs = slices.Clone(pairs)
+	for k, pr := range pairs {
+		if pr.I > pr.J {
+			pairs[k].I, pairs[k].J = pr.J, pr.I // named in the nodes' order
+		}
 		if pr.I < 0 || pr.J < 0 || pr.I >= p || pr.J >= p || pr.I == pr.J {
 			return nil, fmt.Errorf("graph: pair (%d, %d) is not two of the %d nodes", pr.I+1, pr.J+1, p)
 		}
@@ -137,8 +141,8 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 	})
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Graph of %s: %s, %d of %s are edges (their central %s interval excludes 0), %d positive and %d negative",
-		subject(title), count(p, "node"), len(edges), count(len(pairs), "pair"), percent(prob), positive, len(edges)-positive)
+	fmt.Fprintf(&desc, "Graph of %s: %s, %d of %s %s (their central %s interval excludes 0), %d positive and %d negative",
+		subject(title), count(p, "node"), len(edges), count(len(pairs), "pair"), EdgesVerb(len(edges)), percent(prob), positive, len(edges)-positive)
 	if n := len(edges); n > 0 {
 		s := edges[n-1]
 		fmt.Fprintf(&desc, "; strongest %s–%s %s", nodes[s.I], nodes[s.J], fixed(s.Mean, 2))
@@ -164,6 +168,15 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 		drawGraph(area, labels, edges, missed, trueKnown > 0)
 		drawGraphLegend(draw.Crop(dc, dc.Size().X-legendW, 0, 0, -titleH), p, what, prob, trueKnown > 0)
 	})
+}
+
+// EdgesVerb is what n pairs are, after "n of m pairs": "is an edge" for
+// one, "are edges" otherwise.
+func EdgesVerb(n int) string {
+	if n == 1 {
+		return "is an edge"
+	}
+	return "are edges"
 }
 
 // cmpFloat orders a and b.
