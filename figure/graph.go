@@ -57,6 +57,12 @@ const (
 	maxGraphOpaque = 100
 )
 
+// MaxGraphMissed is the most nodes of a graph whose missed true edges are
+// drawn: past it the pairs are hundreds, a factor model's true partial
+// correlations are all not 0, and the dashes of the missed ones grey the
+// whole circle over. The text counts them still.
+const MaxGraphMissed = 25
+
 // graphPositive and graphNegative are the colours of positive and negative
 // edges: the ends of the heatmap's RdBu scale (divergingColor), which
 // colour-blind readers tell apart.
@@ -80,7 +86,7 @@ func edgeWidth(m float64, p int) float64 {
 // is an Edge (its central prob interval excludes 0) a line whose width
 // grows with |mean|, red when the mean is positive and blue when negative.
 // Pairs whose interval holds 0 are not drawn. When truths are known, a
-// true edge not drawn is a thin black dashed line and an edge drawn where
+// true edge not drawn is a thin black dashed line (up to 25 nodes) and an edge drawn where
 // the truth is 0 has a black cross at its middle, so that misses and false
 // edges show. what
 // names the scalars ("partial correlation"). The text description counts
@@ -129,7 +135,7 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 			} else if drawable(pr.Truth) {
 				falseEdges++
 			}
-		case pr.TrueEdge():
+		case pr.TrueEdge() && p <= MaxGraphMissed:
 			missed = append(missed, pr)
 		}
 	}
@@ -361,7 +367,15 @@ func drawGraphLegend(c draw.Canvas, p int, what string, prob float64, truthKnown
 	}
 	if truthKnown {
 		heading("truth")
-		item("true edge, missed", line(dashed(color.Black, 0.7)))
+		if p <= MaxGraphMissed {
+			item("true edge, missed", line(dashed(color.Black, 0.7)))
+		} else {
+			for _, l := range wrapText(st, fmt.Sprintf("true edges missed: not drawn past %d nodes (the text counts them)", MaxGraphMissed), c.Max.X-x0-pixels(4)) {
+				c.FillText(st, vg.Point{X: x0, Y: y}, l)
+				y -= step * 4 / 5
+			}
+			y -= step / 5
+		}
 		item("drawn, truth 0", func(a, b vg.Point) {
 			c.StrokeLine2(lineStyle(graphPositive, edgeWidth(0.3, p)), a.X, a.Y, b.X, b.Y)
 			c.DrawGlyph(falseEdgeMark, vg.Point{X: (a.X + b.X) / 2, Y: a.Y})

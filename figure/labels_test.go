@@ -586,3 +586,41 @@ func TestGraphLabelsInside(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphMissedEdgesDashedUpTo25: a true edge the graph misses is a
+// dashed line up to 25 nodes; past them (hundreds of pairs, a factor
+// model's truth not 0 in every one) the dashes greyed the whole circle,
+// and they are left to the text, which counts them either way.
+func TestGraphMissedEdgesDashedUpTo25(t *testing.T) {
+	for _, p := range []int{MaxGraphMissed, MaxGraphMissed + 1} {
+		nodes := make([]string, p)
+		var pairs []GraphPair
+		for i := range nodes {
+			nodes[i] = fmt.Sprint("Y", i+1)
+			// Every pair's truth is 0.1; only (i, i+1) is drawn.
+			for j := i + 1; j < p; j++ {
+				lo := -0.1
+				if j == i+1 {
+					lo = 0.05
+				}
+				pairs = append(pairs, GraphPair{I: i, J: j, Mean: 0.1, Lo: lo, Hi: 0.2, Truth: 0.1})
+			}
+		}
+		f, err := Graph("g", "partial correlation", nodes, pairs, 0.9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		missed := len(pairs) - (p - 1)
+		if want := fmt.Sprintf("%d drawn, %d missed", p-1, missed); !strings.Contains(f.Text, want) {
+			t.Errorf("%d nodes: text %q does not say %q", p, f.Text, want)
+		}
+		// The legend's sample is one dashed line; the missed edges more.
+		dashes := bytes.Count(f.SVG, []byte("stroke-dasharray"))
+		if p <= MaxGraphMissed && dashes < missed {
+			t.Errorf("%d nodes: %d dashed lines for %d missed true edges", p, dashes, missed)
+		}
+		if p > MaxGraphMissed && dashes > 0 {
+			t.Errorf("%d nodes: %d dashed lines, want none", p, dashes)
+		}
+	}
+}

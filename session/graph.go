@@ -109,8 +109,12 @@ func graphText(label, part string, names []string, ps []param, pairs []figure.Gr
 		b.WriteString(".\n")
 	}
 	if truth, found, _, falseEdges, largestMissed := graphTruth(pairs); truth >= 0 {
-		fmt.Fprintf(&b, "The data were simulated: %d of the %s have a true value not 0 (true edges); %d of them are drawn and %d missed (dashed)",
-			truth, plural(len(pairs), "pair"), found, truth-found)
+		how := "dashed"
+		if len(names) > figure.MaxGraphMissed {
+			how = fmt.Sprintf("not drawn past %d columns", figure.MaxGraphMissed)
+		}
+		fmt.Fprintf(&b, "The data were simulated: %d of the %s have a true value not 0 (true edges); %d of them are drawn and %d missed (%s)",
+			truth, plural(len(pairs), "pair"), found, truth-found, how)
 		if truth-found > 0 {
 			fmt.Fprintf(&b, ", the largest missed |true value| %s", fixed3(largestMissed))
 		}
