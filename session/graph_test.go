@@ -91,3 +91,29 @@ func TestGraphAgreesWithSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphOfADifferenceNeedsTheSameColumns: a difference of two fits of
+// as many columns but other ones pairs each entry with another's (by
+// position); its graph would draw them between the first model's
+// columns. compiler.Check refuses it when it knows both models' columns;
+// the session refuses it too, naming a pair.
+func TestGraphOfADifferenceNeedsTheSameColumns(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 4), n = 100, levels = 3, seed = 2)\n"+
+		"data a = d[Y1, Y2, Y3]\n"+
+		"data b = d[Y1, Y2, Y4]\n"+
+		"model ma { Y = a; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model mb { Y = b; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit ma with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\n"+
+		"fit mb with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1")
+	x := &compiler.PlotStmt{Kind: "graph", Target: compiler.Ref{Name: "ma", Member: "partial"},
+		Minus: &compiler.Ref{Name: "mb", Member: "partial"}, Prob: compiler.DefaultProb}
+	err := s.plotGraph(x, "graph", &figureFiles{})
+	want := "plot graph of ma.partial − mb.partial: ma.partial[Y1, Y3] − mb.partial[Y1, Y4] pairs entries of other columns"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want one containing %q", err, want)
+	}
+	if _, err := s.Execute(context.Background(), "plot graph ma.partial - mb.partial", &figureFiles{}); err == nil || !strings.Contains(err.Error(), "plot graph of a difference draws one node per column of both models") {
+		t.Errorf("the checker's error %v", err)
+	}
+}
