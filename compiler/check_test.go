@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 73 {
-		t.Errorf("got %d statements, want 73", len(prog.Stmts))
+	if len(prog.Stmts) != 74 {
+		t.Errorf("got %d statements, want 74", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -193,6 +193,10 @@ func TestCheckGood(t *testing.T) {
 		{"plot trace regress beta", "plot trace hoff.regress(AGE ~ INC + DEG)[DEG]", &PlotStmt{Kind: "trace", Target: Ref{Name: "hoff", Member: "regress",
 			Regress: &Regression{Response: 2, Predictors: []int{0, 1}}, Index: []int{1}, Items: []IndexItem{{Column: "DEG"}}}}},
 		{"plot heatmap partial", "plot heatmap hoff.partial", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "hoff", Member: "partial"}}},
+		{"plot graph partial", "plot graph hoff.partial", &PlotStmt{Kind: "graph", Target: Ref{Name: "hoff", Member: "partial"}, Prob: DefaultProb}},
+		{"plot graph C prob", "plot graph fm.C, prob = 0.95", &PlotStmt{Kind: "graph", Target: Ref{Name: "fm", Member: "C"}, Prob: 0.95}},
+		{"plot graph difference", "plot graph hoff.partial - hoff.partial", &PlotStmt{Kind: "graph", Target: Ref{Name: "hoff", Member: "partial"},
+			Minus: &Ref{Name: "hoff", Member: "partial"}, Prob: DefaultProb}},
 		{"check", "check hoff", &CheckStmt{Model: "hoff", Draws: 200, Reps: 200}},
 		{"check pair settings", "check fm[Y2, 5], draws = 50, reps = 99, stat = kendall, seed = 3",
 			&CheckStmt{Model: "fm", Pair: []int{1, 4}, Items: []IndexItem{{Column: "Y2"}, {Position: 5}}, Draws: 50, Reps: 99,

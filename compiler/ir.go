@@ -149,6 +149,10 @@ type PlotStmt struct {
 	Vs string
 	// Minus is B of plot KIND A - B (Target is A), nil otherwise.
 	Minus *Ref
+	// Prob is the probability of the central interval whose exclusion
+	// of 0 makes a pair an edge of plot graph (DefaultProb unless given; 0 for
+	// the other kinds).
+	Prob float64
 }
 
 // Models returns the names of the models a plot shows: the target's and,

@@ -189,6 +189,14 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 			return nil
 		}
 	}
+	if kind == "graph" {
+		return c.plotGraph(s, x)
+	}
+	if len(s.Settings) > 0 {
+		a := s.Settings[0]
+		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge", "plot %s takes no settings", kind)
+		return nil
+	}
 	if _, _, isDiff := difference(s.Target); isDiff && (kind == "rmse" || kind == "heatmap" || kind == "latent") {
 		c.errorf(s.Target.Pos, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences, entry by entry; plot trace, hist, acf, rank and pairs draw them",
 			"plot %s does not draw a difference", kind)
@@ -258,6 +266,60 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	}
 	x.Target = t.ref
 	return x
+}
+
+// plotGraph checks plot graph M.partial and plot graph M.C (whole, of a
+// fitted model), or a difference of two of these over the same columns,
+// and its setting prob.
+func (c *checker) plotGraph(s *dsl.PlotStmt, x *PlotStmt) Stmt {
+	x.Prob = DefaultProb
+	set, ok := c.settings(s.Settings, "plot graph", settingsOf("plot graph"))
+	if a := set["prob"]; a != nil {
+		ok = c.probability(a.Value, &x.Prob) && ok
+	}
+	whole := func(t *target) bool {
+		if t.data != nil {
+			c.errorf(t.ref.At, "plot heatmap "+t.ref.Name+" shows a simulation's true C", "plot graph draws a fitted model's partial correlations or C; %s is a data set", t.ref.Name)
+			return false
+		}
+		if m := t.ref.Part(); m != "C" && m != "partial" || len(t.ref.Items) > 0 || t.ref.Regress != nil {
+			c.errorf(t.ref.At, "write plot graph "+t.ref.Name+".partial or plot graph "+t.ref.Name+".C",
+				"plot graph draws a whole matrix of partial correlations or correlations, one node per column; %s is not one", c.refString(t))
+			return false
+		}
+		return true
+	}
+	if a, b, isDiff, diffOK := c.contrast(s.Target, "plot graph"); isDiff {
+		if !diffOK || !whole(a) || !whole(b) {
+			return nil
+		}
+		if a.model != nil && b.model != nil && a.model.Columns != nil && b.model.Columns != nil && !sameColumns(a.model.Columns, b.model.Columns) {
+			c.errorf(b.ref.At, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences entry by entry",
+				"plot graph of a difference draws one node per column of both models, in any order; %s has %s and %s has %s",
+				a.ref.Name, strings.Join(a.model.Columns, ", "), b.ref.Name, strings.Join(b.model.Columns, ", "))
+			return nil
+		}
+		x.Target, x.Minus = a.ref, &b.ref
+	} else if t, good := c.reference(s.Target, "plot graph", true); !good || !whole(t) {
+		return nil
+	} else {
+		x.Target = t.ref
+	}
+	if !ok {
+		return nil
+	}
+	return x
+}
+
+// sameColumns reports whether a and b hold the same columns, in any order.
+func sameColumns(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	sa, sb := slices.Clone(a), slices.Clone(b)
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return slices.Equal(sa, sb)
 }
 
 // plotRMSE checks plot rmse MODEL [vs DATA] and plot rmse [M1, M2] [vs DATA].

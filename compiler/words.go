@@ -43,7 +43,7 @@ func Methods() []string {
 
 // PlotKinds returns the kinds of plot.
 func PlotKinds() []string {
-	return []string{"trace", "hist", "acf", "rank", "heatmap", "rmse", "pairs", "intervals", "latent"}
+	return []string{"trace", "hist", "acf", "rank", "heatmap", "graph", "rmse", "pairs", "intervals", "latent"}
 }
 
 // dataSources are the calls a data statement may bind.
@@ -107,6 +107,8 @@ func settingsOf(stmt string) []string {
 		return []string{"draws", "reps", "stat", "seed"}
 	case "compare":
 		return []string{"holdout", "folds", "seed"}
+	case "plot graph":
+		return []string{"prob"}
 	}
 	panic("compiler: no settings for " + stmt)
 }
@@ -114,7 +116,8 @@ func settingsOf(stmt string) []string {
 // Arguments returns, for every call and statement that takes named
 // arguments or settings, their names in order: load, simulate and its
 // specs, the priors, the methods that take a travel time, and the settings
-// of fit (and explain fit), extend, summary, impute, check and compare. The language reference
+// of fit (and explain fit), extend, summary, impute, check, compare and plot
+// graph (named with its kind, as the one plot that takes one). The language reference
 // lists exactly these (a test compares them).
 func Arguments() map[string][]string {
 	out := map[string][]string{}
@@ -124,7 +127,7 @@ func Arguments() map[string][]string {
 			out[call] = append(out[call], p.name)
 		}
 	}
-	for _, stmt := range []string{"fit", "extend", "summary", "impute", "check", "compare"} {
+	for _, stmt := range []string{"fit", "extend", "summary", "impute", "check", "compare", "plot graph"} {
 		out[stmt] = settingsOf(stmt)
 	}
 	return out
@@ -166,7 +169,8 @@ func OtherWords() []string {
 // Doc returns the documentation of a keyword, distribution, method, plot
 // kind or other word of the language, for the kernel's inspection.
 func Doc(word string) (string, bool) {
-	d, ok := docs[word]
+	// plot graph, which owns a setting, is documented as its kind.
+	d, ok := docs[strings.TrimPrefix(word, "plot ")]
 	if !ok {
 		return "", false
 	}
@@ -246,13 +250,15 @@ sorted). A difference, as in summary older.C[INC, DEG] - young.C[INC, DEG]
 or m.C[INC, DEG] - m.C[INC, AGE], summarises the paired draws' differences,
 with P(>0), the share of them above 0.`,
 	"plot": `
-plot KIND EXPR [vs DATA]
+plot KIND EXPR [vs DATA] [, prob = 0.9]
 
 KIND is trace, hist, acf, rank (one parameter, as in m.C[1, 2]), pairs
 (several), intervals (medians and 50% and 90% intervals of any number, as in
-m.C or m.communality), heatmap (m.C, or a simulation's true C), rmse (m vs
-sim: RMSE of C to the truth per iteration; [m1, m2] compares fits) or latent
-(m.Z[COL]). All but the last three also draw a difference, as in
+m.C or m.communality), heatmap (m.C, or a simulation's true C), graph
+(m.partial or m.C as a network: an edge where the central interval excludes
+0; plot graph m.partial, prob = 0.95), rmse (m vs sim: RMSE of C to the
+truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]). All but
+heatmap, rmse and latent also draw a difference, as in
 plot hist m1.C[1, 2] - m2.C[1, 2].`,
 	"impute": `
 impute NAME [to "PATH"] [, draws = "PATH", prob = 0.9]
@@ -400,6 +406,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"acf":       "plot acf m.C[1, 2]\n\nAutocorrelation of the draws of one parameter, by lag.",
 	"rank":      "plot rank m.C[1, 2]\n\nRank plot of one parameter: the draws of all chains ranked together, and a histogram of each chain's ranks. Chains that agree give flat histograms within the shaded band; a chain stuck in one region is high at one end and low at the other.",
 	"heatmap":   "plot heatmap m.C\n\nThe posterior mean of C as a heat map; plot heatmap sim shows a simulation's true C.",
+	"graph":     "plot graph m.partial [, prob = 0.9]\n\nThe conditional-dependence graph of a fit: one node per column on a circle, in the model's column order, and an edge for each pair whose central prob interval (0.9, as summary's, unless given) excludes 0, its width growing with |posterior mean|, red when positive and blue when negative; pairs whose interval holds 0 are not drawn. When the data were simulated, a true edge (true value not 0) that is missed is a black dashed line (up to 25 columns) and an edge where the truth is 0 is crossed. The text counts the edges and lists the eight strongest with their means and intervals. An edge is not a posterior edge probability: copulang has no prior over graphs (BDgraph's graphs have one). It takes m.partial, m.C (marginal dependence) or a difference of two of them over the same columns, as in older.partial - younger.partial; past 50 columns the nodes are numbered.",
 	"rmse":      "plot rmse m vs sim\n\nRMSE of each draw of C to the simulation's true C, iteration by iteration (warm-up included), in the first chain; plot rmse [m1, m2] vs sim compares fits.",
 	"pairs":     "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",
 	"intervals": "plot intervals m.C\n\nThe posterior of several parameters side by side: each one's median, and its central 50% and 90% intervals, against a dashed line at 0, with the true value when the data were simulated. It takes what summary takes: m.C, m.C[COL], m.partial, m.communality, m.regress(Y ~ X), m.Lambda, or a difference such as older.C - younger.C.",

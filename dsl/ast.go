@@ -192,13 +192,15 @@ type SummaryStmt struct {
 	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }
 
-// PlotStmt is plot KIND EXPR [vs NAME], as in plot rmse m vs sim.
+// PlotStmt is plot KIND EXPR [vs NAME] [, NAME = EXPR ...], as in plot
+// rmse m vs sim or plot graph m.partial, prob = 0.95.
 type PlotStmt struct {
 	Pos, EndPos Position
 
-	Kind   *Ident `parser:"'plot' @@"`
-	Target *Expr  `parser:"@@"`
-	Vs     *Ident `parser:"( 'vs' @@ )?"`
+	Kind     *Ident      `parser:"'plot' @@"`
+	Target   *Expr       `parser:"@@"`
+	Vs       *Ident      `parser:"( 'vs' @@ )?"`
+	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }
 
 // ImputeStmt is impute NAME[COL, ...] [to "PATH"] [, NAME = EXPR ...],

@@ -89,6 +89,8 @@ func TestParseStatements(t *testing.T) {
 		{"show list", "show [hmc,px]", "show [hmc, px]", &ShowStmt{}},
 		{"plot rmse list", "plot rmse [hmc, px] vs sim", "plot rmse [hmc, px] vs sim", &PlotStmt{}},
 		{"plot latent", "plot latent m.Z[Y1]", "plot latent m.Z[Y1]", &PlotStmt{}},
+		{"plot settings", "plot graph m.partial,prob=0.95", "plot graph m.partial, prob = 0.95", &PlotStmt{}},
+		{"plot difference settings", "plot graph a.partial - b.partial,\n  prob = 0.8", "plot graph a.partial - b.partial, prob = 0.8", &PlotStmt{}},
 		{"summary member call", "summary m.regress(INC~DEG+AGE)", "summary m.regress(INC ~ DEG + AGE)", &SummaryStmt{}},
 		{"summary member call empty", "summary m.partial()", "summary m.partial()", &SummaryStmt{}},
 		{"plot member call", "plot hist m.regress(INC ~ DEG).R2", "plot hist m.regress(INC ~ DEG).R2", &PlotStmt{}},
@@ -228,8 +230,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 73 {
-		t.Errorf("got %d statements, want 73", len(f.Stmts))
+	if len(f.Stmts) != 74 {
+		t.Errorf("got %d statements, want 74", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)

@@ -59,6 +59,7 @@ func StmtString(s Stmt) string {
 		if s.Vs != nil {
 			b.WriteString(" vs " + s.Vs.Name)
 		}
+		writeSettings(&b, s.Settings)
 	case *ImputeStmt:
 		b.WriteString("impute " + s.Model.Name)
 		if s.Columns != nil {

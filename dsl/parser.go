@@ -664,9 +664,13 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 	case is(tok, ":") && nested && opener.Value == "(":
 		// m.regress(income ~ degree + age + degree:age)
 		return "a formula joins columns with +, as in m.regress(income ~ degree + age); it has no interactions"
-	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "plot" && !nested:
-		// plot trace m.C[1, 2], m.C[1, 3]
-		return "a plot statement draws one figure: write one plot statement for each"
+	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "plot" && !nested,
+		!is(tok, "=") && prev != nil && prev.Type == tokIdent && before != nil && is(*before, ",") &&
+			keywordOf(s.tokens, tok.Pos.Offset) == "plot" && !nested:
+		// plot trace m.C[1, 2], m.C[1, 3]; a plot's comma is followed by
+		// a setting (plot graph m.partial, prob = 0.95), so the parser
+		// stops at the second target's dot.
+		return "a plot statement draws one figure: write one plot statement for each (after a comma come settings, as in plot graph m.partial, prob = 0.95)"
 	case is(tok, "=") && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent && before.Value == "with":
 		// fit m with method = "hmc"
 		return "name the sampler itself after with: fit m with hmc"

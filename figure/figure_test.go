@@ -302,6 +302,55 @@ func figureCases(fx *plotFixture) []figureCase {
 			draws[5] = [][]float64{{nan, inf}} // sin(i) + 0.01 > 0 for 97 of the others, sin(i) + 0.19 < 0 for 83
 			return PosteriorIntervals("d", "difference", labels, draws, nil)
 		}, text: "190 items, median and central 50% and 90% intervals; 97 with the 90% interval above 0, 83 below; 1 item with no finite draw left out"},
+		{name: "graph", title: "graph of m.partial", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
+			// a–b positive, a–c negative, b–c straddles 0: two edges of three.
+			return Graph("graph of m.partial", "partial correlation", []string{"a", "b", "c"}, []GraphPair{
+				{I: 0, J: 1, Mean: 0.4, Lo: 0.2, Hi: 0.6, Truth: nan},
+				{I: 0, J: 2, Mean: -0.3, Lo: -0.5, Hi: -0.1, Truth: nan},
+				{I: 1, J: 2, Mean: 0.05, Lo: -0.1, Hi: 0.2, Truth: nan},
+			}, 0.9)
+		}, text: `Graph of "graph of m.partial": 3 nodes, 2 of 3 pairs are edges (their central 90% interval excludes 0), 1 positive and 1 negative; strongest a–b 0.40`},
+		{name: "graph with truth", title: "g", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
+			// a–b found, a–c drawn where the truth is 0, b–c missed, c–d
+			// rightly left out.
+			return Graph("g", "entry of C", []string{"a", "b", "c", "d"}, []GraphPair{
+				{I: 0, J: 1, Mean: 0.4, Lo: 0.2, Hi: 0.6, Truth: 0.5},
+				{I: 0, J: 2, Mean: -0.3, Lo: -0.5, Hi: -0.1, Truth: 1e-12},
+				{I: 1, J: 2, Mean: 0.05, Lo: -0.1, Hi: 0.2, Truth: 0.1},
+				{I: 2, J: 3, Mean: 0.05, Lo: -0.1, Hi: 0.2, Truth: 0},
+			}, 0.95)
+		}, text: "2 of 4 pairs are edges (their central 95% interval excludes 0), 1 positive and 1 negative; strongest a–b 0.40; 2 true edges (truth not 0): 1 drawn, 1 missed; 1 drawn where the truth is 0"},
+		{name: "graph one node", title: "one", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
+			return Graph("one", "partial correlation", []string{"x"}, nil, 0.9)
+		}, text: "1 node, 0 of 0 pairs are edges"},
+		{name: "graph non-finite", title: "g", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
+			return Graph("g", "difference", []string{"a", "b", "c"}, []GraphPair{
+				{I: 0, J: 1, Mean: nan, Lo: 0.2, Hi: 0.6, Truth: nan},
+				{I: 0, J: 2, Mean: -0.3, Lo: -inf, Hi: -0.1, Truth: nan},
+				{I: 1, J: 2, Mean: 2, Lo: 1.5, Hi: 2.5, Truth: inf},
+			}, 0.5)
+		}, text: "1 of 3 pairs is an edge (their central 50% interval excludes 0), 1 positive and 0 negative; strongest b–c 2.00; 2 pairs with non-finite values not drawn"},
+		{name: "graph one edge", title: "g", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
+			return Graph("g", "partial correlation", []string{"a", "b"}, []GraphPair{{I: 1, J: 0, Mean: -0.5, Lo: -0.6, Hi: -0.4, Truth: nan}}, 0.9)
+		}, text: "2 nodes, 1 of 1 pair is an edge (their central 90% interval excludes 0), 0 positive and 1 negative; strongest a–b -0.50"},
+		{name: "graph numbered past 50", title: "big", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
+			p := 120
+			nodes := make([]string, p)
+			var pairs []GraphPair
+			for i := range p {
+				nodes[i] = fmt.Sprintf("item%d", i+1)
+				m := 0.3 * math.Sin(float64(i))
+				pairs = append(pairs, GraphPair{I: i, J: (i + 1) % p, Mean: m, Lo: m - 0.1, Hi: m + 0.1, Truth: nan})
+			}
+			return Graph("big", "partial correlation", nodes, pairs, 0.9)
+		}, text: "120 nodes"},
+		{name: "graph no nodes", make: func() (*Figure, error) { return Graph("g", "", nil, nil, 0.9) }, wantErr: "no nodes"},
+		{name: "graph pair out of range", make: func() (*Figure, error) {
+			return Graph("g", "", []string{"a", "b"}, []GraphPair{{I: 0, J: 2}}, 0.9)
+		}, wantErr: "pair (1, 3) is not two of the 2 nodes"},
+		{name: "graph pair twice", make: func() (*Figure, error) {
+			return Graph("g", "", []string{"a", "b"}, []GraphPair{{I: 0, J: 1}, {I: 1, J: 0}}, 0.9)
+		}, wantErr: "pair (1, 2) given twice"},
 		{name: "posterior intervals empty", make: func() (*Figure, error) { return PosteriorIntervals("i", "", nil, nil, nil) }, wantErr: "no items"},
 		{name: "posterior intervals mismatched", make: func() (*Figure, error) {
 			return PosteriorIntervals("i", "", []string{"a", "b"}, [][][]float64{{{1}}}, nil)

@@ -85,6 +85,25 @@ func FuzzPlots(f *testing.F) {
 				}
 				return PosteriorIntervals(title, title, items, draws, vs[:chainsN])
 			}},
+			{"graph", func() (*Figure, error) {
+				// A pair of nodes from each four numbers: two pick the
+				// nodes, the others are the mean and one end.
+				nodes := make([]string, max(len(labels), 1))
+				for i := range nodes {
+					nodes[i] = title
+				}
+				var pairs []GraphPair
+				seen := map[[2]int]bool{}
+				for q := 0; q+3 < len(vs) && len(nodes) > 1; q += 4 {
+					i, j := int(math.Float64bits(vs[q])%uint64(len(nodes))), int(math.Float64bits(vs[q+1])%uint64(len(nodes)))
+					if i == j || seen[[2]int{min(i, j), max(i, j)}] {
+						continue
+					}
+					seen[[2]int{min(i, j), max(i, j)}] = true
+					pairs = append(pairs, GraphPair{I: i, J: j, Mean: vs[q+2], Lo: vs[q+3], Hi: vs[q+2], Truth: vs[q]})
+				}
+				return Graph(title, title, nodes, pairs, 0.9)
+			}},
 			{"latent", func() (*Figure, error) {
 				if half == 0 {
 					return Latent(title, vs, vs)

@@ -522,3 +522,105 @@ func allFit(st text.Style, labels []string, width vg.Length) bool {
 	}
 	return true
 }
+
+// TestGraphLabelsInside draws graphs of 8, 20, 50 and 51 columns with long
+// names: the labels around the circle must be shortened to stay inside the
+// figure (a column of pixels at either side or a row at the bottom that is
+// not white is a label cut by the edge), the SVG must not hold a long name
+// whole, and past 50 columns the nodes are numbered instead.
+func TestGraphLabelsInside(t *testing.T) {
+	for _, p := range []int{8, 20, 50, 51} {
+		t.Run(strconv.Itoa(p), func(t *testing.T) {
+			nodes := make([]string, p)
+			var pairs []GraphPair
+			for i := range nodes {
+				nodes[i] = fmt.Sprintf("respondent_trust_item_%02d_agreement_scale_of_the_2018_wave", i)
+				pairs = append(pairs, GraphPair{I: i, J: (i + p/2) % p, Mean: 0.5, Lo: 0.4, Hi: 0.6, Truth: math.NaN()})
+				if p%2 == 0 && i >= p/2 {
+					pairs = pairs[:len(pairs)-1] // (i, i + p/2) once
+				}
+			}
+			f, err := Graph("graph", "partial correlation", nodes, pairs, 0.9)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(f.SVG, []byte(nodes[0])) {
+				t.Errorf("SVG holds %q whole", nodes[0])
+			}
+			numbered := bytes.Contains(f.SVG, []byte(">51<")) || bytes.Contains(f.SVG, []byte(">51</"))
+			if p > maxGraphNames && (!numbered || bytes.Contains(f.SVG, []byte("respondent"))) {
+				t.Errorf("%d nodes: labels are not numbers", p)
+			}
+			img, err := png.Decode(bytes.NewReader(f.PNG))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := img.Bounds()
+			white := color.RGBAModel.Convert(color.White)
+			legendX := b.Max.X - graphLegendWidth
+			for y := b.Min.Y; y < b.Max.Y; y++ {
+				for _, x := range []int{b.Min.X, b.Min.X + 1, legendX - 1} {
+					if color.RGBAModel.Convert(img.At(x, y)) != white {
+						t.Fatalf("pixel (%d, %d) is drawn: a label runs into the edge of the graph's area", x, y)
+					}
+				}
+			}
+			for x := b.Min.X; x < legendX; x++ {
+				for _, y := range []int{b.Max.Y - 1, b.Max.Y - 2} {
+					if color.RGBAModel.Convert(img.At(x, y)) != white {
+						t.Fatalf("pixel (%d, %d) is drawn: a label runs off the bottom", x, y)
+					}
+				}
+			}
+			n, want := 0, color.RGBAModel.Convert(graphPositive)
+			for y := b.Min.Y; y < b.Max.Y; y++ {
+				for x := b.Min.X; x < legendX; x++ {
+					if color.RGBAModel.Convert(img.At(x, y)) == want {
+						n++
+					}
+				}
+			}
+			if n < 100 {
+				t.Errorf("%d pixels of the positive edges' colour, want at least 100", n)
+			}
+		})
+	}
+}
+
+// TestGraphMissedEdgesDashedUpTo25: a true edge the graph misses is a
+// dashed line up to 25 nodes; past them (hundreds of pairs, a factor
+// model's truth not 0 in every one) the dashes greyed the whole circle,
+// and they are left to the text, which counts them either way.
+func TestGraphMissedEdgesDashedUpTo25(t *testing.T) {
+	for _, p := range []int{MaxGraphMissed, MaxGraphMissed + 1} {
+		nodes := make([]string, p)
+		var pairs []GraphPair
+		for i := range nodes {
+			nodes[i] = fmt.Sprint("Y", i+1)
+			// Every pair's truth is 0.1; only (i, i+1) is drawn.
+			for j := i + 1; j < p; j++ {
+				lo := -0.1
+				if j == i+1 {
+					lo = 0.05
+				}
+				pairs = append(pairs, GraphPair{I: i, J: j, Mean: 0.1, Lo: lo, Hi: 0.2, Truth: 0.1})
+			}
+		}
+		f, err := Graph("g", "partial correlation", nodes, pairs, 0.9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		missed := len(pairs) - (p - 1)
+		if want := fmt.Sprintf("%d drawn, %d missed", p-1, missed); !strings.Contains(f.Text, want) {
+			t.Errorf("%d nodes: text %q does not say %q", p, f.Text, want)
+		}
+		// The legend's sample is one dashed line; the missed edges more.
+		dashes := bytes.Count(f.SVG, []byte("stroke-dasharray"))
+		if p <= MaxGraphMissed && dashes < missed {
+			t.Errorf("%d nodes: %d dashed lines for %d missed true edges", p, dashes, missed)
+		}
+		if p > MaxGraphMissed && dashes > 0 {
+			t.Errorf("%d nodes: %d dashed lines, want none", p, dashes)
+		}
+	}
+}

@@ -206,6 +206,24 @@ var claims = map[string][]string{
 	// Notebook 02's subgroups: each derivation says what it kept and why
 	// it left the respondent of unknown age out.
 	"02-gss.ipynb": {
+		// The graph of the full model's partial correlations: its edges,
+		// the strongest with their numbers, the pairs its prose says are
+		// not edges (in the summary that follows it), and what an edge is
+		// not.
+		"graph of survey.partial: 14 of 21 pairs are edges, their central 90% interval excluding 0 (8 positive, 6 negative)",
+		`Graph of "graph of survey.partial": 7 nodes, 14 of 21 pairs are edges`,
+		"partial[children, age]         0.500  [ 0.456,  0.544]",
+		"partial[income, degree]        0.446  [ 0.392,  0.497]",
+		"partial[degree, pdegree]       0.373  [ 0.308,  0.436]",
+		"partial[pincome, pdegree]      0.345  [ 0.263,  0.421]",
+		"partial[income, children]      0.205  [ 0.144,  0.265]",
+		"partial[income, age]           0.201  [ 0.143,  0.258]",
+		"partial[pdegree, age]         -0.155  [-0.221, -0.088]",
+		"partial[income,pdegree]       0.023  0.044  -0.049   0.022   0.094",
+		"partial[degree,pincome]      -0.052  0.055  -0.143  -0.052   0.038",
+		"C[income,pdegree]       0.171  0.035   0.113",
+		"C[degree,pincome]       0.197  0.045   0.123",
+		"it is not a posterior probability of an edge, which would need a prior over graphs",
 		"young: 521 of 1002 rows of gss (age < 40); 1 row left out because age is missing",
 		"old: 480 of 1002 rows of gss (age >= 40); 1 row left out because age is missing",
 		"from data/gss_hoff2007.csv, then gss[income, degree, pincome, pdegree] where age < 40",

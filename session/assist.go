@@ -847,6 +847,9 @@ func settingNames(text string) []string {
 	if kw == "explain" && len(words) > 1 && words[1] == "fit" {
 		kw = "fit"
 	}
+	if kw == "plot" && len(words) > 1 {
+		kw = "plot " + words[1] // plot graph m.partial, prob = ...
+	}
 	return args[kw]
 }
 

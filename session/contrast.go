@@ -117,6 +117,10 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		if !same {
 			p.key = pa[k].key + "-" + pb[k].key
 		}
+		if scalarOf(pa[k], symmetric) == scalarOf(pb[k], symmetric) {
+			// Of the same columns: plot graph draws it between them.
+			p.row, p.column = pa[k].row, pa[k].column
+		}
 		p.title = p.label
 		ps[k] = p
 	}

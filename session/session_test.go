@@ -504,6 +504,9 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		{"model n { C ~ Inv", "InverseWishart"},
 		{"fit m with inter", "interweave"},
 		{"plot hea", "heatmap"},
+		{"plot gr", "graph"},
+		{"plot graph m.partial, ", "prob"},
+		{"plot trace m.C, ", "m"}, // no setting: prob is plot graph's alone
 		{"summary m.", "C"},
 		{"summary m.C[I", "INC"},
 		{"data y = gss[DE", "DEG"},
@@ -562,6 +565,7 @@ model m { Y = gss[INC, DEG, AGE]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ Invers
 		"plot rmse m vs ":      {"gss", "m"},
 		"summary m.C, sort = ": {"kendall", "m", "fit"},
 		"check m, stat = ":     {"rhat", "m"},
+		"plot trace m.C, ":     {"prob"},
 	}
 	for _, c := range cases {
 		matches, start, end := s.Complete(c.code, len(c.code))

@@ -196,6 +196,8 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		return s.plotRMSE(x, figureName(x.Kind, strings.Join(x.Models(), "-")), out)
 	case "latent":
 		return s.plotLatent(x, name, out)
+	case "graph":
+		return s.plotGraph(x, name, out)
 	}
 	_, ps, what, thin, err := s.plotParams(x)
 	if err != nil {

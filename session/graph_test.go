@@ -1,0 +1,119 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/copulang/copulang/compiler"
+)
+
+// TestPlotGraph draws the graph of a fit's partial correlations, of its C
+// at another prob, of a difference of two fits and of a factor model's
+// partial correlations, each in its own file, with the text beside it: the
+// count of edges, the strongest, the truth of simulated data, and that an
+// edge is not a posterior edge probability.
+func TestPlotGraph(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 4), n = 150, levels = 3, seed = 2)\n"+
+		"model m1 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n"+
+		"model f { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\n"+
+		"fit m1 with gibbs, iter = 60, warmup = 30, chains = 2, seed = 1\n"+
+		"fit m2 with gibbs, iter = 60, warmup = 30, chains = 2, seed = 1\n"+
+		"fit f, iter = 60, warmup = 30, chains = 2, seed = 1")
+	stmts := []string{"plot graph m1.partial", "plot graph m1.C, prob = 0.5", "plot graph m1.partial - m2.partial", "plot graph f.partial", "plot graph m2"}
+	want := []struct{ name, title, text string }{
+		{"graph-m1.partial", `Graph of "graph of m1.partial": 4 nodes, `, "of 6 pairs are edges, their central 90% interval excluding 0"},
+		{"graph-m1.C", `Graph of "graph of m1.C": 4 nodes, `, "of 6 pairs are edges, their central 50% interval excluding 0"},
+		{"graph-m1.partial-m2.partial", `Graph of "graph of m1.partial − m2.partial": 4 nodes, `, "note: m1 and m2 fit the same data"},
+		{"graph-f.partial", `Graph of "graph of f.partial": 4 nodes, `, "of 6 pairs are edges"},
+		// A model alone is its C, as in summary m, and the title says so.
+		{"graph-m2", `Graph of "graph of m2.C": 4 nodes, `, "graph of m2.C: "},
+	}
+	for k, stmt := range stmts {
+		out := &figureFiles{}
+		if _, err := s.Execute(context.Background(), stmt, out); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+		w := want[k]
+		if len(out.names) != 1 || out.names[0] != w.name || !strings.HasPrefix(out.titles[0], w.title) {
+			t.Errorf("%s: figures %v %q, want %s %q", stmt, out.names, out.titles, w.name, w.title)
+		}
+		text := out.stdout.String()
+		for _, part := range []string{w.text, "The data were simulated: ",
+			"it is not a posterior probability of an edge, which would need a prior over graphs (as BDgraph's); copulang has none"} {
+			if !strings.Contains(text, part) {
+				t.Errorf("%s: the text does not say %q:\n%s", stmt, part, text)
+			}
+		}
+	}
+}
+
+// TestGraphAgreesWithSummary: the edges of plot graph are the pairs
+// whose row of summary at the same prob has q_lo > 0 or q_hi < 0, and the
+// strongest listed are those of the largest |mean|, with the summary's
+// numbers.
+func TestGraphAgreesWithSummary(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 5), n = 300, levels = 4, seed = 3)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 100, warmup = 50, chains = 2, seed = 4")
+	for _, prob := range []float64{0.9, 0.99} {
+		m, ps, err := s.params(&compiler.Ref{Name: "m", Member: "partial"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums := paramSummaries(m, ps, prob)
+		edges, best, bestMean := 0, "", 0.0
+		for k, sm := range sums {
+			if sm.Q5 > 0 || sm.Q95 < 0 {
+				edges++
+				if abs := max(sm.Mean, -sm.Mean); abs > bestMean {
+					best, bestMean = fmt.Sprintf("%s  %6s  [%6s, %6s]", ps[k].label, fixed3(sm.Mean), fixed3(sm.Q5), fixed3(sm.Q95)), abs
+				}
+			}
+		}
+		out := mustRun(t, s, fmt.Sprintf("plot graph m.partial, prob = %g", prob))
+		text := out.stdout.String()
+		head := fmt.Sprintf("graph of m.partial: %d of 10 pairs are edges, their central %s%% interval excluding 0", edges, percent(prob))
+		if !strings.HasPrefix(text, head) {
+			t.Fatalf("prob %g: text begins %q, want %q", prob, firstLine(text), head)
+		}
+		if edges == 0 || edges == 10 {
+			t.Fatalf("prob %g: %d edges of 10: the test needs some of each", prob, edges)
+		}
+		lines := strings.Split(text, "\n")
+		if strongest := regexp.MustCompile(`\s+`).ReplaceAllString(strings.TrimSpace(lines[1]), " "); strongest != regexp.MustCompile(`\s+`).ReplaceAllString(best, " ") {
+			t.Errorf("prob %g: strongest %q, summary's %q", prob, strongest, best)
+		}
+	}
+}
+
+// TestGraphOfADifferenceNeedsTheSameColumns: a difference of two fits of
+// as many columns but other ones pairs each entry with another's (by
+// position); its graph would draw them between the first model's
+// columns. compiler.Check refuses it when it knows both models' columns;
+// the session refuses it too, naming a pair.
+func TestGraphOfADifferenceNeedsTheSameColumns(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 4), n = 100, levels = 3, seed = 2)\n"+
+		"data a = d[Y1, Y2, Y3]\n"+
+		"data b = d[Y1, Y2, Y4]\n"+
+		"model ma { Y = a; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model mb { Y = b; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit ma with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\n"+
+		"fit mb with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1")
+	x := &compiler.PlotStmt{Kind: "graph", Target: compiler.Ref{Name: "ma", Member: "partial"},
+		Minus: &compiler.Ref{Name: "mb", Member: "partial"}, Prob: compiler.DefaultProb}
+	err := s.plotGraph(x, "graph", &figureFiles{})
+	want := "plot graph of ma.partial − mb.partial: ma.partial[Y1, Y3] − mb.partial[Y1, Y4] pairs entries of other columns"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want one containing %q", err, want)
+	}
+	if _, err := s.Execute(context.Background(), "plot graph ma.partial - mb.partial", &figureFiles{}); err == nil || !strings.Contains(err.Error(), "plot graph of a difference draws one node per column of both models") {
+		t.Errorf("the checker's error %v", err)
+	}
+}
