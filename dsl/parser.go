@@ -38,7 +38,7 @@ const maxErrors = 10
 func statements() []Stmt {
 	return []Stmt{
 		&DataStmt{}, &ModelStmt{}, &ExplainStmt{}, &FitStmt{}, &ExtendStmt{}, &SummaryStmt{},
-		&PlotStmt{}, &ImputeStmt{}, &ExportStmt{}, &ShowStmt{},
+		&PlotStmt{}, &ImputeStmt{}, &PredictStmt{}, &ExportStmt{}, &ShowStmt{},
 		&CheckStmt{}, &CompareStmt{}, &PrintStmt{}, &HelpStmt{}, &ClearStmt{},
 	}
 }
@@ -403,6 +403,7 @@ var statementExamples = map[string]string{
 	"explain": "explain m",
 	"extend":  "extend m, iter = 1000",
 	"impute":  "impute m",
+	"predict": "predict m[degree] given income = 5",
 	"export":  `export m to "draws.csv"`,
 }
 
