@@ -232,8 +232,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 73 {
-		t.Errorf("got %d statements, want 73", len(f.Stmts))
+	if len(f.Stmts) != 77 {
+		t.Errorf("got %d statements, want 77", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
