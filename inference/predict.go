@@ -354,13 +354,19 @@ func (q *predictQuery) probs(dst, vars []float64, c []float64, ws *predictWorksp
 		}
 		sw += w
 		sw2 += w * w
+		// Φ at each interior cut once: P(level ℓ) = F_{ℓ+1} − F_ℓ.
+		below := 0.0
 		for l := range nl {
-			var pl float64
-			if sigma > 1e-12 {
-				pl = normalMass((q.cuts[l]-mu)/sigma, (q.cuts[l+1]-mu)/sigma)
-			} else if q.cuts[l] < mu && mu <= q.cuts[l+1] {
-				pl = 1
+			upto := 1.0
+			if l+1 < nl {
+				if sigma > 1e-12 {
+					upto = stdNormalCDF((q.cuts[l+1] - mu) / sigma)
+				} else if mu > q.cuts[l+1] {
+					upto = 0
+				}
 			}
+			pl := max(upto-below, 0)
+			below = upto
 			ws.swq[l] += w * pl
 			ws.sw2q[l] += w * w * pl
 			ws.sw2q2[l] += w * w * pl * pl
