@@ -63,7 +63,7 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 			return err
 		}
 		table, line := s.predictionTable(m, pr, names[t], condition, x.Prob, seed, x.SeedSet)
-		out.Display(table.Bundle(), "")
+		out.Display(s.tableBundle(table, "copulang run prints every level", false), "")
 		out.Stream("stdout", line+"\n")
 	}
 	return nil
@@ -205,11 +205,28 @@ func predictionLine(m *Model, pr *inference.Prediction, target, given string, me
 		}
 	}
 	value := func(l int) string { return formatValue(m.Data, dj, pr.Values[l]) }
-	line := fmt.Sprintf("%s%s: most likely %s (p = %.3f", target, given, value(mode), means[mode])
-	if qs != nil {
-		line += fmt.Sprintf(", %s%% interval %.3f to %.3f", percent(prob), qs[mode][0], qs[mode][1])
+	var line string
+	info := m.Data.Info().Columns[dj]
+	if 2*info.Singletons > m.Data.N()-info.Missing {
+		// Most of a continuous column's values occur once: its most
+		// probable value is often an extreme one (as impute's mode), so
+		// the line gives the predicted median instead.
+		median, cum := 0, 0.0
+		for l, p := range means {
+			cum += p
+			if cum >= 0.5 {
+				median = l
+				break
+			}
+		}
+		line = fmt.Sprintf("%s%s: predicted median %s", target, given, value(median))
+	} else {
+		line = fmt.Sprintf("%s%s: most likely %s (p = %.3f", target, given, value(mode), means[mode])
+		if qs != nil {
+			line += fmt.Sprintf(", %s%% interval %.3f to %.3f", percent(prob), qs[mode][0], qs[mode][1])
+		}
+		line += ")"
 	}
-	line += ")"
 	// The median level of the data: the first whose cumulative share
 	// reaches one half.
 	median, cum := 0, 0.0

@@ -171,6 +171,11 @@ func TestPredictGivenValues(t *testing.T) {
 	if !strings.Contains(out.text(), `P(degree | sat = "agree")`) || !strings.Contains(out.text(), "rows, share: the 5 rows of s with sat = \"agree\" and degree observed") || !strings.Contains(out.text(), "fewer than 30") {
 		t.Errorf("predict given a label:\n%s", out.text())
 	}
+	// age is continuous (every value once): the line gives its predicted
+	// median, not its most probable value, which is often an extreme one.
+	if out := mustRun(t, s, `predict m[age] given degree = 1`); !strings.Contains(out.stdout.String(), "age given degree = 1: predicted median ") || strings.Contains(out.stdout.String(), "most likely") {
+		t.Errorf("the line of a continuous target: %q", out.stdout.String())
+	}
 	if out := mustRun(t, s, `predict m given sat = "agree", age = 25`); len(out.displays) != 2 {
 		t.Errorf("predict m given two of four columns shows %d tables, want 2", len(out.displays))
 	}
