@@ -180,8 +180,8 @@ func (r *Result) Predict(ctx context.Context, spec PredictSpec) (*Prediction, er
 			defer wg.Done()
 			ws := q.workspace(reps)
 			probs := make([]float64, nl)
-			for k := w; k < len(jobs); k += workers {
-				if k%64 == w && ctx.Err() != nil {
+			for i, k := 0, w; k < len(jobs); i, k = i+1, k+workers {
+				if i%64 == 0 && ctx.Err() != nil {
 					errs[w] = ctx.Err()
 					return
 				}

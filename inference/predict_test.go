@@ -194,3 +194,15 @@ func TestPredictRejectsBadSpecs(t *testing.T) {
 		}
 	}
 }
+
+// A cancelled context stops a prediction with its error.
+func TestPredictStopsWhenCancelled(t *testing.T) {
+	r, c := predictFixture(t)
+	r.C = [][][]float64{{c, c, c, c}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := r.Predict(ctx, PredictSpec{Target: 0, Given: []PredictGiven{{Col: 1, Level: 2}, {Col: 3, Level: 1}}})
+	if err == nil || ctx.Err() == nil {
+		t.Errorf("Predict after cancel: %v", err)
+	}
+}

@@ -58,7 +58,7 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 		pr, err := m.Fit.Predict(ctx, inference.PredictSpec{Target: t, Given: given, Seed: seed})
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return interrupted("predict " + x.Model + " before its tables were made")
 			}
 			return err
 		}
