@@ -206,3 +206,41 @@ func TestPredictStopsWhenCancelled(t *testing.T) {
 		t.Errorf("Predict after cancel: %v", err)
 	}
 }
+
+// The Monte Carlo error GHK states is the error it has: with 400 draws of
+// one C, each draw's probabilities from 200 replicates of its own stream,
+// two seeds' per-draw probabilities differ by √2 times the stated per-draw
+// error (RepSE·√draws) of each level, within 20% (the spread of 400
+// differences is known to about 3.5%, so 20% is over 5 of its standard
+// errors; the delta method's bias at 200 replicates is far smaller).
+func TestPredictStatesItsReplicateError(t *testing.T) {
+	r, c := predictFixture(t)
+	const draws = 400
+	chain := make([][]float64, draws)
+	for d := range chain {
+		chain[d] = c
+	}
+	r.C = [][][]float64{chain}
+	spec := PredictSpec{Target: 0, Given: []PredictGiven{{Col: 1, Level: 3}, {Col: 2, Level: 0}, {Col: 3, Level: 2}}, Reps: 200, Seed: 1}
+	a, err := r.Predict(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Seed = 2
+	b, err := r.Predict(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range a.Probs {
+		ss := 0.0
+		for d := range draws {
+			diff := a.Probs[l][0][d] - b.Probs[l][0][d]
+			ss += diff * diff
+		}
+		observed := math.Sqrt(ss / draws / 2)
+		stated := (a.RepSE[l] + b.RepSE[l]) / 2 * math.Sqrt(draws)
+		if ratio := observed / stated; ratio < 0.8 || ratio > 1.25 {
+			t.Errorf("level %d: per-draw replicate error %.5f observed, %.5f stated (ratio %.2f)", l+1, observed, stated, ratio)
+		}
+	}
+}
