@@ -453,6 +453,10 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 					break
 				}
 				hint = "a where condition joins its tests with or, as in where degree == 0 or degree == 4; an expression has only + - * /"
+				if stmtPredict {
+					// predict m[degree] | income = 5: P(A | B) written out.
+					hint = "predict writes what it conditions on after given, as in predict m[degree] given income = 5"
+				}
 			case '^':
 				hint = "the language has only + - * / in expressions"
 			case '\u2018', '\u2019', '\u201a', '\u201e', '\u00ab', '\u00bb':
