@@ -185,7 +185,7 @@ func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, co
 		if seedSet {
 			seedText = fmt.Sprintf("seed %d", seed)
 		}
-		caption += fmt.Sprintf("; GHK with %d replicates per draw (%s): they add a Monte Carlo error of at most %s to p and %s to each draw's probability",
+		caption += fmt.Sprintf("; GHK with %d replicates per draw (%s): they add a Monte Carlo error of at most %s to p, and about %s to each draw's probability (root mean square)",
 			pr.Reps, seedText, sigDigits(slices.Max(pr.RepSE)), sigDigits(pr.RepSEDraw))
 	}
 	t.Caption = caption
