@@ -121,6 +121,8 @@ func (c *checker) stmt(s dsl.Stmt) Stmt {
 		return c.plot(s)
 	case *dsl.ImputeStmt:
 		return c.impute(s)
+	case *dsl.PredictStmt:
+		return c.predict(s)
 	case *dsl.ExportStmt:
 		return c.export(s)
 	case *dsl.ShowStmt:

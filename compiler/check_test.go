@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 74 {
-		t.Errorf("got %d statements, want 74", len(prog.Stmts))
+	if len(prog.Stmts) != 78 {
+		t.Errorf("got %d statements, want 78", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -669,6 +669,8 @@ func TestGrammarWordsAsColumnNames(t *testing.T) {
 		"plot latent vm.Z[fit]",
 		"impute vm[to]",
 		"check vm[fit, data]",
+		`predict vm[to] given fit = 1, "data" = 2, with = 1`,
+		"predict vm given to = 3, prob = 0.8",
 		`print vm.C[with, "fit"]`,
 		`data v2 = load("votes.csv", drop = [to], order = {fit: ["no", "maybe", "yes"]})`,
 		`data v3 = votes[fit, "to"] where with == 1 and data > 2 or "to" in [1, 2] or not (fit < 2)`,
@@ -692,6 +694,48 @@ func TestGrammarWordsAsColumnNames(t *testing.T) {
 		}
 		if m := prog.Stmts[0].(*DeclareModel); !reflect.DeepEqual(m.Columns, []string{"fit", "data", "with"}) {
 			t.Errorf("%s: columns %v, want [fit data with]", src, m.Columns)
+		}
+	}
+}
+
+// TestPredictSettingsAndColumns: after given, a NAME = VALUE that names a
+// setting of predict and no column of the model is that setting; a column
+// named like a setting is a given value.
+func TestPredictSettingsAndColumns(t *testing.T) {
+	env := newFakeEnv()
+	env["odd"] = &DataInfo{Name: "odd", N: 100, Columns: []ColumnInfo{{Name: "x", Levels: 3}, {Name: "prob", Levels: 4}, {Name: "given", Levels: 2}}}
+	env["om"] = &ModelInfo{Name: "om", Data: "odd", Columns: []string{"x", "prob", "given"},
+		Model: inference.FullCorrelation{Prior: inference.LKJ{Eta: 1}}, Fitted: true, Method: inference.Gibbs}
+	tests := []struct {
+		src     string
+		given   []string
+		prob    float64
+		seed    uint64
+		seedSet bool
+		targets []int
+	}{
+		{"predict hoff[DEG] given INC = 5, prob = 0.8, seed = 4", []string{"INC"}, 0.8, 4, true, []int{1}},
+		{"predict hoff[DEG, AGE], prob = 0.5", nil, 0.5, 0, false, []int{1, 2}},
+		{"predict hoff given DEG = 2", []string{"DEG"}, DefaultProb, 0, false, nil},
+		{"predict om[x] given prob = 3, given = 1", []string{"prob", "given"}, DefaultProb, 0, false, []int{0}},
+	}
+	for _, tc := range tests {
+		f, err := dsl.Parse("", []byte(tc.src))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		prog, err := Check(f, env)
+		if err != nil {
+			t.Errorf("%s: %v", tc.src, err)
+			continue
+		}
+		x := prog.Stmts[0].(*Predict)
+		var given []string
+		for _, g := range x.Given {
+			given = append(given, g.Column)
+		}
+		if !reflect.DeepEqual(given, tc.given) || x.Prob != tc.prob || x.Seed != tc.seed || x.SeedSet != tc.seedSet || !reflect.DeepEqual(x.Targets, tc.targets) {
+			t.Errorf("%s: given %v, prob %v, seed %v (%v), targets %v", tc.src, given, x.Prob, x.Seed, x.SeedSet, x.Targets)
 		}
 	}
 }

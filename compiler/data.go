@@ -103,6 +103,7 @@ var connectiveExamples = map[string]string{
 	"or":    "data d = gss where degree == 0 or degree == 4",
 	"not":   "data d = gss where not (age < 30)",
 	"in":    "data d = gss where degree in [1, 2]",
+	"given": "predict m[degree] given income = 5",
 }
 
 // bindExample is a statement that binds a name of the kind what ("data

@@ -66,6 +66,8 @@ func newFakeEnv() fakeEnv {
 			Model: inference.FullCorrelation{Prior: inference.InverseWishart{DF: 5}}, Fitted: true, Method: inference.HMC},
 		"fm": &ModelInfo{Name: "fm", Data: "sim", Columns: []string{"Y1", "Y2", "Y3", "Y4", "Y5", "Y6"},
 			Model: inference.FactorModel{K: 2}, Fitted: true, Method: inference.PX, K: 2},
+		"opinion": &ModelInfo{Name: "opinion", Data: "survey", Columns: []string{"sat", "age group"},
+			Model: inference.FullCorrelation{Prior: inference.InverseWishart{}}, Fitted: true, Method: inference.Gibbs},
 		"draft": &ModelInfo{Name: "draft", Data: "gss", Columns: []string{"INC", "DEG"},
 			Model: inference.FullCorrelation{Prior: inference.InverseWishart{}}},
 	}

@@ -103,6 +103,8 @@ func settingsOf(stmt string) []string {
 		return []string{"prob", "sort"}
 	case "impute":
 		return []string{"draws", "prob"}
+	case "predict":
+		return []string{"prob", "seed"}
 	case "check":
 		return []string{"draws", "reps", "stat", "seed"}
 	case "compare":
@@ -127,7 +129,7 @@ func Arguments() map[string][]string {
 			out[call] = append(out[call], p.name)
 		}
 	}
-	for _, stmt := range []string{"fit", "extend", "summary", "impute", "check", "compare", "plot graph"} {
+	for _, stmt := range []string{"fit", "extend", "summary", "impute", "predict", "check", "compare", "plot graph"} {
 		out[stmt] = settingsOf(stmt)
 	}
 	return out
@@ -158,11 +160,11 @@ func HelpTopics() []string {
 
 // OtherWords returns the remaining words a cell may use: the data sources,
 // the simulation specs, pi, the ordinal link, the words with, vs, to,
-// where, and, or, not and in,
+// where, and, or, not, in and given,
 // the derived members of a fit, the statistics of check and the columns a
 // summary sorts by.
 func OtherWords() []string {
-	return slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to", "where", "and", "or", "not", "in"},
+	return slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to", "where", "and", "or", "not", "in", "given"},
 		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts())
 }
 
@@ -270,6 +272,20 @@ draws every kept draw (of one draw in every few when the cells times the
 draws pass 2²⁵ values). A notebook shows the first and last 500 cells of
 more than 1,000, jupyter console the first 20 of more than 60 and copulang
 run the first 20; to writes them all.`,
+	"predict": `
+predict NAME[COL, ...] given COL = VALUE, ... [, prob = 0.9, seed = S]
+
+The model's distribution of each column in brackets (every column not given
+when there are none), on its observed levels, for a new row whose given
+columns have the given values: observed values of theirs (a text column's
+label as a string, as where takes it). For each level, the posterior mean of
+P(level | given, C) over the kept draws of C, its central interval (prob =)
+and MCSE; the level's share in the data; and, when rows of the data have all
+the given values, their count and the level's share among them (the raw
+crosstab the model smooths). Exact with nothing or one column given
+(bivariate normal rectangles); with more, GHK with 1000 replicates per draw
+(seed = S, default the fit's seed), whose Monte Carlo error is stated.`,
+	"given": `predict m[degree] given income = 5, pdegree = 3: the values of the new row's other columns (see predict).`,
 	"export": `
 export NAME to "PATH"
 export NAME.PART to "PATH"
@@ -436,11 +452,11 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"iter":     `fit m, iter = 1000: the iterations each chain keeps after warm-up (default 1000); extend m, iter = N: N more per chain (default: as many as the fit ran after warm-up).`,
 	"warmup":   `fit m, warmup = 500: the iterations each chain runs first and does not keep (default iter/2).`,
 	"chains":   `fit m, chains = 4: the number of chains, run in parallel on the cores (default 4).`,
-	"seed":     `fit m, seed = 1: the seed of the chains' random streams (default 1); in simulate, check and compare, the seed of their own draws (default 1).`,
+	"seed":     `fit m, seed = 1: the seed of the chains' random streams (default 1); in simulate, check and compare, the seed of their own draws (default 1); in predict, of its GHK replicates (default the fit's seed).`,
 	"thin":     `fit m, thin = 2: keep every second of the iter iterations (default 1); thin may not exceed iter.`,
 	"ess":      `fit m, ess = 1000 (or extend m, ess = 1000): after iter, go on in rounds until C's least bulk and tail ESS reach 1000 and R-hat is at most 1.01, or the chains have run 20 times iter.`,
 	"file":     `fit m, file = "m.fit": keep the fit in that file, and read it from there instead of fitting when the file holds a fit of the same data, model and settings.`,
-	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles).`,
+	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8, predict m[degree] given income = 5, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles).`,
 	"sort":     `summary m.C, sort = rhat: the rows that mix worst first; also ess_bulk, ess_tail, mcse_mean.`,
 	"draws":    `check m, draws = 200: the posterior draws whose replicated data give the table's intervals and classical ppp (default 200, at least 20; the calibrated p-values and the verdict come from reps); impute m, draws = "cell_draws.csv": write every kept draw of the missing cells there.`,
 	"reps":     `check m, reps = 200: the data sets replicated from one posterior draw for the calibrated p-values (default 200); a p-value is at least 1/(reps + 1).`,

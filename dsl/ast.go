@@ -14,7 +14,7 @@ type File struct {
 }
 
 // Stmt is a top-level statement: *DataStmt, *ModelStmt, *ExplainStmt,
-// *FitStmt, *ExtendStmt, *SummaryStmt, *PlotStmt, *ImputeStmt, *ExportStmt, *ShowStmt,
+// *FitStmt, *ExtendStmt, *SummaryStmt, *PlotStmt, *ImputeStmt, *PredictStmt, *ExportStmt, *ShowStmt,
 // *CheckStmt or *CompareStmt.
 // New statements are added by adding a type to this union.
 type Stmt interface {
@@ -213,6 +213,41 @@ type ImputeStmt struct {
 	Columns  *Index      `parser:"@@?"`
 	Path     *StringLit  `parser:"( 'to' @@ )?"`
 	Settings []*NamedArg `parser:"( ',' @@ )*"`
+}
+
+// PredictStmt is predict NAME[COL, ...] [given COL = VALUE, ...]
+// [, NAME = EXPR ...], as in predict m[degree] given income = 5,
+// pdegree = 3: the model's distribution of the columns in brackets (every
+// column not given when there are none) given values of others, for a new
+// row. After given every NAME = VALUE is a GivenValue (the compiler reads
+// those that name a setting of predict, not a column, as settings);
+// without given the settings follow the target.
+type PredictStmt struct {
+	Pos, EndPos Position
+
+	Model    *Ident        `parser:"'predict' @@"`
+	Columns  *Index        `parser:"@@?"`
+	Given    []*GivenValue `parser:"( 'given' @@ ( ',' @@ )* )?"`
+	Settings []*NamedArg   `parser:"( ',' @@ )*"`
+}
+
+// GivenValue is COL = VALUE after predict's given: a column by name or
+// quoted name, and its value (a number, or a text column's label as a
+// string).
+type GivenValue struct {
+	Pos, EndPos Position
+
+	Column    *Ident     `parser:"( @@"`
+	ColumnStr *StringLit `parser:"| @@ )"`
+	Value     *Expr      `parser:"'=' @@"`
+}
+
+// ColumnName is the given column's name as written, unquoted.
+func (g *GivenValue) ColumnName() string {
+	if g.Column != nil {
+		return g.Column.Name
+	}
+	return g.ColumnStr.Value
 }
 
 // ExportStmt is export TARGET to "PATH": a fitted model's draws, as in
@@ -424,6 +459,7 @@ func (*ExtendStmt) stmt()  {}
 func (*SummaryStmt) stmt() {}
 func (*PlotStmt) stmt()    {}
 func (*ImputeStmt) stmt()  {}
+func (*PredictStmt) stmt() {}
 func (*ExportStmt) stmt()  {}
 func (*ShowStmt) stmt()    {}
 func (*CheckStmt) stmt()   {}
@@ -447,6 +483,8 @@ func (n *NamedArg) Span() (Position, Position)    { return n.Pos, n.EndPos }
 func (n *SummaryStmt) Span() (Position, Position) { return n.Pos, n.EndPos }
 func (n *PlotStmt) Span() (Position, Position)    { return n.Pos, n.EndPos }
 func (n *ImputeStmt) Span() (Position, Position)  { return n.Pos, n.EndPos }
+func (n *PredictStmt) Span() (Position, Position) { return n.Pos, n.EndPos }
+func (n *GivenValue) Span() (Position, Position)  { return n.Pos, n.EndPos }
 func (n *ExportStmt) Span() (Position, Position)  { return n.Pos, n.EndPos }
 func (n *ShowStmt) Span() (Position, Position)    { return n.Pos, n.EndPos }
 func (n *CheckStmt) Span() (Position, Position)   { return n.Pos, n.EndPos }

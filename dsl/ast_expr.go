@@ -10,7 +10,7 @@ package dsl
 type ExprStmt struct {
 	Pos, EndPos Position
 
-	Value *Expr `parser:"(?! 'data' | 'model' | 'explain' | 'fit' | 'extend' | 'summary' | 'plot' | 'impute' | 'export' | 'show' | 'check' | 'compare' | 'print' | 'help' | 'clear' ) @@"`
+	Value *Expr `parser:"(?! 'data' | 'model' | 'explain' | 'fit' | 'extend' | 'summary' | 'plot' | 'impute' | 'predict' | 'export' | 'show' | 'check' | 'compare' | 'print' | 'help' | 'clear' ) @@"`
 }
 
 // PrintStmt is print EXPR, ...: writes the values to standard output,

@@ -97,7 +97,7 @@ func TestCompleteness(t *testing.T) {
 
 func TestGrammarWords(t *testing.T) {
 	words := GrammarWords()
-	for _, w := range append(StatementKeywords(), "with", "to", "vs", "where", "and", "or", "not", "in") {
+	for _, w := range append(StatementKeywords(), "with", "to", "vs", "where", "and", "or", "not", "in", "given") {
 		if !slices.Contains(words, w) {
 			t.Errorf("%s missing from %v", w, words)
 		}

@@ -79,6 +79,10 @@ func TestParseStatements(t *testing.T) {
 		{"plot trace", "plot trace m.C[1, 2]", "plot trace m.C[1, 2]", &PlotStmt{}},
 		{"plot vs", "plot rmse m vs sim", "plot rmse m vs sim", &PlotStmt{}},
 		{"impute", "impute m", "impute m", &ImputeStmt{}},
+		{"predict", "predict m[degree]", "predict m[degree]", &PredictStmt{}},
+		{"predict given", `predict m[degree]given income=5,"p degree" = 3,sex="f"`, `predict m[degree] given income = 5, "p degree" = 3, sex = "f"`, &PredictStmt{}},
+		{"predict settings", "predict m[degree, income],prob = 0.8", "predict m[degree, income], prob = 0.8", &PredictStmt{}},
+		{"predict every column", "predict m given income = -1", "predict m given income = -1", &PredictStmt{}},
 		{"export", `export m to "draws.csv"`, `export m to "draws.csv"`, &ExportStmt{}},
 		{"export escapes", `export m to "a\"b\\c.csv"`, `export m to "a\"b\\c.csv"`, &ExportStmt{}},
 		{"export member", `export m.partial to "p.csv"`, `export m.partial to "p.csv"`, &ExportStmt{}},
@@ -230,8 +234,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 74 {
-		t.Errorf("got %d statements, want 74", len(f.Stmts))
+	if len(f.Stmts) != 78 {
+		t.Errorf("got %d statements, want 78", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
@@ -367,6 +371,13 @@ func TestIsComplete(t *testing.T) {
 		{"help where", "complete"},
 		{"help where\nhelp and", "complete"},
 		{"data d = gss\nhelp where", "complete"},
+		// A predict's given values may start on the next line, and go on
+		// after a comma.
+		{"predict m[degree] given", "incomplete"},
+		{"predict m[degree] given\n  income = 5", "complete"},
+		{"predict m[degree] given income = 5,", "incomplete"},
+		{"predict m[degree] given income = 5", "complete"},
+		{"show given", "complete"},
 	}
 	for _, tt := range tests {
 		if got := IsComplete(tt.src); got != tt.want {
@@ -490,7 +501,7 @@ func TestParseConcurrent(t *testing.T) {
 // TestStatementKeywords checks the keywords read from the statements'
 // grammar, and that callers get a copy.
 func TestStatementKeywords(t *testing.T) {
-	want := []string{"data", "model", "explain", "fit", "extend", "summary", "plot", "impute", "export", "show", "check", "compare", "print", "help", "clear"}
+	want := []string{"data", "model", "explain", "fit", "extend", "summary", "plot", "impute", "predict", "export", "show", "check", "compare", "print", "help", "clear"}
 	got := StatementKeywords()
 	if !slices.Equal(got, want) {
 		t.Fatalf("StatementKeywords() = %v, want %v", got, want)

@@ -76,6 +76,7 @@ var settingExamples = map[string]string{
 	"extend":  "extend m, iter = 1000",
 	"summary": "summary m.C, prob = 0.8",
 	"impute":  `impute m, prob = 0.5`,
+	"predict": "predict m[degree] given income = 5, prob = 0.8",
 	"check":   "check m, draws = 400",
 	"compare": "compare m1, m2, folds = 5",
 }
@@ -105,6 +106,9 @@ func expect(grammar string, sp grammarSpot) expectation {
 		case "":
 			return expectation{`"="`, ""}
 		}
+		if kw == "predict" {
+			return expectation{`"=" and a value`, "predict m[degree] given income = 5, pdegree = 3"}
+		}
 		return expectation{`"=" and a value`, settingExamples[kw]}
 	case `"to"`:
 		if kw == "export" {
@@ -124,6 +128,8 @@ func expect(grammar string, sp grammarSpot) expectation {
 			return expectation{"the name of a fitted model", "extend m, iter = 1000"}
 		case afterKeyword && kw == "impute":
 			return expectation{"the name of a fitted model", `impute m to "cells.csv"`}
+		case afterKeyword && kw == "predict":
+			return expectation{"the name of a fitted model", "predict m[degree] given income = 5"}
 		case afterKeyword && kw == "export":
 			return expectation{"the name of a fitted model", `export m to "draws.csv"`}
 		case afterKeyword && kw == "plot":
@@ -159,7 +165,12 @@ func expect(grammar string, sp grammarSpot) expectation {
 		}
 		return expectation{"an expression", ""}
 	case "NamedArg":
+		if kw == "predict" {
+			return expectation{"another column and its value, or a setting", "predict m[degree] given income = 5, pdegree = 3, prob = 0.8"}
+		}
 		return expectation{"a setting, name = value", settingExamples[kw]}
+	case "GivenValue":
+		return expectation{"a column and its value, COL = VALUE", "predict m[degree] given income = 5, pdegree = 3"}
 	case "CompareItem":
 		if afterKeyword {
 			return expectation{"the names of the models to compare", settingExamples["compare"]}

@@ -69,6 +69,20 @@ func StmtString(s Stmt) string {
 			b.WriteString(" to " + strconv.Quote(s.Path.Value))
 		}
 		writeSettings(&b, s.Settings)
+	case *PredictStmt:
+		b.WriteString("predict " + s.Model.Name)
+		if s.Columns != nil {
+			b.WriteString("[" + exprsString(s.Columns.Items) + "]")
+		}
+		for k, g := range s.Given {
+			if k == 0 {
+				b.WriteString(" given ")
+			} else {
+				b.WriteString(", ")
+			}
+			b.WriteString(g.String())
+		}
+		writeSettings(&b, s.Settings)
 	case *ExportStmt:
 		b.WriteString("export " + s.Target.String() + " to " + strconv.Quote(s.Path.Value))
 	case *ShowStmt:
@@ -302,4 +316,13 @@ func (c *Comparison) String() string {
 		return col + " in [" + strings.Join(items, ", ") + "]"
 	}
 	return col + " " + c.Op + " " + c.Value.String()
+}
+
+// String prints COL = VALUE, a column that is not a name quoted.
+func (g *GivenValue) String() string {
+	col := g.ColumnName()
+	if g.ColumnStr != nil || !IsName(col) {
+		col = strconv.Quote(col)
+	}
+	return col + " = " + g.Value.String()
 }

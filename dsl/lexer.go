@@ -146,7 +146,8 @@ type scanResult struct {
 	// then the end of a line, not of the input.
 	cut byte
 	// openWhere is true when the source ends in a where condition left
-	// unfinished (endsWithConnective), which a next line may finish.
+	// unfinished (endsWithConnective), or a predict's given
+	// (endsWithGiven), which a next line may finish.
 	openWhere bool
 	// after is how the source goes on after the cut, past blank lines and
 	// comments: its first name, or its first byte, or "" for nothing.
@@ -216,13 +217,16 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 	// stmtStart is true before a statement's first token; stmtData says
 	// that the statement begins with data, whose where condition may go
 	// on after a line's and (inWhere).
-	stmtStart, stmtData := true, false
+	// stmtPredict says that it begins with predict, whose given values
+	// may start on the line after given.
+	stmtStart, stmtData, stmtPredict := true, false, false
 	push := func(tok lexer.Token) {
 		switch {
 		case tok.Type == tokSep:
 			stmtStart, inWhere = true, false
 		case stmtStart:
 			stmtStart, stmtData = false, tok.Type == tokIdent && tok.Value == "data"
+			stmtPredict = tok.Type == tokIdent && tok.Value == "predict"
 		}
 		if (keep == keepLast || keep == keepUntilError && res.err != nil) && len(res.tokens) > 0 {
 			res.tokens[len(res.tokens)-1] = tok
@@ -254,11 +258,12 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 				n = len(rest)
 			}
 			advance(n)
-		case c == '\n' && parenDepth == 0 && (endsWithComma(res.tokens) || inWhere && endsWithConnective(res.tokens)):
+		case c == '\n' && parenDepth == 0 && (endsWithComma(res.tokens) || inWhere && endsWithConnective(res.tokens) || stmtPredict && endsWithGiven(res.tokens)):
 			// A line ending with a comma goes on to the next line, past
 			// blank lines and comments: the statement is a list still open;
 			// so does a where condition's line that ends with where, and,
-			// or, not or a comparison.
+			// or, not or a comparison, and a predict's line that ends
+			// with given.
 			advance(1)
 		case c == '\n' || c == ';':
 			if c == ';' || parenDepth == 0 {
@@ -448,6 +453,10 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 					break
 				}
 				hint = "a where condition joins its tests with or, as in where degree == 0 or degree == 4; an expression has only + - * /"
+				if stmtPredict {
+					// predict m[degree] | income = 5: P(A | B) written out.
+					hint = "predict writes what it conditions on after given, as in predict m[degree] given income = 5"
+				}
 			case '^':
 				hint = "the language has only + - * / in expressions"
 			case '\u2018', '\u2019', '\u201a', '\u201e', '\u00ab', '\u00bb':
@@ -501,7 +510,7 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 			r.err.Msg = fmt.Sprintf("unexpected characters %q… (%d in a row)", src[r.start:cut], n)
 		}
 	}
-	res.openWhere = inWhere && endsWithConnective(res.tokens)
+	res.openWhere = inWhere && endsWithConnective(res.tokens) || stmtPredict && endsWithGiven(res.tokens)
 	push(lexer.EOFToken(pos))
 	return res
 }
@@ -671,6 +680,12 @@ func endsWithConnective(toks []lexer.Token) bool {
 		return strings.ContainsAny(last.Value, "<>!") || last.Value == "=="
 	}
 	return false
+}
+
+// endsWithGiven reports whether the last token is the word given, which
+// a predict's given values follow.
+func endsWithGiven(toks []lexer.Token) bool {
+	return len(toks) > 0 && toks[len(toks)-1].Type == tokIdent && toks[len(toks)-1].Value == "given"
 }
 
 func isLetter(c byte) bool { return c == '_' || (c|0x20 >= 'a' && c|0x20 <= 'z') }

@@ -38,7 +38,7 @@ const maxErrors = 10
 func statements() []Stmt {
 	return []Stmt{
 		&DataStmt{}, &ModelStmt{}, &ExplainStmt{}, &FitStmt{}, &ExtendStmt{}, &SummaryStmt{},
-		&PlotStmt{}, &ImputeStmt{}, &ExportStmt{}, &ShowStmt{},
+		&PlotStmt{}, &ImputeStmt{}, &PredictStmt{}, &ExportStmt{}, &ShowStmt{},
 		&CheckStmt{}, &CompareStmt{}, &PrintStmt{}, &HelpStmt{}, &ClearStmt{},
 	}
 }
@@ -289,6 +289,10 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		e.Hint = hint
 		return e
 	}
+	if hint := predictHint(s.tokens, tok, prev); hint != "" {
+		e.Hint = hint
+		return e
+	}
 	if tok.Type == tokEOF && prev != nil && prev.Type == tokPunct && prev.Value == "," && tok.Pos.Line > prev.Pos.Line {
 		// "fit m, iter = 10," at the end: the caret goes after the
 		// comma, on its line, not under the empty line below it.
@@ -403,6 +407,7 @@ var statementExamples = map[string]string{
 	"explain": "explain m",
 	"extend":  "extend m, iter = 1000",
 	"impute":  "impute m",
+	"predict": "predict m[degree] given income = 5",
 	"export":  `export m to "draws.csv"`,
 }
 
@@ -1008,4 +1013,42 @@ func indexedText(toks []lexer.Token, open lexer.Token) string {
 		b.WriteString(t.Value)
 	}
 	return b.String()
+}
+
+// predictHint is the hint to a mistake in a predict statement that
+// another language's habit explains: a condition after where or if (as a
+// subset is written), a column of another model (m2.income), or a given
+// value compared with ==; "" otherwise.
+func predictHint(toks []lexer.Token, tok lexer.Token, prev *lexer.Token) string {
+	if keywordOf(toks, tok.Pos.Offset) != "predict" {
+		return ""
+	}
+	const example = "predict m[degree] given income = 5, pdegree = 3"
+	switch {
+	case tok.Type == tokIdent && (tok.Value == "where" || tok.Value == "if" || tok.Value == "when"):
+		return "predict writes what it conditions on after given, as in " + example
+	case tok.Type == tokPunct && tok.Value == "." && prev != nil && prev.Type == tokIdent && givenSeen(toks, tok.Pos.Offset):
+		return "a given column is one of the model's own columns, named alone, as in " + example
+	case tok.Type == tokPunct && tok.Value == "==" && givenSeen(toks, tok.Pos.Offset):
+		return "a given value is written COL = VALUE, as in " + example
+	}
+	return ""
+}
+
+// givenSeen reports whether the word given comes before offset in the
+// statement it is in.
+func givenSeen(toks []lexer.Token, offset int) bool {
+	for i := len(toks) - 1; i >= 0; i-- {
+		t := toks[i]
+		if t.Pos.Offset >= offset {
+			continue
+		}
+		if t.Type == tokSep {
+			return false
+		}
+		if t.Type == tokIdent && t.Value == "given" {
+			return true
+		}
+	}
+	return false
 }

@@ -235,6 +235,15 @@ var claims = map[string][]string{
 		"P(>0)",
 		`Posterior intervals of "by_old.C − by_young.C": 6 items`,
 		"by_old.C[income, degree] − by_young.C[income, degree] = ",
+		// predict: the line to quote, the share of no degree against the
+		// marginal and the crosstab, the graduate degrees the model
+		// predicts fewer of than the crosstab, and with two columns given
+		// the few matching rows and GHK's note.
+		"degree given pdegree = 0: most likely 1 (p = 0.589",
+		"0      0.262  ", "     0.121    68  0.285",
+		"the 239 rows of gss with pdegree = 0 and degree observed",
+		"4      0.019  ", "15  0.063",
+		"the 6 rows of gss with income = 50, pdegree = 3 and degree observed, the raw crosstab the model smooths (fewer than 30: read their shares as noisy); GHK with 1000 replicates per draw",
 	},
 	// Notebook 05's second compare refits only the model it adds.
 	"05-model-checking.ipynb": {

@@ -3,6 +3,7 @@ package session
 import (
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -64,6 +65,19 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			// where sat >= "ag: the column's labels.
 			return escapedPrefixed(labels, code[q:cursor]), q, cursor
 		}
+		if values := s.givenValuesAt(code[:q-1]); values != nil {
+			// predict m[degree] given sex = "f: a text column's labels.
+			var labels []string
+			for _, v := range values {
+				if l, err := strconv.Unquote(v); err == nil {
+					labels = append(labels, l)
+				}
+			}
+			return escapedPrefixed(labels, code[q:cursor]), q, cursor
+		}
+		if cols := s.givenColumnsAt(code[:q-1]); cols != nil {
+			return escapedPrefixed(cols, code[q:cursor]), q, cursor
+		}
 		if src := s.whereColumnsAt(code[:q-1]); src != nil {
 			return escapedPrefixed(src, code[q:cursor]), q, cursor
 		}
@@ -104,6 +118,22 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		for _, label := range s.whereLabelsAt(code[:start]) {
 			candidates = append(candidates, strconv.Quote(label))
 		}
+	case s.givenColumnsAt(code[:start]) != nil:
+		// predict m[degree] given inc: the model's columns not given yet
+		// nor predicted; after a comma, predict's settings too.
+		candidates = columnTexts(s.givenColumnsAt(code[:start]))
+		if strings.HasSuffix(strings.TrimRight(code[:start], " \t\r\n"), ",") {
+			candidates = append(candidates, compiler.Arguments()["predict"]...)
+		}
+	case s.givenValuesAt(code[:start]) != nil:
+		// predict m[degree] given income = : the column's observed values,
+		// in their order (lowest first), not sorted as text.
+		for _, v := range s.givenValuesAt(code[:start]) {
+			if strings.HasPrefix(v, prefix) {
+				matches = append(matches, v)
+			}
+		}
+		return matches, start, end
 	case inWhere(code[:start]):
 		// After a whole test, the words that join another; where a
 		// number or a column of data not bound goes, nothing.
@@ -157,6 +187,111 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	}
 	sort.Strings(matches)
 	return matches, start, end
+}
+
+// predictStart matches a predict statement up to its given: predict
+// MODEL or MODEL[...], then given; group 1 is the model, group 2 its
+// index's text.
+var predictStart = regexp.MustCompile(`^\s*predict\s+([A-Za-z_][A-Za-z0-9_]*)\s*(\[[^\]]*\])?\s*given(?:\s|$)`)
+
+// givenItem matches one COL = of a predict's given values: group 1 a
+// name, group 2 a quoted name.
+var givenItem = regexp.MustCompile(`(?:^|,)\s*(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[^"\\]|\\.)*"))\s*=`)
+
+// predictGiven returns, when text ends in a predict's given values, the
+// model, the columns the statement names so far (its targets and given
+// columns) and the given values' text.
+func (s *Session) predictGiven(text string) (model *Model, named []string, given string) {
+	stmt := statementText(text)
+	loc := predictStart.FindStringSubmatchIndex(stmt)
+	if loc == nil {
+		return nil, nil, ""
+	}
+	m, ok := s.bindings().models[stmt[loc[2]:loc[3]]]
+	if !ok {
+		return nil, nil, ""
+	}
+	if loc[4] >= 0 {
+		named = listedInIndex(stmt[loc[4] : loc[5]-1])
+	}
+	given = stmt[loc[1]:]
+	for _, g := range givenItem.FindAllStringSubmatch(given, -1) {
+		name := g[1]
+		if g[2] != "" {
+			name, _ = strconv.Unquote(g[2])
+		}
+		named = append(named, name)
+	}
+	return m, named, given
+}
+
+// givenColumnsAt returns, when a column comes next in a predict's given
+// values (after given or a comma), the model's columns that the
+// statement does not name yet; nil otherwise.
+func (s *Session) givenColumnsAt(text string) []string {
+	m, named, given := s.predictGiven(text)
+	if m == nil {
+		return nil
+	}
+	given = strings.TrimRight(given, " \t\r\n")
+	if given != "" && !strings.HasSuffix(given, ",") {
+		return nil
+	}
+	cols := unlisted(m.Names(), named)
+	if cols == nil {
+		cols = []string{}
+	}
+	return cols
+}
+
+// givenValuesAt returns, when text ends just after COL = in a predict's
+// given values, the column's observed values as a given value writes
+// them: numbers, or a text column's labels quoted; nil otherwise.
+func (s *Session) givenValuesAt(text string) []string {
+	m, _, given := s.predictGiven(text)
+	if m == nil {
+		return nil
+	}
+	given = strings.TrimRight(given, " \t\r\n")
+	items := givenItem.FindAllStringSubmatchIndex(given, -1)
+	if len(items) == 0 || items[len(items)-1][1] != len(given) {
+		return nil
+	}
+	last := items[len(items)-1]
+	name := ""
+	if last[2] >= 0 {
+		name = given[last[2]:last[3]]
+	} else {
+		name, _ = strconv.Unquote(given[last[4]:last[5]])
+	}
+	j := slices.Index(m.Names(), name)
+	if j < 0 {
+		return nil
+	}
+	var values []float64
+	if m.Fit != nil {
+		values = m.Fit.Levels(j)
+	}
+	dj := m.Cols[j]
+	if values == nil {
+		seen := map[float64]bool{}
+		for _, v := range m.Data.Columns[dj] {
+			if !math.IsNaN(v) && !seen[v] {
+				seen[v] = true
+				values = append(values, v)
+			}
+		}
+		slices.Sort(values)
+	}
+	out := make([]string, len(values))
+	for k, v := range values {
+		if m.Data.Labels[dj] != nil {
+			out[k] = strconv.Quote(exactValue(m.Data, dj, v))
+		} else {
+			out[k] = exactValue(m.Data, dj, v)
+		}
+	}
+	return out
 }
 
 // whereStart matches a data statement up to its where: data NAME =
@@ -770,7 +905,7 @@ func targetOf(text string) string {
 	switch {
 	case len(words) == 1:
 		switch words[0] {
-		case "fit", "extend", "explain", "summary", "impute", "export", "check", "compare", "show", "help":
+		case "fit", "extend", "explain", "summary", "impute", "predict", "export", "check", "compare", "show", "help":
 			return words[0]
 		}
 	case len(words) == 2 && words[0] == "plot" && slices.Contains(compiler.PlotKinds(), words[1]):

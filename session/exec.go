@@ -50,6 +50,8 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 		return s.plot(x, out)
 	case *compiler.Impute:
 		return s.impute(ctx, x, out)
+	case *compiler.Predict:
+		return s.predict(ctx, x, out)
 	case *compiler.Export:
 		return s.export(ctx, x, out)
 	case *compiler.Show:

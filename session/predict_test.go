@@ -1,0 +1,206 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// predictRows parses the table of one predict: level → its columns (p,
+// qLO, qHI, mcse, marginal and, with a crosstab, rows and share).
+func predictRows(t *testing.T, b MimeBundle) map[string][]float64 {
+	t.Helper()
+	text, _ := b["text/plain"].(string)
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	out := map[string][]float64{}
+	header := -1
+	for k, l := range lines {
+		if strings.HasPrefix(l, "level ") {
+			header = k
+		}
+	}
+	if header < 0 {
+		t.Fatalf("no table in %q", text)
+	}
+	for _, l := range lines[header+1:] {
+		f := strings.Fields(l)
+		var nums []float64
+		for _, x := range f[1:] {
+			v, err := strconv.ParseFloat(x, 64)
+			if err != nil {
+				t.Fatalf("cell %q of %q", x, l)
+			}
+			nums = append(nums, v)
+		}
+		out[f[0]] = nums
+	}
+	return out
+}
+
+// correlatedCSV writes n rows of x and y, cut at their quartiles from a
+// bivariate normal with correlation rho, and w, independent noise cut
+// into 3 levels.
+func correlatedCSV(t *testing.T, dir string, n int, rho float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 11))
+	cut := func(z float64, cuts []float64) int {
+		l := 1
+		for _, c := range cuts {
+			if z > c {
+				l++
+			}
+		}
+		return l
+	}
+	quartiles := []float64{-0.6745, 0, 0.6745}
+	var b strings.Builder
+	b.WriteString("x,y,w\n")
+	for range n {
+		x := rng.NormFloat64()
+		y := rho*x + math.Sqrt(1-rho*rho)*rng.NormFloat64()
+		w := rng.NormFloat64()
+		fmt.Fprintf(&b, "%d,%d,%d\n", cut(x, quartiles), cut(y, quartiles), cut(w, []float64{-0.43, 0.43}))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "xy.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPredictFollowsAStrongCorrelation: on 2,000 rows of two columns with
+// latent correlation 0.8, the predicted distribution of y moves up with x:
+// P(y = 4 | x = 4) far above P(y = 4 | x = 1), and the predicted mean of y
+// rises with x. Given x = 2 (about 500 matching rows), each level's
+// predicted probability agrees with its share among those rows within 4
+// binomial standard errors of that share (√(share(1 − share)/rows), 0.01
+// to 0.02 here): a loose check, since both estimate the same conditional
+// probability under a Gaussian copula and the model's own uncertainty is
+// smaller than the crosstab's. The same statement gives the same table.
+func TestPredictFollowsAStrongCorrelation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model; skipped under -short")
+	}
+	dir := t.TempDir()
+	correlatedCSV(t, dir, 2000, 0.8)
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data xy = load("xy.csv")
+model m { Y = xy; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit m with gibbs, iter = 300, warmup = 150, chains = 2, seed = 3`)
+	low := predictRows(t, mustRun(t, s, "predict m[y] given x = 1").displays[0])
+	high := predictRows(t, mustRun(t, s, "predict m[y] given x = 4").displays[0])
+	if !(high["4"][0] > low["4"][0]+0.4 && low["1"][0] > high["1"][0]+0.4) {
+		t.Errorf("P(y = 4 | x) = %v at x = 1, %v at x = 4; P(y = 1 | x) = %v, %v", low["4"][0], high["4"][0], low["1"][0], high["1"][0])
+	}
+	mean := func(rows map[string][]float64) float64 {
+		m := 0.0
+		for l := 1; l <= 4; l++ {
+			m += float64(l) * rows[strconv.Itoa(l)][0]
+		}
+		return m
+	}
+	if !(mean(high) > mean(low)+1.5) {
+		t.Errorf("predicted mean of y: %.3f given x = 1, %.3f given x = 4", mean(low), mean(high))
+	}
+	out := mustRun(t, s, "predict m[y] given x = 2")
+	mid := predictRows(t, out.displays[0])
+	total := 0.0
+	for l := 1; l <= 4; l++ {
+		total += mid[strconv.Itoa(l)][5]
+	}
+	if total < 400 {
+		t.Fatalf("only %v rows have x = 2", total)
+	}
+	sum := 0.0
+	for l := 1; l <= 4; l++ {
+		row := mid[strconv.Itoa(l)]
+		p, share := row[0], row[6]
+		sum += p
+		se := math.Sqrt(share * (1 - share) / total)
+		if math.Abs(p-share) > 4*se {
+			t.Errorf("y = %d given x = 2: predicted %.3f, share %.3f of %v rows (se %.3f)", l, p, share, total, se)
+		}
+		if !(row[1] <= p && p <= row[2]) {
+			t.Errorf("y = %d: p %.3f outside its interval [%.3f, %.3f]", l, p, row[1], row[2])
+		}
+	}
+	if math.Abs(sum-1) > 0.003 {
+		t.Errorf("the probabilities sum to %.3f", sum)
+	}
+	if !strings.Contains(out.stdout.String(), "y given x = 2: most likely") {
+		t.Errorf("no line under the table: %q", out.stdout.String())
+	}
+	// Two given columns: GHK, deterministic, and w (noise) barely matters.
+	a := mustRun(t, s, "predict m[y] given x = 4, w = 1")
+	b := mustRun(t, s, "predict m[y] given x = 4, w = 1")
+	if a.text() != b.text() {
+		t.Errorf("the same predict gave two tables:\n%s\n%s", a.text(), b.text())
+	}
+	if !strings.Contains(a.text(), "GHK with 1000 replicates per draw (the fit's seed, 3)") {
+		t.Errorf("no GHK note: %s", a.text())
+	}
+	if ghk := predictRows(t, a.displays[0]); math.Abs(ghk["4"][0]-high["4"][0]) > 0.05 {
+		t.Errorf("P(y = 4 | x = 4, w = 1) = %.3f, P(y = 4 | x = 4) = %.3f: w is independent noise", ghk["4"][0], high["4"][0])
+	}
+	// Nothing given: the marginal shares, exactly.
+	none := predictRows(t, mustRun(t, s, "predict m[y]").displays[0])
+	for l, row := range none {
+		if row[0] != row[4] || row[3] != 0 {
+			t.Errorf("nothing given, level %s: p %v, marginal %v, mcse %v", l, row[0], row[4], row[3])
+		}
+	}
+}
+
+// A given value the column never had is an error that names the nearest
+// observed values; a text column takes its labels.
+func TestPredictGivenValues(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model; skipped under -short")
+	}
+	dir := t.TempDir()
+	setup := surveyCSV(t, dir)
+	s := New(Options{Dir: dir})
+	mustRun(t, s, setup+"model m { Y = s; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\nfit m, iter = 40, warmup = 20, chains = 1")
+	if got := runErr(t, s, "predict m[degree] given income = 4.5"); !strings.Contains(got, "income = 4.5 is not an observed value of income") || !strings.Contains(got, "its values: 1, 2, 3, 4, 5, 6, 7") {
+		t.Errorf("error %q", got)
+	}
+	out := mustRun(t, s, `predict m[degree] given sat = "agree"`)
+	if !strings.Contains(out.text(), `P(degree | sat = "agree")`) || !strings.Contains(out.text(), "rows, share: the 5 rows of s with sat = \"agree\" and degree observed") || !strings.Contains(out.text(), "fewer than 30") {
+		t.Errorf("predict given a label:\n%s", out.text())
+	}
+	// age is continuous (every value once): the line gives its predicted
+	// median, not its most probable value, which is often an extreme one.
+	if out := mustRun(t, s, `predict m[age] given degree = 1`); !strings.Contains(out.stdout.String(), "age given degree = 1: predicted median ") || strings.Contains(out.stdout.String(), "most likely") {
+		t.Errorf("the line of a continuous target: %q", out.stdout.String())
+	}
+	if out := mustRun(t, s, `predict m given sat = "agree", age = 25`); len(out.displays) != 2 {
+		t.Errorf("predict m given two of four columns shows %d tables, want 2", len(out.displays))
+	}
+}
+
+func TestCompletePredict(t *testing.T) {
+	dir := t.TempDir()
+	setup := surveyCSV(t, dir)
+	s := New(Options{Dir: dir})
+	mustRun(t, s, setup+"model m { Y = s[age, degree, sat, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }")
+	checkCompletions(t, s, []completionCase{
+		{`predict `, []string{"m"}},
+		{`predict m[de`, []string{"degree"}},
+		{`predict m[degree] given `, []string{"age", "income", "sat"}},
+		{`predict m[degree] given inc`, []string{"income"}},
+		{`predict m[degree] given income = 5, `, []string{"age", "prob", "sat", "seed"}},
+		{"predict m[degree] given income = 5,\n  s", []string{"sat", "seed"}},
+		{`predict m[degree] given income = `, []string{"1", "2", "3", "4", "5", "6", "7"}},
+		{`predict m[degree] given sat = `, []string{`"disagree"`, `"neutral"`, `"agree"`}},
+		{`predict m[degree] given sat = "ne`, []string{"neutral"}},
+		{`predict m[degree] given "sat" = "a`, []string{"agree"}},
+		{`predict m given degree = 1, `, []string{"age", "income", "prob", "sat", "seed"}},
+		{`predict m[degree] giv`, []string{"given"}},
+	})
+	if st, _ := s.IsComplete("predict m[degree] given"); st != "incomplete" {
+		t.Errorf("IsComplete(predict m[degree] given) = %s, want incomplete", st)
+	}
+}
