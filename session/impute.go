@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -36,7 +35,6 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		return nil
 	}
 	continuous := continuousColumns(m, cells)
-	t := s.imputeTable(m, cells, continuous, x.Prob, formatValue)
 	draws := 0
 	for c := range m.Fit.C {
 		draws += m.Fit.ImputedDraws(c)
@@ -59,6 +57,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		}
 	}
 	if x.Path == "" && x.DrawsPath == "" {
+		t := s.imputeTable(m, cells, continuous, x.Prob, formatValue)
 		target := imputeTarget(x, m)
 		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", target)
 		whole := fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", target)
@@ -74,8 +73,10 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	}
 	if x.Path != "" {
 		path := s.path(x.Path)
-		exact := s.imputeTable(m, cells, continuous, x.Prob, exactValue)
-		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, exact, m, cells) }); err != nil {
+		// Written row by row as they are made: a table of every cell first
+		// held them all twice (50,000 × 30 with 112,458 missing cells: 195 MB
+		// more at its peak than the fit read; sampling.md §8, "At survey scale").
+		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, m, cells, continuous, x.Prob) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed cells", err)
 		}
 		made, err := s.imputeProvenance(ctx, x.Model, m, path)
@@ -137,6 +138,13 @@ func imputedColumnsText(x *compiler.Impute, m *Model) string {
 // for every column), in their order, and returns them with their indices
 // in all, which are the cells' indices in the fit's imputations.
 func imputedOf(all []inference.ImputedLevels, cols []int) (cells []inference.ImputedLevels, at []int) {
+	if cols == nil {
+		at = make([]int, len(all))
+		for k := range at {
+			at[k] = k
+		}
+		return all, at
+	}
 	for k, c := range all {
 		if cols == nil || slices.Contains(cols, c.Col) {
 			cells, at = append(cells, c), append(at, k)
@@ -177,27 +185,38 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 // distribution.
 func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64, value func(*Dataset, int, float64) string) *Table {
 	names := columnTexts(m.Names())
-	lo, hi := intervalColumns(prob)
-	t := &Table{Header: []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}}
+	t := &Table{Header: imputeHeader(prob), Rows: make([][]string, 0, len(cells))}
 	for _, c := range cells {
-		j := m.Cols[c.Col]
-		lv := c.LevelSummary
-		mean := tableNum("%.3f", c.Mean)
-		if m.Data.Labels[j] != nil {
-			mean = "NA"
-		}
-		mode, pMode := value(m.Data, j, lv.Mode), tableNum("%.3f", lv.PMode)
-		if continuous[c.Col] {
-			mode, pMode = "NA", "NA"
-		}
-		t.Rows = append(t.Rows, []string{
-			strconv.Itoa(c.Row + 1), names[c.Col],
-			mode, pMode,
-			value(m.Data, j, lv.Lo), value(m.Data, j, lv.Median), value(m.Data, j, lv.Hi),
-			mean,
-		})
+		t.Rows = append(t.Rows, imputeRow(m, names[c.Col], c, continuous, value))
 	}
 	return t
+}
+
+// imputeHeader is the header of the table of imputed cells.
+func imputeHeader(prob float64) []string {
+	lo, hi := intervalColumns(prob)
+	return []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}
+}
+
+// imputeRow is the row of the table of imputed cells for cell c, whose
+// column is named name, with its levels printed by value.
+func imputeRow(m *Model, name string, c inference.ImputedLevels, continuous map[int]bool, value func(*Dataset, int, float64) string) []string {
+	j := m.Cols[c.Col]
+	lv := c.LevelSummary
+	mean := tableNum("%.3f", c.Mean)
+	if m.Data.Labels[j] != nil {
+		mean = "NA"
+	}
+	mode, pMode := value(m.Data, j, lv.Mode), tableNum("%.3f", lv.PMode)
+	if continuous[c.Col] {
+		mode, pMode = "NA", "NA"
+	}
+	return []string{
+		strconv.Itoa(c.Row + 1), name,
+		mode, pMode,
+		value(m.Data, j, lv.Lo), value(m.Data, j, lv.Median), value(m.Data, j, lv.Hi),
+		mean,
+	}
 }
 
 // continuousColumns lists the columns of cells most of whose observed
@@ -233,46 +252,71 @@ func modeNote(m *Model, continuous map[int]bool) string {
 }
 
 // writeImputed writes the table of imputed cells (its levels as
-// exactValue prints them) as CSV with one more column, probs: the
+// exactValue prints them; the column as the data's header names it, which
+// CSV quotes where it needs) as CSV with one more column, probs: the
 // probability of every level drawn (from the cells' level summaries), as a
-// JSON object from level to probability.
-func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLevels) error {
+// JSON object from level to probability. Each row is written as it is
+// made.
+func writeImputed(w io.Writer, m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64) error {
 	cw := csv.NewWriter(w)
-	cw.Write(append(t.Header, "probs"))
-	for k, c := range cells {
+	cw.Write(append(imputeHeader(prob), "probs"))
+	// keys are the levels as JSON strings, by column, made once each.
+	keys := make([]map[float64]string, len(m.Cols))
+	var js []byte
+	for _, c := range cells {
 		j := m.Cols[c.Col]
+		if keys[c.Col] == nil {
+			keys[c.Col] = map[float64]string{}
+		}
 		lv := c.LevelSummary
 		// The object's keys in the levels' order (a map would sort them
 		// as text: "1", "10", "100", "11", …).
-		var js bytes.Buffer
-		js.WriteByte('{')
+		js = append(js[:0], '{')
 		for i, v := range lv.Values {
-			key, err := json.Marshal(exactValue(m.Data, j, v))
-			if err != nil {
-				return err
-			}
-			val, err := json.Marshal(math.Round(lv.Probs[i]*1e6) / 1e6)
-			if err != nil {
-				return err
+			key, ok := keys[c.Col][v]
+			if !ok {
+				b, err := json.Marshal(exactValue(m.Data, j, v))
+				if err != nil {
+					return err
+				}
+				key = string(b)
+				keys[c.Col][v] = key
 			}
 			if i > 0 {
-				js.WriteByte(',')
+				js = append(js, ',')
 			}
-			js.Write(key)
-			js.WriteByte(':')
-			js.Write(val)
+			js = append(js, key...)
+			js = append(js, ':')
+			js = appendJSONFloat(js, math.Round(lv.Probs[i]*1e6)/1e6)
 		}
-		js.WriteByte('}')
-		// The file names the column as its data's header does: CSV
-		// quotes it where it needs, not the language.
-		row := slices.Clone(t.Rows[k])
-		row[1] = m.Data.Names[j]
-		if err := cw.Write(append(row, js.String())); err != nil {
+		js = append(js, '}')
+		row := imputeRow(m, m.Data.Names[j], c, continuous, exactValue)
+		if err := cw.Write(append(row, string(js))); err != nil {
 			return err // the file cannot be written, or an interrupt (writeFile)
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// appendJSONFloat appends v as encoding/json writes a float64 (the
+// shortest decimal that reads back as v; an exponent below 1e-6 and from
+// 1e21, as ES6 does), without json.Marshal's allocations. v is finite.
+func appendJSONFloat(b []byte, v float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(v); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, v, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // writeImputedDraws writes every kept draw of the missing cells cells,

@@ -361,3 +361,18 @@ impute m`, tc.levels))
 		}
 	}
 }
+
+// TestAppendJSONFloatIsJSONs: the probabilities of impute's file are
+// written by appendJSONFloat, byte for byte as json.Marshal wrote them.
+func TestAppendJSONFloatIsJSONs(t *testing.T) {
+	for _, v := range []float64{0, math.Copysign(0, -1), 1, 0.5, 0.005, 1e-6, 9.99999e-7, 1e-7, 1.5e-9, 0.333333, 0.999999,
+		123456.789, 1e20, 1e21, 2.5e22, -1e-7, -0.25, math.SmallestNonzeroFloat64, math.MaxFloat64} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONFloat([]byte("x"), v); string(got) != "x"+string(want) {
+			t.Errorf("appendJSONFloat(%v) = %q, json.Marshal %q", v, got[1:], want)
+		}
+	}
+}
