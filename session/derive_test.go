@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -329,5 +330,64 @@ func TestDerivedLargeSimulationTruth(t *testing.T) {
 	got := runErr(t, s, big+"data some = big where Y1 >= 2\nplot heatmap some")
 	if !strings.Contains(got, "data some has no true C to show: its rows were chosen from big by their observed values (Y1 >= 2)") {
 		t.Errorf("plot heatmap some: %s", got)
+	}
+}
+
+// TestDerivedRowsJoinTheirSource: impute's table and file and the export
+// of data derived from other data give each row's source row, the row of
+// the file it came from (through two derivations), by which a user joins
+// them back to the file; the data's own rows keep their numbers. Loaded
+// data keep the formats as they were.
+func TestDerivedRowsJoinTheirSource(t *testing.T) {
+	dir := t.TempDir()
+	setup := surveyCSV(t, dir)
+	s := New(Options{Dir: dir})
+	// Rows 4, 6, 8, 9 and 12 of survey.csv; income is missing in row 8,
+	// the third of older.
+	out := mustRun(t, s, setup+"data old = s where age >= 40\ndata older = old where age >= 50\nexport older to \"older.csv\"\nexport s to \"s.csv\"")
+	if want := "wrote 5 rows of older to " + filepath.Join(dir, "older.csv") + " (first source_row: the row of survey.csv each came from; load(..., drop = [source_row]) reads them back without it)"; !strings.Contains(out.text(), want) {
+		t.Errorf("export older says:\n%s\nwant:\n%s", out.text(), want)
+	}
+	for file, want := range map[string]string{
+		"older.csv": "source_row,age,degree,sat,income\n4,52,1,agree,4\n6,67,4,agree,6\n8,59,2,neutral,NA\n9,71,4,agree,7\n12,63,3,disagree,5\n",
+		"s.csv":     "age,degree,sat,income\n25,0,agree,3\n",
+	} {
+		got, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(got), want) {
+			t.Errorf("%s:\n%s\nwant it to start:\n%s", file, got, want)
+		}
+	}
+	if text := mustRun(t, s, "print 1\nshow older").text(); !regexp.MustCompile(`row +source_row +age +degree +sat +income\n *1 +4 +52 +1 +agree +4\n`).MatchString(text) {
+		t.Errorf("show older does not give the source rows:\n%s", text)
+	}
+	// The export reads back as the data, without its source rows.
+	mustRun(t, s, `data back = load("older.csv", drop = [source_row], order = {sat: ["disagree", "neutral", "agree"]})`)
+	if back, older := s.data["back"], s.data["older"]; !reflect.DeepEqual(back.Names, older.Names) || fmt.Sprint(back.Columns) != fmt.Sprint(older.Columns) {
+		t.Errorf("older.csv read back as %v %v, want %v %v", back.Names, back.Columns, older.Names, older.Columns)
+	}
+
+	mustRun(t, s, "model m { Y = older[age, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\nfit m, iter = 20, warmup = 10, chains = 1, seed = 1\nimpute m to \"cells.csv\"")
+	cells, err := os.ReadFile(filepath.Join(dir, "cells.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(cells), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "row,source_row,column,mode,") || !strings.HasPrefix(lines[1], "3,8,income,") {
+		t.Errorf("cells.csv:\n%s\nwant row,source_row,column,... and 3,8,income,...", cells)
+	}
+	shown := captionedLines(t, mustRun(t, s, "impute m").displays[0])
+	if got := strings.Fields(shown[0]); len(got) < 3 || got[0] != "row" || got[1] != "source_row" || got[2] != "column" {
+		t.Errorf("impute m's header %q, want row source_row column ...", shown[0])
+	}
+	if got := strings.Fields(shown[1]); len(got) < 3 || got[0] != "3" || got[1] != "8" || got[2] != "income" {
+		t.Errorf("impute m's row %q, want 3 8 income ...", shown[1])
+	}
+
+	// A column already named source_row keeps its name.
+	if got := SourceRowName([]string{"age", "source_row", "source_row_"}); got != "source_row__" {
+		t.Errorf("SourceRowName = %q, want source_row__", got)
 	}
 }

@@ -174,11 +174,17 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 // interval of the latent scale up to its neighbours, the highest and lowest
 // for unbounded ones, so the most probable value of a continuous column is
 // often its largest or smallest, far from the bulk of the cell's
-// distribution.
+// distribution. For derived data a column source_row follows row: the row
+// of the file or simulation the data came from (1-based, as R's read.csv
+// numbers them), by which the cells join back to it.
 func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64, value func(*Dataset, int, float64) string) *Table {
 	names := columnTexts(m.Names())
 	lo, hi := intervalColumns(prob)
 	t := &Table{Header: []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}}
+	derived := m.Data.SourceRows != nil
+	if derived {
+		t.Header = slices.Insert(t.Header, 1, "source_row")
+	}
 	for _, c := range cells {
 		j := m.Cols[c.Col]
 		lv := c.LevelSummary
@@ -190,12 +196,16 @@ func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continu
 		if continuous[c.Col] {
 			mode, pMode = "NA", "NA"
 		}
-		t.Rows = append(t.Rows, []string{
+		row := []string{
 			strconv.Itoa(c.Row + 1), names[c.Col],
 			mode, pMode,
 			value(m.Data, j, lv.Lo), value(m.Data, j, lv.Median), value(m.Data, j, lv.Hi),
 			mean,
-		})
+		}
+		if derived {
+			row = slices.Insert(row, 1, strconv.Itoa(m.Data.SourceRows[c.Row]+1))
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -266,7 +276,7 @@ func writeImputed(w io.Writer, t *Table, m *Model, cells []inference.ImputedLeve
 		// The file names the column as its data's header does: CSV
 		// quotes it where it needs, not the language.
 		row := slices.Clone(t.Rows[k])
-		row[1] = m.Data.Names[j]
+		row[slices.Index(t.Header, "column")] = m.Data.Names[j]
 		if err := cw.Write(append(row, js.String())); err != nil {
 			return err // the file cannot be written, or an interrupt (writeFile)
 		}
