@@ -275,7 +275,8 @@ PATH.columns.csv naming each column (param,label,row,column) and
 PATH.provenance.csv saying what made the draws. A part writes only its
 draws, as summary names them: m.C[income], m.Lambda, m.partial,
 m.communality, m.regress(income ~ degree + age) (beta.j and R2). A
-data set writes its cells (NA where missing), which load reads back.`,
+data set writes its cells (NA where missing), which load reads back;
+derived data first give each row's row in their source file, source_row.`,
 	"show": `
 show NAME
 
@@ -461,7 +462,8 @@ data NAME = DATA[COL, ...] where CONDITION
 Keeps the rows of DATA that meet CONDITION: comparisons of a column with a
 number (age >= 50, degree != 0), or, for a text column loaded with order =,
 with one of its labels, compared by that order (sat >= "agree"); COL in
-[V, ...] for any of several values; joined with and, or, not and
+[V, ...] for any of several values; or with another column of the row
+(income > pincome; two text columns need one order); joined with and, or, not and
 parentheses. The column may be one that the brackets leave out. A row whose
 tested cell is missing is left out unless the rest of the condition decides
 it (R's NA logic, as subset() keeps rows), and the statement says how many.

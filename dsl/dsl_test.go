@@ -228,8 +228,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 73 {
-		t.Errorf("got %d statements, want 73", len(f.Stmts))
+	if len(f.Stmts) != 74 {
+		t.Errorf("got %d statements, want 74", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)

@@ -94,6 +94,15 @@ func (d *Dataset) column(name string) int {
 	return -1
 }
 
+// labelsOf returns the labels of column j, lowest first (nil for a
+// column of numbers).
+func (d *Dataset) labelsOf(j int) []string {
+	if j < len(d.Labels) {
+		return d.Labels[j]
+	}
+	return nil
+}
+
 // DataError is a problem with a data file at a given line (1-based, the
 // header is line 1) and column name; Line 0 means the file as a whole.
 // Error quotes a column name that is not an identifier, as describeData.

@@ -391,3 +391,75 @@ func TestDerivedRowsJoinTheirSource(t *testing.T) {
 		t.Errorf("SourceRowName = %q, want source_row__", got)
 	}
 }
+
+// TestWhereComparesTwoColumns: where income > pincome compares two
+// columns in each row, as R's subset() does, with R's logic of NA (a row
+// whose tested cell is missing is left out unless the rest decides it);
+// two columns of text compare by their one order. The counts are R's
+// (4.2), reading the same files:
+//
+//	g <- read.csv("gss_hoff2007.csv")
+//	nrow(subset(g, income > pincome))                  # 446
+//	nrow(subset(g, degree >= pdegree))                 # 809
+//	nrow(subset(g, degree == pdegree | age < 30))      # 548
+//	nrow(subset(g, !(children < pchildren)))           # 160
+//	nrow(subset(g, degree > pdegree & age >= 50))      # 87
+//	d <- read.csv("likert.csv"); lv <- c("disagree", "neutral", "agree")
+//	d$q1 <- factor(d$q1, lv, ordered = TRUE); d$q2 <- factor(d$q2, lv, ordered = TRUE)
+//	nrow(subset(d, q1 > q2)); nrow(subset(d, q1 == q2))                     # 2, 3
+//	nrow(subset(d, q1 != q2 | n > 4)); nrow(subset(d, !(q1 <= q2)))         # 5, 2
+//	nrow(subset(d, q1 >= q2 & n >= 3))                                      # 3
+func TestWhereComparesTwoColumns(t *testing.T) {
+	dir := t.TempDir()
+	const likert = `q1,q2,n
+agree,neutral,3
+disagree,agree,1
+neutral,neutral,4
+NA,agree,2
+agree,NA,5
+neutral,disagree,NA
+disagree,disagree,2
+agree,agree,6
+`
+	if err := os.WriteFile(filepath.Join(dir, "likert.csv"), []byte(likert), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gss, err := filepath.Abs("../notebooks/data/gss_hoff2007.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, fmt.Sprintf("data gss = load(%q)\n", gss)+
+		`data lik = load("likert.csv", order = {[q1, q2]: ["disagree", "neutral", "agree"]})`)
+	for _, c := range []struct {
+		source, where string
+		rows          int
+	}{
+		{"gss", "income > pincome", 446},
+		{"gss", "degree >= pdegree", 809},
+		{"gss", "degree == pdegree or age < 30", 548},
+		{"gss", "not (children < pchildren)", 160},
+		{"gss", "degree > pdegree and age >= 50", 87},
+		{"lik", "q1 > q2", 2},
+		{"lik", "q1 == q2", 3},
+		{"lik", "q1 != q2 or n > 4", 5},
+		{"lik", "not (q1 <= q2)", 2},
+		{"lik", "q1 >= q2 and n >= 3", 3},
+	} {
+		mustRun(t, s, "data sub = "+c.source+" where "+c.where)
+		if got := s.data["sub"].N(); got != c.rows {
+			t.Errorf("%s where %s: %d rows, R's subset gives %d", c.source, c.where, got, c.rows)
+		}
+	}
+	out := mustRun(t, s, "data sub = lik where q1 > q2")
+	if want := "sub: 2 of 8 rows of lik (q1 > q2); 2 rows left out because a cell it tests is missing (q1: 1, q2: 1)"; !strings.Contains(out.text(), want) {
+		t.Errorf("data sub = lik where q1 > q2 says:\n%s\nwant:\n%s", out.text(), want)
+	}
+	mustRun(t, s, `data other = load("likert.csv", order = {q1: ["disagree", "neutral", "agree"], q2: ["agree", "neutral", "disagree"]})`)
+	if msg := runErr(t, s, "data sub = other where q1 > q2"); !strings.Contains(msg, "other cannot compare q1 with q2: their labels are ordered otherwise") {
+		t.Errorf("columns of text in other orders:\n%s", msg)
+	}
+	if msg := runErr(t, s, "data sub = lik where q1 > n"); !strings.Contains(msg, "lik cannot compare q1 with n: q1 holds text labels and n numbers") {
+		t.Errorf("a column of text with one of numbers:\n%s", msg)
+	}
+}
