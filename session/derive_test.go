@@ -369,7 +369,13 @@ func TestDerivedRowsJoinTheirSource(t *testing.T) {
 		t.Errorf("older.csv read back as %v %v, want %v %v", back.Names, back.Columns, older.Names, older.Columns)
 	}
 
-	mustRun(t, s, "model m { Y = older[age, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\nfit m, iter = 20, warmup = 10, chains = 1, seed = 1\nimpute m to \"cells.csv\"")
+	out = mustRun(t, s, "model m { Y = older[age, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\nfit m, iter = 20, warmup = 10, chains = 1, seed = 1\nimpute m to \"cells.csv\", draws = \"cdraws.csv\"")
+	if want := "to " + filepath.Join(dir, "cdraws.csv") + ", each cell's row and source row to " + filepath.Join(dir, "cdraws.columns.csv"); !strings.Contains(out.text(), want) {
+		t.Errorf("impute m says:\n%s\nwant:\n%s", out.text(), want)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "cdraws.columns.csv")); err != nil || string(got) != "param,row,source_row,column\nincome[3],3,8,income\n" {
+		t.Errorf("cdraws.columns.csv: %q (%v), want income[3] of row 3, source row 8", got, err)
+	}
 	cells, err := os.ReadFile(filepath.Join(dir, "cells.csv"))
 	if err != nil {
 		t.Fatal(err)

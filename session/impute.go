@@ -54,7 +54,11 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		if notAFile(s.path(p)) != "" {
 			continue // no provenance beside it (s.imputeProvenance)
 		}
-		if err := s.overwritableAll(p, ProvenancePath(p)); err != nil {
+		paths := []string{p, ProvenancePath(p)}
+		if p == x.DrawsPath && m.Data.SourceRows != nil {
+			paths = append(paths, ColumnsPath(p))
+		}
+		if err := s.overwritableAll(paths...); err != nil {
 			return fmt.Errorf("cannot write the imputed cells of %s: %w", x.Model, err)
 		}
 	}
@@ -89,11 +93,19 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed draws", err)
 		}
+		rows := ""
+		if m.Data.SourceRows != nil && notAFile(path) == "" {
+			sidecar := ColumnsPath(path)
+			if err := s.writeFile(ctx, sidecar, func(w io.Writer) error { return writeImputedColumns(w, m, cells) }); err != nil {
+				return writeError("impute "+x.Model, sidecar, "cannot write the source rows of the imputed draws", err)
+			}
+			rows = fmt.Sprintf(", each cell's row and source row to %s", sidecar)
+		}
 		made, err := s.imputeProvenance(ctx, x.Model, m, path)
 		if err != nil {
 			return err
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s, %s\n", len(cells), s.dataText(m), thinned, path, made))
+		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s%s, %s\n", len(cells), s.dataText(m), thinned, path, rows, made))
 	}
 	return nil
 }
@@ -312,6 +324,29 @@ func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels, a
 			if err := cw.Write(row); err != nil {
 				return err // the file cannot be written, or an interrupt (writeFile)
 			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeImputedColumns writes the sidecar of writeImputedDraws for a model
+// of derived data, whose cells the draws file names by the data's rows:
+// one CSV row per cell, in the draws file's order, with the header
+//
+//	param,row,source_row,column
+//
+// param the draws file's name of the cell (income[5]), row its row in the
+// data (1-based), source_row its row in the source file or simulation,
+// and column its column as the data's header names it.
+func writeImputedColumns(w io.Writer, m *Model, cells []inference.ImputedLevels) error {
+	names := m.Names()
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"param", "row", "source_row", "column"})
+	for _, c := range cells {
+		row := strconv.Itoa(c.Row + 1)
+		if err := cw.Write([]string{fmt.Sprintf("%s[%s]", names[c.Col], row), row, strconv.Itoa(m.Data.SourceRows[c.Row] + 1), names[c.Col]}); err != nil {
+			return err
 		}
 	}
 	cw.Flush()
