@@ -400,6 +400,8 @@ func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInf
 			hint := fmt.Sprintf("as in %s >= 50", shown)
 			if v, err := strconv.ParseFloat(label, 64); err == nil && !math.IsNaN(v) {
 				hint = fmt.Sprintf("write it without quotes: %s", strconv.FormatFloat(v, 'g', -1, 64))
+			} else if d.column(label) >= 0 {
+				hint = columnNotLabelHint(shown, label)
 			}
 			c.errorf(e.Pos, hint, "%s holds numbers: compare it with a number, not the string %q", shown, p.Str.Value)
 			return RowValue{}, false
@@ -407,6 +409,8 @@ func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInf
 			hint := "its labels, lowest first: " + strings.Join(quoted(info.Labels), ", ")
 			if near := dsl.Nearest(label, info.Labels); near != "" {
 				hint = fmt.Sprintf("did you mean %q? %s", near, hint)
+			} else if d.column(label) >= 0 {
+				hint = columnNotLabelHint(shown, label)
 			}
 			c.errorf(e.Pos, hint, "%s has no label %q", shown, label)
 			return RowValue{}, false
@@ -426,6 +430,16 @@ func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInf
 		return RowValue{}, false
 	}
 	return RowValue{Number: v}, true
+}
+
+// columnNotLabelHint is the hint for a comparison of column shown with a
+// string that names another column: a string is a value, and a column is
+// named without quotes (which a name that is not an identifier cannot be).
+func columnNotLabelHint(shown, other string) string {
+	if dsl.IsName(other) {
+		return fmt.Sprintf("a string is a value; to compare with the column %s, name it without quotes: %s > %s", other, shown, other)
+	}
+	return fmt.Sprintf("a string is a value, and the column %q cannot be named without quotes, so it cannot be compared with (rename it in the file)", other)
 }
 
 // columnName writes a column's name as a statement would: quoted when it
