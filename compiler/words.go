@@ -263,7 +263,8 @@ quantiles, mean. to writes one row per cell (with each level's probability),
 draws every kept draw (of one draw in every few when the cells times the
 draws pass 2²⁵ values). A notebook shows the first and last 500 cells of
 more than 1,000, jupyter console the first 20 of more than 60 and copulang
-run the first 20; to writes them all.`,
+run the first 20; to writes them all. For derived data each cell also
+gives source_row, its row in the source file, to join it back.`,
 	"export": `
 export NAME to "PATH"
 export NAME.PART to "PATH"
