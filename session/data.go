@@ -575,6 +575,10 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		return nil, nil, errors.Join(unread...)
 	}
 	warnings := columnWarnings(d)
+	if len(d.Names) > 0 && d.Names[0] == "source_row" {
+		// An export of derived data (WriteData), read back whole.
+		warnings = append(warnings, "column source_row is, as the export of derived data writes it first, each row's row in the data it was derived from: a model of every column would take those numbers as data; drop = [source_row] leaves it out")
+	}
 	var empty []string
 	for j, u := range unnamed {
 		if u {

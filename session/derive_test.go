@@ -363,7 +363,11 @@ func TestDerivedRowsJoinTheirSource(t *testing.T) {
 	if text := mustRun(t, s, "print 1\nshow older").text(); !regexp.MustCompile(`row +source_row +age +degree +sat +income\n *1 +4 +52 +1 +agree +4\n`).MatchString(text) {
 		t.Errorf("show older does not give the source rows:\n%s", text)
 	}
-	// The export reads back as the data, without its source rows.
+	// Read back whole, the source rows are a column, which a warning
+	// points out; dropped, the export reads back as the data.
+	if text := mustRun(t, s, `data whole = load("older.csv", order = {sat: ["disagree", "neutral", "agree"]})`).stderr.String(); !strings.Contains(text, "column source_row is, as the export of derived data writes it first, each row's row in the data it was derived from") {
+		t.Errorf("older.csv read back whole says:\n%s\nwant a warning of its source_row", text)
+	}
 	mustRun(t, s, `data back = load("older.csv", drop = [source_row], order = {sat: ["disagree", "neutral", "agree"]})`)
 	if back, older := s.data["back"], s.data["older"]; !reflect.DeepEqual(back.Names, older.Names) || fmt.Sprint(back.Columns) != fmt.Sprint(older.Columns) {
 		t.Errorf("older.csv read back as %v %v, want %v %v", back.Names, back.Columns, older.Names, older.Columns)
