@@ -35,14 +35,17 @@ type DeriveData struct {
 
 // RowTest is a checked where condition. Op is "and" or "or" (of Args),
 // "not" (of Args[0]), or a comparison of Column: "==", "!=", "<", "<=",
-// ">", ">=" with Values[0], or "in" with any of Values. A value is a number
-// (Label "") or, for a column of text labels, a label, which is compared by
-// the order load gave the labels.
+// ">", ">=" with Values[0] or, when Other is set, with the column Other in
+// the same row (Values empty), or "in" with any of Values. A value is a
+// number (Label "") or, for a column of text labels, a label, which is
+// compared by the order load gave the labels; two columns of text compare
+// by their labels' order, which is theirs alike (UnlikeOrders).
 type RowTest struct {
 	At     dsl.Position
 	Op     string
 	Args   []*RowTest
 	Column string
+	Other  string
 	Values []RowValue
 	// Text is the test as written, in canonical form.
 	Text string
@@ -61,8 +64,10 @@ func (t *RowTest) Columns() []string {
 	var out []string
 	var walk func(t *RowTest)
 	walk = func(t *RowTest) {
-		if t.Column != "" && !slices.Contains(out, t.Column) {
-			out = append(out, t.Column)
+		for _, col := range []string{t.Column, t.Other} {
+			if col != "" && !slices.Contains(out, col) {
+				out = append(out, col)
+			}
 		}
 		for _, a := range t.Args {
 			walk(a)
@@ -268,6 +273,9 @@ func (c *checker) comparison(cmp *dsl.Comparison, d *DataInfo, name string, know
 		}
 		info = &d.Columns[j]
 	}
+	if other, isColumn := otherColumn(cmp, info); isColumn {
+		return c.columnComparison(t, other, cmp.Value.Pos, info, d, name, known)
+	}
 	values := []*dsl.Expr{cmp.Value}
 	if cmp.In != nil {
 		t.Op = "in"
@@ -286,6 +294,89 @@ func (c *checker) comparison(cmp *dsl.Comparison, d *DataInfo, name string, know
 	return t, ok
 }
 
+// otherColumn returns the name a comparison COL OP NAME compares COL with,
+// and true, when NAME is a bare name other than pi and not a label of COL
+// (written as a name, which rowValue reports): R's subset(d, income >
+// pincome) compares two columns so. A column whose name is not a name (a
+// string there is a label) cannot be compared so.
+func otherColumn(cmp *dsl.Comparison, info *ColumnInfo) (string, bool) {
+	if cmp.In != nil || cmp.Value == nil {
+		return "", false
+	}
+	id, isName := cmp.Value.AsName()
+	if !isName || id.Name == "pi" || info != nil && info.Text && slices.Contains(info.Labels, id.Name) {
+		return "", false
+	}
+	return id.Name, true
+}
+
+// columnComparison checks t, COL OP OTHER of two columns of d: OTHER is a
+// column, and both hold numbers or both text labels in one order
+// (UnlikeOrders says why not).
+func (c *checker) columnComparison(t *RowTest, other string, pos dsl.Position, info *ColumnInfo, d *DataInfo, name string, known bool) (*RowTest, bool) {
+	t.Other = other
+	if !known || info == nil {
+		return t, true
+	}
+	k := d.column(other)
+	if k < 0 {
+		hint := suggest(other, d.columnNames(), fmt.Sprintf("compare %s with a number, as in %s >= 2, or with a column of %s: %s", columnName(t.Column), columnName(t.Column), name, shortList(d.columnNames())))
+		c.errorf(pos, hint, "%s has no column %s", name, other)
+		return t, false
+	}
+	o := &d.Columns[k]
+	labels, otherLabels := textLabels(info), textLabels(o)
+	if why := UnlikeOrders(columnName(t.Column), labels, columnName(other), otherLabels); why != "" {
+		hint := ""
+		if labels != nil && otherLabels != nil {
+			hint = fmt.Sprintf("load both with one order, as order = {[%s, %s]: [...]}", columnName(t.Column), columnName(other))
+		}
+		c.errorf(t.At, hint, "%s cannot compare %s with %s: %s", name, columnName(t.Column), columnName(other), why)
+		return t, false
+	}
+	return t, true
+}
+
+// textLabels are a column's labels, lowest first, non-nil for a column
+// of text; nil for one of numbers.
+func textLabels(info *ColumnInfo) []string {
+	if !info.Text {
+		return nil
+	}
+	if info.Labels == nil {
+		return []string{}
+	}
+	return info.Labels
+}
+
+// UnlikeOrders says why a column a of labels la (nil for numbers) cannot
+// be compared row by row with a column b of labels lb: one holds numbers
+// and the other text, or their labels differ or are ordered otherwise (R
+// refuses factors whose level sets differ); "" when they can.
+func UnlikeOrders(a string, la []string, b string, lb []string) string {
+	switch {
+	case la == nil && lb == nil:
+		return ""
+	case la == nil || lb == nil:
+		text, num := a, b
+		if la == nil {
+			text, num = b, a
+		}
+		return fmt.Sprintf("%s holds text labels and %s numbers, which have no common order", text, num)
+	case slices.Equal(la, lb):
+		return ""
+	}
+	same := len(la) == len(lb)
+	for _, l := range la {
+		same = same && slices.Contains(lb, l)
+	}
+	why := "their labels differ"
+	if same {
+		why = "their labels are ordered otherwise"
+	}
+	return fmt.Sprintf("%s (%s: %s; %s: %s), and two columns of text compare by one order of the same labels", why, a, strings.Join(quoted(la), ", "), b, strings.Join(quoted(lb), ", "))
+}
+
 // rowValue checks one value a column is compared with.
 func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInfo) (RowValue, bool) {
 	shown := columnName(col)
@@ -296,8 +387,9 @@ func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInf
 			c.errorf(e.Pos, fmt.Sprintf("write the label as a string: %q", id.Name), "%s is a label of %s, written as a name", id.Name, shown)
 			return RowValue{}, false
 		case d.column(id.Name) >= 0:
-			c.errorf(e.Pos, fmt.Sprintf("compare each with a number, as in %s >= 2 and %s >= 2", shown, columnName(id.Name)),
-				"a where condition compares a column with a number or a label, not with another column (%s)", columnName(id.Name))
+			// Only in a list: COL OP COL compares two columns.
+			c.errorf(e.Pos, fmt.Sprintf("compare the columns with ==, as in %s == %s or ...", shown, columnName(id.Name)),
+				"in lists values, not columns (%s)", columnName(id.Name))
 			return RowValue{}, false
 		}
 	}
@@ -308,6 +400,8 @@ func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInf
 			hint := fmt.Sprintf("as in %s >= 50", shown)
 			if v, err := strconv.ParseFloat(label, 64); err == nil && !math.IsNaN(v) {
 				hint = fmt.Sprintf("write it without quotes: %s", strconv.FormatFloat(v, 'g', -1, 64))
+			} else if d.column(label) >= 0 {
+				hint = columnNotLabelHint(shown, label)
 			}
 			c.errorf(e.Pos, hint, "%s holds numbers: compare it with a number, not the string %q", shown, p.Str.Value)
 			return RowValue{}, false
@@ -315,6 +409,8 @@ func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInf
 			hint := "its labels, lowest first: " + strings.Join(quoted(info.Labels), ", ")
 			if near := dsl.Nearest(label, info.Labels); near != "" {
 				hint = fmt.Sprintf("did you mean %q? %s", near, hint)
+			} else if d.column(label) >= 0 {
+				hint = columnNotLabelHint(shown, label)
 			}
 			c.errorf(e.Pos, hint, "%s has no label %q", shown, label)
 			return RowValue{}, false
@@ -334,6 +430,16 @@ func (c *checker) rowValue(e *dsl.Expr, col string, info *ColumnInfo, d *DataInf
 		return RowValue{}, false
 	}
 	return RowValue{Number: v}, true
+}
+
+// columnNotLabelHint is the hint for a comparison of column shown with a
+// string that names another column: a string is a value, and a column is
+// named without quotes (which a name that is not an identifier cannot be).
+func columnNotLabelHint(shown, other string) string {
+	if dsl.IsName(other) {
+		return fmt.Sprintf("a string is a value; to compare with the column %s, name it without quotes: %s > %s", other, shown, other)
+	}
+	return fmt.Sprintf("a string is a value, and the column %q cannot be named without quotes, so it cannot be compared with (rename it in the file)", other)
 }
 
 // columnName writes a column's name as a statement would: quoted when it

@@ -139,10 +139,10 @@ func TestReferenceCoversTheLanguage(t *testing.T) {
 	// output formats: not a statement that does not exist.
 	known := map[string]bool{}
 	for _, list := range [][]string{Keywords(), Distributions(), Methods(), PlotKinds(), OtherWords(), members(),
-		{"p", "n", "Y", "Z", "NA", "NaN", "income", "degree", "age"},                                                                                                                                                            // model and data names
-		{"mode", "p_mode", "probs", "q10", "q90", "param", "label", "row", "column", "ppp", "p_adj", "mean_rmse", "se_diff", "mcse_diff"},                                                                                       // output formats
+		{"p", "n", "Y", "Z", "NA", "NaN", "income", "degree", "age"}, // model and data names
+		{"mode", "p_mode", "probs", "q10", "q90", "param", "label", "row", "source_row", "source_row_", "column", "ppp", "p_adj", "mean_rmse", "se_diff", "mcse_diff"},                                                          // output formats
 		{"model_kind", "columns", "data_source", "data_options", "data_sha256", "data_derived", "data_rows", "method", "sampler", "interrupted", "fit_file", "quantity", "extensions", "extension_1", "extension_1_iterations"}, // an export's provenance
-		{"copulang", "compiler", "session", "sha256sum"}} {                                                                                                                                                                      // the tool, its packages, and a tool the provenance names
+		{"copulang", "compiler", "session", "sha256sum"}} { // the tool, its packages, and a tool the provenance names
 		for _, w := range list {
 			known[w] = true
 		}

@@ -271,7 +271,8 @@ quantiles, mean. to writes one row per cell (with each level's probability),
 draws every kept draw (of one draw in every few when the cells times the
 draws pass 2²⁵ values). A notebook shows the first and last 500 cells of
 more than 1,000, jupyter console the first 20 of more than 60 and copulang
-run the first 20; to writes them all.`,
+run the first 20; to writes them all. For derived data each cell also
+gives source_row, its row in the source file, to join it back.`,
 	"predict": `
 predict NAME[COL, ...] given COL = VALUE, ... [, prob = 0.9, seed = S]
 
@@ -297,7 +298,8 @@ PATH.columns.csv naming each column (param,label,row,column) and
 PATH.provenance.csv saying what made the draws. A part writes only its
 draws, as summary names them: m.C[income], m.Lambda, m.partial,
 m.communality, m.regress(income ~ degree + age) (beta.j and R2). A
-data set writes its cells (NA where missing), which load reads back.`,
+data set writes its cells (NA where missing), which load reads back;
+derived data first give each row's row in their source file, source_row.`,
 	"show": `
 show NAME
 
@@ -484,7 +486,8 @@ data NAME = DATA[COL, ...] where CONDITION
 Keeps the rows of DATA that meet CONDITION: comparisons of a column with a
 number (age >= 50, degree != 0), or, for a text column loaded with order =,
 with one of its labels, compared by that order (sat >= "agree"); COL in
-[V, ...] for any of several values; joined with and, or, not and
+[V, ...] for any of several values; or with another column of the row
+(income > pincome; two text columns need one order); joined with and, or, not and
 parentheses. The column may be one that the brackets leave out. A row whose
 tested cell is missing is left out unless the rest of the condition decides
 it (R's NA logic, as subset() keeps rows), and the statement says how many.

@@ -6,8 +6,9 @@ import "errors"
 // run: "complete" if it parses (empty input included), "incomplete" if a
 // '{', '(' or '[' is still open (more lines may close it) or if its last
 // line ends with a comma and only the rest of the statement is missing (as
-// in "fit m, iter = 20,"), or with where, and, or, not or a comparison in
-// a where condition (as in "data d = gss where age >= 50 and"), and
+// in "fit m, iter = 20,"), or with + - * / (as in "summary a.C -"), or with
+// where, and, or, not or a comparison in a where condition (as in "data d =
+// gss where age >= 50 and"), and
 // "invalid" if
 // it has a syntax error that more input cannot fix, such as a string left
 // open, inside brackets too: a string ends on its line, so no next line can
@@ -43,10 +44,13 @@ func Completeness(src string) (status string, openBraces int) {
 		return "complete", 0
 	case st.last == ',' && onlyAtEnd(err, len(src), st.lastOffset+1):
 		return "incomplete", 0
-	case onlyAtEnd(err, len(src), len(src)) && scanRange([]byte(src), Position{Line: 1, Column: 1}, len(src), keepLast).openWhere:
+	case onlyAtEnd(err, len(src), len(src)):
 		// data older = gss where age >= 50 and, then Enter: the
-		// condition goes on on the next line.
-		return "incomplete", 0
+		// condition goes on on the next line; so does an expression
+		// after summary a.C -.
+		if res := scanRange([]byte(src), Position{Line: 1, Column: 1}, len(src), keepLast); res.openWhere || res.openOperator {
+			return "incomplete", 0
+		}
 	}
 	return "invalid", 0
 }

@@ -234,8 +234,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 78 {
-		t.Errorf("got %d statements, want 78", len(f.Stmts))
+	if len(f.Stmts) != 79 {
+		t.Errorf("got %d statements, want 79", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
@@ -378,10 +378,49 @@ func TestIsComplete(t *testing.T) {
 		{"predict m[degree] given income = 5,", "incomplete"},
 		{"predict m[degree] given income = 5", "complete"},
 		{"show given", "complete"},
+		// An expression goes on after + - * /, as in R.
+		{"summary a.C -", "incomplete"},
+		{"summary a.C -\n", "incomplete"},
+		{"summary a.C -\n  # b next\n\n", "incomplete"},
+		{"print 1 +", "incomplete"},
+		{"print 2 *", "incomplete"},
+		{"a.C[x, y] /", "incomplete"},
+		{"summary a.C -\n  b.C", "complete"},
+		{"summary a.C - b.C\nshow a", "complete"},
+		{"summary a.C -)", "invalid"},
+		{"fitt m -", "invalid"},
 	}
 	for _, tt := range tests {
 		if got := IsComplete(tt.src); got != tt.want {
 			t.Errorf("IsComplete(%q) = %q, want %q", tt.src, got, tt.want)
+		}
+	}
+}
+
+// TestTrailingOperatorContinues: a line that ends with + - * / goes on
+// to the next (past blank lines and comments), as in R, so that a long
+// difference may be split after its minus: one statement, the same as on
+// one line. Inside a model's braces too.
+func TestTrailingOperatorContinues(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"summary a.C -\n  b.C", "summary a.C - b.C"},
+		{"summary a.C[income, degree] -\n\n  # the young\n  b.C[income, degree]\nshow a", "summary a.C[income, degree] - b.C[income, degree]\nshow a"},
+		{"print 1 +\n2 *\n3", "print 1 + 2 * 3"},
+		{"print 6 /\n 2; show a", "print 6 / 2\nshow a"},
+		{"model m {\n  Y = gss\n  C ~ InverseWishart(df = p +\n 2)\n  Z ~ GaussianCopula(C)\n}", "model m {\n  Y = gss\n  C ~ InverseWishart(df = p + 2)\n  Z ~ GaussianCopula(C)\n}"},
+	}
+	for _, tt := range tests {
+		f, err := Parse("", []byte(tt.src))
+		if err != nil {
+			t.Errorf("%q: %v", tt.src, err)
+			continue
+		}
+		w, err := Parse("", []byte(tt.want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := Format(f), Format(w); got != want {
+			t.Errorf("%q reads as\n%s\nwant\n%s", tt.src, got, want)
 		}
 	}
 }

@@ -149,6 +149,9 @@ type scanResult struct {
 	// unfinished (endsWithConnective), or a predict's given
 	// (endsWithGiven), which a next line may finish.
 	openWhere bool
+	// openOperator is true when the source ends with + - * /, an
+	// expression left open (summary a.C -).
+	openOperator bool
 	// after is how the source goes on after the cut, past blank lines and
 	// comments: its first name, or its first byte, or "" for nothing.
 	after string
@@ -258,12 +261,13 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 				n = len(rest)
 			}
 			advance(n)
-		case c == '\n' && parenDepth == 0 && (endsWithComma(res.tokens) || inWhere && endsWithConnective(res.tokens) || stmtPredict && endsWithGiven(res.tokens)):
+		case c == '\n' && parenDepth == 0 && (endsWithComma(res.tokens) || endsWithOperator(res.tokens) || inWhere && endsWithConnective(res.tokens) || stmtPredict && endsWithGiven(res.tokens)):
 			// A line ending with a comma goes on to the next line, past
 			// blank lines and comments: the statement is a list still open;
-			// so does a where condition's line that ends with where, and,
-			// or, not or a comparison, and a predict's line that ends
-			// with given.
+			// so does a line that ends with + - * / (an expression still
+			// open, as R reads it: summary a.C - newline b.C), a where
+			// condition's line that ends with where, and, or, not or a
+			// comparison, and a predict's line that ends with given.
 			advance(1)
 		case c == '\n' || c == ';':
 			if c == ';' || parenDepth == 0 {
@@ -511,6 +515,7 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 		}
 	}
 	res.openWhere = inWhere && endsWithConnective(res.tokens) || stmtPredict && endsWithGiven(res.tokens)
+	res.openOperator = endsWithOperator(res.tokens)
 	push(lexer.EOFToken(pos))
 	return res
 }
@@ -665,6 +670,17 @@ func endsWithComma(toks []lexer.Token) bool {
 	}
 	last := toks[len(toks)-1]
 	return last.Type == tokPunct && last.Value == ","
+}
+
+// endsWithOperator reports whether the last token is a binary operator
+// of arithmetic, + - * /, which no statement ends with (a - may also be a
+// sign, which needs what follows as much).
+func endsWithOperator(toks []lexer.Token) bool {
+	if len(toks) == 0 {
+		return false
+	}
+	last := toks[len(toks)-1]
+	return last.Type == tokPunct && (last.Value == "+" || last.Value == "-" || last.Value == "*" || last.Value == "/")
 }
 
 // endsWithConnective reports whether the last token leaves a where

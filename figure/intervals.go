@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -71,7 +73,7 @@ func Intervals(title, items, yLabel string, labels []string, observed, mean, lo,
 		subject(title), n, outside, nFlagged)
 	desc.WriteString(nonFiniteNote(nonFinite))
 
-	width := min(max(defaultWidth, 14*n+160), 1600)
+	width := itemsWidth(labels)
 	return render(width, defaultHeight, desc.String(), func(dc draw.Canvas) {
 		p := newPlot(title, "", yLabel)
 		barColor := color.NRGBA{R: 0x9E, G: 0x9E, B: 0x9E, A: 0xFF}
@@ -118,12 +120,99 @@ func itemAxis(p *plot.Plot, items string, labels []string, width int) {
 		p.X.Tick.Label.YAlign = draw.YCenter
 		room = pixels(maxIntervalLabel) // down the figure's height
 	}
+	across := vg.Length(0) // room across a rotated label, for two lines
+	if rotate {
+		across = pixels((width-itemsMargin)/n) - vg.Points(2)
+	}
 	ticks := make(plot.ConstantTicks, n)
-	for i, l := range fitLabels(p.X.Tick.Label, labels, room) {
+	for i, l := range readableLabels(p.X.Tick.Label, labels, room, across) {
 		ticks[i] = plot.Tick{Value: float64(i), Label: l}
 	}
 	p.X.Tick.Marker = ticks
 	p.X.Label.Text = items // what the labels are: "0–9, 1" is an income bin and a degree
+}
+
+// itemsMargin is about the pixels of a figure of items that are not its
+// plot's width: the value axis and the legend on the right.
+const itemsMargin = 200
+
+// itemsWidth is the width in pixels of a figure of items labelled by
+// labels: 14 pixels an item (from 640 to 1600), and more, up to 1600, so
+// that the items have room for two lines of label each where a label is
+// too long for one (readableLabels).
+func itemsWidth(labels []string) int {
+	n := len(labels)
+	width := min(max(defaultWidth, 14*n+160), 1600)
+	if n == 0 || n > maxIntervalLabels {
+		return width
+	}
+	st := textStyle(8.5, color.Black)
+	for _, l := range labels {
+		if st.Width(l) > pixels(maxIntervalLabel) {
+			perItem := int(math.Ceil(float64(st.Height("a\nb")+vg.Points(3))*dpi/float64(vg.Inch))) + 1
+			return min(max(width, perItem*n+itemsMargin), 1600)
+		}
+	}
+	return width
+}
+
+// readableLabels fits item labels into room (fitLabels), but first
+// breaks each label too long for it into two lines, where there is room
+// across for two (across 0: none): a difference's two sides
+// (C[pchildren, pdegree] − C[pdegree, pchildren]) on a line each, or a
+// label at the comma or space nearest its middle, so that the labels of
+// a plot of many items read whole rather than cut mid-word.
+func readableLabels(st text.Style, labels []string, room, across vg.Length) []string {
+	out := slices.Clone(labels)
+	var rest []int // labels too long even on two lines
+	for i, l := range labels {
+		if st.Width(l) <= room {
+			continue
+		}
+		if two := twoLines(l); two != "" && st.Height(two) <= across && st.Width(two) <= room {
+			out[i] = two
+			continue
+		}
+		rest = append(rest, i)
+	}
+	if len(rest) == 0 {
+		return out
+	}
+	long := make([]string, len(rest))
+	for k, i := range rest {
+		long[k] = labels[i]
+	}
+	for k, l := range fitLabels(st, long, room) {
+		out[rest[k]] = l
+	}
+	return out
+}
+
+// twoLines breaks a label into two lines: after a difference's " − "
+// when it has one, else at the ", " or the space nearest its middle; ""
+// when it has no such place.
+func twoLines(label string) string {
+	if a, b, ok := strings.Cut(label, " − "); ok {
+		return a + " −\n" + b
+	}
+	best := -1
+	mid := len(label) / 2
+	for i := 0; i < len(label); i++ {
+		if label[i] == ' ' && (best < 0 || abs(i-mid) < abs(best-mid)) {
+			best = i
+		}
+	}
+	if best <= 0 || best == len(label)-1 {
+		return ""
+	}
+	return label[:best] + "\n" + label[best+1:]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // interval is one item's replicated interval and mean at position x.

@@ -624,3 +624,56 @@ func TestGraphMissedEdgesDashedUpTo25(t *testing.T) {
 		}
 	}
 }
+
+// TestLongItemLabelsReadWhole: the posterior intervals of a difference of
+// many items, each label too long for its room (o.C[pchildren, pdegree] −
+// s.C[Y1, Y2]), show each label whole on two lines, a side of the
+// difference on each, where they were cut mid-word (C[pchildren,…n,
+// pdegree]); with 21 items the figure widens to give each item room for
+// two lines. A label with no place to break is still shortened.
+func TestLongItemLabelsReadWhole(t *testing.T) {
+	cols := []string{"pchildren", "pdegree", "pincome", "children", "degree", "income", "age"}
+	var labels, left, right []string
+	for i := range cols {
+		for j := i + 1; j < len(cols); j++ {
+			l, r := fmt.Sprintf("o.C[%s, %s] −", cols[i], cols[j]), fmt.Sprintf("s.C[Y%d, Y%d]", i+1, j+1)
+			labels, left, right = append(labels, l+" "+r), append(left, l), append(right, r)
+		}
+	}
+	st := textStyle(8.5, color.Black)
+	if st.Width(labels[0]) <= pixels(maxIntervalLabel) {
+		t.Fatalf("%q fits its room: the test needs longer labels", labels[0])
+	}
+	draws := make([][][]float64, len(labels))
+	for k := range draws {
+		draws[k] = [][]float64{{float64(k), float64(k) + 1, float64(k) + 2}}
+	}
+	for _, n := range []int{6, 21} {
+		f, err := PosteriorIntervals("o.C − s.C", "difference", labels[:n], draws[:n], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range n {
+			for _, side := range []string{left[k], right[k]} {
+				if !bytes.Contains(f.SVG, []byte(">"+html.EscapeString(side)+"<")) {
+					t.Errorf("%d items: the SVG has no line %q of the label %q", n, side, labels[k])
+				}
+			}
+		}
+		if bytes.Contains(f.SVG, []byte("…")) {
+			t.Errorf("%d items: the SVG shortens a label", n)
+		}
+		img, err := png.Decode(bytes.NewReader(f.PNG))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := img.Bounds().Dx(); n == 21 && w <= defaultWidth {
+			t.Errorf("21 items of two-line labels in %d pixels, want wider than %d", w, defaultWidth)
+		}
+	}
+	// No space to break at: shortened, as before.
+	long := strings.Repeat("respondent_trust_item_agreement_scale_", 2)
+	if got := readableLabels(st, []string{long + "a", long + "b"}, pixels(maxIntervalLabel), pixels(40)); !strings.Contains(got[0], "…") || got[0] == got[1] {
+		t.Errorf("labels with no space read %q, want them shortened and apart", got)
+	}
+}

@@ -85,7 +85,7 @@ func PosteriorIntervals(title, items string, labels []string, draws [][][]float6
 		fmt.Fprintf(&desc, "; %s with no finite draw left out", count(empty, "item"))
 	}
 
-	width := min(max(defaultWidth, 14*n+160), 1600)
+	width := itemsWidth(labels)
 	return render(width, defaultHeight, desc.String(), func(dc draw.Canvas) {
 		p := newPlot(title, "", "value")
 		zero := hLine{Y: 0, Style: dashed(color.Gray{Y: 0x80}, 1)}

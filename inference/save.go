@@ -1,7 +1,6 @@
 package inference
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/gob"
@@ -421,18 +420,18 @@ func (s *savedResult) setRaw(sets [][][][]float64) {
 // is checked against size before anything is allocated for it.
 func decodeSaved(r io.Reader, size int64) (*savedResult, error) {
 	var s savedResult
-	// A countingReader is an io.ByteReader, so the decoder reads no
+	// A CountingReader is an io.ByteReader, so the decoder reads no
 	// further than the gob.
-	cr := &countingReader{r: bufio.NewReaderSize(r, 1<<16)}
+	cr := NewCountingReader(r, 1<<16)
 	if err := gob.NewDecoder(cr).Decode(&s); err != nil {
 		return nil, err
 	}
 	if s.ImputedCodes != nil {
 		return nil, errors.New("imputations inside the gob (an earlier layout of format 3)")
 	}
-	rest := size - cr.n
+	rest := size - cr.Count()
 	if rest < 0 {
-		return nil, fmt.Errorf("a gob of %d bytes in %d", cr.n, size)
+		return nil, fmt.Errorf("a gob of %d bytes in %d", cr.Count(), size)
 	}
 	if s.Format >= 4 {
 		if s.C != nil || s.Lambda != nil || s.WarmupC != nil || s.ZMean != nil ||
@@ -466,26 +465,6 @@ func decodeSaved(r io.Reader, size int64) (*savedResult, error) {
 		return nil, fmt.Errorf("reading the imputations: %w", err)
 	}
 	return &s, nil
-}
-
-// countingReader reads r, counting the bytes read.
-type countingReader struct {
-	r *bufio.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countingReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
 }
 
 // decodeRaw reads a set of arrays of shape sh (nil for a nil set), as

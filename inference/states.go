@@ -1,7 +1,6 @@
 package inference
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/gob"
 	"errors"
@@ -40,7 +39,7 @@ type StatelessEncoding struct {
 // those bytes are then to be kept as they are. Only the gob at the start
 // is decoded; the draws are copied from src when the encoding is written.
 func WithoutStates(src io.ReaderAt, size int64) (*StatelessEncoding, error) {
-	cr := &countingReader{r: bufio.NewReader(io.NewSectionReader(src, 0, size))}
+	cr := NewCountingReader(io.NewSectionReader(src, 0, size), 0)
 	var s savedResult
 	if err := gob.NewDecoder(cr).Decode(&s); err != nil {
 		return nil, fmt.Errorf("inference: reading a result's gob: %w", err)
@@ -63,7 +62,7 @@ func WithoutStates(src io.ReaderAt, size int64) (*StatelessEncoding, error) {
 			}
 		}
 	}
-	at := cr.n
+	at := cr.Count()
 	states := lengths[4] + lengths[5]
 	draws := lengths[0] + lengths[1] + lengths[2] + lengths[3]
 	if at+draws+states+int64(s.ImputedSize) != size || s.ImputedSize < 0 {

@@ -51,6 +51,7 @@ func wordAt(code string, cursor int) (start, end int) {
 // it completes file paths (completePath); inside a comment, nothing.
 func (s *Session) Complete(code string, cursor int) (matches []string, start, end int) {
 	cursor = max(0, min(cursor, len(code)))
+	b := s.cellView(code[:cursor])
 	if inComment(code[:cursor]) {
 		return nil, cursor, cursor // a comment is prose
 	}
@@ -61,7 +62,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		if labels := s.loadLabelsAt(code[:q-1]); labels != nil {
 			return escapedPrefixed(labels, code[q:cursor]), q, cursor
 		}
-		if labels := s.whereLabelsAt(code[:q-1]); labels != nil {
+		if labels := s.whereLabelsAt(b, code[:q-1]); labels != nil {
 			// where sat >= "ag: the column's labels.
 			return escapedPrefixed(labels, code[q:cursor]), q, cursor
 		}
@@ -78,14 +79,14 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		if cols := s.givenColumnsAt(code[:q-1]); cols != nil {
 			return escapedPrefixed(cols, code[q:cursor]), q, cursor
 		}
-		if src := s.whereColumnsAt(code[:q-1]); src != nil {
+		if src := s.whereColumnsAt(b, code[:q-1]); src != nil {
 			return escapedPrefixed(src, code[q:cursor]), q, cursor
 		}
-		if owner := openBracketOwner(code[:q-1]); s.columnsOf(owner) != nil {
-			return escapedPrefixed(unlisted(s.columnsOf(owner), listedInIndex(code[:q-1])), code[q:cursor]), q, cursor
+		if owner := openBracketOwner(code[:q-1]); s.columnsOf(b, owner) != nil {
+			return escapedPrefixed(unlisted(s.columnsOf(b, owner), listedInIndex(code[:q-1])), code[q:cursor]), q, cursor
 		}
-		if owner := regressOwner(code[:q-1]); s.columnsOf(owner) != nil {
-			return escapedPrefixed(unlisted(s.columnsOf(owner), listedInFormula(code[:q-1])), code[q:cursor]), q, cursor
+		if owner := regressOwner(code[:q-1]); s.columnsOf(b, owner) != nil {
+			return escapedPrefixed(unlisted(s.columnsOf(b, owner), listedInFormula(code[:q-1])), code[q:cursor]), q, cursor
 		}
 		return s.completePath(code[:q-1], code[q:cursor]), q, cursor
 	}
@@ -99,7 +100,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	var candidates []string
 	switch {
 	case strings.HasSuffix(before, ".") && start == len(before):
-		candidates = s.members(lastIdent(before[:len(before)-1]))
+		candidates = s.members(b, lastIdent(before[:len(before)-1]))
 	case s.loadColumnsAt(code[:start]) != nil:
 		// load("survey.csv", drop = [id, ...], order = {q1: ...}): the
 		// file's columns, read from its header.
@@ -109,13 +110,13 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		for _, label := range s.loadLabelsAt(code[:start]) {
 			candidates = append(candidates, strconv.Quote(label))
 		}
-	case s.whereColumnsAt(code[:start]) != nil:
+	case s.whereColumnsAt(b, code[:start]) != nil:
 		// data older = gss[income] where ag: the source's columns, any of
 		// them (a condition may test a column the selection leaves out).
-		candidates = columnTexts(s.whereColumnsAt(code[:start]))
-	case s.whereLabelsAt(code[:start]) != nil:
+		candidates = columnTexts(s.whereColumnsAt(b, code[:start]))
+	case s.whereLabelsAt(b, code[:start]) != nil:
 		// where sat >= : the labels of a text column, quoted.
-		for _, label := range s.whereLabelsAt(code[:start]) {
+		for _, label := range s.whereLabelsAt(b, code[:start]) {
 			candidates = append(candidates, strconv.Quote(label))
 		}
 	case s.givenColumnsAt(code[:start]) != nil:
@@ -140,24 +141,28 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		if t := strings.TrimRight(code[:start], " \t"); len(t) < start && strings.ContainsAny(t[len(t)-1:], "0123456789\")]") {
 			candidates = []string{"and", "or"}
 		}
-	case s.columnsOf(openBracketOwner(code[:start])) != nil:
+	case s.columnsOf(b, openBracketOwner(code[:start])) != nil:
 		// gss[income, de: the columns the index does not list yet, since
 		// a column twice is an error (Y, summary) or the diagonal (m.C).
-		for _, name := range unlisted(s.columnsOf(openBracketOwner(code[:start])), listedInIndex(code[:start])) {
+		for _, name := range unlisted(s.columnsOf(b, openBracketOwner(code[:start])), listedInIndex(code[:start])) {
 			candidates = append(candidates, columnText(name))
 		}
-	case s.columnsOf(regressOwner(code[:start])) != nil:
+	case s.columnsOf(b, regressOwner(code[:start])) != nil:
 		// A formula names columns as an index does (or by number), each
 		// once.
-		for _, name := range unlisted(s.columnsOf(regressOwner(code[:start])), listedInFormula(code[:start])) {
+		for _, name := range unlisted(s.columnsOf(b, regressOwner(code[:start])), listedInFormula(code[:start])) {
 			candidates = append(candidates, columnText(name))
 		}
+	case differenceLeft(b, before) != nil:
+		// summary a.C - : what a difference's right side may be, the
+		// models and their part the left side selects (b, b.C).
+		candidates = differenceLeft(b, before)
 	case settingValues(before) != nil:
 		candidates = settingValues(before) // sort = rhat, stat = kendall
 	case lastWord(before) == "vs":
-		candidates = s.simulatedNames() // plot rmse m vs sim
+		candidates = s.simulatedNames(b) // plot rmse m vs sim
 	case targetOf(before) != "":
-		candidates = s.targets(targetOf(before))
+		candidates = s.targets(b, targetOf(before))
 	case lastWord(before) == "plot":
 		candidates = compiler.PlotKinds()
 	case lastWord(before) == "with":
@@ -170,12 +175,12 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			candidates = append(candidates, compiler.SimulationSpecs()...) // its spec, unnamed
 		}
 		if strings.HasPrefix(strings.TrimSpace(statementText(before)), "compare") {
-			candidates = append(candidates, s.targets("compare")...) // compare m1, m2, ...
+			candidates = append(candidates, s.targets(b, "compare")...) // compare m1, m2, ...
 		}
 	default:
 		candidates = append(candidates, compiler.Keywords()...)
 		candidates = append(candidates, compiler.Distributions()...)
-		candidates = append(candidates, s.bindings().names...)
+		candidates = append(candidates, b.names...)
 		candidates = append(candidates, compiler.OtherWords()...)
 	}
 	seen := map[string]bool{}
@@ -318,7 +323,7 @@ func inWhere(text string) bool {
 // whereColumnsAt returns the columns of the source of the where condition
 // text ends in, when a column comes next: after where, and, or, not or an
 // opening parenthesis; nil otherwise.
-func (s *Session) whereColumnsAt(text string) []string {
+func (s *Session) whereColumnsAt(b *bindingsView, text string) []string {
 	source, cond := whereSource(text)
 	if source == "" {
 		return nil
@@ -333,7 +338,7 @@ func (s *Session) whereColumnsAt(text string) []string {
 	default:
 		return nil
 	}
-	d, ok := s.bindings().data[source]
+	d, ok := b.data[source]
 	if !ok {
 		return nil
 	}
@@ -343,7 +348,7 @@ func (s *Session) whereColumnsAt(text string) []string {
 // whereLabelsAt returns the labels of a text column that a where
 // condition compares, when text ends just after the comparison (sat >=,
 // sat in [, or sat in ["agree", ); nil otherwise.
-func (s *Session) whereLabelsAt(text string) []string {
+func (s *Session) whereLabelsAt(b *bindingsView, text string) []string {
 	source, cond := whereSource(text)
 	if source == "" {
 		return nil
@@ -369,7 +374,7 @@ func (s *Session) whereLabelsAt(text string) []string {
 			name, _ = strconv.Unquote(col[q:])
 		}
 	}
-	d, ok := s.bindings().data[source]
+	d, ok := b.data[source]
 	if !ok {
 		return nil
 	}
@@ -887,6 +892,54 @@ func (s *Session) completePath(before, prefix string) []string {
 	return out
 }
 
+// differenceOperand matches the left side of a difference at the end of
+// a text: a model, a member, and an index or a member's arguments
+// (a.C[x, y], a.regress(y ~ x)).
+var differenceOperand = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)(?:\s*\.\s*([A-Za-z_][A-Za-z0-9_]*))?\s*(?:\[[^\[\]]*\]|\([^()]*\))?\s*$`)
+
+// differenceLeft returns, when text ends with the minus of a difference
+// of fitted quantities (summary a.C - , plot hist a.C[x, y] - , a.C - ,
+// a line break after the minus included), what its right side may be: the
+// models of b, and each model's member of the left side's name (b.C after
+// a.C or a.C[x, y], and likewise partial and communality; not regress,
+// whose formula the right side's need not be, nor Lambda, which has no
+// difference). It returns nil elsewhere: after a minus whose left side is no
+// model's, as in print 1 - , or in a statement that takes no difference.
+func differenceLeft(b *bindingsView, text string) []string {
+	t, ok := strings.CutSuffix(strings.TrimRight(text, " \t\r\n"), "-")
+	if !ok {
+		return nil
+	}
+	words := strings.Fields(statementText(t))
+	if len(words) == 0 {
+		return nil
+	}
+	switch kw := words[0]; {
+	case kw == "summary" || kw == "plot" || kw == "print":
+	case slices.Contains(compiler.Keywords(), kw):
+		return nil
+	}
+	m := differenceOperand.FindStringSubmatch(t)
+	if m == nil {
+		return nil
+	}
+	if _, ok := b.models[m[1]]; !ok {
+		return nil
+	}
+	var out []string
+	for _, name := range b.names {
+		model, ok := b.models[name]
+		if !ok {
+			continue
+		}
+		out = append(out, name)
+		if part := m[2]; (part == "C" || part == "partial" || part == "communality") && slices.Contains(modelMembers(model), part) {
+			out = append(out, name+"."+part)
+		}
+	}
+	return out
+}
+
 // settingValues returns the words the setting whose NAME = text ends in
 // takes (compiler.SettingValues), or nil.
 func settingValues(text string) []string {
@@ -920,8 +973,7 @@ func targetOf(text string) string {
 // the models for those that take a model, every binding for show (also
 // "fit" after explain, which explains a fit's settings), the documented
 // words for help.
-func (s *Session) targets(stmt string) []string {
-	b := s.bindings()
+func (s *Session) targets(b *bindingsView, stmt string) []string {
 	switch stmt {
 	case "show", "summary", "export": // summary gss describes a data set, export gss writes it
 		return b.names
@@ -938,15 +990,14 @@ func (s *Session) targets(stmt string) []string {
 		out = append(out, "fit")
 	}
 	if stmt == "plot" {
-		out = append(out, s.simulatedNames()...) // plot heatmap sim
+		out = append(out, s.simulatedNames(b)...) // plot heatmap sim
 	}
 	return out
 }
 
 // simulatedNames returns the data sets that carry a simulation's truth,
 // which plot rmse compares fits with.
-func (s *Session) simulatedNames() []string {
-	b := s.bindings()
+func (s *Session) simulatedNames(b *bindingsView) []string {
 	var out []string
 	for _, name := range b.names {
 		if d, ok := b.data[name]; ok && d.Truth != nil {
@@ -1080,11 +1131,16 @@ func openBracketOwner(text string) string {
 }
 
 // members lists what follows `name.` for a model binding.
-func (s *Session) members(name string) []string {
-	m, ok := s.bindings().models[name]
+func (s *Session) members(b *bindingsView, name string) []string {
+	m, ok := b.models[name]
 	if !ok {
 		return nil
 	}
+	return modelMembers(m)
+}
+
+// modelMembers lists the members of model m.
+func modelMembers(m *Model) []string {
 	if _, factor := m.Decl.Model.(inference.FactorModel); factor {
 		return []string{"C", "Lambda", "Z", "partial", "communality", "regress"}
 	}
@@ -1092,8 +1148,7 @@ func (s *Session) members(name string) []string {
 }
 
 // columnsOf lists the column names of a data set or a model.
-func (s *Session) columnsOf(name string) []string {
-	b := s.bindings()
+func (s *Session) columnsOf(b *bindingsView, name string) []string {
 	if d, ok := b.data[name]; ok {
 		return d.Names
 	}
@@ -1115,8 +1170,8 @@ func (s *Session) Inspect(code string, cursor, detail int) (MimeBundle, bool) {
 	if word == "" {
 		return nil, false
 	}
-	var text string
 	b := s.bindings()
+	var text string
 	if d, ok := b.data[word]; ok {
 		text = describeData(d)
 		if detail > 0 {
@@ -1134,14 +1189,16 @@ func (s *Session) Inspect(code string, cursor, detail int) (MimeBundle, bool) {
 
 // IsComplete says whether a cell can run as typed: "incomplete" while a
 // brace, parenthesis, bracket or string is open or its last line ends with
-// a comma (the indent is then two spaces per open brace, not counting
-// those in comments and strings, and two more for a line that goes on
-// after a comma), "invalid" for a syntax error, else "complete".
+// a comma or + - * / (the indent is then two spaces per open brace, not
+// counting those in comments and strings, and two more for a line that
+// goes on after a comma or an operator), "invalid" for a syntax error, else
+// "complete".
 func (s *Session) IsComplete(code string) (status, indent string) {
 	status, braces := dsl.Completeness(code)
 	if status == "incomplete" {
-		if line := code[strings.LastIndexByte(code, '\n')+1:]; strings.HasSuffix(strings.TrimRight(line, " \t"), ",") {
-			braces++ // fit m, iter = 20,⏎ goes on
+		line := strings.TrimRight(code[strings.LastIndexByte(code, '\n')+1:], " \t")
+		if line != "" && strings.ContainsRune(",+-*/", rune(line[len(line)-1])) {
+			braces++ // fit m, iter = 20,⏎ and summary a.C -⏎ go on
 		}
 		indent = strings.Repeat("  ", braces)
 	}

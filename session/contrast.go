@@ -125,10 +125,69 @@ func (s *Session) contrastParams(a, b *compiler.Ref) (*contrast, error) {
 		ps[k] = p
 	}
 	x.ps = ps
+	if n := zeroNote(x.label, ps, a, b, symmetric); n != "" {
+		x.notes = append(x.notes, n)
+	}
 	if a.Name != b.Name {
 		x.notes = append(x.notes, independenceNote(a.Name, b.Name, ma.Data, mb.Data))
 	}
 	return x, nil
+}
+
+// zeroNote says which scalars of the difference label, whose scalars are
+// ps, are 0 in every draw, and why: within one fit, both sides select the
+// same scalar (a.C[x, y] - a.C[y, x] of a symmetric C, a.C - a.C); across
+// two, the fits drew the same values. "" when none is. Such a difference
+// is no finding, and its table of zeros (P(>0) 0) says so only to a reader
+// who looks twice.
+func zeroNote(label string, ps []param, a, b *compiler.Ref, symmetric bool) string {
+	var zero []string
+	for _, p := range ps {
+		if allZero(p.draws) {
+			zero = append(zero, p.label)
+		}
+	}
+	if len(zero) == 0 {
+		return ""
+	}
+	why := fmt.Sprintf("the two fits drew the same values of %s", plural(len(zero), "scalar"))
+	if a.Name == b.Name {
+		why = fmt.Sprintf("both sides select the same scalar of %s's fit", a.Name)
+		if len(zero) > 1 {
+			why = fmt.Sprintf("both sides select the same scalars of %s's fit", a.Name)
+		}
+		if symmetric {
+			why += fmt.Sprintf(" (%s is symmetric: %s[x, y] is %s[y, x])", a.Part(), a.Part(), a.Part())
+		}
+	}
+	if len(zero) == len(ps) {
+		if len(ps) == 1 {
+			return fmt.Sprintf("%s is 0 in every draw: %s, so the difference says nothing", label, why)
+		}
+		return fmt.Sprintf("every scalar of %s is 0 in every draw: %s, so the difference says nothing", label, why)
+	}
+	shown := zero
+	more := ""
+	if len(zero) > 3 {
+		shown, more = zero[:3], fmt.Sprintf(" and %d more", len(zero)-3)
+	}
+	verb := "is"
+	if len(zero) > 1 {
+		verb = "are"
+	}
+	return fmt.Sprintf("%s%s %s 0 in every draw: %s", strings.Join(shown, ", "), more, verb, why)
+}
+
+// allZero reports whether every draw of every chain is 0.
+func allZero(chains [][]float64) bool {
+	for _, c := range chains {
+		for _, v := range c {
+			if v != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // scalarOf names what a scalar is of, whichever model it belongs to:

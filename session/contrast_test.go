@@ -337,3 +337,33 @@ fit mc with gibbs, iter = 20, warmup = 10, chains = 2, seed = 3`)
 		}
 	}
 }
+
+// TestDifferenceOfTheSameScalarSaysSo: a difference whose two sides are
+// the same scalar of one fit (ma.C[Y1, Y2] - ma.C[Y2, Y1], C being
+// symmetric; ma.C - ma.C; the first scalar of ma.C[Y1] - ma.C[Y2]) is 0
+// in every draw, which the summary and the value said nothing of: a note
+// says which are, and why.
+func TestDifferenceOfTheSameScalarSaysSo(t *testing.T) {
+	s := contrastSession(t)
+	for _, tt := range []struct{ code, note string }{
+		{"summary ma.C[Y1, Y2] - ma.C[Y2, Y1]", "ma.C[Y1,Y2] − ma.C[Y2,Y1] is 0 in every draw: both sides select the same scalar of ma's fit (C is symmetric: C[x, y] is C[y, x]), so the difference says nothing"},
+		{"ma.C[Y1, Y2] - ma.C[Y2, Y1]", "note: ma.C[Y1,Y2] − ma.C[Y2,Y1] is 0 in every draw: both sides select the same scalar of ma's fit"},
+		{"summary ma.C - ma.C", "every scalar of ma.C − ma.C is 0 in every draw: both sides select the same scalars of ma's fit (C is symmetric: C[x, y] is C[y, x]), so the difference says nothing"},
+		{"summary ma.C[Y1] - ma.C[Y2]", "C[Y1, Y2] − C[Y1, Y2] is 0 in every draw: both sides select the same scalar of ma's fit (C is symmetric"},
+		{"summary ma.partial[Y1, Y3] - ma.partial[Y3, Y1]", "is 0 in every draw: both sides select the same scalar of ma's fit (partial is symmetric: partial[x, y] is partial[y, x])"},
+	} {
+		r, err := s.Execute(context.Background(), tt.code, &recorder{})
+		out := mustRun(t, s, tt.code).text()
+		if result, _ := r["text/plain"].(string); err == nil {
+			out += result
+		}
+		if !strings.Contains(out, tt.note) {
+			t.Errorf("%s says:\n%s\nwant the note:\n%s", tt.code, out, tt.note)
+		}
+	}
+	for _, code := range []string{"summary ma.C[Y1, Y2] - ma.C[Y1, Y3]", "summary ma.C - mb.C"} {
+		if text := mustRun(t, s, code).text(); strings.Contains(text, "0 in every draw") {
+			t.Errorf("%s says:\n%s\nwhich is not 0 in every draw", code, text)
+		}
+	}
+}

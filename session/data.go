@@ -94,6 +94,15 @@ func (d *Dataset) column(name string) int {
 	return -1
 }
 
+// labelsOf returns the labels of column j, lowest first (nil for a
+// column of numbers).
+func (d *Dataset) labelsOf(j int) []string {
+	if j < len(d.Labels) {
+		return d.Labels[j]
+	}
+	return nil
+}
+
 // DataError is a problem with a data file at a given line (1-based, the
 // header is line 1) and column name; Line 0 means the file as a whole.
 // Error quotes a column name that is not an identifier, as describeData.
@@ -566,6 +575,10 @@ func LoadCSV(r io.Reader, opts CSVOptions) (*Dataset, []string, error) {
 		return nil, nil, errors.Join(unread...)
 	}
 	warnings := columnWarnings(d)
+	if len(d.Names) > 0 && d.Names[0] == "source_row" {
+		// An export of derived data (WriteData), read back whole.
+		warnings = append(warnings, "column source_row is, as the export of derived data writes it first, each row's row in the data it was derived from: a model of every column would take those numbers as data; drop = [source_row] leaves it out")
+	}
 	var empty []string
 	for j, u := range unnamed {
 		if u {

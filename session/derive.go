@@ -236,24 +236,20 @@ func rowTest(src *Dataset, name string, t *compiler.RowTest) (rowTester, error) 
 			values[k] = v.Number
 		}
 	}
+	if t.Other != "" {
+		return columnsTest(src, name, t, j)
+	}
 	var cmp func(a float64) bool
-	switch v := values[0]; t.Op {
-	case "==":
-		cmp = func(a float64) bool { return a == v }
-	case "!=":
-		cmp = func(a float64) bool { return a != v }
-	case "<":
-		cmp = func(a float64) bool { return a < v }
-	case "<=":
-		cmp = func(a float64) bool { return a <= v }
-	case ">":
-		cmp = func(a float64) bool { return a > v }
-	case ">=":
-		cmp = func(a float64) bool { return a >= v }
+	switch t.Op {
 	case "in":
 		cmp = func(a float64) bool { return slices.Contains(values, a) }
 	default:
-		return nil, fmt.Errorf("unknown comparison %s", t.Op)
+		op, err := comparisonOp(t.Op)
+		if err != nil {
+			return nil, err
+		}
+		v := values[0]
+		cmp = func(a float64) bool { return op(a, v) }
 	}
 	return func(i int) truth {
 		a := col[i]
@@ -261,6 +257,53 @@ func rowTest(src *Dataset, name string, t *compiler.RowTest) (rowTester, error) 
 		case math.IsNaN(a):
 			return isUnknown
 		case cmp(a):
+			return isTrue
+		}
+		return isFalse
+	}, nil
+}
+
+// comparisonOp is the comparison op (== != < <= > >=) of two values.
+func comparisonOp(op string) (func(a, b float64) bool, error) {
+	switch op {
+	case "==":
+		return func(a, b float64) bool { return a == b }, nil
+	case "!=":
+		return func(a, b float64) bool { return a != b }, nil
+	case "<":
+		return func(a, b float64) bool { return a < b }, nil
+	case "<=":
+		return func(a, b float64) bool { return a <= b }, nil
+	case ">":
+		return func(a, b float64) bool { return a > b }, nil
+	case ">=":
+		return func(a, b float64) bool { return a >= b }, nil
+	}
+	return nil, fmt.Errorf("unknown comparison %s", op)
+}
+
+// columnsTest tests t, which compares column j of src with the column
+// t.Other, in each row, as R's subset(d, income > pincome) does: unknown
+// when either cell is missing. Columns of text compare by their levels,
+// which the checker has made sure are the same labels in the same order.
+func columnsTest(src *Dataset, name string, t *compiler.RowTest, j int) (rowTester, error) {
+	k := src.column(t.Other)
+	if k < 0 {
+		return nil, fmt.Errorf("data %s has no column %s", name, columnText(t.Other))
+	}
+	if why := compiler.UnlikeOrders(columnText(t.Column), src.labelsOf(j), columnText(t.Other), src.labelsOf(k)); why != "" {
+		return nil, fmt.Errorf("cannot compare columns %s and %s of %s: %s", columnText(t.Column), columnText(t.Other), name, why)
+	}
+	op, err := comparisonOp(t.Op)
+	if err != nil {
+		return nil, err
+	}
+	a, b := src.Columns[j], src.Columns[k]
+	return func(i int) truth {
+		switch {
+		case math.IsNaN(a[i]) || math.IsNaN(b[i]):
+			return isUnknown
+		case op(a[i], b[i]):
 			return isTrue
 		}
 		return isFalse

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -329,5 +330,146 @@ func TestDerivedLargeSimulationTruth(t *testing.T) {
 	got := runErr(t, s, big+"data some = big where Y1 >= 2\nplot heatmap some")
 	if !strings.Contains(got, "data some has no true C to show: its rows were chosen from big by their observed values (Y1 >= 2)") {
 		t.Errorf("plot heatmap some: %s", got)
+	}
+}
+
+// TestDerivedRowsJoinTheirSource: impute's table and file and the export
+// of data derived from other data give each row's source row, the row of
+// the file it came from (through two derivations), by which a user joins
+// them back to the file; the data's own rows keep their numbers. Loaded
+// data keep the formats as they were.
+func TestDerivedRowsJoinTheirSource(t *testing.T) {
+	dir := t.TempDir()
+	setup := surveyCSV(t, dir)
+	s := New(Options{Dir: dir})
+	// Rows 4, 6, 8, 9 and 12 of survey.csv; income is missing in row 8,
+	// the third of older.
+	out := mustRun(t, s, setup+"data old = s where age >= 40\ndata older = old where age >= 50\nexport older to \"older.csv\"\nexport s to \"s.csv\"")
+	if want := "wrote 5 rows of older to " + filepath.Join(dir, "older.csv") + " (first source_row: the row of survey.csv each came from; load(..., drop = [source_row]) reads them back without it)"; !strings.Contains(out.text(), want) {
+		t.Errorf("export older says:\n%s\nwant:\n%s", out.text(), want)
+	}
+	for file, want := range map[string]string{
+		"older.csv": "source_row,age,degree,sat,income\n4,52,1,agree,4\n6,67,4,agree,6\n8,59,2,neutral,NA\n9,71,4,agree,7\n12,63,3,disagree,5\n",
+		"s.csv":     "age,degree,sat,income\n25,0,agree,3\n",
+	} {
+		got, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(got), want) {
+			t.Errorf("%s:\n%s\nwant it to start:\n%s", file, got, want)
+		}
+	}
+	if text := mustRun(t, s, "print 1\nshow older").text(); !regexp.MustCompile(`row +source_row +age +degree +sat +income\n *1 +4 +52 +1 +agree +4\n`).MatchString(text) {
+		t.Errorf("show older does not give the source rows:\n%s", text)
+	}
+	// Read back whole, the source rows are a column, which a warning
+	// points out; dropped, the export reads back as the data.
+	if text := mustRun(t, s, `data whole = load("older.csv", order = {sat: ["disagree", "neutral", "agree"]})`).stderr.String(); !strings.Contains(text, "column source_row is, as the export of derived data writes it first, each row's row in the data it was derived from") {
+		t.Errorf("older.csv read back whole says:\n%s\nwant a warning of its source_row", text)
+	}
+	mustRun(t, s, `data back = load("older.csv", drop = [source_row], order = {sat: ["disagree", "neutral", "agree"]})`)
+	if back, older := s.data["back"], s.data["older"]; !reflect.DeepEqual(back.Names, older.Names) || fmt.Sprint(back.Columns) != fmt.Sprint(older.Columns) {
+		t.Errorf("older.csv read back as %v %v, want %v %v", back.Names, back.Columns, older.Names, older.Columns)
+	}
+
+	out = mustRun(t, s, "model m { Y = older[age, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\nfit m, iter = 20, warmup = 10, chains = 1, seed = 1\nimpute m to \"cells.csv\", draws = \"cdraws.csv\"")
+	if want := "to " + filepath.Join(dir, "cdraws.csv") + ", each cell's row and source row to " + filepath.Join(dir, "cdraws.columns.csv"); !strings.Contains(out.text(), want) {
+		t.Errorf("impute m says:\n%s\nwant:\n%s", out.text(), want)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "cdraws.columns.csv")); err != nil || string(got) != "param,row,source_row,column\nincome[3],3,8,income\n" {
+		t.Errorf("cdraws.columns.csv: %q (%v), want income[3] of row 3, source row 8", got, err)
+	}
+	cells, err := os.ReadFile(filepath.Join(dir, "cells.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(cells), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "row,source_row,column,mode,") || !strings.HasPrefix(lines[1], "3,8,income,") {
+		t.Errorf("cells.csv:\n%s\nwant row,source_row,column,... and 3,8,income,...", cells)
+	}
+	shown := captionedLines(t, mustRun(t, s, "impute m").displays[0])
+	if got := strings.Fields(shown[0]); len(got) < 3 || got[0] != "row" || got[1] != "source_row" || got[2] != "column" {
+		t.Errorf("impute m's header %q, want row source_row column ...", shown[0])
+	}
+	if got := strings.Fields(shown[1]); len(got) < 3 || got[0] != "3" || got[1] != "8" || got[2] != "income" {
+		t.Errorf("impute m's row %q, want 3 8 income ...", shown[1])
+	}
+
+	// A column already named source_row keeps its name.
+	if got := SourceRowName([]string{"age", "source_row", "source_row_"}); got != "source_row__" {
+		t.Errorf("SourceRowName = %q, want source_row__", got)
+	}
+}
+
+// TestWhereComparesTwoColumns: where income > pincome compares two
+// columns in each row, as R's subset() does, with R's logic of NA (a row
+// whose tested cell is missing is left out unless the rest decides it);
+// two columns of text compare by their one order. The counts are R's
+// (4.2), reading the same files:
+//
+//	g <- read.csv("gss_hoff2007.csv")
+//	nrow(subset(g, income > pincome))                  # 446
+//	nrow(subset(g, degree >= pdegree))                 # 809
+//	nrow(subset(g, degree == pdegree | age < 30))      # 548
+//	nrow(subset(g, !(children < pchildren)))           # 160
+//	nrow(subset(g, degree > pdegree & age >= 50))      # 87
+//	d <- read.csv("likert.csv"); lv <- c("disagree", "neutral", "agree")
+//	d$q1 <- factor(d$q1, lv, ordered = TRUE); d$q2 <- factor(d$q2, lv, ordered = TRUE)
+//	nrow(subset(d, q1 > q2)); nrow(subset(d, q1 == q2))                     # 2, 3
+//	nrow(subset(d, q1 != q2 | n > 4)); nrow(subset(d, !(q1 <= q2)))         # 5, 2
+//	nrow(subset(d, q1 >= q2 & n >= 3))                                      # 3
+func TestWhereComparesTwoColumns(t *testing.T) {
+	dir := t.TempDir()
+	const likert = `q1,q2,n
+agree,neutral,3
+disagree,agree,1
+neutral,neutral,4
+NA,agree,2
+agree,NA,5
+neutral,disagree,NA
+disagree,disagree,2
+agree,agree,6
+`
+	if err := os.WriteFile(filepath.Join(dir, "likert.csv"), []byte(likert), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gss, err := filepath.Abs("../notebooks/data/gss_hoff2007.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, fmt.Sprintf("data gss = load(%q)\n", gss)+
+		`data lik = load("likert.csv", order = {[q1, q2]: ["disagree", "neutral", "agree"]})`)
+	for _, c := range []struct {
+		source, where string
+		rows          int
+	}{
+		{"gss", "income > pincome", 446},
+		{"gss", "degree >= pdegree", 809},
+		{"gss", "degree == pdegree or age < 30", 548},
+		{"gss", "not (children < pchildren)", 160},
+		{"gss", "degree > pdegree and age >= 50", 87},
+		{"lik", "q1 > q2", 2},
+		{"lik", "q1 == q2", 3},
+		{"lik", "q1 != q2 or n > 4", 5},
+		{"lik", "not (q1 <= q2)", 2},
+		{"lik", "q1 >= q2 and n >= 3", 3},
+	} {
+		mustRun(t, s, "data sub = "+c.source+" where "+c.where)
+		if got := s.data["sub"].N(); got != c.rows {
+			t.Errorf("%s where %s: %d rows, R's subset gives %d", c.source, c.where, got, c.rows)
+		}
+	}
+	out := mustRun(t, s, "data sub = lik where q1 > q2")
+	if want := "sub: 2 of 8 rows of lik (q1 > q2); 2 rows left out because a cell it tests is missing (q1: 1, q2: 1)"; !strings.Contains(out.text(), want) {
+		t.Errorf("data sub = lik where q1 > q2 says:\n%s\nwant:\n%s", out.text(), want)
+	}
+	mustRun(t, s, `data other = load("likert.csv", order = {q1: ["disagree", "neutral", "agree"], q2: ["agree", "neutral", "disagree"]})`)
+	if msg := runErr(t, s, "data sub = other where q1 > q2"); !strings.Contains(msg, "other cannot compare q1 with q2: their labels are ordered otherwise") {
+		t.Errorf("columns of text in other orders:\n%s", msg)
+	}
+	if msg := runErr(t, s, "data sub = lik where q1 > n"); !strings.Contains(msg, "lik cannot compare q1 with n: q1 holds text labels and n numbers") {
+		t.Errorf("a column of text with one of numbers:\n%s", msg)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -258,7 +259,7 @@ func (s *Session) exportData(ctx context.Context, x *compiler.Export, out Output
 		if err := s.writeFile(ctx, path, func(w io.Writer) error { return WriteData(w, d) }); err != nil {
 			return writeError(statement, path, "cannot export", err)
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote %s of %s to %s, %s, so without the sidecar that says where they came from\n", plural(d.N(), "row"), x.Data, path, stream))
+		out.Stream("stdout", fmt.Sprintf("wrote %s of %s to %s%s, %s, so without the sidecar that says where they came from\n", plural(d.N(), "row"), x.Data, path, sourceRowNote(d), stream))
 		return nil
 	}
 	provenance := ProvenancePath(x.Path)
@@ -272,9 +273,19 @@ func (s *Session) exportData(ctx context.Context, x *compiler.Export, out Output
 	if err := s.writeFile(ctx, provenance, func(w io.Writer) error { return WriteProvenance(w, s.dataProvenance(d)) }); err != nil {
 		return writeError(statement, provenance, "cannot write what made "+path, err)
 	}
-	out.Stream("stdout", fmt.Sprintf("wrote %s of %s to %s, and where they came from to %s\n",
-		plural(d.N(), "row"), x.Data, path, provenance))
+	out.Stream("stdout", fmt.Sprintf("wrote %s of %s to %s%s, and where they came from to %s\n",
+		plural(d.N(), "row"), x.Data, path, sourceRowNote(d), provenance))
 	return nil
+}
+
+// sourceRowNote says what the first column of an export of derived data
+// d is (WriteData), "" for other data.
+func sourceRowNote(d *Dataset) string {
+	if d.SourceRows == nil {
+		return ""
+	}
+	name := SourceRowName(d.Names)
+	return fmt.Sprintf(" (first %s: the row of %s each came from; load(..., drop = [%s]) reads them back without it)", name, d.Source, name)
 }
 
 // notAFile says why path, which exists and is not a regular file (a
@@ -295,23 +306,37 @@ func notAFile(path string) string {
 // one row per row of the data, each cell as the data hold it (a number
 // with every digit it has, the label of a text column) and NA where it is
 // missing. load reads the file back to the same values (a text column
-// needs its order again).
+// needs its order again). Data derived from other data begin each row with
+// its source row (SourceRowName: the row of the file or simulation it came
+// from, 1-based), by which it joins back to the source; load(..., drop =
+// [source_row]) reads the data back without it.
 func WriteData(w io.Writer, d *Dataset) error {
 	cw := csv.NewWriter(w)
-	cw.Write(d.Names)
-	row := make([]string, len(d.Columns))
+	lead := 0
+	if d.SourceRows != nil {
+		lead = 1
+	}
+	head := d.Names
+	if lead == 1 {
+		head = append([]string{SourceRowName(d.Names)}, d.Names...)
+	}
+	cw.Write(head)
+	row := make([]string, lead+len(d.Columns))
 	var num []byte
 	for i := range d.N() {
+		if lead == 1 {
+			row[0] = strconv.Itoa(d.SourceRows[i] + 1)
+		}
 		for j, col := range d.Columns {
 			v := col[i]
 			switch {
 			case math.IsNaN(v):
-				row[j] = "NA"
+				row[lead+j] = "NA"
 			case j < len(d.Labels) && d.Labels[j] != nil && v >= 1 && int(v) <= len(d.Labels[j]):
-				row[j] = d.Labels[j][int(v)-1]
+				row[lead+j] = d.Labels[j][int(v)-1]
 			default:
 				num = strconv.AppendFloat(num[:0], v, 'g', -1, 64)
-				row[j] = string(num)
+				row[lead+j] = string(num)
 			}
 		}
 		if err := cw.Write(row); err != nil {
@@ -320,6 +345,17 @@ func WriteData(w io.Writer, d *Dataset) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// SourceRowName is the name of the column of an export of derived data
+// whose columns are names that holds each row's source row: source_row, or
+// source_row_ (and so on) when a column of the data is named so.
+func SourceRowName(names []string) string {
+	name := "source_row"
+	for slices.Contains(names, name) {
+		name += "_"
+	}
+	return name
 }
 
 // dataProvenance says where data set d came from, as key and value: the

@@ -725,9 +725,9 @@ func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
 	if n, err := r.ReadAt(head, 0); n < len(head) || string(head) != fitFileMagic {
 		return nil, fmt.Errorf("it does not start as a fit file (%v)", err)
 	}
-	// A countingReader is an io.ByteReader, so the decoder reads no
+	// A CountingReader is an io.ByteReader, so the decoder reads no
 	// further than the fitFile, and says how far that is.
-	cr := &countingReader{r: bufio.NewReader(io.NewSectionReader(r, int64(len(fitFileMagic)), size-int64(len(fitFileMagic))))}
+	cr := inference.NewCountingReader(io.NewSectionReader(r, int64(len(fitFileMagic)), size-int64(len(fitFileMagic))), 0)
 	if err := gob.NewDecoder(cr).Decode(&f); err != nil {
 		return nil, err
 	}
@@ -747,7 +747,7 @@ func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
 		f.draws = readBytes(f.Result)
 		return &f, nil
 	}
-	start := int64(len(fitFileMagic)) + cr.n
+	start := int64(len(fitFileMagic)) + cr.Count()
 	end := size
 	// The header's Sum covers the fit's draws, which follow it.
 	drawsEnd := start + int64(f.ResultSize)
@@ -806,26 +806,6 @@ func decodeFitAt(r io.ReaderAt, size int64) (*fitFile, error) {
 		return nil, errors.New("its checksum does not match its contents: the file was damaged or edited")
 	}
 	return &f, nil
-}
-
-// countingReader reads r, counting the bytes read.
-type countingReader struct {
-	r *bufio.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func (c *countingReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
 }
 
 // fileScore is one model's scores as its fit file keeps them: the

@@ -52,7 +52,11 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		if notAFile(s.path(p)) != "" {
 			continue // no provenance beside it (s.imputeProvenance)
 		}
-		if err := s.overwritableAll(p, ProvenancePath(p)); err != nil {
+		paths := []string{p, ProvenancePath(p)}
+		if p == x.DrawsPath && m.Data.SourceRows != nil {
+			paths = append(paths, ColumnsPath(p))
+		}
+		if err := s.overwritableAll(paths...); err != nil {
 			return fmt.Errorf("cannot write the imputed cells of %s: %w", x.Model, err)
 		}
 	}
@@ -90,11 +94,19 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputedDraws(w, m, cells, at) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed draws", err)
 		}
+		rows := ""
+		if m.Data.SourceRows != nil && notAFile(path) == "" {
+			sidecar := ColumnsPath(path)
+			if err := s.writeFile(ctx, sidecar, func(w io.Writer) error { return writeImputedColumns(w, m, cells) }); err != nil {
+				return writeError("impute "+x.Model, sidecar, "cannot write the source rows of the imputed draws", err)
+			}
+			rows = fmt.Sprintf(", each cell's row and source row to %s", sidecar)
+		}
 		made, err := s.imputeProvenance(ctx, x.Model, m, path)
 		if err != nil {
 			return err
 		}
-		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s, %s\n", len(cells), s.dataText(m), thinned, path, made))
+		out.Stream("stdout", fmt.Sprintf("wrote every draw of the %d imputed cells of %s%s to %s%s, %s\n", len(cells), s.dataText(m), thinned, path, rows, made))
 	}
 	return nil
 }
@@ -182,19 +194,25 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 // interval of the latent scale up to its neighbours, the highest and lowest
 // for unbounded ones, so the most probable value of a continuous column is
 // often its largest or smallest, far from the bulk of the cell's
-// distribution.
+// distribution. For derived data a column source_row follows row: the row
+// of the file or simulation the data came from (1-based, as R's read.csv
+// numbers them), by which the cells join back to it.
 func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64, value func(*Dataset, int, float64) string) *Table {
 	names := columnTexts(m.Names())
-	t := &Table{Header: imputeHeader(prob), Rows: make([][]string, 0, len(cells))}
+	t := &Table{Header: imputeHeader(m, prob), Rows: make([][]string, 0, len(cells))}
 	for _, c := range cells {
 		t.Rows = append(t.Rows, imputeRow(m, names[c.Col], c, continuous, value))
 	}
 	return t
 }
 
-// imputeHeader is the header of the table of imputed cells.
-func imputeHeader(prob float64) []string {
+// imputeHeader is the header of the table of imputed cells of m, with
+// source_row after row when m's data are derived (imputeTable).
+func imputeHeader(m *Model, prob float64) []string {
 	lo, hi := intervalColumns(prob)
+	if m.Data.SourceRows != nil {
+		return []string{"row", "source_row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}
+	}
 	return []string{"row", "column", "mode", "p_mode", lo, "q50", hi, "mean"}
 }
 
@@ -211,12 +229,16 @@ func imputeRow(m *Model, name string, c inference.ImputedLevels, continuous map[
 	if continuous[c.Col] {
 		mode, pMode = "NA", "NA"
 	}
-	return []string{
+	row := []string{
 		strconv.Itoa(c.Row + 1), name,
 		mode, pMode,
 		value(m.Data, j, lv.Lo), value(m.Data, j, lv.Median), value(m.Data, j, lv.Hi),
 		mean,
 	}
+	if m.Data.SourceRows != nil {
+		row = slices.Insert(row, 1, strconv.Itoa(m.Data.SourceRows[c.Row]+1))
+	}
+	return row
 }
 
 // continuousColumns lists the columns of cells most of whose observed
@@ -259,7 +281,7 @@ func modeNote(m *Model, continuous map[int]bool) string {
 // made.
 func writeImputed(w io.Writer, m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64) error {
 	cw := csv.NewWriter(w)
-	cw.Write(append(imputeHeader(prob), "probs"))
+	cw.Write(append(imputeHeader(m, prob), "probs"))
 	// keys are the levels as JSON strings, by column, made once each.
 	keys := make([]map[float64]string, len(m.Cols))
 	var js []byte
@@ -290,6 +312,8 @@ func writeImputed(w io.Writer, m *Model, cells []inference.ImputedLevels, contin
 			js = appendJSONFloat(js, math.Round(lv.Probs[i]*1e6)/1e6)
 		}
 		js = append(js, '}')
+		// The file names the column as its data's header does: CSV
+		// quotes it where it needs, not the language.
 		row := imputeRow(m, m.Data.Names[j], c, continuous, exactValue)
 		if err := cw.Write(append(row, string(js))); err != nil {
 			return err // the file cannot be written, or an interrupt (writeFile)
@@ -346,6 +370,29 @@ func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels, a
 			if err := cw.Write(row); err != nil {
 				return err // the file cannot be written, or an interrupt (writeFile)
 			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// writeImputedColumns writes the sidecar of writeImputedDraws for a model
+// of derived data, whose cells the draws file names by the data's rows:
+// one CSV row per cell, in the draws file's order, with the header
+//
+//	param,row,source_row,column
+//
+// param the draws file's name of the cell (income[5]), row its row in the
+// data (1-based), source_row its row in the source file or simulation,
+// and column its column as the data's header names it.
+func writeImputedColumns(w io.Writer, m *Model, cells []inference.ImputedLevels) error {
+	names := m.Names()
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"param", "row", "source_row", "column"})
+	for _, c := range cells {
+		row := strconv.Itoa(c.Row + 1)
+		if err := cw.Write([]string{fmt.Sprintf("%s[%s]", names[c.Col], row), row, strconv.Itoa(m.Data.SourceRows[c.Row] + 1), names[c.Col]}); err != nil {
+			return err
 		}
 	}
 	cw.Flush()

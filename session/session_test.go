@@ -482,6 +482,10 @@ func TestIsComplete(t *testing.T) {
 		{"fit m, iter = 20,", "incomplete", "  "},
 		{"fit m, iter = 20,\n  warmup = 10,  ", "incomplete", "  "},
 		{"fit m, iter = 20,\n  warmup = 10", "complete", ""},
+		// So does one that ends with + - * /, as in R.
+		{"summary a.C -", "incomplete", "  "},
+		{"summary a.C[x, y] -  ", "incomplete", "  "},
+		{"print 1 +\n  2", "complete", ""},
 	}
 	for _, c := range cases {
 		st, in := s.IsComplete(c.code)

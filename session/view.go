@@ -438,11 +438,20 @@ func ranIter(r *inference.Result) int {
 	return len(r.C[0]) * r.Thin
 }
 
-// dataHead is a table of the first rows of a data set.
+// dataHead is a table of the first rows of a data set: their numbers, and
+// for derived data their source rows (as export writes them), then their
+// cells.
 func dataHead(d *Dataset, rows int) *Table {
-	t := &Table{Header: append([]string{"row"}, d.Names...), Caption: fmt.Sprintf("first rows of %s", d.Name)}
+	lead := []string{"row"}
+	if d.SourceRows != nil {
+		lead = append(lead, SourceRowName(d.Names))
+	}
+	t := &Table{Header: append(lead, d.Names...), Caption: fmt.Sprintf("first rows of %s", d.Name)}
 	for i := 0; i < min(rows, d.N()); i++ {
 		row := []string{strconv.Itoa(i + 1)}
+		if d.SourceRows != nil {
+			row = append(row, strconv.Itoa(d.SourceRows[i]+1))
+		}
 		for j := range d.Columns {
 			row = append(row, formatValue(d, j, d.Columns[j][i]))
 		}

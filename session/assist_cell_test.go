@@ -1,0 +1,78 @@
+package session
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestCompleteAfterADifference: after the minus of a difference
+// (summary a.C - ), completion offers what may follow, the models and
+// their part the left side selects, not the statements and setting words
+// it offered; after a minus of numbers, or in a statement that takes no
+// difference, it offers what it did.
+func TestCompleteAfterADifference(t *testing.T) {
+	s := New(Options{Dir: "../notebooks"})
+	mustRun(t, s, `data gss = load("data/gss_hoff2007.csv")`+"\n"+
+		"model a { Y = gss[income, degree]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\n"+
+		"model f { Y = gss[income, degree, age]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }")
+	tests := []struct {
+		code string
+		want []string
+	}{
+		{"summary a - ", []string{"a", "f"}},
+		{"summary a.C - ", []string{"a", "a.C", "f", "f.C"}},
+		{"summary a.C[income, degree] -\n  ", []string{"a", "a.C", "f", "f.C"}},
+		{"plot hist a.C[income, degree] - f", []string{"f", "f.C"}},
+		{"f.communality - ", []string{"a", "f", "f.communality"}},
+		{"summary a.partial - ", []string{"a", "a.partial", "f", "f.partial"}},
+		{"summary f.Lambda - ", []string{"a", "f"}},
+		{"summary a.regress(income ~ degree) - ", []string{"a", "f"}},
+	}
+	for _, tt := range tests {
+		got, _, _ := s.Complete(tt.code, len(tt.code))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+	for _, code := range []string{"print 1 - ", "summary gss - "} {
+		got, _, _ := s.Complete(code, len(code))
+		if len(got) < 10 {
+			t.Errorf("Complete(%q) = %v, want the usual words", code, got)
+		}
+	}
+}
+
+// TestCompleteKnowsTheCell: completion knows the data and models that
+// earlier statements of the same cell bind, as far as their text says,
+// before the cell runs: a derived data set's columns (in its index, in a
+// model's Y = ..., in a where), a loaded file's (less those it drops), a
+// simulation's, and a model's name, members and columns.
+func TestCompleteKnowsTheCell(t *testing.T) {
+	s := New(Options{Dir: "../notebooks"})
+	mustRun(t, s, `data gss = load("data/gss_hoff2007.csv")`)
+	all := []string{"age", "children", "degree", "income", "pchildren", "pdegree", "pincome"}
+	young := "data young = gss[income, degree, age] where age < 40\n"
+	model := "model m { Y = young[income, degree]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\n"
+	tests := []struct {
+		code string
+		want []string
+	}{
+		{young + "show y", []string{"young"}},
+		{young + "young[", []string{"age", "degree", "income"}},
+		{young + "model m {\n  Y = young[income, ", []string{"age", "degree"}},
+		{young + "data older = young where ", []string{"age", "degree", "income"}},
+		{"data all = gss where age < 40\nall[", all},
+		{young + model + "fit ", []string{"m"}},
+		{young + model + "m.", []string{"C", "Lambda", "Z", "communality", "partial", "regress"}},
+		{young + model + "summary m.C[", []string{"degree", "income"}},
+		{young + model + "summary m.C - ", []string{"m", "m.C"}},
+		{`data d = load("data/gss_hoff2007.csv", drop = [age, pchildren])` + "\nd[", []string{"children", "degree", "income", "pdegree", "pincome"}},
+		{"data sim = simulate(FullCopula(p = 3), n = 100, levels = 4)\nsim[", []string{"Y1", "Y2", "Y3"}},
+	}
+	for _, tt := range tests {
+		got, _, _ := s.Complete(tt.code, len(tt.code))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+}
