@@ -162,13 +162,7 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 
 	labels := graphLabels(nodes)
 	return render(graphWidth, graphHeight, desc.String(), func(dc draw.Canvas) {
-		titleStyle := textStyle(12, color.Black)
-		titleH := vg.Length(0)
-		if title != "" {
-			titleH = titleStyle.Height(title) + vg.Points(10)
-			dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - titleH/2},
-				fitText(titleStyle, title, dc.Size().X-vg.Points(12)))
-		}
+		titleH := drawTitle(dc, title, vg.Points(10))
 		legendW := pixels(graphLegendWidth)
 		area := draw.Crop(dc, 0, -legendW, 0, -titleH)
 		drawGraph(area, labels, edges, missed, trueKnown > 0)

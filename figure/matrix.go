@@ -379,13 +379,7 @@ func Pairs(title string, names []string, draws [][]float64) (*Figure, error) {
 
 	side := max(400, 130*k+90)
 	return render(side, side, desc.String(), func(dc draw.Canvas) {
-		titleStyle := textStyle(12, color.Black)
-		titleH := vg.Length(0)
-		if title != "" {
-			titleH = titleStyle.Height(title) + vg.Points(8)
-			dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - titleH/2},
-				fitText(titleStyle, title, dc.Size().X-vg.Points(12)))
-		}
+		titleH := drawTitle(dc, title, vg.Points(8))
 		plots := pairsPanels(side, names, hists, widths, points, corr)
 		tiles := draw.Tiles{Rows: k, Cols: k, PadX: vg.Points(4), PadY: vg.Points(4),
 			PadTop: titleH + vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
@@ -518,4 +512,17 @@ func pairsPanels(side int, names []string, hists [][]plotter.HistogramBin, width
 		}
 	}
 	return plots
+}
+
+// drawTitle writes title centred at the top of dc, shortened to its width,
+// and returns the height it takes with pad below and above (0 for no
+// title).
+func drawTitle(dc draw.Canvas, title string, pad vg.Length) vg.Length {
+	if title == "" {
+		return 0
+	}
+	st := textStyle(12, color.Black)
+	h := st.Height(title) + pad
+	dc.FillText(st, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y - h/2}, fitText(st, title, dc.Size().X-vg.Points(12)))
+	return h
 }
