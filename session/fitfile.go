@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/copulang/copulang/compiler"
@@ -388,7 +389,9 @@ type savedFit struct {
 // there is no such file, or it holds another fit or one it cannot read,
 // which the new fit will overwrite; and an error when path is not a fit
 // file at all, which must not be overwritten.
-func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inference.Spec) (*savedFit, string, error) {
+// When read is not nil it counts the bytes read from the file, which is
+// read about twice through: its checksums, then its draws.
+func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inference.Spec, read *atomic.Int64) (*savedFit, string, error) {
 	if info, err := os.Stat(path); err == nil && !info.IsDir() && !info.Mode().IsRegular() {
 		// A device (/dev/zero) would be read without end, a pipe block.
 		return nil, "", fmt.Errorf("cannot read %s: it is not a regular file", shown)
@@ -414,7 +417,11 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 	// The draws are decoded from the file as they are read, never held as
 	// bytes: a survey's fit file of 112 MB took the peak memory of a run
 	// that read it to 323 MB.
-	f, err := decodeFitAt(file, info.Size())
+	var from io.ReaderAt = file
+	if read != nil {
+		from = countedReaderAt{file, read}
+	}
+	f, err := decodeFitAt(from, info.Size())
 	if err != nil {
 		if err := laterFitFile(path, shown); err != nil {
 			// A later copulang's header need not decode as this one's.
@@ -443,6 +450,18 @@ func readFitFile(path, shown string, x *compiler.Fit, origin fitOrigin, spec inf
 		extensions = append(extensions, e.Statement)
 	}
 	return &savedFit{res: res, saved: f.Saved, version: f.Version, until: f.Until, warn: f.UntilWarning, scores: f.Scores, extensions: extensions}, "", nil
+}
+
+// countedReaderAt is r counting the bytes read from it in n.
+type countedReaderAt struct {
+	r io.ReaderAt
+	n *atomic.Int64
+}
+
+func (c countedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	k, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // laterFormatError says that the fit file f (shown as shown) is of a

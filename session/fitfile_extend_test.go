@@ -241,7 +241,7 @@ func TestFitFileOfALaterLayoutIsKept(t *testing.T) {
 			return err
 		}},
 		{"the fit's read", func() error {
-			_, _, err := readFitFile(path, "m.fit", nil, fitOrigin{}, inference.Spec{})
+			_, _, err := readFitFile(path, "m.fit", nil, fitOrigin{}, inference.Spec{}, nil)
 			return err
 		}},
 		{"the fit's write", func() error { return overwritableFit(path, "m.fit") }},

@@ -2,6 +2,9 @@ package session
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -169,5 +172,52 @@ func TestFinalProgressNamesWhatRan(t *testing.T) {
 	final, _ := out.last["text/plain"].(string)
 	if want := "fit m with gibbs (auto): 120/120 iterations (100%), done"; !strings.HasPrefix(final, want) || !strings.Contains(out.text(), "fit m with gibbs (auto): 2 chains") {
 		t.Errorf("the progress ends %q, want it to start %q; report:\n%s", final, want, out.text())
+	}
+}
+
+// TestReadingALargeFitFileShowsProgress: a fit read from a large file
+// shows how far the reading has got and then how long it took, where it
+// showed nothing for the seconds a survey's fit file takes (157 MB, 3 to
+// 4 s); a small file shows nothing, and a file of another fit says it
+// does not hold this one. The size from which it shows is lowered here.
+func TestReadingALargeFitFileShowsProgress(t *testing.T) {
+	dir := t.TempDir()
+	const model = "data d = simulate(FullCopula(p = 3), n = 200, levels = 4, seed = 1)\n" +
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }\n"
+	const fit = `fit m with gibbs, iter = 100, warmup = 20, chains = 2, seed = 1, file = "m.fit"`
+	s := New(Options{Dir: dir})
+	mustRun(t, s, model+fit)
+	info, err := os.Stat(filepath.Join(dir, "m.fit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(from int64, code string) []string {
+		s := New(Options{Dir: dir})
+		s.readProgressFrom = from
+		out := &progressLines{}
+		if _, err := s.Execute(context.Background(), model+code, out); err != nil {
+			t.Fatal(err)
+		}
+		var reading []string
+		for _, text := range out.texts {
+			if strings.Contains(text, "m.fit (") {
+				reading = append(reading, text)
+			}
+		}
+		return reading
+	}
+	if got := run(info.Size()+1, fit); len(got) != 0 {
+		t.Errorf("a file under the size shows %q", got)
+	}
+	got := run(info.Size(), fit)
+	if len(got) < 2 || !strings.HasPrefix(got[0], "fit m: reading m.fit (") || !strings.Contains(got[0], "%") {
+		t.Fatalf("reading shows %q, want a state that says how far it has got, then one that says it is done", got)
+	}
+	if last := got[len(got)-1]; !regexp.MustCompile(`^fit m: read m\.fit \(\d+ MB\) in \S+$`).MatchString(last) {
+		t.Errorf("the last state is %q", last)
+	}
+	other := run(info.Size(), strings.Replace(fit, "seed = 1", "seed = 2", 1))
+	if len(other) == 0 || !strings.HasSuffix(other[len(other)-1], "it does not hold this fit") {
+		t.Errorf("a file of another fit shows %q", other)
 	}
 }

@@ -104,6 +104,9 @@ type Session struct {
 	scores scoreCache
 	// files writes fit files into place (osFiles; in tests, a recorder).
 	files fileSystem
+	// readProgressFrom, when not 0, replaces the constant of that name
+	// (the size of a fit file whose reading shows progress), in tests.
+	readProgressFrom int64
 	// boundAt is where each name was last bound, and runs counts the cells
 	// (or scripts) run, so that a name bound again as another kind can say
 	// where it was bound before (see rebindWarning).
