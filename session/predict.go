@@ -33,7 +33,7 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 		}
 		level, err := givenLevel(m, j, g.Value)
 		if err != nil {
-			return err
+			return &errorAt{pos: g.At, err: err}
 		}
 		given[k] = inference.PredictGiven{Col: j, Level: level}
 	}

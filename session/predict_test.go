@@ -167,6 +167,11 @@ func TestPredictGivenValues(t *testing.T) {
 	if got := runErr(t, s, "predict m[degree] given income = 4.5"); !strings.Contains(got, "income = 4.5 is not an observed value of income") || !strings.Contains(got, "its values: 1, 2, 3, 4, 5, 6, 7") {
 		t.Errorf("error %q", got)
 	}
+	// The caret is at the given value that is not observed, not at the
+	// statement's start.
+	if got := runErr(t, s, "predict m[degree] given sat = \"agree\", income = 4.5"); !strings.Contains(got, "1:40: income = 4.5 is not an observed value") {
+		t.Errorf("error not at the value:\n%s", got)
+	}
 	out := mustRun(t, s, `predict m[degree] given sat = "agree"`)
 	if !strings.Contains(out.text(), `P(degree | sat = "agree")`) || !strings.Contains(out.text(), "rows, share: the 5 rows of s with sat = \"agree\" and degree observed") || !strings.Contains(out.text(), "fewer than 30") {
 		t.Errorf("predict given a label:\n%s", out.text())
