@@ -172,7 +172,7 @@ func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, co
 	case pr.Matching == 0:
 		caption += fmt.Sprintf("; no row of %s has %s, so there is no crosstab to compare", s.dataText(m), condition)
 	default:
-		caption += fmt.Sprintf("; rows, share: the %d rows of %s with %s and %s observed, the raw crosstab the model smooths", pr.Matching, s.dataText(m), condition, target)
+		caption += fmt.Sprintf("; rows, share: the %s of %s with %s and %s observed, the raw crosstab the model smooths", plural(pr.Matching, "row"), s.dataText(m), condition, target)
 		if pr.Matching < fewMatchingRows {
 			caption += fmt.Sprintf(" (fewer than %d: read their shares as noisy)", fewMatchingRows)
 		}

@@ -172,6 +172,10 @@ func TestPredictGivenValues(t *testing.T) {
 	if got := runErr(t, s, "predict m[degree] given sat = \"agree\", income = 4.5"); !strings.Contains(got, "1:40: income = 4.5 is not an observed value") {
 		t.Errorf("error not at the value:\n%s", got)
 	}
+	// One matching row is a row.
+	if out := mustRun(t, s, `predict m[degree] given age = 25`); !strings.Contains(out.text(), "rows, share: the 1 row of s with age = 25 and degree observed") {
+		t.Errorf("predict given a value of one row:\n%s", out.text())
+	}
 	out := mustRun(t, s, `predict m[degree] given sat = "agree"`)
 	if !strings.Contains(out.text(), `P(degree | sat = "agree")`) || !strings.Contains(out.text(), "rows, share: the 5 rows of s with sat = \"agree\" and degree observed") || !strings.Contains(out.text(), "fewer than 30") {
 		t.Errorf("predict given a label:\n%s", out.text())
