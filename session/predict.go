@@ -54,10 +54,14 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 		texts[k] = g.Text
 	}
 	condition := strings.Join(texts, ", ")
-	for _, t := range targets {
+	for k, t := range targets {
 		pr, err := m.Fit.Predict(ctx, inference.PredictSpec{Target: t, Given: given, Seed: seed})
 		if err != nil {
 			if ctx.Err() != nil {
+				if k > 0 {
+					// The tables shown stay right: say which are there.
+					return interrupted(fmt.Sprintf("predict %s after %d of its %d tables, while that of %s was made", x.Model, k, len(targets), names[t]))
+				}
 				return interrupted("predict " + x.Model + " before its tables were made")
 			}
 			return err

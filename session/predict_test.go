@@ -1,6 +1,8 @@
 package session
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -187,6 +189,15 @@ func TestPredictGivenValues(t *testing.T) {
 	}
 	if out := mustRun(t, s, `predict m given sat = "agree", age = 25`); len(out.displays) != 2 {
 		t.Errorf("predict m given two of four columns shows %d tables, want 2", len(out.displays))
+	}
+	// Interrupted after its first table, predict says that one is shown.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{onStream: func(string) { cancel() }}
+	_, err := s.Execute(ctx, `predict m given sat = "agree", age = 25`, rec)
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" || !strings.Contains(se.Value, "interrupted predict m after 1 of its 2 tables, while that of income was made") || len(rec.displays) != 1 {
+		t.Errorf("predict interrupted after one table of two: %v, %d tables", err, len(rec.displays))
 	}
 }
 
