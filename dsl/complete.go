@@ -19,6 +19,15 @@ func IsComplete(src string) string {
 	return status
 }
 
+// GoesOn reports whether src's last token (comments after it aside)
+// leaves its statement open for the next line: a comma, + - * /, a where
+// condition's where, and, or, not or comparison, or predict's given. A
+// console indents the next line for it.
+func GoesOn(src string) bool {
+	res := scanRange([]byte(src), Position{Line: 1, Column: 1}, len(src), keepLast)
+	return res.openList || res.openOperator || res.openWhere
+}
+
 // Completeness is IsComplete with the number of braces still open (for the
 // next line's indent); brackets in comments and strings do not count. An
 // answer for open brackets costs two linear scans (of the brackets, and of

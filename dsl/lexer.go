@@ -152,6 +152,9 @@ type scanResult struct {
 	// openOperator is true when the source ends with + - * /, an
 	// expression left open (summary a.C -).
 	openOperator bool
+	// openList is true when the source ends with a comma (comments
+	// after it aside).
+	openList bool
 	// after is how the source goes on after the cut, past blank lines and
 	// comments: its first name, or its first byte, or "" for nothing.
 	after string
@@ -516,6 +519,7 @@ func scanRange(src []byte, start Position, end int, keep tokensKept) *scanResult
 	}
 	res.openWhere = inWhere && endsWithConnective(res.tokens) || stmtPredict && endsWithGiven(res.tokens)
 	res.openOperator = endsWithOperator(res.tokens)
+	res.openList = endsWithComma(res.tokens)
 	push(lexer.EOFToken(pos))
 	return res
 }

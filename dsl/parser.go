@@ -303,10 +303,16 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		e.Hint = "a line that ends with a comma goes on to the next; delete the comma if the statement ends here"
 		return e
 	}
-	switch comma, continued := continuedByComma(s.tokens, tok); {
-	case continued:
+	switch last, continued := continuedLine(s.tokens, tok); {
+	case continued && last.Value == ",":
 		e.Hint = fmt.Sprintf("line %d ends with a comma (at %d:%d), so the statement goes on to this line; delete the comma if the statement ends there",
-			comma.Pos.Line, comma.Pos.Line, comma.Pos.Column)
+			last.Pos.Line, last.Pos.Line, last.Pos.Column)
+	case continued && last.Type == tokPunct && strings.Contains("+-*/", last.Value):
+		e.Hint = fmt.Sprintf("line %d ends with %s (at %d:%d), so the expression goes on to this line, as in R; finish it on line %d, or delete the %s",
+			last.Pos.Line, last.Value, last.Pos.Line, last.Pos.Column, last.Pos.Line, last.Value)
+	case continued:
+		e.Hint = fmt.Sprintf("line %d ends with %s (at %d:%d), so the statement goes on to this line; finish it on line %d",
+			last.Pos.Line, last.Value, last.Pos.Line, last.Pos.Column, last.Pos.Line)
 	case tok.Type == tokEOF && len(s.open) > 0:
 		b := s.open[len(s.open)-1]
 		e.Hint = fmt.Sprintf("the %q at %d:%d is never closed", string(b.char), b.pos.Line, b.pos.Column)
@@ -456,11 +462,12 @@ func parenAfterKeyword(toks []lexer.Token, tok lexer.Token) (string, bool) {
 	return kw.Value, true
 }
 
-// continuedByComma reports the comma that ends the line before tok's when
-// that comma joined a statement keyword, the first token of tok's line, to
-// the statement before: "fit m, iter = 20," followed by "summary m.C" is
-// one statement, and its error falls on the summary line.
-func continuedByComma(toks []lexer.Token, tok lexer.Token) (lexer.Token, bool) {
+// continuedLine reports the token that ends the line before tok's when
+// it joined a statement keyword, the first token of tok's line, to the
+// statement before: "fit m, iter = 20," (or "summary a.C -", or "predict
+// m[y] given") followed by "summary m.C" is one statement, and its error
+// falls on the summary line.
+func continuedLine(toks []lexer.Token, tok lexer.Token) (lexer.Token, bool) {
 	if tok.Type == tokEOF {
 		return lexer.Token{}, false
 	}
@@ -475,8 +482,13 @@ func continuedByComma(toks []lexer.Token, tok lexer.Token) (lexer.Token, bool) {
 	if i == 0 || first.Type != tokIdent || !isKeyword(first.Value) {
 		return lexer.Token{}, false
 	}
-	comma := toks[i-1]
-	return comma, comma.Type == tokPunct && comma.Value == ","
+	// The lexer joins a line to the next only after a comma, + - * /, a
+	// where condition's connective or predict's given: a token of an
+	// earlier line right before this one's first is such a token.
+	last := toks[i-1]
+	joins := last.Type == tokPunct && slices.Contains([]string{",", "+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">="}, last.Value) ||
+		last.Type == tokIdent && slices.Contains([]string{"given", "where", "and", "or", "not"}, last.Value)
+	return last, joins && last.Pos.Line < first.Pos.Line
 }
 
 // firstWord returns the name src starts with, past white space, blank

@@ -329,10 +329,10 @@ func figureCases(fx *plotFixture) []figureCase {
 				{I: 0, J: 2, Mean: -0.3, Lo: -inf, Hi: -0.1, Truth: nan},
 				{I: 1, J: 2, Mean: 2, Lo: 1.5, Hi: 2.5, Truth: inf},
 			}, 0.5)
-		}, text: "1 of 3 pairs is an edge (their central 50% interval excludes 0), 1 positive and 0 negative; strongest b–c 2.00; 2 pairs with non-finite values not drawn"},
+		}, text: "1 of 3 pairs is an edge (its central 50% interval excludes 0), 1 positive and 0 negative; strongest b–c 2.00; 2 pairs with non-finite values not drawn"},
 		{name: "graph one edge", title: "g", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
 			return Graph("g", "partial correlation", []string{"a", "b"}, []GraphPair{{I: 1, J: 0, Mean: -0.5, Lo: -0.6, Hi: -0.4, Truth: nan}}, 0.9)
-		}, text: "2 nodes, 1 of 1 pair is an edge (their central 90% interval excludes 0), 0 positive and 1 negative; strongest a–b -0.50"},
+		}, text: "2 nodes, 1 of 1 pair is an edge (its central 90% interval excludes 0), 0 positive and 1 negative; strongest a–b -0.50"},
 		{name: "graph numbered past 50", title: "big", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
 			p := 120
 			nodes := make([]string, p)

@@ -147,8 +147,8 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 	})
 
 	var desc strings.Builder
-	fmt.Fprintf(&desc, "Graph of %s: %s, %d of %s %s (their central %s interval excludes 0), %d positive and %d negative",
-		subject(title), count(p, "node"), len(edges), count(len(pairs), "pair"), EdgesVerb(len(edges)), percent(prob), positive, len(edges)-positive)
+	fmt.Fprintf(&desc, "Graph of %s: %s, %d of %s %s (%s central %s interval excludes 0), %d positive and %d negative",
+		subject(title), count(p, "node"), len(edges), count(len(pairs), "pair"), EdgesVerb(len(edges)), EdgesTheir(len(edges)), percent(prob), positive, len(edges)-positive)
 	if n := len(edges); n > 0 {
 		s := edges[n-1]
 		fmt.Fprintf(&desc, "; strongest %s–%s %s", nodes[s.I], nodes[s.J], fixed(s.Mean, 2))
@@ -177,6 +177,15 @@ func EdgesVerb(n int) string {
 		return "is an edge"
 	}
 	return "are edges"
+}
+
+// EdgesTheir is the pronoun of n edges' intervals: "its" for one edge,
+// "their" otherwise (1 of 1 pair is an edge, its interval ...).
+func EdgesTheir(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
 }
 
 // cmpFloat orders a and b.

@@ -1188,16 +1188,16 @@ func (s *Session) Inspect(code string, cursor, detail int) (MimeBundle, bool) {
 }
 
 // IsComplete says whether a cell can run as typed: "incomplete" while a
-// brace, parenthesis, bracket or string is open or its last line ends with
-// a comma or + - * / (the indent is then two spaces per open brace, not
-// counting those in comments and strings, and two more for a line that
-// goes on after a comma or an operator), "invalid" for a syntax error, else
+// brace, parenthesis, bracket or string is open or its last token is a
+// comma, + - * /, a where condition's connective or predict's given (the
+// indent is then two spaces per open brace, not counting those in comments
+// and strings, and two more for a statement that goes on after its last
+// token, a comment after it or not), "invalid" for a syntax error, else
 // "complete".
 func (s *Session) IsComplete(code string) (status, indent string) {
 	status, braces := dsl.Completeness(code)
 	if status == "incomplete" {
-		line := strings.TrimRight(code[strings.LastIndexByte(code, '\n')+1:], " \t")
-		if line != "" && strings.ContainsRune(",+-*/", rune(line[len(line)-1])) {
+		if dsl.GoesOn(code) {
 			braces++ // fit m, iter = 20,⏎ and summary a.C -⏎ go on
 		}
 		indent = strings.Repeat("  ", braces)

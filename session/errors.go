@@ -36,13 +36,29 @@ func positionedError(name string, err error, src []byte) *Error {
 	return &Error{Name: name, Value: value, Traceback: splitLines(list.Format(src))}
 }
 
+// errorAt is a failure found while running a statement that belongs to
+// a part of it (a given value of predict): runtimeError puts its caret
+// there rather than at the statement's start.
+type errorAt struct {
+	pos dsl.Position
+	err error
+}
+
+func (e *errorAt) Error() string { return e.err.Error() }
+func (e *errorAt) Unwrap() error { return e.err }
+
 // runtimeError reports a failure while running a statement that starts at
-// pos: the position, the message, and the statement's source line.
+// pos (or at an errorAt's position): the position, the message, and the
+// statement's source line.
 func runtimeError(err error, pos dsl.Position, src []byte) *Error {
 	name := "RuntimeError"
 	var de *DataError
 	if errors.As(err, &de) {
 		name = "DataError"
+	}
+	var at *errorAt
+	if errors.As(err, &at) && at.pos.Line > 0 {
+		pos = at.pos
 	}
 	e := &dsl.Error{Pos: pos, Msg: err.Error()}
 	return &Error{Name: name, Value: e.Error(), Traceback: splitLines(dsl.ErrorList{e}.Format(src))}

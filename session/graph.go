@@ -89,8 +89,8 @@ func graphText(label, part string, names []string, ps []param, pairs []figure.Gr
 	}
 	slices.SortStableFunc(edges, func(a, b int) int { return cmp.Compare(math.Abs(pairs[b].Mean), math.Abs(pairs[a].Mean)) })
 	var b strings.Builder
-	fmt.Fprintf(&b, "graph of %s: %d of %s %s, their central %s%% interval excluding 0 (%d positive, %d negative)",
-		label, len(edges), plural(len(pairs), "pair"), figure.EdgesVerb(len(edges)), percent(prob), positive, len(edges)-positive)
+	fmt.Fprintf(&b, "graph of %s: %d of %s %s, %s central %s%% interval excluding 0 (%d positive, %d negative)",
+		label, len(edges), plural(len(pairs), "pair"), figure.EdgesVerb(len(edges)), figure.EdgesTheir(len(edges)), percent(prob), positive, len(edges)-positive)
 	if len(edges) > 0 {
 		if len(edges) > graphStrongest {
 			fmt.Fprintf(&b, "; the strongest %d:\n", graphStrongest)

@@ -3,11 +3,13 @@ package session
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/figure"
 )
 
 // TestPlotGraph draws the graph of a fit's partial correlations, of its C
@@ -115,5 +117,25 @@ func TestGraphOfADifferenceNeedsTheSameColumns(t *testing.T) {
 	}
 	if _, err := s.Execute(context.Background(), "plot graph ma.partial - mb.partial", &figureFiles{}); err == nil || !strings.Contains(err.Error(), "plot graph of a difference draws one node per column of both models") {
 		t.Errorf("the checker's error %v", err)
+	}
+}
+
+// graphText's first line agrees with the number of edges: one edge's
+// interval is "its", several "their".
+func TestGraphTextOneEdge(t *testing.T) {
+	ps := []param{{label: "partial[a, b]"}, {label: "partial[a, c]"}, {label: "partial[b, c]"}}
+	edge := figure.GraphPair{I: 0, J: 1, Mean: 0.4, Lo: 0.3, Hi: 0.5, Truth: math.NaN()}
+	none := figure.GraphPair{I: 0, J: 2, Mean: 0.01, Lo: -0.1, Hi: 0.1, Truth: math.NaN()}
+	cases := []struct {
+		pairs []figure.GraphPair
+		want  string
+	}{
+		{[]figure.GraphPair{edge, none, none}, "graph of m.partial: 1 of 3 pairs is an edge, its central 90% interval excluding 0 (1 positive, 0 negative)"},
+		{[]figure.GraphPair{edge, edge, none}, "graph of m.partial: 2 of 3 pairs are edges, their central 90% interval excluding 0 (2 positive, 0 negative)"},
+	}
+	for _, c := range cases {
+		if got := graphText("m.partial", "partial", []string{"a", "b", "c"}, ps, c.pairs, 0.9, nil); !strings.HasPrefix(got, c.want) {
+			t.Errorf("graphText:\n%s\nwant it to start %q", got, c.want)
+		}
 	}
 }

@@ -33,7 +33,7 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 		}
 		level, err := givenLevel(m, j, g.Value)
 		if err != nil {
-			return err
+			return &errorAt{pos: g.At, err: err}
 		}
 		given[k] = inference.PredictGiven{Col: j, Level: level}
 	}
@@ -54,10 +54,14 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 		texts[k] = g.Text
 	}
 	condition := strings.Join(texts, ", ")
-	for _, t := range targets {
+	for k, t := range targets {
 		pr, err := m.Fit.Predict(ctx, inference.PredictSpec{Target: t, Given: given, Seed: seed})
 		if err != nil {
 			if ctx.Err() != nil {
+				if k > 0 {
+					// The tables shown stay right: say which are there.
+					return interrupted(fmt.Sprintf("predict %s after %d of its %d tables, while that of %s was made", x.Model, k, len(targets), names[t]))
+				}
 				return interrupted("predict " + x.Model + " before its tables were made")
 			}
 			return err
@@ -172,7 +176,7 @@ func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, co
 	case pr.Matching == 0:
 		caption += fmt.Sprintf("; no row of %s has %s, so there is no crosstab to compare", s.dataText(m), condition)
 	default:
-		caption += fmt.Sprintf("; rows, share: the %d rows of %s with %s and %s observed, the raw crosstab the model smooths", pr.Matching, s.dataText(m), condition, target)
+		caption += fmt.Sprintf("; rows, share: the %s of %s with %s and %s observed, the raw crosstab the model smooths", plural(pr.Matching, "row"), s.dataText(m), condition, target)
 		if pr.Matching < fewMatchingRows {
 			caption += fmt.Sprintf(" (fewer than %d: read their shares as noisy)", fewMatchingRows)
 		}

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -167,6 +169,15 @@ func TestPredictGivenValues(t *testing.T) {
 	if got := runErr(t, s, "predict m[degree] given income = 4.5"); !strings.Contains(got, "income = 4.5 is not an observed value of income") || !strings.Contains(got, "its values: 1, 2, 3, 4, 5, 6, 7") {
 		t.Errorf("error %q", got)
 	}
+	// The caret is at the given value that is not observed, not at the
+	// statement's start.
+	if got := runErr(t, s, "predict m[degree] given sat = \"agree\", income = 4.5"); !strings.Contains(got, "1:40: income = 4.5 is not an observed value") {
+		t.Errorf("error not at the value:\n%s", got)
+	}
+	// One matching row is a row.
+	if out := mustRun(t, s, `predict m[degree] given age = 25`); !strings.Contains(out.text(), "rows, share: the 1 row of s with age = 25 and degree observed") {
+		t.Errorf("predict given a value of one row:\n%s", out.text())
+	}
 	out := mustRun(t, s, `predict m[degree] given sat = "agree"`)
 	if !strings.Contains(out.text(), `P(degree | sat = "agree")`) || !strings.Contains(out.text(), "rows, share: the 5 rows of s with sat = \"agree\" and degree observed") || !strings.Contains(out.text(), "fewer than 30") {
 		t.Errorf("predict given a label:\n%s", out.text())
@@ -178,6 +189,15 @@ func TestPredictGivenValues(t *testing.T) {
 	}
 	if out := mustRun(t, s, `predict m given sat = "agree", age = 25`); len(out.displays) != 2 {
 		t.Errorf("predict m given two of four columns shows %d tables, want 2", len(out.displays))
+	}
+	// Interrupted after its first table, predict says that one is shown.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec := &recorder{onStream: func(string) { cancel() }}
+	_, err := s.Execute(ctx, `predict m given sat = "agree", age = 25`, rec)
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" || !strings.Contains(se.Value, "interrupted predict m after 1 of its 2 tables, while that of income was made") || len(rec.displays) != 1 {
+		t.Errorf("predict interrupted after one table of two: %v, %d tables", err, len(rec.displays))
 	}
 }
 

@@ -486,6 +486,13 @@ func TestIsComplete(t *testing.T) {
 		{"summary a.C -", "incomplete", "  "},
 		{"summary a.C[x, y] -  ", "incomplete", "  "},
 		{"print 1 +\n  2", "complete", ""},
+		// The last token decides, not the line's last character: a
+		// comment after it or not, and a condition or given left open.
+		{"summary a.C - # then b.C", "incomplete", "  "},
+		{"fit m, iter = 20,  # more", "incomplete", "  "},
+		{"model m {\n  # Y, Z,", "incomplete", "  "},
+		{"predict m[degree] given", "incomplete", "  "},
+		{"data d = gss where age >= 50 and", "incomplete", "  "},
 	}
 	for _, c := range cases {
 		st, in := s.IsComplete(c.code)
