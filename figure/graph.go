@@ -147,8 +147,14 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 	})
 
 	var desc strings.Builder
+	// The session titles it "graph of m.partial": the description says
+	// "Graph of m.partial", not "Graph of "graph of m.partial"".
+	about := subject(title)
+	if rest, ok := strings.CutPrefix(title, "graph of "); ok && rest != "" {
+		about = rest
+	}
 	fmt.Fprintf(&desc, "Graph of %s: %s, %d of %s %s (%s central %s interval excludes 0), %d positive and %d negative",
-		subject(title), count(p, "node"), len(edges), count(len(pairs), "pair"), EdgesVerb(len(edges)), EdgesTheir(len(edges)), percent(prob), positive, len(edges)-positive)
+		about, count(p, "node"), len(edges), count(len(pairs), "pair"), EdgesVerb(len(edges)), EdgesTheir(len(edges)), percent(prob), positive, len(edges)-positive)
 	if n := len(edges); n > 0 {
 		s := edges[n-1]
 		fmt.Fprintf(&desc, "; strongest %s–%s %s", nodes[s.I], nodes[s.J], fixed(s.Mean, 2))

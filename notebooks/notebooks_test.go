@@ -211,7 +211,7 @@ var claims = map[string][]string{
 		// not edges (in the summary that follows it), and what an edge is
 		// not.
 		"graph of survey.partial: 14 of 21 pairs are edges, their central 90% interval excluding 0 (8 positive, 6 negative)",
-		`Graph of "graph of survey.partial": 7 nodes, 14 of 21 pairs are edges`,
+		`Graph of survey.partial: 7 nodes, 14 of 21 pairs are edges`,
 		"partial[children, age]         0.500  [ 0.456,  0.544]",
 		"partial[income, degree]        0.446  [ 0.392,  0.497]",
 		"partial[degree, pdegree]       0.373  [ 0.308,  0.436]",

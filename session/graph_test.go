@@ -28,12 +28,12 @@ func TestPlotGraph(t *testing.T) {
 		"fit f, iter = 60, warmup = 30, chains = 2, seed = 1")
 	stmts := []string{"plot graph m1.partial", "plot graph m1.C, prob = 0.5", "plot graph m1.partial - m2.partial", "plot graph f.partial", "plot graph m2"}
 	want := []struct{ name, title, text string }{
-		{"graph-m1.partial", `Graph of "graph of m1.partial": 4 nodes, `, "of 6 pairs are edges, their central 90% interval excluding 0"},
-		{"graph-m1.C", `Graph of "graph of m1.C": 4 nodes, `, "of 6 pairs are edges, their central 50% interval excluding 0"},
-		{"graph-m1.partial-m2.partial", `Graph of "graph of m1.partial − m2.partial": 4 nodes, `, "note: m1 and m2 fit the same data"},
-		{"graph-f.partial", `Graph of "graph of f.partial": 4 nodes, `, "of 6 pairs are edges"},
+		{"graph-m1.partial", `Graph of m1.partial: 4 nodes, `, "of 6 pairs are edges, their central 90% interval excluding 0"},
+		{"graph-m1.C", `Graph of m1.C: 4 nodes, `, "of 6 pairs are edges, their central 50% interval excluding 0"},
+		{"graph-m1.partial-m2.partial", `Graph of m1.partial − m2.partial: 4 nodes, `, "note: m1 and m2 fit the same data"},
+		{"graph-f.partial", `Graph of f.partial: 4 nodes, `, "of 6 pairs are edges"},
 		// A model alone is its C, as in summary m, and the title says so.
-		{"graph-m2", `Graph of "graph of m2.C": 4 nodes, `, "graph of m2.C: "},
+		{"graph-m2", `Graph of m2.C: 4 nodes, `, "graph of m2.C: "},
 	}
 	for k, stmt := range stmts {
 		out := &figureFiles{}
