@@ -198,8 +198,9 @@ func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, co
 
 // predictionLine is one sentence a reader can quote: the most probable
 // level with its probability, the probability that the target is at or
-// above its median level (in the data) against the data's share, and for
-// a numeric column the predicted mean against the data's mean.
+// above its median level (over all rows) against its share over all rows
+// (not among the rows that match, which the table's crosstab gives), and
+// for a numeric column the predicted mean against the mean of all rows.
 func predictionLine(m *Model, pr *inference.Prediction, target, given string, means []float64, qs [][]float64, prob float64) string {
 	dj := m.Cols[pr.Target]
 	mode := 0
@@ -247,7 +248,7 @@ func predictionLine(m *Model, pr *inference.Prediction, target, given string, me
 			above += means[l]
 			share += pr.Marginal[l]
 		}
-		line += fmt.Sprintf("; P(%s ≥ %s, its median) = %.3f (%.3f in the data)", target, value(median), above, share)
+		line += fmt.Sprintf("; P(%s ≥ %s, its median) = %.3f (%.3f over all rows)", target, value(median), above, share)
 	}
 	if m.Data.Labels[dj] == nil {
 		mean, dataMean := 0.0, 0.0
@@ -255,7 +256,7 @@ func predictionLine(m *Model, pr *inference.Prediction, target, given string, me
 			mean += means[l] * v
 			dataMean += pr.Marginal[l] * v
 		}
-		line += fmt.Sprintf("; predicted mean %s (%s in the data)", strconv.FormatFloat(mean, 'g', 4, 64), strconv.FormatFloat(dataMean, 'g', 4, 64))
+		line += fmt.Sprintf("; predicted mean %s (%s over all rows)", strconv.FormatFloat(mean, 'g', 4, 64), strconv.FormatFloat(dataMean, 'g', 4, 64))
 	}
 	return line
 }

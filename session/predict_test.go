@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,6 +135,11 @@ fit m with gibbs, iter = 300, warmup = 150, chains = 2, seed = 3`)
 	}
 	if !strings.Contains(out.stdout.String(), "y given x = 2: most likely") {
 		t.Errorf("no line under the table: %q", out.stdout.String())
+	}
+	// The line's comparisons are with all rows, and say so: "in the
+	// data" read as the matching rows, whose shares the table gives.
+	if line := out.stdout.String(); !regexp.MustCompile(`its median\) = [0-9.]+ \([0-9.]+ over all rows\); predicted mean \S+ \(\S+ over all rows\)`).MatchString(line) {
+		t.Errorf("the line does not say its comparisons are over all rows: %q", line)
 	}
 	// Two given columns: GHK, deterministic, and w (noise) barely matters.
 	a := mustRun(t, s, "predict m[y] given x = 4, w = 1")
