@@ -285,7 +285,9 @@ and MCSE; the level's share in the data; and, when rows of the data have all
 the given values, their count and the level's share among them (the raw
 crosstab the model smooths). Exact with nothing or one column given
 (bivariate normal rectangles); with more, GHK with 1000 replicates per draw
-(seed = S, default the fit's seed), whose Monte Carlo error is stated.`,
+(seed = S, default the fit's seed), whose Monte Carlo error is stated.
+A figure follows: each level's probability with its interval, its share
+over all rows (circles) and among the matching rows (crosses).`,
 	"given": `predict m[degree] given income = 5, pdegree = 3: the values of the new row's other columns (see predict).`,
 	"export": `
 export NAME to "PATH"

@@ -104,6 +104,14 @@ func FuzzPlots(f *testing.F) {
 				}
 				return Graph(title, title, nodes, pairs, 0.9)
 			}},
+			{"predicted", func() (*Figure, error) {
+				// Levels from each five numbers: mean, interval, marginal, share.
+				q := min(len(vs)/5, MaxPredictedLevels)
+				if q == 0 {
+					return Predicted(title, title, []string{title}, vs[:1], vs[:1], vs[:1], vs[:1], nil, title)
+				}
+				return Predicted(title, title, make([]string, q), vs[:q], vs[q:2*q], vs[2*q:3*q], vs[3*q:4*q], vs[4*q:5*q], title)
+			}},
 			{"latent", func() (*Figure, error) {
 				if half == 0 {
 					return Latent(title, vs, vs)

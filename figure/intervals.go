@@ -219,7 +219,7 @@ func abs(x int) int {
 type interval struct{ x, lo, hi, mid float64 }
 
 // intervalBars draws each interval as a vertical bar with a tick at its
-// mean.
+// mean (none when the tick's width is 0).
 type intervalBars struct {
 	bars      []interval
 	bar, tick draw.LineStyle
@@ -232,6 +232,9 @@ func (b *intervalBars) Plot(c draw.Canvas, p *plot.Plot) {
 	for _, iv := range b.bars {
 		x := trX(iv.x)
 		c.StrokeLines(b.bar, c.ClipLinesY([]vg.Point{{X: x, Y: trY(iv.lo)}, {X: x, Y: trY(iv.hi)}})...)
+		if b.tick.Width <= 0 {
+			continue // no tick (the mean drawn otherwise)
+		}
 		y := trY(iv.mid)
 		c.StrokeLines(b.tick, c.ClipLinesY([]vg.Point{{X: x - half, Y: y}, {X: x + half, Y: y}})...)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/figure"
 	"github.com/copulang/copulang/inference"
 )
 
@@ -66,9 +67,14 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 			}
 			return err
 		}
-		table, line := s.predictionTable(m, pr, names[t], condition, x.Prob, seed, x.SeedSet)
+		table, line, f := s.predictionTable(m, pr, names[t], condition, x.Prob, seed, x.SeedSet)
 		out.Display(s.tableBundle(table, "copulang run prints every level", false), "")
 		out.Stream("stdout", line+"\n")
+		if f != nil {
+			if err := s.emit(figureName("predict", x.Model+"-"+names[t]), f, out); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -125,9 +131,10 @@ func givenLevel(m *Model, j int, value compiler.RowValue) (int, error) {
 //
 //	level p qLO qHI mcse marginal [rows share]
 //
-// (rows and share when rows of the data have every given value), and the
-// line under it.
-func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, condition string, prob float64, seed uint64, seedSet bool) (*Table, string) {
+// (rows and share when rows of the data have every given value), the
+// line under it, and its figure (figure.Predicted) when something is given
+// and the target has at most figure.MaxPredictedLevels levels, else nil.
+func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, condition string, prob float64, seed uint64, seedSet bool) (*Table, string, *figure.Figure) {
 	dj := m.Cols[pr.Target]
 	nl := len(pr.Values)
 	lo, hi := intervalColumns(prob)
@@ -193,7 +200,34 @@ func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, co
 			pr.Reps, seedText, sigDigits(slices.Max(pr.RepSE)), sigDigits(pr.RepSEDraw))
 	}
 	t.Caption = caption
-	return t, predictionLine(m, pr, target, given, means, qs, prob)
+	return t, predictionLine(m, pr, target, given, means, qs, prob), predictionFigure(m, pr, target, condition, means, qs, prob)
+}
+
+// predictionFigure is the figure of a prediction given condition (see
+// predictionTable), nil when nothing is given (the marginal, which the
+// table says) or the target has too many levels to name.
+func predictionFigure(m *Model, pr *inference.Prediction, target, condition string, means []float64, qs [][]float64, prob float64) *figure.Figure {
+	nl := len(pr.Values)
+	if qs == nil || nl > figure.MaxPredictedLevels {
+		return nil
+	}
+	dj := m.Cols[pr.Target]
+	levels, lo, hi := make([]string, nl), make([]float64, nl), make([]float64, nl)
+	var share []float64
+	if pr.Matching > 0 {
+		share = make([]float64, nl)
+	}
+	for l := range nl {
+		levels[l], lo[l], hi[l] = formatValue(m.Data, dj, pr.Values[l]), qs[l][0], qs[l][1]
+		if share != nil {
+			share[l] = float64(pr.MatchingCounts[l]) / float64(pr.Matching)
+		}
+	}
+	f, err := figure.Predicted(fmt.Sprintf("P(%s | %s) under %s", target, condition, m.Decl.Name), target, levels, means, lo, hi, pr.Marginal, share, percent(prob)+"%")
+	if err != nil {
+		return nil // the table says it all
+	}
+	return f
 }
 
 // predictionLine is one sentence a reader can quote: the most probable

@@ -193,8 +193,8 @@ func TestPredictGivenValues(t *testing.T) {
 	if out := mustRun(t, s, `predict m[age] given degree = 1`); !strings.Contains(out.stdout.String(), "age given degree = 1: predicted median ") || strings.Contains(out.stdout.String(), "most likely") {
 		t.Errorf("the line of a continuous target: %q", out.stdout.String())
 	}
-	if out := mustRun(t, s, `predict m given sat = "agree", age = 25`); len(out.displays) != 2 {
-		t.Errorf("predict m given two of four columns shows %d tables, want 2", len(out.displays))
+	if out := mustRun(t, s, `predict m given sat = "agree", age = 25`); tablesShown(out) != 2 || out.images() != 2 {
+		t.Errorf("predict m given two of four columns shows %d tables and %d figures, want 2 of each", tablesShown(out), out.images())
 	}
 	// Interrupted after its first table, predict says that one is shown.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -202,8 +202,48 @@ func TestPredictGivenValues(t *testing.T) {
 	rec := &recorder{onStream: func(string) { cancel() }}
 	_, err := s.Execute(ctx, `predict m given sat = "agree", age = 25`, rec)
 	var se *Error
-	if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" || !strings.Contains(se.Value, "interrupted predict m after 1 of its 2 tables, while that of income was made") || len(rec.displays) != 1 {
-		t.Errorf("predict interrupted after one table of two: %v, %d tables", err, len(rec.displays))
+	if !errors.As(err, &se) || se.Name != "KeyboardInterrupt" || !strings.Contains(se.Value, "interrupted predict m after 1 of its 2 tables, while that of income was made") || tablesShown(rec) != 1 {
+		t.Errorf("predict interrupted after one table of two: %v, %d tables", err, tablesShown(rec))
+	}
+}
+
+// tablesShown counts the displays of r that are tables (not figures).
+func tablesShown(r *recorder) int {
+	n := 0
+	for _, d := range r.displays {
+		if h, ok := d["text/html"].(string); ok && strings.Contains(h, "<table") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestPredictDrawsItsFigure: a prediction given values shows, after its
+// table, a figure of each level's probability with its interval, its share
+// over all rows and, when rows match, among them; nothing given (the
+// marginal) or a target of more levels than a figure names, no figure.
+func TestPredictDrawsItsFigure(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data d = simulate(FullCopula(p = 3), n = 300, levels = 4, seed = 5)
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }
+fit m with gibbs, iter = 60, warmup = 30, chains = 2, seed = 1`)
+	out := &figureFiles{}
+	if _, err := s.Execute(context.Background(), "predict m[Y1] given Y2 = 4", out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.names) != 1 || out.names[0] != "predict-m-Y1" {
+		t.Fatalf("figures %v, want predict-m-Y1", out.names)
+	}
+	if want := `Prediction plot of "P(Y1 | Y2 = 4) under m": 4 levels, most likely `; !strings.HasPrefix(out.titles[0], want) ||
+		!strings.Contains(out.titles[0], "crosses: the shares among the rows that have the given values") {
+		t.Errorf("the figure's text is %q, want it to start %q and name the crosses", out.titles[0], want)
+	}
+	out = &figureFiles{}
+	if _, err := s.Execute(context.Background(), "predict m[Y1]", out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.names) != 0 {
+		t.Errorf("predict with nothing given draws %v", out.names)
 	}
 }
 
