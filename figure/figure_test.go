@@ -309,7 +309,7 @@ func figureCases(fx *plotFixture) []figureCase {
 				{I: 0, J: 2, Mean: -0.3, Lo: -0.5, Hi: -0.1, Truth: nan},
 				{I: 1, J: 2, Mean: 0.05, Lo: -0.1, Hi: 0.2, Truth: nan},
 			}, 0.9)
-		}, text: `Graph of "graph of m.partial": 3 nodes, 2 of 3 pairs are edges (their central 90% interval excludes 0), 1 positive and 1 negative; strongest a–b 0.40`},
+		}, text: `Graph of m.partial: 3 nodes, 2 of 3 pairs are edges (their central 90% interval excludes 0), 1 positive and 1 negative; strongest a–b 0.40`},
 		{name: "graph with truth", title: "g", width: graphWidth, height: graphHeight, make: func() (*Figure, error) {
 			// a–b found, a–c drawn where the truth is 0, b–c missed, c–d
 			// rightly left out.
