@@ -739,3 +739,45 @@ func TestPredictSettingsAndColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictGivenValueNotObserved: a given number that the model's
+// column never had is an error when the statement is checked, where the
+// model's data are known, so that a script does not fail after its fit;
+// where they are not (nil), the session checks it when predict runs.
+func TestPredictGivenValueNotObserved(t *testing.T) {
+	env := newFakeEnv()
+	few := []float64{0, 1, 2, 3, 4}
+	many := make([]float64, 60)
+	for i := range many {
+		many[i] = float64(18 + i)
+	}
+	env["known"] = &ModelInfo{Name: "known", Data: "gss", Columns: []string{"INC", "DEG", "AGE"},
+		Model: inference.FullCorrelation{Prior: inference.LKJ{Eta: 1}}, Fitted: true, Method: inference.Gibbs,
+		Values: [][]float64{nil, few, many}}
+	for _, tc := range []struct {
+		src, err, hint string
+	}{
+		{"predict known[INC] given DEG = 2", "", ""},
+		{"predict known[INC] given DEG = 2.5", "1:26: DEG = 2.5 is not an observed value of DEG", "its values: 0, 1, 2, 3, 4"},
+		{"predict known[INC] given AGE = 100", "1:26: AGE = 100 is not an observed value of AGE", "the nearest: 76, 77 (of 60 values from 18 to 77)"},
+		{"predict known[INC] given AGE = 30.5", "1:26: AGE = 30.5 is not an observed value of AGE", "the nearest: 29, 30, 31, 32 (of 60 values from 18 to 77)"},
+		{"predict known[DEG] given INC = 12345", "", ""}, // INC's values are not known
+		{"predict hoff[INC] given DEG = 2.5", "", ""},    // nor are any of hoff's
+	} {
+		f, err := dsl.Parse("", []byte(tc.src))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		_, err = Check(f, env)
+		var list dsl.ErrorList
+		if err != nil && !errors.As(err, &list) {
+			t.Fatalf("%s: %T %v", tc.src, err, err)
+		}
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.src, err)
+		case tc.err != "" && (len(list) != 1 || !strings.Contains(list[0].Error(), tc.err) || list[0].Hint != tc.hint):
+			t.Errorf("%s: error %v, want %q with hint %q", tc.src, err, tc.err, tc.hint)
+		}
+	}
+}

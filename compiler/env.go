@@ -66,7 +66,15 @@ type ColumnInfo struct {
 	// Rarer is, for a binary column (Levels 2), the number of observed
 	// cells of its rarer level; 0 for the other columns.
 	Rarer int
+	// Values are a numeric column's distinct observed values, ascending,
+	// when it has at most MaxKnownValues of them; nil otherwise (then
+	// predict's given values are checked when the statement runs).
+	Values []float64
 }
+
+// MaxKnownValues is the most distinct values of a column that ColumnInfo
+// lists.
+const MaxKnownValues = 1000
 
 // ModelInfo describes a declared model.
 type ModelInfo struct {
@@ -78,6 +86,10 @@ type ModelInfo struct {
 	Fitted bool
 	Method inference.Method
 	K      int // factors of a factor model, 0 otherwise
+	// Values are, by column, the observed values of the data the model was
+	// declared on (ColumnInfo.Values; nil where not known): those predict
+	// may be given.
+	Values [][]float64
 }
 
 // Kind returns "data".

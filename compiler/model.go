@@ -232,6 +232,9 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 	if fm, isFactor := model.(inference.FactorModel); isFactor {
 		info.K = fm.K
 	}
+	if sc.known {
+		info.Values = columnValues(c.dataOfModel(info), x.Columns)
+	}
 	c.local[x.Name] = &local{b: info, pending: x.partial}
 	return x
 }

@@ -150,9 +150,9 @@ func (c *checker) dataOfModel(m *ModelInfo) *DataInfo {
 
 // givenValue checks one COL = VALUE of predict's given: a column of the
 // model, neither a target nor given before, and a value of its kind (a
-// number, or one of a text column's labels as a string). Whether a number
-// is one of the column's observed values is known when the statement
-// runs (the session checks it).
+// number, or one of a text column's labels as a string), a number one of
+// the column's observed values where the model knows them (notObserved;
+// otherwise the session checks it when the statement runs).
 func (c *checker) givenValue(g *dsl.GivenValue, m *ModelInfo, data *DataInfo, x *Predict, example string) (GivenValue, bool) {
 	name := g.ColumnName()
 	v := GivenValue{At: g.Pos, Column: name, Col: -1, Text: g.String()}
@@ -228,7 +228,7 @@ func (c *checker) givenValue(g *dsl.GivenValue, m *ModelInfo, data *DataInfo, x 
 		return v, false
 	}
 	f, _, ok := c.number(e, numScope{})
-	if !ok {
+	if !ok || c.notObserved(g.Pos, m, v.Col, shown, f) {
 		return v, false
 	}
 	v.Value = RowValue{Number: f}
@@ -245,4 +245,48 @@ func isSettingElsewhere(name string) bool {
 		}
 	}
 	return false
+}
+
+// columnValues are the observed values of data d's columns cols
+// (ColumnInfo.Values), nil when d is not known.
+func columnValues(d *DataInfo, cols []string) [][]float64 {
+	if d == nil {
+		return nil
+	}
+	out := make([][]float64, len(cols))
+	for k, name := range cols {
+		if j := d.column(name); j >= 0 {
+			out[k] = d.Columns[j].Values
+		}
+	}
+	return out
+}
+
+// notObserved reports, as an error at pos (the COL = VALUE, where the
+// session reports it too), a given number that column col of model m
+// never had, when m's values of it are known: the statement would fail
+// when it ran, perhaps after a long fit in the same script.
+func (c *checker) notObserved(pos dsl.Position, m *ModelInfo, col int, shown string, f float64) bool {
+	if col < 0 || col >= len(m.Values) || m.Values[col] == nil {
+		return false
+	}
+	values := m.Values[col]
+	if _, found := slices.BinarySearch(values, f); found {
+		return false
+	}
+	text := func(vs []float64) string {
+		out := make([]string, len(vs))
+		for k, v := range vs {
+			out[k] = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+		return strings.Join(out, ", ")
+	}
+	hint := "its values: " + text(values)
+	if len(values) > 12 {
+		i, _ := slices.BinarySearch(values, f)
+		near := values[max(i-2, 0):min(i+2, len(values))]
+		hint = fmt.Sprintf("the nearest: %s (of %d values from %s to %s)", text(near), len(values), text(values[:1]), text(values[len(values)-1:]))
+	}
+	c.errorf(pos, hint, "%s = %s is not an observed value of %s: predict conditions on observed values only", shown, strconv.FormatFloat(f, 'g', -1, 64), shown)
+	return true
 }

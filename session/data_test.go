@@ -614,11 +614,12 @@ func TestCountLevels(t *testing.T) {
 }
 
 // TestDatasetInfo: Info counts each column's levels, missing and
-// single-occurrence cells, and every call returns its own copy, so that a
+// single-occurrence cells, lists a numeric column's observed values, and
+// every call returns its own copy, so that a
 // caller renaming what it got (ReadData) changes nothing for the next.
 func TestDatasetInfo(t *testing.T) {
 	d := &Dataset{Name: "d", Names: []string{"a", "b"}, Columns: [][]float64{{1, 2, 2, math.NaN()}, {0.5, 1.5, 2.5, 3.5}}, Labels: [][]string{{"x", "y"}, nil}}
-	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true, Labels: []string{"x", "y"}, Rarer: 1}, {Name: "b", Levels: 4, Singletons: 4}}
+	want := []compiler.ColumnInfo{{Name: "a", Levels: 2, Missing: 1, Singletons: 1, Text: true, Labels: []string{"x", "y"}, Rarer: 1}, {Name: "b", Levels: 4, Singletons: 4, Values: []float64{0.5, 1.5, 2.5, 3.5}}}
 	for range 2 {
 		info := d.Info()
 		if info.Name != "d" || info.N != 4 || !reflect.DeepEqual(info.Columns, want) {
@@ -768,5 +769,30 @@ func TestLoadMissingFileInDataDir(t *testing.T) {
 	want := "gss.csv: cannot load data: no file gss.csv (looked in " + dir + "); did you mean data/gss.csv?"
 	if err == nil || err.Error() != want {
 		t.Errorf("load: %v, want %s", err, want)
+	}
+}
+
+// TestKnownValuesUpToTheirLimit: a numeric column lists its observed
+// values up to compiler.MaxKnownValues of them, and none past (predict's
+// given values are then checked when it runs); a text column, none.
+func TestKnownValuesUpToTheirLimit(t *testing.T) {
+	for _, n := range []int{compiler.MaxKnownValues, compiler.MaxKnownValues + 1} {
+		col := make([]float64, n+1)
+		for i := range n {
+			col[i] = float64(n - i)
+		}
+		col[n] = math.NaN()
+		d := &Dataset{Names: []string{"x"}, Columns: [][]float64{col}}
+		got := knownValues(d, 0)
+		if n <= compiler.MaxKnownValues && (len(got) != n || got[0] != 1 || got[n-1] != float64(n)) {
+			t.Errorf("%d values: got %d, from %v", n, len(got), got[:min(len(got), 3)])
+		}
+		if n > compiler.MaxKnownValues && got != nil {
+			t.Errorf("%d values: listed %d", n, len(got))
+		}
+	}
+	d := &Dataset{Names: []string{"a"}, Columns: [][]float64{{1, 2}}, Labels: [][]string{{"x", "y"}}}
+	if got := knownValues(d, 0); got != nil {
+		t.Errorf("a text column lists %v", got)
 	}
 }

@@ -270,3 +270,28 @@ func TestCompletePredict(t *testing.T) {
 		t.Errorf("IsComplete(predict m[degree] given) = %s, want incomplete", st)
 	}
 }
+
+// TestPredictValueCheckedBeforeTheFit: a given number the column never
+// had is a CheckError before anything in the cell runs, so that a script
+// does not fail after a long fit; the values are those of the data the
+// model was declared on, though its name is bound to other data since.
+func TestPredictValueCheckedBeforeTheFit(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, `data d = simulate(FullCopula(p = 3), n = 200, levels = 4, seed = 5)
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
+	_, err := s.Execute(context.Background(), "fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\npredict m[Y1] given Y2 = 7", &recorder{})
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "CheckError" || !strings.Contains(se.Value, "Y2 = 7 is not an observed value of Y2") {
+		t.Fatalf("got %v, want a CheckError for Y2 = 7", err)
+	}
+	if s.models["m"].Fit != nil {
+		t.Error("m was fitted before the error")
+	}
+	// d bound anew to data whose Y2 has only 1 and 2: m's values stay
+	// those of the data it was declared on.
+	mustRun(t, s, "fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
+		"data d = simulate(FullCopula(p = 3), n = 200, levels = 2, seed = 5)")
+	if out := mustRun(t, s, "predict m[Y1] given Y2 = 4"); tablesShown(out) != 1 {
+		t.Errorf("predict given an observed value of the model's data shows %d tables", tablesShown(out))
+	}
+}

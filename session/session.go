@@ -446,6 +446,7 @@ func (d *Dataset) Info() *compiler.DataInfo {
 				Text:       j < len(d.Labels) && d.Labels[j] != nil,
 				Labels:     labelsOf(d, j),
 				Rarer:      rarerLevel(col),
+				Values:     knownValues(d, j),
 			})
 		}
 	})
@@ -455,6 +456,27 @@ func (d *Dataset) Info() *compiler.DataInfo {
 		cols[j].Labels = slices.Clone(cols[j].Labels)
 	}
 	return &compiler.DataInfo{Name: d.Name, N: d.N(), HasTruth: d.Truth != nil, TruthK: d.TruthK, TruthDropped: d.TruthDropped, Columns: cols}
+}
+
+// knownValues is numeric column j's distinct observed values, ascending,
+// when it has at most compiler.MaxKnownValues of them, else nil.
+func knownValues(d *Dataset, j int) []float64 {
+	if j < len(d.Labels) && d.Labels[j] != nil {
+		return nil
+	}
+	var values []float64
+	seen := map[float64]bool{}
+	for _, v := range d.Columns[j] {
+		if v == v && !seen[v] {
+			if len(seen) == compiler.MaxKnownValues {
+				return nil
+			}
+			seen[v] = true
+			values = append(values, v)
+		}
+	}
+	slices.Sort(values)
+	return values
 }
 
 // labelsOf is column j's labels, lowest first, or nil for numbers.
@@ -479,6 +501,15 @@ func modelInfo(m *Model) *compiler.ModelInfo {
 	}
 	if m.Fit != nil {
 		info.Method = m.Fit.Method
+	}
+	// The values of the data the model was declared on, though its name
+	// may be bound to other data since.
+	if m.Data != nil {
+		cols := m.Data.Info().Columns
+		info.Values = make([][]float64, len(m.Cols))
+		for k, dj := range m.Cols {
+			info.Values[k] = cols[dj].Values
+		}
 	}
 	return info
 }
