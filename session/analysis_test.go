@@ -1115,6 +1115,9 @@ func TestImputeLeavesOutTheModeOfContinuousColumns(t *testing.T) {
 // what to read instead; normal loadings, aligned by rotation, say nothing
 // of the kind (found by the factor-model review).
 func TestGDPLoadingsSayHowFarTheyTurn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits factor models of the GSS twice; skipped under -short")
+	}
 	s := New(Options{Dir: "../notebooks"})
 	mustRun(t, s, `data gss = load("data/gss_hoff2007.csv")`)
 	caption := func(prior string) string {

@@ -208,6 +208,9 @@ func TestFitReportNamesAChainNearAHeywoodCase(t *testing.T) {
 // had a bulk ESS of 64 to 81 per chain on the fits checked, before the
 // stretches and with them.)
 func TestGSSChainsTradeCommunalities(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits factor models of the GSS twice; skipped under -short")
+	}
 	s := New(Options{Dir: "../notebooks"})
 	mustRun(t, s, `data gss = load("data/gss_hoff2007.csv")`)
 	fit := func(k, seed string) (string, diagnostics) {
