@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"html"
+	"maps"
 	"strings"
 	"time"
 
@@ -176,10 +177,33 @@ func (j *jobProgress) send(b MimeBundle, phase string, final bool) {
 	}
 	if !j.shown {
 		j.shown = true
+		if !final {
+			b = withNoLiveProgressNote(b)
+		}
 		j.out.Display(b, j.id)
 		return
 	}
 	j.out.UpdateDisplay(b, j.id)
+}
+
+// noLiveProgressNote ends the text/plain of a progress display's first
+// state. A front end that updates displays in place replaces it within
+// progressEvery (and a notebook shows the HTML, not the text); one that
+// ignores the updates, as jupyter console --simple-prompt does, keeps this
+// first state until the statement's report, and the note says so rather
+// than leave "starting" to look stuck. Consoles the kernel recognises take
+// the progress themselves (ProgressWriter) and never see it.
+const noLiveProgressNote = " (no live progress here: the report follows when it ends)"
+
+// withNoLiveProgressNote returns b with noLiveProgressNote after its text.
+func withNoLiveProgressNote(b MimeBundle) MimeBundle {
+	text, ok := b["text/plain"].(string)
+	if !ok {
+		return b
+	}
+	noted := maps.Clone(b)
+	noted["text/plain"] = text + noLiveProgressNote
+	return noted
 }
 
 // inBackground runs work on its own goroutine and, until it returns, shows
