@@ -130,7 +130,7 @@ func (o *consoleOutput) FitProgress(p session.FitProgress) {
 	defer o.mu.Unlock()
 	text := p.Text
 	if !p.Final {
-		text = cutToWidth(text, consoleColumns-1)
+		text = p.Line(consoleColumns - 1)
 	}
 	var b strings.Builder
 	n := utf8.RuneCountInString(text)
@@ -147,14 +147,6 @@ func (o *consoleOutput) FitProgress(p session.FitProgress) {
 		o.width = 0
 	}
 	o.iopubOutput.Stream("stdout", b.String())
-}
-
-// cutToWidth cuts text to at most width runes, the last an ellipsis.
-func cutToWidth(text string, width int) string {
-	if utf8.RuneCountInString(text) <= width {
-		return text
-	}
-	return string([]rune(text)[:width-1]) + "…"
 }
 
 // endLine ends the progress line, if one is open.

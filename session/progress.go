@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/copulang/copulang/inference"
 )
@@ -34,6 +35,39 @@ type FitProgress struct {
 	Phase string
 	// Final is true for the last state.
 	Final bool
+}
+
+// Line is the state's text in at most width runes, for a terminal's line,
+// which a longer text would wrap (after which a carriage return goes back
+// to its last row only). What goes first is a fit's elapsed time when the
+// time left follows it, which says more while it runs; then whole clauses
+// from the end, after the last colon (the job's name, and compare's model
+// and fold); then runes, the last an ellipsis. A
+// clause is not cut within while one can go whole: cut to 79 columns, "about
+// 829ms left" read "about 829m…".
+func (p FitProgress) Line(width int) string {
+	text := p.Text
+	fits := func() bool { return utf8.RuneCountInString(text) <= width }
+	if fits() {
+		return text
+	}
+	if at := strings.Index(text, " elapsed, about "); at >= 0 {
+		if from := strings.LastIndex(text[:at], ", "); from >= 0 {
+			text = text[:from] + text[at+len(" elapsed"):]
+		}
+	}
+	name := strings.LastIndex(text, ": ") + 1 // clauses start after the job's name and part
+	for !fits() {
+		last := strings.LastIndex(text, ", ")
+		if last <= name {
+			break
+		}
+		text = text[:last]
+	}
+	if fits() || width < 1 {
+		return text
+	}
+	return string([]rune(text)[:width-1]) + "…"
 }
 
 // fitProgress sends the states of one fit to an output: to its

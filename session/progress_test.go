@@ -266,3 +266,35 @@ func TestFirstProgressStateSaysTheReportFollows(t *testing.T) {
 		t.Errorf("an output that shows progress itself got %q", lines.texts)
 	}
 }
+
+// TestProgressLineFitsTheWidth: a state longer than a terminal's line loses
+// a fit's elapsed time before its time left, then whole clauses, and is cut
+// within a clause only when nothing else is left; cut at 79 runes, "about
+// 829ms left" read "about 829m…", as 829 minutes.
+func TestProgressLineFitsTheWidth(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		width int
+		want  string
+	}{
+		{"fit m with gibbs: 7443/9000 iterations (83%), sampling, 4s elapsed, about 829ms left", 100,
+			"fit m with gibbs: 7443/9000 iterations (83%), sampling, 4s elapsed, about 829ms left"},
+		{"fit m with gibbs: 7443/9000 iterations (83%), sampling, 4s elapsed, about 829ms left", 79,
+			"fit m with gibbs: 7443/9000 iterations (83%), sampling, about 829ms left"},
+		{"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling, 4s elapsed, about 3m12s left", 79,
+			"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling"},
+		{"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling, 4s elapsed, about 3m12s left", 40,
+			"fit survey with interweave(T = pi / 2):…"},
+		{"fit m with gibbs: 7443/9000 iterations (83%), sampling, 1m4s elapsed", 60,
+			"fit m with gibbs: 7443/9000 iterations (83%), sampling"},
+		{"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations, about 5s left", 60,
+			"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterat…"},
+		{"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations, about 5s left", 70,
+			"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations"},
+	} {
+		got := FitProgress{Text: tc.text}.Line(tc.width)
+		if got != tc.want || len([]rune(got)) > tc.width {
+			t.Errorf("%q in %d: %q, want %q", tc.text, tc.width, got, tc.want)
+		}
+	}
+}
