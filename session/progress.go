@@ -18,7 +18,8 @@ const progressEvery = 250 * time.Millisecond
 // ProgressWriter is implemented by outputs that show the progress of fits
 // and other long statements (check's replications, compare's refits)
 // themselves (the CLI prints it on its terminal line, or as lines at a
-// steady rate); other outputs receive it as a display updated in place.
+// steady rate; the kernel writes a console's as a line of stdout rewritten
+// in place); other outputs receive it as a display updated in place.
 type ProgressWriter interface {
 	FitProgress(p FitProgress)
 }
@@ -167,8 +168,8 @@ func progressBundle(job, method string, more bool, p inference.Progress, state s
 		job, method, p.AllDone, p.AllTotal, iterations, 100*frac, phase, roundDuration(p.Elapsed), eta)
 	if state == "starting" && p.AllDone == 0 {
 		// The first state says what will run, not "0/N (0%)": jupyter
-		// console ignores the updates of a display, so there this line
-		// stays until the report.
+		// console --simple-prompt ignores the updates of a display, so
+		// there this line stays until the report.
 		what := plural(p.AllTotal, noun)
 		// An extension's chains start at Done of Total.
 		if each := p.Total - p.Done; each > 0 && p.AllTotal > each && p.AllTotal%each == 0 {
