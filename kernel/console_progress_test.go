@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -87,5 +88,32 @@ func TestConsoleProgressIsAStream(t *testing.T) {
 		if stdout != "" || strings.Join(displays, " ") != strings.Join(want, " ") {
 			t.Errorf("%s: stdout %q and displays %v, want none and %v", name, stdout, displays, want)
 		}
+	}
+}
+
+// TestConsoleSessionsBounded: the kernel remembers at most
+// maxConsoleSessions client sessions, forgetting the first seen; a session
+// is a console once it executes the code it last asked about, and stays
+// one when it executes other code.
+func TestConsoleSessionsBounded(t *testing.T) {
+	var c consoleSessions
+	for i := range maxConsoleSessions + 1 {
+		s := fmt.Sprint("session-", i)
+		c.checkedCompleteness(s, "fit m")
+		if c.executes(s, "fit n") {
+			t.Fatalf("%s: a console after executing code it did not ask about", s)
+		}
+		if !c.executes(s, "fit m") || !c.executes(s, "summary m.C") {
+			t.Fatalf("%s: not a console after executing the code it asked about", s)
+		}
+	}
+	if c.executes("session-0", "summary m.C") {
+		t.Error("the first session is remembered beyond the bound")
+	}
+	if !c.executes("session-1", "summary m.C") {
+		t.Error("the second session is forgotten")
+	}
+	if len(c.checked) > maxConsoleSessions || len(c.console) > maxConsoleSessions {
+		t.Errorf("%d and %d sessions remembered, want at most %d", len(c.checked), len(c.console), maxConsoleSessions)
 	}
 }
