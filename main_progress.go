@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/copulang/copulang/session"
 )
@@ -19,7 +18,7 @@ const progressEvery = 10 * time.Second
 
 // progressPrinter shows the progress of fits on stderr. On a terminal it
 // rewrites one line in place (carriage return, the state cut to the
-// terminal's width, clear to end of line) as often as the session sends a
+// terminal's width by session.FitProgress.Line, clear to end of line) as often as the session sends a
 // state; otherwise it prints a line at a steady rate, never the same line
 // twice. Its methods may be called from several goroutines.
 type progressPrinter struct {
@@ -63,11 +62,7 @@ func (p *progressPrinter) show(s session.FitProgress) {
 		p.phases = map[string]bool{}
 	}
 	if p.terminal {
-		text := s.Text
-		if utf8.RuneCountInString(text) > p.width-1 {
-			text = string([]rune(text)[:p.width-2]) + "…"
-		}
-		fmt.Fprintf(p.w, "\r%s\x1b[K", text)
+		fmt.Fprintf(p.w, "\r%s\x1b[K", s.Line(p.width-1))
 		p.open = true
 		if s.Final {
 			p.endLineLocked()

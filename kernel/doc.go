@@ -27,4 +27,10 @@
 // kernel_info_request that arrives while no client subscribes to iopub is
 // answered once one does, or after 2 s: clients take its reply to mean
 // ready, and what is published before a subscription arrives is lost.
+//
+// The progress of long statements goes to most clients as a display
+// updated in place; a client session that executes the code of its last
+// is_complete_request, as jupyter console does on Enter, is a console,
+// which ignores display updates, and gets its progress as a stdout line
+// rewritten in place instead (console.go says why this signal).
 package kernel

@@ -148,7 +148,19 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 		k.publish(m, "execute_input", map[string]any{"code": req.Code, "execution_count": count})
 	}
 	out := &iopubOutput{k: k, parent: m, silent: req.Silent}
-	bundle, err := k.runCell(cellCtx, cellCount, req.Code, out)
+	var cellOut session.Output = out
+	var console *consoleOutput
+	if k.consoles.executes(m.Header.Session, req.Code) {
+		console = &consoleOutput{iopubOutput: out}
+		cellOut = console
+	}
+	bundle, err := k.runCell(cellCtx, cellCount, req.Code, cellOut)
+	if console != nil {
+		// A statement that stopped between two states of its progress
+		// (a panic) leaves its line open; the result or error starts a
+		// line of its own.
+		console.endLine()
+	}
 
 	if err == nil && bundle != nil && !req.Silent {
 		data, merr := json.Marshal(bundle)

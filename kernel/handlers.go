@@ -129,7 +129,7 @@ func (k *kernel) dispatch(ctx context.Context, s *zmtp.Socket, r request) (shutd
 	case onShell && t == "inspect_request":
 		k.reply(s, r, "inspect_reply", k.inspect(m.Content))
 	case onShell && t == "is_complete_request":
-		k.reply(s, r, "is_complete_reply", k.isComplete(m.Content))
+		k.reply(s, r, "is_complete_reply", k.isComplete(m.Header.Session, m.Content))
 	default:
 		k.log.Warn("ignoring unknown message type", "socket", s.Name(), "msg_type", t)
 	}
@@ -338,14 +338,17 @@ func (k *kernel) inspect(content json.RawMessage) (reply map[string]any) {
 	return map[string]any{"status": "ok", "found": ok, "data": json.RawMessage(data), "metadata": map[string]any{}}
 }
 
-// isComplete answers is_complete_request.
-func (k *kernel) isComplete(content json.RawMessage) (reply map[string]any) {
+// isComplete answers is_complete_request from client session, which the
+// kernel takes for a console once it executes the code asked about (see
+// consoleSessions).
+func (k *kernel) isComplete(session string, content json.RawMessage) (reply map[string]any) {
 	var req struct {
 		Code string `json:"code"`
 	}
 	if err := json.Unmarshal(content, &req); err != nil {
 		return map[string]any{"status": "unknown"}
 	}
+	k.consoles.checkedCompleteness(session, req.Code)
 	defer func() {
 		if r := recover(); r != nil {
 			k.panicError("is_complete", r)

@@ -31,6 +31,10 @@ import (
 //	stream TEXT  writes TEXT to stdout and "warning" to stderr
 //	spam N SIZE  writes N stdout lines of SIZE bytes
 //	display      displays "first" under id d1, then updates it to "second"
+//	progress S…  shows the progress states S… (words; "_" stands for a
+//	             blank, "note" writes "note\n" to stdout instead), the last
+//	             final, as the session does: to an output that is a
+//	             session.ProgressWriter, else as a display updated in place
 //	count        the execution count the kernel gave the cell, as "cell N"
 //	(empty)      no result
 //	anything else: the execute_result is the code as text/plain
@@ -78,6 +82,25 @@ func (fakeEngine) ExecuteCell(ctx context.Context, count int, code string, out s
 	case "display":
 		out.Display(session.MimeBundle{"text/plain": "first"}, "d1")
 		out.UpdateDisplay(session.MimeBundle{"text/plain": "second"}, "d1")
+		return nil, nil
+	case "progress":
+		states := strings.Fields(arg)
+		shown := false
+		for i, st := range states {
+			if st == "note" {
+				out.Stream("stdout", "note\n")
+				continue
+			}
+			text := strings.ReplaceAll(st, "_", " ")
+			if pw, ok := out.(session.ProgressWriter); ok {
+				pw.FitProgress(session.FitProgress{Text: text, Phase: "running", Final: i == len(states)-1})
+			} else if !shown {
+				out.Display(session.MimeBundle{"text/plain": text}, "p1")
+				shown = true
+			} else {
+				out.UpdateDisplay(session.MimeBundle{"text/plain": text}, "p1")
+			}
+		}
 		return nil, nil
 	case "":
 		return nil, nil

@@ -105,6 +105,9 @@ type kernel struct {
 	// which that client cannot have seen its last failed cell's reply (see
 	// abortCutoff).
 	cutoffs cutoffs
+	// consoles holds the client sessions that are console front ends, to
+	// which the progress of long statements goes as a stream (console.go).
+	consoles consoleSessions
 	// replays holds the signatures of the messages received lately.
 	replays replayGuard
 

@@ -3,10 +3,12 @@ package notebooks
 import (
 	"context"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // TestConsoleShowsFigureText draws a figure in jupyter console with its
@@ -69,5 +71,70 @@ func TestConsolePrintsLongTablesShort(t *testing.T) {
 	}
 	if n := strings.Count(text, "\n"); n > 60 {
 		t.Errorf("the console printed %d lines", n)
+	}
+}
+
+// TestConsoleShowsFitProgress runs jupyter console in its default
+// (prompt_toolkit) mode under a pseudo-terminal of 80 columns
+// (testdata/pty_console.py), as a statistician at a terminal does: a fit
+// long enough for several states of its progress shows them on one line,
+// each rewriting the last (a carriage return, no line end) within 79
+// columns, the last state ending the line, and then the fit's report and
+// the summary's table. It showed the first state ("starting") and nothing
+// more until the report, since the console ignores display updates.
+func TestConsoleShowsFitProgress(t *testing.T) {
+	requireTool(t, "jupyter console under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
+	})
+	env := kernelEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs("testdata/pty_console.py")
+	cmd := exec.CommandContext(ctx, python, script,
+		"data sim = simulate(FullCopula(p = 6), n = 1000, levels = 4, seed = 2)",
+		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }",
+		"fit m with gibbs, iter = 2500, warmup = 500, chains = 2, seed = 1",
+		"summary m.C")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.Output()
+	text := string(out)
+	t.Logf("terminal output:\n%q", text)
+	if err != nil {
+		t.Fatalf("pty_console.py: %v", err)
+	}
+	const first, last = "fit m with gibbs: starting, 2 chains × 3000 iterations", "fit m with gibbs: 6000/6000 iterations (100%), done, "
+	from, to := strings.Index(text, first), strings.Index(text, last)
+	if from < 0 || to < from {
+		t.Fatalf("the terminal shows no first state %q followed by the last %q", first, last)
+	}
+	line := text[from:to]
+	if strings.Contains(line, "\n") {
+		t.Errorf("the progress takes more than one line: %q", line)
+	}
+	states := strings.Split(line, "\r")
+	counts := map[string]bool{}
+	for _, m := range regexp.MustCompile(`fit m with gibbs: (\d+)/6000 iterations`).FindAllStringSubmatch(line, -1) {
+		counts[m[1]] = true
+	}
+	if len(counts) < 2 {
+		t.Errorf("%d states with iterations done before the last (%d states in all), want more than one: %q", len(counts), len(states), line)
+	}
+	for _, s := range states {
+		if n := utf8.RuneCountInString(s); n > 79 {
+			t.Errorf("a state of %d columns on an 80-column terminal: %q", n, s)
+		}
+	}
+	end, _, _ := strings.Cut(text[to:], "\n")
+	if !regexp.MustCompile(`^fit m with gibbs: 6000/6000 iterations \(100%\), done, [0-9.]+m?s elapsed *\r\r?$`).MatchString(end) {
+		t.Errorf("the last state does not end the line: %q", end)
+	}
+	report := strings.Index(text, "fit m with gibbs: 2 chains × 3000 iterations (500 warm-up) in ")
+	table := strings.Index(text, "C[Y5,Y6]")
+	if report < to || table < report {
+		t.Errorf("the report (at %d) and the summary's table (at %d) do not follow the progress (at %d)", report, table, to)
+	}
+	if strings.Contains(text, "no live progress") {
+		t.Error("the console is told that it shows no live progress")
 	}
 }

@@ -3,8 +3,10 @@ package session
 import (
 	"fmt"
 	"html"
+	"maps"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/copulang/copulang/inference"
 )
@@ -16,7 +18,8 @@ const progressEvery = 250 * time.Millisecond
 // ProgressWriter is implemented by outputs that show the progress of fits
 // and other long statements (check's replications, compare's refits)
 // themselves (the CLI prints it on its terminal line, or as lines at a
-// steady rate); other outputs receive it as a display updated in place.
+// steady rate; the kernel writes a console's as a line of stdout rewritten
+// in place); other outputs receive it as a display updated in place.
 type ProgressWriter interface {
 	FitProgress(p FitProgress)
 }
@@ -33,6 +36,39 @@ type FitProgress struct {
 	Phase string
 	// Final is true for the last state.
 	Final bool
+}
+
+// Line is the state's text in at most width runes, for a terminal's line,
+// which a longer text would wrap (after which a carriage return goes back
+// to its last row only). What goes first is a fit's elapsed time when the
+// time left follows it, which says more while it runs; then whole clauses
+// from the end, after the last colon (the job's name, and compare's model
+// and fold); then runes, the last an ellipsis. A
+// clause is not cut within while one can go whole: cut to 79 columns, "about
+// 829ms left" read "about 829m…".
+func (p FitProgress) Line(width int) string {
+	text := p.Text
+	fits := func() bool { return utf8.RuneCountInString(text) <= width }
+	if fits() {
+		return text
+	}
+	if at := strings.Index(text, " elapsed, about "); at >= 0 {
+		if from := strings.LastIndex(text[:at], ", "); from >= 0 {
+			text = text[:from] + text[at+len(" elapsed"):]
+		}
+	}
+	name := strings.LastIndex(text, ": ") + 1 // clauses start after the job's name and part
+	for !fits() {
+		last := strings.LastIndex(text, ", ")
+		if last <= name {
+			break
+		}
+		text = text[:last]
+	}
+	if fits() || width < 1 {
+		return text
+	}
+	return string([]rune(text)[:width-1]) + "…"
 }
 
 // fitProgress sends the states of one fit to an output: to its
@@ -132,8 +168,8 @@ func progressBundle(job, method string, more bool, p inference.Progress, state s
 		job, method, p.AllDone, p.AllTotal, iterations, 100*frac, phase, roundDuration(p.Elapsed), eta)
 	if state == "starting" && p.AllDone == 0 {
 		// The first state says what will run, not "0/N (0%)": jupyter
-		// console ignores the updates of a display, so there this line
-		// stays until the report.
+		// console --simple-prompt ignores the updates of a display, so
+		// there this line stays until the report.
 		what := plural(p.AllTotal, noun)
 		// An extension's chains start at Done of Total.
 		if each := p.Total - p.Done; each > 0 && p.AllTotal > each && p.AllTotal%each == 0 {
@@ -176,10 +212,33 @@ func (j *jobProgress) send(b MimeBundle, phase string, final bool) {
 	}
 	if !j.shown {
 		j.shown = true
+		if !final {
+			b = withNoLiveProgressNote(b)
+		}
 		j.out.Display(b, j.id)
 		return
 	}
 	j.out.UpdateDisplay(b, j.id)
+}
+
+// noLiveProgressNote ends the text/plain of a progress display's first
+// state. A front end that updates displays in place replaces it within
+// progressEvery (and a notebook shows the HTML, not the text); one that
+// ignores the updates, as jupyter console --simple-prompt does, keeps this
+// first state until the statement's report, and the note says so rather
+// than leave "starting" to look stuck. Consoles the kernel recognises take
+// the progress themselves (ProgressWriter) and never see it.
+const noLiveProgressNote = " (no live progress here: the report follows when it ends)"
+
+// withNoLiveProgressNote returns b with noLiveProgressNote after its text.
+func withNoLiveProgressNote(b MimeBundle) MimeBundle {
+	text, ok := b["text/plain"].(string)
+	if !ok {
+		return b
+	}
+	noted := maps.Clone(b)
+	noted["text/plain"] = text + noLiveProgressNote
+	return noted
 }
 
 // inBackground runs work on its own goroutine and, until it returns, shows

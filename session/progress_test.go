@@ -221,3 +221,80 @@ func TestReadingALargeFitFileShowsProgress(t *testing.T) {
 		t.Errorf("a file of another fit shows %q", other)
 	}
 }
+
+// TestFirstProgressStateSaysTheReportFollows: a front end that ignores the
+// updates of a display (jupyter console --simple-prompt) keeps the first
+// state of a fit's progress until the report, so its text says that no
+// live progress shows there and the report follows; it read "starting"
+// alone, which looked stuck for the minutes of a survey's fit. The HTML a
+// notebook shows, the updates (and so the last state, which a saved
+// notebook keeps), a statement whose first state is its last, and an
+// output that shows progress itself (the CLI, a console) are unchanged.
+func TestFirstProgressStateSaysTheReportFollows(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, fitFileSetup)
+	out := &lastUpdate{}
+	if _, err := s.Execute(context.Background(), "fit m with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1", out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.displays) == 0 || out.updates == 0 {
+		t.Fatalf("%d displays, %d updates: the fit showed no progress", len(out.displays), out.updates)
+	}
+	first, _ := out.displays[0]["text/plain"].(string)
+	if want := "fit m with gibbs: starting, 2 chains × 60 iterations" + noLiveProgressNote; first != want {
+		t.Errorf("the first state reads %q, want %q", first, want)
+	}
+	if html, _ := out.displays[0]["text/html"].(string); strings.Contains(html, "no live progress") {
+		t.Errorf("the first state's HTML has the note: %s", html)
+	}
+	if last, _ := out.last["text/plain"].(string); strings.Contains(last, "no live progress") || !strings.Contains(last, "done") {
+		t.Errorf("the last state reads %q", last)
+	}
+
+	once := &recorder{}
+	j := &jobProgress{out: once, id: "x"}
+	j.show(MimeBundle{"text/plain": "read m.fit in 1s"}, "done")
+	if got := once.displays[0]["text/plain"]; got != "read m.fit in 1s" {
+		t.Errorf("a first state that is the last reads %q", got)
+	}
+
+	lines := &progressLines{}
+	if _, err := s.Execute(context.Background(), "fit m with gibbs, iter = 40, warmup = 20, chains = 2, seed = 2", lines); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines.texts) == 0 || strings.Contains(strings.Join(lines.texts, "\n"), "no live progress") {
+		t.Errorf("an output that shows progress itself got %q", lines.texts)
+	}
+}
+
+// TestProgressLineFitsTheWidth: a state longer than a terminal's line loses
+// a fit's elapsed time before its time left, then whole clauses, and is cut
+// within a clause only when nothing else is left; cut at 79 runes, "about
+// 829ms left" read "about 829m…", as 829 minutes.
+func TestProgressLineFitsTheWidth(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		width int
+		want  string
+	}{
+		{"fit m with gibbs: 7443/9000 iterations (83%), sampling, 4s elapsed, about 829ms left", 100,
+			"fit m with gibbs: 7443/9000 iterations (83%), sampling, 4s elapsed, about 829ms left"},
+		{"fit m with gibbs: 7443/9000 iterations (83%), sampling, 4s elapsed, about 829ms left", 79,
+			"fit m with gibbs: 7443/9000 iterations (83%), sampling, about 829ms left"},
+		{"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling, 4s elapsed, about 3m12s left", 79,
+			"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling"},
+		{"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling, 4s elapsed, about 3m12s left", 40,
+			"fit survey with interweave(T = pi / 2):…"},
+		{"fit m with gibbs: 7443/9000 iterations (83%), sampling, 1m4s elapsed", 60,
+			"fit m with gibbs: 7443/9000 iterations (83%), sampling"},
+		{"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations, about 5s left", 60,
+			"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterat…"},
+		{"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations, about 5s left", 70,
+			"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations"},
+	} {
+		got := FitProgress{Text: tc.text}.Line(tc.width)
+		if got != tc.want || len([]rune(got)) > tc.width {
+			t.Errorf("%q in %d: %q, want %q", tc.text, tc.width, got, tc.want)
+		}
+	}
+}

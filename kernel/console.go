@@ -1,0 +1,192 @@
+package kernel
+
+import (
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/copulang/copulang/session"
+)
+
+// This file shows the progress of long statements (fit, extend, check,
+// compare, fit-file reads) to console front ends, which ignore
+// update_display_data.
+//
+// The Jupyter protocol does not say what a front end can show, so the
+// kernel infers it. The protocol describes is_complete_request as for
+// console-type front ends. jupyter console 6.4, in its default
+// prompt_toolkit mode, sends one for the cell's text on every Enter on its
+// last line and executes that same text when the answer is not
+// "incomplete" (ptshell.py, init_prompt_toolkit_cli); qtconsole and
+// JupyterLab's code console ask on Enter too (from their documentation,
+// not checked here). Notebook 6, JupyterLab's notebooks, nbclient and
+// nbconvert never send one. So a client session (header.session) whose
+// execute_request carries exactly the code of its last is_complete_request
+// is a console, from that cell on: the session stays one, so that a cell
+// entered with Esc-Enter, which prompt_toolkit accepts without asking the
+// kernel, shows its progress too. An is_complete_request alone does not
+// make a console: a program that checks some text and runs other cells
+// (TestKernelRunsSession's driver does) reads displays as a notebook does.
+//
+// Other signals were weighed and rejected: history_request is what any
+// front end sends for its own input history (jupyter console sends it at
+// start, in the prompt_toolkit mode only); allow_stdin is true from
+// Notebook 6 as from the console; header.username and the protocol version
+// are those of jupyter_client in nbclient as in the console. jupyter
+// console --simple-prompt (or with use_kernel_is_complete off) sends
+// nothing a notebook client does not, so it gets the display; its first
+// text, which that console keeps until the statement's report, says that
+// no live progress shows there (session.noLiveProgressNote).
+//
+// A console's progress goes to stdout as a stream, one line rewritten in
+// place: each state after the first starts with a carriage return and is
+// padded with blanks over the longer state before it (no ANSI escapes, so
+// that front ends that render a stream's text rather than a terminal show
+// no stray codes), and the last state ends the line, so that it stays in
+// the scroll-back. stdout, not stderr: jupyter console prints the fit's
+// report, its tables and the cell's result on stdout, and one stream keeps
+// them in order even where stdout and stderr are buffered apart (the
+// console's output piped to a file), and a front end that renders stderr
+// as a warning (a notebook's stderr is shown on red) would flag a progress
+// line. The session sends a state every 250 ms at most.
+
+// consoleColumns is the width a console's progress line is cut to, less
+// one: the kernel cannot know the terminal's width, and a line longer than
+// the terminal wraps, after which a carriage return goes back to its last
+// row only and every state would print a new line. 80 columns is the
+// terminal's usual least; the last state is not cut, since nothing
+// rewrites it.
+const consoleColumns = 80
+
+// maxConsoleSessions bounds the client sessions remembered.
+const maxConsoleSessions = 64
+
+// consoleSessions remembers, per client session, the code of its last
+// is_complete_request and whether it has executed that code, which makes
+// it a console.
+type consoleSessions struct {
+	mu      sync.Mutex
+	checked map[string]string // session → code of its last is_complete_request
+	console map[string]bool
+	fifo    []string // sessions in the order first seen, to bound the maps
+}
+
+// checkedCompleteness records that session asked whether code is complete.
+func (c *consoleSessions) checkedCompleteness(session, code string) {
+	if session == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.remember(session)
+	c.checked[session] = code
+}
+
+// executes reports whether session, executing code, is a console: it is
+// once it executes the code of its last is_complete_request.
+func (c *consoleSessions) executes(session, code string) bool {
+	if session == "" {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last, ok := c.checked[session]; ok && last == code {
+		c.console[session] = true
+	}
+	return c.console[session]
+}
+
+// remember adds session, forgetting the oldest beyond maxConsoleSessions;
+// c.mu is held.
+func (c *consoleSessions) remember(session string) {
+	if c.checked == nil {
+		c.checked, c.console = map[string]string{}, map[string]bool{}
+	}
+	if _, seen := c.checked[session]; seen || c.console[session] {
+		return
+	}
+	c.fifo = append(c.fifo, session)
+	if len(c.fifo) > maxConsoleSessions {
+		delete(c.checked, c.fifo[0])
+		delete(c.console, c.fifo[0])
+		c.fifo = c.fifo[1:]
+	}
+}
+
+// consoleOutput is the output of a cell that a console executes: an
+// iopubOutput that takes the progress of long statements itself
+// (session.ProgressWriter) and writes it as a line of stdout rewritten in
+// place. Any other output ends that line first. Its methods may be called
+// from several goroutines.
+type consoleOutput struct {
+	*iopubOutput
+	mu    sync.Mutex
+	width int // runes of the progress line on the console, 0 if none is open
+}
+
+// FitProgress implements session.ProgressWriter.
+func (o *consoleOutput) FitProgress(p session.FitProgress) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	text := p.Text
+	if !p.Final {
+		text = p.Line(consoleColumns - 1)
+	}
+	var b strings.Builder
+	n := utf8.RuneCountInString(text)
+	if o.width > 0 {
+		b.WriteByte('\r')
+	}
+	b.WriteString(text)
+	if pad := o.width - n; pad > 0 {
+		b.WriteString(strings.Repeat(" ", pad))
+	}
+	o.width = max(n, 1)
+	if p.Final {
+		b.WriteByte('\n')
+		o.width = 0
+	}
+	o.iopubOutput.Stream("stdout", b.String())
+}
+
+// endLine ends the progress line, if one is open.
+func (o *consoleOutput) endLine() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+}
+
+func (o *consoleOutput) endLineLocked() {
+	if o.width > 0 {
+		o.width = 0
+		o.iopubOutput.Stream("stdout", "\n")
+	}
+}
+
+func (o *consoleOutput) Stream(name, text string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+	o.iopubOutput.Stream(name, text)
+}
+
+func (o *consoleOutput) Display(bundle session.MimeBundle, displayID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+	o.iopubOutput.Display(bundle, displayID)
+}
+
+func (o *consoleOutput) UpdateDisplay(bundle session.MimeBundle, displayID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+	o.iopubOutput.UpdateDisplay(bundle, displayID)
+}
+
+func (o *consoleOutput) ClearOutput(wait bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+	o.iopubOutput.ClearOutput(wait)
+}

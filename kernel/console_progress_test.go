@@ -1,0 +1,119 @@
+package kernel
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/copulang/copulang/kernel/internal/zmtp"
+)
+
+// isCompleteThenExecute asks whether code is complete and then executes
+// it, as jupyter console does when Enter is pressed.
+func (c *goClient) isCompleteThenExecute(code string) (*Message, []*Message) {
+	c.t.Helper()
+	id := c.send(c.shell, "is_complete_request", map[string]any{"code": code})
+	c.reply(c.shellIn, id, 10*time.Second)
+	c.drainIOPub(id)
+	return c.execute(code)
+}
+
+// progressOutput is what a cell's iopub messages show of its progress: the
+// stdout streams' text joined, and the display messages' types.
+func progressOutput(msgs []*Message) (stdout string, displays []string) {
+	for _, m := range msgs {
+		switch m.Header.MsgType {
+		case "stream":
+			if contentField(m, "name") == "stdout" {
+				stdout += contentField(m, "text")
+			}
+		case "display_data", "update_display_data":
+			displays = append(displays, m.Header.MsgType)
+		}
+	}
+	return stdout, displays
+}
+
+// TestConsoleProgressIsAStream: a client session that executes the code
+// of its last is_complete_request, as jupyter console does on Enter, is a
+// console, which ignores update_display_data. Its cells get their progress
+// as stdout text rewriting one line (a carriage return before each state
+// after the first, blanks over the rest of a longer state before, the last
+// state ending the line) and no display; so does its next cell, executed
+// without asking (prompt_toolkit's Esc-Enter), where other output ends the
+// open line first. A session that never asked, or asked about other code
+// (a program checking text), gets the display and its updates, as before.
+func TestConsoleProgressIsAStream(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	const cell = "progress fit:_1 fit:_10 fit:_5 fit:_done"
+
+	console := dialClient(t, tk)
+	r, msgs := console.isCompleteThenExecute(cell)
+	if st := contentField(r, "status"); st != "ok" {
+		t.Fatalf("reply status %q", st)
+	}
+	stdout, displays := progressOutput(msgs)
+	if want := "fit: 1\rfit: 10\rfit: 5 \rfit: done\n"; stdout != want || displays != nil {
+		t.Errorf("console: stdout %q and displays %v, want %q and none", stdout, displays, want)
+	}
+
+	_, msgs = console.execute("progress fit:_1 note fit:_2 fit:_done")
+	stdout, displays = progressOutput(msgs)
+	if want := "fit: 1\nnote\nfit: 2\rfit: done\n"; stdout != want || displays != nil {
+		t.Errorf("console's next cell: stdout %q and displays %v, want %q and none", stdout, displays, want)
+	}
+
+	long := strings.Repeat("x", 100)
+	_, msgs = console.execute("progress " + long + " " + long + "_done")
+	stdout, _ = progressOutput(msgs)
+	if want := strings.Repeat("x", 78) + "…\r" + long + " done\n"; stdout != want {
+		t.Errorf("console, a long line: stdout %q, want %q (cut to 79 columns but for the last)", stdout, want)
+	}
+
+	for name, c := range map[string]struct {
+		client *goClient
+		ask    string
+	}{
+		"never asked":         {dialClient(t, tk), ""},
+		"asked about another": {dialClient(t, tk), "model m {"},
+	} {
+		if c.ask != "" {
+			id := c.client.send(c.client.shell, "is_complete_request", map[string]any{"code": c.ask})
+			c.client.reply(c.client.shellIn, id, 10*time.Second)
+		}
+		_, msgs := c.client.execute(cell)
+		stdout, displays := progressOutput(msgs)
+		want := []string{"display_data", "update_display_data", "update_display_data", "update_display_data"}
+		if stdout != "" || strings.Join(displays, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: stdout %q and displays %v, want none and %v", name, stdout, displays, want)
+		}
+	}
+}
+
+// TestConsoleSessionsBounded: the kernel remembers at most
+// maxConsoleSessions client sessions, forgetting the first seen; a session
+// is a console once it executes the code it last asked about, and stays
+// one when it executes other code.
+func TestConsoleSessionsBounded(t *testing.T) {
+	var c consoleSessions
+	for i := range maxConsoleSessions + 1 {
+		s := fmt.Sprint("session-", i)
+		c.checkedCompleteness(s, "fit m")
+		if c.executes(s, "fit n") {
+			t.Fatalf("%s: a console after executing code it did not ask about", s)
+		}
+		if !c.executes(s, "fit m") || !c.executes(s, "summary m.C") {
+			t.Fatalf("%s: not a console after executing the code it asked about", s)
+		}
+	}
+	if c.executes("session-0", "summary m.C") {
+		t.Error("the first session is remembered beyond the bound")
+	}
+	if !c.executes("session-1", "summary m.C") {
+		t.Error("the second session is forgotten")
+	}
+	if len(c.checked) > maxConsoleSessions || len(c.console) > maxConsoleSessions {
+		t.Errorf("%d and %d sessions remembered, want at most %d", len(c.checked), len(c.console), maxConsoleSessions)
+	}
+}
