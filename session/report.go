@@ -173,11 +173,14 @@ func numericColumns(t *Table) []bool {
 }
 
 // texEscape escapes the characters LaTeX gives a meaning in text, and
-// writes the characters of the tables' labels that LaTeX's default
-// input encoding lacks as LaTeX (− as $-$, – as --, … as \ldots{}).
+// the characters of the tables' labels that LaTeX's default font
+// encoding (OT1) shows as others (| as an em dash, < and > as ¡ and ¿)
+// or its default input encoding lacks (− as $-$, – as --, … as
+// \ldots{}).
 var texEscape = strings.NewReplacer(
 	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
 	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`,
+	`|`, `\textbar{}`, `<`, `\textless{}`, `>`, `\textgreater{}`,
 	"−", "$-$", "–", "--", "…", `\ldots{}`,
 )
 

@@ -140,8 +140,9 @@ func TestSummaryCSVReadsBackAsShown(t *testing.T) {
 }
 
 // TestSummaryFilesEscapeColumnNames: column names that mean something
-// to LaTeX (a_b & 50%: _, &, %) or end a Markdown cell (x|y) are written
-// as text, so that the table still compiles and has its columns.
+// to LaTeX (a_b & 50%: _, &, %; | is an em dash in its default font) or
+// end a Markdown cell (x|y) are written as text, so that the table still
+// compiles and has its columns.
 func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 	dir := t.TempDir()
 	var data strings.Builder
@@ -157,7 +158,7 @@ func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 		"fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
 		"summary m.C to \"c.tex\"\nsummary m.C to \"c.md\"\nsummary odd to \"odd.tex\"")
 	tex, _ := os.ReadFile(filepath.Join(dir, "c.tex"))
-	if !strings.Contains(string(tex), `C["a\_b \& 50\%","x|y \{z\}"] & `) {
+	if !strings.Contains(string(tex), `C["a\_b \& 50\%","x\textbar{}y \{z\}"] & `) {
 		t.Errorf("c.tex does not escape the column names:\n%s", tex)
 	}
 	oddTeX, _ := os.ReadFile(filepath.Join(dir, "odd.tex"))
