@@ -136,6 +136,10 @@ type Summary struct {
 	// Minus is B of summary A - B (Target is A): the difference of two
 	// parts of fitted models, draw by draw; nil otherwise.
 	Minus *Ref
+	// Path is the file of summary ... to "PATH", which the table shown is
+	// written to as CSV, LaTeX or Markdown by its extension (one of
+	// SummaryExtensions); "" for none.
+	Path string
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].
@@ -153,6 +157,10 @@ type PlotStmt struct {
 	// of 0 makes a pair an edge of plot graph (DefaultProb unless given; 0 for
 	// the other kinds).
 	Prob float64
+	// Path is the file of plot ... to "PATH", which the figure is written
+	// to as PDF, SVG or PNG by its extension (one of PlotExtensions); ""
+	// for none.
+	Path string
 }
 
 // Models returns the names of the models a plot shows: the target's and,

@@ -4,6 +4,7 @@ package compiler
 // plot, impute, export and show.
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -50,6 +51,7 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 	}
 	x := &Summary{At: s.Pos, Target: t.ref, Prob: DefaultProb, Minus: minus}
 	set, ok := c.settings(s.Settings, "summary", settingsOf("summary"))
+	ok = c.summaryPath(s, &x.Path) && ok
 	if a := set["prob"]; a != nil {
 		if t.data != nil {
 			c.errorf(a.Name.Pos, "", "prob sets the interval of a posterior summary; summary %s describes the data", t.ref.Name)
@@ -77,6 +79,8 @@ func (c *checker) dataLevels(s *dsl.SummaryStmt) Stmt {
 	_, pending, ok := c.modelData(s.Target, sel)
 	set, good := c.settings(s.Settings, "summary", settingsOf("summary"))
 	ok = ok && good
+	var path string
+	ok = c.summaryPath(s, &path) && ok
 	for _, name := range []string{"prob", "sort"} {
 		if a := set[name]; a != nil {
 			c.errorf(a.Name.Pos, "", "%s sets a posterior summary; summary %s counts the levels of data", name, strings.TrimSpace(s.Target.String()))
@@ -86,7 +90,7 @@ func (c *checker) dataLevels(s *dsl.SummaryStmt) Stmt {
 	if !ok {
 		return nil
 	}
-	x := &Summary{At: s.Pos, Target: Ref{At: s.Target.Pos, Name: sel.Data, Unresolved: pending}, Prob: DefaultProb}
+	x := &Summary{At: s.Pos, Target: Ref{At: s.Target.Pos, Name: sel.Data, Unresolved: pending}, Prob: DefaultProb, Path: path}
 	if !pending {
 		x.Columns = sel.Columns
 	}
@@ -175,13 +179,72 @@ func (c *checker) outputPath(lit *dsl.StringLit, verb, example string) bool {
 	return true
 }
 
-// plot checks plot KIND EXPR [vs NAME].
+// SummaryExtensions are the extensions of the files summary ... to
+// "PATH" writes, each its format: CSV (every number in full), LaTeX (a
+// booktabs tabular) and GitHub-flavoured Markdown.
+func SummaryExtensions() []string { return []string{".csv", ".tex", ".md"} }
+
+// PlotExtensions are the extensions of the files plot ... to "PATH"
+// writes, each its format.
+func PlotExtensions() []string { return []string{".pdf", ".svg", ".png"} }
+
+// summaryPath checks the path of summary ... to "PATH" into dst.
+func (c *checker) summaryPath(s *dsl.SummaryStmt, dst *string) bool {
+	if s.Path == nil {
+		return true
+	}
+	example := `summary ` + strings.TrimSpace(s.Target.String()) + ` to "table.tex"`
+	if !c.outputExtension(s.Path, "summary", "a table", SummaryExtensions(), example) {
+		return false
+	}
+	if !c.outputPath(s.Path, "summary", example) {
+		return false
+	}
+	*dst = s.Path.Value
+	return true
+}
+
+// outputExtension checks that the file lit names ends with one of exts
+// (in any case: .PDF is .pdf), whose format verb writes what.
+func (c *checker) outputExtension(lit *dsl.StringLit, verb, what string, exts []string, example string) bool {
+	if strings.TrimSpace(lit.Value) == "" {
+		c.errorf(lit.Pos, "as in "+example, "%s needs a file name", verb)
+		return false
+	}
+	ext := strings.ToLower(filepath.Ext(lit.Value))
+	if slices.Contains(exts, ext) {
+		return true
+	}
+	got := "the file " + lit.Value + " has no extension"
+	if ext != "" {
+		got = "not " + filepath.Ext(lit.Value)
+	}
+	c.errorf(lit.Pos, "as in "+example, "%s writes %s as %s, by the file's extension; %s", verb, what, orList(exts), got)
+	return false
+}
+
+// orList writes words as a, b or c.
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// plot checks plot KIND EXPR [vs NAME] [to "PATH"].
 func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	kind := s.Kind.Name
 	if !c.oneOf(s.Kind, "plot kind", PlotKinds()) {
 		return nil
 	}
 	x := &PlotStmt{At: s.Pos, Kind: kind}
+	if s.Path != nil {
+		example := "plot " + kind + " " + strings.TrimSpace(s.Target.String()) + ` to "figure.pdf"`
+		if !c.outputExtension(s.Path, "plot", "a figure", PlotExtensions(), example) || !c.outputPath(s.Path, "plot", example) {
+			return nil
+		}
+		x.Path = s.Path.Value
+	}
 	if s.Vs != nil {
 		x.Vs = s.Vs.Name
 		if kind != "rmse" {

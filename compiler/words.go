@@ -238,7 +238,7 @@ Without iter or ess it runs as many as the fit ran, doubling the draws; with
 ess it runs on until every entry of C has bulk and tail ESS of at least E
 and R-hat at most 1.01, as fit's ess does.`,
 	"summary": `
-summary EXPR [, prob = 0.9, sort = rhat]
+summary EXPR [to "PATH"] [, prob = 0.9, sort = rhat]
 
 Table of posterior summaries (mean, sd, the central prob interval and the
 median, bulk and tail ESS, split R-hat, Monte Carlo standard errors of the
@@ -250,9 +250,12 @@ notebook shows the first and last 500 rows of a table of more than 1,000,
 jupyter console the first 15 and last 5 of more than 60 (the first 20 when
 sorted). A difference, as in summary older.C[INC, DEG] - young.C[INC, DEG]
 or m.C[INC, DEG] - m.C[INC, AGE], summarises the paired draws' differences,
-with P(>0), the share of them above 0.`,
+with P(>0), the share of them above 0. to "PATH" also writes the table, by
+the file's extension: .csv (every number in full, one row per scalar:
+label,row,column,mean,...), .tex (a booktabs tabular, rounded as shown) or
+.md (a Markdown table).`,
 	"plot": `
-plot KIND EXPR [vs DATA] [, prob = 0.9]
+plot KIND EXPR [vs DATA] [to "PATH"] [, prob = 0.9]
 
 KIND is trace, hist, acf, rank (one parameter, as in m.C[1, 2]), pairs
 (several), intervals (medians and 50% and 90% intervals of any number, as in
@@ -261,7 +264,9 @@ m.C or m.communality), heatmap (m.C, or a simulation's true C), graph
 0; plot graph m.partial, prob = 0.95), rmse (m vs sim: RMSE of C to the
 truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]). All but
 heatmap, rmse and latent also draw a difference, as in
-plot hist m1.C[1, 2] - m2.C[1, 2].`,
+plot hist m1.C[1, 2] - m2.C[1, 2]. to "PATH" also writes the figure, by
+the file's extension: .pdf (fonts embedded), .svg or .png; copulang run
+then writes only that file.`,
 	"impute": `
 impute NAME [to "PATH"] [, draws = "PATH", prob = 0.9]
 
@@ -501,5 +506,5 @@ of. A column named where, and, or, not or in is reached quoted ("where" > 1).`,
 	"in":   `data d = gss where degree in [1, 2]: the rows whose cell is one of the values (see where).`,
 	"with": `fit m with METHOD: choose the sampler (see fit).`,
 	"vs":   `plot rmse m vs sim: the simulated data whose truth is compared.`,
-	"to":   `export m to "PATH": the file to write.`,
+	"to":   `export m to "PATH", summary m.C to "C.tex", plot heatmap m.C to "C.pdf": the file to write.`,
 }

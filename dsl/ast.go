@@ -183,23 +183,29 @@ type NamedArg struct {
 	Value *Expr  `parser:"@@"`
 }
 
-// SummaryStmt is summary EXPR [, NAME = EXPR ...], as in
-// summary m.C, prob = 0.8.
+// SummaryStmt is summary EXPR [to "PATH"] [, NAME = EXPR ...], as in
+// summary m.C, prob = 0.8 or summary m.partial to "partial.tex": the
+// table shown is also written to PATH (CSV, LaTeX or Markdown, by its
+// extension).
 type SummaryStmt struct {
 	Pos, EndPos Position
 
 	Target   *Expr       `parser:"'summary' @@"`
+	Path     *StringLit  `parser:"( 'to' @@ )?"`
 	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }
 
-// PlotStmt is plot KIND EXPR [vs NAME] [, NAME = EXPR ...], as in plot
-// rmse m vs sim or plot graph m.partial, prob = 0.95.
+// PlotStmt is plot KIND EXPR [vs NAME] [to "PATH"] [, NAME = EXPR ...],
+// as in plot rmse m vs sim, plot graph m.partial, prob = 0.95 or plot
+// heatmap m.C to "C.pdf": the figure is also written to PATH (PDF, SVG or
+// PNG, by its extension).
 type PlotStmt struct {
 	Pos, EndPos Position
 
 	Kind     *Ident      `parser:"'plot' @@"`
 	Target   *Expr       `parser:"@@"`
 	Vs       *Ident      `parser:"( 'vs' @@ )?"`
+	Path     *StringLit  `parser:"( 'to' @@ )?"`
 	Settings []*NamedArg `parser:"( ',' @@ )*"`
 }
 

@@ -78,6 +78,13 @@ func TestParseStatements(t *testing.T) {
 		{"summary index names", "summary m.C[INC, DEG]", "summary m.C[INC, DEG]", &SummaryStmt{}},
 		{"plot trace", "plot trace m.C[1, 2]", "plot trace m.C[1, 2]", &PlotStmt{}},
 		{"plot vs", "plot rmse m vs sim", "plot rmse m vs sim", &PlotStmt{}},
+		{"summary to", `summary m.C to "c.tex",prob=0.8`, `summary m.C to "c.tex", prob = 0.8`, &SummaryStmt{}},
+		{"summary difference to", `summary a.C - b.C to "d.tex"`, `summary a.C - b.C to "d.tex"`, &SummaryStmt{}},
+		{"summary difference continued to", "summary a.C -\n  b.C to \"d.md\"", `summary a.C - b.C to "d.md"`, &SummaryStmt{}},
+		{"summary data levels to", `summary gss[income, degree] to "levels.csv"`, `summary gss[income, degree] to "levels.csv"`, &SummaryStmt{}},
+		{"plot to", `plot heatmap m.C to "C.pdf"`, `plot heatmap m.C to "C.pdf"`, &PlotStmt{}},
+		{"plot vs to", `plot rmse [a, b] vs sim to "rmse.svg"`, `plot rmse [a, b] vs sim to "rmse.svg"`, &PlotStmt{}},
+		{"plot difference to settings", "plot graph a.partial - b.partial to \"g.pdf\",\n  prob = 0.8", `plot graph a.partial - b.partial to "g.pdf", prob = 0.8`, &PlotStmt{}},
 		{"impute", "impute m", "impute m", &ImputeStmt{}},
 		{"predict", "predict m[degree]", "predict m[degree]", &PredictStmt{}},
 		{"predict given", `predict m[degree]given income=5,"p degree" = 3,sex="f"`, `predict m[degree] given income = 5, "p degree" = 3, sex = "f"`, &PredictStmt{}},
@@ -234,8 +241,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 79 {
-		t.Errorf("got %d statements, want 79", len(f.Stmts))
+	if len(f.Stmts) != 84 {
+		t.Errorf("got %d statements, want 84", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
@@ -388,6 +395,10 @@ func TestIsComplete(t *testing.T) {
 		{"summary a.C -\n  b.C", "complete"},
 		{"summary a.C - b.C\nshow a", "complete"},
 		{"summary a.C -)", "invalid"},
+		{`summary a.C - b.C to "d.tex"`, "complete"},
+		{`summary a.C - b.C to "d.tex",`, "incomplete"},
+		{`plot heatmap m.C to "C.pdf"`, "complete"},
+		{`summary m.C to "c.tex`, "invalid"},
 		{"fitt m -", "invalid"},
 	}
 	for _, tt := range tests {

@@ -53,11 +53,17 @@ func StmtString(s Stmt) string {
 		writeSettings(&b, s.Settings)
 	case *SummaryStmt:
 		b.WriteString("summary " + s.Target.String())
+		if s.Path != nil {
+			b.WriteString(" to " + strconv.Quote(s.Path.Value))
+		}
 		writeSettings(&b, s.Settings)
 	case *PlotStmt:
 		b.WriteString("plot " + s.Kind.Name + " " + s.Target.String())
 		if s.Vs != nil {
 			b.WriteString(" vs " + s.Vs.Name)
+		}
+		if s.Path != nil {
+			b.WriteString(" to " + strconv.Quote(s.Path.Value))
 		}
 		writeSettings(&b, s.Settings)
 	case *ImputeStmt:

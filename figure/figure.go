@@ -35,6 +35,10 @@ type Figure struct {
 	PNG, SVG      []byte
 	Text          string
 	Width, Height int // pixels
+
+	// paint draws the figure again, on the canvas of another format
+	// (PDF); nil for a Figure made otherwise than by render.
+	paint func(dc draw.Canvas)
 }
 
 const (
@@ -105,6 +109,7 @@ func renderColors(wpx, hpx int, desc string, reduce bool, paint func(dc draw.Can
 		Text:   desc,
 		Width:  b.Dx(),
 		Height: b.Dy(),
+		paint:  paint,
 	}, nil
 }
 

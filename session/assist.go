@@ -829,8 +829,9 @@ const (
 // text of a string being typed after before, relative to the session's
 // directory, escaped as the string needs them: directories (with a trailing
 // slash) and the files the statement takes — data files (.csv, .tsv, .txt)
-// in load(...), fit files (.fit) after file =, any file after to and
-// draws =. Other strings (a separator, a label, a message) are not paths:
+// in load(...), fit files (.fit) after file =, the tables and figures
+// summary and plot write (.csv, .tex, .md; .pdf, .svg, .png) after their
+// to, any file after another to and draws =. Other strings (a separator, a label, a message) are not paths:
 // they get nothing. Hidden entries are offered only to a prefix that starts
 // with a dot.
 func (s *Session) completePath(before, prefix string) []string {
@@ -841,8 +842,16 @@ func (s *Session) completePath(before, prefix string) []string {
 		exts = []string{".csv", ".tsv", ".txt"}
 	case strings.HasSuffix(b, "=") && lastIdent(strings.TrimRight(b[:len(b)-1], " \t")) == "file":
 		exts = []string{".fit"}
-	case strings.HasSuffix(b, "=") && lastIdent(strings.TrimRight(b[:len(b)-1], " \t")) == "draws",
-		lastIdent(b) == "to":
+	case lastIdent(b) == "to":
+		// The files summary and plot write, by their formats; any file
+		// after export's and impute's.
+		switch keyword, _, _ := strings.Cut(strings.TrimSpace(b[dsl.StatementStart(b):]), " "); keyword {
+		case "summary":
+			exts = compiler.SummaryExtensions()
+		case "plot":
+			exts = compiler.PlotExtensions()
+		}
+	case strings.HasSuffix(b, "=") && lastIdent(strings.TrimRight(b[:len(b)-1], " \t")) == "draws":
 	default:
 		return nil
 	}

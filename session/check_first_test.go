@@ -29,6 +29,9 @@ func TestCellIsCheckedBeforeItRuns(t *testing.T) {
 	}{
 		{"column typo", "summary m.C[INCC, DEG]", "CheckError", []string{"4:13: model m has no column INCC", "hint: did you mean INC?"}},
 		{"unwritable export", `export m to "no/such/dir/draws.csv"`, "CheckError", []string{"4:13: cannot write no/such/dir/draws.csv: the directory testdata/no/such/dir does not exist (looked for " + noDir + ")"}},
+		{"summary to no directory", `summary m.C to "no/such/dir/C.tex"`, "CheckError", []string{"4:16: cannot write no/such/dir/C.tex: the directory testdata/no/such/dir does not exist (looked for " + noDir + ")"}},
+		{"plot to no directory", `plot heatmap m.C to "no/such/dir/C.pdf"`, "CheckError", []string{"4:21: cannot write no/such/dir/C.pdf: the directory testdata/no/such/dir does not exist (looked for " + noDir + ")"}},
+		{"summary to an unknown extension", `summary m.C to "C.docx"`, "CheckError", []string{"4:16: summary writes a table as .csv, .tex or .md, by the file's extension; not .docx"}},
 		{"bad setting", "summary m.C, prob = 2", "CheckError", []string{"4:21: prob must be between 0 and 1"}},
 		{"thin beyond iter", "fit m, iter = 10, thin = 20", "CheckError", []string{"4:26: thin = 20 keeps no draw of iter = 10"}},
 		{"unreadable data", `data x2 = load("x.csv")`, "DataError", []string{`4:16: x.csv: line 2: column sex: cannot read "m" as a number`}},

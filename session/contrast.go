@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -329,7 +330,7 @@ func positiveShare(chains [][]float64) float64 {
 
 // summaryContrast shows the posterior summary of a difference, with the
 // share of its draws above zero.
-func (s *Session) summaryContrast(x *compiler.Summary, out Output) error {
+func (s *Session) summaryContrast(ctx context.Context, x *compiler.Summary, out Output) error {
 	d, err := s.contrastParams(&x.Target, x.Minus)
 	if err != nil {
 		return err
@@ -359,7 +360,16 @@ func (s *Session) summaryContrast(x *compiler.Summary, out Output) error {
 		t.Caption += "; " + n
 	}
 	out.Display(s.tableBundle(t, contrastWhole(&x.Target, x.Minus, d), x.Sort != ""), "")
-	return nil
+	if x.Path == "" {
+		return nil
+	}
+	f := &tableFile{table: t, statement: summaryStatement(x),
+		made: []madeOf{{title: "fit of model " + x.Target.Name, rows: s.provenance(x.Target.Name, d.a)}}}
+	if x.Minus.Name != x.Target.Name {
+		f.made = append(f.made, madeOf{title: "fit of model " + x.Minus.Name, rows: s.provenance(x.Minus.Name, d.b)})
+	}
+	f.csvHeader, f.csvRows = posteriorCSV(names, sums, d.ps, x.Prob, positive)
+	return s.writeTable(ctx, f, x.Path, out)
 }
 
 // contrastWhole says where to find every row of a difference too long to

@@ -45,8 +45,11 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 	case *compiler.Extend:
 		return s.extend(ctx, x, out)
 	case *compiler.Summary:
-		return s.summary(x, out)
+		return s.summary(ctx, x, out)
 	case *compiler.PlotStmt:
+		if x.Path != "" {
+			out = &figureTo{Output: out, ctx: ctx, shown: x.Path, statement: "plot " + x.Kind + " " + refText(&x.Target)}
+		}
 		return s.plot(x, out)
 	case *compiler.Impute:
 		return s.impute(ctx, x, out)

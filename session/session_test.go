@@ -842,7 +842,7 @@ func TestNoPanics(t *testing.T) {
 // in a comment or after the string closed.
 func TestCompletePaths(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"a.csv", "b.fit", "c.png", ".hidden.csv", "data/g.csv", "data/h.fit", `q"x.csv`, "real/r.csv"} {
+	for _, name := range []string{"a.csv", "b.fit", "c.png", ".hidden.csv", "data/g.csv", "data/h.fit", `q"x.csv`, "real/r.csv", "t.tex", "f.pdf"} {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -869,7 +869,12 @@ func TestCompletePaths(t *testing.T) {
 		{`data d = load(".`, []string{".hidden.csv"}},
 		{`fit m, iter = 10, file = "`, []string{"b.fit", "data/", "link/", "real/"}},
 		{`fit m, file = "data/`, []string{"data/h.fit"}},
-		{`export m to "`, []string{"a.csv", "b.fit", "c.png", "data/", "link/", `q\"x.csv`, "real/"}},
+		{`export m to "`, []string{"a.csv", "b.fit", "c.png", "data/", "f.pdf", "link/", `q\"x.csv`, "real/", "t.tex"}},
+		// summary and plot: the files of their formats.
+		{`summary m.C to "`, []string{"a.csv", "data/", "link/", `q\"x.csv`, "real/", "t.tex"}},
+		{"summary a.C -\n  b.C to \"", []string{"a.csv", "data/", "link/", `q\"x.csv`, "real/", "t.tex"}},
+		{`plot heatmap m.C to "`, []string{"c.png", "data/", "f.pdf", "link/", "real/"}},
+		{`plot trace m.C[1, 2] to "f`, []string{"f.pdf"}},
 		{`impute m to "cells.csv", draws = "d`, []string{"data/"}},
 		{`print "a`, nil},                       // a message, not a path
 		{`data d = load("a.csv", sep = "`, nil}, // a separator

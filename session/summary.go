@@ -2,6 +2,7 @@ package session
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -18,17 +19,24 @@ import (
 
 // summary shows the posterior summary table of a fitted model's parameters,
 // or a description of a data set's columns.
-func (s *Session) summary(x *compiler.Summary, out Output) error {
+func (s *Session) summary(ctx context.Context, x *compiler.Summary, out Output) error {
 	if d, ok := s.data[x.Target.Name]; ok && x.Target.Member == "" {
+		t := dataSummaryTable(d)
 		if x.Columns != nil {
-			out.Display(levelCountsTable(d, x.Columns).Bundle(), "")
+			t = levelCountsTable(d, x.Columns)
+			out.Display(t.Bundle(), "")
+		} else {
+			out.Display(s.tableBundle(t, "copulang run prints every column", false), "")
+		}
+		if x.Path == "" {
 			return nil
 		}
-		out.Display(s.tableBundle(dataSummaryTable(d), "copulang run prints every column", false), "")
-		return nil
+		f := &tableFile{table: t, statement: summaryStatement(x),
+			made: []madeOf{{title: "data " + d.Name, rows: s.dataProvenance(d)}}}
+		return s.writeTable(ctx, f, x.Path, out)
 	}
 	if x.Minus != nil {
-		return s.summaryContrast(x, out)
+		return s.summaryContrast(ctx, x, out)
 	}
 	get := s.params
 	if x.Prob == compiler.DefaultProb {
@@ -61,7 +69,30 @@ func (s *Session) summary(x *compiler.Summary, out Output) error {
 		t.Caption += "; " + loadingsNote(m)
 	}
 	out.Display(s.tableBundle(t, wholeSummary(&x.Target, m), x.Sort != ""), "")
-	return nil
+	if x.Path == "" {
+		return nil
+	}
+	f := &tableFile{table: t, statement: summaryStatement(x),
+		made: []madeOf{{title: "fit of model " + x.Target.Name, rows: s.provenance(x.Target.Name, m)}}}
+	f.csvHeader, f.csvRows = posteriorCSV(names, sums, ps, x.Prob, nil)
+	return s.writeTable(ctx, f, x.Path, out)
+}
+
+// summaryStatement writes summary x as a file's comment names it:
+// summary m.C, prob = 0.8 to "C.tex" (its settings as checked).
+func summaryStatement(x *compiler.Summary) string {
+	st := "summary " + refText(&x.Target)
+	if x.Minus != nil {
+		st += " - " + refText(x.Minus)
+	}
+	st += " to " + strconv.Quote(x.Path)
+	if x.Prob != compiler.DefaultProb {
+		st += ", prob = " + strconv.FormatFloat(x.Prob, 'g', -1, 64)
+	}
+	if x.Sort != "" {
+		st += ", sort = " + x.Sort
+	}
+	return st
 }
 
 // sortSummaries orders the rows of a posterior summary by the column

@@ -23,6 +23,9 @@ type Table struct {
 	// maxHeight, when set (a CSS length), is the height past which the
 	// HTML's <table> scrolls, under its caption, which stays in view.
 	maxHeight string
+	// exact, when set, are the rows with every number in full, as a CSV
+	// file of the table has them (summary ... to "x.csv"); nil: Rows.
+	exact [][]string
 }
 
 // elide returns t cut to its first max/2 and last max − max/2 rows, with a

@@ -28,6 +28,8 @@ func dataSummaryTable(d *Dataset) *Table {
 		}
 		t.Rows = append(t.Rows, []string{d.Names[j], strconv.Itoa(countLevels(col)), strconv.Itoa(countMissing(col)),
 			formatValue(d, j, lo), formatValue(d, j, hi)})
+		t.exact = append(t.exact, []string{d.Names[j], strconv.Itoa(countLevels(col)), strconv.Itoa(countMissing(col)),
+			exactValue(d, j, lo), exactValue(d, j, hi)})
 	}
 	return t
 }
@@ -61,7 +63,9 @@ func levelCountsTable(d *Dataset, cols []string) *Table {
 		values := slices.Sorted(maps.Keys(counts))
 		observed := len(col) - countMissing(col)
 		row := func(level string, n int) {
-			t.Rows = append(t.Rows, []string{columnText(name), level, strconv.Itoa(n), fmt.Sprintf("%.1f", 100*float64(n)/float64(observed))})
+			share := 100 * float64(n) / float64(observed)
+			t.Rows = append(t.Rows, []string{columnText(name), level, strconv.Itoa(n), fmt.Sprintf("%.1f", share)})
+			t.exact = append(t.exact, []string{columnText(name), level, strconv.Itoa(n), fullNum(share)})
 		}
 		if len(values) <= maxLevelRows {
 			for _, v := range values {
@@ -80,6 +84,7 @@ func levelCountsTable(d *Dataset, cols []string) *Table {
 			}
 		}
 		t.Rows = append(t.Rows, []string{columnText(name), "NA", strconv.Itoa(len(col) - observed), "NA"})
+		t.exact = append(t.exact, t.Rows[len(t.Rows)-1])
 	}
 	return t
 }
@@ -125,6 +130,9 @@ func figureName(kind, target string) string {
 // again after an extension, say), so that no figure of a script replaces
 // another.
 func (s *Session) emit(name string, f *figure.Figure, out Output) error {
+	if to, ok := out.(*figureTo); ok {
+		return s.writeFigure(to, f)
+	}
 	if fw, ok := out.(FigureWriter); ok {
 		if s.figureFiles == nil {
 			s.figureFiles = map[string]bool{}

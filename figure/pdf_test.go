@@ -1,0 +1,76 @@
+package figure
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestPDF draws every figure case as a PDF: a whole PDF (header, the
+// cross-reference table and trailer, %%EOF), its fonts embedded, its
+// images (a large heatmap's cells, the colour bar) drawn as rectangles,
+// no date of when it was drawn, and the same bytes when the same figure
+// is drawn again (the case made twice; fpdf wrote a heatmap's two images
+// in a random order, and the time). COPULANG_PDF_DIR=DIR writes them there to
+// look at (gs -sDEVICE=png16m, or a PDF viewer).
+func TestPDF(t *testing.T) {
+	fx := newPlotFixture()
+	dir := os.Getenv("COPULANG_PDF_DIR")
+	for _, tc := range figureCases(fx) {
+		if tc.wantErr != "" {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			a, errA := tc.make()
+			b, errB := tc.make()
+			if errA != nil || errB != nil {
+				t.Fatalf("%v, %v", errA, errB)
+			}
+			pa, err := a.PDF()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pb, err := b.PDF()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPDF(t, pa)
+			if !bytes.Equal(pa, pb) {
+				t.Errorf("the PDF differs between two drawings of the figure")
+			}
+			if again, _ := a.PDF(); !bytes.Equal(pa, again) {
+				t.Errorf("the PDF differs between two drawings of one Figure")
+			}
+			if bytes.Contains(pa, []byte("/Subtype /Image")) {
+				t.Errorf("the PDF embeds an image, not rectangles")
+			}
+			if dir != "" {
+				os.WriteFile(filepath.Join(dir, strings.NewReplacer(" ", "_", "/", "_").Replace(tc.name)+".pdf"), pa, 0o644)
+			}
+		})
+	}
+}
+
+// checkPDF checks that pdf is a whole PDF of one page with its fonts
+// embedded and the fixed dates.
+func checkPDF(t *testing.T, pdf []byte) {
+	t.Helper()
+	if !bytes.HasPrefix(pdf, []byte("%PDF-1.")) {
+		t.Errorf("the PDF starts %q", pdf[:min(len(pdf), 8)])
+	}
+	if !bytes.HasSuffix(bytes.TrimRight(pdf, "\n"), []byte("%%EOF")) || !bytes.Contains(pdf, []byte("\ntrailer\n")) || !bytes.Contains(pdf, []byte("\nxref\n")) {
+		t.Errorf("the PDF has no trailer, cross-reference table or %%%%EOF")
+	}
+	if len(pdf) < 10<<10 {
+		t.Errorf("the PDF is %d bytes: too small to hold a figure and its font", len(pdf))
+	}
+	if !bytes.Contains(pdf, []byte("/FontFile2")) {
+		t.Errorf("the PDF's font is not embedded (no /FontFile2)")
+	}
+	if n := len(regexp.MustCompile(`\(D:20000101000000\)`).FindAll(pdf, -1)); n != 2 {
+		t.Errorf("the PDF has %d fixed dates, want 2 (CreationDate, ModDate)", n)
+	}
+}

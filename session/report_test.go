@@ -1,0 +1,291 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// reportScript fits two small seeded models to one simulation, for the
+// files of summary ... to "PATH".
+const reportScript = "data sim = simulate(FullCopula(p = 3), n = 150, levels = 3, seed = 2)\n" +
+	"model a { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+	"model b { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ(eta = 2) }\n" +
+	"fit a with gibbs, iter = 150, warmup = 50, chains = 2, seed = 1\n" +
+	"fit b with gibbs, iter = 150, warmup = 50, chains = 2, seed = 2\n"
+
+// reportSession runs reportScript in a session of a new directory.
+func reportSession(t *testing.T) (*Session, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s := New(Options{Dir: dir, Version: "9.9.9"})
+	mustRun(t, s, reportScript)
+	return s, dir
+}
+
+// TestSummaryFilesGolden writes the table of a seeded fit's summary and
+// of a difference of two fits as CSV, LaTeX and Markdown, and compares
+// each with its golden file in testdata/report (go test -run
+// TestSummaryFilesGolden -update-tables rewrites them). A second session
+// running the same script writes the same bytes: nothing in the files
+// depends on when or where they were written.
+func TestSummaryFilesGolden(t *testing.T) {
+	s, dir := reportSession(t)
+	files := []string{"a.csv", "a.tex", "a.md", "d.csv", "d.tex", "d.md", "levels.csv"}
+	cell := "summary a.C to \"a.csv\"\nsummary a.C to \"a.tex\"\nsummary a.C to \"a.md\"\n" +
+		"summary a.C - b.C to \"d.csv\"\nsummary a.C - b.C to \"d.tex\"\nsummary a.C - b.C to \"d.md\"\n" +
+		"summary sim[Y1, Y3] to \"levels.csv\""
+	out := mustRun(t, s, cell)
+	for _, f := range files {
+		if want := "to " + filepath.Join(dir, f) + "\n"; !strings.Contains(out.stdout.String(), want) {
+			t.Errorf("the cell's output does not say it wrote %s:\n%s", f, out.stdout.String())
+		}
+	}
+	if len(out.displays) != 7 {
+		t.Errorf("%d tables shown, want 7: writing a table shows it too", len(out.displays))
+	}
+	s2, dir2 := reportSession(t)
+	mustRun(t, s2, cell)
+	for _, f := range files {
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := os.ReadFile(filepath.Join(dir2, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, again) {
+			t.Errorf("%s differs between two runs of the same script:\n%s\n---\n%s", f, got, again)
+		}
+		golden := filepath.Join("testdata", "report", f+".golden")
+		if *updateTableGolden {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test -run TestSummaryFilesGolden -update-tables to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s:\n--- got\n%s--- want\n%s", f, golden, got, want)
+		}
+	}
+}
+
+// TestSummaryCSVReadsBackAsShown reads the CSV of a summary and of a
+// difference back and rounds each number as the table shown rounds it:
+// the same cells, row by row, with the labels and the columns each is of.
+func TestSummaryCSVReadsBackAsShown(t *testing.T) {
+	s, dir := reportSession(t)
+	for _, tc := range []struct{ cell, file string }{
+		{`summary a.C to "a.csv", prob = 0.8, sort = ess_bulk`, "a.csv"},
+		{`summary a.C - b.C to "d.csv"`, "d.csv"},
+		{`summary a.partial to "p.csv"`, "p.csv"},
+	} {
+		out := mustRun(t, s, tc.cell)
+		shown := strings.Split(strings.TrimSpace(out.displays[0]["text/plain"].(string)), "\n")[2:] // after the caption and header
+		f, err := os.Open(filepath.Join(dir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		header := rows[0]
+		if len(rows)-1 != len(shown) {
+			t.Fatalf("%s: %d rows, the table %d", tc.file, len(rows)-1, len(shown))
+		}
+		formats := []string{"%.3f", "%.3f", "%.3f", "%.3f", "%.3f", "%.0f", "%.0f", "%.3f", "%.4f", "%.4f", "%.3f"}
+		for i, r := range rows[1:] {
+			cells := strings.Fields(shown[i])
+			if r[0] != cells[0] {
+				t.Errorf("%s row %d: label %q, the table's %q", tc.file, i+1, r[0], cells[0])
+			}
+			if r[1] == "" || r[2] == "" || !strings.Contains(r[0], r[1]) || !strings.Contains(r[0], r[2]) {
+				t.Errorf("%s row %d: row %q and column %q do not name the columns of %s", tc.file, i+1, r[1], r[2], r[0])
+			}
+			for k, v := range r[3:] {
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatalf("%s row %d, %s: %v", tc.file, i+1, header[3+k], err)
+				}
+				if got := tableNum(formats[k], x); got != cells[1+k] {
+					t.Errorf("%s row %d, %s: %s rounds to %s, the table shows %s", tc.file, i+1, header[3+k], v, got, cells[1+k])
+				}
+			}
+		}
+		if tc.file == "a.csv" && !strings.HasPrefix(strings.Join(header, ","), "label,row,column,mean,sd,q10,q50,q90,") {
+			t.Errorf("header %v: the interval's columns are named by prob", header)
+		}
+		if tc.file == "d.csv" && header[len(header)-1] != "p_positive" {
+			t.Errorf("header %v ends without p_positive", header)
+		}
+	}
+}
+
+// TestSummaryFilesEscapeColumnNames: column names that mean something
+// to LaTeX (a_b & 50%: _, &, %; | is an em dash in its default font) or
+// end a Markdown cell (x|y) are written as text, so that the table still
+// compiles and has its columns.
+func TestSummaryFilesEscapeColumnNames(t *testing.T) {
+	dir := t.TempDir()
+	var data strings.Builder
+	data.WriteString("\"a_b & 50%\",x|y {z}\n")
+	for i := range 60 {
+		data.WriteString(strconv.Itoa(i%3) + "," + strconv.Itoa((i/2)%3) + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "odd.csv"), []byte(data.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir, Version: "9.9.9"})
+	mustRun(t, s, "data odd = load(\"odd.csv\")\nmodel m { Y = odd; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
+		"summary m.C to \"c.tex\"\nsummary m.C to \"c.md\"\nsummary odd to \"odd.tex\"")
+	tex, _ := os.ReadFile(filepath.Join(dir, "c.tex"))
+	if !strings.Contains(string(tex), `C["a\_b \& 50\%","x\textbar{}y \{z\}"] & `) {
+		t.Errorf("c.tex does not escape the column names:\n%s", tex)
+	}
+	oddTeX, _ := os.ReadFile(filepath.Join(dir, "odd.tex"))
+	if !strings.Contains(string(oddTeX), "\na\\_b \\& 50\\% & 3 & 0 & 0 & 2 \\\\\n") {
+		t.Errorf("odd.tex does not escape the column name in its row:\n%s", oddTeX)
+	}
+	for _, line := range strings.Split(string(tex), "\n") {
+		if strings.HasPrefix(line, "%") {
+			continue
+		}
+		if strings.Contains(line, "\\begin{tabular}") && line != "\\begin{tabular}{lrrrrrrrrrr}" {
+			t.Errorf("column spec %q, want the label left and 10 numbers right", line)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "c.md"))
+	if !strings.Contains(string(md), `| C["a\_b & 50%","x\|y {z}"] | `) {
+		t.Errorf("c.md does not escape the column names:\n%s", md)
+	}
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "| C[") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 12 {
+			t.Errorf("row %q does not have the 11 cells of the table", line)
+		}
+	}
+}
+
+// TestPlotToFile writes a heatmap and a trace plot as PDF and SVG: whole
+// files (a PDF's header, cross-reference table and trailer; an SVG that
+// parses as XML), of a figure's size, the same bytes from another session
+// running the same script; a notebook shows the figure too, and the CLI
+// (an output that writes figures as files) writes only the file named.
+func TestPlotToFile(t *testing.T) {
+	s, dir := reportSession(t)
+	cell := "plot heatmap a.C to \"h.pdf\"\nplot trace a.C[1, 2] to \"t.pdf\"\nplot heatmap a.C to \"h.svg\"\nplot trace a.C[1, 2] to \"t.svg\"\nplot hist a.C[1, 2] - b.C[1, 2] to \"d.png\""
+	out := mustRun(t, s, cell)
+	if out.images() != 5 {
+		t.Errorf("%d figures shown, want 5: a notebook shows the figure it writes", out.images())
+	}
+	s2, dir2 := reportSession(t)
+	cli := &figureFiles{}
+	if _, err := s2.Execute(context.Background(), cell, cli); err != nil {
+		t.Fatal(err)
+	}
+	if len(cli.names) != 0 || cli.images() != 0 {
+		t.Errorf("the CLI wrote figures %v and showed %d besides the files named", cli.names, cli.images())
+	}
+	for _, f := range []string{"h.pdf", "t.pdf", "h.svg", "t.svg", "d.png"} {
+		if want := "wrote " + filepath.Join(dir, f) + " ("; !strings.Contains(out.stdout.String(), want) {
+			t.Errorf("the output does not say %q:\n%s", want, out.stdout.String())
+		}
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := os.ReadFile(filepath.Join(dir2, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, again) {
+			t.Errorf("%s differs between two runs of the same script", f)
+		}
+		if len(got) < 4<<10 {
+			t.Errorf("%s is %d bytes, too small for a figure", f, len(got))
+		}
+		switch filepath.Ext(f) {
+		case ".pdf":
+			if !bytes.HasPrefix(got, []byte("%PDF-1.")) || !bytes.HasSuffix(bytes.TrimSpace(got), []byte("%%EOF")) || !bytes.Contains(got, []byte("\ntrailer\n")) {
+				t.Errorf("%s is not a whole PDF", f)
+			}
+			if !bytes.Contains(got, []byte("/FontFile2")) {
+				t.Errorf("%s does not embed its font", f)
+			}
+		case ".svg":
+			dec := xml.NewDecoder(bytes.NewReader(got))
+			for {
+				_, err := dec.Token()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%s is not XML: %v", f, err)
+				}
+			}
+		case ".png":
+			if !bytes.HasPrefix(got, []byte("\x89PNG")) {
+				t.Errorf("%s is not a PNG", f)
+			}
+		}
+	}
+}
+
+// TestReportFilesKeepPermissions: a table or figure written over a file
+// keeps its permission bits, as export's files do.
+func TestReportFilesKeepPermissions(t *testing.T) {
+	s, dir := reportSession(t)
+	for _, f := range []string{"a.tex", "h.pdf"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("old"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun(t, s, "summary a.C to \"a.tex\"\nplot heatmap a.C to \"h.pdf\"")
+	for _, f := range []string{"a.tex", "h.pdf"} {
+		info, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o600 || info.Size() < 100 {
+			t.Errorf("%s: mode %v, %d bytes; want 0600 and the new contents", f, info.Mode().Perm(), info.Size())
+		}
+	}
+}
+
+// TestReportRefusesADataFile: summary and plot refuse to write over the
+// file data bound in the session were loaded from, at check time, with
+// the position of the path, as export does.
+func TestReportRefusesADataFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte("x,y\n1,2\n2,1\n1,1\n2,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = load("d.csv")`)
+	_, err := s.Execute(context.Background(), "summary d\nsummary d to \"d.csv\"", &recorder{})
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "CheckError" {
+		t.Fatalf("error %v, want a CheckError", err)
+	}
+	if tb := strings.Join(se.Traceback, "\n"); !strings.Contains(tb, "2:14: cannot write d.csv: d.csv is the file data d was loaded from, which this would write over: name another file") {
+		t.Errorf("traceback:\n%s", tb)
+	}
+}
