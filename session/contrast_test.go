@@ -402,3 +402,25 @@ func TestSwappedEntryIsNamedAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestDifferencePlotsCarryTheNotes: a plot of a difference says what its
+// summary's caption says of it: that two fits' posteriors are taken to be
+// independent (or are not: the same rows), that a scalar is 0 in every
+// draw, that the longer fit's last draws were paired. The plots said
+// nothing of it, and a figure of zeros read as a finding.
+func TestDifferencePlotsCarryTheNotes(t *testing.T) {
+	s := contrastSession(t)
+	for _, tt := range []struct{ code, note string }{
+		{"plot intervals ma.C - mb.C", "note: pairing the draws of ma and mb treats their posteriors as independent"},
+		{"plot intervals ma.C - mb.C", "note: ma has 40 draws per chain and mb 60: the last 40 of mb's are paired with ma's"},
+		{"plot hist ma.C[Y1, Y2] - mc.C[Y1, Y2]", "note: ma and mc fit the same data, so their posteriors are not independent"},
+		{"plot hist ma.C[Y1, Y2] - ma.C[Y2, Y1]", "note: ma.C[Y1,Y2] − ma.C[Y2,Y1] is 0 in every draw: both sides select the same scalar of ma's fit"},
+		{"plot trace ma.C[Y1, Y2] - ma.C[Y2, Y1]", "is 0 in every draw"},
+		{"plot pairs ma.C - ma.C", "every scalar of ma.C − ma.C is 0 in every draw"},
+		{"plot graph ma.partial - mb.partial", "note: pairing the draws of ma and mb treats their posteriors as independent"},
+	} {
+		if out := mustRun(t, s, tt.code).text(); !strings.Contains(out, tt.note) {
+			t.Errorf("%s says:\n%s\nwant the note:\n%s", tt.code, out, tt.note)
+		}
+	}
+}
