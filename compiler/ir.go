@@ -153,6 +153,9 @@ type PlotStmt struct {
 	// of 0 makes a pair an edge of plot graph (DefaultProb unless given; 0 for
 	// the other kinds).
 	Prob float64
+	// Edges is the most edges plot graph draws, the strongest; 0 (unless
+	// given) leaves it to the figure (figure.DefaultGraphEdges).
+	Edges int
 }
 
 // Models returns the names of the models a plot shows: the target's and,
