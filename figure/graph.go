@@ -181,6 +181,9 @@ func GraphWith(title, what string, nodes []string, pairs []GraphPair, prob float
 	}
 	if trueKnown > 0 {
 		fmt.Fprintf(&desc, "; %d true edges (truth not 0): %d drawn, %d missed; %d drawn where the truth is 0", trueEdges, found, trueEdges-found, falseEdges)
+		if layout.Capped() {
+			desc.WriteString(" (counting every edge, drawn or not)")
+		}
 	}
 	if nonFinite > 0 {
 		fmt.Fprintf(&desc, "; %d pairs with non-finite values not drawn", nonFinite)

@@ -236,6 +236,18 @@ func TestGraphDrawsTheStrongestEdges(t *testing.T) {
 			}
 		})
 	}
+	// With the truth known, its counts are of every edge, and say so
+	// when some are not drawn.
+	for k := range pairs {
+		pairs[k].Truth = 0.1
+	}
+	f, err := GraphWith("g", "partial correlation", nodes, pairs, 0.9, GraphOptions{MaxEdges: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "780 true edges (truth not 0): 780 drawn, 0 missed; 0 drawn where the truth is 0 (counting every edge, drawn or not)"; !strings.Contains(f.Text, want) {
+		t.Errorf("text %q, want %q", f.Text, want)
+	}
 }
 
 // BenchmarkGraphLayout lays out the graph of 60 columns in 5 blocks with

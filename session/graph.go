@@ -145,7 +145,7 @@ func graphLayoutText(names []string, l figure.GraphLayout, edges int) string {
 		if edges > 0 {
 			given = fmt.Sprintf("edges = %d", edges)
 		}
-		fmt.Fprintf(&b, "Only the %d strongest of the %d edges are drawn (%s; edges = %d draws every one).\n", len(l.Drawn), l.Edges, given, l.Edges)
+		fmt.Fprintf(&b, "Only the %d strongest of the %d edges are drawn (%s; edges = %d draws every one); the counts above are of every edge.\n", len(l.Drawn), l.Edges, given, l.Edges)
 	}
 	if l.Reordered() {
 		order := make([]string, len(names))

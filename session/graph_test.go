@@ -165,7 +165,7 @@ func TestGraphSaysWhatItLeavesOut(t *testing.T) {
 		t.Fatalf("only %d edges at prob = 0.5: pick another simulation", edges)
 	}
 	text := mustRun(t, s, "plot graph m.partial, prob = 0.5, edges = 1").text()
-	if want := fmt.Sprintf("Only the 1 strongest of the %d edges are drawn (edges = 1; edges = %d draws every one).", edges, edges); !strings.Contains(text, want) {
+	if want := fmt.Sprintf("Only the 1 strongest of the %d edges are drawn (edges = 1; edges = %d draws every one); the counts above are of every edge.", edges, edges); !strings.Contains(text, want) {
 		t.Errorf("the text:\n%s\ndoes not say %q", text, want)
 	}
 	if text := mustRun(t, s, fmt.Sprintf("plot graph m.partial, prob = 0.5, edges = %d", edges)).text(); strings.Contains(text, "Only the") {
