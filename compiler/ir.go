@@ -161,6 +161,9 @@ type PlotStmt struct {
 	// to as PDF, SVG or PNG by its extension (one of PlotExtensions); ""
 	// for none.
 	Path string
+	// Edges is the most edges plot graph draws, the strongest; 0 (unless
+	// given) leaves it to the figure (figure.DefaultGraphEdges).
+	Edges int
 }
 
 // Models returns the names of the models a plot shows: the target's and,

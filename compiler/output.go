@@ -257,7 +257,7 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	}
 	if len(s.Settings) > 0 {
 		a := s.Settings[0]
-		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge", "plot %s takes no settings", kind)
+		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge, and edges = N, the most it draws", "plot %s takes no settings", kind)
 		return nil
 	}
 	if _, _, isDiff := difference(s.Target); isDiff && (kind == "rmse" || kind == "heatmap" || kind == "latent") {
@@ -333,12 +333,16 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 
 // plotGraph checks plot graph M.partial and plot graph M.C (whole, of a
 // fitted model), or a difference of two of these over the same columns,
-// and its setting prob.
+// and its settings prob and edges.
 func (c *checker) plotGraph(s *dsl.PlotStmt, x *PlotStmt) Stmt {
 	x.Prob = DefaultProb
 	set, ok := c.settings(s.Settings, "plot graph", settingsOf("plot graph"))
 	if a := set["prob"]; a != nil {
 		ok = c.probability(a.Value, &x.Prob) && ok
+	}
+	if a := set["edges"]; a != nil {
+		v, _, good := c.integerAtLeast(a.Value, numScope{}, "edges", minimum{value: 1, hint: "edges = N draws the N strongest edges; a large N draws every one"})
+		x.Edges, ok = v, good && ok
 	}
 	whole := func(t *target) bool {
 		if t.data != nil {

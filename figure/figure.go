@@ -46,6 +46,9 @@ const (
 	defaultWidth  = 640 // default width in pixels
 	defaultHeight = 400 // default height in pixels
 
+	// frequentColours is how many of the 256 colours of a reduced PNG
+	// are its most frequent (quantize).
+	frequentColours = 192
 	// pngBudget is the PNG size above which the image is reduced to
 	// 256 colours.
 	pngBudget = 80 << 10
@@ -477,9 +480,14 @@ func drawLegendRight(p *plot.Plot, dc draw.Canvas, hasLegend bool) {
 	}})
 }
 
-// quantize reduces img to a palette of its 256 most frequent colours
-// (ties broken by colour value, so the result is deterministic); every other
-// colour maps to the nearest palette entry in RGB.
+// quantize reduces img to a palette of 256 colours: its frequentColours
+// most frequent, then, one at a time, the colour whose pixels are the
+// farthest in all from the palette (count × squared distance to the
+// nearest entry), so that a colour few pixels have but none near it (the
+// blue of a graph's few negative edges among hundreds of shades of its
+// red ones) is kept, not mapped to a grey. Ties are broken by colour
+// value, so the result is deterministic; every other colour maps to the
+// nearest palette entry in RGB.
 func quantize(img *image.RGBA) *image.Paletted {
 	b := img.Bounds()
 	counts := make(map[color.RGBA]int)
@@ -505,21 +513,57 @@ func quantize(img *image.RGBA) *image.Paletted {
 		}
 		return int(int64(key(a.c)) - int64(key(b.c)))
 	})
+	distance := func(a, b color.RGBA) int {
+		dr, dg, db := int(a.R)-int(b.R), int(a.G)-int(b.G), int(a.B)-int(b.B)
+		return dr*dr + dg*dg + db*db
+	}
 	pal := make(color.Palette, 0, 256)
 	index := make(map[color.RGBA]uint8, len(all))
-	for i, e := range all {
-		if i == 256 {
-			break
-		}
-		index[e.c] = uint8(i)
-		pal = append(pal, e.c)
+	add := func(c color.RGBA) {
+		index[c] = uint8(len(pal))
+		pal = append(pal, c)
 	}
-	for _, e := range all[len(pal):] {
+	for _, e := range all[:min(len(all), frequentColours)] {
+		add(e.c)
+	}
+	rest := all[len(pal):]
+	if len(rest) > 256-len(pal) {
+		// nearest[k]: the squared distance of rest[k] to the palette.
+		nearest := make([]int, len(rest))
+		for k, e := range rest {
+			nearest[k] = math.MaxInt
+			for _, q := range pal {
+				nearest[k] = min(nearest[k], distance(e.c, q.(color.RGBA)))
+			}
+		}
+		for len(pal) < 256 {
+			pick, worst := -1, 0
+			for k, e := range rest {
+				if err := e.n * nearest[k]; err > worst {
+					pick, worst = k, err
+				}
+			}
+			if pick < 0 {
+				break
+			}
+			c := rest[pick].c
+			add(c)
+			for k, e := range rest {
+				nearest[k] = min(nearest[k], distance(e.c, c))
+			}
+		}
+	} else {
+		for _, e := range rest {
+			add(e.c)
+		}
+	}
+	for _, e := range rest {
+		if _, ok := index[e.c]; ok {
+			continue
+		}
 		best, bestD := 0, math.MaxInt
 		for i, p := range pal {
-			q := p.(color.RGBA)
-			dr, dg, db := int(e.c.R)-int(q.R), int(e.c.G)-int(q.G), int(e.c.B)-int(q.B)
-			if d := dr*dr + dg*dg + db*db; d < bestD {
+			if d := distance(e.c, p.(color.RGBA)); d < bestD {
 				best, bestD = i, d
 			}
 		}

@@ -677,8 +677,8 @@ func TestDivergingColor(t *testing.T) {
 }
 
 func TestQuantize(t *testing.T) {
-	// An image with 300 colours: the 256 most frequent are kept exactly,
-	// the rest map to their nearest kept colour.
+	// An image with 300 colours: the 192 most frequent are kept exactly,
+	// and every pixel maps to its nearest palette colour.
 	img := image.NewRGBA(image.Rect(0, 0, 300, 2))
 	for x := range 300 {
 		c := color.RGBA{R: uint8(x % 256), G: uint8(x / 256 * 100), B: 0, A: 255}
@@ -693,16 +693,45 @@ func TestQuantize(t *testing.T) {
 	if len(q.Palette) != 256 {
 		t.Fatalf("palette of %d colours, want 256", len(q.Palette))
 	}
-	for x := range 256 {
+	for x := range frequentColours - 1 { // black, 44 more pixels, is the most frequent
 		if got := color.RGBAModel.Convert(q.At(x, 0)); got != img.RGBAAt(x, 0) {
 			t.Fatalf("pixel %d: %v, want %v kept exactly", x, got, img.RGBAAt(x, 0))
 		}
 	}
-	for x := 256; x < 300; x++ {
-		want := color.RGBA{R: uint8(x % 256), G: 0, A: 255} // nearest: same red, green 0
-		if got := color.RGBAModel.Convert(q.At(x, 0)); got != want {
-			t.Errorf("pixel %d: %v, want nearest %v", x, got, want)
+	d := func(a, b color.RGBA) int {
+		dr, dg, db := int(a.R)-int(b.R), int(a.G)-int(b.G), int(a.B)-int(b.B)
+		return dr*dr + dg*dg + db*db
+	}
+	for x := range 300 {
+		c := img.RGBAAt(x, 0)
+		got := color.RGBAModel.Convert(q.At(x, 0)).(color.RGBA)
+		for _, p := range q.Palette {
+			if d(c, p.(color.RGBA)) < d(c, got) {
+				t.Errorf("pixel %d %v: %v, but %v is nearer", x, c, got, p)
+				break
+			}
 		}
+	}
+}
+
+// TestQuantizeKeepsARareColour: a colour few pixels have, far from every
+// frequent one, keeps a palette entry. The palette was the 256 most
+// frequent colours, and a graph of 120 translucent edges, 5 of them blue
+// among hundreds of shades of red, lost its blue, legend and all: every
+// blue pixel mapped to a grey.
+func TestQuantizeKeepsARareColour(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 400, 11))
+	for x := range 400 {
+		for y := range 10 {
+			img.SetRGBA(x, y, color.RGBA{R: uint8(100 + x%150), G: uint8(x / 150 * 40), B: uint8(x / 150 * 40), A: 255})
+		}
+	}
+	blue := color.RGBA{R: 0x21, G: 0x66, B: 0xAC, A: 255}
+	for x := range 5 {
+		img.SetRGBA(x, 10, blue)
+	}
+	if got := color.RGBAModel.Convert(quantize(img).At(0, 10)); got != blue {
+		t.Errorf("the blue of 5 pixels is drawn %v, want %v", got, blue)
 	}
 }
 

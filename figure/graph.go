@@ -81,8 +81,26 @@ func edgeWidth(m float64, p int) float64 {
 	return (0.75 + 6*math.Min(1, math.Abs(m))) * math.Sqrt(15/float64(max(p, 15)))
 }
 
-// Graph draws a conditional-dependence graph: nodes, named by nodes, on a
-// circle clockwise from the top in the order given, and for each pair that
+// GraphOptions are the settings of a graph that have defaults.
+type GraphOptions struct {
+	// MaxEdges is the most edges drawn, the strongest by |mean|; 0 is
+	// DefaultGraphEdges of the number of nodes.
+	MaxEdges int
+}
+
+// DefaultGraphEdges is the most edges a graph of p nodes draws unless told:
+// 3p, and at least 30. Past about three edges a node the chords of 40 or
+// more nodes fill the circle and no edge can be followed; a graph of
+// blocks of items draws its within-block edges, the strongest, whole.
+func DefaultGraphEdges(p int) int { return max(30, 3*p) }
+
+// Graph is GraphWith with the default options.
+func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) (*Figure, error) {
+	return GraphWith(title, what, nodes, pairs, prob, GraphOptions{})
+}
+
+// GraphWith draws a conditional-dependence graph: nodes, named by nodes, on a
+// circle clockwise from the top, and for each pair that
 // is an Edge (its central prob interval excludes 0) a line whose width
 // grows with |mean|, red when the mean is positive and blue when negative.
 // Pairs whose interval holds 0 are not drawn. When truths are known, a
@@ -91,7 +109,13 @@ func edgeWidth(m float64, p int) float64 {
 // edges show. what
 // names the scalars ("partial correlation"). The text description counts
 // the edges and names the strongest.
-func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) (*Figure, error) {
+//
+// Only the opts.MaxEdges strongest edges are drawn, and the text and the
+// legend say so. The nodes are ordered by dependence (dependenceOrder):
+// the first node at the top, and the others where fewer drawn edges
+// cross than in the order given, if there is such an order; else in the
+// order given.
+func GraphWith(title, what string, nodes []string, pairs []GraphPair, prob float64, opts GraphOptions) (*Figure, error) {
 	p := len(nodes)
 	if p == 0 {
 		return nil, fmt.Errorf("graph: no nodes")
@@ -139,12 +163,8 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 			missed = append(missed, pr)
 		}
 	}
-	slices.SortStableFunc(edges, func(a, b GraphPair) int {
-		if c := cmpFloat(math.Abs(a.Mean), math.Abs(b.Mean)); c != 0 {
-			return c
-		}
-		return cmpFloat(float64(a.I*p+a.J), float64(b.I*p+b.J))
-	})
+	layout := LayoutGraph(p, pairs, opts)
+	drawn, allEdges := layout.Drawn, len(edges)
 
 	var desc strings.Builder
 	// The session titles it "graph of m.partial": the description says
@@ -155,15 +175,24 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 	}
 	fmt.Fprintf(&desc, "Graph of %s: %s, %d of %s %s (%s central %s interval excludes 0), %d positive and %d negative",
 		about, count(p, "node"), len(edges), count(len(pairs), "pair"), EdgesVerb(len(edges)), EdgesTheir(len(edges)), percent(prob), positive, len(edges)-positive)
-	if n := len(edges); n > 0 {
-		s := edges[n-1]
+	if n := len(drawn); n > 0 {
+		s := drawn[n-1]
 		fmt.Fprintf(&desc, "; strongest %s–%s %s", nodes[s.I], nodes[s.J], fixed(s.Mean, 2))
 	}
 	if trueKnown > 0 {
 		fmt.Fprintf(&desc, "; %d true edges (truth not 0): %d drawn, %d missed; %d drawn where the truth is 0", trueEdges, found, trueEdges-found, falseEdges)
+		if layout.Capped() {
+			desc.WriteString(" (counting every edge, drawn or not)")
+		}
 	}
 	if nonFinite > 0 {
 		fmt.Fprintf(&desc, "; %d pairs with non-finite values not drawn", nonFinite)
+	}
+	if len(drawn) < allEdges {
+		fmt.Fprintf(&desc, "; only the %d strongest of the %d edges drawn", len(drawn), allEdges)
+	}
+	if layout.Reordered() {
+		fmt.Fprintf(&desc, "; nodes ordered by dependence, %s", layout.OrderText())
 	}
 
 	labels := graphLabels(nodes)
@@ -171,9 +200,65 @@ func Graph(title, what string, nodes []string, pairs []GraphPair, prob float64) 
 		titleH := drawTitle(dc, title, vg.Points(10))
 		legendW := pixels(graphLegendWidth)
 		area := draw.Crop(dc, 0, -legendW, 0, -titleH)
-		drawGraph(area, labels, edges, missed, trueKnown > 0)
-		drawGraphLegend(draw.Crop(dc, dc.Size().X-legendW, 0, 0, -titleH), p, what, prob, trueKnown > 0)
+		drawGraph(area, labels, layout.Positions, drawn, missed, trueKnown > 0)
+		var notes []string
+		if len(drawn) < allEdges {
+			notes = append(notes, fmt.Sprintf("Only the %d strongest of the %d edges are drawn.", len(drawn), allEdges))
+		}
+		if layout.Reordered() {
+			notes = append(notes, fmt.Sprintf("Nodes ordered by dependence: %s.", layout.OrderText()))
+		}
+		drawGraphLegend(draw.Crop(dc, dc.Size().X-legendW, 0, 0, -titleH), p, what, prob, trueKnown > 0, notes)
 	})
+}
+
+// GraphLayout is what a graph draws: the position of each node on the
+// circle, clockwise from the top, and the edges drawn, weakest first, of
+// Edges; and how many pairs of them cross there and in column order.
+type GraphLayout struct {
+	Positions                  []int
+	Drawn                      []GraphPair
+	Edges                      int
+	Crossings, ColumnCrossings int
+}
+
+// LayoutGraph lays out a graph of p nodes and pairs (each I < J): its
+// edges (Edge) weakest first, ties in the pairs' order, the strongest
+// opts.MaxEdges of them drawn, and its nodes ordered by dependence
+// (dependenceOrder).
+func LayoutGraph(p int, pairs []GraphPair, opts GraphOptions) GraphLayout {
+	var edges []GraphPair
+	for _, pr := range pairs {
+		if pr.Edge() {
+			edges = append(edges, pr)
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b GraphPair) int {
+		if c := cmpFloat(math.Abs(a.Mean), math.Abs(b.Mean)); c != 0 {
+			return c
+		}
+		return cmpFloat(float64(a.I*p+a.J), float64(b.I*p+b.J))
+	})
+	maxEdges := opts.MaxEdges
+	if maxEdges <= 0 {
+		maxEdges = DefaultGraphEdges(p)
+	}
+	l := GraphLayout{Drawn: edges[max(0, len(edges)-maxEdges):], Edges: len(edges)}
+	l.Positions, l.Crossings, l.ColumnCrossings = dependenceOrder(p, l.Drawn)
+	return l
+}
+
+// Reordered reports whether the nodes are ordered by dependence, not in
+// column order.
+func (l GraphLayout) Reordered() bool { return l.Crossings < l.ColumnCrossings }
+
+// Capped reports whether some edges are not drawn.
+func (l GraphLayout) Capped() bool { return len(l.Drawn) < l.Edges }
+
+// OrderText says how many drawn edges cross in the layout's order and in
+// column order: "4 edge crossings, 85 in column order".
+func (l GraphLayout) OrderText() string {
+	return fmt.Sprintf("%s, %d in column order", count(l.Crossings, "edge crossing"), l.ColumnCrossings)
 }
 
 // EdgesVerb is what n pairs are, after "n of m pairs": "is an edge" for
@@ -242,9 +327,10 @@ func graphLabelSize(p int) vg.Length {
 	return 7
 }
 
-// drawGraph draws the nodes labelled labels on a circle in c, the edges
-// (weakest first) and the missed true edges.
-func drawGraph(c draw.Canvas, labels []string, edges, missed []GraphPair, truthKnown bool) {
+// drawGraph draws the nodes labelled labels on a circle in c, node i at
+// position pos[i] clockwise from the top, the edges (weakest first) and
+// the missed true edges.
+func drawGraph(c draw.Canvas, labels []string, pos []int, edges, missed []GraphPair, truthKnown bool) {
 	p := len(labels)
 	labelStyle := textStyle(graphLabelSize(p), color.Black)
 	room := min(pixels(maxGraphLabel), 0.25*min(c.Size().X, c.Size().Y))
@@ -270,7 +356,7 @@ func drawGraph(c draw.Canvas, labels []string, edges, missed []GraphPair, truthK
 		nodeRadius = 7
 	}
 	at := func(i int) (vg.Point, float64) {
-		theta := math.Pi/2 - 2*math.Pi*float64(i)/float64(p) // clockwise from the top
+		theta := math.Pi/2 - 2*math.Pi*float64(pos[i])/float64(p) // clockwise from the top
 		return vg.Point{X: centre.X + radius*vg.Length(math.Cos(theta)), Y: centre.Y + radius*vg.Length(math.Sin(theta))}, theta
 	}
 	alpha := 1.0
@@ -343,7 +429,7 @@ func drawGraph(c draw.Canvas, labels []string, edges, missed []GraphPair, truthK
 // drawGraphLegend draws the key of a graph in c, top down: the colours of
 // the signs, the widths of |mean|, the marks of the truth, and what an edge
 // is.
-func drawGraphLegend(c draw.Canvas, p int, what string, prob float64, truthKnown bool) {
+func drawGraphLegend(c draw.Canvas, p int, what string, prob float64, truthKnown bool, notes []string) {
 	st := textStyle(8.5, color.Black)
 	st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
 	x0 := c.Min.X + pixels(4)
@@ -393,9 +479,12 @@ func drawGraphLegend(c draw.Canvas, p int, what string, prob float64, truthKnown
 	y -= step / 2
 	note := textStyle(8, color.Gray{Y: 60})
 	note.XAlign, note.YAlign = draw.XLeft, draw.YCenter
-	for _, l := range wrapText(note, fmt.Sprintf("An edge: the central %s interval excludes 0. Not a posterior edge probability.", percent(prob)), c.Max.X-x0-pixels(4)) {
-		c.FillText(note, vg.Point{X: x0, Y: y}, l)
-		y -= step * 3 / 4
+	for _, n := range append([]string{fmt.Sprintf("An edge: the central %s interval excludes 0. Not a posterior edge probability.", percent(prob))}, notes...) {
+		for _, l := range wrapText(note, n, c.Max.X-x0-pixels(4)) {
+			c.FillText(note, vg.Point{X: x0, Y: y}, l)
+			y -= step * 3 / 4
+		}
+		y -= step / 4
 	}
 }
 

@@ -76,3 +76,21 @@ func TestCompleteKnowsTheCell(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletePlotGraphSettings: after plot graph's comma completion
+// offers its settings, edges among them.
+func TestCompletePlotGraphSettings(t *testing.T) {
+	s := New(Options{Dir: "../notebooks"})
+	for _, tt := range []struct {
+		code string
+		want []string
+	}{
+		{"plot graph m.partial, e", []string{"edges"}},
+		{"plot graph m.partial, prob = 0.95, ed", []string{"edges"}},
+	} {
+		got, _, _ := s.Complete(tt.code, len(tt.code))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+}

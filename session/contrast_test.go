@@ -367,3 +367,60 @@ func TestDifferenceOfTheSameScalarSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestSwappedEntryIsNamedAsWritten: an entry written in the other order
+// than the matrix's (ma.C[Y2, Y1], C[Y1, Y2] being stored) is named as
+// written in the summary's row and the value line, of a difference and
+// alone: they named C[Y1, Y2] under a caption of ma.C[Y2,Y1], so the
+// table and the line did not name what was asked.
+func TestSwappedEntryIsNamedAsWritten(t *testing.T) {
+	s := contrastSession(t)
+	for _, tt := range []struct {
+		code string
+		want []string
+	}{
+		{"summary ma.C[Y3, Y1] - mb.C[Y3, Y1]", []string{"\nC[Y3,Y1] "}},
+		{"ma.C[Y3, Y1] - mb.C[Y3, Y1]", []string{"ma.C[Y3, Y1] − mb.C[Y3, Y1] = "}},
+		{"print ma.C[Y3, Y1] - mb.C[Y3, Y1]", []string{"ma.C[Y3, Y1] − mb.C[Y3, Y1] = "}},
+		{"summary ma.C[Y2, Y1] - ma.C[Y1, Y2]", []string{"\nC[Y2,Y1]-C[Y1,Y2] "}},
+		{"summary ma.partial[Y3, Y2] - mb.partial[Y3, Y2]", []string{"\npartial[Y3,Y2] "}},
+		{"summary ma.C[Y3, Y1]", []string{"\nC[Y3,Y1] "}},
+		{"ma.C[Y3, Y1]", []string{"C[Y3, Y1] = "}},
+		{"ma.partial[Y3, Y1]", []string{"partial[Y3, Y1] = "}},
+		// Rows and whole matrices keep the matrix's order.
+		{"summary ma.C[Y3]", []string{"\nC[Y1,Y3] ", "\nC[Y2,Y3] "}},
+	} {
+		r, err := s.Execute(context.Background(), tt.code, &recorder{})
+		out := mustRun(t, s, tt.code).text()
+		if result, _ := r["text/plain"].(string); err == nil {
+			out += result
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s says:\n%s\nwant %q", tt.code, out, w)
+			}
+		}
+	}
+}
+
+// TestDifferencePlotsCarryTheNotes: a plot of a difference says what its
+// summary's caption says of it: that two fits' posteriors are taken to be
+// independent (or are not: the same rows), that a scalar is 0 in every
+// draw, that the longer fit's last draws were paired. The plots said
+// nothing of it, and a figure of zeros read as a finding.
+func TestDifferencePlotsCarryTheNotes(t *testing.T) {
+	s := contrastSession(t)
+	for _, tt := range []struct{ code, note string }{
+		{"plot intervals ma.C - mb.C", "note: pairing the draws of ma and mb treats their posteriors as independent"},
+		{"plot intervals ma.C - mb.C", "note: ma has 40 draws per chain and mb 60: the last 40 of mb's are paired with ma's"},
+		{"plot hist ma.C[Y1, Y2] - mc.C[Y1, Y2]", "note: ma and mc fit the same data, so their posteriors are not independent"},
+		{"plot hist ma.C[Y1, Y2] - ma.C[Y2, Y1]", "note: ma.C[Y1,Y2] − ma.C[Y2,Y1] is 0 in every draw: both sides select the same scalar of ma's fit"},
+		{"plot trace ma.C[Y1, Y2] - ma.C[Y2, Y1]", "is 0 in every draw"},
+		{"plot pairs ma.C - ma.C", "every scalar of ma.C − ma.C is 0 in every draw"},
+		{"plot graph ma.partial - mb.partial", "note: pairing the draws of ma and mb treats their posteriors as independent"},
+	} {
+		if out := mustRun(t, s, tt.code).text(); !strings.Contains(out, tt.note) {
+			t.Errorf("%s says:\n%s\nwant the note:\n%s", tt.code, out, tt.note)
+		}
+	}
+}

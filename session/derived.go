@@ -39,9 +39,10 @@ func derivedParams(m *Model, ref *compiler.Ref) ([]param, error) {
 		out := make([]param, len(es))
 		for k, e := range es {
 			i, j := min(e.i, e.j), max(e.i, e.j)
+			a, b := asWritten(ref, i, j)
 			out[k] = param{
-				label:  fmt.Sprintf("partial[%s, %s]", names[i], names[j]),
-				key:    fmt.Sprintf("partial[%s,%s]", names[i], names[j]),
+				label:  fmt.Sprintf("partial[%s, %s]", names[a], names[b]),
+				key:    fmt.Sprintf("partial[%s,%s]", names[a], names[b]),
 				name:   fmt.Sprintf("partial.%d.%d", i+1, j+1),
 				draws:  entryDraws(draws, i*r.P+j),
 				truth:  at(truth, i*r.P+j),

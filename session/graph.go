@@ -65,11 +65,13 @@ func (s *Session) plotGraph(x *compiler.PlotStmt, name string, out Output) error
 	if x.Minus != nil {
 		what = "difference"
 	}
-	f, err := figure.Graph("graph of "+label, what, names, pairs, x.Prob)
+	opts := figure.GraphOptions{MaxEdges: x.Edges}
+	f, err := figure.GraphWith("graph of "+label, what, names, pairs, x.Prob, opts)
 	if err != nil {
 		return err
 	}
-	out.Stream("stdout", graphText(label, ref.Part(), names, ps, pairs, x.Prob, notes))
+	layout := figure.LayoutGraph(len(names), pairs, opts)
+	out.Stream("stdout", graphText(label, ref.Part(), names, ps, pairs, x.Prob, notes)+graphLayoutText(names, layout, x.Edges))
 	return s.emit(name, f, out)
 }
 
@@ -130,6 +132,40 @@ func graphText(label, part string, names []string, ps []param, pairs []figure.Gr
 	b.WriteString("\n")
 	return b.String()
 }
+
+// graphLayoutText says what the figure of a graph leaves out and how its
+// nodes are placed: that only the strongest edges are drawn, and the
+// setting that draws more; that the nodes are ordered by dependence, and
+// in which order, so that a reader finds a column. "" when the figure
+// draws every edge with its nodes in column order.
+func graphLayoutText(names []string, l figure.GraphLayout, edges int) string {
+	var b strings.Builder
+	if l.Capped() {
+		given := "by default"
+		if edges > 0 {
+			given = fmt.Sprintf("edges = %d", edges)
+		}
+		fmt.Fprintf(&b, "Only the %d strongest of the %d edges are drawn (%s; edges = %d draws every one); the counts above are of every edge.\n", len(l.Drawn), l.Edges, given, l.Edges)
+	}
+	if l.Reordered() {
+		order := make([]string, len(names))
+		for i, at := range l.Positions {
+			order[at] = columnText(names[i])
+		}
+		fmt.Fprintf(&b, "The nodes are ordered by dependence, so that columns joined by edges sit side by side and fewer edges cross (%s), clockwise from the top", l.OrderText())
+		if len(names) <= graphNamedColumns {
+			fmt.Fprintf(&b, ": %s.\n", strings.Join(order, ", "))
+		} else {
+			b.WriteString("; each node is numbered by its column, as summary orders them.\n")
+		}
+	}
+	return b.String()
+}
+
+// graphNamedColumns is the most columns whose order the text beside a
+// graph lists; past it the nodes are numbered (figure.Graph) and the
+// numbers say which column is which.
+const graphNamedColumns = 50
 
 // graphTruth counts the true edges of pairs (-1 when no truth is known),
 // those drawn, those missed and the edges drawn where the truth is 0, and

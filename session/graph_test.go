@@ -139,3 +139,55 @@ func TestGraphTextOneEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphSaysWhatItLeavesOut: plot graph, edges = N draws the N
+// strongest edges, and the text says how many there are and the setting
+// that draws every one; a graph whose nodes are ordered by dependence
+// says so, with the crossings, and lists the columns clockwise from the
+// top, so that a reader finds one.
+func TestGraphSaysWhatItLeavesOut(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, "data d = simulate(FullCopula(p = 4), n = 300, levels = 4, seed = 2)\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 100, warmup = 50, chains = 2, seed = 1")
+	_, ps, err := s.params(&compiler.Ref{Name: "m", Member: "partial"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := paramSummaries(s.models["m"], ps, 0.5)
+	edges := 0
+	for _, sm := range sums {
+		if sm.Q5 > 0 || sm.Q95 < 0 {
+			edges++
+		}
+	}
+	if edges < 2 {
+		t.Fatalf("only %d edges at prob = 0.5: pick another simulation", edges)
+	}
+	text := mustRun(t, s, "plot graph m.partial, prob = 0.5, edges = 1").text()
+	if want := fmt.Sprintf("Only the 1 strongest of the %d edges are drawn (edges = 1; edges = %d draws every one); the counts above are of every edge.", edges, edges); !strings.Contains(text, want) {
+		t.Errorf("the text:\n%s\ndoes not say %q", text, want)
+	}
+	if text := mustRun(t, s, fmt.Sprintf("plot graph m.partial, prob = 0.5, edges = %d", edges)).text(); strings.Contains(text, "Only the") {
+		t.Errorf("every edge drawn, and the text says:\n%s", text)
+	}
+
+	// Two blocks, {a, c, e, g} and {b, d, f, h}: 2 crossings (one each)
+	// when each is together, 22 in column order, where they alternate.
+	names := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
+	var pairs []figure.GraphPair
+	for i := range names {
+		for j := i + 1; j < len(names); j++ {
+			m := 0.0
+			if i%2 == j%2 {
+				m = 0.3
+			}
+			pairs = append(pairs, figure.GraphPair{I: i, J: j, Mean: m, Lo: m - 0.1, Hi: m + 0.1, Truth: math.NaN()})
+		}
+	}
+	got := graphLayoutText(names, figure.LayoutGraph(len(names), pairs, figure.GraphOptions{}), 0)
+	want := "The nodes are ordered by dependence, so that columns joined by edges sit side by side and fewer edges cross (2 edge crossings, 22 in column order), clockwise from the top: a, "
+	if !strings.HasPrefix(got, want) || !regexp.MustCompile(`: a, [aceg], [aceg], [aceg], [bdfh], [bdfh], [bdfh], [bdfh]\.\n$|: a, [bdfh], [bdfh], [bdfh], [bdfh], [aceg], [aceg], [aceg]\.\n$`).MatchString(got) {
+		t.Errorf("the text of two blocks:\n%s\nwant it to start %q and list each block together", got, want)
+	}
+}

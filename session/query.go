@@ -161,9 +161,13 @@ func (s *Session) selectParams(ref *compiler.Ref, withDraws bool) (*Model, []par
 		out := make([]param, len(es))
 		for k, e := range pairs {
 			i, j := e[0], e[1]
+			// One entry is named as written (m.C[degree, income]), so
+			// that its summary's row and value line name what was asked;
+			// the rows of a column or of all of C in the matrix's order.
+			a, b := asWritten(ref, i, j)
 			out[k] = param{
-				label:  fmt.Sprintf("C[%s, %s]", columnText(names[i]), columnText(names[j])),
-				key:    correlationKey(names, i, j),
+				label:  fmt.Sprintf("C[%s, %s]", columnText(names[a]), columnText(names[b])),
+				key:    correlationKey(names, a, b),
 				name:   fmt.Sprintf("C.%d.%d", i+1, j+1),
 				draws:  draws[k],
 				truth:  math.NaN(),
@@ -208,6 +212,16 @@ func (s *Session) selectParams(ref *compiler.Ref, withDraws bool) (*Model, []par
 		return m, out, nil
 	}
 	return nil, nil, fmt.Errorf("%s has no draws to summarise; use %s.C or %s.Lambda", refText(ref), ref.Name, ref.Name)
+}
+
+// asWritten orders i < j, the entry of a symmetric matrix (C, partial)
+// that ref selects, as ref writes them when it names one entry
+// (m.C[degree, income]), and as i, j otherwise.
+func asWritten(ref *compiler.Ref, i, j int) (int, int) {
+	if len(ref.Index) == 2 && ref.Index[0] > ref.Index[1] {
+		return j, i
+	}
+	return i, j
 }
 
 // correlationKey and loadingKey name C_ij and Λ_ih (0-based) in tables and

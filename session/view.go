@@ -207,7 +207,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	case "graph":
 		return s.plotGraph(x, name, out)
 	}
-	_, ps, what, thin, err := s.plotParams(x)
+	_, ps, what, thin, notes, err := s.plotParams(x)
 	if err != nil {
 		return err
 	}
@@ -263,6 +263,12 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	if err != nil {
 		return err
 	}
+	// A difference's notes, as its summary's caption gives them: the
+	// columns its fits are taken to be independent, a scalar 0 in every
+	// draw.
+	for _, n := range notes {
+		out.Stream("stdout", "note: "+n+"\n")
+	}
 	return s.emit(name, f, out)
 }
 
@@ -277,25 +283,25 @@ func intervalItems(x *compiler.PlotStmt) string {
 }
 
 // plotParams returns the scalars a plot of draws shows, with their fit,
-// what they are (for a title) and the fit's thinning (1 for a difference
+// what they are (for a title), the fit's thinning (1 for a difference
 // of fits thinned differently, whose draws' iterations are not one
-// series).
-func (s *Session) plotParams(x *compiler.PlotStmt) (m *Model, ps []param, what string, thin int, err error) {
+// series) and, for a difference, its notes (contrast.notes).
+func (s *Session) plotParams(x *compiler.PlotStmt) (m *Model, ps []param, what string, thin int, notes []string, err error) {
 	if x.Minus == nil {
 		if m, ps, err = s.params(&x.Target); err != nil {
-			return nil, nil, "", 0, err
+			return nil, nil, "", 0, nil, err
 		}
-		return m, ps, partLabel(m, &x.Target), max(m.Fit.Thin, 1), nil
+		return m, ps, partLabel(m, &x.Target), max(m.Fit.Thin, 1), nil, nil
 	}
 	d, err := s.contrastParams(&x.Target, x.Minus)
 	if err != nil {
-		return nil, nil, "", 0, err
+		return nil, nil, "", 0, nil, err
 	}
 	thin = 1
 	if d.a.Fit.Thin == d.b.Fit.Thin {
 		thin = max(d.a.Fit.Thin, 1)
 	}
-	return d.a, d.ps, d.label, thin, nil
+	return d.a, d.ps, d.label, thin, d.notes, nil
 }
 
 // plotRMSE draws the RMSE of each draw of C to the simulation's truth,
