@@ -140,6 +140,10 @@ type Summary struct {
 	// written to as CSV, LaTeX or Markdown by its extension (one of
 	// SummaryExtensions); "" for none.
 	Path string
+	// Written is what the statement summarises as its source writes it
+	// (formatted: m.regress(degree ~ income), gss[income, degree], a.C -
+	// b.C), which a file it writes quotes.
+	Written string
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].
@@ -161,6 +165,9 @@ type PlotStmt struct {
 	// to as PDF, SVG or PNG by its extension (one of PlotExtensions); ""
 	// for none.
 	Path string
+	// Written is what the statement plots as its source writes it
+	// (formatted), which an error writing its file quotes.
+	Written string
 	// Edges is the most edges plot graph draws, the strongest; 0 (unless
 	// given) leaves it to the figure (figure.DefaultGraphEdges).
 	Edges int

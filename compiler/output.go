@@ -49,7 +49,7 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "summary shows C, Lambda, partial, communality and regress(...); the draws of Z are not kept")
 		return nil
 	}
-	x := &Summary{At: s.Pos, Target: t.ref, Prob: DefaultProb, Minus: minus}
+	x := &Summary{At: s.Pos, Target: t.ref, Prob: DefaultProb, Minus: minus, Written: strings.TrimSpace(s.Target.String())}
 	set, ok := c.settings(s.Settings, "summary", settingsOf("summary"))
 	ok = c.summaryPath(s, &x.Path) && ok
 	if a := set["prob"]; a != nil {
@@ -90,7 +90,7 @@ func (c *checker) dataLevels(s *dsl.SummaryStmt) Stmt {
 	if !ok {
 		return nil
 	}
-	x := &Summary{At: s.Pos, Target: Ref{At: s.Target.Pos, Name: sel.Data, Unresolved: pending}, Prob: DefaultProb, Path: path}
+	x := &Summary{At: s.Pos, Target: Ref{At: s.Target.Pos, Name: sel.Data, Unresolved: pending}, Prob: DefaultProb, Path: path, Written: strings.TrimSpace(s.Target.String())}
 	if !pending {
 		x.Columns = sel.Columns
 	}
@@ -237,7 +237,7 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	if !c.oneOf(s.Kind, "plot kind", PlotKinds()) {
 		return nil
 	}
-	x := &PlotStmt{At: s.Pos, Kind: kind}
+	x := &PlotStmt{At: s.Pos, Kind: kind, Written: strings.TrimSpace(s.Target.String())}
 	if s.Path != nil {
 		example := "plot " + kind + " " + strings.TrimSpace(s.Target.String()) + ` to "figure.pdf"`
 		if !c.outputExtension(s.Path, "plot", "a figure", PlotExtensions(), example) || !c.outputPath(s.Path, "plot", example) {

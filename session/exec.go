@@ -48,7 +48,7 @@ func (s *Session) exec(ctx context.Context, st compiler.Stmt, out Output) error 
 		return s.summary(ctx, x, out)
 	case *compiler.PlotStmt:
 		if x.Path != "" {
-			out = &figureTo{Output: out, ctx: ctx, shown: x.Path, statement: "plot " + x.Kind + " " + refText(&x.Target)}
+			out = &figureTo{Output: out, ctx: ctx, shown: x.Path, statement: plotStatement(x)}
 		}
 		return s.plot(x, out)
 	case *compiler.Impute:
@@ -407,4 +407,18 @@ func writeError(what, path, cannot string, err error) error {
 		return interrupted(what + " while " + path + " was written; the unfinished file is removed, and " + filepath.Base(path) + " is as it was")
 	}
 	return fmt.Errorf("%s: %w", cannot, err)
+}
+
+// plotStatement is x as its source writes it, up to its path: plot
+// heatmap m.C, plot rmse m vs sim.
+func plotStatement(x *compiler.PlotStmt) string {
+	written := x.Written
+	if written == "" { // a statement not made by the checker
+		written = refText(&x.Target)
+	}
+	st := "plot " + x.Kind + " " + written
+	if x.Vs != "" {
+		st += " vs " + x.Vs
+	}
+	return st
 }

@@ -289,3 +289,26 @@ func TestReportRefusesADataFile(t *testing.T) {
 		t.Errorf("traceback:\n%s", tb)
 	}
 }
+
+// TestReportFilesQuoteTheStatementAsWritten: the line of a .tex or .md
+// file that says which statement wrote it quotes what the statement
+// summarises as it is written: it wrote m.C[2,1] for m.C[Y2, Y1], dropped
+// the formula of m.regress(Y1 ~ Y2) and the columns of sim[Y1, Y3].
+func TestReportFilesQuoteTheStatementAsWritten(t *testing.T) {
+	s, dir := reportSession(t)
+	for _, tc := range []struct{ stmt, file, want string }{
+		{`summary a.C[Y2, Y1] to "e.tex"`, "e.tex", `% written by summary a.C[Y2, Y1] to "e.tex"`},
+		{`summary a.regress(Y1 ~ Y2 + Y3) to "r.md"`, "r.md", `written by summary a.regress(Y1 ~ Y2 + Y3) to "r.md"`},
+		{`summary sim[Y1, Y3] to "l.md"`, "l.md", `written by summary sim[Y1, Y3] to "l.md"`},
+		{`summary a.C[Y1] - b.C[Y1] to "d.tex", prob = 0.8`, "d.tex", `% written by summary a.C[Y1] - b.C[Y1] to "d.tex", prob = 0.8`},
+	} {
+		mustRun(t, s, tc.stmt)
+		got, err := os.ReadFile(filepath.Join(dir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(got), tc.want+"\n") {
+			t.Errorf("%s: the file does not say %q:\n%s", tc.stmt, tc.want, got)
+		}
+	}
+}

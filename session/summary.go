@@ -81,10 +81,14 @@ func (s *Session) summary(ctx context.Context, x *compiler.Summary, out Output) 
 // summaryStatement writes summary x as a file's comment names it:
 // summary m.C, prob = 0.8 to "C.tex" (its settings as checked).
 func summaryStatement(x *compiler.Summary) string {
-	st := "summary " + refText(&x.Target)
-	if x.Minus != nil {
-		st += " - " + refText(x.Minus)
+	written := x.Written
+	if written == "" { // a statement not made by the checker
+		written = refText(&x.Target)
+		if x.Minus != nil {
+			written += " - " + refText(x.Minus)
+		}
 	}
+	st := "summary " + written
 	st += " to " + strconv.Quote(x.Path)
 	if x.Prob != compiler.DefaultProb {
 		st += ", prob = " + strconv.FormatFloat(x.Prob, 'g', -1, 64)
