@@ -257,13 +257,13 @@ func clearPositions(s Stmt) {
 	case *Fit:
 		s.At = dsl.Position{}
 	case *Summary:
-		s.At = dsl.Position{}
+		s.At, s.Written = dsl.Position{}, "" // Written: TestWrittenAsInTheSource
 		clearRef(&s.Target)
 		if s.Minus != nil {
 			clearRef(s.Minus)
 		}
 	case *PlotStmt:
-		s.At = dsl.Position{}
+		s.At, s.Written = dsl.Position{}, ""
 		clearRef(&s.Target)
 		if s.Minus != nil {
 			clearRef(s.Minus)
@@ -778,6 +778,30 @@ func TestPredictGivenValueNotObserved(t *testing.T) {
 			t.Errorf("%s: %v", tc.src, err)
 		case tc.err != "" && (len(list) != 1 || !strings.Contains(list[0].Error(), tc.err) || list[0].Hint != tc.hint):
 			t.Errorf("%s: error %v, want %q with hint %q", tc.src, err, tc.err, tc.hint)
+		}
+	}
+}
+
+// TestWrittenAsInTheSource: a summary or plot keeps what it shows as its
+// source writes it, formatted, for the files it writes to quote.
+func TestWrittenAsInTheSource(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"summary hoff.C[AGE,INC]", "hoff.C[AGE, INC]"},
+		{"summary hoff.C[INC, DEG] - fm.C[Y1, 2], prob = 0.5", "hoff.C[INC, DEG] - fm.C[Y1, 2]"},
+		{"summary hoff.regress(DEG ~ INC + AGE)", "hoff.regress(DEG ~ INC + AGE)"},
+		{"summary gss[INC, DEG]", "gss[INC, DEG]"},
+		{"plot hist fm.communality[Y1] - fm.communality[Y2]", "fm.communality[Y1] - fm.communality[Y2]"},
+	} {
+		prog := mustCheck(t, tt.src, newFakeEnv())
+		var got string
+		switch x := prog.Stmts[len(prog.Stmts)-1].(type) {
+		case *Summary:
+			got = x.Written
+		case *PlotStmt:
+			got = x.Written
+		}
+		if got != tt.want {
+			t.Errorf("%s: Written = %q, want %q", tt.src, got, tt.want)
 		}
 	}
 }
