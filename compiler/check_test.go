@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 79 {
-		t.Errorf("got %d statements, want 79", len(prog.Stmts))
+	if len(prog.Stmts) != 80 {
+		t.Errorf("got %d statements, want 80", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {

@@ -234,8 +234,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 79 {
-		t.Errorf("got %d statements, want 79", len(f.Stmts))
+	if len(f.Stmts) != 80 {
+		t.Errorf("got %d statements, want 80", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)
