@@ -270,6 +270,14 @@ func TestCompletePredict(t *testing.T) {
 		{`predict m[degree] given "sat" = "a`, []string{"agree"}},
 		{`predict m given degree = 1, `, []string{"age", "income", "prob", "reps", "sat", "seed"}},
 		{`predict m[degree] giv`, []string{"given"}},
+		// A model declared in the same cell, on data bound before it or
+		// loaded in the cell too: its columns after given, and the
+		// values of the data's cells where the session holds them.
+		{"model m2 { Y = s[age, sat, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m2[income] given ", []string{"age", "sat"}},
+		{"model m2 { Y = s[age, sat, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m2[income] given sat = ", []string{`"disagree"`, `"neutral"`, `"agree"`}},
+		{"model m2 { Y = s; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m2[age] given degree = ", []string{"0", "1", "2", "3", "4"}},
+		{"data t = load(\"survey.csv\", drop = [sat])\nmodel m3 { Y = t; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m3[age] given ", []string{"degree", "income"}},
+		{"data t = load(\"survey.csv\", drop = [sat])\nmodel m3 { Y = t; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m3[age] given income = ", nil},
 	})
 	if st, _ := s.IsComplete("predict m[degree] given"); st != "incomplete" {
 		t.Errorf("IsComplete(predict m[degree] given) = %s, want incomplete", st)
