@@ -279,29 +279,40 @@ func isSettingElsewhere(name string) bool {
 }
 
 // columnValues are the observed values of data d's columns cols
-// (ColumnInfo.Values), nil when d is not known.
-func columnValues(d *DataInfo, cols []string) [][]float64 {
+// (ColumnInfo.Values) and the functions that compute those too many to
+// list (ColumnInfo.ValuesOf), nil when d is not known.
+func columnValues(d *DataInfo, cols []string) ([][]float64, []func() []float64) {
 	if d == nil {
-		return nil
+		return nil, nil
 	}
-	out := make([][]float64, len(cols))
+	out, of := make([][]float64, len(cols)), make([]func() []float64, len(cols))
 	for k, name := range cols {
 		if j := d.column(name); j >= 0 {
-			out[k] = d.Columns[j].Values
+			out[k], of[k] = d.Columns[j].Values, d.Columns[j].ValuesOf
 		}
 	}
-	return out
+	return out, of
 }
 
 // notObserved reports, as an error at pos (the COL = VALUE, where the
 // session reports it too), a given number that column col of model m
-// never had, when m's values of it are known: the statement would fail
-// when it ran, perhaps after a long fit in the same script.
+// never had, when m's values of it are known or can be computed: the
+// statement would fail when it ran, perhaps after a long fit in the same
+// script.
 func (c *checker) notObserved(pos dsl.Position, m *ModelInfo, col int, shown string, f float64) bool {
-	if col < 0 || col >= len(m.Values) || m.Values[col] == nil {
+	if col < 0 {
 		return false
 	}
-	values := m.Values[col]
+	var values []float64
+	switch {
+	case col < len(m.Values) && m.Values[col] != nil:
+		values = m.Values[col]
+	case col < len(m.ValuesOf) && m.ValuesOf[col] != nil:
+		values = m.ValuesOf[col]() // a column of many values: sorted now, once per given value
+	}
+	if values == nil {
+		return false
+	}
 	if _, found := slices.BinarySearch(values, f); found {
 		return false
 	}

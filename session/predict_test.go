@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/copulang/copulang/compiler"
 )
 
 // predictRows parses the table of one predict: level → its columns (p,
@@ -382,5 +384,43 @@ fit b with gibbs, iter = 100, warmup = 400, chains = 2, seed = 1`)
 	if !errors.As(err, &se) || !strings.Contains(se.Value, "x = 1, y = 6 have probability 0 in floating point under every one of the 200 kept draws of b's fit") ||
 		!strings.Contains(strings.Join(se.Traceback, "\n"), "^") {
 		t.Errorf("got %v, want the error that says why, with a caret", err)
+	}
+}
+
+// TestPredictValueOfAManyValuedColumnCheckedBeforeTheFit: a given number
+// that a column of more than compiler.MaxKnownValues distinct values never
+// had is a CheckError before the cell runs too (it was found only when
+// predict ran, after the fit); one it had passes the check.
+func TestPredictValueOfAManyValuedColumnCheckedBeforeTheFit(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	n := compiler.MaxKnownValues + 500
+	for i := range n {
+		fmt.Fprintf(&b, "%g,%d\n", float64(i)/4, i%3)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "many.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = load("many.csv")
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
+	for _, code := range []string{
+		// the model declared before the cell, and in it
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\npredict m[y] given x = 0.3",
+		"model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }\nfit m2 with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\npredict m2[y] given x = 0.3",
+	} {
+		_, err := s.Execute(context.Background(), code, &recorder{})
+		var se *Error
+		if !errors.As(err, &se) || se.Name != "CheckError" || !strings.Contains(se.Value, "x = 0.3 is not an observed value of x") ||
+			!strings.Contains(strings.Join(se.Traceback, "\n"), "the nearest: 0, 0.25, 0.5, 0.75 (of 1500 values from 0 to 374.75)") {
+			t.Errorf("%s: got %v, want a CheckError for x = 0.3 naming the nearest values", code, err)
+		}
+	}
+	if s.models["m"].Fit != nil {
+		t.Error("m was fitted before the error")
+	}
+	if out := mustRun(t, s, "fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\npredict m[y] given x = 0.25"); tablesShown(out) != 1 {
+		t.Errorf("predict given an observed value shows %d tables", tablesShown(out))
 	}
 }
