@@ -67,9 +67,14 @@ type ColumnInfo struct {
 	// cells of its rarer level; 0 for the other columns.
 	Rarer int
 	// Values are a numeric column's distinct observed values, ascending,
-	// when it has at most MaxKnownValues of them; nil otherwise (then
-	// predict's given values are checked when the statement runs).
+	// when it has at most MaxKnownValues of them; nil otherwise.
 	Values []float64
+	// ValuesOf, for a numeric column of more distinct values than that,
+	// computes them, ascending, when called (nil otherwise): a description
+	// of every data set would otherwise hold a copy of every continuous
+	// column, while only predict's given values need them, and then of
+	// one column.
+	ValuesOf func() []float64
 }
 
 // MaxKnownValues is the most distinct values of a column that ColumnInfo
@@ -88,8 +93,10 @@ type ModelInfo struct {
 	K      int // factors of a factor model, 0 otherwise
 	// Values are, by column, the observed values of the data the model was
 	// declared on (ColumnInfo.Values; nil where not known): those predict
-	// may be given.
-	Values [][]float64
+	// may be given. ValuesOf computes them where Values are nil for being
+	// too many (ColumnInfo.ValuesOf; nil where not known).
+	Values   [][]float64
+	ValuesOf []func() []float64
 }
 
 // Kind returns "data".

@@ -233,7 +233,7 @@ func (c *checker) model(s *dsl.ModelStmt) Stmt {
 		info.K = fm.K
 	}
 	if sc.known {
-		info.Values = columnValues(c.dataOfModel(info), x.Columns)
+		info.Values, info.ValuesOf = columnValues(c.dataOfModel(info), x.Columns)
 	}
 	c.local[x.Name] = &local{b: info, pending: x.partial}
 	return x

@@ -1,6 +1,6 @@
 package compiler
 
-// predict m[COL, ...] given COL = VALUE, ... [, prob = P, seed = S].
+// predict m[COL, ...] given COL = VALUE, ... [, prob = P, reps = R, seed = S].
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
 )
 
 // Predict is predict NAME[COL, ...] given COL = VALUE, ...: the model's
@@ -33,6 +34,9 @@ type Predict struct {
 	// is used.
 	Seed    uint64
 	SeedSet bool
+	// Reps is the number of GHK replicates per draw (reps =), 0 for
+	// inference.DefaultPredictReps.
+	Reps int
 	// Unresolved is true when the model's columns were unknown at check
 	// time (see Stmt.Partial).
 	Unresolved bool
@@ -122,6 +126,9 @@ func (c *checker) predict(s *dsl.PredictStmt) Stmt {
 	if a := set["prob"]; a != nil {
 		ok = c.probability(a.Value, &x.Prob) && ok
 	}
+	if a := set["reps"]; a != nil {
+		ok = c.predictReps(a.Value, x) && ok
+	}
 	if a := set["seed"]; a != nil {
 		v, _, good := c.number(a.Value, numScope{})
 		if good && (v < 0 || v != math.Trunc(v) || v >= 1<<53) {
@@ -135,6 +142,30 @@ func (c *checker) predict(s *dsl.PredictStmt) Stmt {
 		return nil
 	}
 	return x
+}
+
+// predictReps checks predict's reps =: a whole number of GHK replicates
+// per draw, a multiple of inference.PredictShifts (the random shifts whose
+// spread is the error stated, each of reps/PredictShifts lattice points)
+// up to inference.MaxPredictReps.
+func (c *checker) predictReps(e *dsl.Expr, x *Predict) bool {
+	shifts := inference.PredictShifts
+	v, known, ok := c.integerAtLeast(e, numScope{}, "reps", minimum{value: shifts,
+		hint: fmt.Sprintf("the replicates are %d random shifts of reps/%d lattice points each", shifts, shifts)})
+	switch {
+	case !ok || !known:
+		return ok
+	case v > inference.MaxPredictReps:
+		c.errorf(e.Pos, fmt.Sprintf("the default, %d, adds an error far under the posterior's own; each replicate costs a Φ per level of the target per draw", inference.DefaultPredictReps),
+			"reps must be at most %d, got %d", inference.MaxPredictReps, v)
+		return false
+	case v%shifts != 0:
+		c.errorf(e.Pos, fmt.Sprintf("the replicates are %d random shifts of reps/%d lattice points each: reps = %d or %d", shifts, shifts, v/shifts*shifts, (v/shifts+1)*shifts),
+			"reps must be a multiple of %d, got %d", shifts, v)
+		return false
+	}
+	x.Reps = v
+	return true
 }
 
 // dataOfModel is the description of the data set model m is declared on,
@@ -248,29 +279,40 @@ func isSettingElsewhere(name string) bool {
 }
 
 // columnValues are the observed values of data d's columns cols
-// (ColumnInfo.Values), nil when d is not known.
-func columnValues(d *DataInfo, cols []string) [][]float64 {
+// (ColumnInfo.Values) and the functions that compute those too many to
+// list (ColumnInfo.ValuesOf), nil when d is not known.
+func columnValues(d *DataInfo, cols []string) ([][]float64, []func() []float64) {
 	if d == nil {
-		return nil
+		return nil, nil
 	}
-	out := make([][]float64, len(cols))
+	out, of := make([][]float64, len(cols)), make([]func() []float64, len(cols))
 	for k, name := range cols {
 		if j := d.column(name); j >= 0 {
-			out[k] = d.Columns[j].Values
+			out[k], of[k] = d.Columns[j].Values, d.Columns[j].ValuesOf
 		}
 	}
-	return out
+	return out, of
 }
 
 // notObserved reports, as an error at pos (the COL = VALUE, where the
 // session reports it too), a given number that column col of model m
-// never had, when m's values of it are known: the statement would fail
-// when it ran, perhaps after a long fit in the same script.
+// never had, when m's values of it are known or can be computed: the
+// statement would fail when it ran, perhaps after a long fit in the same
+// script.
 func (c *checker) notObserved(pos dsl.Position, m *ModelInfo, col int, shown string, f float64) bool {
-	if col < 0 || col >= len(m.Values) || m.Values[col] == nil {
+	if col < 0 {
 		return false
 	}
-	values := m.Values[col]
+	var values []float64
+	switch {
+	case col < len(m.Values) && m.Values[col] != nil:
+		values = m.Values[col]
+	case col < len(m.ValuesOf) && m.ValuesOf[col] != nil:
+		values = m.ValuesOf[col]() // a column of many values: sorted now, once per given value
+	}
+	if values == nil {
+		return false
+	}
 	if _, found := slices.BinarySearch(values, f); found {
 		return false
 	}

@@ -104,7 +104,7 @@ func settingsOf(stmt string) []string {
 	case "impute":
 		return []string{"draws", "prob"}
 	case "predict":
-		return []string{"prob", "seed"}
+		return []string{"prob", "reps", "seed"}
 	case "check":
 		return []string{"draws", "reps", "stat", "seed"}
 	case "compare":
@@ -279,7 +279,7 @@ more than 1,000, jupyter console the first 20 of more than 60 and copulang
 run the first 20; to writes them all. For derived data each cell also
 gives source_row, its row in the source file, to join it back.`,
 	"predict": `
-predict NAME[COL, ...] given COL = VALUE, ... [, prob = 0.9, seed = S]
+predict NAME[COL, ...] given COL = VALUE, ... [, prob = 0.9, reps = 200, seed = S]
 
 The model's distribution of each column in brackets (every column not given
 when there are none), on its observed levels, for a new row whose given
@@ -289,8 +289,11 @@ P(level | given, C) over the kept draws of C, its central interval (prob =)
 and MCSE; the level's share in the data; and, when rows of the data have all
 the given values, their count and the level's share among them (the raw
 crosstab the model smooths). Exact with nothing or one column given
-(bivariate normal rectangles); with more, GHK with 1000 replicates per draw
-(seed = S, default the fit's seed), whose Monte Carlo error is stated.
+(bivariate normal rectangles); with more, GHK with 200 replicates per draw
+(reps =), 10 random shifts of a lattice (seed = S, default the fit's seed),
+whose Monte Carlo error, from the shifts' spread, is stated. Draws of C
+under which the given values have probability 0 in floating point are
+left out, and counted.
 A figure follows: each level's probability with its interval, its share
 over all rows (circles) and among the matching rows (crosses).`,
 	"given": `predict m[degree] given income = 5, pdegree = 3: the values of the new row's other columns (see predict).`,
@@ -468,7 +471,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8, predict m[degree] given income = 5, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles).`,
 	"sort":     `summary m.C, sort = rhat: the rows that mix worst first; also ess_bulk, ess_tail, mcse_mean.`,
 	"draws":    `check m, draws = 200: the posterior draws whose replicated data give the table's intervals and classical ppp (default 200, at least 20; the calibrated p-values and the verdict come from reps); impute m, draws = "cell_draws.csv": write every kept draw of the missing cells there.`,
-	"reps":     `check m, reps = 200: the data sets replicated from one posterior draw for the calibrated p-values (default 200); a p-value is at least 1/(reps + 1).`,
+	"reps":     `check m, reps = 200: the data sets replicated from one posterior draw for the calibrated p-values (default 200); a p-value is at least 1/(reps + 1). predict m[degree] given income = 5, age = 40, reps = 1000: the GHK replicates per draw with two or more given columns (default 200; a multiple of 10, the random shifts of the lattice, up to 100000).`,
 	"stat":     `check m, stat = spearman: the rank correlation compared, spearman (the default) or kendall.`,
 	"holdout":  `compare m1, m2, holdout = 0.1: the share of observed cells held out (default 10%, at least 100 cells).`,
 	"folds":    `compare m1, m2, folds = 5: hold every cell out once, over 5 refits of each model.`,

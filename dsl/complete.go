@@ -53,7 +53,7 @@ func Completeness(src string) (status string, openBraces int) {
 		return "complete", 0
 	case st.last == ',' && onlyAtEnd(err, len(src), st.lastOffset+1):
 		return "incomplete", 0
-	case onlyAtEnd(err, len(src), len(src)):
+	case onlyAtEnd(err, len(src), st.lastOffset+1):
 		// data older = gss where age >= 50 and, then Enter: the
 		// condition goes on on the next line; so does an expression
 		// after summary a.C -.
@@ -65,15 +65,15 @@ func Completeness(src string) (status string, openBraces int) {
 }
 
 // onlyAtEnd reports whether err is one error, at the end of a source of n
-// bytes or just after its last comma (at afterComma, where the error of a
-// source that ends with a comma puts its caret): one that more lines may
-// mend.
-func onlyAtEnd(err error, n, afterComma int) bool {
+// bytes or just after its last token (at afterLast, where the error of a
+// source that ends with a comma, an operator, given or a where
+// condition's connective puts its caret): one that more lines may mend.
+func onlyAtEnd(err error, n, afterLast int) bool {
 	var list ErrorList
 	if !errors.As(err, &list) || len(list) != 1 {
 		return false
 	}
-	return list[0].Pos.Offset == n || list[0].Pos.Offset == afterComma
+	return list[0].Pos.Offset == n || list[0].Pos.Offset == afterLast
 }
 
 // StatementStart returns the offset in src where the statement or model

@@ -241,8 +241,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 84 {
-		t.Errorf("got %d statements, want 84", len(f.Stmts))
+	if len(f.Stmts) != 85 {
+		t.Errorf("got %d statements, want 85", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -285,22 +286,25 @@ func unexpectedToken(ute *participle.UnexpectedTokenError, s *scanResult) *Error
 		e = &Error{Pos: tok.Pos, Msg: "unexpected " + s.describe(tok)}
 		expected = expectation{}
 	}
+	if tok.Type == tokEOF && prev != nil && joinsLines(*prev) && tok.Pos.Line > prev.Pos.Line {
+		// "fit m, iter = 10," or "predict m[y] given" at the end: the
+		// caret goes after the token that joined the next line, on its
+		// line, not under the empty line below it.
+		e.Pos = prev.Pos
+		e.Pos.Offset += len(prev.Value)
+		e.Pos.Column += utf8.RuneCountInString(prev.Value)
+		e.Msg = strings.Replace(e.Msg, "unexpected "+s.describe(tok), "unexpected "+s.describe(tok)+fmt.Sprintf(" after %q", prev.Value), 1)
+		if prev.Value == "," {
+			e.Hint = "a line that ends with a comma goes on to the next; delete the comma if the statement ends here"
+			return e
+		}
+	}
 	if hint := habitHint(s, tok, prev, next); hint != "" {
 		e.Hint = hint
 		return e
 	}
 	if hint := predictHint(s.tokens, tok, prev); hint != "" {
 		e.Hint = hint
-		return e
-	}
-	if tok.Type == tokEOF && prev != nil && prev.Type == tokPunct && prev.Value == "," && tok.Pos.Line > prev.Pos.Line {
-		// "fit m, iter = 10," at the end: the caret goes after the
-		// comma, on its line, not under the empty line below it.
-		e.Pos = prev.Pos
-		e.Pos.Offset++
-		e.Pos.Column++
-		e.Msg = strings.Replace(e.Msg, "unexpected "+s.describe(tok), "unexpected "+s.describe(tok)+` after ","`, 1)
-		e.Hint = "a line that ends with a comma goes on to the next; delete the comma if the statement ends here"
 		return e
 	}
 	switch last, continued := continuedLine(s.tokens, tok); {
@@ -486,9 +490,15 @@ func continuedLine(toks []lexer.Token, tok lexer.Token) (lexer.Token, bool) {
 	// where condition's connective or predict's given: a token of an
 	// earlier line right before this one's first is such a token.
 	last := toks[i-1]
-	joins := last.Type == tokPunct && slices.Contains([]string{",", "+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">="}, last.Value) ||
-		last.Type == tokIdent && slices.Contains([]string{"given", "where", "and", "or", "not"}, last.Value)
-	return last, joins && last.Pos.Line < first.Pos.Line
+	return last, joinsLines(last) && last.Pos.Line < first.Pos.Line
+}
+
+// joinsLines reports whether a line that ends with tok goes on to the
+// next, as the lexer reads it: a comma, + - * /, a comparison, a where
+// condition's connective or predict's given.
+func joinsLines(tok lexer.Token) bool {
+	return tok.Type == tokPunct && slices.Contains([]string{",", "+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">="}, tok.Value) ||
+		tok.Type == tokIdent && slices.Contains([]string{"given", "where", "and", "or", "not"}, tok.Value)
 }
 
 // firstWord returns the name src starts with, past white space, blank

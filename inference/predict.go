@@ -18,7 +18,11 @@ import (
 
 // DefaultPredictReps is the number of GHK replicates per kept draw of C
 // when a prediction is given two or more columns.
-const DefaultPredictReps = 1000
+const DefaultPredictReps = 200
+
+// MaxPredictReps is the most GHK replicates per draw a prediction takes:
+// each costs a Φ per level of the target, per draw.
+const MaxPredictReps = 100_000
 
 // PredictGiven fixes column Col (0-based, model order) of the new row at
 // its observed level Level (an index into the column's observed values,
@@ -30,7 +34,8 @@ type PredictSpec struct {
 	Target int
 	Given  []PredictGiven
 	// Reps is the number of GHK replicates per draw (two or more given
-	// columns); 0 means DefaultPredictReps.
+	// columns), rounded up to a multiple of PredictShifts; 0 means
+	// DefaultPredictReps.
 	Reps int
 	// Seed seeds the replicates: draw d of chain c uses its own stream,
 	// so that the result depends on neither the number of cores nor the
@@ -74,7 +79,18 @@ type Prediction struct {
 	// draw's probability, the largest over levels (both 0 when exact).
 	RepSE     []float64
 	RepSEDraw float64
+	// Draws is the number of kept draws of C; Skipped of them are left
+	// out because the given values have probability 0 in floating point
+	// under them (too far in the tails together), and Used are the draws
+	// in Probs: each chain without those, cut to the shortest chain that
+	// has any (so that the chains' diagnostics apply). Used is Draws when
+	// none is skipped.
+	Draws, Skipped, Used int
 }
+
+// ErrGivenImpossible is the error of a prediction whose given values have
+// probability 0 in floating point under every draw of C.
+var ErrGivenImpossible = errors.New("inference: predict: the given values have probability 0 in floating point")
 
 // Levels returns the observed values of column j, ascending (nil for a
 // Result without its data).
@@ -100,7 +116,11 @@ func (r *Result) Levels(j int) []float64 {
 // latent values drawn one after another within their boxes, each draw
 // weighted by the probability of its box given those before, and the
 // target's probability given them computed exactly), as the ratio of the
-// weighted means over Reps replicates.
+// weighted means over Reps replicates: PredictShifts random shifts of a
+// Korobov lattice of Reps/PredictShifts points, whose spread is the
+// Monte Carlo error stated. A draw under which the given values have
+// probability 0 in floating point is left out and counted (Skipped);
+// under every draw, the error is ErrGivenImpossible.
 func (r *Result) Predict(ctx context.Context, spec PredictSpec) (*Prediction, error) {
 	if r.levels == nil {
 		return nil, errors.New("inference: predict: the fit has no data")
@@ -148,13 +168,16 @@ func (r *Result) Predict(ctx context.Context, spec PredictSpec) (*Prediction, er
 		}
 	}
 	q := newPredictQuery(r.levels, r.P, t, spec.Given)
+	if len(spec.Given) > 1 {
+		q.lattice = korobov(PredictPoints(reps), len(spec.Given))
+	}
 	switch len(spec.Given) {
 	case 0:
 		pr.Method = PredictMarginal
 	case 1:
 		pr.Method = PredictBivariate
 	default:
-		pr.Method, pr.Reps = PredictGHK, reps
+		pr.Method, pr.Reps = PredictGHK, PredictShifts*PredictPoints(reps)
 	}
 	pr.Probs = make([][][]float64, nl)
 	for l := range pr.Probs {
@@ -171,6 +194,7 @@ func (r *Result) Predict(ctx context.Context, spec PredictSpec) (*Prediction, er
 		}
 	}
 	repVar := make([][]float64, len(jobs)) // per job, per level
+	skipped := make([]bool, len(jobs))     // the given values have probability 0 under the job's draw
 	workers := min(runtime.GOMAXPROCS(0), max(len(jobs), 1))
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -193,11 +217,11 @@ func (r *Result) Predict(ctx context.Context, spec PredictSpec) (*Prediction, er
 					errs[w] = fmt.Errorf("inference: predict: draw %d of chain %d is not positive definite", jb.d+1, jb.c+1)
 					return
 				}
+				if math.IsNaN(probs[0]) {
+					skipped[k] = true
+					continue
+				}
 				for l, p := range probs {
-					if math.IsNaN(p) {
-						errs[w] = fmt.Errorf("inference: predict: the given values have probability 0 in floating point under draw %d of chain %d", jb.d+1, jb.c+1)
-						return
-					}
 					pr.Probs[l][jb.c][jb.d] = p
 				}
 				repVar[k] = vars
@@ -208,15 +232,43 @@ func (r *Result) Predict(ctx context.Context, spec PredictSpec) (*Prediction, er
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if pr.Method == PredictGHK && len(jobs) > 0 {
+	pr.Draws = len(jobs)
+	for k, jb := range jobs {
+		if skipped[k] {
+			pr.Skipped++
+			for l := range pr.Probs {
+				pr.Probs[l][jb.c][jb.d] = math.NaN()
+			}
+		}
+	}
+	if pr.Skipped > 0 {
+		if pr.Skipped == len(jobs) {
+			return nil, fmt.Errorf("%w under every one of the fit's %d draws of C: they are too far in the tails together for the model to condition on them", ErrGivenImpossible, len(jobs))
+		}
+		// Each chain without the draws left out, cut to the shortest that
+		// has any, as the summaries of an interrupted fit are.
+		for l := range pr.Probs {
+			for c, chain := range pr.Probs[l] {
+				pr.Probs[l][c] = slices.DeleteFunc(chain, math.IsNaN)
+			}
+			pr.Probs[l] = NonEmptyShortest(pr.Probs[l])
+		}
+	}
+	for _, chain := range pr.Probs[0] {
+		pr.Used += len(chain)
+	}
+	if pr.Method == PredictGHK && len(jobs) > pr.Skipped {
+		kept := float64(len(jobs) - pr.Skipped)
 		worst := 0.0
 		for l := range nl {
 			s := 0.0
-			for _, v := range repVar {
-				s += v[l]
+			for k, v := range repVar {
+				if !skipped[k] {
+					s += v[l]
+				}
 			}
-			pr.RepSE[l] = math.Sqrt(s) / float64(len(jobs))
-			worst = max(worst, s/float64(len(jobs)))
+			pr.RepSE[l] = math.Sqrt(s) / kept
+			worst = max(worst, s/kept)
 		}
 		pr.RepSEDraw = math.Sqrt(worst)
 	}
@@ -229,11 +281,12 @@ func (r *Result) Predict(ctx context.Context, spec PredictSpec) (*Prediction, er
 // narrowest first (GHK's variance is smallest when the most constraining
 // columns come first).
 type predictQuery struct {
-	p      int
-	target int
-	cuts   []float64 // Φ⁻¹(F_ℓ), ℓ = 0..L: −∞ first, +∞ last
-	given  []int     // given columns, in GHK's order
-	lo, hi []float64 // their boxes
+	p       int
+	target  int
+	cuts    []float64 // Φ⁻¹(F_ℓ), ℓ = 0..L: −∞ first, +∞ last
+	given   []int     // given columns, in GHK's order
+	lo, hi  []float64 // their boxes
+	lattice []float64 // GHK's lattice, z/n: a generator per given column
 }
 
 func newPredictQuery(levels []*hough.Levels, p, target int, given []PredictGiven) *predictQuery {
@@ -277,17 +330,94 @@ func levelCuts(lv *hough.Levels) []float64 {
 
 // predictWorkspace is one worker's scratch space.
 type predictWorkspace struct {
-	reps             int
-	l                []float64 // m×m Cholesky factor of C_gg
-	beta             []float64 // L⁻¹ C_gt
-	e                []float64 // a replicate's standardised given values
-	swq, sw2q, sw2q2 []float64
+	shifts, points int       // GHK: random shifts × lattice points per shift
+	l              []float64 // m×m Cholesky factor of C_gg
+	beta           []float64 // L⁻¹ C_gt
+	e              []float64 // a replicate's standardised given values
+	shift          []float64 // a shift of the lattice, one per given column
+	q              []float64 // a replicate's target probabilities
+	shiftW         []float64 // per shift: Σw
+	shiftWQ        []float64 // per shift and level: Σw q_ℓ
 }
+
+// PredictShifts is the number of independent random shifts of GHK's
+// lattice per draw: the replicates of a draw are PredictShifts shifts of
+// Reps/PredictShifts lattice points each, and the spread of the shifts'
+// estimates is the Monte Carlo error stated (sampling.md §10.5).
+const PredictShifts = 10
+
+// PredictPoints is the number of lattice points per shift that reps
+// replicates give: reps/PredictShifts rounded up (at least 1).
+func PredictPoints(reps int) int { return max((reps+PredictShifts-1)/PredictShifts, 1) }
 
 func (q *predictQuery) workspace(reps int) *predictWorkspace {
 	m, nl := len(q.given), len(q.cuts)-1
-	return &predictWorkspace{reps: reps, l: make([]float64, m*m), beta: make([]float64, m), e: make([]float64, m),
-		swq: make([]float64, nl), sw2q: make([]float64, nl), sw2q2: make([]float64, nl)}
+	return &predictWorkspace{shifts: PredictShifts, points: PredictPoints(reps),
+		l: make([]float64, m*m), beta: make([]float64, m), e: make([]float64, m), shift: make([]float64, m),
+		q: make([]float64, nl), shiftW: make([]float64, PredictShifts), shiftWQ: make([]float64, PredictShifts*nl)}
+}
+
+// korobov is the generating vector (1, a, a², …) mod n of an n-point
+// Korobov rank-1 lattice in m dimensions, point i being frac(i·z/n), with
+// a chosen among up to 500 candidates to minimise the worst-case error P₂
+// of periodic integrands of smoothness 2 (Sloan & Joe, "Lattice methods
+// for multiple integration", 1994): P₂ = −1 + (1/n) Σ_i Π_j (1 + 2π²
+// B₂({i·z_j/n})), B₂(x) = x² − x + 1/6.
+func korobov(n, m int) []float64 {
+	z := make([]float64, m)
+	best, bestP := 1, math.Inf(1)
+	step := max((n/2)/500, 1)
+	zs := make([]int, m)
+	for a := 1; a <= n/2; a += step {
+		zs[0] = 1
+		for j := 1; j < m; j++ {
+			zs[j] = zs[j-1] * a % n
+		}
+		p := -1.0
+		for i := range n {
+			prod := 1.0
+			for _, zj := range zs {
+				x := float64(i*zj%n) / float64(n)
+				prod *= 1 + 2*math.Pi*math.Pi*(x*x-x+1.0/6)
+			}
+			p += prod / float64(n)
+		}
+		if p < bestP {
+			best, bestP = a, p
+		}
+	}
+	k := 1
+	for j := range z {
+		z[j] = float64(k) / float64(n)
+		k = k * best % n
+	}
+	return z
+}
+
+// truncNormalByInverse returns the mass Φ(b) − Φ(a) of [a, b] and the
+// point of it whose conditional CDF is u (Φ⁻¹(Φ(a) + u(Φ(b) − Φ(a))),
+// computed on the upper tail's side when a > 0 so that neither tail loses
+// its digits). With mass 0 it returns the finite end nearer 0.
+func truncNormalByInverse(a, b, u float64) (mass, x float64) {
+	if a > 0 {
+		qa, qb := stdNormalUpper(a), stdNormalUpper(b)
+		mass = qa - qb
+		if !(mass > 0) {
+			return 0, a
+		}
+		x = -stdNormalQuantile(qb + u*mass)
+	} else {
+		pa, pb := stdNormalCDF(a), stdNormalCDF(b)
+		mass = pb - pa
+		if !(mass > 0) {
+			if math.IsInf(b, 1) {
+				return 0, a
+			}
+			return 0, b
+		}
+		x = stdNormalQuantile(pa + u*mass)
+	}
+	return mass, min(max(x, a), b)
 }
 
 // probs writes P(target = v_ℓ | given, C) into dst and, for GHK, the
@@ -309,7 +439,9 @@ func (q *predictQuery) probs(dst, vars []float64, c []float64, ws *predictWorksp
 		for l := range dst {
 			dst[l] = bvnRectangle(q.cuts[l], q.cuts[l+1], q.lo[0], q.hi[0], r) / den
 		}
-		normalise(dst)
+		if !normalise(dst) {
+			dst[0] = math.NaN() // the rectangles vanished in floating point
+		}
 		return true
 	}
 	m := len(q.given)
@@ -332,45 +464,54 @@ func (q *predictQuery) probs(dst, vars []float64, c []float64, ws *predictWorksp
 		ss += ws.beta[i] * ws.beta[i]
 	}
 	sigma := math.Sqrt(max(1-ss, 0))
-	sw, sw2 := 0.0, 0.0
-	clear(ws.swq)
-	clear(ws.sw2q)
-	clear(ws.sw2q2)
-	for range ws.reps {
-		w := 1.0
-		for i := range m {
-			mu := 0.0
-			for k := range i {
-				mu += ws.l[i*m+k] * ws.e[k]
-			}
-			d := ws.l[i*m+i]
-			a, b := (q.lo[i]-mu)/d, (q.hi[i]-mu)/d
-			w *= normalMass(a, b)
-			ws.e[i] = truncNormal(rng, 0, 1, a, b)
+	// Randomised quasi-Monte Carlo: each shift Δ of the lattice gives the
+	// points x = frac(i·g + Δ), folded by the tent |2x − 1| (which keeps
+	// them uniform and makes the rule converge faster on integrands that
+	// are not periodic); a point's coordinates are the conditional CDFs of
+	// the given columns' standardised values, drawn one after another.
+	clear(ws.shiftW)
+	clear(ws.shiftWQ)
+	for s := range ws.shifts {
+		for i := range ws.shift {
+			ws.shift[i] = rng.Float64()
 		}
-		mu := 0.0
-		for i := range m {
-			mu += ws.beta[i] * ws.e[i]
-		}
-		sw += w
-		sw2 += w * w
-		// Φ at each interior cut once: P(level ℓ) = F_{ℓ+1} − F_ℓ.
-		below := 0.0
-		for l := range nl {
-			upto := 1.0
-			if l+1 < nl {
-				if sigma > 1e-12 {
-					upto = stdNormalCDF((q.cuts[l+1] - mu) / sigma)
-				} else if mu > q.cuts[l+1] {
-					upto = 0
+		wq := ws.shiftWQ[s*nl : (s+1)*nl]
+		for pt := 1; pt <= ws.points; pt++ {
+			w := 1.0
+			for i := range m {
+				mu := 0.0
+				for k := range i {
+					mu += ws.l[i*m+k] * ws.e[k]
 				}
+				d := ws.l[i*m+i]
+				x := float64(pt)*q.lattice[i] + ws.shift[i]
+				u := math.Abs(2*(x-math.Floor(x)) - 1)
+				mass, e := truncNormalByInverse((q.lo[i]-mu)/d, (q.hi[i]-mu)/d, u)
+				if i > 0 || mass == 0 {
+					// The first column's mass is the same at every
+					// point: the ratio needs it not, and the weight
+					// underflows later without it.
+					w *= mass
+				}
+				ws.e[i] = e
 			}
-			pl := max(upto-below, 0)
-			below = upto
-			ws.swq[l] += w * pl
-			ws.sw2q[l] += w * w * pl
-			ws.sw2q2[l] += w * w * pl * pl
+			if w == 0 {
+				continue
+			}
+			mu := 0.0
+			for i := range m {
+				mu += ws.beta[i] * ws.e[i]
+			}
+			ws.shiftW[s] += w
+			q.targetProbs(ws.q, mu, sigma)
+			for l, pl := range ws.q {
+				wq[l] += w * pl
+			}
 		}
+	}
+	sw := 0.0
+	for _, w := range ws.shiftW {
+		sw += w
 	}
 	if !(sw > 0) {
 		// Every replicate's box had probability 0 in floating point: the
@@ -380,24 +521,61 @@ func (q *predictQuery) probs(dst, vars []float64, c []float64, ws *predictWorksp
 		}
 		return true
 	}
+	// The estimate is the ratio of the means over every point, and its
+	// variance the delta method's over the shifts' independent estimates:
+	// Σ_s (N_s − p̂ D_s)² / (S(S − 1) D̄²), N_s and D_s a shift's sums.
+	nShifts := float64(ws.shifts)
 	for l := range nl {
-		pl := ws.swq[l] / sw
+		swq := 0.0
+		for s := range ws.shifts {
+			swq += ws.shiftWQ[s*nl+l]
+		}
+		pl := swq / sw
 		dst[l] = pl
-		v := (ws.sw2q2[l] - 2*pl*ws.sw2q[l] + pl*pl*sw2) / (sw * sw)
-		vars[l] = max(v, 0)
+		// Each shift's residual divided by D̄ first: D̄² may underflow.
+		mean := sw / nShifts
+		v := 0.0
+		for s := range ws.shifts {
+			r := ws.shiftWQ[s*nl+l]/mean - pl*(ws.shiftW[s]/mean)
+			v += r * r
+		}
+		vars[l] = v / (nShifts * (nShifts - 1))
 	}
 	return true
 }
 
-// normalise scales x to sum to 1 (rounding of the rectangles).
-func normalise(x []float64) {
+// targetProbs writes the target's level probabilities given that its
+// latent value is N(mu, sigma²) into dst: Φ at each interior cut once,
+// P(level ℓ) = F_{ℓ+1} − F_ℓ.
+func (q *predictQuery) targetProbs(dst []float64, mu, sigma float64) {
+	nl := len(dst)
+	below := 0.0
+	for l := range nl {
+		upto := 1.0
+		if l+1 < nl {
+			if sigma > 1e-12 {
+				upto = stdNormalCDF((q.cuts[l+1] - mu) / sigma)
+			} else if mu > q.cuts[l+1] {
+				upto = 0
+			}
+		}
+		dst[l] = max(upto-below, 0)
+		below = upto
+	}
+}
+
+// normalise scales x to sum to 1 (rounding of the rectangles); it
+// reports false when x sums to 0.
+func normalise(x []float64) bool {
 	s := 0.0
 	for _, v := range x {
 		s += v
 	}
-	if s > 0 {
-		for i := range x {
-			x[i] /= s
-		}
+	if !(s > 0) {
+		return false
 	}
+	for i := range x {
+		x[i] /= s
+	}
+	return true
 }

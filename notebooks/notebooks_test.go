@@ -245,7 +245,7 @@ var claims = map[string][]string{
 		"0      0.262  ", "     0.121    68  0.285",
 		"the 239 rows of gss with pdegree = 0 and degree observed",
 		"4      0.019  ", "15  0.063",
-		"the 6 rows of gss with income = 50, pdegree = 3 and degree observed, the raw crosstab the model smooths (fewer than 30: read their shares as noisy); GHK with 1000 replicates per draw",
+		"the 6 rows of gss with income = 50, pdegree = 3 and degree observed, the raw crosstab the model smooths (fewer than 30: read their shares as noisy); GHK with 200 replicates per draw, 10 random shifts of a 20-point lattice",
 	},
 	// Notebook 05's second compare refits only the model it adds.
 	"05-model-checking.ipynb": {

@@ -66,7 +66,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			// where sat >= "ag: the column's labels.
 			return escapedPrefixed(labels, code[q:cursor]), q, cursor
 		}
-		if values := s.givenValuesAt(code[:q-1]); values != nil {
+		if values := s.givenValuesAt(b, code[:q-1]); values != nil {
 			// predict m[degree] given sex = "f: a text column's labels.
 			var labels []string
 			for _, v := range values {
@@ -76,7 +76,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 			}
 			return escapedPrefixed(labels, code[q:cursor]), q, cursor
 		}
-		if cols := s.givenColumnsAt(code[:q-1]); cols != nil {
+		if cols := s.givenColumnsAt(b, code[:q-1]); cols != nil {
 			return escapedPrefixed(cols, code[q:cursor]), q, cursor
 		}
 		if src := s.whereColumnsAt(b, code[:q-1]); src != nil {
@@ -119,17 +119,17 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		for _, label := range s.whereLabelsAt(b, code[:start]) {
 			candidates = append(candidates, strconv.Quote(label))
 		}
-	case s.givenColumnsAt(code[:start]) != nil:
+	case s.givenColumnsAt(b, code[:start]) != nil:
 		// predict m[degree] given inc: the model's columns not given yet
 		// nor predicted; after a comma, predict's settings too.
-		candidates = columnTexts(s.givenColumnsAt(code[:start]))
+		candidates = columnTexts(s.givenColumnsAt(b, code[:start]))
 		if strings.HasSuffix(strings.TrimRight(code[:start], " \t\r\n"), ",") {
 			candidates = append(candidates, compiler.Arguments()["predict"]...)
 		}
-	case s.givenValuesAt(code[:start]) != nil:
+	case s.givenValuesAt(b, code[:start]) != nil:
 		// predict m[degree] given income = : the column's observed values,
 		// in their order (lowest first), not sorted as text.
-		for _, v := range s.givenValuesAt(code[:start]) {
+		for _, v := range s.givenValuesAt(b, code[:start]) {
 			if strings.HasPrefix(v, prefix) {
 				matches = append(matches, v)
 			}
@@ -206,13 +206,13 @@ var givenItem = regexp.MustCompile(`(?:^|,)\s*(?:([A-Za-z_][A-Za-z0-9_]*)|("(?:[
 // predictGiven returns, when text ends in a predict's given values, the
 // model, the columns the statement names so far (its targets and given
 // columns) and the given values' text.
-func (s *Session) predictGiven(text string) (model *Model, named []string, given string) {
+func (s *Session) predictGiven(b *bindingsView, text string) (model *Model, named []string, given string) {
 	stmt := statementText(text)
 	loc := predictStart.FindStringSubmatchIndex(stmt)
 	if loc == nil {
 		return nil, nil, ""
 	}
-	m, ok := s.bindings().models[stmt[loc[2]:loc[3]]]
+	m, ok := b.models[stmt[loc[2]:loc[3]]]
 	if !ok {
 		return nil, nil, ""
 	}
@@ -233,8 +233,8 @@ func (s *Session) predictGiven(text string) (model *Model, named []string, given
 // givenColumnsAt returns, when a column comes next in a predict's given
 // values (after given or a comma), the model's columns that the
 // statement does not name yet; nil otherwise.
-func (s *Session) givenColumnsAt(text string) []string {
-	m, named, given := s.predictGiven(text)
+func (s *Session) givenColumnsAt(b *bindingsView, text string) []string {
+	m, named, given := s.predictGiven(b, text)
 	if m == nil {
 		return nil
 	}
@@ -252,8 +252,8 @@ func (s *Session) givenColumnsAt(text string) []string {
 // givenValuesAt returns, when text ends just after COL = in a predict's
 // given values, the column's observed values as a given value writes
 // them: numbers, or a text column's labels quoted; nil otherwise.
-func (s *Session) givenValuesAt(text string) []string {
-	m, _, given := s.predictGiven(text)
+func (s *Session) givenValuesAt(b *bindingsView, text string) []string {
+	m, _, given := s.predictGiven(b, text)
 	if m == nil {
 		return nil
 	}
@@ -279,6 +279,11 @@ func (s *Session) givenValuesAt(text string) []string {
 	}
 	dj := m.Cols[j]
 	if values == nil {
+		if dj >= len(m.Data.Columns) {
+			// A model of the cell on data the cell loads, whose cells
+			// are not read yet: no value to offer, nor anything else.
+			return []string{}
+		}
 		seen := map[float64]bool{}
 		for _, v := range m.Data.Columns[dj] {
 			if !math.IsNaN(v) && !seen[v] {
@@ -290,7 +295,7 @@ func (s *Session) givenValuesAt(text string) []string {
 	}
 	out := make([]string, len(values))
 	for k, v := range values {
-		if m.Data.Labels[dj] != nil {
+		if m.Data.labelsOf(dj) != nil {
 			out[k] = strconv.Quote(exactValue(m.Data, dj, v))
 		} else {
 			out[k] = exactValue(m.Data, dj, v)

@@ -95,8 +95,13 @@ func cellSelection(v *bindingsView, e *dsl.Expr) *Dataset {
 	if !ok {
 		return nil
 	}
+	whole := len(src.Columns) == len(src.Names) // a bound data set's cells, which predict's given values complete from
 	if len(pf.Suffixes) == 0 {
-		return &Dataset{Names: src.Names, Labels: src.Labels, Source: src.Source}
+		d := &Dataset{Names: src.Names, Labels: src.Labels, Source: src.Source}
+		if whole {
+			d.Columns = src.Columns
+		}
+		return d
 	}
 	if pf.Suffixes[0].Index == nil {
 		return nil
@@ -118,6 +123,9 @@ func cellSelection(v *bindingsView, e *dsl.Expr) *Dataset {
 		}
 		d.Names = append(d.Names, src.Names[j])
 		d.Labels = append(d.Labels, src.labelsOf(j))
+		if whole {
+			d.Columns = append(d.Columns, src.Columns[j])
+		}
 	}
 	return d
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -56,7 +57,7 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 	}
 	condition := strings.Join(texts, ", ")
 	for k, t := range targets {
-		pr, err := m.Fit.Predict(ctx, inference.PredictSpec{Target: t, Given: given, Seed: seed})
+		pr, err := m.Fit.Predict(ctx, inference.PredictSpec{Target: t, Given: given, Seed: seed, Reps: x.Reps})
 		if err != nil {
 			if ctx.Err() != nil {
 				if k > 0 {
@@ -64,6 +65,10 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 					return interrupted(fmt.Sprintf("predict %s after %d of its %d tables, while that of %s was made", x.Model, k, len(targets), names[t]))
 				}
 				return interrupted("predict " + x.Model + " before its tables were made")
+			}
+			if errors.Is(err, inference.ErrGivenImpossible) {
+				return &errorAt{pos: x.At, err: fmt.Errorf("%s have probability 0 in floating point under every one of the %s of %s's fit: they are too far in the tails together for the model to condition on them (a correlation near ±1 between given columns whose values lie at opposite ends, or many given columns); give fewer columns, or values nearer the middle",
+					condition, plural(m.Fit.KeptDraws(), "kept draw"), x.Model)}
 			}
 			return err
 		}
@@ -169,13 +174,20 @@ func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, co
 	if condition != "" {
 		given = " given " + condition
 	}
-	draws := m.Fit.KeptDraws()
 	caption := fmt.Sprintf("P(%s | %s) under %s for a new row: p is the posterior mean over %s in %s", target, condition, m.Decl.Name,
-		plural(draws, "draw"), plural(chainsWithDraws(m.Fit), "chain"))
+		plural(pr.Used, "draw"), plural(len(pr.Probs[0]), "chain"))
 	if condition == "" {
 		caption = fmt.Sprintf("P(%s) under %s for a new row, nothing given: the column's shares, whatever C is", target, m.Decl.Name)
 	} else {
-		caption += fmt.Sprintf(" of C, and %s and %s bound the central %s%% interval of the per-draw probability (the uncertainty about C)", lo, hi, percent(prob))
+		caption += " of C"
+		if pr.Skipped > 0 {
+			caption += fmt.Sprintf(" (%d of the fit's %d draws left out: under them the given values have probability 0 in floating point, too far in the tails together", pr.Skipped, pr.Draws)
+			if pr.Used < pr.Draws-pr.Skipped {
+				caption += "; each chain then cut to the shortest"
+			}
+			caption += ")"
+		}
+		caption += fmt.Sprintf(", and %s and %s bound the central %s%% interval of the per-draw probability (the uncertainty about C)", lo, hi, percent(prob))
 	}
 	caption += fmt.Sprintf("; marginal: the level's share of %s's %d observed cells", target, int(math.Round(float64(m.Data.N()-m.Data.Info().Columns[dj].Missing))))
 	switch {
@@ -196,8 +208,8 @@ func (s *Session) predictionTable(m *Model, pr *inference.Prediction, target, co
 		if seedSet {
 			seedText = fmt.Sprintf("seed %d", seed)
 		}
-		caption += fmt.Sprintf("; GHK with %d replicates per draw (%s): they add a Monte Carlo error of at most %s to p, and about %s to each draw's probability (root mean square)",
-			pr.Reps, seedText, sigDigits(slices.Max(pr.RepSE)), sigDigits(pr.RepSEDraw))
+		caption += fmt.Sprintf("; GHK with %d replicates per draw, %d random shifts of a %d-point lattice (%s): they add a Monte Carlo error of at most %s to p, and about %s to each draw's probability (root mean square), from the spread of the shifts",
+			pr.Reps, inference.PredictShifts, pr.Reps/inference.PredictShifts, seedText, sigDigits(slices.Max(pr.RepSE)), sigDigits(pr.RepSEDraw))
 	}
 	t.Caption = caption
 	return t, predictionLine(m, pr, target, given, means, qs, prob), predictionFigure(m, pr, target, condition, means, qs, prob)

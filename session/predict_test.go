@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/copulang/copulang/compiler"
 )
 
 // predictRows parses the table of one predict: level → its columns (p,
@@ -147,8 +149,12 @@ fit m with gibbs, iter = 300, warmup = 150, chains = 2, seed = 3`)
 	if a.text() != b.text() {
 		t.Errorf("the same predict gave two tables:\n%s\n%s", a.text(), b.text())
 	}
-	if !strings.Contains(a.text(), "GHK with 1000 replicates per draw (the fit's seed, 3)") {
+	if !strings.Contains(a.text(), "GHK with 200 replicates per draw, 10 random shifts of a 20-point lattice (the fit's seed, 3)") {
 		t.Errorf("no GHK note: %s", a.text())
+	}
+	// reps = sets the replicates, and the caption says so.
+	if c := mustRun(t, s, "predict m[y] given x = 4, w = 1, reps = 50"); !strings.Contains(c.text(), "GHK with 50 replicates per draw, 10 random shifts of a 5-point lattice") {
+		t.Errorf("reps = 50 not used or not said: %s", c.text())
 	}
 	if ghk := predictRows(t, a.displays[0]); math.Abs(ghk["4"][0]-high["4"][0]) > 0.05 {
 		t.Errorf("P(y = 4 | x = 4, w = 1) = %.3f, P(y = 4 | x = 4) = %.3f: w is independent noise", ghk["4"][0], high["4"][0])
@@ -257,14 +263,23 @@ func TestCompletePredict(t *testing.T) {
 		{`predict m[de`, []string{"degree"}},
 		{`predict m[degree] given `, []string{"age", "income", "sat"}},
 		{`predict m[degree] given inc`, []string{"income"}},
-		{`predict m[degree] given income = 5, `, []string{"age", "prob", "sat", "seed"}},
+		{`predict m[degree] given income = 5, `, []string{"age", "prob", "reps", "sat", "seed"}},
 		{"predict m[degree] given income = 5,\n  s", []string{"sat", "seed"}},
+		{"predict m[degree] given income = 5, r", []string{"reps"}},
 		{`predict m[degree] given income = `, []string{"1", "2", "3", "4", "5", "6", "7"}},
 		{`predict m[degree] given sat = `, []string{`"disagree"`, `"neutral"`, `"agree"`}},
 		{`predict m[degree] given sat = "ne`, []string{"neutral"}},
 		{`predict m[degree] given "sat" = "a`, []string{"agree"}},
-		{`predict m given degree = 1, `, []string{"age", "income", "prob", "sat", "seed"}},
+		{`predict m given degree = 1, `, []string{"age", "income", "prob", "reps", "sat", "seed"}},
 		{`predict m[degree] giv`, []string{"given"}},
+		// A model declared in the same cell, on data bound before it or
+		// loaded in the cell too: its columns after given, and the
+		// values of the data's cells where the session holds them.
+		{"model m2 { Y = s[age, sat, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m2[income] given ", []string{"age", "sat"}},
+		{"model m2 { Y = s[age, sat, income]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m2[income] given sat = ", []string{`"disagree"`, `"neutral"`, `"agree"`}},
+		{"model m2 { Y = s; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m2[age] given degree = ", []string{"0", "1", "2", "3", "4"}},
+		{"data t = load(\"survey.csv\", drop = [sat])\nmodel m3 { Y = t; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m3[age] given ", []string{"degree", "income"}},
+		{"data t = load(\"survey.csv\", drop = [sat])\nmodel m3 { Y = t; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\npredict m3[age] given income = ", nil},
 	})
 	if st, _ := s.IsComplete("predict m[degree] given"); st != "incomplete" {
 		t.Errorf("IsComplete(predict m[degree] given) = %s, want incomplete", st)
@@ -293,5 +308,119 @@ model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 		"data d = simulate(FullCopula(p = 3), n = 200, levels = 2, seed = 5)")
 	if out := mustRun(t, s, "predict m[Y1] given Y2 = 4"); tablesShown(out) != 1 {
 		t.Errorf("predict given an observed value of the model's data shows %d tables", tablesShown(out))
+	}
+}
+
+// tailsCSV writes n rows of x and y, one latent normal cut into six
+// levels (the lowest and highest beyond ∓cut, the middle four at −1, 0
+// and 1), the same in both, so that a fit correlates them about 0.99,
+// and w, independent, of three levels.
+func tailsCSV(t *testing.T, dir, name string, n int, cut float64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 5))
+	var b strings.Builder
+	b.WriteString("x,y,w\n")
+	for range n {
+		z := rng.NormFloat64()
+		l := 2
+		for _, c := range []float64{-1, 0, 1} {
+			if z > c {
+				l++
+			}
+		}
+		switch {
+		case z < -cut:
+			l = 1
+		case z > cut:
+			l = 6
+		}
+		fmt.Fprintf(&b, "%d,%d,%d\n", l, l, 1+rng.IntN(3))
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPredictLeavesOutDrawsWhereTheGivenValuesAreImpossible: x and y at
+// opposite ends while a fit correlates them about 0.99 have probability
+// 0 in floating point under some draws of C (the extreme levels beyond
+// ∓2.2) or under all (beyond ∓2.6). Such draws are left out and the
+// caption counts them; when every draw is such, the error says why, at
+// the statement. Both stopped the statement before.
+func TestPredictLeavesOutDrawsWhereTheGivenValuesAreImpossible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits two models; skipped under -short")
+	}
+	dir := t.TempDir()
+	tailsCSV(t, dir, "some.csv", 1000, 2.2)
+	tailsCSV(t, dir, "all.csv", 1000, 2.6)
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data some = load("some.csv")
+data all = load("all.csv")
+model a { Y = some; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+model b { Y = all; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit a with gibbs, iter = 100, warmup = 400, chains = 2, seed = 1
+fit b with gibbs, iter = 100, warmup = 400, chains = 2, seed = 1`)
+	out := mustRun(t, s, "predict a[w] given x = 1, y = 6")
+	m := regexp.MustCompile(`over (\d+) draws in 2 chains of C \((\d+) of the fit's 200 draws left out: under them the given values have probability 0 in floating point`).FindStringSubmatch(out.text())
+	if m == nil {
+		t.Fatalf("no draw left out, or not said:\n%s", out.text())
+	}
+	used, _ := strconv.Atoi(m[1])
+	left, _ := strconv.Atoi(m[2])
+	if !(left > 0 && left < 200 && used > 0 && used <= 200-left) {
+		t.Errorf("%d draws used, %d left out of 200", used, left)
+	}
+	rows := predictRows(t, out.displays[0])
+	sum := 0.0
+	for _, row := range rows {
+		sum += row[0]
+	}
+	if math.Abs(sum-1) > 0.003 {
+		t.Errorf("the probabilities sum to %.3f", sum)
+	}
+	_, err := s.Execute(context.Background(), "predict b[w] given x = 1, y = 6", &recorder{})
+	var se *Error
+	if !errors.As(err, &se) || !strings.Contains(se.Value, "x = 1, y = 6 have probability 0 in floating point under every one of the 200 kept draws of b's fit") ||
+		!strings.Contains(strings.Join(se.Traceback, "\n"), "^") {
+		t.Errorf("got %v, want the error that says why, with a caret", err)
+	}
+}
+
+// TestPredictValueOfAManyValuedColumnCheckedBeforeTheFit: a given number
+// that a column of more than compiler.MaxKnownValues distinct values never
+// had is a CheckError before the cell runs too (it was found only when
+// predict ran, after the fit); one it had passes the check.
+func TestPredictValueOfAManyValuedColumnCheckedBeforeTheFit(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("x,y\n")
+	n := compiler.MaxKnownValues + 500
+	for i := range n {
+		fmt.Fprintf(&b, "%g,%d\n", float64(i)/4, i%3)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "many.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, `data d = load("many.csv")
+model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
+	for _, code := range []string{
+		// the model declared before the cell, and in it
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\npredict m[y] given x = 0.3",
+		"model m2 { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }\nfit m2 with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\npredict m2[y] given x = 0.3",
+	} {
+		_, err := s.Execute(context.Background(), code, &recorder{})
+		var se *Error
+		if !errors.As(err, &se) || se.Name != "CheckError" || !strings.Contains(se.Value, "x = 0.3 is not an observed value of x") ||
+			!strings.Contains(strings.Join(se.Traceback, "\n"), "the nearest: 0, 0.25, 0.5, 0.75 (of 1500 values from 0 to 374.75)") {
+			t.Errorf("%s: got %v, want a CheckError for x = 0.3 naming the nearest values", code, err)
+		}
+	}
+	if s.models["m"].Fit != nil {
+		t.Error("m was fitted before the error")
+	}
+	if out := mustRun(t, s, "fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\npredict m[y] given x = 0.25"); tablesShown(out) != 1 {
+		t.Errorf("predict given an observed value shows %d tables", tablesShown(out))
 	}
 }

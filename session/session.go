@@ -448,6 +448,9 @@ func (d *Dataset) Info() *compiler.DataInfo {
 				Rarer:      rarerLevel(col),
 				Values:     knownValues(d, j),
 			})
+			if info := &d.columnInfo[j]; info.Values == nil && !info.Text && info.Levels > 0 {
+				info.ValuesOf = func() []float64 { return distinctValues(d.Columns[j]) }
+			}
 		}
 	})
 	// A copy each time: callers may change what they get (ReadData renames it).
@@ -479,6 +482,13 @@ func knownValues(d *Dataset, j int) []float64 {
 	return values
 }
 
+// distinctValues are col's distinct observed values, ascending.
+func distinctValues(col []float64) []float64 {
+	values := slices.DeleteFunc(slices.Clone(col), func(v float64) bool { return v != v })
+	slices.Sort(values)
+	return slices.Compact(values)
+}
+
 // labelsOf is column j's labels, lowest first, or nil for numbers.
 func labelsOf(d *Dataset, j int) []string {
 	if j < len(d.Labels) {
@@ -507,8 +517,9 @@ func modelInfo(m *Model) *compiler.ModelInfo {
 	if m.Data != nil {
 		cols := m.Data.Info().Columns
 		info.Values = make([][]float64, len(m.Cols))
+		info.ValuesOf = make([]func() []float64, len(m.Cols))
 		for k, dj := range m.Cols {
-			info.Values[k] = cols[dj].Values
+			info.Values[k], info.ValuesOf[k] = cols[dj].Values, cols[dj].ValuesOf
 		}
 	}
 	return info
