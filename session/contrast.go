@@ -363,7 +363,7 @@ func (s *Session) summaryContrast(ctx context.Context, x *compiler.Summary, out 
 	if x.Path == "" {
 		return nil
 	}
-	f := &tableFile{table: t, statement: summaryStatement(x),
+	f := &tableFile{table: t, statement: s.summaryStatement(x),
 		made: []madeOf{{title: "fit of model " + x.Target.Name, rows: s.provenance(x.Target.Name, d.a)}}}
 	if x.Minus.Name != x.Target.Name {
 		f.made = append(f.made, madeOf{title: "fit of model " + x.Minus.Name, rows: s.provenance(x.Minus.Name, d.b)})

@@ -139,6 +139,32 @@ func TestSummaryCSVReadsBackAsShown(t *testing.T) {
 	}
 }
 
+// TestSummaryFileNamesTheStatementAsWritten: the comment of a table's
+// file names the statement that wrote it, its indices as written, a
+// regression's formula and a data set's columns, so that a reader of
+// the paper's sources can run it again. It read summary a.C[1,3],
+// summary a.regress and summary sim for the first three.
+func TestSummaryFileNamesTheStatementAsWritten(t *testing.T) {
+	s, dir := reportSession(t)
+	for _, stmt := range []string{
+		`summary a.C[Y1, 3] to "one.tex"`,
+		`summary a.regress(Y1 ~ Y2 + Y3)[R2] to "r2.md", prob = 0.8`,
+		`summary a.regress(Y1 ~ Y2 + Y3) to "reg.tex"`,
+		`summary sim[Y1, Y3] to "levels.md"`,
+		`summary a.C[Y1] - b.C[Y1] to "d.tex", sort = rhat`,
+	} {
+		mustRun(t, s, stmt)
+		path := strings.Split(stmt, `"`)[1]
+		got, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(got), "written by "+stmt+"\n") {
+			t.Errorf("%s does not say it was written by %s:\n%s", path, stmt, got)
+		}
+	}
+}
+
 // TestSummaryFilesEscapeColumnNames: column names that mean something
 // to LaTeX (a_b & 50%: _, &, %; | is an em dash in its default font) or
 // end a Markdown cell (x|y) are written as text, so that the table still

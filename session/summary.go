@@ -31,7 +31,7 @@ func (s *Session) summary(ctx context.Context, x *compiler.Summary, out Output) 
 		if x.Path == "" {
 			return nil
 		}
-		f := &tableFile{table: t, statement: summaryStatement(x),
+		f := &tableFile{table: t, statement: s.summaryStatement(x),
 			made: []madeOf{{title: "data " + d.Name, rows: s.dataProvenance(d)}}}
 		return s.writeTable(ctx, f, x.Path, out)
 	}
@@ -72,18 +72,22 @@ func (s *Session) summary(ctx context.Context, x *compiler.Summary, out Output) 
 	if x.Path == "" {
 		return nil
 	}
-	f := &tableFile{table: t, statement: summaryStatement(x),
+	f := &tableFile{table: t, statement: s.summaryStatement(x),
 		made: []madeOf{{title: "fit of model " + x.Target.Name, rows: s.provenance(x.Target.Name, m)}}}
 	f.csvHeader, f.csvRows = posteriorCSV(names, sums, ps, x.Prob, nil)
 	return s.writeTable(ctx, f, x.Path, out)
 }
 
 // summaryStatement writes summary x as a file's comment names it:
-// summary m.C, prob = 0.8 to "C.tex" (its settings as checked).
-func summaryStatement(x *compiler.Summary) string {
-	st := "summary " + refText(&x.Target)
+// summary m.C[income, degree] to "C.tex", prob = 0.8 (its indices as
+// written, its settings as checked).
+func (s *Session) summaryStatement(x *compiler.Summary) string {
+	st := "summary " + s.writtenRef(&x.Target)
+	if x.Columns != nil {
+		st += "[" + strings.Join(columnTexts(x.Columns), ", ") + "]"
+	}
 	if x.Minus != nil {
-		st += " - " + refText(x.Minus)
+		st += " - " + s.writtenRef(x.Minus)
 	}
 	st += " to " + strconv.Quote(x.Path)
 	if x.Prob != compiler.DefaultProb {
@@ -93,6 +97,34 @@ func summaryStatement(x *compiler.Summary) string {
 		st += ", sort = " + x.Sort
 	}
 	return st
+}
+
+// writtenRef writes a reference as a statement does: its regression's
+// formula by column names and its indices as written, m.C[income, 2],
+// m.regress(income ~ degree + age)[R2]. refText, which names the
+// indices by position and leaves out the formula, read
+// summary m.C[1,2] and summary m.regress for them.
+func (s *Session) writtenRef(ref *compiler.Ref) string {
+	var b strings.Builder
+	b.WriteString(ref.Name)
+	switch m := s.models[ref.Name]; {
+	case ref.Regress != nil && m != nil:
+		b.WriteString("." + regressText(m, ref.Regress))
+	case ref.Member != "":
+		b.WriteString("." + ref.Member)
+	}
+	if len(ref.Items) > 0 {
+		parts := make([]string, len(ref.Items))
+		for k, it := range ref.Items {
+			if it.Column != "" {
+				parts[k] = columnText(it.Column)
+			} else {
+				parts[k] = strconv.Itoa(it.Position)
+			}
+		}
+		b.WriteString("[" + strings.Join(parts, ", ") + "]")
+	}
+	return b.String()
 }
 
 // sortSummaries orders the rows of a posterior summary by the column
