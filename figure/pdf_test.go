@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgpdf"
 )
 
@@ -124,4 +125,37 @@ func pdfStreams(t *testing.T, pdf []byte) string {
 		out.Write(data)
 	}
 	return out.String()
+}
+
+// TestPDFDrawsArcsAsCurves: a circle glyph (a scatter's point) is one
+// path of Bézier curves, filled once, with no graphics state operator
+// inside it. vgpdf wrote its arc as fpdf's Arc, a q ... cm inside the path
+// being built, which painted the arc on its own and left a path of one
+// point that Ghostscript painted as a speck beside the panel.
+func TestPDFDrawsArcsAsCurves(t *testing.T) {
+	c := vgpdf.New(100, 100)
+	dc := draw.New(pdfText{c})
+	dc.DrawGlyph(draw.GlyphStyle{Color: color.Black, Radius: 2, Shape: draw.CircleGlyph{}}, vg.Point{X: 30, Y: 40})
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	content := pdfStreams(t, buf.Bytes())
+	path := regexp.MustCompile(`(?s)\n([-\d.]+ [-\d.]+ m\n.*?)\n(f|F|f\*|B|S)\n`).FindStringSubmatch(content)
+	if path == nil {
+		t.Fatalf("no filled path in the PDF:\n%s", content)
+	}
+	if strings.Contains(path[1], " cm") || strings.Contains(path[1], "q ") {
+		t.Errorf("the circle's path holds a graphics state operator:\n%s", path[1])
+	}
+	if n := strings.Count(path[1]+"\n", " c\n"); n != 4 {
+		t.Errorf("the circle's path has %d curves, want 4:\n%s", n, path[1])
+	}
+	// The curves pass through the circle's points at 0, 90, 180 and 270
+	// degrees (in the PDF's points, y up from the page's foot: 100 - 40).
+	for _, want := range []string{"32.00 60.00 m", " 30.00000 62.00000 c", " 28.00000 60.00000 c", " 30.00000 58.00000 c"} {
+		if !strings.Contains(path[1]+"\n", want) {
+			t.Errorf("the circle's path does not hold %q:\n%s", want, path[1])
+		}
+	}
 }
