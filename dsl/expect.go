@@ -182,6 +182,10 @@ func expect(grammar string, sp grammarSpot) expectation {
 		switch {
 		case prev == "to" && kw == "impute":
 			return expectation{"a file name in double quotes", `impute m to "cells.csv"`}
+		case prev == "to" && kw == "summary":
+			return expectation{"a file name in double quotes", `summary m.C to "C.tex"`}
+		case prev == "to" && kw == "plot":
+			return expectation{"a file name in double quotes", `plot heatmap m.C to "C.pdf"`}
 		case prev == "to":
 			return expectation{"a file name in double quotes", `export m to "draws.csv"`}
 		}

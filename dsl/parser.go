@@ -718,6 +718,13 @@ func habitHint(s *scanResult, tok lexer.Token, prev *lexer.Token, next lexer.Tok
 		return "argument names have no dots"
 	case is(tok, "}") && !nested:
 		return "this } closes nothing: a model's statements go inside its one pair of { }"
+	case tok.Type == tokIdent && tok.Value == "to" && !nested && settingBefore(s.tokens, tok.Pos.Offset):
+		// summary m.C, prob = 0.8 to "C.tex": R's habit of a file
+		// argument last.
+		switch kw := keywordOf(s.tokens, tok.Pos.Offset); kw {
+		case "summary", "plot", "impute":
+			return fmt.Sprintf("to and its file come before the settings, as in %s", toExamples[kw])
+		}
 	case is(tok, ",") && keywordOf(s.tokens, tok.Pos.Offset) == "show" && !nested:
 		return "show [m1, m2] shows several side by side"
 	case tok.Type == tokIdent && prev != nil && prev.Type == tokIdent && before != nil && before.Type == tokIdent &&
@@ -825,6 +832,35 @@ func modelLeftOpen(s *scanResult, tok, brace lexer.Token) bool {
 // or "".
 func keywordOf(toks []lexer.Token, offset int) string {
 	return spotOf(toks, offset).keyword
+}
+
+// toExamples are the statements that write a file and take settings,
+// with one after the file.
+var toExamples = map[string]string{
+	"summary": `summary m.C to "C.tex", prob = 0.95`,
+	"plot":    `plot graph m.partial to "graph.pdf", prob = 0.95`,
+	"impute":  `impute m to "cells.csv", prob = 0.5`,
+}
+
+// settingBefore reports whether a setting (NAME = VALUE) comes before
+// offset in its statement, outside brackets.
+func settingBefore(toks []lexer.Token, offset int) bool {
+	is := func(t lexer.Token, punct string) bool { return t.Type == tokPunct && t.Value == punct }
+	depth := 0
+	for t := previousToken(toks, offset); t != nil && t.Type != tokSep; t = previousToken(toks, t.Pos.Offset) {
+		switch {
+		case is(*t, ")") || is(*t, "]") || is(*t, "}"):
+			depth++
+		case is(*t, "(") || is(*t, "[") || is(*t, "{"):
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case is(*t, "=") && depth == 0:
+			return true
+		}
+	}
+	return false
 }
 
 // statementExample writes a statement as it is written, for the hint to

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 	"regexp"
 	"strings"
 
@@ -154,6 +155,81 @@ func sameRow(img image.Image, y, z int) bool {
 		}
 	}
 	return true
+}
+
+// SetColor implements vg.Canvas. vgpdf takes the red, green and blue of a
+// colour's RGBA, which are premultiplied by its alpha, as the colour and
+// sets the alpha as well, so that a colour of opacity a was drawn a times
+// as dark, at opacity a: a pairs plot's points (35% opaque) came out
+// navy, where the PNG and SVG show them light blue. straightColor hands
+// it the colour's own red, green and blue.
+func (c pdfText) SetColor(clr color.Color) {
+	if clr != nil {
+		clr = straightColor{color.NRGBA64Model.Convert(clr).(color.NRGBA64)}
+	}
+	c.CanvasSizer.SetColor(clr)
+}
+
+// straightColor is a colour whose RGBA returns its red, green and blue
+// not premultiplied by its alpha, as vgpdf reads them (see SetColor).
+// It is for vgpdf only: anything else takes RGBA as premultiplied.
+type straightColor struct{ c color.NRGBA64 }
+
+func (s straightColor) RGBA() (r, g, b, a uint32) {
+	return uint32(s.c.R), uint32(s.c.G), uint32(s.c.B), uint32(s.c.A)
+}
+
+// Fill implements vg.Canvas, with arcs as Bézier curves (arcsAsCurves).
+func (c pdfText) Fill(p vg.Path) { c.CanvasSizer.Fill(arcsAsCurves(p)) }
+
+// Stroke implements vg.Canvas, with arcs as Bézier curves (arcsAsCurves).
+func (c pdfText) Stroke(p vg.Path) { c.CanvasSizer.Stroke(arcsAsCurves(p)) }
+
+// arcsAsCurves returns p with each arc written as cubic Bézier curves of
+// at most a quarter turn each (a line to its start first, as an arc
+// draws one from the current point). vgpdf writes an arc as fpdf's Arc,
+// which paints it as a path of its own inside a q ... cm ... Q (a graphics
+// state operator in the middle of the path being built, which PDF does
+// not allow) and leaves the glyph's own path of one point, which
+// Ghostscript painted as a speck: a pairs plot's scatter panels left a
+// cloud of specks beside them.
+func arcsAsCurves(p vg.Path) vg.Path {
+	hasArc := false
+	for _, comp := range p {
+		hasArc = hasArc || comp.Type == vg.ArcComp
+	}
+	if !hasArc {
+		return p
+	}
+	out := make(vg.Path, 0, len(p)+4)
+	started := false
+	for _, comp := range p {
+		if comp.Type != vg.ArcComp {
+			out = append(out, comp)
+			started = started || comp.Type == vg.MoveComp
+			continue
+		}
+		at := func(a float64) vg.Point {
+			return vg.Point{X: comp.Pos.X + comp.Radius*vg.Length(math.Cos(a)), Y: comp.Pos.Y + comp.Radius*vg.Length(math.Sin(a))}
+		}
+		if started {
+			out.Line(at(comp.Start))
+		} else {
+			out.Move(at(comp.Start))
+			started = true
+		}
+		n := max(1, int(math.Ceil(math.Abs(comp.Angle)/(math.Pi/2)-1e-9)))
+		step := comp.Angle / float64(n)
+		k := vg.Length(4.0 / 3 * math.Tan(step/4))
+		for i := range n {
+			a0, a1 := comp.Start+float64(i)*step, comp.Start+float64(i+1)*step
+			p0, p3 := at(a0), at(a1)
+			c1 := vg.Point{X: p0.X - k*comp.Radius*vg.Length(math.Sin(a0)), Y: p0.Y + k*comp.Radius*vg.Length(math.Cos(a0))}
+			c2 := vg.Point{X: p3.X + k*comp.Radius*vg.Length(math.Sin(a1)), Y: p3.Y - k*comp.Radius*vg.Length(math.Cos(a1))}
+			out.CubeTo(c1, c2, p3)
+		}
+	}
+	return out
 }
 
 // FillString implements vg.Canvas.

@@ -836,17 +836,21 @@ const (
 // slash) and the files the statement takes — data files (.csv, .tsv, .txt)
 // in load(...), fit files (.fit) after file =, the tables and figures
 // summary and plot write (.csv, .tex, .md; .pdf, .svg, .png) after their
-// to, any file after another to and draws =. Other strings (a separator, a label, a message) are not paths:
+// to, any file after another to and draws = (but for the files these
+// would refuse to write over: a data file loaded, a fit file). Other strings (a separator, a label, a message) are not paths:
 // they get nothing. Hidden entries are offered only to a prefix that starts
 // with a dot.
 func (s *Session) completePath(before, prefix string) []string {
 	var exts []string
 	b := strings.TrimRight(before, " \t")
+	// writes: the statement writes the file, which then may not be one
+	// that it would refuse to write over (overwritable).
+	writes := true
 	switch {
 	case strings.HasSuffix(b, "load("):
-		exts = []string{".csv", ".tsv", ".txt"}
+		exts, writes = []string{".csv", ".tsv", ".txt"}, false
 	case strings.HasSuffix(b, "=") && lastIdent(strings.TrimRight(b[:len(b)-1], " \t")) == "file":
-		exts = []string{".fit"}
+		exts, writes = []string{".fit"}, false
 	case lastIdent(b) == "to":
 		// The files summary and plot write, by their formats; any file
 		// after export's and impute's.
@@ -893,6 +897,9 @@ func (s *Session) completePath(before, prefix string) []string {
 		switch {
 		case isDir:
 			out = append(out, dir+name+"/")
+		case writes && s.overwritable(dir+name) != nil:
+			// the data file loaded, a fit file: the statement would
+			// refuse it.
 		case exts == nil || slices.Contains(exts, strings.ToLower(filepath.Ext(name))):
 			out = append(out, dir+name)
 		}

@@ -139,6 +139,33 @@ func TestSummaryCSVReadsBackAsShown(t *testing.T) {
 	}
 }
 
+// TestSummaryFileNamesTheStatementAsWritten: the comment of a table's
+// file names the statement that wrote it, its indices as written, a
+// regression's formula and a data set's columns, so that a reader of
+// the paper's sources can run it again. It read summary a.C[1,3],
+// summary a.regress and summary sim for the first three.
+func TestSummaryFileNamesTheStatementAsWritten(t *testing.T) {
+	s, dir := reportSession(t)
+	for _, stmt := range []string{
+		`summary a.C[Y1, 3] to "one.tex"`,
+		`summary a.C[Y2, Y1] to "swapped.tex"`,
+		`summary a.regress(Y1 ~ Y2 + Y3)[R2] to "r2.md", prob = 0.8`,
+		`summary a.regress(Y1 ~ Y2 + Y3) to "reg.tex"`,
+		`summary sim[Y1, Y3] to "levels.md"`,
+		`summary a.C[Y1] - b.C[Y1] to "d.tex", sort = rhat`,
+	} {
+		mustRun(t, s, stmt)
+		path := strings.Split(stmt, `"`)[1]
+		got, err := os.ReadFile(filepath.Join(dir, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(got), "written by "+stmt+"\n") {
+			t.Errorf("%s does not say it was written by %s:\n%s", path, stmt, got)
+		}
+	}
+}
+
 // TestSummaryFilesEscapeColumnNames: column names that mean something
 // to LaTeX (a_b & 50%: _, &, %; | is an em dash in its default font) or
 // end a Markdown cell (x|y) are written as text, so that the table still
@@ -287,28 +314,5 @@ func TestReportRefusesADataFile(t *testing.T) {
 	}
 	if tb := strings.Join(se.Traceback, "\n"); !strings.Contains(tb, "2:14: cannot write d.csv: d.csv is the file data d was loaded from, which this would write over: name another file") {
 		t.Errorf("traceback:\n%s", tb)
-	}
-}
-
-// TestReportFilesQuoteTheStatementAsWritten: the line of a .tex or .md
-// file that says which statement wrote it quotes what the statement
-// summarises as it is written: it wrote m.C[2,1] for m.C[Y2, Y1], dropped
-// the formula of m.regress(Y1 ~ Y2) and the columns of sim[Y1, Y3].
-func TestReportFilesQuoteTheStatementAsWritten(t *testing.T) {
-	s, dir := reportSession(t)
-	for _, tc := range []struct{ stmt, file, want string }{
-		{`summary a.C[Y2, Y1] to "e.tex"`, "e.tex", `% written by summary a.C[Y2, Y1] to "e.tex"`},
-		{`summary a.regress(Y1 ~ Y2 + Y3) to "r.md"`, "r.md", `written by summary a.regress(Y1 ~ Y2 + Y3) to "r.md"`},
-		{`summary sim[Y1, Y3] to "l.md"`, "l.md", `written by summary sim[Y1, Y3] to "l.md"`},
-		{`summary a.C[Y1] - b.C[Y1] to "d.tex", prob = 0.8`, "d.tex", `% written by summary a.C[Y1] - b.C[Y1] to "d.tex", prob = 0.8`},
-	} {
-		mustRun(t, s, tc.stmt)
-		got, err := os.ReadFile(filepath.Join(dir, tc.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(got), tc.want+"\n") {
-			t.Errorf("%s: the file does not say %q:\n%s", tc.stmt, tc.want, got)
-		}
 	}
 }

@@ -896,6 +896,39 @@ func TestCompletePaths(t *testing.T) {
 	}
 }
 
+// TestCompletePathsLeaveOutFilesTheyWouldRefuse: after the to of a
+// statement that writes a file, completion does not offer the file the
+// session's data were loaded from, nor a fit file, which the statement
+// would refuse to write over; load still offers the data file. It offered
+// both, so that summary m.C to "<Tab> led to an error.
+func TestCompletePathsLeaveOutFilesTheyWouldRefuse(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "survey.csv"), []byte("a,b\n1,2\n2,1\n1,1\n2,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "other.csv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, "data d = load(\"survey.csv\")\n"+
+		"model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1, file = \"m.fit.csv\"")
+	for _, tc := range []struct {
+		code string
+		want []string
+	}{
+		{`summary m.C to "`, []string{"other.csv"}},
+		{`export m to "`, []string{"other.csv"}},
+		{`impute m to "`, []string{"other.csv"}},
+		{`impute m to "cells.csv", draws = "`, []string{"other.csv"}},
+		{`data e = load("`, []string{"m.fit.csv", "other.csv", "survey.csv"}},
+	} {
+		if matches, _, _ := s.Complete(tc.code, len(tc.code)); !slices.Equal(matches, tc.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tc.code, matches, tc.want)
+		}
+	}
+}
+
 // exitRecorder is a recorder whose frontend can be asked to end.
 type exitRecorder struct {
 	recorder
