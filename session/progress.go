@@ -41,12 +41,15 @@ type FitProgress struct {
 // Line is the state's text in at most width runes, for a terminal's line,
 // which a longer text would wrap (after which a carriage return goes back
 // to its last row only). What goes first is a fit's elapsed time when the
-// time left follows it, which says more while it runs; then whole clauses
-// from the end, after the last colon (the job's name, and compare's model
-// and fold), but for the first; then runes of the job's name and method,
-// before that first clause; then runes of the whole, the last an ellipsis. A
-// clause is not cut within while one can go whole: cut to 79 columns, "about
-// 829ms left" read "about 829m…".
+// time left follows it, which says more while it runs; then the method
+// after the job's name ("with gibbs, switching to hmc where predicted
+// faster (auto)", 56 runes, which the plan printed before the fit has
+// said); then whole clauses from the end, after the last colon (the job's
+// name, and compare's model and fold), but for the first; then runes of
+// the job's name, before that first clause; then runes of the whole, the
+// last an ellipsis. A clause is not cut within while one can go whole:
+// cut to 79 columns, "about 829ms left" read "about 829m…", and an auto
+// fit kept its method and lost its phase and time left.
 func (p FitProgress) Line(width int) string {
 	text := p.Text
 	fits := func() bool { return utf8.RuneCountInString(text) <= width }
@@ -59,6 +62,10 @@ func (p FitProgress) Line(width int) string {
 		}
 	}
 	name := strings.LastIndex(text, ": ") + 1 // clauses start after the job's name and part
+	if with := strings.Index(text, " with "); !fits() && with >= 0 && with < name-1 {
+		text = text[:with] + text[name-1:]
+		name = with + 1
+	}
 	for !fits() {
 		last := strings.LastIndex(text, ", ")
 		if last <= name {

@@ -282,13 +282,16 @@ func TestProgressLineFitsTheWidth(t *testing.T) {
 		{"fit m with gibbs: 7443/9000 iterations (83%), sampling, 4s elapsed, about 829ms left", 79,
 			"fit m with gibbs: 7443/9000 iterations (83%), sampling, about 829ms left"},
 		{"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling, 4s elapsed, about 3m12s left", 79,
-			"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling"},
+			"fit survey: 7443/90000 iterations (8%), sampling, about 3m12s left"},
 		{"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling, 4s elapsed, about 3m12s left", 40,
-			"fit survey…: 7443/90000 iterations (8%)"},
-		// auto's method and a long model's name give way to the count:
-		// cut at the end, they read "…(auto): 624/160…" and "…with gibbs, swi…".
+			"fit survey: 7443/90000 iterations (8%)"},
+		// auto's method and a long model's name give way to the count, and
+		// the method to the phase and the time left: cut at the end, they
+		// read "…(auto): 624/160…" and "…with gibbs, swi…"; then
+		// "fit survey with gibbs, switching to hmc where predi…: 624/1600
+		// iterations (39%)".
 		{"fit survey with gibbs, switching to hmc where predicted faster (auto): 624/1600 iterations (39%), sampling, 262ms elapsed, about 410ms left", 79,
-			"fit survey with gibbs, switching to hmc where predi…: 624/1600 iterations (39%)"},
+			"fit survey: 624/1600 iterations (39%), sampling, about 410ms left"},
 		{"fit a_model_with_a_rather_long_descriptive_name_for_the_survey with gibbs, switching to hmc where predicted faster (auto): 624/3600 iterations (17%), warm-up, 2s elapsed", 79,
 			"fit a_model_with_a_rather_long_descriptive_name_for…: 624/3600 iterations (17%)"},
 		{"fit a_model_with_a_rather_long_descriptive_name_for_the_survey_of_many_many_columns_indeed: 624/3600 iterations (17%)", 40,
@@ -296,7 +299,7 @@ func TestProgressLineFitsTheWidth(t *testing.T) {
 		{"fit a_model_with_a_rather_long_descriptive_name: 624/3600 iterations (17%)", 30,
 			"fit a_model_with_a_rather_lon…"},
 		{"fit m with gibbs: 7443/9000 iterations (83%), sampling, 1m4s elapsed", 60,
-			"fit m with gibbs: 7443/9000 iterations (83%), sampling"},
+			"fit m: 7443/9000 iterations (83%), sampling, 1m4s elapsed"},
 		{"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations, about 5s left", 60,
 			"compare: refitting a (1 of 2), fold 1…: 123/3000 iterations"},
 		{"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations, about 5s left", 70,
