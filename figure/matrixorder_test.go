@@ -61,6 +61,9 @@ func TestOrderMatrixRecoversShuffledBlocks(t *testing.T) {
 		{"three weak blocks of 10", 30, 3, 0.2, 0.1},
 		{"four blocks of 15", 60, 4, 0.3, 0.1},
 		{"six blocks of 5", 30, 6, 0.4, 0.1},
+		// Past maxSpectralColumns the local moves start from column
+		// order alone.
+		{"five blocks of 82, past the spectral order's columns", maxSpectralColumns + 10, 5, 0.3, 0.1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			block := shuffledBlocks(tt.p, tt.k, 7)
