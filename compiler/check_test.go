@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 85 {
-		t.Errorf("got %d statements, want 85", len(prog.Stmts))
+	if len(prog.Stmts) != 86 {
+		t.Errorf("got %d statements, want 86", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -172,7 +172,7 @@ func TestCheckGood(t *testing.T) {
 		{"plot trace", "plot trace hoff.C[1, 2]", &PlotStmt{Kind: "trace", Target: Ref{Name: "hoff", Member: "C", Index: []int{0, 1},
 			Items: []IndexItem{{Position: 1}, {Position: 2}}}}},
 		{"plot pairs", "plot pairs hoff.C", &PlotStmt{Kind: "pairs", Target: Ref{Name: "hoff", Member: "C"}}},
-		{"plot heatmap truth", "plot heatmap sim", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "sim"}}},
+		{"plot heatmap truth", "plot heatmap sim", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "sim"}, Order: "columns"}},
 		{"plot rmse", "plot rmse fm vs sim", &PlotStmt{Kind: "rmse", Target: Ref{Name: "fm"}, Vs: "sim"}},
 		{"plot latent", "plot latent hoff.Z[DEG]", &PlotStmt{Kind: "latent", Target: Ref{Name: "hoff", Member: "Z", Index: []int{1}, Items: []IndexItem{{Column: "DEG"}}}}},
 		{"impute", "impute hoff", &Impute{Model: "hoff", Prob: 0.9}},
@@ -192,7 +192,9 @@ func TestCheckGood(t *testing.T) {
 			Regress: &Regression{Response: 2, Predictors: []int{0}}, Index: []int{1}, Items: []IndexItem{{Column: "R2"}}}}},
 		{"plot trace regress beta", "plot trace hoff.regress(AGE ~ INC + DEG)[DEG]", &PlotStmt{Kind: "trace", Target: Ref{Name: "hoff", Member: "regress",
 			Regress: &Regression{Response: 2, Predictors: []int{0, 1}}, Index: []int{1}, Items: []IndexItem{{Column: "DEG"}}}}},
-		{"plot heatmap partial", "plot heatmap hoff.partial", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "hoff", Member: "partial"}}},
+		{"plot heatmap partial", "plot heatmap hoff.partial", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "hoff", Member: "partial"}, Order: "columns"}},
+		{"plot heatmap by dependence", "plot heatmap hoff.C, order = dependence", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "hoff", Member: "C"}, Order: "dependence"}},
+		{"plot heatmap truth by dependence", "plot heatmap sim, order = dependence", &PlotStmt{Kind: "heatmap", Target: Ref{Name: "sim"}, Order: "dependence"}},
 		{"plot graph partial", "plot graph hoff.partial", &PlotStmt{Kind: "graph", Target: Ref{Name: "hoff", Member: "partial"}, Prob: DefaultProb}},
 		{"plot graph C prob", "plot graph fm.C, prob = 0.95", &PlotStmt{Kind: "graph", Target: Ref{Name: "fm", Member: "C"}, Prob: 0.95}},
 		{"plot graph difference", "plot graph hoff.partial - hoff.partial", &PlotStmt{Kind: "graph", Target: Ref{Name: "hoff", Member: "partial"},

@@ -170,7 +170,10 @@ type PlotStmt struct {
 	Written string
 	// Edges is the most edges plot graph draws, the strongest; 0 (unless
 	// given) leaves it to the figure (figure.DefaultGraphEdges).
-	Edges int
+	Edges int // Order is the order of plot heatmap's rows and columns, one of
+	// HeatmapOrders: "columns" (unless given) or "dependence"; "" for the
+	// other kinds.
+	Order string
 }
 
 // Models returns the names of the models a plot shows: the target's and,

@@ -255,9 +255,12 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	if kind == "graph" {
 		return c.plotGraph(s, x)
 	}
-	if len(s.Settings) > 0 {
+	settingsOK := true
+	if kind == "heatmap" {
+		settingsOK = c.heatmapSettings(s, x)
+	} else if len(s.Settings) > 0 {
 		a := s.Settings[0]
-		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge, and edges = N, the most it draws", "plot %s takes no settings", kind)
+		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge, and edges = N, the most it draws; plot heatmap takes order = dependence", "plot %s takes no settings", kind)
 		return nil
 	}
 	if _, _, isDiff := difference(s.Target); isDiff && (kind == "rmse" || kind == "heatmap" || kind == "latent") {
@@ -283,6 +286,9 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 		}
 		if t.model != nil && (t.ref.Member != "" && t.ref.Member != "C" && t.ref.Member != "partial" || len(t.ref.Items) > 0) {
 			c.errorf(t.ref.At, "write plot heatmap "+t.ref.Name+".C or plot heatmap "+t.ref.Name+".partial", "plot heatmap shows a whole correlation matrix")
+			return nil
+		}
+		if !settingsOK {
 			return nil
 		}
 		x.Target = t.ref
@@ -329,6 +335,24 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	}
 	x.Target = t.ref
 	return x
+}
+
+// HeatmapOrders returns the orders of a heatmap's rows and columns
+// (order = ...): as the columns are given, the default, or by dependence.
+func HeatmapOrders() []string { return []string{"columns", "dependence"} }
+
+// heatmapSettings checks plot heatmap's setting order into x.
+func (c *checker) heatmapSettings(s *dsl.PlotStmt, x *PlotStmt) bool {
+	x.Order = "columns"
+	set, ok := c.settings(s.Settings, "plot heatmap", settingsOf("plot heatmap"))
+	if a := set["order"]; a != nil {
+		name, good := c.wordSetting(a.Value, "order", "heatmap order", HeatmapOrders(), "dependence")
+		if good {
+			x.Order = name
+		}
+		ok = good && ok
+	}
+	return ok
 }
 
 // plotGraph checks plot graph M.partial and plot graph M.C (whole, of a

@@ -111,6 +111,8 @@ func settingsOf(stmt string) []string {
 		return []string{"holdout", "folds", "seed"}
 	case "plot graph":
 		return []string{"prob", "edges"}
+	case "plot heatmap":
+		return []string{"order"}
 	}
 	panic("compiler: no settings for " + stmt)
 }
@@ -118,8 +120,9 @@ func settingsOf(stmt string) []string {
 // Arguments returns, for every call and statement that takes named
 // arguments or settings, their names in order: load, simulate and its
 // specs, the priors, the methods that take a travel time, and the settings
-// of fit (and explain fit), extend, summary, impute, check, compare and plot
-// graph (named with its kind, as the one plot that takes one). The language reference
+// of fit (and explain fit), extend, summary, impute, check, compare, plot
+// graph and plot heatmap (named with their kind, as the plots that take
+// one). The language reference
 // lists exactly these (a test compares them).
 func Arguments() map[string][]string {
 	out := map[string][]string{}
@@ -129,7 +132,7 @@ func Arguments() map[string][]string {
 			out[call] = append(out[call], p.name)
 		}
 	}
-	for _, stmt := range []string{"fit", "extend", "summary", "impute", "predict", "check", "compare", "plot graph"} {
+	for _, stmt := range []string{"fit", "extend", "summary", "impute", "predict", "check", "compare", "plot graph", "plot heatmap"} {
 		out[stmt] = settingsOf(stmt)
 	}
 	return out
@@ -137,10 +140,13 @@ func Arguments() map[string][]string {
 
 // SettingValues returns the words a setting or parameter takes as its
 // value, for completion after NAME =: sort's columns, check's statistics,
-// the loadings' priors; nil for the others, which take numbers, strings or
-// expressions.
+// the loadings' priors, plot heatmap's orders (load's order is a map, which
+// completion tells by its open parenthesis); nil for the others, which take
+// numbers, strings or expressions.
 func SettingValues(name string) []string {
 	switch name {
+	case "order":
+		return HeatmapOrders()
 	case "sort":
 		return SummarySorts()
 	case "stat":
@@ -161,11 +167,11 @@ func HelpTopics() []string {
 // OtherWords returns the remaining words a cell may use: the data sources,
 // the simulation specs, pi, the ordinal link, the words with, vs, to,
 // where, and, or, not, in and given,
-// the derived members of a fit, the statistics of check and the columns a
-// summary sorts by.
+// the derived members of a fit, the statistics of check, the columns a
+// summary sorts by and the orders of a heatmap.
 func OtherWords() []string {
 	return slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to", "where", "and", "or", "not", "in", "given"},
-		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts())
+		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts(), HeatmapOrders())
 }
 
 // Doc returns the documentation of a keyword, distribution, method, plot
@@ -255,11 +261,12 @@ the file's extension: .csv (every number in full, one row per scalar:
 label,row,column,mean,...), .tex (a booktabs tabular, rounded as shown) or
 .md (a Markdown table).`,
 	"plot": `
-plot KIND EXPR [vs DATA] [to "PATH"] [, prob = 0.9]
+plot KIND EXPR [vs DATA] [to "PATH"] [, prob = 0.9 | order = dependence]
 
 KIND is trace, hist, acf, rank (one parameter, as in m.C[1, 2]), pairs
 (several), intervals (medians and 50% and 90% intervals of any number, as in
-m.C or m.communality), heatmap (m.C, or a simulation's true C), graph
+m.C or m.communality), heatmap (m.C, or a simulation's true C; order =
+dependence puts columns that depend side by side), graph
 (m.partial or m.C as a network: an edge where the central interval excludes
 0; plot graph m.partial, prob = 0.95), rmse (m vs sim: RMSE of C to the
 truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]). All but
@@ -433,7 +440,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"hist":      "plot hist m.C[1, 2]\n\nHistogram of the post-warm-up draws of one parameter.",
 	"acf":       "plot acf m.C[1, 2]\n\nAutocorrelation of the draws of one parameter, by lag.",
 	"rank":      "plot rank m.C[1, 2]\n\nRank plot of one parameter: the draws of all chains ranked together, and a histogram of each chain's ranks. Chains that agree give flat histograms within the shaded band; a chain stuck in one region is high at one end and low at the other.",
-	"heatmap":   "plot heatmap m.C\n\nThe posterior mean of C as a heat map; plot heatmap sim shows a simulation's true C.",
+	"heatmap":   "plot heatmap m.C [, order = dependence]\n\nThe posterior mean of C (or of m.partial) as a heat map; plot heatmap sim shows a simulation's true C. order = columns (the default) keeps column order; order = dependence orders the rows and columns so that columns that depend on each other sit side by side and blocks show along the diagonal (a spectral seriation of |value|, as plot graph orders its nodes, then local moves), kept only when neighbouring columns depend more than in column order; the title and the text say so, and the text lists the columns in the order.",
 	"graph":     "plot graph m.partial [, prob = 0.9, edges = N]\n\nThe conditional-dependence graph of a fit: one node per column on a circle, ordered by dependence (columns joined by edges side by side, so that fewer edges cross than in column order; else column order), and an edge for each pair whose central prob interval (0.9, as summary's, unless given) excludes 0, its width growing with |posterior mean|, red when positive and blue when negative; pairs whose interval holds 0 are not drawn. When the data were simulated, a true edge (true value not 0) that is missed is a black dashed line (up to 25 columns) and an edge where the truth is 0 is crossed. The text counts the edges and lists the eight strongest with their means and intervals. An edge is not a posterior edge probability: copulang has no prior over graphs (BDgraph's graphs have one). It takes m.partial, m.C (marginal dependence) or a difference of two of them over the same columns, as in older.partial - younger.partial; past 50 columns the nodes are numbered. At most edges = N edges are drawn, the strongest (by default 3 per column, at least 30), and the text says how many there are.",
 	"rmse":      "plot rmse m vs sim\n\nRMSE of each draw of C to the simulation's true C, iteration by iteration (warm-up included), in the first chain; plot rmse [m1, m2] vs sim compares fits.",
 	"pairs":     "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",
@@ -456,6 +463,8 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"regress":      `m.regress(Y ~ X1 + X2): the regression of latent Y on latent X1, X2 implied by each draw of C (coefficients beta and R2); [X1] or [R2] selects one.`,
 	"spearman":     `check m, stat = spearman: compare Spearman's rank correlations (the default).`,
 	"kendall":      `check m, stat = kendall: compare Kendall's tau_b.`,
+	"columns":      `plot heatmap m.C, order = columns: the rows and columns in column order, the default.`,
+	"dependence":   `plot heatmap m.C, order = dependence: the rows and columns ordered so that columns that depend on each other sit side by side (kept only when neighbouring columns depend more than in column order).`,
 	"rhat":         `summary m.C, sort = rhat: the rows with the largest split R-hat first (the chains disagree most there).`,
 	"ess_bulk":     `summary m.C, sort = ess_bulk: the rows with the least bulk ESS first.`,
 	"ess_tail":     `summary m.C, sort = ess_tail: the rows with the least tail ESS first.`,
@@ -486,7 +495,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"beta":     `GDP(alpha = 3, beta = 1): the scale of the generalised double Pareto shrinkage prior of the loadings (default 1).`,
 	"sep":      `load("x.csv", sep = ";"): the field separator, one character ("," by default, ";", "\t", "|").`,
 	"na":       `load("x.csv", na = ["-99", "."]): more texts of missing cells; empty cells, NA and NaN always are.`,
-	"order":    `load("x.csv", order = {COLUMN: ["low", "mid", "high"]}): the order of a text column's labels; {*: [...]} for every text column.`,
+	"order":    `load("x.csv", order = {COLUMN: ["low", "mid", "high"]}): the order of a text column's labels; {*: [...]} for every text column. plot heatmap m.C, order = dependence: rows and columns ordered by dependence (order = columns, the default, keeps column order).`,
 	"drop":     `load("x.csv", drop = [id, comment]): columns of the file to leave out, such as identifiers and free text; their cells are not read.`,
 	"levels":   `simulate(SPEC, n = 1000, levels = 5): the levels of every simulated column, cut at its sample quantiles.`,
 	"missing":  `simulate(SPEC, n = 1000, levels = 5, missing = 0.1): the share of cells made missing at random (default 0).`,

@@ -97,5 +97,5 @@ func paramNamed(call, name string) *param {
 }
 
 func settingStatements() []string {
-	return []string{"fit", "extend", "summary", "impute", "predict", "check", "compare", "plot graph"}
+	return []string{"fit", "extend", "summary", "impute", "predict", "check", "compare", "plot graph", "plot heatmap"}
 }

@@ -64,6 +64,9 @@ func FuzzPlots(f *testing.F) {
 			{"acf", func() (*Figure, error) { return ACF(title, chains, int(m)) }},
 			{"rank", func() (*Figure, error) { return Rank(title, chains, int(m)%30) }},
 			{"heatmap", func() (*Figure, error) { return Heatmap(title, labels, vs[:len(labels)*len(labels)]) }},
+			{"heatmap by dependence", func() (*Figure, error) {
+				return HeatmapWith(title, labels, vs[:len(labels)*len(labels)], HeatmapOptions{ByDependence: true})
+			}},
 			{"rmse", func() (*Figure, error) {
 				return RMSE(title, map[string][]float64{title: chains[0], "b": vs}, int(m))
 			}},

@@ -48,12 +48,46 @@ func pairsHistColor() color.NRGBA { return color.NRGBA{R: 0xB0, G: 0xC4, B: 0xDE
 // when p ≤ 12. Values outside [−1, 1] take the colour of the nearer end; NaN
 // cells are grey.
 func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
+	return HeatmapWith(title, labels, m, HeatmapOptions{})
+}
+
+// HeatmapOptions are the choices of HeatmapWith.
+type HeatmapOptions struct {
+	// ByDependence orders the rows and columns by dependence
+	// (OrderMatrix) rather than as given.
+	ByDependence bool
+}
+
+// HeatmapWith is Heatmap with options. With opts.ByDependence the rows and
+// columns are ordered by OrderMatrix, their labels with them; when that
+// order is not column order, the title says "ordered by dependence" and
+// the description how strongly neighbouring columns depend, in that order
+// and in column order, and the columns in that order; when it is, the
+// description says column order was kept.
+func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions) (*Figure, error) {
 	p := len(labels)
 	if p == 0 {
 		return nil, fmt.Errorf("heatmap: no labels")
 	}
 	if len(m) != p*p {
 		return nil, fmt.Errorf("heatmap: %d labels need a %d×%d matrix of %d values, got %d", p, p, p, p*p, len(m))
+	}
+	var orderNote string
+	var order []int // the column at each position; nil in column order
+	if opts.ByDependence {
+		o := OrderMatrix(p, m)
+		if o.Reordered() {
+			orderNote = "; rows and columns ordered by dependence: " + o.Text(labels)
+			order = o.Order
+			m, labels = permuteMatrix(p, m, labels, order)
+			if title != "" {
+				title += ", ordered by dependence"
+			} else {
+				title = "ordered by dependence"
+			}
+		} else {
+			orderNote = fmt.Sprintf("; in column order, which no order by dependence betters (mean |value| of neighbouring columns %s)", fixed(o.ColumnNeighbours, 2))
+		}
 	}
 	// The description names the strongest off-diagonal entry.
 	bi, bj, best := -1, -1, math.Inf(-1)
@@ -70,6 +104,9 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 			}
 		}
 	}
+	if order != nil && bi >= 0 && order[bi] > order[bj] {
+		bi, bj = bj, bi // named in column order, as without the order
+	}
 	var desc strings.Builder
 	fmt.Fprintf(&desc, "Heatmap of %s: %d×%d", subject(title), p, p)
 	if bi >= 0 {
@@ -78,6 +115,7 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 	if nan > 0 {
 		fmt.Fprintf(&desc, "; %d NaN cells", nan)
 	}
+	desc.WriteString(orderNote)
 
 	var raster *image.RGBA
 	if p >= minRasterCells {
@@ -111,6 +149,14 @@ func Heatmap(title string, labels []string, m []float64) (*Figure, error) {
 			pl.X.Label.Text = fmt.Sprintf("column (1..%d)", p)
 			pl.Y.Label.Text = fmt.Sprintf("row (1..%d)", p)
 			ticks := indexTicks(p)
+			if order != nil {
+				// The ticks name the column at their place.
+				pl.X.Label.Text = "column, ordered by dependence"
+				pl.Y.Label.Text = "row, ordered by dependence"
+				for k, t := range ticks {
+					ticks[k].Label = fmt.Sprint(order[int(t.Value)] + 1)
+				}
+			}
 			pl.X.Tick.Marker = ticks
 			rev := make(plot.ConstantTicks, len(ticks))
 			for i, t := range ticks {

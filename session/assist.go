@@ -968,7 +968,11 @@ func settingValues(text string) []string {
 	if !ok {
 		return nil
 	}
-	return compiler.SettingValues(lastIdent(strings.TrimRight(t, " \t")))
+	name := lastIdent(strings.TrimRight(t, " \t"))
+	if name == "order" && openParenOwner(t) != "" {
+		return nil // load("x.csv", order = {...}) takes a map
+	}
+	return compiler.SettingValues(name)
 }
 
 // targetOf returns the statement whose target comes where text ends, as

@@ -94,3 +94,27 @@ func TestCompletePlotGraphSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletePlotHeatmapSettings: after plot heatmap's comma completion
+// offers order, and after order = its words; load's order = takes a map,
+// and is offered none of them.
+func TestCompletePlotHeatmapSettings(t *testing.T) {
+	s := New(Options{Dir: "../notebooks"})
+	for _, tt := range []struct {
+		code string
+		want []string
+	}{
+		{"plot heatmap m.C, o", []string{"order"}},
+		{"plot heatmap m.C, order = ", []string{"columns", "dependence"}},
+		{"plot heatmap sim, order = d", []string{"dependence"}},
+	} {
+		got, _, _ := s.Complete(tt.code, len(tt.code))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+	code := `data x = load("x.csv", order = `
+	if got, _, _ := s.Complete(code, len(code)); reflect.DeepEqual(got, []string{"columns", "dependence"}) {
+		t.Errorf("Complete(%q) = %v: load's order is a map, not a heatmap's order", code, got)
+	}
+}

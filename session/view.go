@@ -148,6 +148,13 @@ func (s *Session) emit(name string, f *figure.Figure, out Output) error {
 	return nil
 }
 
+// heatmapOptions are the figure's options for plot heatmap's settings:
+// order = dependence orders the rows and columns of the matrix drawn
+// (the posterior mean, or a simulation's true C) by that matrix.
+func heatmapOptions(x *compiler.PlotStmt) figure.HeatmapOptions {
+	return figure.HeatmapOptions{ByDependence: x.Order == "dependence"}
+}
+
 // plot draws one figure.
 func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	ref := &x.Target
@@ -173,7 +180,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 			if d.Truth == nil {
 				return fmt.Errorf("data %s was loaded, not simulated: it has no true C to show; plot heatmap of a fitted model's C instead", d.Name)
 			}
-			f, err := figure.Heatmap(fmt.Sprintf("true C of %s", d.Name), d.Names, d.Truth.C)
+			f, err := figure.HeatmapWith(fmt.Sprintf("true C of %s", d.Name), d.Names, d.Truth.C, heatmapOptions(x))
 			if err != nil {
 				return err
 			}
@@ -194,7 +201,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 		default:
 			return fmt.Errorf("plot heatmap shows a correlation matrix: use %s.C or %s.partial", ref.Name, ref.Name)
 		}
-		f, err := figure.Heatmap(fmt.Sprintf("posterior mean of %s.%s", ref.Name, member), m.Names(), mean)
+		f, err := figure.HeatmapWith(fmt.Sprintf("posterior mean of %s.%s", ref.Name, member), m.Names(), mean, heatmapOptions(x))
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,193 @@
+package figure
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// blockMatrix is a p×p correlation-like matrix of columns in blocks
+// (column i in block[i]): within rather than between blocks each pair
+// has within, and every pair noise drawn uniformly from ±spread, with rng
+// (symmetric, 1 on the diagonal).
+func blockMatrix(block []int, within, spread float64, rng *rand.Rand) []float64 {
+	p := len(block)
+	m := make([]float64, p*p)
+	for i := range p {
+		m[i*p+i] = 1
+		for j := i + 1; j < p; j++ {
+			v := spread * (2*rng.Float64() - 1)
+			if block[i] == block[j] {
+				v += within
+			}
+			m[i*p+j], m[j*p+i] = v, v
+		}
+	}
+	return m
+}
+
+// contiguousBlocks reports whether each block's columns sit side by side
+// in order (the columns by position).
+func contiguousBlocks(block, order []int) bool {
+	seen := map[int]bool{}
+	for k, c := range order {
+		b := block[c]
+		if k > 0 && block[order[k-1]] == b {
+			continue
+		}
+		if seen[b] {
+			return false
+		}
+		seen[b] = true
+	}
+	return true
+}
+
+// TestOrderMatrixRecoversShuffledBlocks: a heatmap's rows and columns
+// ordered by dependence put each block of columns that depend within
+// blocks side by side, where column order scattered them, and their
+// neighbours depend more than in column order.
+func TestOrderMatrixRecoversShuffledBlocks(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		p, k           int
+		within, spread float64
+	}{
+		{"two blocks of 4", 8, 2, 0.4, 0.05},
+		{"three blocks of 10", 30, 3, 0.5, 0.1},
+		{"three weak blocks of 10", 30, 3, 0.2, 0.1},
+		{"four blocks of 15", 60, 4, 0.3, 0.1},
+		{"six blocks of 5", 30, 6, 0.4, 0.1},
+		// Past maxSpectralColumns the local moves start from column
+		// order alone.
+		{"five blocks of 82, past the spectral order's columns", maxSpectralColumns + 10, 5, 0.3, 0.1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			block := shuffledBlocks(tt.p, tt.k, 7)
+			m := blockMatrix(block, tt.within, tt.spread, rand.New(rand.NewPCG(11, uint64(tt.p))))
+			if contiguousBlocks(block, identityOrder(tt.p)) {
+				t.Fatalf("the blocks are already side by side in column order: %v", block)
+			}
+			o := OrderMatrix(tt.p, m)
+			t.Logf("mean |value| of neighbours %.3f, %.3f in column order", o.Neighbours, o.ColumnNeighbours)
+			if !o.Reordered() || o.Neighbours <= o.ColumnNeighbours {
+				t.Errorf("neighbours %.3f, %.3f in column order: want more", o.Neighbours, o.ColumnNeighbours)
+			}
+			if got := neighbourDependence(tt.p, m, o.Order); got != o.Neighbours {
+				t.Errorf("Neighbours %v, but the order's neighbours have %v", o.Neighbours, got)
+			}
+			if !contiguousBlocks(block, o.Order) {
+				blocks := make([]int, tt.p)
+				for k, c := range o.Order {
+					blocks[k] = block[c]
+				}
+				t.Errorf("the blocks are not side by side: blocks by position %v", blocks)
+			}
+			sorted := slices.Clone(o.Order)
+			slices.Sort(sorted)
+			if !slices.Equal(sorted, identityOrder(tt.p)) {
+				t.Errorf("order %v is not a permutation", o.Order)
+			}
+		})
+	}
+}
+
+// TestOrderMatrixNeverWorseThanColumnOrder: on random symmetric matrices
+// (fixed seeds), blocks already side by side, a matrix of zeros, NaN cells
+// and one column, the order's neighbours depend no less than column
+// order's, column order is kept where no order was found better, and the
+// order is the same each time.
+func TestOrderMatrixNeverWorseThanColumnOrder(t *testing.T) {
+	type matrix struct {
+		name string
+		p    int
+		m    []float64
+	}
+	var cases []matrix
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		p := 1 + int(seed)%20
+		block := make([]int, p)
+		for i := range block {
+			block[i] = rng.IntN(3)
+		}
+		cases = append(cases, matrix{fmt.Sprintf("random %d", seed), p, blockMatrix(block, 0.3*rng.Float64(), 0.3, rng)})
+	}
+	sorted := []int{0, 0, 0, 1, 1, 1, 2, 2, 2}
+	cases = append(cases,
+		matrix{"blocks in column order", 9, blockMatrix(sorted, 0.5, 0, rand.New(rand.NewPCG(1, 1)))},
+		matrix{"zeros", 4, make([]float64, 16)},
+		matrix{"NaN", 3, []float64{1, math.NaN(), 0.2, math.NaN(), 1, 0.5, 0.2, 0.5, 1}},
+		matrix{"one column", 1, []float64{1}},
+	)
+	for _, tt := range cases {
+		o := OrderMatrix(tt.p, tt.m)
+		if o.Neighbours < o.ColumnNeighbours {
+			t.Errorf("%s: neighbours %.4f, less than column order's %.4f", tt.name, o.Neighbours, o.ColumnNeighbours)
+		}
+		if o.Reordered() != (o.Neighbours > o.ColumnNeighbours) {
+			t.Errorf("%s: reordered %v with neighbours %.4f, %.4f in column order", tt.name, o.Reordered(), o.Neighbours, o.ColumnNeighbours)
+		}
+		if again := OrderMatrix(tt.p, tt.m); !slices.Equal(again.Order, o.Order) {
+			t.Errorf("%s: order %v, then %v", tt.name, o.Order, again.Order)
+		}
+	}
+}
+
+// TestHeatmapOrderedByDependence: a heatmap ordered by dependence says so
+// in its title and description, lists the columns in its order, and names
+// the strongest cell by its columns' names; one in column order says that
+// no order betters it.
+func TestHeatmapOrderedByDependence(t *testing.T) {
+	block := shuffledBlocks(12, 3, 7)
+	m := blockMatrix(block, 0.5, 0.1, rand.New(rand.NewPCG(2, 2)))
+	labels := make([]string, 12)
+	for i := range labels {
+		labels[i] = fmt.Sprintf("item%d", i+1)
+	}
+	f, err := HeatmapWith("posterior mean of m.C", labels, m, HeatmapOptions{ByDependence: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := OrderMatrix(12, m)
+	names := make([]string, 12)
+	for k, c := range o.Order {
+		names[k] = labels[c]
+	}
+	for _, want := range []string{
+		`Heatmap of "posterior mean of m.C, ordered by dependence": 12×12`,
+		"rows and columns ordered by dependence: mean |value| of neighbouring columns",
+		"; columns " + strings.Join(names, ", "),
+	} {
+		if !strings.Contains(f.Text, want) {
+			t.Errorf("description %q lacks %q", f.Text, want)
+		}
+	}
+	plain, err := Heatmap("posterior mean of m.C", labels, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The strongest cell is the same pair of columns either way.
+	best := func(s string) string {
+		_, after, _ := strings.Cut(s, "largest off-diagonal")
+		before, _, _ := strings.Cut(after, ";")
+		return before
+	}
+	if a, b := best(f.Text), best(plain.Text); a != b {
+		t.Errorf("largest cell %q ordered by dependence, %q in column order", a, b)
+	}
+	if strings.Contains(plain.Text, "dependence") {
+		t.Errorf("a heatmap in column order says %q", plain.Text)
+	}
+
+	kept, err := HeatmapWith("C", []string{"a", "b", "c"}, []float64{1, 0.5, 0.1, 0.5, 1, 0.5, 0.1, 0.5, 1}, HeatmapOptions{ByDependence: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "in column order, which no order by dependence betters (mean |value| of neighbouring columns 0.50)"; !strings.Contains(kept.Text, want) {
+		t.Errorf("description %q lacks %q", kept.Text, want)
+	}
+}
