@@ -24,7 +24,13 @@ func (c *checker) reference(e *dsl.Expr, verb string, allowData bool) (*target, 
 	const hint = "as in m.C, m.C[1, 2] or m.C[INC, DEG]"
 	pf, ok := e.AsPostfix()
 	if !ok || pf.Primary.Name == nil {
-		c.errorf(e.Pos, hint, "%s needs a model or a part of one, got %s", verb, describeExpr(e))
+		h := hint
+		if a, b, isNames := namesDifference(e); isNames {
+			// plot graph older - young: the difference of two models
+			// (a difference is of parts, which it does not say).
+			h = fmt.Sprintf("a difference is of the same part of each, as in %s.C - %s.C or %s.partial - %s.partial", a, b, a, b)
+		}
+		c.errorf(e.Pos, h, "%s needs a model or a part of one, got %s", verb, describeExpr(e))
 		return nil, false
 	}
 	id := pf.Primary.Name
@@ -286,4 +292,22 @@ func (c *checker) refString(t *target) string {
 		s += "[" + strings.Join(parts, ", ") + "]"
 	}
 	return s
+}
+
+// namesDifference returns A and B when e is written A - B with each side a
+// bare name, as a difference of two models would be.
+func namesDifference(e *dsl.Expr) (a, b string, ok bool) {
+	if e == nil || len(e.Tail) != 1 || e.Tail[0].Op != "-" {
+		return "", "", false
+	}
+	name := func(t *dsl.Term) string {
+		x := &dsl.Expr{Pos: t.Pos, EndPos: t.EndPos, Head: t}
+		pf, ok := x.AsPostfix()
+		if !ok || pf.Primary.Name == nil || pf.Primary.Name.Name == "pi" || len(pf.Suffixes) > 0 {
+			return ""
+		}
+		return pf.Primary.Name.Name
+	}
+	a, b = name(e.Head), name(e.Tail[0].Term)
+	return a, b, a != "" && b != ""
 }

@@ -180,7 +180,13 @@ func GraphWith(title, what string, nodes []string, pairs []GraphPair, prob float
 		fmt.Fprintf(&desc, "; strongest %s–%s %s", nodes[s.I], nodes[s.J], fixed(s.Mean, 2))
 	}
 	if trueKnown > 0 {
-		fmt.Fprintf(&desc, "; %d true edges (truth not 0): %d drawn, %d missed; %d drawn where the truth is 0", trueEdges, found, trueEdges-found, falseEdges)
+		// With some edges not drawn, the counts are of every edge: "found",
+		// not "drawn" (251 drawn beside "only the 72 strongest drawn").
+		found1 := "drawn"
+		if layout.Capped() {
+			found1 = "found"
+		}
+		fmt.Fprintf(&desc, "; %d true edges (truth not 0): %d %s, %d missed; %d %s where the truth is 0", trueEdges, found, found1, trueEdges-found, falseEdges, found1)
 		if layout.Capped() {
 			desc.WriteString(" (counting every edge, drawn or not)")
 		}

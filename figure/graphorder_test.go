@@ -245,7 +245,7 @@ func TestGraphDrawsTheStrongestEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "780 true edges (truth not 0): 780 drawn, 0 missed; 0 drawn where the truth is 0 (counting every edge, drawn or not)"; !strings.Contains(f.Text, want) {
+	if want := "780 true edges (truth not 0): 780 found, 0 missed; 0 found where the truth is 0 (counting every edge, drawn or not)"; !strings.Contains(f.Text, want) {
 		t.Errorf("text %q, want %q", f.Text, want)
 	}
 }

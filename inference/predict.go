@@ -74,8 +74,8 @@ type Prediction struct {
 	Method string
 	Reps   int
 	// RepSE[ℓ] is the Monte Carlo standard deviation that the GHK
-	// replicates add to the posterior mean of Probs[ℓ] (over every draw),
-	// and RepSEDraw the root mean square of the one they add to a single
+	// replicates add to the posterior mean of Probs[ℓ] (over the draws in
+	// it, those of p, not those cut with the draws left out), and RepSEDraw the root mean square of the one they add to a single
 	// draw's probability, the largest over levels (both 0 when exact).
 	RepSE     []float64
 	RepSEDraw float64
@@ -257,18 +257,28 @@ func (r *Result) Predict(ctx context.Context, spec PredictSpec) (*Prediction, er
 	for _, chain := range pr.Probs[0] {
 		pr.Used += len(chain)
 	}
-	if pr.Method == PredictGHK && len(jobs) > pr.Skipped {
-		kept := float64(len(jobs) - pr.Skipped)
+	if pr.Method == PredictGHK && pr.Used > 0 {
+		// The errors are of the draws in Probs, whose mean p is: each
+		// chain's first draws not left out, as many as Probs keeps.
+		inProbs := make([]bool, len(jobs))
+		perChain := make([]int, len(r.C))
+		for k, jb := range jobs {
+			if !skipped[k] && (pr.Skipped == 0 || perChain[jb.c] < len(pr.Probs[0][0])) {
+				inProbs[k] = true
+				perChain[jb.c]++
+			}
+		}
+		used := float64(pr.Used)
 		worst := 0.0
 		for l := range nl {
 			s := 0.0
 			for k, v := range repVar {
-				if !skipped[k] {
+				if inProbs[k] {
 					s += v[l]
 				}
 			}
-			pr.RepSE[l] = math.Sqrt(s) / kept
-			worst = max(worst, s/kept)
+			pr.RepSE[l] = math.Sqrt(s) / used
+			worst = max(worst, s/used)
 		}
 		pr.RepSEDraw = math.Sqrt(worst)
 	}

@@ -442,3 +442,41 @@ func TestPredictSkipsDrawsWhereTheGivenValuesAreImpossible(t *testing.T) {
 		t.Errorf("every draw impossible: %v, want ErrGivenImpossible", err)
 	}
 }
+
+// TestPredictReplicateErrorIsOfTheDrawsKept: when draws are left out and
+// the chains cut to the shortest, the stated replicate error is that of
+// the mean over the draws kept in Probs. It was summed over every draw
+// not left out and divided by their number, so that a chain of 6 draws
+// cut to 1 stated about √(2/7) of the error of the mean of the 2 kept.
+// The same draws at the same places (so the same replicates) without the
+// cut draws give the same errors.
+func TestPredictReplicateErrorIsOfTheDrawsKept(t *testing.T) {
+	given := []PredictGiven{{Col: 1, Level: 0}, {Col: 2, Level: 2}}
+	spec := PredictSpec{Target: 0, Given: given, Seed: 1}
+	cut, err := extremeFixture(t, [][]bool{{false, false, false, false, false, false}, {true, false}}).Predict(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cut.Skipped != 1 || cut.Used != 2 {
+		t.Fatalf("skipped %d, used %d; want 1 and 2", cut.Skipped, cut.Used)
+	}
+	// Chain 1's first draw and chain 2's second, as in cut.
+	kept, err := extremeFixture(t, [][]bool{{false}, {true, false}}).Predict(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.Used != 2 {
+		t.Fatalf("used %d, want 2", kept.Used)
+	}
+	for l := range cut.Probs {
+		if cut.Probs[l][0][0] != kept.Probs[l][0][0] || cut.Probs[l][1][0] != kept.Probs[l][1][0] {
+			t.Fatalf("level %d: the kept draws differ: %v, %v", l+1, cut.Probs[l], kept.Probs[l])
+		}
+		if math.Abs(cut.RepSE[l]-kept.RepSE[l]) > 1e-12*kept.RepSE[l] {
+			t.Errorf("level %d: replicate error %.4g stated with the cut draws, %.4g of the 2 draws kept", l+1, cut.RepSE[l], kept.RepSE[l])
+		}
+	}
+	if math.Abs(cut.RepSEDraw-kept.RepSEDraw) > 1e-12*kept.RepSEDraw {
+		t.Errorf("per-draw replicate error %.4g with the cut draws, %.4g of the 2 draws kept", cut.RepSEDraw, kept.RepSEDraw)
+	}
+}

@@ -71,14 +71,15 @@ func (s *Session) plotGraph(x *compiler.PlotStmt, name string, out Output) error
 		return err
 	}
 	layout := figure.LayoutGraph(len(names), pairs, opts)
-	out.Stream("stdout", graphText(label, ref.Part(), names, ps, pairs, x.Prob, notes)+graphLayoutText(names, layout, x.Edges))
+	out.Stream("stdout", graphText(label, ref.Part(), names, ps, pairs, x.Prob, notes, layout.Capped())+graphLayoutText(names, layout, x.Edges))
 	return s.emit(name, f, out)
 }
 
 // graphText is the text beside a graph: how many pairs are edges, the
 // strongest with their means and intervals, the truth when known, and
-// what an edge means.
-func graphText(label, part string, names []string, ps []param, pairs []figure.GraphPair, prob float64, notes []string) string {
+// what an edge means; capped when the figure draws only the strongest
+// edges.
+func graphText(label, part string, names []string, ps []param, pairs []figure.GraphPair, prob float64, notes []string, capped bool) string {
 	var edges []int
 	positive := 0
 	for k, pr := range pairs {
@@ -115,12 +116,18 @@ func graphText(label, part string, names []string, ps []param, pairs []figure.Gr
 		if len(names) > figure.MaxGraphMissed {
 			how = fmt.Sprintf("not drawn past %d columns", figure.MaxGraphMissed)
 		}
-		fmt.Fprintf(&b, "The data were simulated: %d of the %s have a true value not 0 (true edges); %d of them are drawn and %d missed (%s)",
-			truth, plural(len(pairs), "pair"), found, truth-found, how)
+		// When only the strongest edges are drawn, the counts are of
+		// every edge, and a false one not drawn has no cross.
+		are, edgesWhere, crossed := "are drawn", "drawn", "crossed"
+		if capped {
+			are, edgesWhere, crossed = "are edges", "edges", "crossed where drawn"
+		}
+		fmt.Fprintf(&b, "The data were simulated: %d of the %s have a true value not 0 (true edges); %d of them %s and %d missed (%s)",
+			truth, plural(len(pairs), "pair"), found, are, truth-found, how)
 		if truth-found > 0 {
 			fmt.Fprintf(&b, ", the largest missed |true value| %s", fixed3(largestMissed))
 		}
-		fmt.Fprintf(&b, "; %d drawn where the truth is 0 (crossed).\n", falseEdges)
+		fmt.Fprintf(&b, "; %d %s where the truth is 0 (%s).\n", falseEdges, edgesWhere, crossed)
 	}
 	for _, n := range notes {
 		b.WriteString("note: " + n + "\n")

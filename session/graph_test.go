@@ -134,7 +134,7 @@ func TestGraphTextOneEdge(t *testing.T) {
 		{[]figure.GraphPair{edge, edge, none}, "graph of m.partial: 2 of 3 pairs are edges, their central 90% interval excluding 0 (2 positive, 0 negative)"},
 	}
 	for _, c := range cases {
-		if got := graphText("m.partial", "partial", []string{"a", "b", "c"}, ps, c.pairs, 0.9, nil); !strings.HasPrefix(got, c.want) {
+		if got := graphText("m.partial", "partial", []string{"a", "b", "c"}, ps, c.pairs, 0.9, nil, false); !strings.HasPrefix(got, c.want) {
 			t.Errorf("graphText:\n%s\nwant it to start %q", got, c.want)
 		}
 	}
@@ -170,6 +170,17 @@ func TestGraphSaysWhatItLeavesOut(t *testing.T) {
 	}
 	if text := mustRun(t, s, fmt.Sprintf("plot graph m.partial, prob = 0.5, edges = %d", edges)).text(); strings.Contains(text, "Only the") {
 		t.Errorf("every edge drawn, and the text says:\n%s", text)
+	} else if !regexp.MustCompile(`; \d+ of them are drawn and \d+ missed .*; \d+ drawn where the truth is 0 \(crossed\)\.`).MatchString(text) {
+		t.Errorf("every edge drawn, and the truth's counts are not said to be drawn:\n%s", text)
+	}
+	// The data are simulated: with one edge drawn, the counts of true
+	// edges are of edges, not of edges drawn ("2 of them are drawn" beside
+	// "Only the 1 strongest of the 2 edges are drawn"), and a false edge
+	// not drawn has no cross; the figure's description says "found".
+	capped := mustRun(t, s, "plot graph m.partial, prob = 0.5, edges = 1")
+	if text := capped.text(); !regexp.MustCompile(`; \d+ of them are edges and \d+ missed .*; \d+ edges where the truth is 0 \(crossed where drawn\)\.`).MatchString(text) ||
+		regexp.MustCompile(`of them are drawn|\d+ drawn,`).MatchString(text) {
+		t.Errorf("one edge drawn, and the truth's counts say drawn:\n%s", text)
 	}
 
 	// Two blocks, {a, c, e, g} and {b, d, f, h}: 2 crossings (one each)

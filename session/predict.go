@@ -56,6 +56,9 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 		texts[k] = g.Text
 	}
 	condition := strings.Join(texts, ", ")
+	if note := unusedReplicatesNote(x, len(given)); note != "" {
+		out.Stream("stdout", "note: "+note+"\n")
+	}
 	for k, t := range targets {
 		pr, err := m.Fit.Predict(ctx, inference.PredictSpec{Target: t, Given: given, Seed: seed, Reps: x.Reps})
 		if err != nil {
@@ -82,6 +85,35 @@ func (s *Session) predict(ctx context.Context, x *compiler.Predict, out Output) 
 		}
 	}
 	return nil
+}
+
+// unusedReplicatesNote says that reps = and seed =, which set GHK's
+// replicates, change nothing when fewer than two columns are given: the
+// probabilities are then exact, with no replicate to set ("" otherwise,
+// or when neither is written). Said once, before the tables.
+func unusedReplicatesNote(x *compiler.Predict, given int) string {
+	if given >= 2 {
+		return ""
+	}
+	var set []string
+	if x.Reps > 0 {
+		set = append(set, fmt.Sprintf("reps = %d", x.Reps))
+	}
+	if x.SeedSet {
+		set = append(set, fmt.Sprintf("seed = %d", x.Seed))
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	verb := "changes"
+	if len(set) > 1 {
+		verb = "change"
+	}
+	why := "with one given column each draw's probabilities are exact bivariate normal ones"
+	if given == 0 {
+		why = "with nothing given the prediction is the column's shares, exactly"
+	}
+	return fmt.Sprintf("%s %s nothing here: %s, with no replicates to set (they are GHK's, with two or more given columns)", strings.Join(set, " and "), verb, why)
 }
 
 // givenLevel is the index of value among column j's observed values

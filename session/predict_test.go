@@ -424,3 +424,38 @@ model m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart() }`)
 		t.Errorf("predict given an observed value shows %d tables", tablesShown(out))
 	}
 }
+
+// TestPredictSaysWhenRepsChangeNothing: reps = and seed = set GHK's
+// replicates, which a prediction given fewer than two columns has none
+// of (it is exact); they were accepted and silently did nothing, so that
+// a user who raised reps to shrink an error took it as done. A note says
+// so, once; with two given columns there is no note.
+func TestPredictSaysWhenRepsChangeNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a model; skipped under -short")
+	}
+	dir := t.TempDir()
+	setup := surveyCSV(t, dir)
+	s := New(Options{Dir: dir})
+	mustRun(t, s, setup+"model m { Y = s; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\nfit m, iter = 40, warmup = 20, chains = 1")
+	cases := []struct{ code, want string }{
+		{"predict m[degree] given age = 25, reps = 1000",
+			"note: reps = 1000 changes nothing here: with one given column each draw's probabilities are exact bivariate normal ones"},
+		{"predict m given age = 25, reps = 1000, seed = 3",
+			"note: reps = 1000 and seed = 3 change nothing here: with one given column"},
+		{"predict m[degree], seed = 3",
+			"note: seed = 3 changes nothing here: with nothing given the prediction is the column's shares, exactly"},
+		{`predict m[degree] given age = 25, sat = "agree", reps = 1000`, ""},
+		{"predict m[degree] given age = 25", ""},
+	}
+	for _, c := range cases {
+		got := mustRun(t, s, c.code).stdout.String()
+		notes := strings.Count(got, "note: ")
+		switch {
+		case c.want == "" && notes > 0:
+			t.Errorf("%s: a note where reps = and seed = matter or are not written:\n%s", c.code, got)
+		case c.want != "" && (!strings.Contains(got, c.want) || notes != 1):
+			t.Errorf("%s: want the note %q once, got:\n%s", c.code, c.want, got)
+		}
+	}
+}
