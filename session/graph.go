@@ -106,7 +106,7 @@ func graphText(label, part string, names []string, ps []param, pairs []figure.Gr
 		}
 		for _, k := range edges[:min(len(edges), graphStrongest)] {
 			pr := pairs[k]
-			fmt.Fprintf(&b, "  %-*s  %6s  [%6s, %6s]\n", width, ps[k].label, fixed3(pr.Mean), fixed3(pr.Lo), fixed3(pr.Hi))
+			fmt.Fprintf(&b, "  %-*s  %6s  [%6s, %6s]\n", width, ps[k].label, tableNum("%.3f", pr.Mean), tableNum("%.3f", pr.Lo), tableNum("%.3f", pr.Hi))
 		}
 	} else {
 		b.WriteString(".\n")
@@ -125,7 +125,7 @@ func graphText(label, part string, names []string, ps []param, pairs []figure.Gr
 		fmt.Fprintf(&b, "The data were simulated: %d of the %s have a true value not 0 (true edges); %d of them %s and %d missed (%s)",
 			truth, plural(len(pairs), "pair"), found, are, truth-found, how)
 		if truth-found > 0 {
-			fmt.Fprintf(&b, ", the largest missed |true value| %s", fixed3(largestMissed))
+			fmt.Fprintf(&b, ", the largest missed |true value| %s", tableNum("%.3f", largestMissed))
 		}
 		fmt.Fprintf(&b, "; %d %s where the truth is 0 (%s).\n", falseEdges, edgesWhere, crossed)
 	}
@@ -199,16 +199,4 @@ func graphTruth(pairs []figure.GraphPair) (truth, found, missed, falseEdges int,
 		return -1, 0, 0, 0, 0
 	}
 	return truth, found, missed, falseEdges, largestMissed
-}
-
-// fixed3 formats v with three decimals, as summary tables do (NA for NaN).
-func fixed3(v float64) string {
-	if math.IsNaN(v) {
-		return "NA"
-	}
-	s := fmt.Sprintf("%.3f", v)
-	if s == "-0.000" {
-		s = "0.000"
-	}
-	return s
 }

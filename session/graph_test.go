@@ -74,7 +74,7 @@ func TestGraphAgreesWithSummary(t *testing.T) {
 			if sm.Q5 > 0 || sm.Q95 < 0 {
 				edges++
 				if abs := max(sm.Mean, -sm.Mean); abs > bestMean {
-					best, bestMean = fmt.Sprintf("%s  %6s  [%6s, %6s]", ps[k].label, fixed3(sm.Mean), fixed3(sm.Q5), fixed3(sm.Q95)), abs
+					best, bestMean = fmt.Sprintf("%s  %6s  [%6s, %6s]", ps[k].label, tableNum("%.3f", sm.Mean), tableNum("%.3f", sm.Q5), tableNum("%.3f", sm.Q95)), abs
 				}
 			}
 		}
