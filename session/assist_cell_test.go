@@ -77,9 +77,11 @@ func TestCompleteKnowsTheCell(t *testing.T) {
 	}
 }
 
-// TestCompletePlotGraphSettings: after plot graph's comma completion
-// offers its settings, edges among them.
-func TestCompletePlotGraphSettings(t *testing.T) {
+// TestCompletePlotSettings: after a plot's comma completion offers its
+// settings (plot graph's edges, plot heatmap's order), and after order =
+// the heatmap's words; load's order = takes a map, and is offered none of
+// them.
+func TestCompletePlotSettings(t *testing.T) {
 	s := New(Options{Dir: "../notebooks"})
 	for _, tt := range []struct {
 		code string
@@ -87,23 +89,6 @@ func TestCompletePlotGraphSettings(t *testing.T) {
 	}{
 		{"plot graph m.partial, e", []string{"edges"}},
 		{"plot graph m.partial, prob = 0.95, ed", []string{"edges"}},
-	} {
-		got, _, _ := s.Complete(tt.code, len(tt.code))
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
-		}
-	}
-}
-
-// TestCompletePlotHeatmapSettings: after plot heatmap's comma completion
-// offers order, and after order = its words; load's order = takes a map,
-// and is offered none of them.
-func TestCompletePlotHeatmapSettings(t *testing.T) {
-	s := New(Options{Dir: "../notebooks"})
-	for _, tt := range []struct {
-		code string
-		want []string
-	}{
 		{"plot heatmap m.C, o", []string{"order"}},
 		{"plot heatmap m.C, order = ", []string{"columns", "dependence"}},
 		{"plot heatmap sim, order = d", []string{"dependence"}},
