@@ -215,23 +215,8 @@ func TestPredictStopsWhenCancelled(t *testing.T) {
 // differences is known to about 3.5%, so 20% is over 5 of its standard
 // errors; the delta method's bias at 200 replicates is far smaller).
 func TestPredictStatesItsReplicateError(t *testing.T) {
-	r, c := predictFixture(t)
 	const draws = 400
-	chain := make([][]float64, draws)
-	for d := range chain {
-		chain[d] = c
-	}
-	r.C = [][][]float64{chain}
-	spec := PredictSpec{Target: 0, Given: []PredictGiven{{Col: 1, Level: 3}, {Col: 2, Level: 0}, {Col: 3, Level: 2}}, Reps: 200, Seed: 1}
-	a, err := r.Predict(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Seed = 2
-	b, err := r.Predict(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, a, b := twoSeedPredictions(t, draws, 200, []PredictGiven{{Col: 1, Level: 3}, {Col: 2, Level: 0}, {Col: 3, Level: 2}})
 	for l := range a.Probs {
 		ss := 0.0
 		for d := range draws {
@@ -310,24 +295,9 @@ func iidGHK(q *predictQuery, c []float64, reps int, rng *rand.Rand) []float64 {
 // 0.24 times, by level (at 200 replicates 0.14 to 0.66: this case's
 // integrand is rougher than the GSS's, where the gain is 3 to 30 times).
 func TestPredictLatticeBeatsIndependentReplicates(t *testing.T) {
-	r, c := predictFixture(t)
 	const draws, reps = 400, 1000
-	chain := make([][]float64, draws)
-	for d := range chain {
-		chain[d] = c
-	}
-	r.C = [][][]float64{chain}
 	given := []PredictGiven{{Col: 1, Level: 3}, {Col: 2, Level: 0}, {Col: 3, Level: 2}}
-	spec := PredictSpec{Target: 0, Given: given, Reps: reps, Seed: 1}
-	a, err := r.Predict(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Seed = 2
-	b, err := r.Predict(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, c, a, b := twoSeedPredictions(t, draws, reps, given)
 	q := newPredictQuery(r.levels, r.P, 0, given)
 	rng := rand.New(rand.NewPCG(5, 6))
 	iid := make([][]float64, draws)
@@ -479,4 +449,27 @@ func TestPredictReplicateErrorIsOfTheDrawsKept(t *testing.T) {
 	if math.Abs(cut.RepSEDraw-kept.RepSEDraw) > 1e-12*kept.RepSEDraw {
 		t.Errorf("per-draw replicate error %.4g with the cut draws, %.4g of the 2 draws kept", cut.RepSEDraw, kept.RepSEDraw)
 	}
+}
+
+// twoSeedPredictions predicts column 0 of predictFixture given the given
+// columns under draws copies of its C, with reps replicates, once with
+// seed 1 and once with seed 2.
+func twoSeedPredictions(t *testing.T, draws, reps int, given []PredictGiven) (r *Result, c []float64, a, b *Prediction) {
+	t.Helper()
+	r, c = predictFixture(t)
+	chain := make([][]float64, draws)
+	for d := range chain {
+		chain[d] = c
+	}
+	r.C = [][][]float64{chain}
+	spec := PredictSpec{Target: 0, Given: given, Reps: reps, Seed: 1}
+	a, err := r.Predict(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Seed = 2
+	if b, err = r.Predict(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	return r, c, a, b
 }
