@@ -70,32 +70,51 @@ type ImputedLevels struct {
 // draws: at survey scale (80,000 cells, 400 kept draws) that copy alone is
 // 256 MB. The draws are read once, 64 cells at a time.
 func (r *Result) ImputeLevels(prob float64) []ImputedLevels {
-	out := make([]ImputedLevels, len(r.Missing))
+	return r.ImputeLevelsOf(prob, nil)
+}
+
+// ImputeLevelsOf is ImputeLevels of the missing cells at the given indices
+// of r.Missing, in their order (nil: every cell): a display that shows a
+// thousand of a survey's hundred thousand cells summarises only those.
+func (r *Result) ImputeLevelsOf(prob float64, at []int) []ImputedLevels {
+	cells := len(at)
+	if at == nil {
+		cells = len(r.Missing)
+	}
+	index := func(k int) int {
+		if at == nil {
+			return k
+		}
+		return at[k]
+	}
+	out := make([]ImputedLevels, cells)
 	rows := r.imputedRows()
 	n := len(rows)
 	const tile = 64
 	var tallies [tile]tallier
 	var sums, vals [tile]float64
-	for m0 := 0; m0 < len(r.Missing); m0 += tile {
-		m1 := min(m0+tile, len(r.Missing))
-		for m := range m1 - m0 {
+	var tileAt [tile]int
+	for k0 := 0; k0 < cells; k0 += tile {
+		k1 := min(k0+tile, cells)
+		for m := range k1 - k0 {
+			tileAt[m] = index(k0 + m)
 			tallies[m].reset()
 			sums[m] = 0
 		}
 		for _, codes := range rows {
-			r.imputedRangeTo(vals[:m1-m0], codes, m0)
-			for m, v := range vals[:m1-m0] {
+			r.imputedAtTo(vals[:k1-k0], codes, tileAt[:k1-k0])
+			for m, v := range vals[:k1-k0] {
 				sums[m] += v
 				tallies[m].add(v)
 			}
 		}
-		for m := range m1 - m0 {
-			cell := r.Missing[m0+m]
+		for m := range k1 - k0 {
+			cell := r.Missing[tileAt[m]]
 			values, counts := tallies[m].values, tallies[m].counts
 			if tallies[m].overflow {
 				draws := make([]float64, n)
 				for i, codes := range rows {
-					r.imputedRangeTo(draws[i:i+1], codes, m0+m)
+					r.imputedAtTo(draws[i:i+1], codes, tileAt[m:m+1])
 				}
 				values, counts = tallySorted(draws)
 			}
@@ -103,7 +122,7 @@ func (r *Result) ImputeLevels(prob float64) []ImputedLevels {
 			if n > 0 {
 				mean = sums[m] / float64(n)
 			}
-			out[m0+m] = ImputedLevels{Row: cell.Row, Col: cell.Col, Mean: mean, LevelSummary: levelSummary(values, counts, n, prob)}
+			out[k0+m] = ImputedLevels{Row: cell.Row, Col: cell.Col, Mean: mean, LevelSummary: levelSummary(values, counts, n, prob)}
 		}
 	}
 	return out

@@ -101,6 +101,16 @@ func (r *Result) imputedRangeTo(dst []float64, codes []byte, m0 int) {
 	}
 }
 
+// imputedAtTo sets dst[k] to the imputed value of the missing cell at[k]
+// (an index of r.Missing) in the draw whose codes are given, as
+// imputedRangeTo does for a run of cells.
+func (r *Result) imputedAtTo(dst []float64, codes []byte, at []int) {
+	w := r.imputeWidth
+	for k, m := range at {
+		dst[k] = r.levels[r.Missing[m].Col].Values[getCode(codes, w, m)]
+	}
+}
+
 // ThinImputations returns a copy of r that keeps the imputations of every
 // k-th of its imputed draws (k ≥ 1), as a fit bounded by a k times smaller
 // Spec.MaxImputed would have: its ImputeThin is k times r's. The copy shares

@@ -146,7 +146,8 @@ func quantileType1(sorted []float64, prob float64) float64 {
 // TestImputeLevelsMatchesImpute: ImputeLevels, which reads the draws once
 // in tiles, gives every cell Impute's mean and Levels' summary exactly: 150
 // cells (past two tiles) in 3 chains of 40 draws, cells of 1 to 120
-// distinct values (past 64 it sorts), and a result without imputations.
+// distinct values (past 64 it sorts), and a result without imputations;
+// ImputeLevelsOf gives some of the cells the same summaries.
 func TestImputeLevelsMatchesImpute(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const cells, chains, draws = 150, 3, 40
@@ -184,6 +185,21 @@ func TestImputeLevelsMatchesImpute(t *testing.T) {
 				g.Mode != w.Mode || g.PMode != w.PMode || g.Lo != w.Lo || g.Median != w.Median || g.Hi != w.Hi ||
 				!slices.Equal(g.Values, w.Values) || !slices.Equal(g.Probs, w.Probs) {
 				t.Fatalf("prob %v, cell %d (%d distinct values): got %+v, want mean %v and %+v", prob, m, distinct[m], g, want[m].Mean, w)
+			}
+		}
+		// Some cells only, across tiles and with a cell of many values:
+		// each the same as among every cell's.
+		at := []int{0, 3, 4, 70, 71, cells - 1}
+		for m := range distinct {
+			if distinct[m] > tallyMaxDistinct && !slices.Contains(at, m) {
+				at = append(at, m)
+			}
+		}
+		slices.Sort(at)
+		some := r.ImputeLevelsOf(prob, at)
+		for k, m := range at {
+			if !reflect.DeepEqual(some[k], got[m]) {
+				t.Fatalf("prob %v: ImputeLevelsOf's cell %d (index %d) is %+v, ImputeLevels's %+v", prob, k, m, some[k], got[m])
 			}
 		}
 	}

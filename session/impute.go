@@ -25,7 +25,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 	if err != nil {
 		return err
 	}
-	cells, at := imputedOf(m.Fit.ImputeLevels(x.Prob), x.Columns)
+	cells, at := imputedOf(m.Fit.Missing, x.Columns)
 	if len(cells) == 0 {
 		where := "the columns of " + x.Model
 		if x.Columns != nil {
@@ -61,7 +61,14 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		}
 	}
 	if x.Path == "" && x.DrawsPath == "" {
-		t := s.imputeTable(m, cells, continuous, x.Prob, formatValue)
+		// Only the rows the display shows are made: at survey scale
+		// (112,458 cells) summarising and formatting every cell to show
+		// a thousand took most of a second and 100 MB.
+		head, tail := s.tableRowsShown(len(cells), true)
+		if n := s.opts.ImputeRows; n > 0 {
+			head, tail = n, 0
+		}
+		t := s.imputeTable(m, cells, at, head, tail, continuous, x.Prob, formatValue)
 		target := imputeTarget(x, m)
 		t.Caption = about + fmt.Sprintf("; impute %s to \"cells.csv\" writes them to a file", target)
 		whole := fmt.Sprintf("impute %s to \"cells.csv\" writes every cell", target)
@@ -80,7 +87,7 @@ func (s *Session) impute(ctx context.Context, x *compiler.Impute, out Output) er
 		// Written row by row as they are made: a table of every cell first
 		// held them all twice (50,000 × 30 with 112,458 missing cells: 195 MB
 		// more at its peak than the fit read; sampling.md §8, "At survey scale").
-		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, m, cells, continuous, x.Prob) }); err != nil {
+		if err := s.writeFile(ctx, path, func(w io.Writer) error { return writeImputed(w, m, at, continuous, x.Prob) }); err != nil {
 			return writeError("impute "+x.Model, path, "cannot write the imputed cells", err)
 		}
 		made, err := s.imputeProvenance(ctx, x.Model, m, path)
@@ -146,10 +153,11 @@ func imputedColumnsText(x *compiler.Impute, m *Model) string {
 	return strings.Join(cols, ", ")
 }
 
-// imputedOf keeps the cells of the columns cols (0-based, model order; nil
-// for every column), in their order, and returns them with their indices
-// in all, which are the cells' indices in the fit's imputations.
-func imputedOf(all []inference.ImputedLevels, cols []int) (cells []inference.ImputedLevels, at []int) {
+// imputedOf keeps the missing cells of all (the fit's, in its order) that
+// are in the columns cols (0-based, model order; nil for every column), in
+// their order, and returns them with their indices in all, which are the
+// cells' indices in the fit's imputations.
+func imputedOf(all []inference.Cell, cols []int) (cells []inference.Cell, at []int) {
 	if cols == nil {
 		at = make([]int, len(all))
 		for k := range at {
@@ -167,7 +175,7 @@ func imputedOf(all []inference.ImputedLevels, cols []int) (cells []inference.Imp
 
 // perColumn counts the missing cells of each column, in the model's order
 // of the columns: "income: 12, age: 3".
-func perColumn(m *Model, cells []inference.ImputedLevels) string {
+func perColumn(m *Model, cells []inference.Cell) string {
 	names := columnTexts(m.Names())
 	count := make([]int, len(names))
 	for _, c := range cells {
@@ -196,12 +204,27 @@ func perColumn(m *Model, cells []inference.ImputedLevels) string {
 // often its largest or smallest, far from the bulk of the cell's
 // distribution. For derived data a column source_row follows row: the row
 // of the file or simulation the data came from (1-based, as R's read.csv
-// numbers them), by which the cells join back to it.
-func (s *Session) imputeTable(m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64, value func(*Dataset, int, float64) string) *Table {
+// numbers them), by which the cells join back to it. cells are the fit's
+// missing cells at the indices at of its imputations; only the first head
+// and the last tail rows are made (the cells are summarised for them
+// alone), the others left nil for a display that cuts them out
+// (tableRowsShown).
+func (s *Session) imputeTable(m *Model, cells []inference.Cell, at []int, head, tail int, continuous map[int]bool, prob float64, value func(*Dataset, int, float64) string) *Table {
 	names := columnTexts(m.Names())
-	t := &Table{Header: imputeHeader(m, prob), Rows: make([][]string, 0, len(cells))}
-	for _, c := range cells {
-		t.Rows = append(t.Rows, imputeRow(m, names[c.Col], c, continuous, value))
+	n := len(cells)
+	var shown []int // indices into cells
+	for k := range n {
+		if k < head || k >= n-tail {
+			shown = append(shown, k)
+		}
+	}
+	summarised := make([]int, len(shown))
+	for i, k := range shown {
+		summarised[i] = at[k]
+	}
+	t := &Table{Header: imputeHeader(m, prob), Rows: make([][]string, n)}
+	for i, c := range m.Fit.ImputeLevelsOf(prob, summarised) {
+		t.Rows[shown[i]] = imputeRow(m, names[c.Col], c, continuous, value)
 	}
 	return t
 }
@@ -244,7 +267,7 @@ func imputeRow(m *Model, name string, c inference.ImputedLevels, continuous map[
 // continuousColumns lists the columns of cells most of whose observed
 // values occur once (continuous data, which enters through its ranks):
 // imputeTable leaves out their mode.
-func continuousColumns(m *Model, cells []inference.ImputedLevels) map[int]bool {
+func continuousColumns(m *Model, cells []inference.Cell) map[int]bool {
 	info := m.Data.Info()
 	cont := map[int]bool{}
 	for _, c := range cells {
@@ -273,50 +296,56 @@ func modeNote(m *Model, continuous map[int]bool) string {
 		strings.Join(cols, ", "))
 }
 
-// writeImputed writes the table of imputed cells (its levels as
+// writeImputed writes the table of the imputed cells at the indices at of
+// the fit's imputations (its levels as
 // exactValue prints them; the column as the data's header names it, which
 // CSV quotes where it needs) as CSV with one more column, probs: the
 // probability of every level drawn (from the cells' level summaries), as a
 // JSON object from level to probability. Each row is written as it is
 // made.
-func writeImputed(w io.Writer, m *Model, cells []inference.ImputedLevels, continuous map[int]bool, prob float64) error {
+func writeImputed(w io.Writer, m *Model, at []int, continuous map[int]bool, prob float64) error {
 	cw := csv.NewWriter(w)
 	cw.Write(append(imputeHeader(m, prob), "probs"))
 	// keys are the levels as JSON strings, by column, made once each.
 	keys := make([]map[float64]string, len(m.Cols))
 	var js []byte
-	for _, c := range cells {
-		j := m.Cols[c.Col]
-		if keys[c.Col] == nil {
-			keys[c.Col] = map[float64]string{}
-		}
-		lv := c.LevelSummary
-		// The object's keys in the levels' order (a map would sort them
-		// as text: "1", "10", "100", "11", …).
-		js = append(js[:0], '{')
-		for i, v := range lv.Values {
-			key, ok := keys[c.Col][v]
-			if !ok {
-				b, err := json.Marshal(exactValue(m.Data, j, v))
-				if err != nil {
-					return err
+	// The cells are summarised a block at a time, so that the summaries of
+	// a survey's hundred thousand cells are never all held.
+	const block = 4096
+	for b := 0; b < len(at); b += block {
+		for _, c := range m.Fit.ImputeLevelsOf(prob, at[b:min(b+block, len(at))]) {
+			j := m.Cols[c.Col]
+			if keys[c.Col] == nil {
+				keys[c.Col] = map[float64]string{}
+			}
+			lv := c.LevelSummary
+			// The object's keys in the levels' order (a map would sort
+			// them as text: "1", "10", "100", "11", …).
+			js = append(js[:0], '{')
+			for i, v := range lv.Values {
+				key, ok := keys[c.Col][v]
+				if !ok {
+					b, err := json.Marshal(exactValue(m.Data, j, v))
+					if err != nil {
+						return err
+					}
+					key = string(b)
+					keys[c.Col][v] = key
 				}
-				key = string(b)
-				keys[c.Col][v] = key
+				if i > 0 {
+					js = append(js, ',')
+				}
+				js = append(js, key...)
+				js = append(js, ':')
+				js = appendJSONFloat(js, math.Round(lv.Probs[i]*1e6)/1e6)
 			}
-			if i > 0 {
-				js = append(js, ',')
+			js = append(js, '}')
+			// The file names the column as its data's header does: CSV
+			// quotes it where it needs, not the language.
+			row := imputeRow(m, m.Data.Names[j], c, continuous, exactValue)
+			if err := cw.Write(append(row, string(js))); err != nil {
+				return err // the file cannot be written, or an interrupt (writeFile)
 			}
-			js = append(js, key...)
-			js = append(js, ':')
-			js = appendJSONFloat(js, math.Round(lv.Probs[i]*1e6)/1e6)
-		}
-		js = append(js, '}')
-		// The file names the column as its data's header does: CSV
-		// quotes it where it needs, not the language.
-		row := imputeRow(m, m.Data.Names[j], c, continuous, exactValue)
-		if err := cw.Write(append(row, string(js))); err != nil {
-			return err // the file cannot be written, or an interrupt (writeFile)
 		}
 	}
 	cw.Flush()
@@ -350,7 +379,7 @@ func appendJSONFloat(b []byte, v float64) []byte {
 // imputations), then one column per cell named COLUMN[ROW] (its data row,
 // 1-based), values as the column's labels or its observed numbers,
 // exactly.
-func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels, at []int) error {
+func writeImputedDraws(w io.Writer, m *Model, cells []inference.Cell, at []int) error {
 	names := m.Names()
 	cw := csv.NewWriter(w)
 	head := []string{"chain", "draw"}
@@ -385,7 +414,7 @@ func writeImputedDraws(w io.Writer, m *Model, cells []inference.ImputedLevels, a
 // param the draws file's name of the cell (income[5]), row its row in the
 // data (1-based), source_row its row in the source file or simulation,
 // and column its column as the data's header names it.
-func writeImputedColumns(w io.Writer, m *Model, cells []inference.ImputedLevels) error {
+func writeImputedColumns(w io.Writer, m *Model, cells []inference.Cell) error {
 	names := m.Names()
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"param", "row", "source_row", "column"})

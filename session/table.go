@@ -104,6 +104,25 @@ func (s *Session) tableBundle(t *Table, whole string, firstOnly bool) MimeBundle
 	return b
 }
 
+// tableRowsShown returns how many of the first and the last rows of a
+// table of n rows tableBundle(t, whole, firstOnly) shows, in its HTML or
+// its text (head + tail ≥ n: every row): a table that costs much to make,
+// row by row, need only make those.
+func (s *Session) tableRowsShown(n int, firstOnly bool) (head, tail int) {
+	if s.opts.TableRows <= 0 {
+		return n, 0
+	}
+	head, tail = s.opts.TableRows/2, s.opts.TableRows-s.opts.TableRows/2
+	if s.opts.TextRows > 0 && n > s.opts.TextRows {
+		if firstOnly {
+			head = max(head, textHead+textTail)
+		} else {
+			head, tail = max(head, textHead), max(tail, textTail)
+		}
+	}
+	return head, tail
+}
+
 // tableColumns is the number of columns: the longest of the header and
 // the rows (short rows are padded with empty cells).
 func (t *Table) tableColumns() int {

@@ -302,6 +302,43 @@ func TestTableElide(t *testing.T) {
 	}
 }
 
+// TestTableRowsShown: a table whose rows outside tableRowsShown's first
+// and last are left nil displays exactly as the whole table does, for the
+// kernel's and the CLI's options and others, tables shorter and longer
+// than the limits, and both text cuts.
+func TestTableRowsShown(t *testing.T) {
+	for _, opts := range []Options{
+		{TableRows: KernelTableRows, TextRows: 20},
+		{TableRows: 0, TextRows: 0},
+		{TableRows: 10, TextRows: 0},
+		{TableRows: 10, TextRows: 30},
+		{TableRows: 7, TextRows: 4},
+	} {
+		s := New(opts)
+		for _, n := range []int{0, 3, 9, 10, 11, 25, 31, 2000} {
+			for _, firstOnly := range []bool{false, true} {
+				whole := &Table{Header: []string{"row", "value"}, Caption: "cells"}
+				for i := range n {
+					whole.Rows = append(whole.Rows, []string{fmt.Sprint(i + 1), fmt.Sprint(i * i)})
+				}
+				head, tail := s.tableRowsShown(n, firstOnly)
+				part := &Table{Header: whole.Header, Caption: whole.Caption, Rows: make([][]string, n)}
+				for i := range n {
+					if i < head || i >= n-tail {
+						part.Rows[i] = whole.Rows[i]
+					}
+				}
+				got, want := s.tableBundle(part, "all", firstOnly), s.tableBundle(whole, "all", firstOnly)
+				for mime, w := range want {
+					if got[mime] != w {
+						t.Fatalf("%+v, %d rows, firstOnly %v: %s differs:\n%v\nwant\n%v", opts, n, firstOnly, mime, got[mime], w)
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestPercent(t *testing.T) {
 	for _, c := range []struct {
 		prob float64
