@@ -229,11 +229,26 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 		} else if d < 0 {
 			left = draw.Crop(left, 0, 0, -d, 0)
 		}
-		fitTitle(pl, left.Size().X)
+		fitHeatmapTitle(pl, left.Size().X)
 		pl.Draw(left)
 		da = pl.DataCanvas(left)
 		colorBar(dc, da.Max.X+pixels(18), da.Min.Y, da.Max.Y, scale)
 	})
+}
+
+// fitHeatmapTitle fits the title of a heatmap into width: a title too
+// long for one line whose order is named after ", ordered " (posterior
+// mean of old.C − young.C, ordered by dependence in old.C and young.C)
+// takes two, the order on the second, each line fitted; otherwise it is
+// shortened, as fitTitle shortens titles.
+func fitHeatmapTitle(p *plot.Plot, width vg.Length) {
+	st := p.Title.TextStyle
+	room := width - vg.Points(12)
+	if what, order, ok := strings.Cut(p.Title.Text, ", ordered "); ok && st.Width(p.Title.Text) > room {
+		p.Title.Text = fitText(st, what, room) + "\n" + fitText(st, "ordered "+order, room)
+		return
+	}
+	fitTitle(p, width)
 }
 
 // longestLabel is the length in runes of the longest label.
