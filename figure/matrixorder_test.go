@@ -287,3 +287,25 @@ func TestHeatmapFramesMarkedCells(t *testing.T) {
 		}
 	}
 }
+
+// TestHeatmapTitleTakesTwoLines: a heatmap's title too long for one line
+// whose order is named after ", ordered " takes two, the order on the
+// second, rather than losing its middle to an ellipsis (posterior mean of
+// mold.C − my…ndence in mold.C and myoung.C, as on the GSS by age).
+func TestHeatmapTitleTakesTwoLines(t *testing.T) {
+	labels := []string{"a", "b", "c"}
+	m := []float64{0, 0.1, -0.2, 0.1, 0, 0.05, -0.2, 0.05, 0}
+	f, err := HeatmapWith("posterior mean of mold.C − myoung.C", labels, m, HeatmapOptions{Order: []int{2, 0, 1}, OrderedBy: "by dependence in mold.C and myoung.C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(f.SVG)
+	for _, line := range []string{">posterior mean of mold.C − myoung.C<", ">ordered by dependence in mold.C and myoung.C<"} {
+		if !strings.Contains(svg, line) {
+			t.Errorf("the SVG has no title line %q", line)
+		}
+	}
+	if strings.Contains(svg, "…") {
+		t.Errorf("the SVG shortens the title")
+	}
+}
