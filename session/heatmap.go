@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/copulang/copulang/compiler"
@@ -311,6 +312,9 @@ func differenceScale(largest float64) float64 {
 		// A hair of slack, so that 0.3 (0.30000000000000004 as
 		// 3 × 0.1) is its own end.
 		if v := step * base; v >= largest*(1-1e-12) {
+			// Rounded to 12 digits, so that 3 × 0.1 is 0.3, as the
+			// bar and the text write it.
+			v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
 			return min(v, 2)
 		}
 	}

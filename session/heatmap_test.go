@@ -314,3 +314,17 @@ fit k with gibbs, iter = 100, warmup = 50, chains = 2, seed = 1`)
 		}
 	}
 }
+
+// TestDifferenceScale: the end of a difference's colour scale is the
+// largest |mean difference| rounded up to a short number, at most 2 (the
+// widest a difference of correlations runs), and 1 when there is none.
+func TestDifferenceScale(t *testing.T) {
+	for _, c := range []struct{ largest, want float64 }{
+		{0.689, 0.8}, {0.484, 0.5}, {0.5, 0.5}, {0.3, 0.3}, {0.31, 0.4}, {0.07, 0.08}, {0.101, 0.15},
+		{1.2, 1.5}, {1.9, 2}, {2, 2}, {3, 2}, {0, 1}, {math.NaN(), 1}, {math.Inf(1), 1},
+	} {
+		if got := differenceScale(c.largest); got != c.want {
+			t.Errorf("differenceScale(%v) = %v, want %v", c.largest, got, c.want)
+		}
+	}
+}
