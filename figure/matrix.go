@@ -63,6 +63,12 @@ type HeatmapOptions struct {
 	// and the description: "by dependence in old.C".
 	Order     []int
 	OrderedBy string
+	// OrderBasis, when not nil (p×p), is the matrix Order was found
+	// for, when it is not the one drawn (a difference ordered by both
+	// fits' |means|): the description gives the mean |value| of its
+	// neighbouring columns, which the order raised, rather than the
+	// drawn matrix's.
+	OrderBasis []float64
 	// Scale, when positive, is the end of a colour scale symmetric about
 	// 0, −Scale blue to Scale red (a difference's, whose values run −2..2);
 	// 0 is the scale of correlations, −1..1.
@@ -103,7 +109,14 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 	var orderNote string
 	var order []int // the column at each position; nil in column order
 	if opts.Order != nil {
-		o := MatrixOrder{Order: opts.Order, Neighbours: neighbourDependence(p, m, opts.Order), ColumnNeighbours: neighbourDependence(p, m, identityOrder(p))}
+		basis := m
+		if opts.OrderBasis != nil {
+			if len(opts.OrderBasis) != p*p {
+				return nil, fmt.Errorf("heatmap: %d labels need a %d×%d matrix the order was found for, got %d values", p, p, p, len(opts.OrderBasis))
+			}
+			basis = opts.OrderBasis
+		}
+		o := MatrixOrder{Order: opts.Order, Neighbours: neighbourDependence(p, basis, opts.Order), ColumnNeighbours: neighbourDependence(p, basis, identityOrder(p))}
 		orderNote = "; rows and columns ordered " + opts.OrderedBy + ": " + o.Text(labels)
 		order = opts.Order
 		if framed != nil {

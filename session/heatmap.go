@@ -222,7 +222,7 @@ func (s *Session) plotHeatmapDifference(x *compiler.PlotStmt, out Output) error 
 		o := figure.OrderMatrix(p, both)
 		what := x.Target.Name + "." + x.Target.Part() + " and " + x.Minus.Name + "." + x.Minus.Part()
 		if o.Reordered() {
-			opts.Order, opts.OrderedBy = o.Order, "by dependence in "+what
+			opts.Order, opts.OrderedBy, opts.OrderBasis = o.Order, "by dependence in "+what, both
 		} else {
 			orderNote = fmt.Sprintf("in column order, which no order by the dependence in %s betters (their mean |value| of neighbouring columns %s)", what, tableNum("%.2f", o.ColumnNeighbours))
 		}
@@ -288,6 +288,11 @@ func (h *differenceHeatmap) text(prob, largest float64, li, lj int, scale float6
 	} else {
 		b.WriteString(".\n")
 	}
+	// A frame is no test, but a reader counts them as findings: with
+	// no difference anywhere, each interval excludes 0 with probability
+	// about 1 − prob.
+	fmt.Fprintf(&b, "Were there no difference at all, a central %s%% interval would exclude 0 in about %s%% of pairs (%s of %d) by chance.\n",
+		percent(prob), percent(1-prob), tableNum("%.0f", (1-prob)*float64(len(h.pairs))), len(h.pairs))
 	if li >= 0 {
 		fmt.Fprintf(&b, "The colour scale runs from %s to %s, symmetric about 0 at the largest |mean difference| (%s, [%s, %s]) rounded up, so that typical differences show; a difference of two correlations may run from -2 to 2.\n",
 			tableNum("%g", -scale), tableNum("%g", scale), tableNum("%.3f", largest), columnText(h.names[li]), columnText(h.names[lj]))

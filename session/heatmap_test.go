@@ -244,6 +244,7 @@ func TestPlotHeatmapOfADifference(t *testing.T) {
 		"heatmap of a.C − b.C: the posterior mean of each paired difference; ",
 		"framed, their central 80% interval excluding 0 (",
 		"The colour scale runs from -",
+		"Were there no difference at all, a central 80% interval would exclude 0 in about 20% of pairs (2 of 10) by chance.",
 		`Heatmap of "posterior mean of a.C − b.C": 5×5`,
 		"pairs framed (central 80% interval excludes 0)",
 	} {
@@ -251,7 +252,20 @@ func TestPlotHeatmapOfADifference(t *testing.T) {
 			t.Errorf("the text does not say %q:\n%s", want, text)
 		}
 	}
-	// The x columns depend in both groups, more in a.
+	// The x columns depend in both groups, more in a. Ordered by both
+	// fits' dependence, the text gives the mean |value| of neighbouring
+	// columns of both fits' |means| (which the order raised), not of the
+	// differences.
+	text = mustRun(t, s, "plot heatmap a.C - b.C, order = dependence").text()
+	ma, mb := s.models["a"].Fit.MeanC(), s.models["b"].Fit.MeanC()
+	both := make([]float64, len(ma))
+	for k := range both {
+		both[k] = (math.Abs(ma[k]) + math.Abs(mb[k])) / 2
+	}
+	o := figure.OrderMatrix(5, both)
+	if want := fmt.Sprintf("ordered by dependence in a.C and b.C: mean |value| of neighbouring columns %.2f, %.2f in column order", o.Neighbours, o.ColumnNeighbours); !strings.Contains(text, want) {
+		t.Errorf("the order by both fits' dependence does not say %q:\n%s", want, text)
+	}
 	for _, cell := range []string{"plot heatmap a.C - b.C, order = dependence", "plot heatmap a.C - b.C, order = a", "plot heatmap b.C, order = a"} {
 		text := mustRun(t, s, cell).text()
 		cols := strings.Join(listedColumns(t, text), ",")
