@@ -431,6 +431,9 @@ func (c *checker) heatmapOrder(e *dsl.Expr, x *PlotStmt, drawn *target) bool {
 	}
 	var cols []string
 	switch {
+	case t.data != nil && t.data.TruthDropped != "":
+		c.errorf(t.ref.At, hint, "data %s has no true C whose order to share: %s", t.ref.Name, t.data.TruthDropped)
+		return false
 	case t.data != nil && !t.data.HasTruth:
 		c.errorf(t.ref.At, hint, "data %s was loaded, not simulated: it has no true C whose order to share", t.ref.Name)
 		return false

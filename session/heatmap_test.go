@@ -1,6 +1,8 @@
 package session
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -339,6 +341,33 @@ func TestDifferenceScale(t *testing.T) {
 	} {
 		if got := differenceScale(c.largest); got != c.want {
 			t.Errorf("differenceScale(%v) = %v, want %v", c.largest, got, c.want)
+		}
+	}
+}
+
+// TestPlotHeatmapRefusals: what a heatmap cannot draw or be ordered by is
+// an error at the place that says so, checked before the cell runs (with
+// the session's data, whose derived rows the checker knows).
+func TestPlotHeatmapRefusals(t *testing.T) {
+	s, _ := groupsSession(t)
+	mustRun(t, s, `data sim = simulate(FullCopula(p = 3), n = 100, levels = 3, seed = 1)
+data low = sim where Y1 <= 2
+data three = d[x1, x2, x3] where g == 1
+model e { Y = three; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }
+fit e with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1`)
+	for _, c := range []struct{ cell, want string }{
+		{"plot heatmap a.C, order = low", "1:27: data low has no true C whose order to share: its rows were chosen from sim by their observed values"},
+		{"plot heatmap a.C, order = d", "1:27: data d was loaded, not simulated: it has no true C whose order to share"},
+		{"plot heatmap a.C, order = e", "1:27: order = e takes the order of e's columns, which are not a's: e has x1, x2, x3 and a has x1, n1, x2, n2, x3"},
+		{"plot heatmap a.C - e.C", "1:20: a.C selects 10 and e.C 3: a difference pairs them one by one"},
+		{"plot heatmap a.C - a.C", "1:20: a.C − a.C is 0 in every entry"},
+		{"plot heatmap a.C - b.partial", "1:20: a.C selects correlations and b.partial partial correlations"},
+		{"plot heatmap a.C, prob = 0.8", "1:19: plot heatmap takes prob = P only for a difference"},
+	} {
+		_, err := s.Execute(context.Background(), c.cell, &figureFiles{})
+		var se *Error
+		if !errors.As(err, &se) || !strings.Contains(strings.Join(se.Traceback, "\n"), c.want) {
+			t.Errorf("%s: error %v, want one saying %q", c.cell, err, c.want)
 		}
 	}
 }
