@@ -178,7 +178,7 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 
 	var raster *image.RGBA
 	if p >= minRasterCells {
-		raster = rasterize(p, m, scale)
+		raster = rasterize(p, m, scale, framed)
 	}
 	return renderColors(heatmapWidth, heatmapHeight, desc.String(), false, func(dc draw.Canvas) {
 		pl := newPanel(title, "", "")
@@ -315,16 +315,34 @@ func divergingColor(v float64) color.NRGBA {
 }
 
 // rasterize paints the matrix as an image with several pixels per cell,
-// so that viewers that smooth scaled images blur only the cell borders.
-func rasterize(p int, m []float64, scale float64) *image.RGBA {
+// so that viewers that smooth scaled images blur only the cell borders,
+// coloured on a scale of ±scale. Cells framed (nil: none) get a black
+// ring of pixels inside their edge, at least 5 pixels a cell then, so that
+// a frame leaves the colour in its middle: drawn as lines, the frames of
+// 120 columns half framed made an SVG of 1 MB.
+func rasterize(p int, m []float64, scale float64, framed []bool) *image.RGBA {
 	k := max(1, 480/p)
+	ring := 0
+	if framed != nil {
+		k = max(k, 5)
+		ring = max(1, k/8)
+	}
 	img := image.NewRGBA(image.Rect(0, 0, p*k, p*k))
 	for i := range p {
 		for j := range p {
 			c := divergingColor(m[i*p+j] / scale)
+			frame := framed != nil && framed[i*p+j]
 			for y := i * k; y < (i+1)*k; y++ {
 				for x := j * k; x < (j+1)*k; x++ {
-					img.SetRGBA(x, y, color.RGBA{R: c.R, G: c.G, B: c.B, A: 0xFF})
+					px := color.RGBA{R: c.R, G: c.G, B: c.B, A: 0xFF}
+					// The ring sits one pixel inside the cell's edge
+					// (when the cell has room), so that frames of
+					// neighbouring cells stay apart.
+					in := min(x-j*k, (j+1)*k-1-x, y-i*k, (i+1)*k-1-y)
+					if gap := min(1, (k-2*ring-1)/2); frame && in >= gap && in < gap+ring {
+						px = color.RGBA{A: 0xFF}
+					}
+					img.SetRGBA(x, y, px)
 				}
 			}
 		}
@@ -351,8 +369,7 @@ func (h *matrixCells) Plot(c draw.Canvas, pl *plot.Plot) {
 		c.DrawImage(vg.Rectangle{
 			Min: vg.Point{X: trX(-0.5), Y: trY(-0.5)},
 			Max: vg.Point{X: trX(float64(p) - 0.5), Y: trY(float64(p) - 0.5)},
-		}, h.raster)
-		h.frames(c, trX, trY)
+		}, h.raster) // with its frames
 		return
 	}
 	size := vg.Length(9)

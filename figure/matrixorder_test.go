@@ -281,7 +281,7 @@ func TestHeatmapFramesMarkedCells(t *testing.T) {
 	if a, b := one-none, two-one; math.Abs(float64(a-b)) > 0.1*float64(a) {
 		t.Errorf("a framed pair adds %d dark pixels, the next %d: want as many", a, b)
 	}
-	img := rasterize(2, []float64{0.1, -0.25, 0.3, 0}, 0.2)
+	img := rasterize(2, []float64{0.1, -0.25, 0.3, 0}, 0.2, nil)
 	for k, want := range []color.NRGBA{divergingColor(0.5), divergingColor(-1), divergingColor(1), divergingColor(0)} {
 		k0 := max(1, 480/2)
 		got := img.RGBAAt(k%2*k0, k/2*k0)
@@ -310,5 +310,52 @@ func TestHeatmapTitleTakesTwoLines(t *testing.T) {
 	}
 	if strings.Contains(svg, "…") {
 		t.Errorf("the SVG shortens the title")
+	}
+}
+
+// TestRasterFramesMarkedCells: past minRasterCells columns the matrix is
+// an image, and its frames are pixels of it, not lines over it (drawn as
+// lines, 120 columns half framed made an SVG of 1 MB): a framed cell has a
+// black ring inside its edge and its colour in the middle and at its
+// edge, an unframed one its colour throughout; a cell has at least 5
+// pixels a side when frames are drawn, so that the ring leaves a middle.
+func TestRasterFramesMarkedCells(t *testing.T) {
+	for _, p := range []int{2, 50, 300} {
+		m := make([]float64, p*p)
+		framed := make([]bool, p*p)
+		m[1], framed[1] = 0.3, true // row 0, column 1
+		m[p] = 0.3                  // row 1, column 0: not framed
+		img := rasterize(p, m, 0.4, framed)
+		k := img.Bounds().Dx() / p
+		if k < 5 || img.Bounds().Dx() != p*k {
+			t.Fatalf("p = %d: %d pixels a cell", p, k)
+		}
+		want := divergingColor(0.75)
+		colour := func(x, y int) bool {
+			c := img.RGBAAt(x, y)
+			return c.R == want.R && c.G == want.G && c.B == want.B
+		}
+		black := func(x, y int) bool { c := img.RGBAAt(x, y); return c.R == 0 && c.G == 0 && c.B == 0 }
+		mid := k / 2
+		if !colour(k+mid, mid) || !black(k+1, mid) || !colour(mid, k+mid) || !colour(1, k+mid) || black(1, k+mid) {
+			t.Errorf("p = %d (%d pixels a cell): framed middle %v, ring %v; unframed middle %v, edge %v",
+				p, k, img.RGBAAt(k+mid, mid), img.RGBAAt(k+1, mid), img.RGBAAt(mid, k+mid), img.RGBAAt(1, k+mid))
+		}
+		if k > 5 && !colour(k, mid) {
+			t.Errorf("p = %d (%d pixels a cell): the ring touches the cell's edge %v", p, k, img.RGBAAt(k, mid))
+		}
+	}
+	big := 120
+	m := make([]float64, big*big)
+	framed := make([]bool, big*big)
+	for k := range framed {
+		framed[k] = k%2 == 0
+	}
+	f, err := HeatmapWith("d", make([]string, big), m, HeatmapOptions{Scale: 0.4, Framed: framed, FrameLegend: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(f.SVG), "<path"); n > 100 {
+		t.Errorf("the SVG of %d columns, half framed, has %d paths: the frames are lines", big, n)
 	}
 }
