@@ -260,11 +260,11 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	}
 	if len(s.Settings) > 0 {
 		a := s.Settings[0]
-		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge, and edges = N, the most it draws; plot heatmap takes order = dependence", "plot %s takes no settings", kind)
+		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge, and edges = N, the most it draws; plot heatmap takes order = dependence (and prob = P for a difference)", "plot %s takes no settings", kind)
 		return nil
 	}
 	if _, _, isDiff := difference(s.Target); isDiff && (kind == "rmse" || kind == "latent") {
-		c.errorf(s.Target.Pos, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences, entry by entry; plot trace, hist, acf, rank and pairs draw them",
+		c.errorf(s.Target.Pos, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences, entry by entry; plot trace, hist, acf, rank, pairs and intervals draw them, and plot heatmap and graph those of whole matrices",
 			"plot %s does not draw a difference", kind)
 		return nil
 	}
