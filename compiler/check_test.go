@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 86 {
-		t.Errorf("got %d statements, want 86", len(prog.Stmts))
+	if len(prog.Stmts) != 87 {
+		t.Errorf("got %d statements, want 87", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {

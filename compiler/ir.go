@@ -170,10 +170,16 @@ type PlotStmt struct {
 	Written string
 	// Edges is the most edges plot graph draws, the strongest; 0 (unless
 	// given) leaves it to the figure (figure.DefaultGraphEdges).
-	Edges int // Order is the order of plot heatmap's rows and columns, one of
+	Edges int
+	// Order is the order of plot heatmap's rows and columns, one of
 	// HeatmapOrders: "columns" (unless given) or "dependence"; "" for the
 	// other kinds.
 	Order string
+	// OrderOf is, for plot heatmap ..., order = NAME, the matrix whose
+	// order by dependence the heatmap's rows and columns take: NAME.C or
+	// NAME.partial of a fitted model (the part drawn, unless named), or a
+	// simulation's true C (Member "C"); nil otherwise. It overrides Order.
+	OrderOf *Ref
 }
 
 // Models returns the names of the models a plot shows: the target's and,

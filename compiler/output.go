@@ -255,44 +255,22 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	if kind == "graph" {
 		return c.plotGraph(s, x)
 	}
-	settingsOK := true
 	if kind == "heatmap" {
-		settingsOK = c.heatmapSettings(s, x)
-	} else if len(s.Settings) > 0 {
+		return c.plotHeatmap(s, x)
+	}
+	if len(s.Settings) > 0 {
 		a := s.Settings[0]
-		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge, and edges = N, the most it draws; plot heatmap takes order = dependence", "plot %s takes no settings", kind)
+		c.errorf(a.Name.Pos, "plot graph takes prob = P, the interval whose exclusion of 0 makes an edge, and edges = N, the most it draws; plot heatmap takes order = dependence (and prob = P for a difference)", "plot %s takes no settings", kind)
 		return nil
 	}
-	if _, _, isDiff := difference(s.Target); isDiff && (kind == "rmse" || kind == "heatmap" || kind == "latent") {
-		c.errorf(s.Target.Pos, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences, entry by entry; plot trace, hist, acf, rank and pairs draw them",
+	if _, _, isDiff := difference(s.Target); isDiff && (kind == "rmse" || kind == "latent") {
+		c.errorf(s.Target.Pos, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences, entry by entry; plot trace, hist, acf, rank, pairs and intervals draw them, and plot heatmap and graph those of whole matrices",
 			"plot %s does not draw a difference", kind)
 		return nil
 	}
 	switch kind {
 	case "rmse":
 		return c.plotRMSE(s, x)
-	case "heatmap":
-		t, ok := c.reference(s.Target, "plot heatmap", true)
-		if !ok {
-			return nil
-		}
-		if t.data != nil && !t.data.HasTruth {
-			if t.data.TruthDropped != "" {
-				c.errorf(t.ref.At, "plot heatmap of a fitted model's C instead", "data %s has no true C to show: %s", t.ref.Name, t.data.TruthDropped)
-				return nil
-			}
-			c.errorf(t.ref.At, "plot heatmap of a fitted model's C instead", "data %s was loaded, not simulated: it has no true C to show", t.ref.Name)
-			return nil
-		}
-		if t.model != nil && (t.ref.Member != "" && t.ref.Member != "C" && t.ref.Member != "partial" || len(t.ref.Items) > 0) {
-			c.errorf(t.ref.At, "write plot heatmap "+t.ref.Name+".C or plot heatmap "+t.ref.Name+".partial", "plot heatmap shows a whole correlation matrix")
-			return nil
-		}
-		if !settingsOK {
-			return nil
-		}
-		x.Target = t.ref
-		return x
 	case "latent":
 		t, ok := c.reference(s.Target, "plot latent", false)
 		if !ok {
@@ -339,20 +317,161 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 
 // HeatmapOrders returns the orders of a heatmap's rows and columns
 // (order = ...): as the columns are given, the default, or by dependence.
+// order = NAME, a fitted model or a simulation, takes NAME's order by
+// dependence instead (PlotStmt.OrderOf).
 func HeatmapOrders() []string { return []string{"columns", "dependence"} }
 
-// heatmapSettings checks plot heatmap's setting order into x.
-func (c *checker) heatmapSettings(s *dsl.PlotStmt, x *PlotStmt) bool {
+// plotHeatmap checks plot heatmap M.C, M.partial or SIM (a simulation's
+// true C), or a difference of two fits' C or partial over the same columns
+// (in any order), and its settings: order (columns, dependence, or the
+// name of a fitted model or simulation whose order by dependence to
+// share) and prob (the interval that frames a difference's cells).
+func (c *checker) plotHeatmap(s *dsl.PlotStmt, x *PlotStmt) Stmt {
 	x.Order = "columns"
 	set, ok := c.settings(s.Settings, "plot heatmap", settingsOf("plot heatmap"))
-	if a := set["order"]; a != nil {
-		name, good := c.wordSetting(a.Value, "order", "heatmap order", HeatmapOrders(), "dependence")
-		if good {
-			x.Order = name
+	drawn := c.heatmapTarget(s, x)
+	_, _, isDiff := difference(s.Target)
+	if a := set["prob"]; a != nil {
+		if !isDiff {
+			c.errorf(a.Name.Pos, "plot heatmap a.C - b.C, prob = 0.95 frames the differences whose central 95% interval excludes 0",
+				"plot heatmap takes prob = P only for a difference, whose cells it frames")
+			ok = false
+		} else {
+			ok = c.probability(a.Value, &x.Prob) && ok
 		}
-		ok = good && ok
 	}
-	return ok
+	if a := set["order"]; a != nil {
+		ok = c.heatmapOrder(a.Value, x, drawn) && ok
+	}
+	if !ok || drawn == nil {
+		return nil
+	}
+	return x
+}
+
+// heatmapTarget checks what plot heatmap draws into x and returns it
+// (for a difference, its first side), or nil after an error.
+func (c *checker) heatmapTarget(s *dsl.PlotStmt, x *PlotStmt) *target {
+	if a, b, isDiff, diffOK := c.contrast(s.Target, "plot heatmap"); isDiff {
+		if !diffOK || !c.heatmapWhole(a) || !c.heatmapWhole(b) {
+			return nil
+		}
+		if a.ref.Name == b.ref.Name {
+			c.errorf(b.ref.At, "a heatmap of a difference compares two fits, as in plot heatmap old.C - young.C; summary "+a.ref.Name+".C[x] - "+a.ref.Name+".C[y] compares entries of one",
+				"%s − %s is 0 in every entry: both sides are the same matrix of one fit", c.refString(a), c.refString(b))
+			return nil
+		}
+		if a.model.Columns != nil && b.model.Columns != nil && !sameColumns(a.model.Columns, b.model.Columns) {
+			c.errorf(b.ref.At, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences entry by entry",
+				"plot heatmap of a difference draws one row and column per column of both models, in any order; %s has %s and %s has %s",
+				a.ref.Name, strings.Join(a.model.Columns, ", "), b.ref.Name, strings.Join(b.model.Columns, ", "))
+			return nil
+		}
+		x.Target, x.Minus, x.Prob = a.ref, &b.ref, DefaultProb
+		return a
+	}
+	t, good := c.reference(s.Target, "plot heatmap", true)
+	if !good {
+		return nil
+	}
+	if t.data != nil && !t.data.HasTruth {
+		if t.data.TruthDropped != "" {
+			c.errorf(t.ref.At, "plot heatmap of a fitted model's C instead", "data %s has no true C to show: %s", t.ref.Name, t.data.TruthDropped)
+			return nil
+		}
+		c.errorf(t.ref.At, "plot heatmap of a fitted model's C instead", "data %s was loaded, not simulated: it has no true C to show", t.ref.Name)
+		return nil
+	}
+	if t.model != nil && !c.heatmapWhole(t) {
+		return nil
+	}
+	x.Target = t.ref
+	return t
+}
+
+// heatmapWhole checks that t, a part of a fitted model, is a whole
+// correlation matrix a heatmap draws: C or partial.
+func (c *checker) heatmapWhole(t *target) bool {
+	if !isWholeMatrix(t) {
+		c.errorf(t.ref.At, "write plot heatmap "+t.ref.Name+".C or plot heatmap "+t.ref.Name+".partial", "plot heatmap shows a whole correlation matrix")
+		return false
+	}
+	return true
+}
+
+// isWholeMatrix reports whether t is a whole C or partial of a model.
+func isWholeMatrix(t *target) bool {
+	m := t.ref.Part()
+	return (m == "C" || m == "partial") && len(t.ref.Items) == 0 && t.ref.Regress == nil
+}
+
+// heatmapOrder checks plot heatmap's order = WORD (one of HeatmapOrders)
+// or order = NAME, a fitted model (NAME.C or NAME.partial; NAME alone the
+// part drawn) or a simulation whose order by dependence the heatmap
+// takes, of the same columns as drawn (a target of x), into x.
+func (c *checker) heatmapOrder(e *dsl.Expr, x *PlotStmt, drawn *target) bool {
+	const hint = "order = dependence, or order = NAME, a fitted model or simulation whose order by dependence to share"
+	if id, isName := e.AsName(); isName {
+		if slices.Contains(HeatmapOrders(), id.Name) {
+			x.Order = id.Name
+			return true
+		}
+		if _, _, _, found := c.lookup(id.Name); !found {
+			c.errorf(id.Pos, suggestWord(id.Name, HeatmapOrders(), "heatmap orders: columns, dependence, or the name of a fitted model or simulation whose order by dependence to share"),
+				"unknown heatmap order %s", id.Name)
+			return false
+		}
+	} else if pf, isRef := e.AsPostfix(); !isRef || pf.Primary.Name == nil {
+		c.errorf(e.Pos, "as in "+hint, "order is columns, dependence or a name, got %s", describeExpr(e))
+		return false
+	}
+	t, ok := c.reference(e, "plot heatmap's order", true)
+	if !ok {
+		return false
+	}
+	var cols []string
+	switch {
+	case t.data != nil && t.data.TruthDropped != "":
+		c.errorf(t.ref.At, hint, "data %s has no true C whose order to share: %s", t.ref.Name, t.data.TruthDropped)
+		return false
+	case t.data != nil && !t.data.HasTruth:
+		c.errorf(t.ref.At, hint, "data %s was loaded, not simulated: it has no true C whose order to share", t.ref.Name)
+		return false
+	case t.data != nil:
+		for _, col := range t.data.Columns {
+			cols = append(cols, col.Name)
+		}
+		t.ref.Member = "C"
+	case !isWholeMatrix(t):
+		c.errorf(t.ref.At, "as in order = "+t.ref.Name+" or order = "+t.ref.Name+".partial",
+			"order = NAME shares the order by dependence of a whole correlation matrix; %s is not one", c.refString(t))
+		return false
+	default:
+		cols = t.model.Columns
+		if t.ref.Member == "" && drawn != nil && drawn.model != nil {
+			t.ref.Member = drawn.ref.Part() // order = old draws young.partial in old.partial's order
+		} else if t.ref.Member == "" {
+			t.ref.Member = "C" // a simulation's truth, in old.C's order
+		}
+	}
+	var drawnCols []string
+	switch {
+	case drawn == nil: // an error already said what is wrong with it
+	case drawn.model != nil:
+		drawnCols = drawn.model.Columns
+	default:
+		for _, col := range drawn.data.Columns {
+			drawnCols = append(drawnCols, col.Name)
+		}
+	}
+	if cols != nil && drawnCols != nil && !sameColumns(cols, drawnCols) {
+		c.errorf(t.ref.At, "a heatmap shares the order of another of the same columns, in any order",
+			"order = %s takes the order of %s's columns, which are not %s's: %s has %s and %s has %s",
+			strings.TrimSpace(e.String()), t.ref.Name, drawn.ref.Name, t.ref.Name, strings.Join(cols, ", "), drawn.ref.Name, strings.Join(drawnCols, ", "))
+		return false
+	}
+	x.OrderOf = &t.ref
+	return true
 }
 
 // plotGraph checks plot graph M.partial and plot graph M.C (whole, of a

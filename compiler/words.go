@@ -112,7 +112,7 @@ func settingsOf(stmt string) []string {
 	case "plot graph":
 		return []string{"prob", "edges"}
 	case "plot heatmap":
-		return []string{"order"}
+		return []string{"order", "prob"}
 	}
 	panic("compiler: no settings for " + stmt)
 }
@@ -266,11 +266,13 @@ plot KIND EXPR [vs DATA] [to "PATH"] [, prob = 0.9 | order = dependence]
 KIND is trace, hist, acf, rank (one parameter, as in m.C[1, 2]), pairs
 (several), intervals (medians and 50% and 90% intervals of any number, as in
 m.C or m.communality), heatmap (m.C, or a simulation's true C; order =
-dependence puts columns that depend side by side), graph
+dependence puts columns that depend side by side, order = old takes old's
+order, so that two heatmaps share it; old.C - young.C draws the differences
+of two fits' means, framing those whose interval excludes 0), graph
 (m.partial or m.C as a network: an edge where the central interval excludes
 0; plot graph m.partial, prob = 0.95), rmse (m vs sim: RMSE of C to the
 truth per iteration; [m1, m2] compares fits) or latent (m.Z[COL]). All but
-heatmap, rmse and latent also draw a difference, as in
+rmse and latent also draw a difference, as in
 plot hist m1.C[1, 2] - m2.C[1, 2]. to "PATH" also writes the figure, by
 the file's extension: .pdf (fonts embedded), .svg or .png; copulang run
 then writes only that file.`,
@@ -440,7 +442,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"hist":      "plot hist m.C[1, 2]\n\nHistogram of the post-warm-up draws of one parameter.",
 	"acf":       "plot acf m.C[1, 2]\n\nAutocorrelation of the draws of one parameter, by lag.",
 	"rank":      "plot rank m.C[1, 2]\n\nRank plot of one parameter: the draws of all chains ranked together, and a histogram of each chain's ranks. Chains that agree give flat histograms within the shaded band; a chain stuck in one region is high at one end and low at the other.",
-	"heatmap":   "plot heatmap m.C [, order = dependence]\n\nThe posterior mean of C (or of m.partial) as a heat map; plot heatmap sim shows a simulation's true C. order = columns (the default) keeps column order; order = dependence orders the rows and columns so that columns that depend on each other sit side by side and blocks show along the diagonal (a spectral seriation of |value|, as plot graph orders its nodes, then local moves), kept only when neighbouring columns depend more than in column order; the title and the text say so, and the text lists the columns in the order.",
+	"heatmap":   "plot heatmap m.C [, order = dependence | order = NAME]\nplot heatmap a.C - b.C [, prob = 0.9, order = ...]\n\nThe posterior mean of C (or of m.partial) as a heat map; plot heatmap sim shows a simulation's true C. order = columns (the default) keeps column order; order = dependence orders the rows and columns so that columns that depend on each other sit side by side and blocks show along the diagonal (a spectral seriation of |value|, as plot graph orders its nodes, then local moves), kept only when neighbouring columns depend more than in column order; the title and the text say so, and the text lists the columns in the order. order = NAME (a fitted model, NAME.C or NAME.partial, or a simulation) takes the order plot heatmap NAME, order = dependence would pick, so that heatmaps of two subgroups can be compared by position. a.C - b.C (or a.partial - b.partial: two fits of the same columns) draws the posterior mean of each difference, paired as summary a.C - b.C pairs them, on a colour scale symmetric about 0 at the largest |mean difference| (the bar says it), and frames each cell whose central prob interval (0.9 unless given) excludes 0; order = dependence orders it by both fits' mean |value|.",
 	"graph":     "plot graph m.partial [, prob = 0.9, edges = N]\n\nThe conditional-dependence graph of a fit: one node per column on a circle, ordered by dependence (columns joined by edges side by side, so that fewer edges cross than in column order; else column order), and an edge for each pair whose central prob interval (0.9, as summary's, unless given) excludes 0, its width growing with |posterior mean|, red when positive and blue when negative; pairs whose interval holds 0 are not drawn. When the data were simulated, a true edge (true value not 0) that is missed is a black dashed line (up to 25 columns) and an edge where the truth is 0 is crossed. The text counts the edges and lists the eight strongest with their means and intervals. An edge is not a posterior edge probability: copulang has no prior over graphs (BDgraph's graphs have one). It takes m.partial, m.C (marginal dependence) or a difference of two of them over the same columns, as in older.partial - younger.partial; past 50 columns the nodes are numbered. At most edges = N edges are drawn, the strongest (by default 3 per column, at least 30), and the text says how many there are.",
 	"rmse":      "plot rmse m vs sim\n\nRMSE of each draw of C to the simulation's true C, iteration by iteration (warm-up included), in the first chain; plot rmse [m1, m2] vs sim compares fits.",
 	"pairs":     "plot pairs m.C\n\nScatter plots of the draws of pairs of parameters (at most four).",
@@ -477,7 +479,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"thin":     `fit m, thin = 2: keep every second of the iter iterations (default 1); thin may not exceed iter.`,
 	"ess":      `fit m, ess = 1000 (or extend m, ess = 1000): after iter, go on in rounds until C's least bulk and tail ESS reach 1000 and R-hat is at most 1.01, or the chains have run 20 times iter.`,
 	"file":     `fit m, file = "m.fit": keep the fit in that file, and read it from there instead of fitting when the file holds a fit of the same data, model and settings.`,
-	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8, predict m[degree] given income = 5, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles).`,
+	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8, predict m[degree] given income = 5, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles). plot graph m.partial, prob = 0.95 and plot heatmap a.C - b.C, prob = 0.95: the interval whose exclusion of 0 makes an edge or frames a cell.`,
 	"sort":     `summary m.C, sort = rhat: the rows that mix worst first; also ess_bulk, ess_tail, mcse_mean.`,
 	"draws":    `check m, draws = 200: the posterior draws whose replicated data give the table's intervals and classical ppp (default 200, at least 20; the calibrated p-values and the verdict come from reps); impute m, draws = "cell_draws.csv": write every kept draw of the missing cells there.`,
 	"reps":     `check m, reps = 200: the data sets replicated from one posterior draw for the calibrated p-values (default 200); a p-value is at least 1/(reps + 1). predict m[degree] given income = 5, age = 40, reps = 1000: the GHK replicates per draw with two or more given columns (default 200; a multiple of 10, the random shifts of the lattice, up to 100000).`,
@@ -495,7 +497,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"beta":     `GDP(alpha = 3, beta = 1): the scale of the generalised double Pareto shrinkage prior of the loadings (default 1).`,
 	"sep":      `load("x.csv", sep = ";"): the field separator, one character ("," by default, ";", "\t", "|").`,
 	"na":       `load("x.csv", na = ["-99", "."]): more texts of missing cells; empty cells, NA and NaN always are.`,
-	"order":    `load("x.csv", order = {COLUMN: ["low", "mid", "high"]}): the order of a text column's labels; {*: [...]} for every text column. plot heatmap m.C, order = dependence: rows and columns ordered by dependence (order = columns, the default, keeps column order).`,
+	"order":    `load("x.csv", order = {COLUMN: ["low", "mid", "high"]}): the order of a text column's labels; {*: [...]} for every text column. plot heatmap m.C, order = dependence: rows and columns ordered by dependence (order = columns, the default, keeps column order); order = old takes the order of old's by dependence, so that two heatmaps share it.`,
 	"drop":     `load("x.csv", drop = [id, comment]): columns of the file to leave out, such as identifiers and free text; their cells are not read.`,
 	"levels":   `simulate(SPEC, n = 1000, levels = 5): the levels of every simulated column, cut at its sample quantiles.`,
 	"missing":  `simulate(SPEC, n = 1000, levels = 5, missing = 0.1): the share of cells made missing at random (default 0).`,

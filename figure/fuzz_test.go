@@ -67,6 +67,21 @@ func FuzzPlots(f *testing.F) {
 			{"heatmap by dependence", func() (*Figure, error) {
 				return HeatmapWith(title, labels, vs[:len(labels)*len(labels)], HeatmapOptions{ByDependence: true})
 			}},
+			{"heatmap of a difference in a given order", func() (*Figure, error) {
+				// The order reversed, the scale from the first value (any
+				// number: NaN, negative and infinite ones mean ±1) and the
+				// cells framed where a value is positive.
+				q := len(labels)
+				order := make([]int, q)
+				for k := range order {
+					order[k] = q - 1 - k
+				}
+				framed := make([]bool, q*q)
+				for k := range framed {
+					framed[k] = vs[k] > 0
+				}
+				return HeatmapWith(title, labels, vs[:q*q], HeatmapOptions{Order: order, OrderedBy: title, Scale: vs[0], Framed: framed, FrameLegend: title})
+			}},
 			{"rmse", func() (*Figure, error) {
 				return RMSE(title, map[string][]float64{title: chains[0], "b": vs}, int(m))
 			}},

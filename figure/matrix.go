@@ -56,6 +56,29 @@ type HeatmapOptions struct {
 	// ByDependence orders the rows and columns by dependence
 	// (OrderMatrix) rather than as given.
 	ByDependence bool
+	// Order, when not nil, is the order of the rows and columns, found
+	// elsewhere (Order[k] is the column at position k; ByDependence is
+	// then ignored): another matrix's order, so that two heatmaps share
+	// it. OrderedBy says how it was found, after "ordered" in the title
+	// and the description: "by dependence in old.C".
+	Order     []int
+	OrderedBy string
+	// OrderBasis, when not nil (p×p), is the matrix Order was found
+	// for, when it is not the one drawn (a difference ordered by both
+	// fits' |means|): the description gives the mean |value| of its
+	// neighbouring columns, which the order raised, rather than the
+	// drawn matrix's.
+	OrderBasis []float64
+	// Scale, when positive, is the end of a colour scale symmetric about
+	// 0, −Scale blue to Scale red (a difference's, whose values run −2..2);
+	// 0 is the scale of correlations, −1..1.
+	Scale float64
+	// Framed, when not nil (p×p, as the matrix), frames the cells it
+	// marks, in black, which reads in print and in grey-scale;
+	// FrameLegend says what a frame means, under the matrix and in the
+	// description.
+	Framed      []bool
+	FrameLegend string
 }
 
 // HeatmapWith is Heatmap with options. With opts.ByDependence the rows and
@@ -72,13 +95,43 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 	if len(m) != p*p {
 		return nil, fmt.Errorf("heatmap: %d labels need a %d×%d matrix of %d values, got %d", p, p, p, p*p, len(m))
 	}
+	if opts.Framed != nil && len(opts.Framed) != p*p {
+		return nil, fmt.Errorf("heatmap: %d labels need %d frame marks, got %d", p, p*p, len(opts.Framed))
+	}
+	if opts.Order != nil && !isPermutation(opts.Order, p) {
+		return nil, fmt.Errorf("heatmap: the order %v is not one of %d columns", opts.Order, p)
+	}
+	scale := 1.0
+	if opts.Scale > 0 && !math.IsInf(opts.Scale, 0) {
+		scale = opts.Scale
+	}
+	framed := opts.Framed
 	var orderNote string
 	var order []int // the column at each position; nil in column order
-	if opts.ByDependence {
+	if opts.Order != nil {
+		basis := m
+		if opts.OrderBasis != nil {
+			if len(opts.OrderBasis) != p*p {
+				return nil, fmt.Errorf("heatmap: %d labels need a %d×%d matrix the order was found for, got %d values", p, p, p, len(opts.OrderBasis))
+			}
+			basis = opts.OrderBasis
+		}
+		o := MatrixOrder{Order: opts.Order, Neighbours: neighbourDependence(p, basis, opts.Order), ColumnNeighbours: neighbourDependence(p, basis, identityOrder(p))}
+		orderNote = "; rows and columns ordered " + opts.OrderedBy + ": " + o.Text(labels)
+		order = opts.Order
+		if framed != nil {
+			framed = permuteMarks(p, framed, order)
+		}
+		m, labels = permuteMatrix(p, m, labels, order)
+		title = strings.TrimPrefix(title+", ordered "+opts.OrderedBy, ", ")
+	} else if opts.ByDependence {
 		o := OrderMatrix(p, m)
 		if o.Reordered() {
 			orderNote = "; rows and columns ordered by dependence: " + o.Text(labels)
 			order = o.Order
+			if framed != nil {
+				framed = permuteMarks(p, framed, order)
+			}
 			m, labels = permuteMatrix(p, m, labels, order)
 			if title != "" {
 				title += ", ordered by dependence"
@@ -115,15 +168,21 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 	if nan > 0 {
 		fmt.Fprintf(&desc, "; %d NaN cells", nan)
 	}
+	if opts.Scale > 0 {
+		fmt.Fprintf(&desc, "; colour scale %s to %s", num(-scale), num(scale))
+	}
+	if framed != nil {
+		fmt.Fprintf(&desc, "; %s framed (%s)", count(framedPairs(p, framed), "pair"), opts.FrameLegend)
+	}
 	desc.WriteString(orderNote)
 
 	var raster *image.RGBA
 	if p >= minRasterCells {
-		raster = rasterize(p, m)
+		raster = rasterize(p, m, scale, framed)
 	}
 	return renderColors(heatmapWidth, heatmapHeight, desc.String(), false, func(dc draw.Canvas) {
 		pl := newPanel(title, "", "")
-		pl.Add(&matrixCells{p: p, m: m, raster: raster})
+		pl.Add(&matrixCells{p: p, m: m, raster: raster, scale: scale, framed: framed})
 		pl.X.Min, pl.X.Max = -0.5, float64(p)-0.5
 		pl.Y.Min, pl.Y.Max = -0.5, float64(p)-0.5
 		pl.X.Padding, pl.Y.Padding = 0, 0
@@ -164,6 +223,14 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 			}
 			pl.Y.Tick.Marker = rev
 		}
+		if framed != nil && opts.FrameLegend != "" {
+			legend := "framed: " + opts.FrameLegend
+			if pl.X.Label.Text != "" {
+				legend = pl.X.Label.Text + "\n" + legend
+			}
+			pl.X.Label.Text = legend
+			pl.X.Label.TextStyle.Font = sans(9)
+		}
 		// Split the canvas: the matrix on the left, the colour bar on
 		// the right; then make the matrix area square.
 		barW := pixels(70)
@@ -175,11 +242,26 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 		} else if d < 0 {
 			left = draw.Crop(left, 0, 0, -d, 0)
 		}
-		fitTitle(pl, left.Size().X)
+		fitHeatmapTitle(pl, left.Size().X)
 		pl.Draw(left)
 		da = pl.DataCanvas(left)
-		colorBar(dc, da.Max.X+pixels(18), da.Min.Y, da.Max.Y)
+		colorBar(dc, da.Max.X+pixels(18), da.Min.Y, da.Max.Y, scale)
 	})
+}
+
+// fitHeatmapTitle fits the title of a heatmap into width: a title too
+// long for one line whose order is named after ", ordered " (posterior
+// mean of old.C − young.C, ordered by dependence in old.C and young.C)
+// takes two, the order on the second, each line fitted; otherwise it is
+// shortened, as fitTitle shortens titles.
+func fitHeatmapTitle(p *plot.Plot, width vg.Length) {
+	st := p.Title.TextStyle
+	room := width - vg.Points(12)
+	if what, order, ok := strings.Cut(p.Title.Text, ", ordered "); ok && st.Width(p.Title.Text) > room {
+		p.Title.Text = fitText(st, what, room) + "\n" + fitText(st, "ordered "+order, room)
+		return
+	}
+	fitTitle(p, width)
 }
 
 // longestLabel is the length in runes of the longest label.
@@ -233,16 +315,34 @@ func divergingColor(v float64) color.NRGBA {
 }
 
 // rasterize paints the matrix as an image with several pixels per cell,
-// so that viewers that smooth scaled images blur only the cell borders.
-func rasterize(p int, m []float64) *image.RGBA {
+// so that viewers that smooth scaled images blur only the cell borders,
+// coloured on a scale of ±scale. Cells framed (nil: none) get a black
+// ring of pixels inside their edge, at least 5 pixels a cell then, so that
+// a frame leaves the colour in its middle: drawn as lines, the frames of
+// 120 columns half framed made an SVG of 1 MB.
+func rasterize(p int, m []float64, scale float64, framed []bool) *image.RGBA {
 	k := max(1, 480/p)
+	ring := 0
+	if framed != nil {
+		k = max(k, 5)
+		ring = max(1, k/8)
+	}
 	img := image.NewRGBA(image.Rect(0, 0, p*k, p*k))
 	for i := range p {
 		for j := range p {
-			c := divergingColor(m[i*p+j])
+			c := divergingColor(m[i*p+j] / scale)
+			frame := framed != nil && framed[i*p+j]
 			for y := i * k; y < (i+1)*k; y++ {
 				for x := j * k; x < (j+1)*k; x++ {
-					img.SetRGBA(x, y, color.RGBA{R: c.R, G: c.G, B: c.B, A: 0xFF})
+					px := color.RGBA{R: c.R, G: c.G, B: c.B, A: 0xFF}
+					// The ring sits one pixel inside the cell's edge
+					// (when the cell has room), so that frames of
+					// neighbouring cells stay apart.
+					in := min(x-j*k, (j+1)*k-1-x, y-i*k, (i+1)*k-1-y)
+					if gap := min(1, (k-2*ring-1)/2); frame && in >= gap && in < gap+ring {
+						px = color.RGBA{A: 0xFF}
+					}
+					img.SetRGBA(x, y, px)
 				}
 			}
 		}
@@ -250,11 +350,15 @@ func rasterize(p int, m []float64) *image.RGBA {
 	return img
 }
 
-// matrixCells draws the matrix cells (and their values when p is small).
+// matrixCells draws the matrix cells (and their values when p is small),
+// coloured on a scale of ±scale, and a frame around each cell framed
+// marks.
 type matrixCells struct {
 	p      int
 	m      []float64
 	raster *image.RGBA // non-nil: draw this image instead of rectangles
+	scale  float64
+	framed []bool // nil: no frames
 }
 
 // Plot implements plot.Plotter.
@@ -265,7 +369,7 @@ func (h *matrixCells) Plot(c draw.Canvas, pl *plot.Plot) {
 		c.DrawImage(vg.Rectangle{
 			Min: vg.Point{X: trX(-0.5), Y: trY(-0.5)},
 			Max: vg.Point{X: trX(float64(p) - 0.5), Y: trY(float64(p) - 0.5)},
-		}, h.raster)
+		}, h.raster) // with its frames
 		return
 	}
 	size := vg.Length(9)
@@ -289,7 +393,7 @@ func (h *matrixCells) Plot(c draw.Canvas, pl *plot.Plot) {
 				{X: trX(x+0.5) + 0.1, Y: trY(y+0.5) + 0.1},
 				{X: trX(x - 0.5), Y: trY(y+0.5) + 0.1},
 			}
-			c.FillPolygon(divergingColor(v), pts)
+			c.FillPolygon(divergingColor(v/h.scale), pts)
 			if p > maxCellValues {
 				continue
 			}
@@ -297,18 +401,87 @@ func (h *matrixCells) Plot(c draw.Canvas, pl *plot.Plot) {
 			switch {
 			case math.IsNaN(v):
 				label = "NA"
-			case math.Abs(v) > 0.6:
+			case math.Abs(v) > 0.6*h.scale:
 				st = light
 			}
 			c.FillText(st, vg.Point{X: trX(x), Y: trY(y)}, label)
 		}
 	}
+	h.frames(c, trX, trY)
 }
 
-// colorBar draws a vertical colour bar for [-1, 1] from y0 to y1 at x,
-// with ticks at −1, −0.5, 0, 0.5 and 1. The gradient is an image, which
-// has no seams between slices.
-func colorBar(c draw.Canvas, x, y0, y1 vg.Length) {
+// frames draws a black frame inside each framed cell, its line a tenth
+// of the cell's side (at most 2 points, at least a hair), so that the
+// frames of neighbouring cells stay apart.
+func (h *matrixCells) frames(c draw.Canvas, trX, trY func(float64) vg.Length) {
+	if h.framed == nil {
+		return
+	}
+	p := h.p
+	side := trX(1) - trX(0)
+	w := max(min(side/10, vg.Points(2)), vg.Points(0.4))
+	st := lineStyle(color.Black, float64(w/vg.Points(1)))
+	inset := w/2 + side/20
+	for i := range p {
+		y := float64(p - 1 - i)
+		for j := range p {
+			if !h.framed[i*p+j] {
+				continue
+			}
+			x := float64(j)
+			x0, x1 := trX(x-0.5)+inset, trX(x+0.5)-inset
+			y0, y1 := trY(y-0.5)+inset, trY(y+0.5)-inset
+			c.StrokeLines(st, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}})
+		}
+	}
+}
+
+// permuteMarks returns the p×p marks in order, as permuteMatrix orders a
+// matrix.
+func permuteMarks(p int, marks []bool, order []int) []bool {
+	out := make([]bool, p*p)
+	for a, i := range order {
+		for b, j := range order {
+			out[a*p+b] = marks[i*p+j]
+		}
+	}
+	return out
+}
+
+// framedPairs counts the pairs of columns whose cell above the diagonal
+// is marked.
+func framedPairs(p int, marks []bool) int {
+	n := 0
+	for i := range p {
+		for j := i + 1; j < p; j++ {
+			if marks[i*p+j] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// isPermutation reports whether order holds each of 0..p-1 once.
+func isPermutation(order []int, p int) bool {
+	if len(order) != p {
+		return false
+	}
+	seen := make([]bool, p)
+	for _, c := range order {
+		if c < 0 || c >= p || seen[c] {
+			return false
+		}
+		seen[c] = true
+	}
+	return true
+}
+
+// colorBar draws a vertical colour bar for [−scale, scale] from y0 to y1
+// at x, with ticks at its ends, halves and 0 (−1, −0.5, 0, 0.5 and 1 for
+// correlations). The gradient is an image, which has no seams between
+// slices.
+func colorBar(c draw.Canvas, x, y0, y1 vg.Length, scale float64) {
 	w := pixels(16)
 	// One image row per pixel of the PNG, so that nothing is resampled.
 	steps := max(2, int(math.Round((y1 - y0).Dots(dpi))))
@@ -327,7 +500,7 @@ func colorBar(c draw.Canvas, x, y0, y1 vg.Length) {
 	for _, v := range []float64{-1, -0.5, 0, 0.5, 1} {
 		y := y0 + vg.Length((v+1)/2)*(y1-y0)
 		c.StrokeLine2(frame, x+w, y, x+w+vg.Points(3), y)
-		c.FillText(st, vg.Point{X: x + w + vg.Points(5), Y: y}, fmt.Sprintf("%g", v))
+		c.FillText(st, vg.Point{X: x + w + vg.Points(5), Y: y}, fmt.Sprintf("%g", v*scale))
 	}
 }
 

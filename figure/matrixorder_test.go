@@ -1,7 +1,10 @@
 package figure
 
 import (
+	"bytes"
 	"fmt"
+	"image/color"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -189,5 +192,170 @@ func TestHeatmapOrderedByDependence(t *testing.T) {
 	}
 	if want := "in column order, which no order by dependence betters (mean |value| of neighbouring columns 0.50)"; !strings.Contains(kept.Text, want) {
 		t.Errorf("description %q lacks %q", kept.Text, want)
+	}
+}
+
+// TestHeatmapOfADifference: a heatmap may take its order from elsewhere
+// (another matrix's, so that two heatmaps share it), a colour scale of
+// ±Scale and frames around marked cells; the title and the description say
+// each, the order moves the frames with their cells, and a bad order or
+// marks of another size are errors.
+func TestHeatmapOfADifference(t *testing.T) {
+	labels := []string{"a", "b", "c"}
+	m := []float64{0, 0.1, -0.2, 0.1, 0, 0.05, -0.2, 0.05, 0}
+	framed := []bool{false, false, true, false, false, false, true, false, false} // [a, c]
+	cases := []struct {
+		name    string
+		opts    HeatmapOptions
+		want    []string
+		wantErr string
+	}{
+		{name: "given order", opts: HeatmapOptions{Order: []int{2, 0, 1}, OrderedBy: "by dependence in old.C"},
+			want: []string{`Heatmap of "d, ordered by dependence in old.C": 3×3`, "rows and columns ordered by dependence in old.C: mean |value| of neighbouring columns 0.15, 0.08 in column order; columns c, a, b"}},
+		{name: "given order wins over by dependence", opts: HeatmapOptions{Order: []int{0, 1, 2}, OrderedBy: "by dependence in old.C", ByDependence: true},
+			want: []string{`"d, ordered by dependence in old.C"`, "; columns a, b, c"}},
+		{name: "order found for another matrix", opts: HeatmapOptions{Order: []int{2, 0, 1}, OrderedBy: "by dependence in a.C and b.C", OrderBasis: []float64{1, 0.1, 0.8, 0.1, 1, 0.6, 0.8, 0.6, 1}},
+			want: []string{"rows and columns ordered by dependence in a.C and b.C: mean |value| of neighbouring columns 0.45, 0.35 in column order; columns c, a, b"}},
+		{name: "basis of another size", opts: HeatmapOptions{Order: []int{2, 0, 1}, OrderBasis: []float64{1}}, wantErr: "the order was found for, got 1 values"},
+		{name: "scale", opts: HeatmapOptions{Scale: 0.25}, want: []string{"largest off-diagonal |value| 0.2 at [a, c]; colour scale -0.25 to 0.25"}},
+		{name: "frames", opts: HeatmapOptions{Scale: 0.25, Framed: framed, FrameLegend: "central 90% interval excludes 0"},
+			want: []string{"; 1 pair framed (central 90% interval excludes 0)"}},
+		{name: "not an order", opts: HeatmapOptions{Order: []int{0, 0, 1}}, wantErr: "is not one of 3 columns"},
+		{name: "short order", opts: HeatmapOptions{Order: []int{0, 1}}, wantErr: "is not one of 3 columns"},
+		{name: "marks of another size", opts: HeatmapOptions{Framed: framed[:4]}, wantErr: "need 9 frame marks, got 4"},
+	}
+	for _, c := range cases {
+		f, err := HeatmapWith("d", labels, m, c.opts)
+		if c.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+				t.Errorf("%s: error %v, want %q", c.name, err, c.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(f.Text, w) {
+				t.Errorf("%s: description %q lacks %q", c.name, f.Text, w)
+			}
+		}
+	}
+}
+
+// TestHeatmapFramesMarkedCells: a frame is black: a heatmap with the
+// pair [a, c] framed has dark pixels the one without has not, twice as
+// many with [a, b] framed too (two cells each), and marks of none frame
+// nothing. A difference's scale colours a value v as v/Scale on the scale
+// of correlations.
+func TestHeatmapFramesMarkedCells(t *testing.T) {
+	labels := []string{"a", "b", "c"}
+	m := []float64{0, 0.1, -0.2, 0.1, 0, 0.05, -0.2, 0.05, 0}
+	dark := func(framed []bool) int {
+		f, err := HeatmapWith("d", labels, m, HeatmapOptions{Scale: 0.25, Framed: framed, FrameLegend: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(f.PNG))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if r < 0x2000 && g < 0x2000 && bl < 0x2000 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	none := dark(make([]bool, 9))
+	one := dark([]bool{false, false, true, false, false, false, true, false, false})
+	two := dark([]bool{false, true, true, true, false, false, true, false, false})
+	if none >= one || one >= two {
+		t.Errorf("dark pixels: %d with no frame, %d with one pair framed, %d with two", none, one, two)
+	}
+	if a, b := one-none, two-one; math.Abs(float64(a-b)) > 0.1*float64(a) {
+		t.Errorf("a framed pair adds %d dark pixels, the next %d: want as many", a, b)
+	}
+	img := rasterize(2, []float64{0.1, -0.25, 0.3, 0}, 0.2, nil)
+	for k, want := range []color.NRGBA{divergingColor(0.5), divergingColor(-1), divergingColor(1), divergingColor(0)} {
+		k0 := max(1, 480/2)
+		got := img.RGBAAt(k%2*k0, k/2*k0)
+		if got.R != want.R || got.G != want.G || got.B != want.B {
+			t.Errorf("cell %d: colour %v, want %v", k, got, want)
+		}
+	}
+}
+
+// TestHeatmapTitleTakesTwoLines: a heatmap's title too long for one line
+// whose order is named after ", ordered " takes two, the order on the
+// second, rather than losing its middle to an ellipsis (posterior mean of
+// mold.C − my…ndence in mold.C and myoung.C, as on the GSS by age).
+func TestHeatmapTitleTakesTwoLines(t *testing.T) {
+	labels := []string{"a", "b", "c"}
+	m := []float64{0, 0.1, -0.2, 0.1, 0, 0.05, -0.2, 0.05, 0}
+	f, err := HeatmapWith("posterior mean of mold.C − myoung.C", labels, m, HeatmapOptions{Order: []int{2, 0, 1}, OrderedBy: "by dependence in mold.C and myoung.C"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := string(f.SVG)
+	for _, line := range []string{">posterior mean of mold.C − myoung.C<", ">ordered by dependence in mold.C and myoung.C<"} {
+		if !strings.Contains(svg, line) {
+			t.Errorf("the SVG has no title line %q", line)
+		}
+	}
+	if strings.Contains(svg, "…") {
+		t.Errorf("the SVG shortens the title")
+	}
+}
+
+// TestRasterFramesMarkedCells: past minRasterCells columns the matrix is
+// an image, and its frames are pixels of it, not lines over it (drawn as
+// lines, 120 columns half framed made an SVG of 1 MB): a framed cell has a
+// black ring inside its edge and its colour in the middle and at its
+// edge, an unframed one its colour throughout; a cell has at least 5
+// pixels a side when frames are drawn, so that the ring leaves a middle.
+func TestRasterFramesMarkedCells(t *testing.T) {
+	for _, p := range []int{2, 50, 300} {
+		m := make([]float64, p*p)
+		framed := make([]bool, p*p)
+		m[1], framed[1] = 0.3, true // row 0, column 1
+		m[p] = 0.3                  // row 1, column 0: not framed
+		img := rasterize(p, m, 0.4, framed)
+		k := img.Bounds().Dx() / p
+		if k < 5 || img.Bounds().Dx() != p*k {
+			t.Fatalf("p = %d: %d pixels a cell", p, k)
+		}
+		want := divergingColor(0.75)
+		colour := func(x, y int) bool {
+			c := img.RGBAAt(x, y)
+			return c.R == want.R && c.G == want.G && c.B == want.B
+		}
+		black := func(x, y int) bool { c := img.RGBAAt(x, y); return c.R == 0 && c.G == 0 && c.B == 0 }
+		mid := k / 2
+		if !colour(k+mid, mid) || !black(k+1, mid) || !colour(mid, k+mid) || !colour(1, k+mid) || black(1, k+mid) {
+			t.Errorf("p = %d (%d pixels a cell): framed middle %v, ring %v; unframed middle %v, edge %v",
+				p, k, img.RGBAAt(k+mid, mid), img.RGBAAt(k+1, mid), img.RGBAAt(mid, k+mid), img.RGBAAt(1, k+mid))
+		}
+		if k > 5 && !colour(k, mid) {
+			t.Errorf("p = %d (%d pixels a cell): the ring touches the cell's edge %v", p, k, img.RGBAAt(k, mid))
+		}
+	}
+	big := 120
+	m := make([]float64, big*big)
+	framed := make([]bool, big*big)
+	for k := range framed {
+		framed[k] = k%2 == 0
+	}
+	f, err := HeatmapWith("d", make([]string, big), m, HeatmapOptions{Scale: 0.4, Framed: framed, FrameLegend: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(f.SVG), "<path"); n > 100 {
+		t.Errorf("the SVG of %d columns, half framed, has %d paths: the frames are lines", big, n)
 	}
 }

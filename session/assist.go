@@ -159,6 +159,10 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		candidates = differenceLeft(b, before)
 	case settingValues(before) != nil:
 		candidates = settingValues(before) // sort = rhat, stat = kendall
+		if heatmapOrderAt(before) {
+			// plot heatmap young.C, order = old: another's order.
+			candidates = append(candidates, s.targets(b, "plot")...)
+		}
 	case lastWord(before) == "vs":
 		candidates = s.simulatedNames(b) // plot rmse m vs sim
 	case targetOf(before) != "":
@@ -973,6 +977,17 @@ func settingValues(text string) []string {
 		return nil // load("x.csv", order = {...}) takes a map
 	}
 	return compiler.SettingValues(name)
+}
+
+// heatmapOrderAt reports whether text ends in plot heatmap's order =,
+// which takes the name of a model or simulation besides its words.
+func heatmapOrderAt(text string) bool {
+	t, ok := strings.CutSuffix(strings.TrimRight(text, " \t"), "=")
+	if !ok || lastIdent(strings.TrimRight(t, " \t")) != "order" {
+		return false
+	}
+	words := strings.Fields(statementText(text))
+	return len(words) >= 2 && words[0] == "plot" && words[1] == "heatmap"
 }
 
 // targetOf returns the statement whose target comes where text ends, as

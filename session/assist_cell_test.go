@@ -78,11 +78,15 @@ func TestCompleteKnowsTheCell(t *testing.T) {
 }
 
 // TestCompletePlotSettings: after a plot's comma completion offers its
-// settings (plot graph's edges, plot heatmap's order), and after order =
-// the heatmap's words; load's order = takes a map, and is offered none of
-// them.
+// settings (plot graph's edges, plot heatmap's order and prob), and after
+// order = the heatmap's words and the models and simulations whose order
+// it may share; load's order = takes a map, and is offered none of them.
 func TestCompletePlotSettings(t *testing.T) {
+	first := func(matches []string, _, _ int) []string { return matches }
 	s := New(Options{Dir: "../notebooks"})
+	const bound = "data sim = simulate(FullCopula(p = 3), n = 50, levels = 3)\n" +
+		"model old { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"model young { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"
 	for _, tt := range []struct {
 		code string
 		want []string
@@ -90,13 +94,21 @@ func TestCompletePlotSettings(t *testing.T) {
 		{"plot graph m.partial, e", []string{"edges"}},
 		{"plot graph m.partial, prob = 0.95, ed", []string{"edges"}},
 		{"plot heatmap m.C, o", []string{"order"}},
+		{"plot heatmap m.C - n.C, order = dependence, p", []string{"prob"}},
 		{"plot heatmap m.C, order = ", []string{"columns", "dependence"}},
 		{"plot heatmap sim, order = d", []string{"dependence"}},
+		// (sim, not run yet, is not known to be simulated: see below.)
+		{bound + "plot heatmap young.C, order = ", []string{"columns", "dependence", "old", "young"}},
+		{bound + "plot heatmap old.C - young.C, order = o", []string{"old"}},
 	} {
 		got, _, _ := s.Complete(tt.code, len(tt.code))
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
 		}
+	}
+	mustRun(t, s, "data truth = simulate(FullCopula(p = 3), n = 50, levels = 3)")
+	if code := "plot heatmap truth, order = "; !reflect.DeepEqual(first(s.Complete(code, len(code))), []string{"columns", "dependence", "truth"}) {
+		t.Errorf("Complete(%q) = %v, want a simulation's name among the orders", code, first(s.Complete(code, len(code))))
 	}
 	code := `data x = load("x.csv", order = `
 	if got, _, _ := s.Complete(code, len(code)); reflect.DeepEqual(got, []string{"columns", "dependence"}) {

@@ -148,13 +148,6 @@ func (s *Session) emit(name string, f *figure.Figure, out Output) error {
 	return nil
 }
 
-// heatmapOptions are the figure's options for plot heatmap's settings:
-// order = dependence orders the rows and columns of the matrix drawn
-// (the posterior mean, or a simulation's true C) by that matrix.
-func heatmapOptions(x *compiler.PlotStmt) figure.HeatmapOptions {
-	return figure.HeatmapOptions{ByDependence: x.Order == "dependence"}
-}
-
 // plot draws one figure.
 func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	ref := &x.Target
@@ -176,36 +169,7 @@ func (s *Session) plot(x *compiler.PlotStmt, out Output) error {
 	}
 	switch x.Kind {
 	case "heatmap":
-		if d, ok := s.data[ref.Name]; ok {
-			if d.Truth == nil {
-				return fmt.Errorf("data %s was loaded, not simulated: it has no true C to show; plot heatmap of a fitted model's C instead", d.Name)
-			}
-			f, err := figure.HeatmapWith(fmt.Sprintf("true C of %s", d.Name), d.Names, d.Truth.C, heatmapOptions(x))
-			if err != nil {
-				return err
-			}
-			return s.emit(name, f, out)
-		}
-		m, err := s.fitted(ref.Name)
-		if err != nil {
-			return err
-		}
-		mean, member := m.Fit.MeanC(), "C"
-		switch ref.Member {
-		case "", "C":
-		case "partial":
-			if mean, err = meanPartial(m.Fit); err != nil {
-				return err
-			}
-			member = "partial"
-		default:
-			return fmt.Errorf("plot heatmap shows a correlation matrix: use %s.C or %s.partial", ref.Name, ref.Name)
-		}
-		f, err := figure.HeatmapWith(fmt.Sprintf("posterior mean of %s.%s", ref.Name, member), m.Names(), mean, heatmapOptions(x))
-		if err != nil {
-			return err
-		}
-		return s.emit(name, f, out)
+		return s.plotHeatmap(x, name, out)
 	case "rmse":
 		// Named by every fit it draws: rmse-a-b is not rmse-a.
 		return s.plotRMSE(x, figureName(x.Kind, strings.Join(x.Models(), "-")), out)
