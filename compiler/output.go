@@ -169,6 +169,15 @@ func (c *checker) outputPath(lit *dsl.StringLit, verb, example string) bool {
 		c.errorf(lit.Pos, "as in "+example, "%s needs a file name", verb)
 		return false
 	}
+	if base := filepath.Base(lit.Value); strings.HasPrefix(base, ".") && filepath.Ext(base) == base {
+		// summary m.C to ".csv" wrote a hidden file named .csv.
+		c.errorf(lit.Pos, "as in "+example, "%s needs a file name before the extension: %s would be a hidden file named %s", verb, lit.Value, base)
+		return false
+	}
+	if l, ok := c.loads[c.resolve(lit.Value)]; ok {
+		c.errorf(lit.Pos, "", "cannot write %s: %s is the file data %s is loaded from (line %d), which this would write over: name another file", lit.Value, lit.Value, l.data, l.at.Line)
+		return false
+	}
 	c.writes[lit.Value] = true
 	if files, ok := c.env.(Files); ok {
 		if err := files.Writable(lit.Value); err != nil {

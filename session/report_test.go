@@ -6,9 +6,11 @@ import (
 	"encoding/csv"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -314,5 +316,51 @@ func TestReportRefusesADataFile(t *testing.T) {
 	}
 	if tb := strings.Join(se.Traceback, "\n"); !strings.Contains(tb, "2:14: cannot write d.csv: d.csv is the file data d was loaded from, which this would write over: name another file") {
 		t.Errorf("traceback:\n%s", tb)
+	}
+}
+
+// TestReportRefusesADataFileLoadedInTheSameCell: summary, export and
+// impute (and plot, whose files cannot be data) refuse to write over a file that a load earlier in the same
+// cell reads, by any spelling of its path, when the cell is checked: with
+// the position of the path, before anything runs (the model of the cell
+// is not fitted). They were refused only when the statement ran, after
+// the fit.
+func TestReportRefusesADataFileLoadedInTheSameCell(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var data strings.Builder
+	data.WriteString("x,y\n")
+	for i := range 30 {
+		fmt.Fprintf(&data, "%d,%d\n", i%3, (i/3)%3)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(data.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const setup = "data d = load(\"d.csv\")\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m, iter = 20, warmup = 10, chains = 1, seed = 1\n"
+	for _, tc := range []struct{ stmt, at string }{
+		{`summary m.C to "d.csv"`, "4:16"},
+		{`summary d to "./sub/../d.csv"`, "4:14"},
+		{`export m to "DIR/d.csv"`, "4:13"},
+		{`impute m, draws = "d.csv"`, "4:19"},
+	} {
+		s := New(Options{Dir: dir})
+		stmt := strings.ReplaceAll(tc.stmt, "DIR", dir)
+		out := &recorder{}
+		_, err := s.Execute(context.Background(), setup+stmt, out)
+		var se *Error
+		if !errors.As(err, &se) || se.Name != "CheckError" {
+			t.Fatalf("%s: error %v, want a CheckError", stmt, err)
+		}
+		path := regexp.MustCompile(`"([^"]*)"`).FindStringSubmatch(stmt)[1]
+		want := tc.at + ": cannot write " + path + ": " + path + " is the file data d is loaded from (line 1), which this would write over: name another file"
+		if tb := strings.Join(se.Traceback, "\n"); !strings.Contains(tb, want) {
+			t.Errorf("%s: traceback\n%s\nwant %q", stmt, tb, want)
+		}
+		if _, fitted := s.models["m"]; fitted || out.stdout.Len() > 0 {
+			t.Errorf("%s: the cell ran before the refusal:\n%s", stmt, out.stdout.String())
+		}
 	}
 }
