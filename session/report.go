@@ -174,13 +174,15 @@ func numericColumns(t *Table) []bool {
 
 // texEscape escapes the characters LaTeX gives a meaning in text, and
 // the characters of the tables' labels that LaTeX's default font
-// encoding (OT1) shows as others (| as an em dash, < and > as ¡ and ¿)
+// encoding (OT1) shows as others (| as an em dash, < and > as ¡ and ¿,
+// " as a closing curly quote: \textquotedbl is an error in OT1, while
+// the typewriter font has a straight quote in every encoding)
 // or its default input encoding lacks (− as $-$, – as --, … as
 // \ldots{}).
 var texEscape = strings.NewReplacer(
 	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
 	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`,
-	`|`, `\textbar{}`, `<`, `\textless{}`, `>`, `\textgreater{}`,
+	`|`, `\textbar{}`, `<`, `\textless{}`, `>`, `\textgreater{}`, `"`, `\texttt{"}`,
 	"−", "$-$", "–", "--", "…", `\ldots{}`,
 )
 

@@ -171,7 +171,9 @@ func TestSummaryFileNamesTheStatementAsWritten(t *testing.T) {
 // TestSummaryFilesEscapeColumnNames: column names that mean something
 // to LaTeX (a_b & 50%: _, &, %; | is an em dash in its default font) or
 // end a Markdown cell (x|y) are written as text, so that the table still
-// compiles and has its columns.
+// compiles and has its columns; the straight quotes of a quoted name are
+// straight quotes in typewriter type (LaTeX's default encoding, OT1, set
+// " as a closing curly quote, and \textquotedbl is an error there).
 func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 	dir := t.TempDir()
 	var data strings.Builder
@@ -187,7 +189,7 @@ func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 		"fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
 		"summary m.C to \"c.tex\"\nsummary m.C to \"c.md\"\nsummary odd to \"odd.tex\"")
 	tex, _ := os.ReadFile(filepath.Join(dir, "c.tex"))
-	if !strings.Contains(string(tex), `C["a\_b \& 50\%","x\textbar{}y \{z\}"] & `) {
+	if !strings.Contains(string(tex), `C[\texttt{"}a\_b \& 50\%\texttt{"},\texttt{"}x\textbar{}y \{z\}\texttt{"}] & `) {
 		t.Errorf("c.tex does not escape the column names:\n%s", tex)
 	}
 	oddTeX, _ := os.ReadFile(filepath.Join(dir, "odd.tex"))
