@@ -241,8 +241,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 86 {
-		t.Errorf("got %d statements, want 86", len(f.Stmts))
+	if len(f.Stmts) != 90 {
+		t.Errorf("got %d statements, want 90", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)

@@ -41,18 +41,22 @@ func reportSession(t *testing.T) (*Session, string) {
 // depends on when or where they were written.
 func TestSummaryFilesGolden(t *testing.T) {
 	s, dir := reportSession(t)
-	files := []string{"a.csv", "a.tex", "a.md", "d.csv", "d.tex", "d.md", "levels.csv"}
+	files := []string{"a.csv", "a.tex", "a.md", "d.csv", "d.tex", "d.md", "levels.csv",
+		"matrix.tex", "matrix.md", "matrix.csv", "dmatrix.tex", "pmatrix.tex", "diagnostics.tex"}
 	cell := "summary a.C to \"a.csv\"\nsummary a.C to \"a.tex\"\nsummary a.C to \"a.md\"\n" +
 		"summary a.C - b.C to \"d.csv\"\nsummary a.C - b.C to \"d.tex\"\nsummary a.C - b.C to \"d.md\"\n" +
-		"summary sim[Y1, Y3] to \"levels.csv\""
+		"summary sim[Y1, Y3] to \"levels.csv\"\n" +
+		"summary a.C to \"matrix.tex\", layout = matrix\nsummary a.C to \"matrix.md\", layout = matrix\nsummary a.C to \"matrix.csv\", layout = matrix\n" +
+		"summary a.C - b.C to \"dmatrix.tex\", layout = matrix, prob = 0.8\nsummary a.partial to \"pmatrix.tex\", layout = matrix, columns = [q50]\n" +
+		"summary a.C to \"diagnostics.tex\", columns = [ess_bulk, ess_tail, rhat, mcse_mean]"
 	out := mustRun(t, s, cell)
 	for _, f := range files {
 		if want := "to " + filepath.Join(dir, f) + "\n"; !strings.Contains(out.stdout.String(), want) {
 			t.Errorf("the cell's output does not say it wrote %s:\n%s", f, out.stdout.String())
 		}
 	}
-	if len(out.displays) != 7 {
-		t.Errorf("%d tables shown, want 7: writing a table shows it too", len(out.displays))
+	if len(out.displays) != len(files) {
+		t.Errorf("%d tables shown, want %d: writing a table shows it too", len(out.displays), len(files))
 	}
 	s2, dir2 := reportSession(t)
 	mustRun(t, s2, cell)
@@ -145,7 +149,8 @@ func TestSummaryCSVReadsBackAsShown(t *testing.T) {
 // file names the statement that wrote it, its indices as written, a
 // regression's formula and a data set's columns, so that a reader of
 // the paper's sources can run it again. It read summary a.C[1,3],
-// summary a.regress and summary sim for the first three.
+// summary a.regress and summary sim for the first three, and left out
+// columns = and layout =.
 func TestSummaryFileNamesTheStatementAsWritten(t *testing.T) {
 	s, dir := reportSession(t)
 	for _, stmt := range []string{
@@ -155,6 +160,8 @@ func TestSummaryFileNamesTheStatementAsWritten(t *testing.T) {
 		`summary a.regress(Y1 ~ Y2 + Y3) to "reg.tex"`,
 		`summary sim[Y1, Y3] to "levels.md"`,
 		`summary a.C[Y1] - b.C[Y1] to "d.tex", sort = rhat`,
+		`summary a.partial to "pm.md", prob = 0.8, columns = [q50, interval], layout = matrix`,
+		`summary a.C to "diagnostics.tex", columns = [rhat, ess_bulk]`,
 	} {
 		mustRun(t, s, stmt)
 		path := strings.Split(stmt, `"`)[1]
@@ -200,8 +207,8 @@ func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 		if strings.HasPrefix(line, "%") {
 			continue
 		}
-		if strings.Contains(line, "\\begin{tabular}") && line != "\\begin{tabular}{lrrrrrrrrrr}" {
-			t.Errorf("column spec %q, want the label left and 10 numbers right", line)
+		if strings.Contains(line, "\\begin{tabular}") && line != "\\begin{tabular}{@{}lrrrrr@{}}" {
+			t.Errorf("column spec %q, want the label left and the 5 numbers of a paper's table right", line)
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "c.md"))
@@ -209,8 +216,8 @@ func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 		t.Errorf("c.md does not escape the column names:\n%s", md)
 	}
 	for _, line := range strings.Split(string(md), "\n") {
-		if strings.HasPrefix(line, "| C[") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 12 {
-			t.Errorf("row %q does not have the 11 cells of the table", line)
+		if strings.HasPrefix(line, "| C[") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 7 {
+			t.Errorf("row %q does not have the 6 cells of a paper's table", line)
 		}
 	}
 }
