@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/copulang/copulang/compiler"
@@ -311,18 +312,69 @@ func chunks(n, max int) [][2]int {
 	return out
 }
 
+// numbered reports whether a .tex file numbers the matrix's columns
+// across the top (1, 2, ...) and its rows (1. income), as papers do when
+// the names are wider than the entries: a name as a column's header would
+// make its column as wide, and leave fewer columns to a block.
+func (m *matrixTable) numbered() bool {
+	name, cell := 0.0, 0.0
+	for i, n := range m.names {
+		name = max(name, texTextWidth(n))
+		for j := range i {
+			cell = max(cell, texTextWidth(tableNum(matrixDecimals, m.point[i][j])))
+			if m.interval {
+				cell = max(cell, texTextWidth(m.intervalText(i, j)))
+			}
+		}
+	}
+	return name > cell
+}
+
+// rowLabel and columnLabel are the text of row i's name and column j's
+// header in a .tex file: the names, or, numbered, "1. income" and "1".
+func (m *matrixTable) rowLabel(i int, numbered bool) string {
+	if numbered {
+		return strconv.Itoa(i+1) + ". " + m.names[i]
+	}
+	return m.names[i]
+}
+
+func (m *matrixTable) columnLabel(j int, numbered bool) string {
+	if numbered {
+		return strconv.Itoa(j + 1)
+	}
+	return m.names[j]
+}
+
+// firstRow is the first row of the blocks of columns from from on: the
+// row below the diagonal, or, numbered, the diagonal's, so that every
+// number across the top has its row.
+func firstRow(from int, numbered bool) int {
+	if numbered {
+		return from
+	}
+	return from + 1
+}
+
+// diagonalMark is the cell of the diagonal of a numbered matrix, an em
+// dash, as papers print it.
+const diagonalMark = "---"
+
 // blocks splits the matrix into tabulars that each fit an article's text
 // width and height: as many columns as fit beside the widest row name
 // (at least one), then as many rows as fit the page.
-func (m *matrixTable) blocks() []texBlock {
+func (m *matrixTable) blocks(numbered bool) []texBlock {
 	p := len(m.names)
 	label := 0.0
-	for _, name := range m.names[1:] {
-		label = max(label, texTextWidth(name))
+	for i := firstRow(0, numbered); i < p; i++ {
+		label = max(label, texTextWidth(m.rowLabel(i, numbered)))
 	}
 	label += tabcolsepPt // @{} before it
 	colWidth := func(j int) float64 {
-		w := texTextWidth(m.names[j])
+		w := texTextWidth(m.columnLabel(j, numbered))
+		if numbered {
+			w = max(w, 10) // the em dash of the diagonal
+		}
 		for i := j + 1; i < p; i++ {
 			w = max(w, texTextWidth(tableNum(matrixDecimals, m.point[i][j])))
 			if m.interval {
@@ -344,8 +396,9 @@ func (m *matrixTable) blocks() []texBlock {
 			width += colWidth(to)
 			to++
 		}
-		for _, c := range chunks(p-from-1, rowsPerBlock) {
-			out = append(out, texBlock{from: from, to: to, firstRow: from + 1 + c[0], lastRow: from + 1 + c[1]})
+		first := firstRow(from, numbered)
+		for _, c := range chunks(p-first, rowsPerBlock) {
+			out = append(out, texBlock{from: from, to: to, firstRow: first + c[0], lastRow: first + c[1]})
 		}
 		from = to
 	}
@@ -354,10 +407,12 @@ func (m *matrixTable) blocks() []texBlock {
 
 // writeTeX writes the matrix as booktabs tabulars, one per block (see
 // blocks), one after another with a little space between them: each row
-// a column's name and its point estimates, the next line the intervals.
+// a column's name and its point estimates, the next line the intervals;
+// numbered when the names are wider than the entries.
 func (m *matrixTable) writeTeX(b *strings.Builder) {
+	numbered := m.numbered()
 	num := func(v float64) string { return texCell(tableNum(matrixDecimals, v), true) }
-	for k, bl := range m.blocks() {
+	for k, bl := range m.blocks(numbered) {
 		if k > 0 {
 			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
 		}
@@ -365,22 +420,25 @@ func (m *matrixTable) writeTeX(b *strings.Builder) {
 		b.WriteString(`\begin{tabular}{@{}l` + strings.Repeat("c", n) + "@{}}\n\\toprule\n")
 		head := []string{""}
 		for j := bl.from; j < bl.to; j++ {
-			head = append(head, texLabel(m.names[j]))
+			head = append(head, texLabel(m.columnLabel(j, numbered)))
 		}
 		b.WriteString(strings.Join(head, " & ") + " \\\\\n\\midrule\n")
 		for i := bl.firstRow; i < bl.lastRow; i++ {
-			means := []string{texLabel(m.names[i])}
+			means := []string{texLabel(m.rowLabel(i, numbered))}
 			intervals := []string{""}
 			for j := bl.from; j < bl.to; j++ {
-				if j >= i || math.IsNaN(m.point[i][j]) {
+				switch {
+				case j == i && numbered:
+					means, intervals = append(means, diagonalMark), append(intervals, "")
+				case j >= i || math.IsNaN(m.point[i][j]):
 					means, intervals = append(means, ""), append(intervals, "")
-					continue
+				default:
+					means = append(means, num(m.point[i][j]))
+					intervals = append(intervals, "["+num(m.lo[i][j])+", "+num(m.hi[i][j])+"]")
 				}
-				means = append(means, num(m.point[i][j]))
-				intervals = append(intervals, "["+num(m.lo[i][j])+", "+num(m.hi[i][j])+"]")
 			}
 			b.WriteString(strings.Join(means, " & ") + " \\\\\n")
-			if m.interval {
+			if m.interval && strings.Join(intervals, "") != "" { // not under a diagonal alone
 				b.WriteString(strings.Join(intervals, " & ") + " \\\\\n")
 			}
 		}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,14 +56,16 @@ func TestMatrixCSVHoldsTheMeans(t *testing.T) {
 // TestMatrixBlocksFitThePage: a matrix of 50 columns is written as
 // tabulars that each fit an article's text width and a page's height,
 // and hold every entry of the lower triangle once, with and without the
-// intervals; a long table as tabulars of at most maxBlockLines rows, as
+// intervals; names wider than the entries are numbered, so that a block
+// holds at least 3 columns with intervals (with long names as headers it
+// held 2); a long table as tabulars of at most maxBlockLines rows, as
 // even as they can be.
 func TestMatrixBlocksFitThePage(t *testing.T) {
 	for _, tc := range []struct {
 		p        int
 		interval bool
 		prefix   string
-	}{{50, true, "Y"}, {50, false, "Y"}, {20, true, "respondent_item_"}, {7, true, "pchildren"}, {2, true, "x"}} {
+	}{{50, true, "Y"}, {50, false, "Y"}, {20, true, "respondent_item_"}, {8, true, "Parents' highest degree "}, {7, true, "pchild"}, {2, true, "x"}} {
 		m := &matrixTable{interval: tc.interval, diagonal: 1}
 		for i := range tc.p {
 			m.names = append(m.names, tc.prefix+strconv.Itoa(i+1))
@@ -83,14 +86,21 @@ func TestMatrixBlocksFitThePage(t *testing.T) {
 		if tc.interval {
 			lines = 2
 		}
-		for _, b := range m.blocks() {
+		numbered := m.numbered()
+		if want := len(tc.prefix) > 6; numbered != want {
+			t.Errorf("p = %d (%s): numbered %v, want %v", tc.p, tc.prefix, numbered, want)
+		}
+		for _, b := range m.blocks(numbered) {
 			var header []string
 			rows := [][]string{}
 			for j := b.from; j < b.to; j++ {
-				header = append(header, m.names[j])
+				header = append(header, m.columnLabel(j, numbered))
+			}
+			if tc.interval && tc.p > 4 && b.to < tc.p-1 && b.to-b.from < 3 {
+				t.Errorf("p = %d (%s): a block of %d columns", tc.p, tc.prefix, b.to-b.from)
 			}
 			for i := b.firstRow; i < b.lastRow; i++ {
-				row := []string{m.names[i]}
+				row := []string{m.rowLabel(i, numbered)}
 				for j := b.from; j < b.to; j++ {
 					if j < i {
 						seen[[2]int{i, j}]++
@@ -149,9 +159,10 @@ func TestWideTeXTableSaysSo(t *testing.T) {
 }
 
 // TestTeXTablesCompileWithinTheText compiles the .tex tables of the GSS
-// (7 columns) and of a simulated fit of 20 columns with pdflatex, each
-// \input in a minimal article with booktabs: the default long table, the
-// matrices of C and partial with intervals, a difference's, and a matrix
+// (7 columns), of a simulated fit of 20 columns and of survey items with
+// long names with pdflatex, each \input in a minimal article with
+// booktabs: the default long table, the matrices of C and partial with
+// intervals, a difference's, the items' (numbered), and a matrix
 // of means. None may give an Overfull \hbox (a table wider than the text)
 // or an error. It needs pdflatex (TeX Live); not in -short.
 func TestTeXTablesCompileWithinTheText(t *testing.T) {
@@ -170,7 +181,19 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "gss.csv"), gss, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Survey items named as a questionnaire names them: wider than the
+	// entries, so that a matrix numbers them.
+	var long strings.Builder
+	long.WriteString("\"Respondent's income\",\"Highest degree\",\"Number of children\",\"Parents' income\",\"Parents' highest degree\",\"Age at interview\"\n")
+	for i := range 120 {
+		fmt.Fprintf(&long, "%d,%d,%d,%d,%d,%d\n", i%4, (i/2)%4, (i*7)%3, (i/3)%4, (i*5)%4, (i+i/4)%5)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "items.csv"), []byte(long.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := New(Options{Dir: dir})
+	mustRun(t, s, "data items = load(\"items.csv\")\nmodel it { Y = items; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit it with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1")
 	mustRun(t, s, "data gss = load(\"gss.csv\")\ndata older = gss where age >= 50\n"+
 		"data sim = simulate(FactorCopula(p = 20, k = 2), n = 200, levels = 4, seed = 3)\n"+
 		"model hoff { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
@@ -188,6 +211,7 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 		"sim-C":        `summary sm.C to "sim-C.tex"`,
 		"sim-C-m":      `summary sm.C to "sim-C-m.tex", layout = matrix`,
 		"sim-p-mean-m": `summary sm.partial to "sim-p-mean-m.tex", layout = matrix, columns = [mean]`,
+		"items-m":      `summary it.C to "items-m.tex", layout = matrix`,
 	}
 	for name, stmt := range tables {
 		mustRun(t, s, stmt)
@@ -210,5 +234,34 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 				t.Errorf("%s: %s", stmt, line)
 			}
 		}
+	}
+}
+
+// TestNumberedMatrixTeX pins the .tex of a matrix whose names are wider
+// than its entries: numbered across the top and down the side, each
+// block from the row of its first column with an em dash on the
+// diagonal, and no line of intervals under a diagonal alone.
+func TestNumberedMatrixTeX(t *testing.T) {
+	m := &matrixTable{names: []string{"Respondent's income", "Highest degree", "Age at interview"}, interval: true, diagonal: 1, pointName: "mean"}
+	nan := math.NaN()
+	m.point = [][]float64{{nan, 0.45, -0.1}, {0.45, nan, 0.05}, {-0.1, 0.05, nan}}
+	m.lo = [][]float64{{nan, 0.39, -0.17}, {0.39, nan, -0.01}, {-0.17, -0.01, nan}}
+	m.hi = [][]float64{{nan, 0.5, -0.04}, {0.5, nan, 0.11}, {-0.04, 0.11, nan}}
+	var b strings.Builder
+	m.writeTeX(&b)
+	want := `\begin{tabular}{@{}lcc@{}}
+\toprule
+ & 1 & 2 \\
+\midrule
+1. Respondent's income & --- &  \\
+2. Highest degree & 0.45 & --- \\
+ & [0.39, 0.50] &  \\
+3. Age at interview & $-$0.10 & 0.05 \\
+ & [$-$0.17, $-$0.04] & [$-$0.01, 0.11] \\
+\bottomrule
+\end{tabular}
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
