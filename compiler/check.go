@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 
 	"github.com/copulang/copulang/dsl"
 )
@@ -32,7 +33,7 @@ const maxErrors = 20
 // checked program. On failure the error is a dsl.ErrorList of every problem
 // found (up to 20), with positions and hints, and the program is nil.
 func Check(file *dsl.File, env Env) (*Program, error) {
-	c := &checker{env: env, local: map[string]*local{}, writes: map[string]bool{}, bindings: map[string][]binding{}}
+	c := &checker{env: env, local: map[string]*local{}, writes: map[string]bool{}, loads: map[string]loaded{}, bindings: map[string][]binding{}}
 	for _, s := range file.Stmts {
 		switch s := s.(type) {
 		case *dsl.DataStmt:
@@ -65,10 +66,29 @@ type checker struct {
 	// writes holds the paths that earlier statements write, which a later
 	// load may read only once they have run.
 	writes map[string]bool
+	// loads holds the files that earlier statements load, by the file
+	// they resolve to (resolve), which a later statement may not write.
+	loads map[string]loaded
 	// bindings holds where the file's data and model statements bind
 	// each name, so that a name used before the line that binds it (fit
 	// m above model m, as a notebook's cells run out of order) can say so.
 	bindings map[string][]binding
+}
+
+// loaded is a load of the file being checked: the data set it binds and
+// where.
+type loaded struct {
+	data string
+	at   dsl.Position
+}
+
+// resolve returns the file path names, as the env resolves it
+// (PathResolver), else cleaned.
+func (c *checker) resolve(path string) string {
+	if r, ok := c.env.(PathResolver); ok {
+		return r.Resolve(path)
+	}
+	return filepath.Clean(path)
 }
 
 // binding is a data or model statement of the file being checked.

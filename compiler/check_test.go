@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 87 {
-		t.Errorf("got %d statements, want 87", len(prog.Stmts))
+	if len(prog.Stmts) != 91 {
+		t.Errorf("got %d statements, want 91", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -214,6 +214,10 @@ func TestCheckGood(t *testing.T) {
 			Items: []IndexItem{{Column: "INC"}, {Column: "AGE"}}}, Prob: 0.5}},
 		{"summary difference of whole matrices", "summary hoff.partial - hoff.partial", &Summary{Target: Ref{Name: "hoff", Member: "partial"},
 			Minus: &Ref{Name: "hoff", Member: "partial"}, Prob: 0.9}},
+		{"summary as a matrix", `summary hoff.partial to "p.tex", layout = matrix, columns = [q50, interval]`, &Summary{Target: Ref{Name: "hoff", Member: "partial"},
+			Prob: 0.9, Path: "p.tex", Layout: "matrix", Statistics: []string{"q50", "interval"}}},
+		{"summary of chosen statistics", "summary hoff.C - hoff.C, columns = rhat, layout = long", &Summary{Target: Ref{Name: "hoff", Member: "C"},
+			Minus: &Ref{Name: "hoff", Member: "C"}, Prob: 0.9, Statistics: []string{"rhat"}}},
 		{"plot hist difference", "plot hist fm.communality[Y1] - fm.communality[Y2]", &PlotStmt{Kind: "hist",
 			Target: Ref{Name: "fm", Member: "communality", Index: []int{0}, Items: []IndexItem{{Column: "Y1"}}},
 			Minus:  &Ref{Name: "fm", Member: "communality", Index: []int{1}, Items: []IndexItem{{Column: "Y2"}}}}},

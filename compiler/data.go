@@ -132,6 +132,7 @@ func (c *checker) load(s *dsl.DataStmt, fn *dsl.Ident, args []*dsl.Arg) Stmt {
 			ok = false
 		default:
 			x.Path = p.Str.Value
+			c.loads[c.resolve(x.Path)] = loaded{data: x.Name, at: a.Value.Pos}
 		}
 	}
 	if a := bound["sep"]; a != nil {

@@ -29,6 +29,16 @@ type Files interface {
 	FitFile(path string) error
 }
 
+// PathResolver is implemented by a Files that can tell which file a path
+// names, so that two spellings of one (data/x.csv, ./data/x.csv, its
+// absolute path, a link to it) are known as one file. Without it, paths
+// are compared cleaned (filepath.Clean).
+type PathResolver interface {
+	// Resolve returns the file path names, as one string for every
+	// spelling of it.
+	Resolve(path string) string
+}
+
 // Binding is what a name is bound to: *DataInfo or *ModelInfo.
 type Binding interface {
 	// Kind is "data" or "model".

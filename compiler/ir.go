@@ -144,6 +144,15 @@ type Summary struct {
 	// (formatted: m.regress(degree ~ income), gss[income, degree], a.C -
 	// b.C), which a file it writes quotes.
 	Written string
+	// Layout is "matrix" for layout = matrix (a whole C or partial, or a
+	// difference of two, as its lower triangle), "" for the long layout
+	// of one row per scalar (layout = long, the default).
+	Layout string
+	// Statistics are the statistics (of SummaryStatistics) the table
+	// shows, in order, as columns = names them; nil when not given: every
+	// column in the table shown and the CSV, PaperStatistics in a .tex or
+	// .md file (the long layout), mean and interval (the matrix layout).
+	Statistics []string
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].

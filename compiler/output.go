@@ -37,11 +37,12 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 	}
 	var minus *Ref
 	t, ok := (*target)(nil), false
+	var other *target // B of a difference A - B
 	if a, b, isDiff, diffOK := c.contrast(s.Target, "summary"); isDiff {
 		if !diffOK {
 			return nil
 		}
-		t, ok, minus = a, true, &b.ref
+		t, ok, minus, other = a, true, &b.ref, b
 	} else if t, ok = c.reference(s.Target, "summary", true); !ok {
 		return nil
 	}
@@ -66,10 +67,131 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 		}
 		ok = c.summarySort(a.Value, x) && ok
 	}
+	for _, name := range []string{"columns", "layout"} {
+		if a := set[name]; a != nil && t.data != nil {
+			c.errorf(a.Name.Pos, "", "%s sets the table of a posterior summary; summary %s describes the data", name, t.ref.Name)
+			ok = false
+		}
+	}
+	if t.data == nil {
+		ok = c.summaryLayout(set, t, other, x) && ok
+	}
 	if !ok {
 		return nil
 	}
 	return x
+}
+
+// SummaryLayouts returns the layouts of a posterior summary's table
+// (layout = ...): one row per scalar (long, the default), or a whole
+// correlation matrix as a paper prints it, its lower triangle with the
+// columns named across the top (matrix).
+func SummaryLayouts() []string { return []string{"long", "matrix"} }
+
+// SummaryStatistics returns the statistics a posterior summary's table
+// may show (columns = [...]), in the table's order: interval stands for
+// the two bounds of the central interval (q5 and q95, or as prob names
+// them), p_positive for a difference's P(>0).
+func SummaryStatistics() []string {
+	return []string{"mean", "sd", "interval", "q50", "ess_bulk", "ess_tail", "rhat", "mcse_mean", "mcse_sd", "p_positive"}
+}
+
+// PaperStatistics are the statistics of a .tex or .md file of a posterior
+// summary in the long layout when columns = does not choose them: those a
+// paper's table of estimates prints (and P(>0) for a difference), with
+// R-hat to say the chains agree, which fit an article's text width where
+// the 11 columns of the table shown do not (the ESS and Monte Carlo
+// errors belong to a table of diagnostics: columns = [ess_bulk, ess_tail,
+// rhat, mcse_mean]). The .csv file holds every column.
+func PaperStatistics() []string { return []string{"mean", "sd", "interval", "rhat", "p_positive"} }
+
+// summaryLayout checks summary's settings layout and columns into x: the
+// matrix layout takes a whole C or partial (or a difference of two), and
+// shows a point estimate (mean or q50) with, beneath it, the interval;
+// columns names statistics of the table, each once, not for a .csv file
+// (which holds every column: its format is stable).
+func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, x *Summary) bool {
+	ok := true
+	if a := set["layout"]; a != nil {
+		name, good := c.wordSetting(a.Value, "layout", "summary layout", SummaryLayouts(), "matrix")
+		ok = good
+		if good && name == "matrix" {
+			whole := func(t *target) bool {
+				m := t.ref.Part()
+				return t.model != nil && (m == "C" || m == "partial") && len(t.ref.Items) == 0 && t.ref.Regress == nil
+			}
+			switch {
+			case !whole(t) || other != nil && !whole(other):
+				what := c.refString(t)
+				if other != nil {
+					what += " - " + c.refString(other)
+				}
+				c.errorf(a.Value.Pos, "write summary "+t.ref.Name+".C or summary "+t.ref.Name+".partial, layout = matrix (or a difference of two)",
+					"layout = matrix lays out a whole correlation or partial correlation matrix; %s is not one", what)
+				ok = false
+			case x.Sort != "":
+				c.errorf(a.Value.Pos, "leave out sort, or layout", "layout = matrix puts each entry at its row and column; sort = %s orders the rows of the long layout", x.Sort)
+				ok = false
+			default:
+				x.Layout = "matrix"
+			}
+		}
+	}
+	a := set["columns"]
+	if a == nil {
+		return ok
+	}
+	if strings.ToLower(filepath.Ext(x.Path)) == ".csv" {
+		c.errorf(a.Name.Pos, "leave out columns, or write a .tex or .md file", "a .csv file holds every column of the summary (its format is stable); columns chooses those of the table shown and of a .tex or .md file")
+		return false
+	}
+	items, _ := oneOrList(a.Value)
+	if len(items) == 0 {
+		c.errorf(a.Value.Pos, "as in columns = [mean, interval, rhat]", "columns names no statistic")
+		return false
+	}
+	allowed := SummaryStatistics()
+	example := "mean, interval, rhat"
+	if x.Layout == "matrix" {
+		allowed, example = []string{"mean", "q50", "interval"}, "mean, interval"
+	}
+	var stats []string
+	for _, e := range items {
+		id, isName := e.AsName()
+		if !isName {
+			c.errorf(e.Pos, "as in columns = ["+example+"]", "columns names statistics (%s), got %s", strings.Join(allowed, ", "), describeExpr(e))
+			ok = false
+			continue
+		}
+		switch {
+		case !slices.Contains(SummaryStatistics(), id.Name):
+			ok = c.oneOf(id, "statistic", allowed) && ok
+			continue
+		case !slices.Contains(allowed, id.Name):
+			c.errorf(id.Pos, "as in columns = ["+example+"]", "layout = matrix shows a point estimate (mean or q50) and the interval beneath it, not %s", id.Name)
+			ok = false
+			continue
+		case id.Name == "p_positive" && x.Minus == nil:
+			c.errorf(id.Pos, "", "p_positive is the share of a difference's draws above 0; summary %s is not a difference", c.refString(t))
+			ok = false
+			continue
+		case slices.Contains(stats, id.Name):
+			c.errorf(id.Pos, "", "columns: %s is named twice", id.Name)
+			ok = false
+			continue
+		}
+		stats = append(stats, id.Name)
+	}
+	if ok && x.Layout == "matrix" && slices.Contains(stats, "mean") && slices.Contains(stats, "q50") {
+		c.errorf(a.Value.Pos, "as in columns = [q50, interval]", "layout = matrix shows one point estimate in each cell: mean or q50, not both")
+		ok = false
+	}
+	if ok && x.Layout == "matrix" && !slices.Contains(stats, "mean") && !slices.Contains(stats, "q50") {
+		c.errorf(a.Value.Pos, "as in columns = [mean, interval]", "layout = matrix needs a point estimate in each cell: mean or q50")
+		ok = false
+	}
+	x.Statistics = stats
+	return ok
 }
 
 // dataLevels checks summary DATA[COL, ...]: the counts of each level of
@@ -81,7 +203,7 @@ func (c *checker) dataLevels(s *dsl.SummaryStmt) Stmt {
 	ok = ok && good
 	var path string
 	ok = c.summaryPath(s, &path) && ok
-	for _, name := range []string{"prob", "sort"} {
+	for _, name := range []string{"prob", "sort", "columns", "layout"} {
 		if a := set[name]; a != nil {
 			c.errorf(a.Name.Pos, "", "%s sets a posterior summary; summary %s counts the levels of data", name, strings.TrimSpace(s.Target.String()))
 			ok = false
@@ -167,6 +289,15 @@ func (c *checker) probability(e *dsl.Expr, dst *float64) bool {
 func (c *checker) outputPath(lit *dsl.StringLit, verb, example string) bool {
 	if strings.TrimSpace(lit.Value) == "" {
 		c.errorf(lit.Pos, "as in "+example, "%s needs a file name", verb)
+		return false
+	}
+	if base := filepath.Base(lit.Value); strings.HasPrefix(base, ".") && filepath.Ext(base) == base {
+		// summary m.C to ".csv" wrote a hidden file named .csv.
+		c.errorf(lit.Pos, "as in "+example, "%s needs a file name before the extension: %s would be a hidden file named %s", verb, lit.Value, base)
+		return false
+	}
+	if l, ok := c.loads[c.resolve(lit.Value)]; ok {
+		c.errorf(lit.Pos, "", "cannot write %s: %s is the file data %s is loaded from (line %d), which this would write over: name another file", lit.Value, lit.Value, l.data, l.at.Line)
 		return false
 	}
 	c.writes[lit.Value] = true

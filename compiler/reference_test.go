@@ -140,7 +140,7 @@ func TestReferenceCoversTheLanguage(t *testing.T) {
 	known := map[string]bool{}
 	for _, list := range [][]string{Keywords(), Distributions(), Methods(), PlotKinds(), OtherWords(), members(),
 		{"p", "n", "Y", "Z", "NA", "NaN", "income", "degree", "age"}, // model and data names
-		{"mode", "p_mode", "probs", "q10", "q90", "param", "label", "row", "source_row", "source_row_", "column", "ppp", "p_adj", "mean_rmse", "se_diff", "mcse_diff", "p_positive", "Inf"},                                     // output formats
+		{"mode", "p_mode", "probs", "q5", "q95", "q10", "q90", "param", "label", "row", "source_row", "source_row_", "column", "ppp", "p_adj", "mean_rmse", "se_diff", "mcse_diff", "p_positive", "Inf"},                        // output formats
 		{"model_kind", "columns", "data_source", "data_options", "data_sha256", "data_derived", "data_rows", "method", "sampler", "interrupted", "fit_file", "quantity", "extensions", "extension_1", "extension_1_iterations"}, // an export's provenance
 		{"copulang", "compiler", "session", "sha256sum"}} { // the tool, its packages, and a tool the provenance names
 		for _, w := range list {

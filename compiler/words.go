@@ -100,7 +100,7 @@ func settingsOf(stmt string) []string {
 	case "extend":
 		return []string{"iter", "ess"}
 	case "summary":
-		return []string{"prob", "sort"}
+		return []string{"prob", "sort", "columns", "layout"}
 	case "impute":
 		return []string{"draws", "prob"}
 	case "predict":
@@ -149,6 +149,10 @@ func SettingValues(name string) []string {
 		return HeatmapOrders()
 	case "sort":
 		return SummarySorts()
+	case "layout":
+		return SummaryLayouts()
+	case "columns":
+		return SummaryStatistics()
 	case "stat":
 		return Stats()
 	case "loadings":
@@ -168,10 +172,18 @@ func HelpTopics() []string {
 // the simulation specs, pi, the ordinal link, the words with, vs, to,
 // where, and, or, not, in and given,
 // the derived members of a fit, the statistics of check, the columns a
-// summary sorts by and the orders of a heatmap.
+// summary sorts by, the orders of a heatmap, and the layouts and
+// statistics of a summary's table.
 func OtherWords() []string {
-	return slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to", "where", "and", "or", "not", "in", "given"},
-		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts(), HeatmapOrders())
+	all := slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to", "where", "and", "or", "not", "in", "given"},
+		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts(), HeatmapOrders(), SummaryLayouts(), SummaryStatistics())
+	var out []string // each once: the columns sort by are statistics too
+	for _, w := range all {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // Doc returns the documentation of a keyword, distribution, method, plot
@@ -244,7 +256,7 @@ Without iter or ess it runs as many as the fit ran, doubling the draws; with
 ess it runs on until every entry of C has bulk and tail ESS of at least E
 and R-hat at most 1.01, as fit's ess does.`,
 	"summary": `
-summary EXPR [to "PATH"] [, prob = 0.9, sort = rhat]
+summary EXPR [to "PATH"] [, prob = 0.9, sort = rhat, columns = [...], layout = matrix]
 
 Table of posterior summaries (mean, sd, the central prob interval and the
 median, bulk and tail ESS, split R-hat, Monte Carlo standard errors of the
@@ -259,7 +271,14 @@ or m.C[INC, DEG] - m.C[INC, AGE], summarises the paired draws' differences,
 with P(>0), the share of them above 0. to "PATH" also writes the table, by
 the file's extension: .csv (every number in full, one row per scalar:
 label,row,column,mean,...), .tex (a booktabs tabular, rounded as shown) or
-.md (a Markdown table).`,
+.md (a Markdown table); the .tex and .md files hold the columns a paper
+prints (mean, sd, the interval, rhat; P(>0) of a difference),
+and columns = [mean, interval, rhat] chooses others (in the table shown
+too). layout = matrix lays out a whole m.C or m.partial (or a difference
+of two) as a paper prints a correlation matrix: its lower triangle, the
+columns named across the top, each posterior mean (two decimals) above its
+interval; a .tex file splits it into blocks of columns that fit an
+article's text width, a .csv file writes the p x p matrix of means.`,
 	"plot": `
 plot KIND EXPR [vs DATA] [to "PATH"] [, prob = 0.9 | order = dependence]
 
@@ -465,12 +484,20 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"regress":      `m.regress(Y ~ X1 + X2): the regression of latent Y on latent X1, X2 implied by each draw of C (coefficients beta and R2); [X1] or [R2] selects one.`,
 	"spearman":     `check m, stat = spearman: compare Spearman's rank correlations (the default).`,
 	"kendall":      `check m, stat = kendall: compare Kendall's tau_b.`,
-	"columns":      `plot heatmap m.C, order = columns: the rows and columns in column order, the default.`,
+	"columns":      `plot heatmap m.C, order = columns: the rows and columns in column order, the default. summary m.C to "C.tex", columns = [mean, interval, rhat]: the statistics of the table shown and of a .tex or .md file, in that order: mean, sd, interval (the two bounds prob sets), q50, ess_bulk, ess_tail, rhat, mcse_mean, mcse_sd, p_positive (a difference's P(>0)); with layout = matrix, mean or q50 and perhaps interval. A .csv file holds every column.`,
 	"dependence":   `plot heatmap m.C, order = dependence: the rows and columns ordered so that columns that depend on each other sit side by side (kept only when neighbouring columns depend more than in column order).`,
 	"rhat":         `summary m.C, sort = rhat: the rows with the largest split R-hat first (the chains disagree most there).`,
 	"ess_bulk":     `summary m.C, sort = ess_bulk: the rows with the least bulk ESS first.`,
 	"ess_tail":     `summary m.C, sort = ess_tail: the rows with the least tail ESS first.`,
 	"mcse_mean":    `summary m.C, sort = mcse_mean: the rows with the largest Monte Carlo standard error of the mean first.`,
+	"mcse_sd":      `summary m.C, columns = [sd, mcse_sd]: the Monte Carlo standard error of the posterior sd.`,
+	"mean":         `summary m.C, columns = [mean, interval]: the posterior mean.`,
+	"sd":           `summary m.C, columns = [mean, sd]: the posterior standard deviation.`,
+	"interval":     `summary m.C, columns = [mean, interval]: the bounds of the central interval prob sets (q5 and q95 by default).`,
+	"q50":          `summary m.C, columns = [q50, interval]: the posterior median.`,
+	"p_positive":   `summary a.C - b.C, columns = [mean, interval, p_positive]: the share of a difference's draws above 0, P(>0).`,
+	"long":         `summary m.C, layout = long (the default): one row per entry.`,
+	"matrix":       `summary m.C to "C.tex", layout = matrix: the lower triangle of the matrix, each posterior mean above its interval (see layout).`,
 	// settings and parameters, by name (several statements share some)
 	"iter":     `fit m, iter = 1000: the iterations each chain keeps after warm-up (default 1000); extend m, iter = N: N more per chain (default: as many as the fit ran after warm-up).`,
 	"warmup":   `fit m, warmup = 500: the iterations each chain runs first and does not keep (default iter/2).`,
@@ -481,6 +508,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"file":     `fit m, file = "m.fit": keep the fit in that file, and read it from there instead of fitting when the file holds a fit of the same data, model and settings.`,
 	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8, predict m[degree] given income = 5, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles). plot graph m.partial, prob = 0.95 and plot heatmap a.C - b.C, prob = 0.95: the interval whose exclusion of 0 makes an edge or frames a cell.`,
 	"sort":     `summary m.C, sort = rhat: the rows that mix worst first; also ess_bulk, ess_tail, mcse_mean.`,
+	"layout":   `summary m.C to "C.tex", layout = matrix: a whole correlation or partial correlation matrix (or a difference of two) as a paper prints it, its lower triangle with the columns named across the top, each mean above its interval; layout = long (the default): one row per entry.`,
 	"draws":    `check m, draws = 200: the posterior draws whose replicated data give the table's intervals and classical ppp (default 200, at least 20; the calibrated p-values and the verdict come from reps); impute m, draws = "cell_draws.csv": write every kept draw of the missing cells there.`,
 	"reps":     `check m, reps = 200: the data sets replicated from one posterior draw for the calibrated p-values (default 200); a p-value is at least 1/(reps + 1). predict m[degree] given income = 5, age = 40, reps = 1000: the GHK replicates per draw with two or more given columns (default 200; a multiple of 10, the random shifts of the lattice, up to 100000).`,
 	"stat":     `check m, stat = spearman: the rank correlation compared, spearman (the default) or kendall.`,

@@ -115,3 +115,24 @@ func TestCompletePlotSettings(t *testing.T) {
 		t.Errorf("Complete(%q) = %v: load's order is a map, not a heatmap's order", code, got)
 	}
 }
+
+// TestCompleteSummarySettings: summary's settings columns and layout are
+// completed, and the words they take.
+func TestCompleteSummarySettings(t *testing.T) {
+	s := New(Options{Dir: "../notebooks"})
+	for _, tt := range []struct {
+		code string
+		want []string
+	}{
+		{"summary m.C, l", []string{"layout"}},
+		{"summary m.C to \"C.tex\", c", []string{"columns"}},
+		{"summary m.C, layout = ", []string{"long", "matrix"}},
+		{"summary m.C, layout = m", []string{"matrix"}},
+		{"summary m.C, columns = ", []string{"ess_bulk", "ess_tail", "interval", "mcse_mean", "mcse_sd", "mean", "p_positive", "q50", "rhat", "sd"}},
+	} {
+		got, _, _ := s.Complete(tt.code, len(tt.code))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+}

@@ -359,12 +359,15 @@ func (s *Session) summaryContrast(ctx context.Context, x *compiler.Summary, out 
 	for _, n := range d.notes {
 		t.Caption += "; " + n
 	}
-	out.Display(s.tableBundle(t, contrastWhole(&x.Target, x.Minus, d), x.Sort != ""), "")
+	f := &tableFile{statement: summaryStatement(x)}
+	if err := f.shape(t, x, d.ps, sums); err != nil {
+		return err
+	}
+	out.Display(s.tableBundle(f.table, contrastWhole(&x.Target, x.Minus, d), x.Sort != ""), "")
 	if x.Path == "" {
 		return nil
 	}
-	f := &tableFile{table: t, statement: summaryStatement(x),
-		made: []madeOf{{title: "fit of model " + x.Target.Name, rows: s.provenance(x.Target.Name, d.a)}}}
+	f.made = []madeOf{{title: "fit of model " + x.Target.Name, rows: s.provenance(x.Target.Name, d.a)}}
 	if x.Minus.Name != x.Target.Name {
 		f.made = append(f.made, madeOf{title: "fit of model " + x.Minus.Name, rows: s.provenance(x.Minus.Name, d.b)})
 	}

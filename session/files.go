@@ -261,6 +261,20 @@ func (e sessionEnv) ReadData(x *compiler.LoadData) (*compiler.DataInfo, error) {
 	return info, nil
 }
 
+// Resolve implements compiler.PathResolver: the absolute path of the
+// file path names (relative to the session's directory), its links
+// followed when it exists.
+func (e sessionEnv) Resolve(path string) string {
+	abs := e.s.path(path)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	if a, err := filepath.Abs(abs); err == nil {
+		return a
+	}
+	return filepath.Clean(abs)
+}
+
 // Writable implements compiler.Files: besides writable's reasons, a
 // file that export or impute must not write over (overwritable).
 func (e sessionEnv) Writable(path string) error {

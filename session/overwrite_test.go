@@ -14,8 +14,8 @@ import (
 // were loaded from, or a fit file: `export m to "gss.csv"`, a slip for
 // "gss_draws.csv", wrote the draws over the survey the notebook had just
 // loaded, with no word of it. The refusal comes before anything is
-// written (the cell's check finds the file of data already bound; the
-// statement, that of data loaded by the same cell), and the file is left
+// written (the cell's check finds the file of data already bound, and
+// that of data loaded by the same cell), and the file is left
 // as it was; writing over an earlier export, or a file that is neither,
 // is as before.
 func TestResultsDoNotWriteOverData(t *testing.T) {
@@ -35,7 +35,7 @@ func TestResultsDoNotWriteOverData(t *testing.T) {
 		refused, protected string
 	}{
 		{"export over the data", setup, `export m to "d.csv"`, "d.csv is the file data d was loaded from", "d.csv"},
-		{"export over the data in the cell that loads it", "", setup + `export m to "d.csv"`, "d.csv is the file data d was loaded from", "d.csv"},
+		{"export over the data in the cell that loads it", "", setup + `export m to "d.csv"`, "d.csv is the file data d is loaded from (line 1)", "d.csv"},
 		{"export over the data by its absolute path", setup, `export m to "DIR/sub/../d.csv"`, "DIR/sub/../d.csv is the file data d was loaded from", "d.csv"},
 		{"export whose sidecar is the data", strings.Replace(setup, "d.csv", "x.columns.csv", 1), `export m to "x.csv"`, "x.columns.csv is the file data d was loaded from", "x.columns.csv"},
 		{"export over the data a model keeps", setup + "data d = load(\"e.csv\")\n", `export m to "d.csv"`, "d.csv is the file the data of model m were loaded from", "d.csv"},

@@ -36,6 +36,23 @@ type tableFile struct {
 	// made says what made the table: for each fit or data set a title
 	// (fit of model m) and its provenance, as an export's sidecar has it.
 	made []madeOf
+	// paper is the table a .tex or .md file writes; nil: table.
+	paper *Table
+	// matrix, when set (layout = matrix), is what the .tex and .csv files
+	// write: tabulars of the matrix's lower triangle, and the matrix of
+	// point estimates.
+	matrix *matrixTable
+	// notes are more lines for the comment of a .tex or .md file: which
+	// columns it holds, and how a matrix is laid out.
+	notes []string
+}
+
+// paperTable is the table a .tex or .md file writes.
+func (f *tableFile) paperTable() *Table {
+	if f.paper != nil {
+		return f.paper
+	}
+	return f.table
 }
 
 // madeOf is the provenance of one fit or data set behind a table.
@@ -97,7 +114,14 @@ func (s *Session) writeTable(ctx context.Context, f *tableFile, shown string, ou
 		return fmt.Errorf("cannot write the table: %w", err)
 	}
 	var write func(io.Writer, *tableFile) error
-	switch strings.ToLower(filepath.Ext(shown)) {
+	ext := strings.ToLower(filepath.Ext(shown))
+	if ext == ".tex" {
+		if note := f.widthNote(); note != "" {
+			f.notes = append(f.notes, note)
+			out.Stream("stderr", "note: "+note+"\n")
+		}
+	}
+	switch ext {
 	case ".csv":
 		write = writeTableCSV
 	case ".tex":
@@ -119,6 +143,9 @@ func (s *Session) writeTable(ctx context.Context, f *tableFile, shown string, ou
 // number in full.
 func writeTableCSV(w io.Writer, f *tableFile) error {
 	header, rows := f.csvHeader, f.csvRows
+	if f.matrix != nil {
+		header, rows = f.matrix.csv()
+	}
 	if header == nil {
 		header, rows = f.table.Header, f.table.Rows
 		if f.table.exact != nil {
@@ -142,6 +169,7 @@ func (f *tableFile) madeLines(caption bool) []string {
 	if caption && f.table.Caption != "" {
 		lines = append(lines, f.table.Caption)
 	}
+	lines = append(lines, f.notes...)
 	for _, m := range f.made {
 		lines = append(lines, m.title+":")
 		for _, r := range m.rows {
@@ -174,13 +202,15 @@ func numericColumns(t *Table) []bool {
 
 // texEscape escapes the characters LaTeX gives a meaning in text, and
 // the characters of the tables' labels that LaTeX's default font
-// encoding (OT1) shows as others (| as an em dash, < and > as ¡ and ¿)
+// encoding (OT1) shows as others (| as an em dash, < and > as ¡ and ¿,
+// " as a closing curly quote: \textquotedbl is an error in OT1, while
+// the typewriter font has a straight quote in every encoding)
 // or its default input encoding lacks (− as $-$, – as --, … as
 // \ldots{}).
 var texEscape = strings.NewReplacer(
 	`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`,
 	`{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`,
-	`|`, `\textbar{}`, `<`, `\textless{}`, `>`, `\textgreater{}`,
+	`|`, `\textbar{}`, `<`, `\textless{}`, `>`, `\textgreater{}`, `"`, `\texttt{"}`,
 	"−", "$-$", "–", "--", "…", `\ldots{}`,
 )
 
@@ -193,15 +223,47 @@ func texCell(cell string, numeric bool) string {
 	return texEscape.Replace(cell)
 }
 
+// texLabel is a name or label as a cell of a LaTeX table writes it:
+// escaped, and after {} when it starts with [, which LaTeX would read
+// after the \\ that ends the row before as that row's optional space.
+func texLabel(s string) string {
+	s = texEscape.Replace(s)
+	if strings.HasPrefix(s, "[") {
+		s = "{}" + s
+	}
+	return s
+}
+
+// widthNote says, for a .tex file whose tabular would be wider than an
+// article's text, by how much and what narrows it; "" when it fits (a
+// matrix's blocks always do).
+func (f *tableFile) widthNote() string {
+	if f.matrix != nil {
+		return ""
+	}
+	t := f.paperTable()
+	return widthNote(t.Header, t.Rows)
+}
+
 // writeTableTeX writes the table as a booktabs tabular that a paper can
 // \input (with \usepackage{booktabs}), its numbers as the table shows
-// them, after % comments saying what made it.
+// them, after % comments saying what made it; a matrix (layout = matrix)
+// as the tabulars of its blocks. The tabular has no space outside its
+// first and last columns (@{}), as booktabs advises. A table of more than
+// maxBlockLines rows is written as tabulars of at most that many, each
+// with the header, one after another, so that each fits a page (a
+// tabular does not break across pages).
 func writeTableTeX(w io.Writer, f *tableFile) error {
 	var b strings.Builder
 	for _, line := range f.madeLines(true) {
 		b.WriteString("% " + line + "\n")
 	}
-	t := f.table
+	if f.matrix != nil {
+		f.matrix.writeTeX(&b)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	t := f.paperTable()
 	numeric := numericColumns(t)
 	spec := make([]byte, len(numeric))
 	for j, num := range numeric {
@@ -217,20 +279,23 @@ func writeTableTeX(w io.Writer, f *tableFile) error {
 				out[j] = texCell(cells[j], numeric[j] && !head)
 			}
 		}
-		if strings.HasPrefix(out[0], "[") {
-			// \\ at the end of the row before would read [...] as its
-			// optional space.
-			out[0] = "{}" + out[0]
+		if len(cells) > 0 {
+			out[0] = texLabel(cells[0])
 		}
 		b.WriteString(strings.Join(out, " & ") + ` \\` + "\n")
 	}
-	b.WriteString(`\begin{tabular}{` + string(spec) + "}\n\\toprule\n")
-	row(t.Header, true)
-	b.WriteString("\\midrule\n")
-	for _, r := range t.Rows {
-		row(r, false)
+	for k, c := range chunks(len(t.Rows), maxBlockLines) {
+		if k > 0 {
+			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
+		}
+		b.WriteString(`\begin{tabular}{@{}` + string(spec) + "@{}}\n\\toprule\n")
+		row(t.Header, true)
+		b.WriteString("\\midrule\n")
+		for _, r := range t.Rows[c[0]:c[1]] {
+			row(r, false)
+		}
+		b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	}
-	b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -251,7 +316,7 @@ func writeTableMarkdown(w io.Writer, f *tableFile) error {
 		b.WriteString(strings.ReplaceAll(line, "-->", "-- >") + "\n")
 	}
 	b.WriteString("-->\n\n")
-	t := f.table
+	t := f.paperTable()
 	if t.Caption != "" {
 		b.WriteString(markdownEscape.Replace(t.Caption) + "\n\n")
 	}

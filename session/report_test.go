@@ -6,9 +6,11 @@ import (
 	"encoding/csv"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,18 +41,22 @@ func reportSession(t *testing.T) (*Session, string) {
 // depends on when or where they were written.
 func TestSummaryFilesGolden(t *testing.T) {
 	s, dir := reportSession(t)
-	files := []string{"a.csv", "a.tex", "a.md", "d.csv", "d.tex", "d.md", "levels.csv"}
+	files := []string{"a.csv", "a.tex", "a.md", "d.csv", "d.tex", "d.md", "levels.csv",
+		"matrix.tex", "matrix.md", "matrix.csv", "dmatrix.tex", "pmatrix.tex", "diagnostics.tex"}
 	cell := "summary a.C to \"a.csv\"\nsummary a.C to \"a.tex\"\nsummary a.C to \"a.md\"\n" +
 		"summary a.C - b.C to \"d.csv\"\nsummary a.C - b.C to \"d.tex\"\nsummary a.C - b.C to \"d.md\"\n" +
-		"summary sim[Y1, Y3] to \"levels.csv\""
+		"summary sim[Y1, Y3] to \"levels.csv\"\n" +
+		"summary a.C to \"matrix.tex\", layout = matrix\nsummary a.C to \"matrix.md\", layout = matrix\nsummary a.C to \"matrix.csv\", layout = matrix\n" +
+		"summary a.C - b.C to \"dmatrix.tex\", layout = matrix, prob = 0.8\nsummary a.partial to \"pmatrix.tex\", layout = matrix, columns = [q50]\n" +
+		"summary a.C to \"diagnostics.tex\", columns = [ess_bulk, ess_tail, rhat, mcse_mean]"
 	out := mustRun(t, s, cell)
 	for _, f := range files {
 		if want := "to " + filepath.Join(dir, f) + "\n"; !strings.Contains(out.stdout.String(), want) {
 			t.Errorf("the cell's output does not say it wrote %s:\n%s", f, out.stdout.String())
 		}
 	}
-	if len(out.displays) != 7 {
-		t.Errorf("%d tables shown, want 7: writing a table shows it too", len(out.displays))
+	if len(out.displays) != len(files) {
+		t.Errorf("%d tables shown, want %d: writing a table shows it too", len(out.displays), len(files))
 	}
 	s2, dir2 := reportSession(t)
 	mustRun(t, s2, cell)
@@ -143,7 +149,8 @@ func TestSummaryCSVReadsBackAsShown(t *testing.T) {
 // file names the statement that wrote it, its indices as written, a
 // regression's formula and a data set's columns, so that a reader of
 // the paper's sources can run it again. It read summary a.C[1,3],
-// summary a.regress and summary sim for the first three.
+// summary a.regress and summary sim for the first three, and left out
+// columns = and layout =.
 func TestSummaryFileNamesTheStatementAsWritten(t *testing.T) {
 	s, dir := reportSession(t)
 	for _, stmt := range []string{
@@ -153,6 +160,8 @@ func TestSummaryFileNamesTheStatementAsWritten(t *testing.T) {
 		`summary a.regress(Y1 ~ Y2 + Y3) to "reg.tex"`,
 		`summary sim[Y1, Y3] to "levels.md"`,
 		`summary a.C[Y1] - b.C[Y1] to "d.tex", sort = rhat`,
+		`summary a.partial to "pm.md", prob = 0.8, columns = [q50, interval], layout = matrix`,
+		`summary a.C to "diagnostics.tex", columns = [rhat, ess_bulk]`,
 	} {
 		mustRun(t, s, stmt)
 		path := strings.Split(stmt, `"`)[1]
@@ -169,7 +178,9 @@ func TestSummaryFileNamesTheStatementAsWritten(t *testing.T) {
 // TestSummaryFilesEscapeColumnNames: column names that mean something
 // to LaTeX (a_b & 50%: _, &, %; | is an em dash in its default font) or
 // end a Markdown cell (x|y) are written as text, so that the table still
-// compiles and has its columns.
+// compiles and has its columns; the straight quotes of a quoted name are
+// straight quotes in typewriter type (LaTeX's default encoding, OT1, set
+// " as a closing curly quote, and \textquotedbl is an error there).
 func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 	dir := t.TempDir()
 	var data strings.Builder
@@ -185,7 +196,7 @@ func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 		"fit m with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
 		"summary m.C to \"c.tex\"\nsummary m.C to \"c.md\"\nsummary odd to \"odd.tex\"")
 	tex, _ := os.ReadFile(filepath.Join(dir, "c.tex"))
-	if !strings.Contains(string(tex), `C["a\_b \& 50\%","x\textbar{}y \{z\}"] & `) {
+	if !strings.Contains(string(tex), `C[\texttt{"}a\_b \& 50\%\texttt{"},\texttt{"}x\textbar{}y \{z\}\texttt{"}] & `) {
 		t.Errorf("c.tex does not escape the column names:\n%s", tex)
 	}
 	oddTeX, _ := os.ReadFile(filepath.Join(dir, "odd.tex"))
@@ -196,8 +207,8 @@ func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 		if strings.HasPrefix(line, "%") {
 			continue
 		}
-		if strings.Contains(line, "\\begin{tabular}") && line != "\\begin{tabular}{lrrrrrrrrrr}" {
-			t.Errorf("column spec %q, want the label left and 10 numbers right", line)
+		if strings.Contains(line, "\\begin{tabular}") && line != "\\begin{tabular}{@{}lrrrrr@{}}" {
+			t.Errorf("column spec %q, want the label left and the 5 numbers of a paper's table right", line)
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "c.md"))
@@ -205,8 +216,8 @@ func TestSummaryFilesEscapeColumnNames(t *testing.T) {
 		t.Errorf("c.md does not escape the column names:\n%s", md)
 	}
 	for _, line := range strings.Split(string(md), "\n") {
-		if strings.HasPrefix(line, "| C[") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 12 {
-			t.Errorf("row %q does not have the 11 cells of the table", line)
+		if strings.HasPrefix(line, "| C[") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 7 {
+			t.Errorf("row %q does not have the 6 cells of a paper's table", line)
 		}
 	}
 }
@@ -314,5 +325,51 @@ func TestReportRefusesADataFile(t *testing.T) {
 	}
 	if tb := strings.Join(se.Traceback, "\n"); !strings.Contains(tb, "2:14: cannot write d.csv: d.csv is the file data d was loaded from, which this would write over: name another file") {
 		t.Errorf("traceback:\n%s", tb)
+	}
+}
+
+// TestReportRefusesADataFileLoadedInTheSameCell: summary, export and
+// impute (and plot, whose files cannot be data) refuse to write over a file that a load earlier in the same
+// cell reads, by any spelling of its path, when the cell is checked: with
+// the position of the path, before anything runs (the model of the cell
+// is not fitted). They were refused only when the statement ran, after
+// the fit.
+func TestReportRefusesADataFileLoadedInTheSameCell(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var data strings.Builder
+	data.WriteString("x,y\n")
+	for i := range 30 {
+		fmt.Fprintf(&data, "%d,%d\n", i%3, (i/3)%3)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "d.csv"), []byte(data.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const setup = "data d = load(\"d.csv\")\nmodel m { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m, iter = 20, warmup = 10, chains = 1, seed = 1\n"
+	for _, tc := range []struct{ stmt, at string }{
+		{`summary m.C to "d.csv"`, "4:16"},
+		{`summary d to "./sub/../d.csv"`, "4:14"},
+		{`export m to "DIR/d.csv"`, "4:13"},
+		{`impute m, draws = "d.csv"`, "4:19"},
+	} {
+		s := New(Options{Dir: dir})
+		stmt := strings.ReplaceAll(tc.stmt, "DIR", dir)
+		out := &recorder{}
+		_, err := s.Execute(context.Background(), setup+stmt, out)
+		var se *Error
+		if !errors.As(err, &se) || se.Name != "CheckError" {
+			t.Fatalf("%s: error %v, want a CheckError", stmt, err)
+		}
+		path := regexp.MustCompile(`"([^"]*)"`).FindStringSubmatch(stmt)[1]
+		want := tc.at + ": cannot write " + path + ": " + path + " is the file data d is loaded from (line 1), which this would write over: name another file"
+		if tb := strings.Join(se.Traceback, "\n"); !strings.Contains(tb, want) {
+			t.Errorf("%s: traceback\n%s\nwant %q", stmt, tb, want)
+		}
+		if _, fitted := s.models["m"]; fitted || out.stdout.Len() > 0 {
+			t.Errorf("%s: the cell ran before the refusal:\n%s", stmt, out.stdout.String())
+		}
 	}
 }

@@ -68,14 +68,53 @@ func (s *Session) summary(ctx context.Context, x *compiler.Summary, out Output) 
 	if x.Target.Member == "Lambda" {
 		t.Caption += "; " + loadingsNote(m)
 	}
-	out.Display(s.tableBundle(t, wholeSummary(&x.Target, m), x.Sort != ""), "")
+	f := &tableFile{statement: summaryStatement(x)}
+	if err := f.shape(t, x, ps, sums); err != nil {
+		return err
+	}
+	out.Display(s.tableBundle(f.table, wholeSummary(&x.Target, m), x.Sort != ""), "")
 	if x.Path == "" {
 		return nil
 	}
-	f := &tableFile{table: t, statement: summaryStatement(x),
-		made: []madeOf{{title: "fit of model " + x.Target.Name, rows: s.provenance(x.Target.Name, m)}}}
+	f.made = []madeOf{{title: "fit of model " + x.Target.Name, rows: s.provenance(x.Target.Name, m)}}
 	f.csvHeader, f.csvRows = posteriorCSV(names, sums, ps, x.Prob, nil)
 	return s.writeTable(ctx, f, x.Path, out)
+}
+
+// shape makes f's tables of the posterior table t of the scalars ps, with
+// their summaries sums, as summary x lays them out: the table shown, the
+// table of a .tex or .md file (the statistics a paper prints, unless
+// columns = names them) and, with layout = matrix, the matrix, whose
+// table the caption of t heads.
+func (f *tableFile) shape(t *Table, x *compiler.Summary, ps []param, sums []inference.Summary) error {
+	if x.Layout != "matrix" {
+		f.table, f.paper = shapePosterior(t, x)
+		if x.Statistics == nil {
+			f.notes = append(f.notes, "columns: "+strings.Join(f.paper.Header[1:], ", ")+" (the table shown and a .csv file have every column; columns = [...] chooses them)")
+		}
+		return nil
+	}
+	mt, err := newMatrixTable(ps, sums, x.Statistics, x.Minus != nil)
+	if err != nil {
+		return err
+	}
+	f.matrix, f.table = mt, mt.table()
+	lo, hi := intervalColumns(x.Prob)
+	layout := "lower triangle: the posterior " + mt.pointName + " of each entry (two decimals)"
+	if mt.interval {
+		layout += fmt.Sprintf(" and its [%s, %s]", lo, hi)
+	}
+	caption, _, _ := strings.Cut(t.Caption, ";") // what and its draws
+	f.table.Caption = caption + "; " + layout
+	if mt.interval {
+		f.table.Caption += fmt.Sprintf(", the central %s%% interval", percent(x.Prob))
+	}
+	for _, c := range strings.Split(t.Caption, "; ")[1:] {
+		if !strings.Contains(c, "bound the central") && !strings.HasPrefix(c, "P(>0)") { // the matrix shows neither
+			f.table.Caption += "; " + c
+		}
+	}
+	return nil
 }
 
 // summaryStatement writes summary x as a file's comment names it:
@@ -95,6 +134,12 @@ func summaryStatement(x *compiler.Summary) string {
 	}
 	if x.Sort != "" {
 		st += ", sort = " + x.Sort
+	}
+	if x.Statistics != nil {
+		st += ", columns = [" + strings.Join(x.Statistics, ", ") + "]"
+	}
+	if x.Layout != "" {
+		st += ", layout = " + x.Layout
 	}
 	return st
 }

@@ -1,0 +1,447 @@
+package session
+
+// This file shapes a posterior summary's table for a paper: the
+// statistics a table shows (summary ..., columns = [...], and the set a
+// .tex or .md file holds by default), a whole correlation matrix laid out
+// as its lower triangle (layout = matrix), and the width of a LaTeX
+// table, which must fit an article's text.
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/copulang/copulang/compiler"
+	"github.com/copulang/copulang/inference"
+)
+
+// statisticColumns returns the columns of a posterior table (as
+// posteriorTable makes it, with P(>0) last for a difference) that the
+// statistics stats name, in their order, after the label's: interval is
+// its two bounds. A statistic the table lacks (p_positive of a summary
+// that is not a difference) is left out.
+func statisticColumns(stats []string, width int) []int {
+	index := map[string][]int{
+		"mean": {1}, "sd": {2}, "interval": {3, 5}, "q50": {4}, "ess_bulk": {6}, "ess_tail": {7},
+		"rhat": {8}, "mcse_mean": {9}, "mcse_sd": {10}, "p_positive": {11},
+	}
+	cols := []int{0}
+	for _, s := range stats {
+		for _, j := range index[s] {
+			if j < width {
+				cols = append(cols, j)
+			}
+		}
+	}
+	return cols
+}
+
+// selectColumns returns t with only the columns cols (its caption
+// kept).
+func selectColumns(t *Table, cols []int) *Table {
+	pick := func(r []string) []string {
+		out := make([]string, len(cols))
+		for k, j := range cols {
+			if j < len(r) {
+				out[k] = r[j]
+			}
+		}
+		return out
+	}
+	u := &Table{Header: pick(t.Header), Caption: t.Caption, Rows: make([][]string, len(t.Rows))}
+	for i, r := range t.Rows {
+		u.Rows[i] = pick(r)
+	}
+	return u
+}
+
+// shapePosterior applies summary's columns = to the posterior table t
+// (the table shown), and returns the table a .tex or .md file writes: t
+// itself when columns = was given, else t cut to the statistics a paper
+// prints (compiler.PaperStatistics).
+func shapePosterior(t *Table, x *compiler.Summary) (shown, paper *Table) {
+	if x.Statistics != nil {
+		t = selectColumns(t, statisticColumns(x.Statistics, len(t.Header)))
+		return t, t
+	}
+	return t, selectColumns(t, statisticColumns(compiler.PaperStatistics(), len(t.Header)))
+}
+
+// textWidthPt is the text width of LaTeX's article class at 10pt (345pt),
+// the narrowest of its sizes, which a table written as .tex must fit.
+const textWidthPt = 345.0
+
+// tabcolsepPt is LaTeX's \tabcolsep: the space each side of a column.
+const tabcolsepPt = 6.0
+
+// cmr10Widths are the widths in pt of the printable ASCII characters in
+// Computer Modern Roman at 10pt (LaTeX's default font), from char 32 (a
+// space) to 126, as TeX measures them (\setbox0\hbox{\char N}\the\wd0).
+var cmr10Widths = [...]float64{
+	2.78, 2.78, 5.00, 8.33, 5.00, 8.33, 7.78, 2.78, 3.89, 3.89, 5.00, 7.78, 2.78, 3.33, 2.78, 5.00, // space to /
+	5.00, 5.00, 5.00, 5.00, 5.00, 5.00, 5.00, 5.00, 5.00, 5.00, 2.78, 2.78, 2.78, 7.78, 4.72, 4.72, // 0 to ?
+	7.78, 7.50, 7.08, 7.22, 7.64, 6.81, 6.53, 7.85, 7.50, 3.61, 5.14, 7.78, 6.25, 9.17, 7.50, 7.78, // @ to O
+	6.81, 7.78, 7.36, 5.56, 7.22, 7.50, 7.50, 10.28, 7.50, 7.50, 6.11, 2.78, 5.00, 2.78, 5.00, 2.78, // P to _
+	2.78, 5.00, 5.56, 4.44, 5.56, 4.44, 3.06, 5.00, 5.56, 2.78, 3.06, 5.28, 2.78, 8.33, 5.56, 5.00, // ` to o
+	5.56, 5.28, 3.92, 3.94, 3.89, 5.56, 5.28, 7.22, 5.28, 5.28, 4.44, 5.00, 10.00, 5.00, 5.00, // p to ~
+}
+
+// texTextWidth estimates the width in pt of text (a cell before it is
+// escaped) as a LaTeX table in the article class at 10pt prints it: each
+// character by its width in Computer Modern Roman, with the characters
+// texEscape replaces by what they become (a minus sign, a straight quote
+// in typewriter type, \_ and \textbar{}), and 10pt, more than any letter
+// but a few, for a character outside ASCII.
+func texTextWidth(text string) float64 {
+	w := 0.0
+	for _, r := range text {
+		switch {
+		case r == '-' || r == '−' || r == '<' || r == '>':
+			w += 7.78 // a minus as $-$; < and > as \textless{} and \textgreater{}
+		case r == '"':
+			w += 5.25 // \texttt{"}
+		case r == '_':
+			w += 3.6 // \_
+		case r == '|':
+			w += 2.78 // \textbar{}
+		case r >= 32 && r <= 126:
+			w += cmr10Widths[r-32]
+		default:
+			w += 10
+		}
+	}
+	return w
+}
+
+// texTableWidth estimates the width in pt of the tabular writeTableTeX
+// writes of header and rows: each column as wide as its widest cell, with
+// \tabcolsep each side but the outer sides (@{}, as booktabs advises, so
+// that the rules end where the text does).
+func texTableWidth(header []string, rows [][]string) float64 {
+	widths := make([]float64, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for j, cell := range r {
+			if j < len(widths) {
+				widths[j] = max(widths[j], texTextWidth(cell))
+			}
+		}
+	}
+	total := 0.0
+	for _, w := range widths {
+		total += w + 2*tabcolsepPt
+	}
+	return total - 2*tabcolsepPt
+}
+
+// widthNote says, when the tabular of header and rows would be wider than
+// an article's text, by how much and what narrows it; "" when it fits.
+func widthNote(header []string, rows [][]string) string {
+	w := texTableWidth(header, rows)
+	if w <= textWidthPt {
+		return ""
+	}
+	return fmt.Sprintf("the table is about %.0f pt wide, wider than an article's text (%.0f pt at 10pt): columns = [...] keeps fewer columns (as columns = [mean, interval]), or \\resizebox{\\linewidth}{!}{...} (graphicx) shrinks it", w, textWidthPt)
+}
+
+// matrixTable is a whole correlation or partial correlation matrix (or a
+// difference of two) laid out as a paper prints it (layout = matrix): its
+// lower triangle, a point estimate in each cell with, perhaps, the
+// interval beneath it.
+type matrixTable struct {
+	// names are the matrix's columns, in the model's order.
+	names []string
+	// point, lo and hi are the point estimates and the interval's bounds,
+	// by row and column (both ways: the matrix is symmetric); NaN where
+	// unknown.
+	point, lo, hi [][]float64
+	// interval says whether the cells show the interval.
+	interval bool
+	// diagonal is the value on the diagonal: 1 for a correlation matrix,
+	// 0 for a difference of two.
+	diagonal float64
+	// pointName names the point estimate: "mean" or "median".
+	pointName string
+}
+
+// matrixDecimals is the decimals of a matrix layout's numbers: two, as
+// papers print correlations, where a Monte Carlo error of a few
+// thousandths makes a third noise.
+const matrixDecimals = "%.2f"
+
+// newMatrixTable lays out the scalars ps (each of two model columns, its
+// row and column) with their summaries sums as a matrix; stats are
+// summary's columns = (nil: mean and interval). It fails when a scalar is
+// not an entry between two columns (a difference of two different
+// entries).
+func newMatrixTable(ps []param, sums []inference.Summary, stats []string, difference bool) (*matrixTable, error) {
+	m := &matrixTable{interval: true, diagonal: 1, pointName: "mean"}
+	if stats != nil {
+		m.interval = slices.Contains(stats, "interval")
+		if slices.Contains(stats, "q50") {
+			m.pointName = "median"
+		}
+	}
+	if difference {
+		m.diagonal = 0
+	}
+	at := map[string]int{}
+	for _, p := range ps {
+		if p.row == "" || p.column == "" {
+			return nil, fmt.Errorf("layout = matrix puts each entry at its row and column; %s is not the same entry of both sides", p.label)
+		}
+		for _, name := range []string{p.row, p.column} {
+			if _, ok := at[name]; !ok {
+				at[name] = len(m.names)
+				m.names = append(m.names, name)
+			}
+		}
+	}
+	p := len(m.names)
+	grid := func() [][]float64 {
+		g := make([][]float64, p)
+		for i := range g {
+			g[i] = make([]float64, p)
+			for j := range g[i] {
+				g[i][j] = math.NaN()
+			}
+		}
+		return g
+	}
+	m.point, m.lo, m.hi = grid(), grid(), grid()
+	for k, q := range ps {
+		i, j := at[q.row], at[q.column]
+		s := sums[k]
+		v := s.Mean
+		if m.pointName == "median" {
+			v = s.Q50
+		}
+		for _, ij := range [][2]int{{i, j}, {j, i}} {
+			m.point[ij[0]][ij[1]], m.lo[ij[0]][ij[1]], m.hi[ij[0]][ij[1]] = v, s.Q5, s.Q95
+		}
+	}
+	return m, nil
+}
+
+// cell is the entry of row i and column j as the table shown and the
+// Markdown file write it: the point estimate, then the interval in
+// brackets; "" where unknown.
+func (m *matrixTable) cell(i, j int) string {
+	if math.IsNaN(m.point[i][j]) {
+		return ""
+	}
+	s := tableNum(matrixDecimals, m.point[i][j])
+	if m.interval {
+		s += " " + m.intervalText(i, j)
+	}
+	return s
+}
+
+// intervalText is the interval of row i and column j: [lo, hi].
+func (m *matrixTable) intervalText(i, j int) string {
+	return "[" + tableNum(matrixDecimals, m.lo[i][j]) + ", " + tableNum(matrixDecimals, m.hi[i][j]) + "]"
+}
+
+// table is the matrix as a Table: a row per column but the first, a
+// column per column but the last, each cell below the diagonal.
+func (m *matrixTable) table() *Table {
+	p := len(m.names)
+	t := &Table{Header: []string{""}}
+	for j := 0; j < p-1; j++ {
+		t.Header = append(t.Header, m.names[j])
+	}
+	for i := 1; i < p; i++ {
+		row := []string{m.names[i]}
+		for j := 0; j < p-1; j++ {
+			if j < i {
+				row = append(row, m.cell(i, j))
+			} else {
+				row = append(row, "")
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// csv returns the matrix of point estimates as a CSV writes it: a header
+// of "" and the column names, then a row per column, its name first, every
+// number in full, the diagonal included, as R's write.csv writes a
+// matrix with row names.
+func (m *matrixTable) csv() ([]string, [][]string) {
+	header := append([]string{""}, m.names...)
+	rows := make([][]string, len(m.names))
+	for i, name := range m.names {
+		rows[i] = []string{name}
+		for j := range m.names {
+			v := m.point[i][j]
+			if i == j {
+				v = m.diagonal
+			}
+			rows[i] = append(rows[i], fullNum(v))
+		}
+	}
+	return header, rows
+}
+
+// texBlock is a part of the matrix that one tabular holds: the columns
+// from and up to (not including) to, the rows from firstRow up to lastRow
+// (not including).
+type texBlock struct {
+	from, to, firstRow, lastRow int
+}
+
+// maxBlockLines is the most lines of entries a tabular holds: 36 lines of
+// 12pt, with its header and rules within the text height of an article
+// at 10pt (about 550pt), so that each tabular fits a page.
+const maxBlockLines = 36
+
+// chunks splits n rows into the fewest runs of at most max, as even as
+// they can be (a tabular of 36 rows and one of 1 would be 19 and 18):
+// each run's first row and the row after its last.
+func chunks(n, max int) [][2]int {
+	if n <= 0 {
+		return [][2]int{{0, 0}}
+	}
+	k := (n + max - 1) / max
+	out := make([][2]int, k)
+	for i := range out {
+		out[i] = [2]int{i * n / k, (i + 1) * n / k}
+	}
+	return out
+}
+
+// numbered reports whether a .tex file numbers the matrix's columns
+// across the top (1, 2, ...) and its rows (1. income), as papers do when
+// the names are wider than the entries: a name as a column's header would
+// make its column as wide, and leave fewer columns to a block.
+func (m *matrixTable) numbered() bool {
+	name, cell := 0.0, 0.0
+	for i, n := range m.names {
+		name = max(name, texTextWidth(n))
+		for j := range i {
+			cell = max(cell, texTextWidth(tableNum(matrixDecimals, m.point[i][j])))
+			if m.interval {
+				cell = max(cell, texTextWidth(m.intervalText(i, j)))
+			}
+		}
+	}
+	return name > cell
+}
+
+// rowLabel and columnLabel are the text of row i's name and column j's
+// header in a .tex file: the names, or, numbered, "1. income" and "1".
+func (m *matrixTable) rowLabel(i int, numbered bool) string {
+	if numbered {
+		return strconv.Itoa(i+1) + ". " + m.names[i]
+	}
+	return m.names[i]
+}
+
+func (m *matrixTable) columnLabel(j int, numbered bool) string {
+	if numbered {
+		return strconv.Itoa(j + 1)
+	}
+	return m.names[j]
+}
+
+// firstRow is the first row of the blocks of columns from from on: the
+// row below the diagonal, or, numbered, the diagonal's, so that every
+// number across the top has its row.
+func firstRow(from int, numbered bool) int {
+	if numbered {
+		return from
+	}
+	return from + 1
+}
+
+// diagonalMark is the cell of the diagonal of a numbered matrix, an em
+// dash, as papers print it.
+const diagonalMark = "---"
+
+// blocks splits the matrix into tabulars that each fit an article's text
+// width and height: as many columns as fit beside the widest row name
+// (at least one), then as many rows as fit the page.
+func (m *matrixTable) blocks(numbered bool) []texBlock {
+	p := len(m.names)
+	label := 0.0
+	for i := firstRow(0, numbered); i < p; i++ {
+		label = max(label, texTextWidth(m.rowLabel(i, numbered)))
+	}
+	label += tabcolsepPt // @{} before it
+	colWidth := func(j int) float64 {
+		w := texTextWidth(m.columnLabel(j, numbered))
+		if numbered {
+			w = max(w, 10) // the em dash of the diagonal
+		}
+		for i := j + 1; i < p; i++ {
+			w = max(w, texTextWidth(tableNum(matrixDecimals, m.point[i][j])))
+			if m.interval {
+				w = max(w, texTextWidth(m.intervalText(i, j)))
+			}
+		}
+		return w + 2*tabcolsepPt
+	}
+	lines := 1
+	if m.interval {
+		lines = 2
+	}
+	rowsPerBlock := maxBlockLines / lines
+	var out []texBlock
+	for from := 0; from < p-1; {
+		// The last column has no \tabcolsep after it (@{}).
+		to, width := from+1, label+colWidth(from)-tabcolsepPt
+		for to < p-1 && width+colWidth(to) <= textWidthPt {
+			width += colWidth(to)
+			to++
+		}
+		first := firstRow(from, numbered)
+		for _, c := range chunks(p-first, rowsPerBlock) {
+			out = append(out, texBlock{from: from, to: to, firstRow: first + c[0], lastRow: first + c[1]})
+		}
+		from = to
+	}
+	return out
+}
+
+// writeTeX writes the matrix as booktabs tabulars, one per block (see
+// blocks), one after another with a little space between them: each row
+// a column's name and its point estimates, the next line the intervals;
+// numbered when the names are wider than the entries.
+func (m *matrixTable) writeTeX(b *strings.Builder) {
+	numbered := m.numbered()
+	num := func(v float64) string { return texCell(tableNum(matrixDecimals, v), true) }
+	for k, bl := range m.blocks(numbered) {
+		if k > 0 {
+			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
+		}
+		n := bl.to - bl.from
+		b.WriteString(`\begin{tabular}{@{}l` + strings.Repeat("c", n) + "@{}}\n\\toprule\n")
+		head := []string{""}
+		for j := bl.from; j < bl.to; j++ {
+			head = append(head, texLabel(m.columnLabel(j, numbered)))
+		}
+		b.WriteString(strings.Join(head, " & ") + " \\\\\n\\midrule\n")
+		for i := bl.firstRow; i < bl.lastRow; i++ {
+			means := []string{texLabel(m.rowLabel(i, numbered))}
+			intervals := []string{""}
+			for j := bl.from; j < bl.to; j++ {
+				switch {
+				case j == i && numbered:
+					means, intervals = append(means, diagonalMark), append(intervals, "")
+				case j >= i || math.IsNaN(m.point[i][j]):
+					means, intervals = append(means, ""), append(intervals, "")
+				default:
+					means = append(means, num(m.point[i][j]))
+					intervals = append(intervals, "["+num(m.lo[i][j])+", "+num(m.hi[i][j])+"]")
+				}
+			}
+			b.WriteString(strings.Join(means, " & ") + " \\\\\n")
+			if m.interval && strings.Join(intervals, "") != "" { // not under a diagonal alone
+				b.WriteString(strings.Join(intervals, " & ") + " \\\\\n")
+			}
+		}
+		b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	}
+}

@@ -1,0 +1,267 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMatrixCSVHoldsTheMeans: summary ... to "x.csv", layout = matrix
+// writes the p x p matrix of posterior means, named across and down as R's
+// write.csv names a matrix, symmetric, with 1 on the diagonal of C and
+// partial and 0 on that of a difference, each entry the long CSV's mean
+// of that entry to the last digit.
+func TestMatrixCSVHoldsTheMeans(t *testing.T) {
+	s, dir := reportSession(t)
+	mustRun(t, s, "summary a.partial to \"long.csv\"\nsummary a.partial to \"m.csv\", layout = matrix\n"+
+		"summary a.C - b.C to \"dlong.csv\"\nsummary a.C - b.C to \"dm.csv\", layout = matrix")
+	for _, tc := range []struct {
+		long, matrix string
+		diagonal     string
+	}{{"long.csv", "m.csv", "1"}, {"dlong.csv", "dm.csv", "0"}} {
+		means := map[[2]string]string{}
+		for _, r := range readCSV(t, filepath.Join(dir, tc.long))[1:] {
+			means[[2]string{r[1], r[2]}] = r[3]
+		}
+		rows := readCSV(t, filepath.Join(dir, tc.matrix))
+		if got := strings.Join(rows[0], ","); got != ",Y1,Y2,Y3" {
+			t.Fatalf("%s: header %q, want ,Y1,Y2,Y3", tc.matrix, got)
+		}
+		if len(rows) != 4 {
+			t.Fatalf("%s: %d rows, want a header and 3", tc.matrix, len(rows))
+		}
+		for i, r := range rows[1:] {
+			if r[0] != rows[0][i+1] {
+				t.Errorf("%s row %d is named %s, column %d %s", tc.matrix, i+1, r[0], i+1, rows[0][i+1])
+			}
+			for j, v := range r[1:] {
+				want := tc.diagonal
+				if i != j {
+					key := [2]string{rows[0][min(i, j)+1], rows[0][max(i, j)+1]}
+					want = means[key]
+				}
+				if v != want {
+					t.Errorf("%s[%d, %d] = %s, want %s", tc.matrix, i+1, j+1, v, want)
+				}
+			}
+		}
+	}
+}
+
+// TestMatrixBlocksFitThePage: a matrix of 50 columns is written as
+// tabulars that each fit an article's text width and a page's height,
+// and hold every entry of the lower triangle once, with and without the
+// intervals; names wider than the entries are numbered, so that a block
+// holds at least 3 columns with intervals (with long names as headers it
+// held 2); a long table as tabulars of at most maxBlockLines rows, as
+// even as they can be.
+func TestMatrixBlocksFitThePage(t *testing.T) {
+	for _, tc := range []struct {
+		p        int
+		interval bool
+		prefix   string
+	}{{50, true, "Y"}, {50, false, "Y"}, {20, true, "respondent_item_"}, {8, true, "Parents' highest degree "}, {7, true, "pchild"}, {2, true, "x"}} {
+		m := &matrixTable{interval: tc.interval, diagonal: 1}
+		for i := range tc.p {
+			m.names = append(m.names, tc.prefix+strconv.Itoa(i+1))
+		}
+		grid := func(v float64) [][]float64 {
+			g := make([][]float64, tc.p)
+			for i := range g {
+				g[i] = make([]float64, tc.p)
+				for j := range g[i] {
+					g[i][j] = v
+				}
+			}
+			return g
+		}
+		m.point, m.lo, m.hi = grid(-0.55), grid(-0.66), grid(-0.44) // the widest numbers
+		seen := map[[2]int]int{}
+		lines := 1
+		if tc.interval {
+			lines = 2
+		}
+		numbered := m.numbered()
+		if want := len(tc.prefix) > 6; numbered != want {
+			t.Errorf("p = %d (%s): numbered %v, want %v", tc.p, tc.prefix, numbered, want)
+		}
+		for _, b := range m.blocks(numbered) {
+			var header []string
+			rows := [][]string{}
+			for j := b.from; j < b.to; j++ {
+				header = append(header, m.columnLabel(j, numbered))
+			}
+			if tc.interval && tc.p > 4 && b.to < tc.p-1 && b.to-b.from < 3 {
+				t.Errorf("p = %d (%s): a block of %d columns", tc.p, tc.prefix, b.to-b.from)
+			}
+			for i := b.firstRow; i < b.lastRow; i++ {
+				row := []string{m.rowLabel(i, numbered)}
+				for j := b.from; j < b.to; j++ {
+					if j < i {
+						seen[[2]int{i, j}]++
+						cell := tableNum(matrixDecimals, m.point[i][j])
+						if tc.interval {
+							cell = m.intervalText(i, j) // the wider
+						}
+						row = append(row, cell)
+					}
+				}
+				rows = append(rows, row)
+			}
+			if w := texTableWidth(append([]string{""}, header...), rows); w > textWidthPt {
+				t.Errorf("p = %d (%s): the block of columns %d to %d is %.0f pt wide", tc.p, tc.prefix, b.from+1, b.to, w)
+			}
+			if n := (b.lastRow - b.firstRow) * lines; n > maxBlockLines {
+				t.Errorf("p = %d: the block of rows %d to %d has %d lines", tc.p, b.firstRow+1, b.lastRow, n)
+			}
+		}
+		for i := range tc.p {
+			for j := range i {
+				if seen[[2]int{i, j}] != 1 {
+					t.Errorf("p = %d: entry [%d, %d] is in %d blocks", tc.p, i+1, j+1, seen[[2]int{i, j}])
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "[[0 0]]"}, {3, "[[0 3]]"}, {36, "[[0 36]]"}, {37, "[[0 18] [18 37]]"}, {190, "[[0 31] [31 63] [63 95] [95 126] [126 158] [158 190]]"}} {
+		if got := fmt.Sprint(chunks(tc.n, maxBlockLines)); got != tc.want {
+			t.Errorf("chunks(%d, %d) = %s, want %s", tc.n, maxBlockLines, got, tc.want)
+		}
+	}
+}
+
+// TestWideTeXTableSaysSo: a .tex table of more columns than fit an
+// article's text says so, in its comment and in the statement's output,
+// with what narrows it; one that fits says nothing.
+func TestWideTeXTableSaysSo(t *testing.T) {
+	s, dir := reportSession(t)
+	out := mustRun(t, s, `summary a.C to "wide.tex", columns = [mean, sd, interval, q50, ess_bulk, ess_tail, rhat, mcse_mean, mcse_sd]`)
+	const note = "wider than an article's text (345 pt at 10pt): columns = [...] keeps fewer columns"
+	if !strings.Contains(out.stderr.String(), "note: the table is about ") || !strings.Contains(out.stderr.String(), note) {
+		t.Errorf("the output does not say the table is too wide:\n%s", out.stderr.String())
+	}
+	wide, _ := os.ReadFile(filepath.Join(dir, "wide.tex"))
+	if !strings.Contains(string(wide), "\n% the table is about ") {
+		t.Errorf("wide.tex does not say it is too wide:\n%s", wide)
+	}
+	out = mustRun(t, s, `summary a.C to "narrow.tex"`)
+	if strings.Contains(out.stderr.String(), "wide") {
+		t.Errorf("a table that fits is said not to:\n%s", out.stderr.String())
+	}
+}
+
+// TestTeXTablesCompileWithinTheText compiles the .tex tables of the GSS
+// (7 columns), of a simulated fit of 20 columns and of survey items with
+// long names with pdflatex, each \input in a minimal article with
+// booktabs: the default long table, the matrices of C and partial with
+// intervals, a difference's, the items' (numbered), and a matrix
+// of means. None may give an Overfull \hbox (a table wider than the text)
+// or an error. It needs pdflatex (TeX Live); not in -short.
+func TestTeXTablesCompileWithinTheText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs pdflatex: not in -short")
+	}
+	pdflatex, err := exec.LookPath("pdflatex")
+	if err != nil {
+		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+	}
+	dir := t.TempDir()
+	gss, err := os.ReadFile(filepath.Join("..", "notebooks", "data", "gss_hoff2007.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gss.csv"), gss, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Survey items named as a questionnaire names them: wider than the
+	// entries, so that a matrix numbers them.
+	var long strings.Builder
+	long.WriteString("\"Respondent's income\",\"Highest degree\",\"Number of children\",\"Parents' income\",\"Parents' highest degree\",\"Age at interview\"\n")
+	for i := range 120 {
+		fmt.Fprintf(&long, "%d,%d,%d,%d,%d,%d\n", i%4, (i/2)%4, (i*7)%3, (i/3)%4, (i*5)%4, (i+i/4)%5)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "items.csv"), []byte(long.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{Dir: dir})
+	mustRun(t, s, "data items = load(\"items.csv\")\nmodel it { Y = items; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit it with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1")
+	mustRun(t, s, "data gss = load(\"gss.csv\")\ndata older = gss where age >= 50\n"+
+		"data sim = simulate(FactorCopula(p = 20, k = 2), n = 200, levels = 4, seed = 3)\n"+
+		"model hoff { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model old { Y = older; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model sm { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\n"+
+		"fit hoff, iter = 40, warmup = 20, chains = 2, seed = 1\nfit old, iter = 40, warmup = 20, chains = 2, seed = 1\n"+
+		"fit sm, iter = 40, warmup = 20, chains = 2, seed = 1")
+	tables := map[string]string{
+		"gss-C":        `summary hoff.C to "gss-C.tex"`,
+		"gss-partial":  `summary hoff.partial to "gss-partial.tex"`,
+		"gss-diff":     `summary hoff.partial - old.partial to "gss-diff.tex"`,
+		"gss-C-m":      `summary hoff.C to "gss-C-m.tex", layout = matrix`,
+		"gss-p-m":      `summary hoff.partial to "gss-p-m.tex", layout = matrix, prob = 0.95`,
+		"gss-diff-m":   `summary hoff.C - old.C to "gss-diff-m.tex", layout = matrix`,
+		"sim-C":        `summary sm.C to "sim-C.tex"`,
+		"sim-C-m":      `summary sm.C to "sim-C-m.tex", layout = matrix`,
+		"sim-p-mean-m": `summary sm.partial to "sim-p-mean-m.tex", layout = matrix, columns = [mean]`,
+		"items-m":      `summary it.C to "items-m.tex", layout = matrix`,
+	}
+	for name, stmt := range tables {
+		mustRun(t, s, stmt)
+		doc := "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n\\begin{center}\n\\input{" + name + ".tex}\n\\end{center}\n\\end{document}\n"
+		if err := os.WriteFile(filepath.Join(dir, "doc-"+name+".tex"), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "-halt-on-error", "doc-"+name+".tex")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: pdflatex failed: %v\n%s", stmt, err, out)
+			continue
+		}
+		log, err := os.ReadFile(filepath.Join(dir, "doc-"+name+".log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(log), "\n") {
+			if strings.HasPrefix(line, "Overfull \\hbox") || strings.HasPrefix(line, "!") {
+				t.Errorf("%s: %s", stmt, line)
+			}
+		}
+	}
+}
+
+// TestNumberedMatrixTeX pins the .tex of a matrix whose names are wider
+// than its entries: numbered across the top and down the side, each
+// block from the row of its first column with an em dash on the
+// diagonal, and no line of intervals under a diagonal alone.
+func TestNumberedMatrixTeX(t *testing.T) {
+	m := &matrixTable{names: []string{"Respondent's income", "Highest degree", "Age at interview"}, interval: true, diagonal: 1, pointName: "mean"}
+	nan := math.NaN()
+	m.point = [][]float64{{nan, 0.45, -0.1}, {0.45, nan, 0.05}, {-0.1, 0.05, nan}}
+	m.lo = [][]float64{{nan, 0.39, -0.17}, {0.39, nan, -0.01}, {-0.17, -0.01, nan}}
+	m.hi = [][]float64{{nan, 0.5, -0.04}, {0.5, nan, 0.11}, {-0.04, 0.11, nan}}
+	var b strings.Builder
+	m.writeTeX(&b)
+	want := `\begin{tabular}{@{}lcc@{}}
+\toprule
+ & 1 & 2 \\
+\midrule
+1. Respondent's income & --- &  \\
+2. Highest degree & 0.45 & --- \\
+ & [0.39, 0.50] &  \\
+3. Age at interview & $-$0.10 & 0.05 \\
+ & [$-$0.17, $-$0.04] & [$-$0.01, 0.11] \\
+\bottomrule
+\end{tabular}
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
