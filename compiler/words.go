@@ -353,7 +353,10 @@ and the rank correlation of every pair of columns (Spearman's rho, or
 Kendall's tau_b with stat = kendall) is compared with the data's: a table
 (observed, replicated mean and 90% interval, classical ppp, calibrated p,
 max-T adjusted p, flag), a plot, and a verdict resting on the calibrated
-omnibus p-value. check m[A, B] adds the two-way table of A and B.`,
+omnibus p-value. check m[A, B] adds the two-way table of A and B. A fit
+keeps every pair's statistics from its latest checks, so check m[A, B]
+after check m with the same settings replicates only A and B, and shows
+what it would from scratch.`,
 	"compare": `
 compare M1, M2, ... [, holdout = 0.1 | folds = K, seed = 1]
 

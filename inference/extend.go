@@ -94,6 +94,7 @@ func (r *Result) Extend(ctx context.Context, more int, progress func(Progress)) 
 func (r *Result) continuation() *Result {
 	nr := *r
 	nr.entries = new(entryMemo) // its draws will differ from r's
+	nr.checks = new(checkMemo)
 	nr.C, nr.Lambda, nr.WarmupC, nr.imputed = clipChains(r.C), clipChains(r.Lambda), clipChains(r.WarmupC), clipChains(r.imputed)
 	nr.Iterations = slices.Clone(r.Iterations)
 	nr.Stats = slices.Clone(r.Stats)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"github.com/copulang/copulang/hough"
 )
@@ -139,6 +140,12 @@ type CheckResult struct {
 	Reproduced float64
 	// Tables are the two-way tables asked for, in order.
 	Tables []TwoWayCheck
+	// Reused is true when every pair's statistics, and the summaries
+	// above, were kept from an earlier check of the same Result with the
+	// same Draws, Reps, Stat and Seed, and only the tables' columns were
+	// replicated again, from the same random streams: the result is the
+	// one a check from scratch gives, bit for bit.
+	Reused bool
 }
 
 // CheckFits reports whether a check with reps replications at θ̃ of a fit
@@ -169,54 +176,23 @@ func CheckFits(reps, pairs int) bool {
 // from Seed, so the result does not depend on the number of cores. Check
 // stops when ctx is cancelled and returns ctx.Err().
 func (r *Result) Check(ctx context.Context, opt CheckOptions) (*CheckResult, error) {
-	kept := r.keptIndex()
-	if len(kept) == 0 {
-		return nil, errors.New("inference: check: the fit has no kept draws")
-	}
-	if r.P < 2 {
-		return nil, errors.New("inference: check: need at least two columns")
-	}
-	if opt.Draws < 0 || opt.Reps < 0 {
-		return nil, fmt.Errorf("inference: check: draws = %d and reps = %d, want positive", opt.Draws, opt.Reps)
-	}
-	if opt.Draws == 0 {
-		opt.Draws = DefaultCheckDraws
-	}
-	opt.Draws = min(opt.Draws, len(kept))
-	if opt.Draws < MinCheckDraws {
-		if len(kept) < MinCheckDraws {
-			return nil, fmt.Errorf("inference: check: the fit has %d kept draws, want at least %d for the intervals and classical p-values", len(kept), MinCheckDraws)
-		}
-		return nil, fmt.Errorf("inference: check: draws = %d, want at least %d for the intervals and classical p-values", opt.Draws, MinCheckDraws)
-	}
-	if opt.Reps == 0 {
-		opt.Reps = DefaultCheckReps
-	}
-	for _, t := range opt.Tables {
-		if t[0] < 0 || t[1] < 0 || t[0] >= r.P || t[1] >= r.P || t[0] == t[1] {
-			return nil, fmt.Errorf("inference: check: table of columns %d and %d, want two different columns of 1..%d", t[0]+1, t[1]+1, r.P)
-		}
-	}
-	pairs := allPairs(r.P)
-	if !CheckFits(opt.Reps, len(pairs)) {
-		return nil, fmt.Errorf("inference: check: reps = %d replications of %d pairs would keep more than %d statistics", opt.Reps, len(pairs), MaxCheckValues)
+	opt, err := r.checkSettings(opt)
+	if err != nil {
+		return nil, err
 	}
 	tables := make([]tableLayout, len(opt.Tables))
 	for k, t := range opt.Tables {
 		tables[k] = newTableLayout(t[0], t[1], r.levels)
 	}
-	// θ̃: one kept draw at random, from a stream of its own.
-	pick := rand.New(rand.NewPCG(splitMix64(opt.Seed^0xa54ff53a5f1d36f1), splitMix64(opt.Seed^0x510e527fade682d1)))
-	sampled := kept[pick.IntN(len(kept))]
-	draws := make([][2]int, opt.Draws)
-	for s := range draws {
-		draws[s] = kept[int((float64(s)+0.5)*float64(len(kept))/float64(opt.Draws))]
+	if kept := r.checks.get(keyOf(opt)); kept != nil {
+		return r.checkTables(ctx, opt, tables, kept)
 	}
+	sampled, draws := r.checkDraws(opt)
+	pairs := allPairs(r.P)
 	total := opt.Draws + opt.Reps
 	stats := make([][]float64, total+1) // stats[0]: the data; stats[1+s]: replication s
 	counts := make([][][]float64, total+1)
 	obs := newCheckWorker(r.levels, opt.Stat, pairs, tables)
-	var err error
 	if stats[0], counts[0], err = obs.statistics(ctx, observedCodes(r.levels)); err != nil {
 		return nil, err
 	}
@@ -249,12 +225,197 @@ func (r *Result) Check(ctx context.Context, opt CheckOptions) (*CheckResult, err
 	res.ClassicalDiscrepancy, res.PPP = classicalDiscrepancy(stats[0], posterior)
 	res.Discrepancy, res.P, res.PMax = calibratedPairs(res.Pairs, atSampled)
 	res.Reproduced = reproduced(res.Pairs)
+	r.checks.put(keyOf(opt), res)
+	res.Tables = summariseTables(opt, tables, counts)
+	return res, nil
+}
+
+// CheckReuses reports whether Check(ctx, opt) would take every pair's
+// statistics from an earlier check of r (see checkMemo), replicating only
+// the columns of opt.Tables again; false when opt is not a valid check.
+func (r *Result) CheckReuses(opt CheckOptions) bool {
+	opt, err := r.checkSettings(opt)
+	return err == nil && r.checks.get(keyOf(opt)) != nil
+}
+
+// checkSettings validates opt for r and fills in its defaults.
+func (r *Result) checkSettings(opt CheckOptions) (CheckOptions, error) {
+	kept := r.KeptDraws()
+	if kept == 0 {
+		return opt, errors.New("inference: check: the fit has no kept draws")
+	}
+	if r.P < 2 {
+		return opt, errors.New("inference: check: need at least two columns")
+	}
+	if opt.Draws < 0 || opt.Reps < 0 {
+		return opt, fmt.Errorf("inference: check: draws = %d and reps = %d, want positive", opt.Draws, opt.Reps)
+	}
+	if opt.Draws == 0 {
+		opt.Draws = DefaultCheckDraws
+	}
+	opt.Draws = min(opt.Draws, kept)
+	if opt.Draws < MinCheckDraws {
+		if kept < MinCheckDraws {
+			return opt, fmt.Errorf("inference: check: the fit has %d kept draws, want at least %d for the intervals and classical p-values", kept, MinCheckDraws)
+		}
+		return opt, fmt.Errorf("inference: check: draws = %d, want at least %d for the intervals and classical p-values", opt.Draws, MinCheckDraws)
+	}
+	if opt.Reps == 0 {
+		opt.Reps = DefaultCheckReps
+	}
+	for _, t := range opt.Tables {
+		if t[0] < 0 || t[1] < 0 || t[0] >= r.P || t[1] >= r.P || t[0] == t[1] {
+			return opt, fmt.Errorf("inference: check: table of columns %d and %d, want two different columns of 1..%d", t[0]+1, t[1]+1, r.P)
+		}
+	}
+	if pairs := r.P * (r.P - 1) / 2; !CheckFits(opt.Reps, pairs) {
+		return opt, fmt.Errorf("inference: check: reps = %d replications of %d pairs would keep more than %d statistics", opt.Reps, pairs, MaxCheckValues)
+	}
+	return opt, nil
+}
+
+// checkDraws returns the kept draws a check replicates from: θ̃, chosen at
+// random from a stream of its own, and the Draws draws spread evenly over
+// the kept ones, each as (chain, draw).
+func (r *Result) checkDraws(opt CheckOptions) (sampled [2]int, draws [][2]int) {
+	kept := r.keptIndex()
+	pick := rand.New(rand.NewPCG(splitMix64(opt.Seed^0xa54ff53a5f1d36f1), splitMix64(opt.Seed^0x510e527fade682d1)))
+	sampled = kept[pick.IntN(len(kept))]
+	draws = make([][2]int, opt.Draws)
+	for s := range draws {
+		draws[s] = kept[int((float64(s)+0.5)*float64(len(kept))/float64(opt.Draws))]
+	}
+	return sampled, draws
+}
+
+// checkTables is Check when kept, an earlier check of r with the same
+// settings, holds every pair's statistics and their summaries: it
+// replicates the same data sets from the same random streams, but makes
+// only the columns of the tables (replicator.drawColumns), and counts
+// their tables. The result is what Check without kept gives, bit for bit.
+func (r *Result) checkTables(ctx context.Context, opt CheckOptions, tables []tableLayout, kept *CheckResult) (*CheckResult, error) {
+	res := kept
+	res.Reused = true
+	if len(tables) == 0 {
+		return res, nil
+	}
+	var cols []int
+	for _, t := range tables {
+		cols = append(cols, t.i, t.j)
+	}
+	slices.Sort(cols)
+	cols = slices.Compact(cols)
+	sampled, draws := r.checkDraws(opt)
+	total := opt.Draws + opt.Reps
+	counts := make([][][]float64, total+1)
+	counts[0] = tableCounts(tables, observedCodes(r.levels))
+	err := forEachReplica(ctx, total, func() *replicator { return newReplicator(r.levels) },
+		func(rep *replicator, s int) error {
+			at := sampled
+			if s < opt.Draws {
+				at = draws[s]
+			}
+			if !rep.drawColumns(replicaRNG(opt.Seed, s), r.C[at[0]][at[1]], cols) {
+				return fmt.Errorf("inference: check: draw %d of chain %d is not positive definite", at[1]+1, at[0]+1)
+			}
+			counts[1+s] = tableCounts(tables, rep.codes)
+			return ctx.Err()
+		}, opt.Progress)
+	if err != nil {
+		return nil, err
+	}
+	res.Tables = summariseTables(opt, tables, counts)
+	return res, nil
+}
+
+// tableCounts returns the counts of every two-way table of the
+// level-coded data set codes.
+func tableCounts(tables []tableLayout, codes [][]int32) [][]float64 {
+	counts := make([][]float64, len(tables))
+	for k, t := range tables {
+		counts[k] = t.count(codes[t.i], codes[t.j])
+	}
+	return counts
+}
+
+// summariseTables summarises the tables asked for from their counts in
+// the data (counts[0]) and in each replication (counts[1+s]).
+func summariseTables(opt CheckOptions, tables []tableLayout, counts [][][]float64) []TwoWayCheck {
+	var out []TwoWayCheck
 	for k, t := range opt.Tables {
 		tc := TwoWayCheck{I: t[0], J: t[1], RowGroups: tables[k].rows, ColGroups: tables[k].cols}
 		tc.summarise(k, counts[0], counts[1:1+opt.Draws], append([][][]float64{counts[0]}, counts[1+opt.Draws:]...))
-		res.Tables = append(res.Tables, tc)
+		out = append(out, tc)
 	}
-	return res, nil
+	return out
+}
+
+// maxKeptChecks is how many checks a Result keeps (the latest ones): each
+// holds one PairCheck per pair, about 80 bytes, so at most 4 × 3.6 MB at
+// p = 300.
+const maxKeptChecks = 4
+
+// checkKey is what a check's pair statistics depend on besides the Result
+// (Draws and Reps defaulted): the tables do not enter them.
+type checkKey struct {
+	draws, reps int
+	stat        RankStat
+	seed        uint64
+}
+
+func keyOf(opt CheckOptions) checkKey {
+	return checkKey{draws: opt.Draws, reps: opt.Reps, stat: opt.Stat, seed: opt.Seed}
+}
+
+// checkMemo keeps the pair statistics of a Result's latest checks, so that
+// a later check of the same settings (check m[A, B] after check m, to see
+// a flagged pair's table) replicates only the columns of its tables. A
+// Result's draws and data never change once it is made, and Extend, a
+// refit and a fit read from a file each make a new Result with a memo of
+// its own, so what it keeps is what the check would compute again. Only a
+// finished check is kept: an interrupted or failed one keeps nothing.
+type checkMemo struct {
+	mu   sync.Mutex
+	kept []keptCheck // oldest first
+}
+
+type keptCheck struct {
+	key checkKey
+	res CheckResult // without tables
+}
+
+// get returns a copy of the check kept under key (nil: none, or no memo).
+func (m *checkMemo) get(key checkKey) *CheckResult {
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, k := range m.kept {
+		if k.key == key {
+			res := k.res
+			res.Pairs = slices.Clone(k.res.Pairs)
+			return &res
+		}
+	}
+	return nil
+}
+
+// put keeps a copy of res, without its tables, under key, forgetting the
+// oldest check beyond maxKeptChecks.
+func (m *checkMemo) put(key checkKey, res *CheckResult) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.kept = slices.DeleteFunc(m.kept, func(k keptCheck) bool { return k.key == key })
+	kept := *res
+	kept.Pairs, kept.Tables = slices.Clone(res.Pairs), nil
+	m.kept = append(m.kept, keptCheck{key, kept})
+	if len(m.kept) > maxKeptChecks {
+		m.kept = slices.Delete(m.kept, 0, len(m.kept)-maxKeptChecks)
+	}
 }
 
 // LevelValues returns the distinct observed values of column j, ascending:

@@ -40,6 +40,7 @@ type replicator struct {
 	// (levelWindows); near[w] collects the rows in window w of a draw.
 	windows []*levelWindows
 	near    [][]rankedRow
+	all     []int // 0..p−1: the columns draw makes
 }
 
 // rankedRow is a row of one column with its replicated latent value.
@@ -63,6 +64,7 @@ func newReplicator(levels []*hough.Levels) *replicator {
 		for _, i := range lv.Missing {
 			r.codes[j][i] = -1
 		}
+		r.all = append(r.all, j)
 		r.windows[j] = newLevelWindows(lv)
 		if lw := r.windows[j]; lw != nil && len(lw.first) > len(r.near) {
 			r.near = append(r.near, make([][]rankedRow, len(lw.first)-len(r.near))...)
@@ -194,7 +196,23 @@ const replicateBlock = 256
 // draw replaces codes with a data set replicated from c (p×p); it reports
 // false if c is not positive definite.
 func (r *replicator) draw(rng *rand.Rand, c []float64) bool {
+	return r.drawColumns(rng, c, nil)
+}
+
+// drawColumns is draw for the columns cols only (ascending; every column
+// when nil), leaving the codes of the others as they were. It draws every
+// normal variate draw does, in the same order, so that it consumes rng as
+// draw does, and the columns it makes are draw's bit for bit: column j of z
+// is Σ_{k≤j} L_jk e_k, summed in the same order and blocks, which needs no
+// other column of z, and its levels come from its own z alone. A two-way
+// table of a check therefore costs the n·p normal variates of a
+// replication, and O(n·j) for each of its columns j, instead of O(n·p²)
+// and the ranking of every column.
+func (r *replicator) drawColumns(rng *rand.Rand, c []float64, cols []int) bool {
 	p := r.p
+	if cols == nil {
+		cols = r.all
+	}
 	copy(r.chol, c)
 	if !cholLower(r.chol, p) {
 		return false
@@ -210,7 +228,7 @@ func (r *replicator) draw(rng *rand.Rand, c []float64) bool {
 				e[k*replicateBlock+t] = rng.NormFloat64()
 			}
 		}
-		for j := 0; j < p; j++ {
+		for _, j := range cols {
 			zj := r.z[j][i0 : i0+nb]
 			clear(zj)
 			for k, l := range r.chol[j*p : j*p+j+1] {
@@ -218,8 +236,8 @@ func (r *replicator) draw(rng *rand.Rand, c []float64) bool {
 			}
 		}
 	}
-	for j, lv := range r.levels {
-		zj := r.z[j]
+	for _, j := range cols {
+		lv, zj := r.levels[j], r.z[j]
 		if r.windows[j] != nil && r.assignLevels(j, zj) {
 			continue
 		}

@@ -85,6 +85,7 @@ type Result struct {
 
 	levels      []*hough.Levels
 	entries     *entryMemo    // EntrySummaries once computed; nil: not remembered
+	checks      *checkMemo    // the pair statistics of the latest checks; nil: not remembered
 	run         *runState     // what Extend continues; nil for a Result not made by Run or read back with its chains
 	moved       bool          // Extend has moved run to a new Result
 	zsum        [][][]float64 // per chain, per column, per row
@@ -103,6 +104,7 @@ func newResult(d *data, sp *Spec) *Result {
 	m := sp.Chains
 	r := &Result{
 		entries: new(entryMemo),
+		checks:  new(checkMemo),
 		Names:   sp.Names, N: d.n, P: d.p, Model: sp.Model, Method: sp.Method,
 		Warmup: sp.Warmup, Iter: sp.Iter, Thin: sp.Thin, Seed: sp.Seed,
 		C:           make([][][]float64, m),

@@ -640,6 +640,7 @@ func readResult(rd io.Reader, size int64, spec Spec, base *Result) (*Result, err
 	sp.Iter = s.Iter
 	r := &Result{
 		entries: new(entryMemo),
+		checks:  new(checkMemo),
 		Names:   sp.Names, N: d.n, P: d.p, Model: sp.Model, Method: sp.Method,
 		Warmup: sp.Warmup, Iter: sp.Iter, Thin: sp.Thin, Seed: sp.Seed,
 		C: s.C, Lambda: s.Lambda, WarmupC: s.WarmupC, ZMean: s.ZMean, ImputeThin: max(s.ImputeThin, 1),

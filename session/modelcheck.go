@@ -66,6 +66,19 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 	if x.Pair != nil {
 		opt.Tables = [][2]int{{x.Pair[0], x.Pair[1]}}
 	}
+	names := columnTexts(m.Names())
+	// A check of this fit with the same settings kept every pair's
+	// statistics: only the table's columns are replicated again. Without
+	// one, check m[A, B] replicates every column, as p_adj and the verdict
+	// are over every pair: the progress says which.
+	scope := ""
+	reused := r.CheckReuses(opt)
+	switch {
+	case reused && x.Pair != nil:
+		scope = fmt.Sprintf(", only %s and %s (the pairs' statistics kept from an earlier check)", names[x.Pair[0]], names[x.Pair[1]])
+	case x.Pair != nil:
+		scope = fmt.Sprintf(", every column (p_adj and the verdict are over all %d pairs)", r.P*(r.P-1)/2)
+	}
 	var mu sync.Mutex
 	done, total := 0, min(x.Draws, r.KeptDraws())+x.Reps
 	opt.Progress = func(d, t int) {
@@ -78,6 +91,12 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 	status := func(state string) MimeBundle {
 		mu.Lock()
 		defer mu.Unlock()
+		if reused && x.Pair == nil {
+			if state == "" {
+				state = "starting"
+			}
+			return barBundle(fmt.Sprintf("check %s: nothing to replicate, every pair's statistics kept from an earlier check of this fit, %s", x.Model, state), total, total)
+		}
 		if state == "" {
 			state = "replicating"
 			p := inference.Progress{AllDone: done, AllTotal: total, Elapsed: time.Since(start)}
@@ -86,7 +105,7 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 				state += fmt.Sprintf(", about %s left", roundDuration(left))
 			}
 		}
-		return barBundle(fmt.Sprintf("check %s: %d/%d replicated data sets, %s", x.Model, done, total, state), done, total)
+		return barBundle(fmt.Sprintf("check %s: %d/%d replicated data sets%s, %s", x.Model, done, total, scope, state), done, total)
 	}
 	show := &jobProgress{out: out, id: s.progressID("check")}
 	var res *inference.CheckResult
@@ -105,7 +124,6 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 	}
 	show.show(status("done"), "done")
 
-	names := columnTexts(m.Names())
 	pairName := func(pc inference.PairCheck) string { return names[pc.I] + "–" + names[pc.J] }
 	pairs := res.Pairs
 	if x.Pair != nil {
@@ -138,6 +156,12 @@ func (s *Session) check(ctx context.Context, x *compiler.CheckStmt, out Output) 
 		x.Model, statLabel(res.Stat), of, res.Draws, res.Draws, adjusted, res.Reps, res.SampledDraw+1, res.SampledChain+1, checkAlpha)
 	if len(shown) < len(pairs) {
 		t.Caption += fmt.Sprintf("; the %d pairs with the smallest p-values of %d shown", len(shown), len(pairs))
+	}
+	if res.Reused {
+		t.Caption += "; every pair's statistics kept from an earlier check of this fit with the same settings (draws, reps, stat, seed)"
+		if x.Pair != nil {
+			t.Caption += fmt.Sprintf(", and only %s and %s replicated again for their table, from the same data sets' random streams", names[x.Pair[0]], names[x.Pair[1]])
+		}
 	}
 	out.Display(t.Bundle(), "") // its text/plain starts with the caption
 	for _, tc := range res.Tables {
