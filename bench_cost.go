@@ -109,7 +109,7 @@ func benchCost(args []string, stdout io.Writer) error {
 			return fmt.Errorf("--methods: unknown method %q (want gibbs or px)", m)
 		}
 	}
-	runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the process's own setting afterwards (the tests share it)
 	table, err := newBenchTable(stdout, fs, benchColumn{"method", 6}, benchColumn{"n", 6}, benchColumn{"p", 3}, benchColumn{"k", 2}, benchColumn{"levels", 6},
 		benchColumn{"missing", 0}, benchColumn{"rep", 0}, benchColumn{"iters", 5}, benchColumn{"cpu s/iter", 0}, benchColumn{"ref", 0}, benchColumn{"ratio", 0},
 		benchColumn{"predicted/cpu", 0}, benchColumn{"note", 0})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -392,5 +393,18 @@ func TestParseCostSetups(t *testing.T) {
 	}
 	if got := mixedLevels(4, 100); !reflect.DeepEqual(got, []int{2, 5, 78, 100}) {
 		t.Errorf("mixedLevels(4, 100) = %v, want [2 5 78 100]", got)
+	}
+}
+
+// TestBenchCostRestoresGOMAXPROCS: bench cost measures on one core but
+// leaves the process's GOMAXPROCS as it found it, for the tests after it.
+func TestBenchCostRestoresGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	var out bytes.Buffer
+	if err := runBench([]string{"cost", "--setups", "4:1:3:60", "--methods", "gibbs", "--reps", "1", "--target", "0.01", "--warmup", "1"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("GOMAXPROCS = %d after bench cost, want 3", got)
 	}
 }
