@@ -94,7 +94,7 @@ func benchCost(args []string, stdout io.Writer) error {
 	methods := fs.String("methods", "gibbs,px", "comma-separated methods: gibbs, px (px fits k factors)")
 	setups := fs.String("setups", "20:4:5:5000", "comma-separated p:k:levels:n[:missing] (levels mixed: items of 2 to 11 levels and two of 78 and 1,169)")
 	reps := fs.Int("reps", 3, "measurements of each setup and method")
-	target := fs.Float64("target", 0.5, "CPU seconds to time per run, at least")
+	target := fs.Float64("target", 0.5, "CPU seconds to time per run, at least (as the cost model estimates them)")
 	warmup := fs.Int("warmup", 5, "warm-up iterations, not timed")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -199,8 +199,8 @@ func costPlan(d *session.Dataset, method string, k int) (*compiler.InferencePlan
 
 // costRun fits method to d on one chain and returns the CPU and wall
 // seconds per iteration after warmup warm-up iterations, over enough
-// iterations to take target CPU seconds (estimated from the first ones),
-// and how many iterations were timed.
+// iterations to take target CPU seconds (as IterationCost estimates them)
+// and at least one progress report, and how many iterations were timed.
 func costRun(d *session.Dataset, method string, k, warmup int, target float64, seed uint64) (cpu, wall float64, iters int, err error) {
 	pl, err := costPlan(d, method, k)
 	if err != nil {
@@ -213,28 +213,33 @@ func costRun(d *session.Dataset, method string, k, warmup int, target float64, s
 	if method == "px" {
 		model = inference.FactorModel{K: k}
 	}
-	spec := inference.Spec{Columns: d.Columns, Names: d.Names, Model: model, Method: pl.Method, ColumnHMC: pl.ColumnHMC,
-		Warmup: warmup, Iter: iters, Chains: 1, Seed: seed, TravelTime: pl.TravelTime}
 	type mark struct {
 		done      int
 		cpu, wall float64
 	}
-	var first, last *mark
-	progress := func(p inference.Progress) {
-		m := &mark{p.Done, processCPUSeconds(), p.Elapsed.Seconds()}
-		if first == nil && p.Done >= warmup {
-			first = m
+	// Run reports progress at most every 50 ms: a run too short for a
+	// report after the warm-up and before the last is run again, twice as
+	// long.
+	for ; iters <= 1<<20; iters *= 2 {
+		spec := inference.Spec{Columns: d.Columns, Names: d.Names, Model: model, Method: pl.Method, ColumnHMC: pl.ColumnHMC,
+			Warmup: warmup, Iter: iters, Chains: 1, Seed: seed, TravelTime: pl.TravelTime}
+		var first, last *mark
+		progress := func(p inference.Progress) {
+			m := &mark{p.Done, processCPUSeconds(), p.Elapsed.Seconds()}
+			if first == nil && p.Done >= warmup {
+				first = m
+			}
+			last = m
 		}
-		last = m
+		if _, err := inference.Run(context.Background(), spec, progress); err != nil {
+			return 0, 0, 0, err
+		}
+		if first != nil && last.done > first.done {
+			n := float64(last.done - first.done)
+			return (last.cpu - first.cpu) / n, (last.wall - first.wall) / n, last.done - first.done, nil
+		}
 	}
-	if _, err := inference.Run(context.Background(), spec, progress); err != nil {
-		return 0, 0, 0, err
-	}
-	if first == nil || last.done <= first.done {
-		return 0, 0, 0, fmt.Errorf("no progress reported after the warm-up")
-	}
-	n := float64(last.done - first.done)
-	return (last.cpu - first.cpu) / n, (last.wall - first.wall) / n, last.done - first.done, nil
+	return 0, 0, 0, fmt.Errorf("no progress reported after the warm-up")
 }
 
 // loadAverage is the 1-minute load average (Linux), or 0.

@@ -67,7 +67,7 @@ func TestBenchOutput(t *testing.T) {
 			[]string{"auto", "auto"}, []bool{false, false}},
 		{[]string{"samplers", "--iter", "20", "--setups", "3:0:c:50:0.1,gss:1", "--methods", "gibbs,px"},
 			[]string{"gibbs", "px", "gibbs", "px"}, []bool{false, true, false, false}},
-		{[]string{"cost", "--setups", "4:1:3:60,5:2:mixed:80:0.1", "--reps", "1", "--target", "0.01", "--warmup", "1"},
+		{[]string{"cost", "--setups", "4:1:3:60,5:2:mixed:80:0.1", "--reps", "1", "--target", "0.0001", "--warmup", "1"},
 			[]string{"gibbs", "px", "gibbs", "px"}, []bool{false, false, false, false}},
 		{[]string{"mixing", "--n", "60", "--p", "3", "--levels", "3", "--rho", "0.5", "--iter", "50", "--warmup", "10"},
 			[]string{"gibbs", "hmc"}, []bool{false, false}},
@@ -401,7 +401,7 @@ func TestParseCostSetups(t *testing.T) {
 func TestBenchCostRestoresGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	var out bytes.Buffer
-	if err := runBench([]string{"cost", "--setups", "4:1:3:60", "--methods", "gibbs", "--reps", "1", "--target", "0.01", "--warmup", "1"}, &out); err != nil {
+	if err := runBench([]string{"cost", "--setups", "4:1:3:60", "--methods", "gibbs", "--reps", "1", "--target", "0.0001", "--warmup", "1"}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if got := runtime.GOMAXPROCS(0); got != 3 {
