@@ -23,6 +23,7 @@ type benchmark struct {
 // newBenchFlags and prints its results through a benchTable.
 func benchmarks() []benchmark {
 	return []benchmark{
+		{"cost", "CPU time per iteration of gibbs and px on one core, beside the cost model's estimate, alternated with a reference run", benchCost},
 		{"hough", "exact-HMC transitions of one ordinal column, kinetic against Hough-envelope search", benchHough},
 		{"mixing", "autocorrelation times of C's entries under gibbs and hmc on equicorrelated data, beside auto's mixing model", benchMixing},
 		{"paper", "Kalaitzis & Silva's experiment: interweave, px and px with bfa's defect, per setup and seed; --report compares them", benchPaper},

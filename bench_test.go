@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,8 +21,8 @@ func TestBenchDispatch(t *testing.T) {
 		args    []string
 		wantErr string
 	}{
-		{nil, "which benchmark? hough, mixing, paper or samplers"},
-		{[]string{"nope"}, `unknown benchmark "nope" (want hough, mixing, paper or samplers)`},
+		{nil, "which benchmark? cost, hough, mixing, paper or samplers"},
+		{[]string{"nope"}, `unknown benchmark "nope" (want cost, hough, mixing, paper or samplers)`},
 		{[]string{"hough", "extra"}, `unexpected arguments ["extra"]`},
 		{[]string{"hough", "--burn-in", "-1"}, "--burn-in: -1 is negative"},
 		{[]string{"hough", "--n", "0"}, `--n: "0" is not a positive integer`},
@@ -29,6 +31,9 @@ func TestBenchDispatch(t *testing.T) {
 		{[]string{"samplers", "--setups", "4:1"}, `--setups: "4:1" is not p:k:levels`},
 		{[]string{"samplers", "--iter", "0"}, "--iter 0: want at least 1"},
 		{[]string{"samplers", "--seeds", "0"}, "--seeds 0: want at least 1"},
+		{[]string{"cost", "--setups", "4:1:3"}, `--setups: "4:1:3" is not p:k:levels:n[:missing]`},
+		{[]string{"cost", "--setups", "4:0:3:100"}, `k must be at least 1`},
+		{[]string{"cost", "--methods", "hmc"}, `--methods: unknown method "hmc" (want gibbs or px)`},
 		{[]string{"mixing", "--rho", "1"}, `--rho: "1" is not a correlation in [0, 1)`},
 		{[]string{"mixing", "--methods", "px"}, `--methods: "px" is not gibbs or hmc`},
 		{[]string{"paper", "--arms", "px,gibbs"}, `--arms: unknown arm "gibbs" (want interweave, px or bfa)`},
@@ -62,6 +67,8 @@ func TestBenchOutput(t *testing.T) {
 			[]string{"auto", "auto"}, []bool{false, false}},
 		{[]string{"samplers", "--iter", "20", "--setups", "3:0:c:50:0.1,gss:1", "--methods", "gibbs,px"},
 			[]string{"gibbs", "px", "gibbs", "px"}, []bool{false, true, false, false}},
+		{[]string{"cost", "--setups", "4:1:3:60,5:2:mixed:80:0.1", "--reps", "1", "--target", "0.0001", "--warmup", "1"},
+			[]string{"gibbs", "px", "gibbs", "px"}, []bool{false, false, false, false}},
 		{[]string{"mixing", "--n", "60", "--p", "3", "--levels", "3", "--rho", "0.5", "--iter", "50", "--warmup", "10"},
 			[]string{"gibbs", "hmc"}, []bool{false, false}},
 	}
@@ -364,5 +371,40 @@ func TestPaperRunsReproduceCommitted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParseCostSetups checks `bench cost`'s --setups and the levels of a
+// mixed setup: items of 2 to 11 levels, then 78 and 1,169 (at most n).
+func TestParseCostSetups(t *testing.T) {
+	got, err := parseCostSetups("30:3:mixed:50000:0.075, 20:4:5:5000")
+	want := []costSetup{{P: 30, K: 3, N: 50000, Missing: 0.075}, {P: 20, K: 4, N: 5000, Levels: 5}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("parseCostSetups = %+v, %v; want %+v", got, err, want)
+	}
+	for _, bad := range []string{"4:1:3", "4:1:1:100", "4:1:3:1", "4:1:3:100:1", "4:1:x:100", "4:1:3:100:0.1:9"} {
+		if _, err := parseCostSetups(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+	levels := mixedLevels(30, 50000)
+	if levels[0] != 2 || levels[27] != 7 || levels[28] != 78 || levels[29] != 1169 || slices.Max(levels[:28]) != 11 || slices.Min(levels[:28]) != 2 {
+		t.Errorf("mixedLevels(30, 50000) = %v", levels)
+	}
+	if got := mixedLevels(4, 100); !reflect.DeepEqual(got, []int{2, 5, 78, 100}) {
+		t.Errorf("mixedLevels(4, 100) = %v, want [2 5 78 100]", got)
+	}
+}
+
+// TestBenchCostRestoresGOMAXPROCS: bench cost measures on one core but
+// leaves the process's GOMAXPROCS as it found it, for the tests after it.
+func TestBenchCostRestoresGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	var out bytes.Buffer
+	if err := runBench([]string{"cost", "--setups", "4:1:3:60", "--methods", "gibbs", "--reps", "1", "--target", "0.0001", "--warmup", "1"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("GOMAXPROCS = %d after bench cost, want 3", got)
 	}
 }
