@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -120,8 +122,43 @@ func (c *consoleSessions) remember(session string) {
 // from several goroutines.
 type consoleOutput struct {
 	*iopubOutput
-	mu    sync.Mutex
-	width int // runes of the progress line on the console, 0 if none is open
+	session string // the console's client session
+	mu      sync.Mutex
+	width   int  // runes of the progress line on the console, 0 if none is open
+	noted   bool // whether leftBehind has written its note
+}
+
+// leftBehind is called when the console that runs this cell asks whether
+// some text is complete before the cell has ended: its user is typing at a
+// new prompt while the cell runs on. jupyter console 6.4 to 6.6 gets there
+// after Ctrl-C during a cell: prompt_toolkit puts Python's own SIGINT
+// handler back over the console's, which would have interrupted the kernel,
+// so the KeyboardInterrupt escapes the console's wait for the cell
+// ("KeyboardInterrupt escaped interact()"), and it shows its next prompt
+// with nothing sent to the kernel (jupyter/jupyter_console#296; ipykernel's
+// cells run on as well). The user takes the statement for stopped, and the
+// next cell waits for it with no word why. leftBehind writes, once per
+// cell, a note that the cell runs on and how to stop it; the console prints
+// it at its next Enter or cell (it reads the kernel's output only then).
+// Nothing is interrupted here: a console that lets its user type ahead
+// (JupyterLab's code console) asks the same, and a fit must not stop for it.
+func (o *consoleOutput) leftBehind() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.noted {
+		return
+	}
+	o.noted = true
+	o.endLineLocked()
+	o.iopubOutput.Stream("stdout", runsOnNote(os.Getpid()))
+}
+
+// runsOnNote is leftBehind's note for a kernel of process pid.
+func runsOnNote(pid int) string {
+	return fmt.Sprintf("(The cell above still runs in the kernel, and the next waits for it: Ctrl-C in\n"+
+		"jupyter console 6.4 to 6.6 does not reach the kernel, jupyter/jupyter_console#296.\n"+
+		"kill -INT %d stops it as an interrupt does: a fit keeps its draws; a cell\n"+
+		"sent meanwhile is then not run.)\n", pid)
 }
 
 // FitProgress implements session.ProgressWriter.

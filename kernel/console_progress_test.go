@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +116,68 @@ func TestConsoleSessionsBounded(t *testing.T) {
 	}
 	if len(c.checked) > maxConsoleSessions || len(c.console) > maxConsoleSessions {
 		t.Errorf("%d and %d sessions remembered, want at most %d", len(c.checked), len(c.console), maxConsoleSessions)
+	}
+}
+
+// TestConsoleToldItsCellRunsOn: a console that asks whether some text is
+// complete while its own cell runs has left that cell behind (jupyter
+// console 6.4 after Ctrl-C, which it does not forward: see
+// consoleOutput.leftBehind). The running cell's output then says, once
+// however often the console asks, that the cell runs on and which process
+// kill -INT stops. Another client's question while it runs, and the
+// console's question before its cell runs, leave the cell's output alone;
+// so does a notebook's cell (no console), whoever asks.
+func TestConsoleToldItsCellRunsOn(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	console, other := dialClient(t, tk), dialClient(t, tk)
+	ask := func(c *goClient, code string) {
+		t.Helper()
+		id := c.send(c.shell, "is_complete_request", map[string]any{"code": code})
+		c.reply(c.shellIn, id, 10*time.Second)
+	}
+	// runSleep executes a cell that runs until interrupted, calls during
+	// once it runs, interrupts it and returns its stdout.
+	runSleep := func(c *goClient, during func()) string {
+		t.Helper()
+		id := c.send(c.shell, "execute_request", map[string]any{"code": "sleep", "silent": false})
+		var msgs []*Message
+		for running := false; !running; {
+			select {
+			case m := <-c.iopubIn:
+				if parentID(m) == id {
+					msgs = append(msgs, m)
+					running = m.Header.MsgType == "execute_input"
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the cell did not start")
+			}
+		}
+		during()
+		c.send(c.control, "interrupt_request", map[string]any{})
+		c.reply(c.shellIn, id, 10*time.Second)
+		stdout, _ := progressOutput(append(msgs, c.collect(id, 10*time.Second)...))
+		return stdout
+	}
+
+	ask(console, "sleep")
+	stdout := runSleep(console, func() {
+		ask(other, "summary m.C")
+		ask(console, "summary m.C")
+		ask(console, "summary m.C")
+	})
+	if want := runsOnNote(os.Getpid()); stdout != want {
+		t.Errorf("the console's cell left behind: stdout %q, want the note once, %q", stdout, want)
+	}
+	if !strings.Contains(stdout, fmt.Sprintf("kill -INT %d ", os.Getpid())) {
+		t.Errorf("the note does not name the kernel's process %d: %q", os.Getpid(), stdout)
+	}
+
+	ask(console, "sleep")
+	if stdout := runSleep(console, func() { ask(other, "summary m.C") }); stdout != "" {
+		t.Errorf("another client asked while the console's cell ran: stdout %q, want none", stdout)
+	}
+
+	if stdout := runSleep(other, func() { ask(other, "summary m.C") }); stdout != "" {
+		t.Errorf("a notebook's cell, asked about by its client while it ran: stdout %q, want none", stdout)
 	}
 }

@@ -32,5 +32,8 @@
 // updated in place; a client session that executes the code of its last
 // is_complete_request, as jupyter console does on Enter, is a console,
 // which ignores display updates, and gets its progress as a stdout line
-// rewritten in place instead (console.go says why this signal).
+// rewritten in place instead (console.go says why this signal). A console
+// that asks about new text while its own cell runs has left the cell
+// behind (jupyter console after a Ctrl-C it does not forward), and is told
+// that the cell runs on and how to stop it.
 package kernel

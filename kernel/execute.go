@@ -151,11 +151,17 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 	var cellOut session.Output = out
 	var console *consoleOutput
 	if k.consoles.executes(m.Header.Session, req.Code) {
-		console = &consoleOutput{iopubOutput: out}
+		console = &consoleOutput{iopubOutput: out, session: m.Header.Session}
 		cellOut = console
+		k.mu.Lock()
+		k.consoleCell = console
+		k.mu.Unlock()
 	}
 	bundle, err := k.runCell(cellCtx, cellCount, req.Code, cellOut)
 	if console != nil {
+		k.mu.Lock()
+		k.consoleCell = nil
+		k.mu.Unlock()
 		// A statement that stopped between two states of its progress
 		// (a panic) leaves its line open; the result or error starts a
 		// line of its own.

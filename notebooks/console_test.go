@@ -138,3 +138,58 @@ func TestConsoleShowsFitProgress(t *testing.T) {
 		t.Error("the console is told that it shows no live progress")
 	}
 }
+
+// TestConsoleSaysWhenCtrlCLeavesAFitRunning presses Ctrl-C in jupyter
+// console's default mode during a long fit (testdata/pty_console_ctrl_c.py).
+// Debian's console 6.4.4 sends the kernel nothing then: prompt_toolkit has
+// put Python's SIGINT handler back over the console's, which would have
+// interrupted the kernel, so the console prints "KeyboardInterrupt escaped
+// interact()" and its next prompt while the fit runs on, with ipykernel too
+// (jupyter/jupyter_console#296). A cell typed there waited for the fit with
+// no word why; the kernel now sees the console ask about that cell while
+// its fit runs and says that the fit runs on and which process kill -INT
+// stops, and the script does so: the fit stops with its draws kept. A
+// console that forwards Ctrl-C (as jupyter/jupyter_console#295 would make
+// it) never shows that prompt during the fit: the script then waits in vain
+// for the note, and this test must learn the fixed console's way.
+func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
+	requireTool(t, "jupyter console under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
+	})
+	env := kernelEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
+	// A fit of minutes, stopped by the script within seconds.
+	cmd := exec.CommandContext(ctx, python, script,
+		"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
+		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
+		"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
+		"summary m.C")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	cmd.WaitDelay = 10 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	text := string(out)
+	t.Logf("terminal output:\n%q", text)
+	if err != nil {
+		t.Fatalf("pty_console_ctrl_c.py: %v: %s", err, stderr.String())
+	}
+	escaped := strings.Index(text, "KeyboardInterrupt escaped interact()")
+	if escaped < 0 {
+		t.Fatal("the console did not say that Ctrl-C escaped its loop: has it learned to interrupt the kernel?")
+	}
+	note := regexp.MustCompile(`\(The cell above still runs in the kernel, and the next waits for it: Ctrl-C in\r?\n` +
+		`jupyter console 6\.4 to 6\.6 does not reach the kernel, jupyter/jupyter_console#296\.\r?\n` +
+		`kill -INT \d+ stops it as an interrupt does: a fit keeps its draws; a cell\r?\n` +
+		`sent meanwhile is then not run\.\)`)
+	at := note.FindAllStringIndex(text, -1)
+	if len(at) != 1 || at[0][0] < escaped {
+		t.Fatalf("the note shows %d times, want once after the console's KeyboardInterrupt (at %d): %v", len(at), escaped, at)
+	}
+	report := regexp.MustCompile(`KeyboardInterrupt: interrupted fit m: \d+ post-warm-up draws kept over 1 chain`).FindStringIndex(text)
+	if report == nil || report[0] < at[0][1] {
+		t.Errorf("no report of the fit interrupted, with its draws kept, after the note (at %d): %v", at[0][1], report)
+	}
+}
