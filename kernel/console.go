@@ -36,9 +36,9 @@ import (
 // Notebook 6 as from the console; header.username and the protocol version
 // are those of jupyter_client in nbclient as in the console. jupyter
 // console --simple-prompt (or with use_kernel_is_complete off) sends
-// nothing a notebook client does not, so it gets the display; its first
-// text, which that console keeps until the statement's report, says that
-// no live progress shows there (session.noLiveProgressNote).
+// nothing a notebook client does not, so it gets the display, and the
+// states after its first as text beside it, which only a console prints
+// (mirror.go).
 //
 // A console's progress goes to stdout as a stream, one line rewritten in
 // place: each state after the first starts with a carriage return and is
@@ -165,25 +165,32 @@ func runsOnNote(pid int) string {
 func (o *consoleOutput) FitProgress(p session.FitProgress) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.iopubOutput.Stream("stdout", rewriteLine(&o.width, p))
+}
+
+// rewriteLine returns the text that shows state p on a line of the given
+// width (0 if none is open) rewritten in place, and sets width to that of
+// the line it leaves open (0 after the last state, which ends it).
+func rewriteLine(width *int, p session.FitProgress) string {
 	text := p.Text
 	if !p.Final {
 		text = p.Line(consoleColumns - 1)
 	}
 	var b strings.Builder
 	n := utf8.RuneCountInString(text)
-	if o.width > 0 {
+	if *width > 0 {
 		b.WriteByte('\r')
 	}
 	b.WriteString(text)
-	if pad := o.width - n; pad > 0 {
+	if pad := *width - n; pad > 0 {
 		b.WriteString(strings.Repeat(" ", pad))
 	}
-	o.width = max(n, 1)
+	*width = max(n, 1)
 	if p.Final {
 		b.WriteByte('\n')
-		o.width = 0
+		*width = 0
 	}
-	o.iopubOutput.Stream("stdout", b.String())
+	return b.String()
 }
 
 // endLine ends the progress line, if one is open.

@@ -35,5 +35,8 @@
 // rewritten in place instead (console.go says why this signal). A console
 // that asks about new text while its own cell runs has left the cell
 // behind (jupyter console after a Ctrl-C it does not forward), and is told
-// that the cell runs on and how to stop it.
+// that the cell runs on and how to stop it. Every other client gets the
+// states after the display's first as text too, under a parent msg_id of
+// their own, which jupyter console --simple-prompt prints and notebook
+// clients drop (mirror.go).
 package kernel

@@ -150,7 +150,9 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 	out := &iopubOutput{k: k, parent: m, silent: req.Silent}
 	var cellOut session.Output = out
 	var console *consoleOutput
-	if k.consoles.executes(m.Header.Session, req.Code) {
+	if !k.consoles.executes(m.Header.Session, req.Code) {
+		cellOut = newMirroredOutput(out)
+	} else {
 		console = &consoleOutput{iopubOutput: out, session: m.Header.Session}
 		cellOut = console
 		k.mu.Lock()
@@ -166,6 +168,9 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 		// (a panic) leaves its line open; the result or error starts a
 		// line of its own.
 		console.endLine()
+	}
+	if mirrored, ok := cellOut.(*mirroredOutput); ok {
+		mirrored.endLine()
 	}
 
 	if err == nil && bundle != nil && !req.Silent {

@@ -193,3 +193,59 @@ func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 		t.Errorf("no report of the fit interrupted, with its draws kept, after the note (at %d): %v", at[0][1], report)
 	}
 }
+
+// TestSimplePromptConsoleShowsFitProgress runs a fit in jupyter console
+// --simple-prompt, which the kernel cannot tell from a notebook and which
+// ignores a display's updates: it showed the progress display's first
+// state, saying that no live progress shows there, until the report. The
+// kernel sends the states after the first beside the display, under a
+// parent header that only a console's routing by session takes (see
+// kernel/mirror.go): the first state stays on its line, then the later
+// states rewrite one line, the last ending it, and the report follows.
+func TestSimplePromptConsoleShowsFitProgress(t *testing.T) {
+	requireTool(t, "jupyter console under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import jupyter_console").Run()
+	})
+	env := kernelEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-m", "jupyter_console", "--kernel", "copulang", "--simple-prompt")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Stdin = strings.NewReader("data sim = simulate(FullCopula(p = 6), n = 1000, levels = 4, seed = 2)\n" +
+		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m with gibbs, iter = 2500, warmup = 500, chains = 2, seed = 1\nexit\n")
+	out, err := cmd.Output()
+	text := string(out)
+	t.Logf("console output:\n%q", text)
+	if err != nil {
+		t.Fatalf("jupyter console: %v", err)
+	}
+	const first = "fit m with gibbs: starting, 2 chains × 3000 iterations\n"
+	from := strings.Index(text, first)
+	to := strings.Index(text, "fit m with gibbs: 6000/6000 iterations (100%), done, ")
+	if from < 0 || to < from {
+		t.Fatalf("the console shows no first state %q on its line followed by the last", first)
+	}
+	line := text[from+len(first) : to]
+	if strings.Contains(line, "\n") {
+		t.Errorf("the states after the first take more than one line: %q", line)
+	}
+	counts := map[string]bool{}
+	for _, m := range regexp.MustCompile(`fit m with gibbs: (\d+)/6000 iterations`).FindAllStringSubmatch(line, -1) {
+		counts[m[1]] = true
+	}
+	if len(counts) < 2 {
+		t.Errorf("%d states with iterations done before the last, want more than one: %q", len(counts), line)
+	}
+	end, _, _ := strings.Cut(text[to:], "\n")
+	if !regexp.MustCompile(`^fit m with gibbs: 6000/6000 iterations \(100%\), done, [0-9.]+m?s elapsed *$`).MatchString(end) {
+		t.Errorf("the last state does not end the line: %q", end)
+	}
+	if report := strings.Index(text, "fit m with gibbs: 2 chains × 3000 iterations (500 warm-up) in "); report < to {
+		t.Errorf("the report (at %d) does not follow the progress (at %d)", report, to)
+	}
+	if strings.Contains(text, "no live progress") {
+		t.Error("the console is told that it shows no live progress")
+	}
+}
