@@ -15,12 +15,14 @@ import (
 // cells get the progress display, whose updates it ignores. It prints a
 // cell's output by the client session of its parent header alone
 // (ZMQTerminalInteractiveShell.include_output), while Notebook 6
-// (kernel.js, _handle_output_message), nbclient (_async_poll_output_msg),
-// jupyter_client's execute_interactive and JupyterLab's notebooks and
-// consoles route output by the parent's msg_id and drop output whose
-// msg_id is no request of theirs (Notebook 6 raises an event
-// received_unsolicited_message that nothing handles; JupyterLab's console
-// shows other clients' output only, by session, and only when asked). So
+// (kernel.js, _handle_output_message), nbclient (_async_poll_output_msg)
+// and jupyter_client's execute_interactive route output by the parent's
+// msg_id and drop output whose msg_id is no request of theirs (Notebook 6
+// raises an event received_unsolicited_message that nothing handles); so,
+// from its source (not run here), does JupyterLab: a notebook's or
+// console's requests take the output of their own msg_id, and a console
+// that shows other clients' output (packages/console/src/foreign.ts, off
+// by default) skips its own session and finds the cell by msg_id. So
 // the kernel sends each state after the display's first as a stdout line
 // rewritten in place, as a console's (consoleOutput), under a parent header
 // that is the request's with its msg_id suffixed (sideParent): the console
