@@ -87,6 +87,13 @@ func (o *mirroredOutput) MirrorProgress(p session.FitProgress) {
 func (o *mirroredOutput) endLine() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.endLineLocked()
+}
+
+// endLineLocked is endLine with o.mu held: the cell's other output is
+// written under it too, so that no state falls between the line's end and
+// that output.
+func (o *mirroredOutput) endLineLocked() {
 	if o.width > 0 {
 		o.width = 0
 		o.k.publish(o.side, "stream", map[string]string{"name": "stdout", "text": "\n"})
@@ -94,16 +101,22 @@ func (o *mirroredOutput) endLine() {
 }
 
 func (o *mirroredOutput) Stream(name, text string) {
-	o.endLine()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
 	o.iopubOutput.Stream(name, text)
 }
 
 func (o *mirroredOutput) Display(bundle session.MimeBundle, displayID string) {
-	o.endLine()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
 	o.iopubOutput.Display(bundle, displayID)
 }
 
 func (o *mirroredOutput) ClearOutput(wait bool) {
-	o.endLine()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
 	o.iopubOutput.ClearOutput(wait)
 }
