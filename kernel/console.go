@@ -153,12 +153,14 @@ func (o *consoleOutput) leftBehind() {
 	o.iopubOutput.Stream("stdout", runsOnNote(os.Getpid()))
 }
 
-// runsOnNote is leftBehind's note for a kernel of process pid.
+// runsOnNote is leftBehind's note for a kernel of process pid, in lines of
+// at most 79 columns. In --simple-prompt mode the console keeps its own
+// SIGINT handler, which interrupts the kernel (checked with 6.4.4).
 func runsOnNote(pid int) string {
-	return fmt.Sprintf("(The cell above still runs in the kernel, and the next waits for it: Ctrl-C in\n"+
-		"jupyter console 6.4 to 6.6 does not reach the kernel, jupyter/jupyter_console#296.\n"+
-		"kill -INT %d stops it as an interrupt does: a fit keeps its draws; a cell\n"+
-		"sent meanwhile is then not run.)\n", pid)
+	return fmt.Sprintf("(The cell above still runs in the kernel and the next waits for it: Ctrl-C in\n"+
+		"jupyter console 6.4 to 6.6 does not reach the kernel (jupyter_console#296; it\n"+
+		"does with --simple-prompt). kill -INT %d stops the cell as an interrupt\n"+
+		"does: a fit keeps its draws; a cell sent meanwhile is then not run.)\n", pid)
 }
 
 // FitProgress implements session.ProgressWriter.

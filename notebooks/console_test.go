@@ -180,10 +180,10 @@ func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 	if escaped < 0 {
 		t.Fatal("the console did not say that Ctrl-C escaped its loop: has it learned to interrupt the kernel?")
 	}
-	note := regexp.MustCompile(`\(The cell above still runs in the kernel, and the next waits for it: Ctrl-C in\r?\n` +
-		`jupyter console 6\.4 to 6\.6 does not reach the kernel, jupyter/jupyter_console#296\.\r?\n` +
-		`kill -INT \d+ stops it as an interrupt does: a fit keeps its draws; a cell\r?\n` +
-		`sent meanwhile is then not run\.\)`)
+	note := regexp.MustCompile(`\(The cell above still runs in the kernel and the next waits for it: Ctrl-C in\r?\n` +
+		`jupyter console 6\.4 to 6\.6 does not reach the kernel \(jupyter_console#296; it\r?\n` +
+		`does with --simple-prompt\)\. kill -INT \d+ stops the cell as an interrupt\r?\n` +
+		`does: a fit keeps its draws; a cell sent meanwhile is then not run\.\)`)
 	at := note.FindAllStringIndex(text, -1)
 	if len(at) != 1 || at[0][0] < escaped {
 		t.Fatalf("the note shows %d times, want once after the console's KeyboardInterrupt (at %d): %v", len(at), escaped, at)
@@ -247,5 +247,47 @@ func TestSimplePromptConsoleShowsFitProgress(t *testing.T) {
 	}
 	if strings.Contains(text, "no live progress") {
 		t.Error("the console is told that it shows no live progress")
+	}
+}
+
+// TestSimplePromptConsoleForwardsCtrlC: jupyter console --simple-prompt
+// keeps its own SIGINT handler, which interrupts the kernel, so there
+// Ctrl-C during a fit stops it with its draws kept, and the next cell runs
+// on them, as the README says (testdata/pty_console_ctrl_c.py
+// --simple-prompt). The kernel's note on a cell left running never shows.
+func TestSimplePromptConsoleForwardsCtrlC(t *testing.T) {
+	requireTool(t, "jupyter console under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
+	})
+	env := kernelEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
+	cmd := exec.CommandContext(ctx, python, script, "--simple-prompt",
+		"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
+		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
+		"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
+		"summary m.C")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	cmd.WaitDelay = 10 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	text := string(out)
+	t.Logf("terminal output:\n%q", text)
+	if err != nil {
+		t.Fatalf("pty_console_ctrl_c.py --simple-prompt: %v: %s", err, stderr.String())
+	}
+	report := regexp.MustCompile(`KeyboardInterrupt: interrupted fit m: \d+ post-warm-up draws kept over 1 chain`).FindStringIndex(text)
+	if report == nil {
+		t.Fatal("no report of the fit interrupted with its draws kept")
+	}
+	if table := strings.Index(text, "C[Y2,Y3]"); table < report[1] {
+		t.Errorf("the next cell's table (at %d) does not follow the report (at %d)", table, report[1])
+	}
+	for _, s := range []string{"KeyboardInterrupt escaped interact()", "still runs in the kernel"} {
+		if strings.Contains(text, s) {
+			t.Errorf("the terminal shows %q", s)
+		}
 	}
 }

@@ -4,7 +4,7 @@ statement, type a cell at the prompt that follows, and stop the statement
 as the kernel's note says, with SIGINT to the process it names; then
 `exit`. Write everything the terminal received to stdout, as it came.
 
-usage: pty_console_ctrl_c.py SETUP_CELL... LONG_CELL NEXT_CELL
+usage: pty_console_ctrl_c.py [--simple-prompt] SETUP_CELL... LONG_CELL NEXT_CELL
 
 Each step waits for what it needs (at most 60 s each): each setup cell and
 the long one for the prompt that takes it (In [1], In [2], ...); Ctrl-C for
@@ -13,6 +13,11 @@ after Ctrl-C (the console's own message "KeyboardInterrupt escaped
 interact()" precedes it); the SIGINT for the note's "kill -INT PID"; exit
 for the report of the interrupted statement and a prompt after it. It exits
 1 when a step waits in vain, saying which on stderr.
+
+With --simple-prompt, the console runs in that mode, where Ctrl-C reaches
+the kernel: after it, the script waits for the report of the interrupted
+statement and a prompt, types NEXT_CELL, and waits for the prompt after
+it; it sends no SIGINT of its own.
 """
 import fcntl
 import os
@@ -30,13 +35,16 @@ T = 60
 
 
 def main():
-    *setup, long_cell, next_cell = sys.argv[1:]
+    args = sys.argv[1:]
+    simple = args[:1] == ["--simple-prompt"]
+    *setup, long_cell, next_cell = args[1:] if simple else args
     pid, fd = pty.fork()
     if pid == 0:
         fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         os.environ.pop("JUPYTER_CONSOLE_TEST", None)  # it forces the simple prompt
         os.environ["TERM"] = "xterm"
-        os.execv(sys.executable, [sys.executable, "-m", "jupyter_console", "--kernel", "copulang"])
+        os.execv(sys.executable, [sys.executable, "-m", "jupyter_console", "--kernel", "copulang"]
+                 + (["--simple-prompt"] if simple else []))
     out = bytearray()
 
     def text(since=0):
@@ -78,14 +86,20 @@ def main():
         step("the long statement's progress", lambda: b"iterations" in text(mark))
         os.write(fd, b"\x03")
         mark = len(out)
-        step("a prompt after Ctrl-C", lambda: re.search(rb"In \[\d+\]", text(mark)))
-        type_cell(next_cell)
-        note = re.compile(rb"kill -INT (\d+)")
-        step("the kernel's note on the cell that runs on", lambda: note.search(text(mark)))
-        os.kill(int(note.search(text(mark)).group(1)), signal.SIGINT)
-        mark = len(out)
-        step("the report of the interrupted statement and a prompt",
-             lambda: re.search(rb"interrupted[^\n]*\n(.|\n)*In \[\d+\]", text(mark)))
+        interrupted = re.compile(rb"interrupted[^\n]*\n(.|\n)*In \[(\d+)\]")
+        if simple:
+            step("the report of the interrupted statement and a prompt", lambda: interrupted.search(text(mark)))
+            n = int(interrupted.search(text(mark)).group(2))
+            type_cell(next_cell)
+            step("prompt In [%d]" % (n + 1), lambda: b"In [%d]" % (n + 1) in text(mark))
+        else:
+            step("a prompt after Ctrl-C", lambda: re.search(rb"In \[\d+\]", text(mark)))
+            type_cell(next_cell)
+            note = re.compile(rb"kill -INT (\d+)")
+            step("the kernel's note on the cell that runs on", lambda: note.search(text(mark)))
+            os.kill(int(note.search(text(mark)).group(1)), signal.SIGINT)
+            mark = len(out)
+            step("the report of the interrupted statement and a prompt", lambda: interrupted.search(text(mark)))
         type_cell("exit")
         read(lambda: False)  # to the end: exit ends the console
         ok = True
