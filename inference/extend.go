@@ -63,6 +63,9 @@ func (r *Result) Extend(ctx context.Context, more int, progress func(Progress)) 
 	m := len(st.samplers)
 	nr.rethinImputations(m * (sp.Iter / sp.Thin))
 	gate := &progressGate{fn: progress, start: start, total: sp.Warmup + sp.Iter, allTotal: m * more}
+	for _, it := range nr.Iterations {
+		gate.warmupLeft.Add(int64(max(0, sp.Warmup-it)))
+	}
 	errs := make([]error, m)
 	var wg sync.WaitGroup
 	for c := range st.samplers {

@@ -59,6 +59,7 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 	}
 	total := sp.Warmup + sp.Iter
 	gate := &progressGate{fn: progress, start: start, total: total, allTotal: sp.Chains * total}
+	gate.warmupLeft.Store(int64(sp.Chains * sp.Warmup))
 	errs := make([]error, sp.Chains)
 	// The chains run in phases separated by barriers: one, or two when the
 	// schedule adapts (the second phase starts with the schedule chosen from
@@ -260,13 +261,22 @@ type progressGate struct {
 	total, allTotal int
 	allDone         atomic.Int64
 	lastNanos       atomic.Int64 // time of the last report, since start
-	mu              sync.Mutex
+	// warmupLeft counts the warm-up iterations still to run over all
+	// chains: a report is of warm-up while any chain warms up. It took the
+	// phase of the chain whose iteration it followed, so that with chains
+	// at different stages a line read "968/6000 iterations (16%),
+	// sampling", then "1039/6000 (17%), warm-up", then "sampling" again.
+	warmupLeft atomic.Int64
+	mu         sync.Mutex
 }
 
 // tick records one finished iteration of chain and reports if the last
 // report is old enough.
 func (g *progressGate) tick(chain, done int, warmup bool) {
 	all := g.allDone.Add(1)
+	if warmup {
+		g.warmupLeft.Add(-1)
+	}
 	if g.fn == nil {
 		return
 	}
@@ -280,7 +290,7 @@ func (g *progressGate) tick(chain, done int, warmup bool) {
 		return
 	}
 	g.lastNanos.Store(int64(el))
-	g.fn(Progress{Chain: chain, Done: done, Total: g.total, Warmup: warmup, Elapsed: el, AllDone: int(all), AllTotal: g.allTotal})
+	g.fn(Progress{Chain: chain, Done: done, Total: g.total, Warmup: g.warmupLeft.Load() > 0, Elapsed: el, AllDone: int(all), AllTotal: g.allTotal})
 }
 
 // final sends the last report, for the chain that did the fewest

@@ -557,3 +557,32 @@ func TestChainPanicBecomesError(t *testing.T) {
 		t.Errorf("forEachReplica after a panic: %v", err)
 	}
 }
+
+// TestProgressIsOfWarmupWhileAnyChainWarmsUp: with chains at different
+// stages, a report is of warm-up until the last chain leaves it, whichever
+// chain's iteration it follows; it took that chain's phase, and a fit's
+// line flipped from "sampling" back to "warm-up" and again. Two chains of
+// 3 warm-up and 2 sampling iterations: chain 0 runs ahead.
+func TestProgressIsOfWarmupWhileAnyChainWarmsUp(t *testing.T) {
+	var got []bool
+	gate := &progressGate{fn: func(p Progress) { got = append(got, p.Warmup) }, start: time.Now(), total: 5, allTotal: 10}
+	gate.warmupLeft.Store(2 * 3)
+	steps := []struct {
+		chain, done int
+		want        bool
+	}{
+		{0, 1, true}, {0, 2, true}, {0, 3, true}, {0, 4, true}, // chain 0 samples, chain 1 has not started
+		{1, 1, true}, {1, 2, true}, {0, 5, true}, // chain 1 still warms up
+		{1, 3, false}, {1, 4, false}, {1, 5, false}, // every chain samples
+	}
+	for i, s := range steps {
+		gate.lastNanos.Store(math.MinInt64 / 2) // each tick reports
+		gate.tick(s.chain, s.done, s.done <= 3)
+		if len(got) != i+1 {
+			t.Fatalf("tick %d sent %d reports in all, want %d", i+1, len(got), i+1)
+		}
+		if got[i] != s.want {
+			t.Errorf("chain %d at iteration %d: a report of warm-up %v, want %v", s.chain+1, s.done, got[i], s.want)
+		}
+	}
+}

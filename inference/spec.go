@@ -194,10 +194,10 @@ type Spec struct {
 // from the chains' goroutines, serialised, at most every 50 ms, and once
 // more when every chain has stopped.
 type Progress struct {
-	Chain   int // 0-based chain that advanced
-	Done    int // iterations completed by that chain, warm-up included
-	Total   int // Warmup + Iter
-	Warmup  bool
+	Chain   int  // 0-based chain that advanced
+	Done    int  // iterations completed by that chain, warm-up included
+	Total   int  // Warmup + Iter
+	Warmup  bool // some chain is still in warm-up
 	Elapsed time.Duration
 	// AllDone is the number of iterations completed over all chains, of Chains×Total.
 	AllDone, AllTotal int

@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -34,9 +36,9 @@ import (
 // Notebook 6 as from the console; header.username and the protocol version
 // are those of jupyter_client in nbclient as in the console. jupyter
 // console --simple-prompt (or with use_kernel_is_complete off) sends
-// nothing a notebook client does not, so it gets the display; its first
-// text, which that console keeps until the statement's report, says that
-// no live progress shows there (session.noLiveProgressNote).
+// nothing a notebook client does not, so it gets the display, and the
+// states after its first as text beside it, which only a console prints
+// (mirror.go).
 //
 // A console's progress goes to stdout as a stream, one line rewritten in
 // place: each state after the first starts with a carriage return and is
@@ -120,33 +122,77 @@ func (c *consoleSessions) remember(session string) {
 // from several goroutines.
 type consoleOutput struct {
 	*iopubOutput
-	mu    sync.Mutex
-	width int // runes of the progress line on the console, 0 if none is open
+	session string // the console's client session
+	mu      sync.Mutex
+	width   int  // runes of the progress line on the console, 0 if none is open
+	noted   bool // whether leftBehind has written its note
+}
+
+// leftBehind is called when the console that runs this cell asks whether
+// some text is complete before the cell has ended: its user is typing at a
+// new prompt while the cell runs on. jupyter console 6.4 to 6.6 gets there
+// after Ctrl-C during a cell: prompt_toolkit puts Python's own SIGINT
+// handler back over the console's, which would have interrupted the kernel,
+// so the KeyboardInterrupt escapes the console's wait for the cell
+// ("KeyboardInterrupt escaped interact()"), and it shows its next prompt
+// with nothing sent to the kernel (jupyter/jupyter_console#296; ipykernel's
+// cells run on as well). The user takes the statement for stopped, and the
+// next cell waits for it with no word why. leftBehind writes, once per
+// cell, a note that the cell runs on and how to stop it; the console prints
+// it at its next Enter or cell (it reads the kernel's output only then).
+// Nothing is interrupted here: a console that lets its user type ahead
+// (JupyterLab's code console) asks the same, and a fit must not stop for it.
+func (o *consoleOutput) leftBehind() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.noted {
+		return
+	}
+	o.noted = true
+	o.endLineLocked()
+	o.iopubOutput.Stream("stdout", runsOnNote(os.Getpid()))
+}
+
+// runsOnNote is leftBehind's note for a kernel of process pid, in lines of
+// at most 79 columns. In --simple-prompt mode the console keeps its own
+// SIGINT handler, which interrupts the kernel (checked with 6.4.4).
+func runsOnNote(pid int) string {
+	return fmt.Sprintf("(The cell above still runs in the kernel and the next waits for it: Ctrl-C in\n"+
+		"jupyter console 6.4 to 6.6 does not reach the kernel (jupyter_console#296; it\n"+
+		"does with --simple-prompt). kill -INT %d stops the cell as an interrupt\n"+
+		"does: a fit keeps its draws; a cell sent meanwhile is then not run.)\n", pid)
 }
 
 // FitProgress implements session.ProgressWriter.
 func (o *consoleOutput) FitProgress(p session.FitProgress) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.iopubOutput.Stream("stdout", rewriteLine(&o.width, p))
+}
+
+// rewriteLine returns the text that shows state p on a line of the given
+// width (0 if none is open) rewritten in place, and sets width to that of
+// the line it leaves open (0 after the last state, which ends it).
+func rewriteLine(width *int, p session.FitProgress) string {
 	text := p.Text
 	if !p.Final {
 		text = p.Line(consoleColumns - 1)
 	}
 	var b strings.Builder
 	n := utf8.RuneCountInString(text)
-	if o.width > 0 {
+	if *width > 0 {
 		b.WriteByte('\r')
 	}
 	b.WriteString(text)
-	if pad := o.width - n; pad > 0 {
+	if pad := *width - n; pad > 0 {
 		b.WriteString(strings.Repeat(" ", pad))
 	}
-	o.width = max(n, 1)
+	*width = max(n, 1)
 	if p.Final {
 		b.WriteByte('\n')
-		o.width = 0
+		*width = 0
 	}
-	o.iopubOutput.Stream("stdout", b.String())
+	return b.String()
 }
 
 // endLine ends the progress line, if one is open.

@@ -1,7 +1,9 @@
 package kernel
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +117,136 @@ func TestConsoleSessionsBounded(t *testing.T) {
 	}
 	if len(c.checked) > maxConsoleSessions || len(c.console) > maxConsoleSessions {
 		t.Errorf("%d and %d sessions remembered, want at most %d", len(c.checked), len(c.console), maxConsoleSessions)
+	}
+}
+
+// TestConsoleToldItsCellRunsOn: a console that asks whether some text is
+// complete while its own cell runs has left that cell behind (jupyter
+// console 6.4 after Ctrl-C, which it does not forward: see
+// consoleOutput.leftBehind). The running cell's output then says, once
+// however often the console asks, that the cell runs on and which process
+// kill -INT stops. Another client's question while it runs, and the
+// console's question before its cell runs, leave the cell's output alone;
+// so does a notebook's cell (no console), whoever asks.
+func TestConsoleToldItsCellRunsOn(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	console, other := dialClient(t, tk), dialClient(t, tk)
+	ask := func(c *goClient, code string) {
+		t.Helper()
+		id := c.send(c.shell, "is_complete_request", map[string]any{"code": code})
+		c.reply(c.shellIn, id, 10*time.Second)
+	}
+	// runSleep executes a cell that runs until interrupted, calls during
+	// once it runs, interrupts it and returns its stdout.
+	runSleep := func(c *goClient, during func()) string {
+		t.Helper()
+		id := c.send(c.shell, "execute_request", map[string]any{"code": "sleep", "silent": false})
+		var msgs []*Message
+		for running := false; !running; {
+			select {
+			case m := <-c.iopubIn:
+				if parentID(m) == id {
+					msgs = append(msgs, m)
+					running = m.Header.MsgType == "execute_input"
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the cell did not start")
+			}
+		}
+		during()
+		c.send(c.control, "interrupt_request", map[string]any{})
+		c.reply(c.shellIn, id, 10*time.Second)
+		stdout, _ := progressOutput(append(msgs, c.collect(id, 10*time.Second)...))
+		return stdout
+	}
+
+	ask(console, "sleep")
+	stdout := runSleep(console, func() {
+		ask(other, "summary m.C")
+		ask(console, "summary m.C")
+		ask(console, "summary m.C")
+	})
+	if want := runsOnNote(os.Getpid()); stdout != want {
+		t.Errorf("the console's cell left behind: stdout %q, want the note once, %q", stdout, want)
+	}
+	if !strings.Contains(stdout, fmt.Sprintf("kill -INT %d ", os.Getpid())) {
+		t.Errorf("the note does not name the kernel's process %d: %q", os.Getpid(), stdout)
+	}
+
+	ask(console, "sleep")
+	if stdout := runSleep(console, func() { ask(other, "summary m.C") }); stdout != "" {
+		t.Errorf("another client asked while the console's cell ran: stdout %q, want none", stdout)
+	}
+
+	if stdout := runSleep(other, func() { ask(other, "summary m.C") }); stdout != "" {
+		t.Errorf("a notebook's cell, asked about by its client while it ran: stdout %q, want none", stdout)
+	}
+}
+
+// TestProgressBesideTheDisplay: a client session not known for a console
+// (a notebook, or jupyter console --simple-prompt, which the kernel cannot
+// tell apart) gets its cell's progress as a display updated in place, as
+// before, and each state after the first also as a stdout line rewritten
+// in place, under a parent header that is the request's (its session
+// included, by which jupyter console routes output) with a msg_id of its
+// own, which a notebook's client, routing by msg_id, drops. Other output
+// ends the line first. A silent cell, and a console's, get no such text.
+func TestProgressBesideTheDisplay(t *testing.T) {
+	tk := startKernel(t, "tcp", "key", fakeEngine{}, zmtp.DefaultOptions())
+	// run executes code from c and returns its messages and those sent
+	// beside them.
+	run := func(c *goClient, code string, silent bool) (own, beside []*Message) {
+		t.Helper()
+		id := c.send(c.shell, "execute_request", map[string]any{"code": code, "silent": silent})
+		c.reply(c.shellIn, id, 10*time.Second)
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case m := <-c.iopubIn:
+				switch parentID(m) {
+				case id:
+					own = append(own, m)
+					if m.Header.MsgType == "status" && contentField(m, "execution_state") == "idle" {
+						return own, beside
+					}
+				case id + sideSuffix:
+					var h Header
+					json.Unmarshal(m.ParentHeader, &h)
+					if h.Session != c.session || h.MsgType != "execute_request" {
+						t.Errorf("the text beside is sent under session %q and type %q, want %q and execute_request", h.Session, h.MsgType, c.session)
+					}
+					beside = append(beside, m)
+				}
+			case <-deadline:
+				t.Fatalf("no idle status for %s", id)
+			}
+		}
+	}
+
+	notebook := dialClient(t, tk)
+	own, beside := run(notebook, "progress fit:_1 fit:_10 fit:_5 fit:_done", false)
+	stdout, displays := progressOutput(own)
+	if want := []string{"display_data", "update_display_data", "update_display_data", "update_display_data"}; stdout != "" || strings.Join(displays, " ") != strings.Join(want, " ") {
+		t.Errorf("the cell's own output: stdout %q and displays %v, want none and %v", stdout, displays, want)
+	}
+	stdout, displays = progressOutput(beside)
+	if want := "fit: 10\rfit: 5 \rfit: done\n"; stdout != want || displays != nil {
+		t.Errorf("beside the display: stdout %q and displays %v, want %q and none", stdout, displays, want)
+	}
+
+	_, beside = run(notebook, "progress fit:_1 fit:_2 note fit:_3 fit:_done", false)
+	if stdout, _ := progressOutput(beside); stdout != "fit: 2\n"+"fit: 3\rfit: done\n" {
+		t.Errorf("other output between states: beside the display %q, want the line ended before it", stdout)
+	}
+
+	if _, beside = run(notebook, "progress fit:_1 fit:_10 fit:_done", true); len(beside) != 0 {
+		t.Errorf("a silent cell: %d messages beside it", len(beside))
+	}
+
+	console := dialClient(t, tk)
+	id := console.send(console.shell, "is_complete_request", map[string]any{"code": "progress fit:_1 fit:_10 fit:_done"})
+	console.reply(console.shellIn, id, 10*time.Second)
+	if _, beside = run(console, "progress fit:_1 fit:_10 fit:_done", false); len(beside) != 0 {
+		t.Errorf("a console's cell: %d messages beside it", len(beside))
 	}
 }

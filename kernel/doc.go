@@ -32,5 +32,11 @@
 // updated in place; a client session that executes the code of its last
 // is_complete_request, as jupyter console does on Enter, is a console,
 // which ignores display updates, and gets its progress as a stdout line
-// rewritten in place instead (console.go says why this signal).
+// rewritten in place instead (console.go says why this signal). A console
+// that asks about new text while its own cell runs has left the cell
+// behind (jupyter console after a Ctrl-C it does not forward), and is told
+// that the cell runs on and how to stop it. Every other client gets the
+// states after the display's first as text too, under a parent msg_id of
+// their own, which jupyter console --simple-prompt prints and notebook
+// clients drop (mirror.go).
 package kernel

@@ -150,16 +150,27 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 	out := &iopubOutput{k: k, parent: m, silent: req.Silent}
 	var cellOut session.Output = out
 	var console *consoleOutput
-	if k.consoles.executes(m.Header.Session, req.Code) {
-		console = &consoleOutput{iopubOutput: out}
+	if !k.consoles.executes(m.Header.Session, req.Code) {
+		cellOut = newMirroredOutput(out)
+	} else {
+		console = &consoleOutput{iopubOutput: out, session: m.Header.Session}
 		cellOut = console
+		k.mu.Lock()
+		k.consoleCell = console
+		k.mu.Unlock()
 	}
 	bundle, err := k.runCell(cellCtx, cellCount, req.Code, cellOut)
 	if console != nil {
+		k.mu.Lock()
+		k.consoleCell = nil
+		k.mu.Unlock()
 		// A statement that stopped between two states of its progress
 		// (a panic) leaves its line open; the result or error starts a
 		// line of its own.
 		console.endLine()
+	}
+	if mirrored, ok := cellOut.(*mirroredOutput); ok {
+		mirrored.endLine()
 	}
 
 	if err == nil && bundle != nil && !req.Silent {

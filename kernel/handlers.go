@@ -340,7 +340,8 @@ func (k *kernel) inspect(content json.RawMessage) (reply map[string]any) {
 
 // isComplete answers is_complete_request from client session, which the
 // kernel takes for a console once it executes the code asked about (see
-// consoleSessions).
+// consoleSessions). Asked while that console's own cell runs, it has left
+// the cell behind (consoleOutput.leftBehind).
 func (k *kernel) isComplete(session string, content json.RawMessage) (reply map[string]any) {
 	var req struct {
 		Code string `json:"code"`
@@ -349,6 +350,12 @@ func (k *kernel) isComplete(session string, content json.RawMessage) (reply map[
 		return map[string]any{"status": "unknown"}
 	}
 	k.consoles.checkedCompleteness(session, req.Code)
+	k.mu.Lock()
+	running := k.consoleCell
+	k.mu.Unlock()
+	if running != nil && running.session == session {
+		running.leftBehind()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			k.panicError("is_complete", r)

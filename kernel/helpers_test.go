@@ -92,13 +92,18 @@ func (fakeEngine) ExecuteCell(ctx context.Context, count int, code string, out s
 				continue
 			}
 			text := strings.ReplaceAll(st, "_", " ")
+			final := i == len(states)-1
 			if pw, ok := out.(session.ProgressWriter); ok {
-				pw.FitProgress(session.FitProgress{Text: text, Phase: "running", Final: i == len(states)-1})
+				pw.FitProgress(session.FitProgress{Text: text, Phase: "running", Final: final})
 			} else if !shown {
 				out.Display(session.MimeBundle{"text/plain": text}, "p1")
 				shown = true
 			} else {
 				out.UpdateDisplay(session.MimeBundle{"text/plain": text}, "p1")
+				// As the session's progress does (jobProgress.send).
+				if m, ok := out.(session.ProgressMirror); ok {
+					m.MirrorProgress(session.FitProgress{Text: text, Phase: "running", Final: final})
+				}
 			}
 		}
 		return nil, nil

@@ -122,6 +122,9 @@ type kernel struct {
 	count      int            // execution_count
 	history    []historyEntry // inputs and outputs of this session
 	cancelCell context.CancelFunc
+	// consoleCell is the output of the running cell when a console
+	// executes it, nil otherwise (see consoleOutput.leftBehind).
+	consoleCell *consoleOutput
 }
 
 // After a cell fails with stop_on_error, every execute_request that

@@ -138,3 +138,156 @@ func TestConsoleShowsFitProgress(t *testing.T) {
 		t.Error("the console is told that it shows no live progress")
 	}
 }
+
+// TestConsoleSaysWhenCtrlCLeavesAFitRunning presses Ctrl-C in jupyter
+// console's default mode during a long fit (testdata/pty_console_ctrl_c.py).
+// Debian's console 6.4.4 sends the kernel nothing then: prompt_toolkit has
+// put Python's SIGINT handler back over the console's, which would have
+// interrupted the kernel, so the console prints "KeyboardInterrupt escaped
+// interact()" and its next prompt while the fit runs on, with ipykernel too
+// (jupyter/jupyter_console#296). A cell typed there waited for the fit with
+// no word why; the kernel now sees the console ask about that cell while
+// its fit runs and says that the fit runs on and which process kill -INT
+// stops, and the script does so: the fit stops with its draws kept. A
+// console that forwards Ctrl-C (as jupyter/jupyter_console#295 would make
+// it) never shows that prompt during the fit: the script then waits in vain
+// for the note, and this test must learn the fixed console's way.
+func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
+	requireTool(t, "jupyter console under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
+	})
+	env := kernelEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
+	// A fit of minutes, stopped by the script within seconds.
+	cmd := exec.CommandContext(ctx, python, script,
+		"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
+		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
+		"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
+		"summary m.C")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	cmd.WaitDelay = 10 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	text := string(out)
+	t.Logf("terminal output:\n%q", text)
+	if err != nil {
+		t.Fatalf("pty_console_ctrl_c.py: %v: %s", err, stderr.String())
+	}
+	escaped := strings.Index(text, "KeyboardInterrupt escaped interact()")
+	if escaped < 0 {
+		t.Fatal("the console did not say that Ctrl-C escaped its loop: has it learned to interrupt the kernel?")
+	}
+	note := regexp.MustCompile(`\(The cell above still runs in the kernel and the next waits for it: Ctrl-C in\r?\n` +
+		`jupyter console 6\.4 to 6\.6 does not reach the kernel \(jupyter_console#296; it\r?\n` +
+		`does with --simple-prompt\)\. kill -INT \d+ stops the cell as an interrupt\r?\n` +
+		`does: a fit keeps its draws; a cell sent meanwhile is then not run\.\)`)
+	at := note.FindAllStringIndex(text, -1)
+	if len(at) != 1 || at[0][0] < escaped {
+		t.Fatalf("the note shows %d times, want once after the console's KeyboardInterrupt (at %d): %v", len(at), escaped, at)
+	}
+	report := regexp.MustCompile(`KeyboardInterrupt: interrupted fit m: \d+ post-warm-up draws kept over 1 chain`).FindStringIndex(text)
+	if report == nil || report[0] < at[0][1] {
+		t.Errorf("no report of the fit interrupted, with its draws kept, after the note (at %d): %v", at[0][1], report)
+	}
+}
+
+// TestSimplePromptConsoleShowsFitProgress runs a fit in jupyter console
+// --simple-prompt, which the kernel cannot tell from a notebook and which
+// ignores a display's updates: it showed the progress display's first
+// state, saying that no live progress shows there, until the report. The
+// kernel sends the states after the first beside the display, under a
+// parent header that only a console's routing by session takes (see
+// kernel/mirror.go): the first state stays on its line, then the later
+// states rewrite one line, the last ending it, and the report follows.
+func TestSimplePromptConsoleShowsFitProgress(t *testing.T) {
+	requireTool(t, "jupyter console under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import jupyter_console").Run()
+	})
+	env := kernelEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "-m", "jupyter_console", "--kernel", "copulang", "--simple-prompt")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	cmd.WaitDelay = 10 * time.Second
+	cmd.Stdin = strings.NewReader("data sim = simulate(FullCopula(p = 6), n = 1000, levels = 4, seed = 2)\n" +
+		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+		"fit m with gibbs, iter = 2500, warmup = 500, chains = 2, seed = 1\nexit\n")
+	out, err := cmd.Output()
+	text := string(out)
+	t.Logf("console output:\n%q", text)
+	if err != nil {
+		t.Fatalf("jupyter console: %v", err)
+	}
+	const first = "fit m with gibbs: starting, 2 chains × 3000 iterations\n"
+	from := strings.Index(text, first)
+	to := strings.Index(text, "fit m with gibbs: 6000/6000 iterations (100%), done, ")
+	if from < 0 || to < from {
+		t.Fatalf("the console shows no first state %q on its line followed by the last", first)
+	}
+	line := text[from+len(first) : to]
+	if strings.Contains(line, "\n") {
+		t.Errorf("the states after the first take more than one line: %q", line)
+	}
+	counts := map[string]bool{}
+	for _, m := range regexp.MustCompile(`fit m with gibbs: (\d+)/6000 iterations`).FindAllStringSubmatch(line, -1) {
+		counts[m[1]] = true
+	}
+	if len(counts) < 2 {
+		t.Errorf("%d states with iterations done before the last, want more than one: %q", len(counts), line)
+	}
+	end, _, _ := strings.Cut(text[to:], "\n")
+	if !regexp.MustCompile(`^fit m with gibbs: 6000/6000 iterations \(100%\), done, [0-9.]+m?s elapsed *$`).MatchString(end) {
+		t.Errorf("the last state does not end the line: %q", end)
+	}
+	if report := strings.Index(text, "fit m with gibbs: 2 chains × 3000 iterations (500 warm-up) in "); report < to {
+		t.Errorf("the report (at %d) does not follow the progress (at %d)", report, to)
+	}
+	if strings.Contains(text, "no live progress") {
+		t.Error("the console is told that it shows no live progress")
+	}
+}
+
+// TestSimplePromptConsoleForwardsCtrlC: jupyter console --simple-prompt
+// keeps its own SIGINT handler, which interrupts the kernel, so there
+// Ctrl-C during a fit stops it with its draws kept, and the next cell runs
+// on them, as the README says (testdata/pty_console_ctrl_c.py
+// --simple-prompt). The kernel's note on a cell left running never shows.
+func TestSimplePromptConsoleForwardsCtrlC(t *testing.T) {
+	requireTool(t, "jupyter console under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
+	})
+	env := kernelEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
+	cmd := exec.CommandContext(ctx, python, script, "--simple-prompt",
+		"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
+		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
+		"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
+		"summary m.C")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	cmd.WaitDelay = 10 * time.Second
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	text := string(out)
+	t.Logf("terminal output:\n%q", text)
+	if err != nil {
+		t.Fatalf("pty_console_ctrl_c.py --simple-prompt: %v: %s", err, stderr.String())
+	}
+	report := regexp.MustCompile(`KeyboardInterrupt: interrupted fit m: \d+ post-warm-up draws kept over 1 chain`).FindStringIndex(text)
+	if report == nil {
+		t.Fatal("no report of the fit interrupted with its draws kept")
+	}
+	if table := strings.Index(text, "C[Y2,Y3]"); table < report[1] {
+		t.Errorf("the next cell's table (at %d) does not follow the report (at %d)", table, report[1])
+	}
+	for _, s := range []string{"KeyboardInterrupt escaped interact()", "still runs in the kernel"} {
+		if strings.Contains(text, s) {
+			t.Errorf("the terminal shows %q", s)
+		}
+	}
+}

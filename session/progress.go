@@ -24,6 +24,18 @@ type ProgressWriter interface {
 	FitProgress(p FitProgress)
 }
 
+// ProgressMirror is implemented by outputs that show the progress of long
+// statements as a display updated in place and want its states as well,
+// to show them elsewhere: the kernel sends them as text to consoles it
+// cannot tell from a notebook (jupyter console --simple-prompt), which
+// ignore the display's updates. MirrorProgress gets each state the
+// display shows after its first (which such a front end shows as it is),
+// once the display has shown it; the first state then carries no
+// noLiveProgressNote.
+type ProgressMirror interface {
+	MirrorProgress(p FitProgress)
+}
+
 // FitProgress is one state of a running fit or other long statement, sent
 // a few times a second.
 type FitProgress struct {
@@ -193,7 +205,8 @@ func progressBundle(job, method string, more bool, p inference.Progress, state s
 	if state == "starting" && p.AllDone == 0 {
 		// The first state says what will run, not "0/N (0%)": jupyter
 		// console --simple-prompt ignores the updates of a display, so
-		// there this line stays until the report.
+		// there this line stays, above the later states that the kernel
+		// sends it as text (ProgressMirror).
 		what := plural(p.AllTotal, noun)
 		// An extension's chains start at Done of Total.
 		if each := p.Total - p.Done; each > 0 && p.AllTotal > each && p.AllTotal%each == 0 {
@@ -234,15 +247,22 @@ func (j *jobProgress) send(b MimeBundle, phase string, final bool) {
 		pw.FitProgress(FitProgress{Text: text, Phase: phase, Final: final})
 		return
 	}
-	if !j.shown {
+	mirror, mirrored := j.out.(ProgressMirror)
+	first := !j.shown
+	if first {
 		j.shown = true
-		if !final {
-			b = withNoLiveProgressNote(b)
+		shown := b
+		if !final && !mirrored {
+			shown = withNoLiveProgressNote(b)
 		}
-		j.out.Display(b, j.id)
-		return
+		j.out.Display(shown, j.id)
+	} else {
+		j.out.UpdateDisplay(b, j.id)
 	}
-	j.out.UpdateDisplay(b, j.id)
+	if mirrored && !first {
+		text, _ := b["text/plain"].(string)
+		mirror.MirrorProgress(FitProgress{Text: text, Phase: phase, Final: final})
+	}
 }
 
 // noLiveProgressNote ends the text/plain of a progress display's first
@@ -251,7 +271,9 @@ func (j *jobProgress) send(b MimeBundle, phase string, final bool) {
 // ignores the updates, as jupyter console --simple-prompt does, keeps this
 // first state until the statement's report, and the note says so rather
 // than leave "starting" to look stuck. Consoles the kernel recognises take
-// the progress themselves (ProgressWriter) and never see it.
+// the progress themselves (ProgressWriter) and never see it; nor do outputs
+// that mirror the progress elsewhere (ProgressMirror), as the kernel's do
+// for every other client, which give such a front end live progress.
 const noLiveProgressNote = " (no live progress here: the report follows when it ends)"
 
 // withNoLiveProgressNote returns b with noLiveProgressNote after its text.

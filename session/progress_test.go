@@ -267,6 +267,69 @@ func TestFirstProgressStateSaysTheReportFollows(t *testing.T) {
 	}
 }
 
+// mirroring is an output that shows progress as a display and mirrors
+// it (ProgressMirror), as the kernel's output for a client it cannot tell
+// from a notebook does.
+type mirroring struct {
+	lastUpdate
+	shown    []string // the display's text/plain, state by state
+	mirrored []FitProgress
+}
+
+func (r *mirroring) Display(b MimeBundle, id string) {
+	r.lastUpdate.Display(b, id)
+	text, _ := b["text/plain"].(string)
+	r.shown = append(r.shown, text)
+}
+
+func (r *mirroring) UpdateDisplay(b MimeBundle, id string) {
+	r.lastUpdate.UpdateDisplay(b, id)
+	text, _ := b["text/plain"].(string)
+	r.shown = append(r.shown, text)
+}
+
+func (r *mirroring) MirrorProgress(p FitProgress) { r.mirrored = append(r.mirrored, p) }
+
+// TestProgressMirrorGetsEveryState: an output that mirrors progress gets
+// each state the display shows after its first, in order, with its phase,
+// the last alone final; the display is shown and updated as for any output,
+// but its first state carries no note that no live progress shows, since
+// the mirror gives it where the updates are ignored.
+func TestProgressMirrorGetsEveryState(t *testing.T) {
+	s := newTestSession(t)
+	mustRun(t, s, fitFileSetup)
+	out := &mirroring{}
+	if _, err := s.Execute(context.Background(), "fit m with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1", out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.displays) != 1 || out.updates == 0 {
+		t.Fatalf("%d displays and %d updates, want one display updated", len(out.displays), out.updates)
+	}
+	if len(out.mirrored) != len(out.shown)-1 {
+		t.Fatalf("%d states mirrored of %d shown, want all but the first", len(out.mirrored), len(out.shown))
+	}
+	for i, p := range out.mirrored {
+		if p.Text != out.shown[i+1] {
+			t.Errorf("state %d mirrored as %q, shown as %q", i+1, p.Text, out.shown[i+1])
+		}
+		if last := i == len(out.mirrored)-1; p.Final != last {
+			t.Errorf("state %d (%q) final = %v", i, p.Text, p.Final)
+		}
+	}
+	if last := out.mirrored[len(out.mirrored)-1]; last.Phase != "done" {
+		t.Errorf("the last state's phase is %q, want done", last.Phase)
+	}
+	once := &mirroring{}
+	j := &jobProgress{out: once, id: "x"}
+	j.show(MimeBundle{"text/plain": "read m.fit in 1s"}, "done")
+	if len(once.shown) != 1 || len(once.mirrored) != 0 {
+		t.Errorf("a first state that is the last: shown %q, mirrored %v, want shown alone", once.shown, once.mirrored)
+	}
+	if want := "fit m with gibbs: starting, 2 chains × 60 iterations"; out.shown[0] != want {
+		t.Errorf("the first state reads %q, want %q", out.shown[0], want)
+	}
+}
+
 // TestProgressLineFitsTheWidth: a state longer than a terminal's line loses
 // a fit's elapsed time before its time left, then whole clauses, and is cut
 // within a clause only when nothing else is left; cut at 79 runes, "about
