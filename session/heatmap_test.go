@@ -359,7 +359,7 @@ fit e with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1`)
 		{"plot heatmap a.C, order = low", "1:27: data low has no true C whose order to share: its rows were chosen from sim by their observed values"},
 		{"plot heatmap a.C, order = d", "1:27: data d was loaded, not simulated: it has no true C whose order to share"},
 		{"plot heatmap a.C, order = e", "1:27: order = e takes the order of e's columns, which are not a's: e has x1, x2, x3 and a has x1, n1, x2, n2, x3"},
-		{"plot heatmap a.C - e.C", "1:20: a.C selects 10 and e.C 3: a difference pairs them one by one"},
+		{"plot heatmap a.C - e.C", "1:20: plot heatmap of a difference draws one row and column per column of both models, in any order; a has x1, n1, x2, n2, x3 and e has x1, x2, x3"},
 		{"plot heatmap a.C - a.C", "1:20: a.C − a.C is 0 in every entry"},
 		{"plot heatmap a.C - b.partial", "1:20: a.C selects correlations and b.partial partial correlations"},
 		{"plot heatmap a.C, prob = 0.8", "1:19: plot heatmap takes prob = P only for a difference"},
