@@ -146,7 +146,10 @@ func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, 
 	if a == nil {
 		return ok
 	}
-	if strings.ToLower(filepath.Ext(x.Path)) == ".csv" {
+	// A long .csv holds every column; a matrix .csv holds the point
+	// estimate that columns = chooses (mean or q50), its intervals being
+	// in the long .csv.
+	if strings.ToLower(filepath.Ext(x.Path)) == ".csv" && x.Layout != "matrix" {
 		c.errorf(a.Name.Pos, "leave out columns, or write a .tex or .md file", "a .csv file holds every column of the summary (its format is stable); columns chooses those of the table shown and of a .tex or .md file")
 		return false
 	}
