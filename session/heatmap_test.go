@@ -303,6 +303,12 @@ fit c with gibbs, iter = 150, warmup = 50, chains = 2, seed = 3`)
 		if !strings.Contains(text, c.title) {
 			t.Errorf("%s: the text does not name the title %s:\n%s", c.cell, c.title, text)
 		}
+		// The mean |value| of neighbouring columns in the order is the
+		// other's, as its own heatmap gives it (of the difference's
+		// means it read 0.06 where a.C's own said 0.34 on the GSS).
+		if got, want := neighboursInOrder(t, text), neighboursInOrder(t, mustRun(t, s, c.own).text()); got != want {
+			t.Errorf("%s: mean |value| of neighbouring columns in the order %s, want %s's %s:\n%s", c.cell, got, c.own, want, text)
+		}
 	}
 
 	mustRun(t, s, `data sim = simulate(FactorCopula(p = 12, k = 3), n = 100, levels = 3, seed = 4)
@@ -370,4 +376,15 @@ fit e with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1`)
 			t.Errorf("%s: error %v, want one saying %q", c.cell, err, c.want)
 		}
 	}
+}
+
+// neighboursInOrder returns the mean |value| of neighbouring columns in
+// a reordered heatmap's order, as its description gives it.
+func neighboursInOrder(t *testing.T, text string) string {
+	t.Helper()
+	m := regexp.MustCompile(`mean \|value\| of neighbouring columns (-?[0-9.]+), `).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no mean |value| of neighbouring columns in:\n%s", text)
+	}
+	return m[1]
 }
