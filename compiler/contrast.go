@@ -1,6 +1,8 @@
 package compiler
 
 import (
+	"strings"
+
 	"github.com/copulang/copulang/dsl"
 )
 
@@ -59,12 +61,23 @@ func (c *checker) contrast(e *dsl.Expr, verb string) (a, b *target, isDiff, ok b
 			return nil, nil, true, false
 		}
 	}
+	// plot heatmap and plot graph draw two whole matrices, paired by
+	// column name: their own checks say which columns differ, where a
+	// count of entries would point at single entries.
+	wholeMatrices := (verb == "plot heatmap" || verb == "plot graph") && isWholeMatrix(a) && isWholeMatrix(b)
 	if a.ref.Part() != b.ref.Part() {
-		c.errorf(b.ref.At, "a difference compares like with like, as in "+exampleDifference(a, b),
+		example := exampleDifference(a, b)
+		if verb == "plot heatmap" || verb == "plot graph" {
+			example = verb + " old.C - young.C, two fits' C (or two fits' partial)"
+			if a.ref.Name != b.ref.Name {
+				example = verb + " " + a.ref.Name + ".C - " + b.ref.Name + ".C"
+			}
+		}
+		c.errorf(b.ref.At, "a difference compares like with like, as in "+example,
 			"%s selects %s and %s %s", c.refString(a), memberWhat[a.ref.Part()], c.refString(b), memberWhat[b.ref.Part()])
 		return nil, nil, true, false
 	}
-	if a.count >= 0 && b.count >= 0 && a.count != b.count {
+	if a.count >= 0 && b.count >= 0 && a.count != b.count && !wholeMatrices {
 		c.errorf(b.ref.At, "select the same entries of both, as in "+exampleDifference(a, b),
 			"%s selects %d and %s %d: a difference pairs them one by one", c.refString(a), a.count, c.refString(b), b.count)
 		return nil, nil, true, false
@@ -87,4 +100,15 @@ func exampleDifference(a, b *target) string {
 		return a.ref.Name + ".C[1, 2] - " + a.ref.Name + ".C[1, 3]"
 	}
 	return a.ref.Name + ".C[1, 2] - " + b.ref.Name + ".C[1, 2]"
+}
+
+// wholeDifferenceHint is the hint of plot heatmap or plot graph of a
+// difference of two fits whose columns differ: summary shows the
+// differences entry by entry when the two select as many, and otherwise
+// only fits of the same columns have a difference to draw.
+func wholeDifferenceHint(target *dsl.Expr, a, b *target) string {
+	if a.count >= 0 && a.count == b.count {
+		return "summary " + strings.TrimSpace(target.String()) + " shows the differences entry by entry"
+	}
+	return "a difference of two whole matrices pairs their entries by column: fit both models to the same columns"
 }

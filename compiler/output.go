@@ -129,6 +129,11 @@ func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, 
 				c.errorf(a.Value.Pos, "write summary "+t.ref.Name+".C or summary "+t.ref.Name+".partial, layout = matrix (or a difference of two)",
 					"layout = matrix lays out a whole correlation or partial correlation matrix; %s is not one", what)
 				ok = false
+			case other != nil && t.model.Columns != nil && other.model.Columns != nil && !sameColumns(t.model.Columns, other.model.Columns):
+				c.errorf(a.Value.Pos, "leave out layout: summary "+c.refString(t)+" - "+c.refString(other)+" pairs their entries one by one, as its labels say",
+					"layout = matrix puts each entry of a difference at its row and column, which both fits must have (in any order); %s has %s and %s has %s",
+					t.ref.Name, strings.Join(t.model.Columns, ", "), other.ref.Name, strings.Join(other.model.Columns, ", "))
+				ok = false
 			case x.Sort != "":
 				c.errorf(a.Value.Pos, "leave out sort, or layout", "layout = matrix puts each entry at its row and column; sort = %s orders the rows of the long layout", x.Sort)
 				ok = false
@@ -141,7 +146,10 @@ func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, 
 	if a == nil {
 		return ok
 	}
-	if strings.ToLower(filepath.Ext(x.Path)) == ".csv" {
+	// A long .csv holds every column; a matrix .csv holds the point
+	// estimate that columns = chooses (mean or q50), its intervals being
+	// in the long .csv.
+	if strings.ToLower(filepath.Ext(x.Path)) == ".csv" && x.Layout != "matrix" {
 		c.errorf(a.Name.Pos, "leave out columns, or write a .tex or .md file", "a .csv file holds every column of the summary (its format is stable); columns chooses those of the table shown and of a .tex or .md file")
 		return false
 	}
@@ -493,7 +501,7 @@ func (c *checker) heatmapTarget(s *dsl.PlotStmt, x *PlotStmt) *target {
 			return nil
 		}
 		if a.model.Columns != nil && b.model.Columns != nil && !sameColumns(a.model.Columns, b.model.Columns) {
-			c.errorf(b.ref.At, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences entry by entry",
+			c.errorf(b.ref.At, wholeDifferenceHint(s.Target, a, b),
 				"plot heatmap of a difference draws one row and column per column of both models, in any order; %s has %s and %s has %s",
 				a.ref.Name, strings.Join(a.model.Columns, ", "), b.ref.Name, strings.Join(b.model.Columns, ", "))
 			return nil
@@ -635,7 +643,7 @@ func (c *checker) plotGraph(s *dsl.PlotStmt, x *PlotStmt) Stmt {
 			return nil
 		}
 		if a.model != nil && b.model != nil && a.model.Columns != nil && b.model.Columns != nil && !sameColumns(a.model.Columns, b.model.Columns) {
-			c.errorf(b.ref.At, "summary "+strings.TrimSpace(s.Target.String())+" shows the differences entry by entry",
+			c.errorf(b.ref.At, wholeDifferenceHint(s.Target, a, b),
 				"plot graph of a difference draws one node per column of both models, in any order; %s has %s and %s has %s",
 				a.ref.Name, strings.Join(a.model.Columns, ", "), b.ref.Name, strings.Join(b.model.Columns, ", "))
 			return nil

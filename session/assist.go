@@ -968,7 +968,20 @@ func differenceLeft(b *bindingsView, text string) []string {
 // settingValues returns the words the setting whose NAME = text ends in
 // takes (compiler.SettingValues), or nil.
 func settingValues(text string) []string {
-	t, ok := strings.CutSuffix(strings.TrimRight(text, " \t"), "=")
+	t := strings.TrimRight(text, " \t")
+	var listed []string
+	if i := strings.LastIndexByte(t, '['); i >= 0 && !strings.Contains(t[i:], "]") {
+		// summary m.C, columns = [mean, : a list of the setting's words,
+		// less those it lists already.
+		for _, w := range strings.Split(t[i+1:], ",") {
+			listed = append(listed, strings.TrimSpace(w))
+		}
+		t = strings.TrimRight(t[:i], " \t")
+		if name, ok := strings.CutSuffix(t, "="); !ok || lastIdent(strings.TrimRight(name, " \t")) != "columns" {
+			return nil
+		}
+	}
+	t, ok := strings.CutSuffix(t, "=")
 	if !ok {
 		return nil
 	}
@@ -976,7 +989,13 @@ func settingValues(text string) []string {
 	if name == "order" && openParenOwner(t) != "" {
 		return nil // load("x.csv", order = {...}) takes a map
 	}
-	return compiler.SettingValues(name)
+	var out []string
+	for _, w := range compiler.SettingValues(name) {
+		if !slices.Contains(listed, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // heatmapOrderAt reports whether text ends in plot heatmap's order =,

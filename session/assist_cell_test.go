@@ -129,6 +129,11 @@ func TestCompleteSummarySettings(t *testing.T) {
 		{"summary m.C, layout = ", []string{"long", "matrix"}},
 		{"summary m.C, layout = m", []string{"matrix"}},
 		{"summary m.C, columns = ", []string{"ess_bulk", "ess_tail", "interval", "mcse_mean", "mcse_sd", "mean", "p_positive", "q50", "rhat", "sd"}},
+		// columns takes a list: inside it, the statistics not listed yet
+		// (it offered every keyword, and after a comma summary's settings).
+		{"summary m.C, columns = [", []string{"ess_bulk", "ess_tail", "interval", "mcse_mean", "mcse_sd", "mean", "p_positive", "q50", "rhat", "sd"}},
+		{"summary m.C to \"C.tex\", columns = [mean, interval, r", []string{"rhat"}},
+		{"summary m.C, columns = [mean, ", []string{"ess_bulk", "ess_tail", "interval", "mcse_mean", "mcse_sd", "p_positive", "q50", "rhat", "sd"}},
 	} {
 		got, _, _ := s.Complete(tt.code, len(tt.code))
 		if !reflect.DeepEqual(got, tt.want) {

@@ -108,6 +108,16 @@ func (s *Session) sharedOrder(other *compiler.Ref, names []string, opts *figure.
 	for k, c := range o.Order {
 		opts.Order[k] = at[otherNames[c]]
 	}
+	// The description's mean |value| of neighbouring columns is of the
+	// matrix the order raised, the other's (as its own heatmap gives it),
+	// not of the matrix drawn: of a difference, near 0 in any order.
+	p := len(names)
+	opts.OrderBasis = make([]float64, p*p)
+	for i, a := range otherNames {
+		for j, b := range otherNames {
+			opts.OrderBasis[at[a]*p+at[b]] = m[i*p+j]
+		}
+	}
 	if o.Reordered() {
 		opts.OrderedBy = "by dependence in " + what
 		return "", nil

@@ -303,6 +303,12 @@ fit c with gibbs, iter = 150, warmup = 50, chains = 2, seed = 3`)
 		if !strings.Contains(text, c.title) {
 			t.Errorf("%s: the text does not name the title %s:\n%s", c.cell, c.title, text)
 		}
+		// The mean |value| of neighbouring columns in the order is the
+		// other's, as its own heatmap gives it (of the difference's
+		// means it read 0.06 where a.C's own said 0.34 on the GSS).
+		if got, want := neighboursInOrder(t, text), neighboursInOrder(t, mustRun(t, s, c.own).text()); got != want {
+			t.Errorf("%s: mean |value| of neighbouring columns in the order %s, want %s's %s:\n%s", c.cell, got, c.own, want, text)
+		}
 	}
 
 	mustRun(t, s, `data sim = simulate(FactorCopula(p = 12, k = 3), n = 100, levels = 3, seed = 4)
@@ -359,7 +365,7 @@ fit e with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1`)
 		{"plot heatmap a.C, order = low", "1:27: data low has no true C whose order to share: its rows were chosen from sim by their observed values"},
 		{"plot heatmap a.C, order = d", "1:27: data d was loaded, not simulated: it has no true C whose order to share"},
 		{"plot heatmap a.C, order = e", "1:27: order = e takes the order of e's columns, which are not a's: e has x1, x2, x3 and a has x1, n1, x2, n2, x3"},
-		{"plot heatmap a.C - e.C", "1:20: a.C selects 10 and e.C 3: a difference pairs them one by one"},
+		{"plot heatmap a.C - e.C", "1:20: plot heatmap of a difference draws one row and column per column of both models, in any order; a has x1, n1, x2, n2, x3 and e has x1, x2, x3"},
 		{"plot heatmap a.C - a.C", "1:20: a.C − a.C is 0 in every entry"},
 		{"plot heatmap a.C - b.partial", "1:20: a.C selects correlations and b.partial partial correlations"},
 		{"plot heatmap a.C, prob = 0.8", "1:19: plot heatmap takes prob = P only for a difference"},
@@ -370,4 +376,15 @@ fit e with gibbs, iter = 40, warmup = 20, chains = 2, seed = 1`)
 			t.Errorf("%s: error %v, want one saying %q", c.cell, err, c.want)
 		}
 	}
+}
+
+// neighboursInOrder returns the mean |value| of neighbouring columns in
+// a reordered heatmap's order, as its description gives it.
+func neighboursInOrder(t *testing.T, text string) string {
+	t.Helper()
+	m := regexp.MustCompile(`mean \|value\| of neighbouring columns (-?[0-9.]+), `).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("no mean |value| of neighbouring columns in:\n%s", text)
+	}
+	return m[1]
 }

@@ -135,7 +135,11 @@ func (s *Session) writeTable(ctx context.Context, f *tableFile, shown string, ou
 	if err := s.writeFile(ctx, path, func(w io.Writer) error { return write(w, f) }); err != nil {
 		return writeError(f.statement, path, "cannot write the table", err)
 	}
-	out.Stream("stdout", fmt.Sprintf("wrote the table (%s) to %s\n", plural(len(f.table.Rows), "row"), path))
+	what := "the table (" + plural(len(f.table.Rows), "row") + ")"
+	if ext == ".csv" && f.matrix != nil { // the whole matrix, not the triangle shown
+		what = fmt.Sprintf("the %d × %d matrix of posterior %ss", len(f.matrix.names), len(f.matrix.names), f.matrix.pointName)
+	}
+	out.Stream("stdout", fmt.Sprintf("wrote %s to %s\n", what, path))
 	return nil
 }
 

@@ -373,3 +373,40 @@ func TestReportRefusesADataFileLoadedInTheSameCell(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixCSVSaysWhatItWrote: summary ..., layout = matrix to a .csv
+// file writes the p × p matrix of point estimates, diagonal included, so
+// the line that says what was written counts its rows, not the p − 1 rows
+// of the lower triangle shown (it said "the table (2 rows)" of a 3 × 3
+// matrix).
+func TestMatrixCSVSaysWhatItWrote(t *testing.T) {
+	s, dir := reportSession(t)
+	for _, tc := range []struct{ cell, file, want string }{
+		{`summary a.C to "m.csv", layout = matrix`, "m.csv", "wrote the 3 × 3 matrix of posterior means to "},
+		{`summary a.partial to "q.csv", layout = matrix, columns = [q50]`, "q.csv", "wrote the 3 × 3 matrix of posterior medians to "},
+		{`summary a.C to "m.tex", layout = matrix`, "m.tex", "wrote the table (2 rows) to "},
+	} {
+		out := mustRun(t, s, tc.cell)
+		if want := tc.want + filepath.Join(dir, tc.file) + "\n"; !strings.Contains(out.stdout.String(), want) {
+			t.Errorf("%s: output\n%s\nwant it to say %q", tc.cell, out.stdout.String(), want)
+		}
+		if tc.file == "m.csv" {
+			rows, err := readCSVFile(filepath.Join(dir, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != 4 || len(rows[0]) != 4 {
+				t.Errorf("m.csv: %d rows of %d fields, want a header and 3 rows of 4", len(rows), len(rows[0]))
+			}
+		}
+	}
+}
+
+func readCSVFile(path string) ([][]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return csv.NewReader(f).ReadAll()
+}
