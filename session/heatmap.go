@@ -300,9 +300,13 @@ func (h *differenceHeatmap) text(prob, largest float64, li, lj int, scale float6
 	}
 	// A frame is no test, but a reader counts them as findings: with
 	// no difference anywhere, each interval excludes 0 with probability
-	// about 1 − prob.
+	// about 1 − prob. Fewer than half a pair expected is not "0".
+	chance := "fewer than 1"
+	if e := (1 - prob) * float64(len(h.pairs)); e >= 0.5 {
+		chance = tableNum("%.0f", e)
+	}
 	fmt.Fprintf(&b, "Were there no difference at all, a central %s%% interval would exclude 0 in about %s%% of pairs (%s of %d) by chance.\n",
-		percent(prob), percent(1-prob), tableNum("%.0f", (1-prob)*float64(len(h.pairs))), len(h.pairs))
+		percent(prob), percent(1-prob), chance, len(h.pairs))
 	if li >= 0 {
 		fmt.Fprintf(&b, "The colour scale runs from %s to %s, symmetric about 0 at the largest |mean difference| (%s, [%s, %s]) rounded up, so that typical differences show; a difference of two correlations may run from -2 to 2.\n",
 			tableNum("%g", -scale), tableNum("%g", scale), tableNum("%.3f", largest), columnText(h.names[li]), columnText(h.names[lj]))

@@ -254,6 +254,11 @@ func TestPlotHeatmapOfADifference(t *testing.T) {
 			t.Errorf("the text does not say %q:\n%s", want, text)
 		}
 	}
+	// Where chance alone would frame less than half a pair, the text does
+	// not round that to 0 pairs.
+	if text := mustRun(t, s, "plot heatmap a.C - b.C, prob = 0.99").text(); !strings.Contains(text, "in about 1% of pairs (fewer than 1 of 10) by chance.") {
+		t.Errorf("at prob = 0.99 the chance count is not fewer than 1:\n%s", text)
+	}
 	// The x columns depend in both groups, more in a. Ordered by both
 	// fits' dependence, the text gives the mean |value| of neighbouring
 	// columns of both fits' |means| (which the order raised), not of the
