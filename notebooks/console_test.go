@@ -16,16 +16,8 @@ import (
 // the console prints the figure's one-line text, and nothing of its HTML or
 // images.
 func TestConsoleShowsFigureText(t *testing.T) {
-	requireTool(t, "jupyter console under "+python, installHint, func() error {
-		return exec.Command(python, "-c", "import jupyter_console").Run()
-	})
-	env := kernelEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-m", "jupyter_console", "--kernel", "copulang", "--simple-prompt",
+	cmd := consoleCommand(t, 2*time.Minute, "-m", "jupyter_console", "--kernel", "copulang", "--simple-prompt",
 		"--ZMQTerminalInteractiveShell.image_handler=None")
-	cmd.Env, cmd.Dir = env, t.TempDir()
-	cmd.WaitDelay = 10 * time.Second
 	cmd.Stdin = strings.NewReader("data sim = simulate(FullCopula(p = 3), n = 50, levels = 3, seed = 1)\nplot heatmap sim\nexit\n")
 	out, err := cmd.CombinedOutput()
 	t.Logf("console output:\n%s", out)
@@ -47,15 +39,7 @@ func TestConsoleShowsFigureText(t *testing.T) {
 // many are left out and how to write them all, not every cell, which
 // flooded the terminal with 632 lines for the GSS.
 func TestConsolePrintsLongTablesShort(t *testing.T) {
-	requireTool(t, "jupyter console under "+python, installHint, func() error {
-		return exec.Command(python, "-c", "import jupyter_console").Run()
-	})
-	env := kernelEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-m", "jupyter_console", "--kernel", "copulang", "--simple-prompt")
-	cmd.Env, cmd.Dir = env, t.TempDir()
-	cmd.WaitDelay = 10 * time.Second
+	cmd := consoleCommand(t, 2*time.Minute, "-m", "jupyter_console", "--kernel", "copulang", "--simple-prompt")
 	cmd.Stdin = strings.NewReader("data sim = simulate(FullCopula(p = 4), n = 600, levels = 3, seed = 1, missing = 0.2)\n" +
 		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
 		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1\n" +
@@ -83,20 +67,12 @@ func TestConsolePrintsLongTablesShort(t *testing.T) {
 // the summary's table. It showed the first state ("starting") and nothing
 // more until the report, since the console ignores display updates.
 func TestConsoleShowsFitProgress(t *testing.T) {
-	requireTool(t, "jupyter console under "+python, installHint, func() error {
-		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
-	})
-	env := kernelEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	script, _ := filepath.Abs("testdata/pty_console.py")
-	cmd := exec.CommandContext(ctx, python, script,
+	cmd := consoleCommand(t, 2*time.Minute, script,
 		"data sim = simulate(FullCopula(p = 6), n = 1000, levels = 4, seed = 2)",
 		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }",
 		"fit m with gibbs, iter = 2500, warmup = 500, chains = 2, seed = 1",
 		"summary m.C")
-	cmd.Env, cmd.Dir = env, t.TempDir()
-	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.Output()
 	text := string(out)
 	t.Logf("terminal output:\n%q", text)
@@ -153,21 +129,13 @@ func TestConsoleShowsFitProgress(t *testing.T) {
 // it) never shows that prompt during the fit: the script then waits in vain
 // for the note, and this test must learn the fixed console's way.
 func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
-	requireTool(t, "jupyter console under "+python, installHint, func() error {
-		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
-	})
-	env := kernelEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
 	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
 	// A fit of minutes, stopped by the script within seconds.
-	cmd := exec.CommandContext(ctx, python, script,
+	cmd := consoleCommand(t, 4*time.Minute, script,
 		"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
 		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
 		"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
 		"summary m.C")
-	cmd.Env, cmd.Dir = env, t.TempDir()
-	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -203,15 +171,7 @@ func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 // kernel/mirror.go): the first state stays on its line, then the later
 // states rewrite one line, the last ending it, and the report follows.
 func TestSimplePromptConsoleShowsFitProgress(t *testing.T) {
-	requireTool(t, "jupyter console under "+python, installHint, func() error {
-		return exec.Command(python, "-c", "import jupyter_console").Run()
-	})
-	env := kernelEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, "-m", "jupyter_console", "--kernel", "copulang", "--simple-prompt")
-	cmd.Env, cmd.Dir = env, t.TempDir()
-	cmd.WaitDelay = 10 * time.Second
+	cmd := consoleCommand(t, 2*time.Minute, "-m", "jupyter_console", "--kernel", "copulang", "--simple-prompt")
 	cmd.Stdin = strings.NewReader("data sim = simulate(FullCopula(p = 6), n = 1000, levels = 4, seed = 2)\n" +
 		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
 		"fit m with gibbs, iter = 2500, warmup = 500, chains = 2, seed = 1\nexit\n")
@@ -256,20 +216,12 @@ func TestSimplePromptConsoleShowsFitProgress(t *testing.T) {
 // on them, as the README says (testdata/pty_console_ctrl_c.py
 // --simple-prompt). The kernel's note on a cell left running never shows.
 func TestSimplePromptConsoleForwardsCtrlC(t *testing.T) {
-	requireTool(t, "jupyter console under "+python, installHint, func() error {
-		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
-	})
-	env := kernelEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
 	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
-	cmd := exec.CommandContext(ctx, python, script, "--simple-prompt",
+	cmd := consoleCommand(t, 4*time.Minute, script, "--simple-prompt",
 		"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
 		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
 		"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
 		"summary m.C")
-	cmd.Env, cmd.Dir = env, t.TempDir()
-	cmd.WaitDelay = 10 * time.Second
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -290,4 +242,21 @@ func TestSimplePromptConsoleForwardsCtrlC(t *testing.T) {
 			t.Errorf("the terminal shows %q", s)
 		}
 	}
+}
+
+// consoleCommand returns the command python args, run in a directory of
+// its own with the kernel installed (kernelEnv) and killed after timeout,
+// for a test that drives jupyter console: the test is skipped, with how to
+// install it, where jupyter console is absent (a failure when CI=true).
+func consoleCommand(t *testing.T, timeout time.Duration, args ...string) *exec.Cmd {
+	t.Helper()
+	requireTool(t, "jupyter console under "+python, installHint, func() error {
+		return exec.Command(python, "-c", "import jupyter_console, pty").Run()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, python, args...)
+	cmd.Env, cmd.Dir = kernelEnv(t), t.TempDir()
+	cmd.WaitDelay = 10 * time.Second
+	return cmd
 }
