@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -98,6 +99,45 @@ var slowGibbsMixing = mixingModel{
 // only the pair does. Weakly correlated columns keep Gibbs (no bounce in
 // the whole run); a warm-up too short to adapt in keeps Gibbs without a
 // schedule; and an adaptive run is reproducible from its seed.
+// TestProgressNamesTheScheduleOnceChosen: an adaptive run's progress
+// reports carry no schedule while the first phase runs and its choice once
+// made, the final report too, so that a progress line can say what runs.
+func TestProgressNamesTheScheduleOnceChosen(t *testing.T) {
+	cols, err := Equicorrelated(300, 6, 4, 0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const chains, warmup = 2, 40
+	var mu sync.Mutex
+	var reports []Progress
+	res, err := Run(context.Background(), Spec{Columns: cols, Method: HMC, Adapt: true, Warmup: warmup, Iter: 5000, Chains: chains, Seed: 3}, func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		reports = append(reports, p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Schedule == nil {
+		t.Fatal("the run did not adapt: the test does not test")
+	}
+	first := chains * AdaptAfter(warmup) // iterations of the first phase, over the chains
+	after := 0
+	for _, p := range reports[:len(reports)-1] {
+		if chosen := p.AllDone > first; (p.Schedule != nil) != chosen {
+			t.Errorf("a report at %d of %d iterations (the first phase %d) has schedule %v", p.AllDone, p.AllTotal, first, p.Schedule)
+		} else if chosen {
+			after++
+		}
+	}
+	if final := reports[len(reports)-1]; final.Schedule != res.Schedule {
+		t.Errorf("the final report's schedule is %v, the run's %v", final.Schedule, res.Schedule)
+	}
+	if after == 0 {
+		t.Errorf("no report after the choice among %d (in %v): the test does not test", len(reports), res.Elapsed)
+	}
+}
+
 func TestAdaptiveSchedule(t *testing.T) {
 	data := func(n, p, levels int, rho float64, seed uint64) [][]float64 {
 		cols, err := Equicorrelated(n, p, levels, rho, seed)

@@ -83,6 +83,7 @@ func Run(ctx context.Context, spec Spec, progress func(Progress)) (*Result, erro
 		}
 		if ph == 0 && len(bounds) == 3 {
 			res.Schedule = adaptSchedule(d, &sp, samplers, bounds[1])
+			gate.schedule = res.Schedule // read by the next phase's chains, started after this
 		}
 	}
 	res.finish()
@@ -267,7 +268,9 @@ type progressGate struct {
 	// at different stages a line read "968/6000 iterations (16%),
 	// sampling", then "1039/6000 (17%), warm-up", then "sampling" again.
 	warmupLeft atomic.Int64
-	mu         sync.Mutex
+	// schedule is the adaptive run's choice, once made (Progress.Schedule).
+	schedule *Schedule
+	mu       sync.Mutex
 }
 
 // tick records one finished iteration of chain and reports if the last
@@ -290,7 +293,7 @@ func (g *progressGate) tick(chain, done int, warmup bool) {
 		return
 	}
 	g.lastNanos.Store(int64(el))
-	g.fn(Progress{Chain: chain, Done: done, Total: g.total, Warmup: g.warmupLeft.Load() > 0, Elapsed: el, AllDone: int(all), AllTotal: g.allTotal})
+	g.fn(Progress{Chain: chain, Done: done, Total: g.total, Warmup: g.warmupLeft.Load() > 0, Elapsed: el, AllDone: int(all), AllTotal: g.allTotal, Schedule: g.schedule})
 }
 
 // final sends the last report, for the chain that did the fewest
@@ -309,7 +312,7 @@ func (g *progressGate) final(r *Result, elapsed time.Duration) {
 	}
 	done := r.Iterations[c]
 	g.fn(Progress{Chain: c, Done: done, Total: g.total, Warmup: done < r.Warmup, Elapsed: elapsed,
-		AllDone: int(g.allDone.Load()), AllTotal: g.allTotal})
+		AllDone: int(g.allDone.Load()), AllTotal: g.allTotal, Schedule: r.Schedule})
 }
 
 // runChain runs iterations from (0-based, warm-up included) up to to of

@@ -201,6 +201,10 @@ type Progress struct {
 	Elapsed time.Duration
 	// AllDone is the number of iterations completed over all chains, of Chains×Total.
 	AllDone, AllTotal int
+	// Schedule is an adaptive run's choice once it is made, after the
+	// first phase (Result.Schedule); nil before then, and for a run that
+	// does not adapt.
+	Schedule *Schedule
 }
 
 // StepStats counts what the sampler steps did; a chain accumulates them.

@@ -138,6 +138,11 @@ func (f *fitProgress) update(p inference.Progress, state string) {
 	case "":
 		f.base.observe(p)
 	}
+	if p.Schedule != nil {
+		// An adaptive fit names its choice once made, not "gibbs,
+		// switching to hmc where predicted faster" to its end.
+		f.method = scheduleRan(p.Schedule) + " (auto)"
+	}
 	f.send(progressBundle(f.job, f.method, f.more, p, state, f.base), progressPhase(p, state), state != "" && state != "starting")
 }
 

@@ -175,6 +175,31 @@ func TestFinalProgressNamesWhatRan(t *testing.T) {
 	}
 }
 
+// TestProgressNamesTheScheduleOnceChosen: an adaptive fit's progress names
+// what it runs once the schedule is chosen, as its last state and report
+// do; it said "gibbs, switching to hmc where predicted faster" to the end
+// of sampling though Gibbs had been kept after 50 warm-up iterations.
+func TestProgressNamesTheScheduleOnceChosen(t *testing.T) {
+	out := &progressLines{}
+	f := &fitProgress{jobProgress: jobProgress{out: out}, job: "fit m", method: "gibbs, switching to hmc where predicted faster (auto)"}
+	f.update(inference.Progress{AllDone: 40, AllTotal: 400, Warmup: true, Elapsed: time.Second}, "")
+	if got := out.texts[len(out.texts)-1]; !strings.HasPrefix(got, "fit m with gibbs, switching to hmc where predicted faster (auto): 40/400") {
+		t.Errorf("before the choice: %q", got)
+	}
+	for _, c := range []struct {
+		hmc  []bool
+		want string
+	}{
+		{[]bool{false, false, false}, "fit m with gibbs (auto): 120/400"},
+		{[]bool{true, false, true}, "fit m with hmc for 2 columns, gibbs for 1 (auto): 120/400"},
+	} {
+		f.update(inference.Progress{AllDone: 120, AllTotal: 400, Elapsed: 2 * time.Second, Schedule: &inference.Schedule{HMC: c.hmc}}, "")
+		if got := out.texts[len(out.texts)-1]; !strings.HasPrefix(got, c.want) {
+			t.Errorf("after the choice %v: %q, want it to start %q", c.hmc, got, c.want)
+		}
+	}
+}
+
 // TestReadingALargeFitFileShowsProgress: a fit read from a large file
 // shows how far the reading has got and then how long it took, where it
 // showed nothing for the seconds a survey's fit file takes (157 MB, 3 to
