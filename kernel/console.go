@@ -121,11 +121,71 @@ func (c *consoleSessions) remember(session string) {
 // place. Any other output ends that line first. Its methods may be called
 // from several goroutines.
 type consoleOutput struct {
+	progressLine        // on the cell's own stdout
+	session      string // the console's client session
+	noted        bool   // whether leftBehind has written its note
+}
+
+// newConsoleOutput returns the output of a cell that the console of the
+// given client session executes.
+func newConsoleOutput(out *iopubOutput, session string) *consoleOutput {
+	return &consoleOutput{progressLine: progressLine{iopubOutput: out, write: func(text string) { out.Stream("stdout", text) }}, session: session}
+}
+
+// progressLine is a cell's output with a progress line rewritten in place
+// (rewriteLine), written by write: the cell's other output ends the line
+// first, so that it starts a line of its own. Its methods may be called
+// from several goroutines.
+type progressLine struct {
 	*iopubOutput
-	session string // the console's client session
-	mu      sync.Mutex
-	width   int  // runes of the progress line on the console, 0 if none is open
-	noted   bool // whether leftBehind has written its note
+	write func(text string)
+	mu    sync.Mutex
+	width int // runes of the progress line, 0 if none is open
+}
+
+// show writes the progress state p on the line.
+func (o *progressLine) show(p session.FitProgress) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.write(rewriteLine(&o.width, p))
+}
+
+// endLine ends the progress line, if one is open.
+func (o *progressLine) endLine() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+}
+
+// endLineLocked is endLine with o.mu held: the cell's other output is
+// written under it too, so that no state falls between the line's end and
+// that output.
+func (o *progressLine) endLineLocked() {
+	if o.width > 0 {
+		o.width = 0
+		o.write("\n")
+	}
+}
+
+func (o *progressLine) Stream(name, text string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+	o.iopubOutput.Stream(name, text)
+}
+
+func (o *progressLine) Display(bundle session.MimeBundle, displayID string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+	o.iopubOutput.Display(bundle, displayID)
+}
+
+func (o *progressLine) ClearOutput(wait bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.endLineLocked()
+	o.iopubOutput.ClearOutput(wait)
 }
 
 // leftBehind is called when the console that runs this cell asks whether
@@ -164,11 +224,7 @@ func runsOnNote(pid int) string {
 }
 
 // FitProgress implements session.ProgressWriter.
-func (o *consoleOutput) FitProgress(p session.FitProgress) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.iopubOutput.Stream("stdout", rewriteLine(&o.width, p))
-}
+func (o *consoleOutput) FitProgress(p session.FitProgress) { o.show(p) }
 
 // rewriteLine returns the text that shows state p on a line of the given
 // width (0 if none is open) rewritten in place, and sets width to that of
@@ -195,44 +251,11 @@ func rewriteLine(width *int, p session.FitProgress) string {
 	return b.String()
 }
 
-// endLine ends the progress line, if one is open.
-func (o *consoleOutput) endLine() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.endLineLocked()
-}
-
-func (o *consoleOutput) endLineLocked() {
-	if o.width > 0 {
-		o.width = 0
-		o.iopubOutput.Stream("stdout", "\n")
-	}
-}
-
-func (o *consoleOutput) Stream(name, text string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.endLineLocked()
-	o.iopubOutput.Stream(name, text)
-}
-
-func (o *consoleOutput) Display(bundle session.MimeBundle, displayID string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.endLineLocked()
-	o.iopubOutput.Display(bundle, displayID)
-}
-
+// UpdateDisplay ends the progress line too: a console's updates are of
+// displays other than the progress, which it takes itself.
 func (o *consoleOutput) UpdateDisplay(bundle session.MimeBundle, displayID string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.endLineLocked()
 	o.iopubOutput.UpdateDisplay(bundle, displayID)
-}
-
-func (o *consoleOutput) ClearOutput(wait bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.endLineLocked()
-	o.iopubOutput.ClearOutput(wait)
 }

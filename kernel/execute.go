@@ -153,7 +153,7 @@ func (k *kernel) execute(ctx context.Context, m *Message) (reply map[string]any,
 	if !k.consoles.executes(m.Header.Session, req.Code) {
 		cellOut = newMirroredOutput(out)
 	} else {
-		console = &consoleOutput{iopubOutput: out, session: m.Header.Session}
+		console = newConsoleOutput(out, m.Header.Session)
 		cellOut = console
 		k.mu.Lock()
 		k.consoleCell = console

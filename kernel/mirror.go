@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"encoding/json"
-	"sync"
 
 	"github.com/copulang/copulang/session"
 )
@@ -37,10 +36,7 @@ const sideSuffix = "-progress"
 // console executes: an iopubOutput that also sends the states of its
 // progress displays as text under a parent of their own (see above).
 type mirroredOutput struct {
-	*iopubOutput
-	side  *Message // parent of the text: the request's header, msg_id suffixed
-	mu    sync.Mutex
-	width int // runes of the progress line, 0 if none is open
+	progressLine // under side: the request's header, msg_id suffixed
 }
 
 // newMirroredOutput returns out's cell output, or out itself when it
@@ -51,7 +47,9 @@ func newMirroredOutput(out *iopubOutput) session.Output {
 	if out.silent || !ok {
 		return out
 	}
-	return &mirroredOutput{iopubOutput: out, side: side}
+	return &mirroredOutput{progressLine{iopubOutput: out, write: func(text string) {
+		out.k.publish(side, "stream", map[string]string{"name": "stdout", "text": text})
+	}}}
 }
 
 // sideParent returns a message whose header is m's with sideSuffix after
@@ -76,47 +74,4 @@ func sideParent(m *Message) (*Message, bool) {
 }
 
 // MirrorProgress implements session.ProgressMirror.
-func (o *mirroredOutput) MirrorProgress(p session.FitProgress) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.k.publish(o.side, "stream", map[string]string{"name": "stdout", "text": rewriteLine(&o.width, p)})
-}
-
-// endLine ends the progress line, if one is open, so that what the cell
-// shows next starts a line of its own.
-func (o *mirroredOutput) endLine() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.endLineLocked()
-}
-
-// endLineLocked is endLine with o.mu held: the cell's other output is
-// written under it too, so that no state falls between the line's end and
-// that output.
-func (o *mirroredOutput) endLineLocked() {
-	if o.width > 0 {
-		o.width = 0
-		o.k.publish(o.side, "stream", map[string]string{"name": "stdout", "text": "\n"})
-	}
-}
-
-func (o *mirroredOutput) Stream(name, text string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.endLineLocked()
-	o.iopubOutput.Stream(name, text)
-}
-
-func (o *mirroredOutput) Display(bundle session.MimeBundle, displayID string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.endLineLocked()
-	o.iopubOutput.Display(bundle, displayID)
-}
-
-func (o *mirroredOutput) ClearOutput(wait bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.endLineLocked()
-	o.iopubOutput.ClearOutput(wait)
-}
+func (o *mirroredOutput) MirrorProgress(p session.FitProgress) { o.show(p) }
