@@ -130,12 +130,7 @@ func TestConsoleShowsFitProgress(t *testing.T) {
 // for the note, and this test must learn the fixed console's way.
 func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
-	// A fit of minutes, stopped by the script within seconds.
-	cmd := consoleCommand(t, 4*time.Minute, script,
-		"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
-		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
-		"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
-		"summary m.C")
+	cmd := consoleCommand(t, 4*time.Minute, append([]string{script}, longFitCells...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -217,11 +212,7 @@ func TestSimplePromptConsoleShowsFitProgress(t *testing.T) {
 // --simple-prompt). The kernel's note on a cell left running never shows.
 func TestSimplePromptConsoleForwardsCtrlC(t *testing.T) {
 	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
-	cmd := consoleCommand(t, 4*time.Minute, script, "--simple-prompt",
-		"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
-		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
-		"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
-		"summary m.C")
+	cmd := consoleCommand(t, 4*time.Minute, append([]string{script, "--simple-prompt"}, longFitCells...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -259,4 +250,13 @@ func consoleCommand(t *testing.T, timeout time.Duration, args ...string) *exec.C
 	cmd.Env, cmd.Dir = kernelEnv(t), t.TempDir()
 	cmd.WaitDelay = 10 * time.Second
 	return cmd
+}
+
+// longFitCells are the cells of the Ctrl-C tests: a fit of minutes, which
+// the script stops within seconds, and a summary of its draws.
+var longFitCells = []string{
+	"data sim = simulate(FullCopula(p = 3), n = 200, levels = 3, seed = 1)",
+	"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
+	"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
+	"summary m.C",
 }
