@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 91 {
-		t.Errorf("got %d statements, want 91", len(prog.Stmts))
+	if len(prog.Stmts) != 94 {
+		t.Errorf("got %d statements, want 94", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -216,6 +216,8 @@ func TestCheckGood(t *testing.T) {
 			Minus: &Ref{Name: "hoff", Member: "partial"}, Prob: 0.9}},
 		{"summary as a matrix", `summary hoff.partial to "p.tex", layout = matrix, columns = [q50, interval]`, &Summary{Target: Ref{Name: "hoff", Member: "partial"},
 			Prob: 0.9, Path: "p.tex", Layout: "matrix", Statistics: []string{"q50", "interval"}}},
+		{"summary of loadings as a matrix", `summary fm.Lambda to "L.csv", layout = matrix, columns = [q50, communality, uniqueness]`, &Summary{Target: Ref{Name: "fm", Member: "Lambda"},
+			Prob: 0.9, Path: "L.csv", Layout: "matrix", Statistics: []string{"q50", "communality", "uniqueness"}}},
 		{"summary of chosen statistics", "summary hoff.C - hoff.C, columns = rhat, layout = long", &Summary{Target: Ref{Name: "hoff", Member: "C"},
 			Minus: &Ref{Name: "hoff", Member: "C"}, Prob: 0.9, Statistics: []string{"rhat"}}},
 		{"plot hist difference", "plot hist fm.communality[Y1] - fm.communality[Y2]", &PlotStmt{Kind: "hist",

@@ -145,13 +145,16 @@ type Summary struct {
 	// b.C), which a file it writes quotes.
 	Written string
 	// Layout is "matrix" for layout = matrix (a whole C or partial, or a
-	// difference of two, as its lower triangle), "" for the long layout
-	// of one row per scalar (layout = long, the default).
+	// difference of two, as its lower triangle; a whole Lambda as a row
+	// per column and a column per factor), "" for the long layout of one
+	// row per scalar (layout = long, the default).
 	Layout string
-	// Statistics are the statistics (of SummaryStatistics) the table
-	// shows, in order, as columns = names them; nil when not given: every
-	// column in the table shown and the CSV, PaperStatistics in a .tex or
-	// .md file (the long layout), mean and interval (the matrix layout).
+	// Statistics are the statistics (of SummaryStatistics, or for Lambda
+	// laid out as a matrix of LoadingsMatrixColumns) the table shows, in
+	// order, as columns = names them; nil when not given: every column in
+	// the table shown and the CSV, PaperStatistics in a .tex or .md file
+	// (the long layout), mean and interval (the matrix layout), and the
+	// communality too (LoadingsMatrixDefault) for Lambda.
 	Statistics []string
 }
 

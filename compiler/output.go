@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
+	"github.com/copulang/copulang/inference"
 )
 
 // explain checks explain NAME and explain fit NAME with ... .
@@ -96,6 +97,31 @@ func SummaryStatistics() []string {
 	return []string{"mean", "sd", "interval", "q50", "ess_bulk", "ess_tail", "rhat", "mcse_mean", "mcse_sd", "p_positive"}
 }
 
+// factorModel reports whether t is of a factor model, which has loadings.
+func factorModel(t *target) bool {
+	if t.model == nil {
+		return false
+	}
+	_, full := t.model.Model.(inference.FullCorrelation)
+	return !full
+}
+
+// LoadingsMatrixColumns are what a factor model's loadings laid out as
+// a matrix (summary m.Lambda, layout = matrix) may show (columns =
+// [...]): the point estimate (mean or q50) of each loading, perhaps with
+// its interval, and two more columns after the factors': each column's
+// communality h² (m.communality, Σ_h Lambda[j,h]² draw by draw) and its
+// uniqueness 1 − h².
+func LoadingsMatrixColumns() []string {
+	return []string{"mean", "q50", "interval", "communality", "uniqueness"}
+}
+
+// LoadingsMatrixDefault is what summary m.Lambda, layout = matrix shows
+// without columns =: the mean and interval of each loading, and the
+// communality, which every factor analysis reports and which, unlike a
+// loading, no rotation of the factors changes.
+func LoadingsMatrixDefault() []string { return []string{"mean", "interval", "communality"} }
+
 // PaperStatistics are the statistics of a .tex or .md file of a posterior
 // summary in the long layout when columns = does not choose them: those a
 // paper's table of estimates prints (and P(>0) for a difference), with
@@ -116,18 +142,21 @@ func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, 
 		name, good := c.wordSetting(a.Value, "layout", "summary layout", SummaryLayouts(), "matrix")
 		ok = good
 		if good && name == "matrix" {
-			whole := func(t *target) bool {
+			whole := func(t *target, loadings bool) bool {
 				m := t.ref.Part()
-				return t.model != nil && (m == "C" || m == "partial") && len(t.ref.Items) == 0 && t.ref.Regress == nil
+				return t.model != nil && (m == "C" || m == "partial" || loadings && m == "Lambda") && len(t.ref.Items) == 0 && t.ref.Regress == nil
 			}
 			switch {
-			case !whole(t) || other != nil && !whole(other):
+			case !whole(t, other == nil) || other != nil && !whole(other, false):
 				what := c.refString(t)
 				if other != nil {
 					what += " - " + c.refString(other)
 				}
-				c.errorf(a.Value.Pos, "write summary "+t.ref.Name+".C or summary "+t.ref.Name+".partial, layout = matrix (or a difference of two)",
-					"layout = matrix lays out a whole correlation or partial correlation matrix; %s is not one", what)
+				wholes := "write summary " + t.ref.Name + ".C or summary " + t.ref.Name + ".partial, layout = matrix (or a difference of two)"
+				if factorModel(t) && other == nil {
+					wholes = "write summary " + t.ref.Name + ".C, " + t.ref.Name + ".partial or " + t.ref.Name + ".Lambda, layout = matrix (or a difference of two correlation matrices)"
+				}
+				c.errorf(a.Value.Pos, wholes, "layout = matrix lays out a whole correlation or partial correlation matrix, or a factor model's loadings; %s is not one", what)
 				ok = false
 			case other != nil && t.model.Columns != nil && other.model.Columns != nil && !sameColumns(t.model.Columns, other.model.Columns):
 				c.errorf(a.Value.Pos, "leave out layout: summary "+c.refString(t)+" - "+c.refString(other)+" pairs their entries one by one, as its labels say",
@@ -160,7 +189,11 @@ func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, 
 	}
 	allowed := SummaryStatistics()
 	example := "mean, interval, rhat"
-	if x.Layout == "matrix" {
+	loadings := x.Layout == "matrix" && t.ref.Part() == "Lambda"
+	switch {
+	case loadings:
+		allowed, example = LoadingsMatrixColumns(), "mean, interval, communality"
+	case x.Layout == "matrix":
 		allowed, example = []string{"mean", "q50", "interval"}, "mean, interval"
 	}
 	var stats []string
@@ -172,11 +205,24 @@ func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, 
 			continue
 		}
 		switch {
-		case !slices.Contains(SummaryStatistics(), id.Name):
+		case !slices.Contains(SummaryStatistics(), id.Name) && !slices.Contains(allowed, id.Name):
+			if slices.Contains(LoadingsMatrixColumns(), id.Name) {
+				model := "m"
+				if factorModel(t) {
+					model = t.ref.Name
+				}
+				c.errorf(id.Pos, "as in summary "+model+".Lambda, layout = matrix, columns = [mean, "+id.Name+"]", "columns = [..., %s] is a column of a factor model's loadings laid out as a matrix (summary m.Lambda, layout = matrix)", id.Name)
+				ok = false
+				continue
+			}
 			ok = c.oneOf(id, "statistic", allowed) && ok
 			continue
 		case !slices.Contains(allowed, id.Name):
-			c.errorf(id.Pos, "as in columns = ["+example+"]", "layout = matrix shows a point estimate (mean or q50) and the interval beneath it, not %s", id.Name)
+			what := "a point estimate (mean or q50) and the interval beneath it"
+			if loadings {
+				what = "a point estimate (mean or q50), perhaps its interval, and the communality and uniqueness"
+			}
+			c.errorf(id.Pos, "as in columns = ["+example+"]", "layout = matrix shows %s, not %s", what, id.Name)
 			ok = false
 			continue
 		case id.Name == "p_positive" && x.Minus == nil:
@@ -195,7 +241,7 @@ func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, 
 		ok = false
 	}
 	if ok && x.Layout == "matrix" && !slices.Contains(stats, "mean") && !slices.Contains(stats, "q50") {
-		c.errorf(a.Value.Pos, "as in columns = [mean, interval]", "layout = matrix needs a point estimate in each cell: mean or q50")
+		c.errorf(a.Value.Pos, "as in columns = ["+example+"]", "layout = matrix needs a point estimate in each cell: mean or q50")
 		ok = false
 	}
 	x.Statistics = stats

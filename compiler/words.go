@@ -176,7 +176,7 @@ func HelpTopics() []string {
 // statistics of a summary's table.
 func OtherWords() []string {
 	all := slices.Concat(dataSources(), simulationSpecs(), []string{"pi", "ordinal", "with", "vs", "to", "where", "and", "or", "not", "in", "given"},
-		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts(), HeatmapOrders(), SummaryLayouts(), SummaryStatistics())
+		[]string{"partial", "communality", "regress"}, Stats(), SummarySorts(), HeatmapOrders(), SummaryLayouts(), SummaryStatistics(), LoadingsMatrixColumns())
 	var out []string // each once: the columns sort by are statistics too
 	for _, w := range all {
 		if !slices.Contains(out, w) {
@@ -278,7 +278,11 @@ too). layout = matrix lays out a whole m.C or m.partial (or a difference
 of two) as a paper prints a correlation matrix: its lower triangle, the
 columns named across the top, each posterior mean (two decimals) above its
 interval; a .tex file splits it into blocks of columns that fit an
-article's text width, a .csv file writes the p x p matrix of means.`,
+article's text width, a .csv file writes the p x p matrix of means.
+summary m.Lambda, layout = matrix lays out a factor model's aligned
+loadings as factor analyses print them: a row per column, a column per
+factor, each mean loading above its interval, then the communality (h2,
+m.communality); columns = [mean, communality, uniqueness] chooses.`,
 	"plot": `
 plot KIND EXPR [vs DATA] [to "PATH"] [, prob = 0.9 | order = dependence]
 
@@ -483,11 +487,12 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"Lambda":       `m.Lambda: the loadings of a factor model (p × k) on the correlation scale, aligned across draws (identified only up to rotation and sign: summary m.Lambda says how); m.Lambda[COL, h] one entry.`,
 	"Z":            `m.Z[COL]: a latent column (running means only; see plot latent).`,
 	"partial":      `m.partial: partial correlations of the latent columns given all the others, per draw; m.partial[COL, COL] one entry.`,
-	"communality":  `m.communality: for a factor model, the share of each column's latent variance the factors explain, per draw; m.communality[COL] one column.`,
+	"communality":  `m.communality: for a factor model, the share of each column's latent variance the factors explain, per draw; m.communality[COL] one column. summary m.Lambda, layout = matrix, columns = [mean, communality]: the column of communalities after the loadings' (there by default).`,
+	"uniqueness":   `summary m.Lambda, layout = matrix, columns = [mean, interval, communality, uniqueness]: after the loadings and communalities, each column's uniqueness 1 - communality, the share of its latent variance the factors leave.`,
 	"regress":      `m.regress(Y ~ X1 + X2): the regression of latent Y on latent X1, X2 implied by each draw of C (coefficients beta and R2); [X1] or [R2] selects one.`,
 	"spearman":     `check m, stat = spearman: compare Spearman's rank correlations (the default).`,
 	"kendall":      `check m, stat = kendall: compare Kendall's tau_b.`,
-	"columns":      `plot heatmap m.C, order = columns: the rows and columns in column order, the default. summary m.C to "C.tex", columns = [mean, interval, rhat]: the statistics of the table shown and of a .tex or .md file, in that order: mean, sd, interval (the two bounds prob sets), q50, ess_bulk, ess_tail, rhat, mcse_mean, mcse_sd, p_positive (a difference's P(>0)); with layout = matrix, mean or q50 and perhaps interval. A .csv file holds every column.`,
+	"columns":      `plot heatmap m.C, order = columns: the rows and columns in column order, the default. summary m.C to "C.tex", columns = [mean, interval, rhat]: the statistics of the table shown and of a .tex or .md file, in that order: mean, sd, interval (the two bounds prob sets), q50, ess_bulk, ess_tail, rhat, mcse_mean, mcse_sd, p_positive (a difference's P(>0)); with layout = matrix, mean or q50 and perhaps interval (and, for m.Lambda, communality and uniqueness). A .csv file holds every column.`,
 	"dependence":   `plot heatmap m.C, order = dependence: the rows and columns ordered so that columns that depend on each other sit side by side (kept only when neighbouring columns depend more than in column order).`,
 	"rhat":         `summary m.C, sort = rhat: the rows with the largest split R-hat first (the chains disagree most there).`,
 	"ess_bulk":     `summary m.C, sort = ess_bulk: the rows with the least bulk ESS first.`,
@@ -500,7 +505,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"q50":          `summary m.C, columns = [q50, interval]: the posterior median.`,
 	"p_positive":   `summary a.C - b.C, columns = [mean, interval, p_positive]: the share of a difference's draws above 0, P(>0).`,
 	"long":         `summary m.C, layout = long (the default): one row per entry.`,
-	"matrix":       `summary m.C to "C.tex", layout = matrix: the lower triangle of the matrix, each posterior mean above its interval (see layout).`,
+	"matrix":       `summary m.C to "C.tex", layout = matrix: the lower triangle of the matrix, each posterior mean above its interval (see layout); summary m.Lambda, layout = matrix: the loadings, a row per column and a column per factor, and the communalities.`,
 	// settings and parameters, by name (several statements share some)
 	"iter":     `fit m, iter = 1000: the iterations each chain keeps after warm-up (default 1000); extend m, iter = N: N more per chain (default: as many as the fit ran after warm-up).`,
 	"warmup":   `fit m, warmup = 500: the iterations each chain runs first and does not keep (default iter/2).`,
@@ -511,7 +516,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"file":     `fit m, file = "m.fit": keep the fit in that file, and read it from there instead of fitting when the file holds a fit of the same data, model and settings.`,
 	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8, predict m[degree] given income = 5, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles). plot graph m.partial, prob = 0.95 and plot heatmap a.C - b.C, prob = 0.95: the interval whose exclusion of 0 makes an edge or frames a cell.`,
 	"sort":     `summary m.C, sort = rhat: the rows that mix worst first; also ess_bulk, ess_tail, mcse_mean.`,
-	"layout":   `summary m.C to "C.tex", layout = matrix: a whole correlation or partial correlation matrix (or a difference of two) as a paper prints it, its lower triangle with the columns named across the top, each mean above its interval; layout = long (the default): one row per entry.`,
+	"layout":   `summary m.C to "C.tex", layout = matrix: a whole correlation or partial correlation matrix (or a difference of two) as a paper prints it, its lower triangle with the columns named across the top, each mean above its interval; summary m.Lambda, layout = matrix: a factor model's loadings as factor analyses print them, a row per column and a column per factor, then the communality; layout = long (the default): one row per entry.`,
 	"draws":    `check m, draws = 200: the posterior draws whose replicated data give the table's intervals and classical ppp (default 200, at least 20; the calibrated p-values and the verdict come from reps); impute m, draws = "cell_draws.csv": write every kept draw of the missing cells there.`,
 	"reps":     `check m, reps = 200: the data sets replicated from one posterior draw for the calibrated p-values (default 200); a p-value is at least 1/(reps + 1). predict m[degree] given income = 5, age = 40, reps = 1000: the GHK replicates per draw with two or more given columns (default 200; a multiple of 10, the random shifts of the lattice, up to 100000).`,
 	"stat":     `check m, stat = spearman: the rank correlation compared, spearman (the default) or kendall.`,

@@ -408,11 +408,13 @@ func (m *matrixTable) blocks(numbered bool) []texBlock {
 // writeTeX writes the matrix as booktabs tabulars, one per block (see
 // blocks), one after another with a little space between them: each row
 // a column's name and its point estimates, the next line the intervals;
-// numbered when the names are wider than the entries.
-func (m *matrixTable) writeTeX(b *strings.Builder) {
+// numbered when the names are wider than the entries. It returns how many
+// tabulars it wrote.
+func (m *matrixTable) writeTeX(b *strings.Builder) int {
 	numbered := m.numbered()
 	num := func(v float64) string { return texCell(tableNum(matrixDecimals, v), true) }
-	for k, bl := range m.blocks(numbered) {
+	blocks := m.blocks(numbered)
+	for k, bl := range blocks {
 		if k > 0 {
 			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
 		}
@@ -444,4 +446,15 @@ func (m *matrixTable) writeTeX(b *strings.Builder) {
 		}
 		b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	}
+	return len(blocks)
 }
+
+// csvWhat says what the matrix's CSV holds, for the line that says it
+// was written: the whole p × p matrix, not the triangle shown.
+func (m *matrixTable) csvWhat() string {
+	return fmt.Sprintf("the %d × %d matrix of posterior %ss", len(m.names), len(m.names), m.pointName)
+}
+
+// widthNote is "": a matrix's blocks always fit the text (numbered when
+// the names are wide).
+func (m *matrixTable) widthNote() string { return "" }

@@ -162,8 +162,9 @@ func TestWideTeXTableSaysSo(t *testing.T) {
 // (7 columns), of a simulated fit of 20 columns and of survey items with
 // long names with pdflatex, each \input in a minimal article with
 // booktabs: the default long table, the matrices of C and partial with
-// intervals, a difference's, the items' (numbered), and a matrix
-// of means. None may give an Overfull \hbox (a table wider than the text)
+// intervals, a difference's, the items' (numbered), a matrix of means,
+// and factor models' loadings laid out as a matrix (20 rows: two
+// tabulars; the items' long names with communality and uniqueness). None may give an Overfull \hbox (a table wider than the text)
 // or an error. It needs pdflatex (TeX Live); not in -short.
 func TestTeXTablesCompileWithinTheText(t *testing.T) {
 	if testing.Short() {
@@ -193,7 +194,9 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 	}
 	s := New(Options{Dir: dir})
 	mustRun(t, s, "data items = load(\"items.csv\")\nmodel it { Y = items; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
-		"fit it with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1")
+		"fit it with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
+		"model itf { Y = items; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\n"+
+		"fit itf with px, iter = 40, warmup = 20, chains = 1, seed = 1")
 	mustRun(t, s, "data gss = load(\"gss.csv\")\ndata older = gss where age >= 50\n"+
 		"data sim = simulate(FactorCopula(p = 20, k = 2), n = 200, levels = 4, seed = 3)\n"+
 		"model hoff { Y = gss; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
@@ -212,6 +215,9 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 		"sim-C-m":      `summary sm.C to "sim-C-m.tex", layout = matrix`,
 		"sim-p-mean-m": `summary sm.partial to "sim-p-mean-m.tex", layout = matrix, columns = [mean]`,
 		"items-m":      `summary it.C to "items-m.tex", layout = matrix`,
+		"sim-L-m":      `summary sm.Lambda to "sim-L-m.tex", layout = matrix`,
+		"sim-L-mean-m": `summary sm.Lambda to "sim-L-mean-m.tex", layout = matrix, columns = [mean, communality, uniqueness]`,
+		"items-L-m":    `summary itf.Lambda to "items-L-m.tex", layout = matrix, columns = [mean, interval, communality, uniqueness]`,
 	}
 	for name, stmt := range tables {
 		mustRun(t, s, stmt)

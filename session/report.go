@@ -39,12 +39,27 @@ type tableFile struct {
 	// paper is the table a .tex or .md file writes; nil: table.
 	paper *Table
 	// matrix, when set (layout = matrix), is what the .tex and .csv files
-	// write: tabulars of the matrix's lower triangle, and the matrix of
-	// point estimates.
-	matrix *matrixTable
+	// write: tabulars of a correlation matrix's lower triangle or of a
+	// factor model's loadings, and the matrix of point estimates.
+	matrix laidOut
 	// notes are more lines for the comment of a .tex or .md file: which
 	// columns it holds, and how a matrix is laid out.
 	notes []string
+}
+
+// laidOut is a table laid out as a paper prints it (layout = matrix): a
+// correlation matrix (matrixTable) or a factor model's loadings
+// (loadingsTable).
+type laidOut interface {
+	// csv is the header and rows of its .csv file: the point estimates.
+	csv() ([]string, [][]string)
+	// csvWhat says what the .csv file holds.
+	csvWhat() string
+	// writeTeX writes its .tex tabulars, returning how many.
+	writeTeX(b *strings.Builder) int
+	// widthNote says how wide a tabular too wide for the text is; "" when
+	// all fit.
+	widthNote() string
 }
 
 // paperTable is the table a .tex or .md file writes.
@@ -137,7 +152,7 @@ func (s *Session) writeTable(ctx context.Context, f *tableFile, shown string, ou
 	}
 	what := "the table (" + plural(len(f.table.Rows), "row") + ")"
 	if ext == ".csv" && f.matrix != nil { // the whole matrix, not the triangle shown
-		what = fmt.Sprintf("the %d × %d matrix of posterior %ss", len(f.matrix.names), len(f.matrix.names), f.matrix.pointName)
+		what = f.matrix.csvWhat()
 	}
 	out.Stream("stdout", fmt.Sprintf("wrote %s to %s\n", what, path))
 	return nil
@@ -240,10 +255,11 @@ func texLabel(s string) string {
 
 // widthNote says, for a .tex file whose tabular would be wider than an
 // article's text, by how much and what narrows it; "" when it fits (a
-// matrix's blocks always do).
+// correlation matrix's blocks always do; a loadings matrix's unless its names
+// are too long to set beside one column).
 func (f *tableFile) widthNote() string {
 	if f.matrix != nil {
-		return ""
+		return f.matrix.widthNote()
 	}
 	t := f.paperTable()
 	return widthNote(t.Header, t.Rows)

@@ -60,6 +60,15 @@ func TestSummaryFilesGolden(t *testing.T) {
 	}
 	s2, dir2 := reportSession(t)
 	mustRun(t, s2, cell)
+	checkTableGoldens(t, dir, dir2, files)
+}
+
+// checkTableGoldens compares each of files, as two sessions running the
+// same cells wrote them in dir and dir2, with each other (nothing in a
+// table's file depends on when or where it was written) and with its
+// golden file in testdata/report (-update-tables rewrites them).
+func checkTableGoldens(t *testing.T, dir, dir2 string, files []string) {
+	t.Helper()
 	for _, f := range files {
 		got, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
@@ -84,7 +93,7 @@ func TestSummaryFilesGolden(t *testing.T) {
 		}
 		want, err := os.ReadFile(golden)
 		if err != nil {
-			t.Fatalf("%v (run go test -run TestSummaryFilesGolden -update-tables to create it)", err)
+			t.Fatalf("%v (run go test -run %s -update-tables to create it)", err, t.Name())
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s differs from %s:\n--- got\n%s--- want\n%s", f, golden, got, want)

@@ -69,7 +69,12 @@ func (s *Session) summary(ctx context.Context, x *compiler.Summary, out Output) 
 		t.Caption += "; " + loadingsNote(m)
 	}
 	f := &tableFile{statement: summaryStatement(x)}
-	if err := f.shape(t, x, ps, sums); err != nil {
+	if x.Layout == "matrix" && x.Target.Member == "Lambda" {
+		err = f.shapeLoadings(t, x, m, sums)
+	} else {
+		err = f.shape(t, x, ps, sums)
+	}
+	if err != nil {
 		return err
 	}
 	out.Display(s.tableBundle(f.table, wholeSummary(&x.Target, m), x.Sort != ""), "")
@@ -111,6 +116,46 @@ func (f *tableFile) shape(t *Table, x *compiler.Summary, ps []param, sums []infe
 	}
 	for _, c := range strings.Split(t.Caption, "; ")[1:] {
 		if !strings.Contains(c, "bound the central") && !strings.HasPrefix(c, "P(>0)") { // the matrix shows neither
+			f.table.Caption += "; " + c
+		}
+	}
+	return nil
+}
+
+// shapeLoadings makes f's tables of the posterior table t of a whole
+// m.Lambda, with its summaries sums (row by row), laid out as
+// factor-analysis papers print loadings (layout = matrix): a row per
+// column, a column per factor, then the communality (and uniqueness) as
+// columns = asks; the caption of t, but for the interval's columns,
+// heads it, saying how the loadings were aligned.
+func (f *tableFile) shapeLoadings(t *Table, x *compiler.Summary, m *Model, sums []inference.Summary) error {
+	cps, err := derivedParams(m, &compiler.Ref{Name: x.Target.Name, Member: "communality"})
+	if err != nil {
+		return err
+	}
+	lt, err := newLoadingsTable(m.Names(), m.Fit.K, sums, paramSummaries(m, cps, x.Prob), x.Statistics)
+	if err != nil {
+		return err
+	}
+	f.matrix, f.table = lt, lt.table()
+	lo, hi := intervalColumns(x.Prob)
+	layout := fmt.Sprintf("a row per column, a column per factor: the posterior %s of each loading (two decimals)", lt.pointName)
+	if lt.interval {
+		layout += fmt.Sprintf(" and its [%s, %s], the central %s%% interval", lo, hi, percent(x.Prob))
+	}
+	if lt.has("communality") {
+		layout += fmt.Sprintf("; communality: the posterior %s of %s.communality, Σ_h Lambda[j,h]² draw by draw", lt.pointName, x.Target.Name)
+		if lt.pointName == "mean" {
+			layout += " (its mean exceeds the sum of the squared mean loadings by their variances)"
+		}
+	}
+	if lt.has("uniqueness") {
+		layout += "; uniqueness: 1 − communality"
+	}
+	caption, _, _ := strings.Cut(t.Caption, ";") // what and its draws
+	f.table.Caption = caption + "; " + layout
+	for _, c := range strings.Split(t.Caption, "; ")[1:] {
+		if !strings.Contains(c, "bound the central") {
 			f.table.Caption += "; " + c
 		}
 	}
