@@ -64,9 +64,29 @@ func selectColumns(t *Table, cols []int) *Table {
 func shapePosterior(t *Table, x *compiler.Summary) (shown, paper *Table) {
 	if x.Statistics != nil {
 		t = selectColumns(t, statisticColumns(x.Statistics, len(t.Header)))
+		t.Caption = captionOfStatistics(t.Caption, x.Statistics)
 		return t, t
 	}
 	return t, selectColumns(t, statisticColumns(compiler.PaperStatistics(), len(t.Header)))
+}
+
+// captionOfStatistics is the caption of a posterior table without the
+// clauses (separated by "; ") that say what columns it lacks mean: the
+// interval's bounds unless stats holds interval, P(>0) unless it holds
+// p_positive. A table of columns = [ess_bulk, rhat] said "q5 and q95
+// bound the central 90% interval".
+func captionOfStatistics(caption string, stats []string) string {
+	clauses := strings.Split(caption, "; ")
+	kept := clauses[:1]
+	for _, c := range clauses[1:] {
+		switch {
+		case strings.Contains(c, "bound the central") && !slices.Contains(stats, "interval"):
+		case strings.HasPrefix(c, "P(>0)") && !slices.Contains(stats, "p_positive"):
+		default:
+			kept = append(kept, c)
+		}
+	}
+	return strings.Join(kept, "; ")
 }
 
 // textWidthPt is the text width of LaTeX's article class at 10pt (345pt),

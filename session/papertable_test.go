@@ -271,3 +271,41 @@ func TestNumberedMatrixTeX(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestCaptionSaysOnlyWhatTheTableHolds: a table of columns = [...] that
+// holds no interval does not say what bounds it (the .tex, the .md and
+// the table shown said "q5 and q95 bound the central 90% interval" of a
+// table of ESS and R-hat), nor what P(>0) is without that column; one
+// that holds them still says so.
+func TestCaptionSaysOnlyWhatTheTableHolds(t *testing.T) {
+	s, dir := reportSession(t)
+	for _, tc := range []struct {
+		stmt, file string
+		want, not  []string
+	}{
+		{`summary a.C to "diag.tex", columns = [ess_bulk, ess_tail, rhat, mcse_mean]`, "diag.tex", nil, []string{"q5 and q95", "bound the central"}},
+		{`summary a.C to "diag.md", columns = [rhat], prob = 0.8`, "diag.md", nil, []string{"q10 and q90", "bound the central"}},
+		{`summary a.C - b.C to "dm.tex", columns = [mean, interval]`, "dm.tex", []string{"q5 and q95 bound the central 90% interval"}, []string{"share of the differences above 0"}},
+		{`summary a.C - b.C to "dp.md", columns = [mean, p_positive]`, "dp.md", []string{"is the share of the differences above 0"}, []string{"bound the central"}},
+		{`summary a.C to "mi.tex", columns = [mean, interval]`, "mi.tex", []string{"q5 and q95 bound the central 90% interval"}, nil},
+	} {
+		out := mustRun(t, s, tc.stmt)
+		file, err := os.ReadFile(filepath.Join(dir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown := out.displays[0]["text/plain"].(string)
+		for _, text := range []string{string(file), shown} {
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("%s: %q missing from\n%s", tc.stmt, w, text)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(text, n) {
+					t.Errorf("%s: says %q of a table without that column:\n%s", tc.stmt, n, text)
+				}
+			}
+		}
+	}
+}
