@@ -195,6 +195,9 @@ func (c *checker) fitFile(e *dsl.Expr, x *Fit) bool {
 		c.errorf(p.Str.Pos, `as in fit m, file = "m.fit"`, "file needs a file name")
 		return false
 	}
+	if !c.nameBeforeExtension(p.Str, "file", `file = "m.fit"`) {
+		return false
+	}
 	x.File = p.Str.Value
 	if files, canLook := c.env.(Files); canLook && !c.writes[x.File] {
 		// A file there may hold the fit, to be read even from a directory

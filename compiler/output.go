@@ -345,9 +345,7 @@ func (c *checker) outputPath(lit *dsl.StringLit, verb, example string) bool {
 		c.errorf(lit.Pos, "as in "+example, "%s needs a file name", verb)
 		return false
 	}
-	if base := filepath.Base(lit.Value); strings.HasPrefix(base, ".") && filepath.Ext(base) == base {
-		// summary m.C to ".csv" wrote a hidden file named .csv.
-		c.errorf(lit.Pos, "as in "+example, "%s needs a file name before the extension: %s would be a hidden file named %s", verb, lit.Value, base)
+	if !c.nameBeforeExtension(lit, verb, example) {
 		return false
 	}
 	if l, ok := c.loads[c.resolve(lit.Value)]; ok {
@@ -360,6 +358,17 @@ func (c *checker) outputPath(lit *dsl.StringLit, verb, example string) bool {
 			c.errorf(lit.Pos, "", "cannot write %s: %v", lit.Value, err)
 			return false
 		}
+	}
+	return true
+}
+
+// nameBeforeExtension checks that the path of a file a statement writes
+// has a name before its extension: summary m.C to ".csv" wrote a hidden
+// file named .csv, and fit m, file = ".fit" kept the fit in one.
+func (c *checker) nameBeforeExtension(lit *dsl.StringLit, verb, example string) bool {
+	if base := filepath.Base(lit.Value); strings.HasPrefix(base, ".") && filepath.Ext(base) == base {
+		c.errorf(lit.Pos, "as in "+example, "%s needs a file name before the extension: %s would be a hidden file named %s", verb, lit.Value, base)
+		return false
 	}
 	return true
 }
