@@ -210,6 +210,9 @@ func (l *loadingsTable) blocks() []texBlock {
 	return out
 }
 
+// tabulars is how many tabulars writeTeX writes.
+func (l *loadingsTable) tabulars() int { return len(l.blocks()) }
+
 // widthNote says, when a block of one column is still wider than an
 // article's text (names too long to set beside even one column), by how
 // much and what narrows it; "" when every block fits.

@@ -469,6 +469,9 @@ func (m *matrixTable) writeTeX(b *strings.Builder) int {
 	return len(blocks)
 }
 
+// tabulars is how many tabulars writeTeX writes.
+func (m *matrixTable) tabulars() int { return len(m.blocks(m.numbered())) }
+
 // csvWhat says what the matrix's CSV holds, for the line that says it
 // was written: the whole p × p matrix, not the triangle shown.
 func (m *matrixTable) csvWhat() string {

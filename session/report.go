@@ -57,6 +57,8 @@ type laidOut interface {
 	csvWhat() string
 	// writeTeX writes its .tex tabulars, returning how many.
 	writeTeX(b *strings.Builder) int
+	// tabulars is how many tabulars writeTeX writes.
+	tabulars() int
 	// widthNote says how wide a tabular too wide for the text is; "" when
 	// all fit.
 	widthNote() string
@@ -153,6 +155,9 @@ func (s *Session) writeTable(ctx context.Context, f *tableFile, shown string, ou
 	what := "the table (" + plural(len(f.table.Rows), "row") + ")"
 	if ext == ".csv" && f.matrix != nil { // the whole matrix, not the triangle shown
 		what = f.matrix.csvWhat()
+	}
+	if n := f.texTabulars(); ext == ".tex" && n > 1 {
+		what += fmt.Sprintf(" as %d tabulars, one above the other,", n)
 	}
 	out.Stream("stdout", fmt.Sprintf("wrote %s to %s\n", what, path))
 	return nil
@@ -263,6 +268,15 @@ func (f *tableFile) widthNote() string {
 	}
 	t := f.paperTable()
 	return widthNote(t.Header, t.Rows)
+}
+
+// texTabulars is how many tabulars f's .tex file holds: a matrix's
+// blocks, or a long table's runs of at most maxBlockLines rows.
+func (f *tableFile) texTabulars() int {
+	if f.matrix != nil {
+		return f.matrix.tabulars()
+	}
+	return len(chunks(len(f.paperTable().Rows), maxBlockLines))
 }
 
 // writeTableTeX writes the table as a booktabs tabular that a paper can

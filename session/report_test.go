@@ -411,6 +411,37 @@ func TestMatrixCSVSaysWhatItWrote(t *testing.T) {
 	}
 }
 
+// TestTeXSaysHowManyTabulars: a .tex table split into tabulars (a
+// matrix too wide for the text, or more rows than a page holds) says how
+// many it wrote, since each must be placed: on the 20 columns of a
+// simulation, the matrix of C said only "wrote the table (19 rows)" of its 6
+// tabulars. One tabular is not mentioned.
+func TestTeXSaysHowManyTabulars(t *testing.T) {
+	dir := t.TempDir()
+	s := New(Options{Dir: dir})
+	mustRun(t, s, "data sim = simulate(FullCopula(p = 10), n = 100, levels = 3, seed = 2)\n"+
+		"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit m with gibbs, iter = 20, warmup = 10, chains = 1, seed = 1")
+	for _, tc := range []struct{ cell, file, want string }{
+		{`summary m.C to "m.tex", layout = matrix`, "m.tex", "wrote the table (9 rows) as 3 tabulars, one above the other, to "},
+		{`summary m.C to "long.tex"`, "long.tex", "wrote the table (45 rows) as 2 tabulars, one above the other, to "},
+		{`summary m.C to "m.md", layout = matrix`, "m.md", "wrote the table (9 rows) to "},
+		{`summary m.C[Y1] to "one.tex", layout = long`, "one.tex", "wrote the table (9 rows) to "},
+	} {
+		out := mustRun(t, s, tc.cell)
+		if want := tc.want + filepath.Join(dir, tc.file) + "\n"; !strings.Contains(out.stdout.String(), want) {
+			t.Errorf("%s: output\n%s\nwant it to say %q", tc.cell, out.stdout.String(), want)
+		}
+		if strings.HasSuffix(tc.file, ".tex") {
+			tex, _ := os.ReadFile(filepath.Join(dir, tc.file))
+			n := strings.Count(string(tex), `\begin{tabular}`)
+			if says := strings.Contains(tc.want, " as "); says != (n > 1) || says && !strings.Contains(tc.want, fmt.Sprintf(" as %d tabulars", n)) {
+				t.Errorf("%s: the file holds %d tabulars; the output says %q", tc.cell, n, tc.want)
+			}
+		}
+	}
+}
+
 func readCSVFile(path string) ([][]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
