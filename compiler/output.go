@@ -366,7 +366,8 @@ func (c *checker) outputPath(lit *dsl.StringLit, verb, example string) bool {
 // has a name before its extension: summary m.C to ".csv" wrote a hidden
 // file named .csv, and fit m, file = ".fit" kept the fit in one.
 func (c *checker) nameBeforeExtension(lit *dsl.StringLit, verb, example string) bool {
-	if base := filepath.Base(lit.Value); strings.HasPrefix(base, ".") && filepath.Ext(base) == base {
+	// "." is a directory, which the statement's own checks refuse.
+	if base := filepath.Base(lit.Value); base != "." && strings.HasPrefix(base, ".") && filepath.Ext(base) == base {
 		c.errorf(lit.Pos, "as in "+example, "%s needs a file name before the extension: %s would be a hidden file named %s", verb, lit.Value, base)
 		return false
 	}
