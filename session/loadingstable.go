@@ -184,15 +184,45 @@ func (l *loadingsTable) labelWidth() float64 {
 	return w + tabcolsepPt
 }
 
+// raggedNames is the width in pt of the column of names set as
+// ragged-right paragraphs (raggedWidth) when the names are too wide to
+// set every column beside them on one line each, and that makes them
+// fit; 0 otherwise.
+func (l *loadingsTable) raggedNames() float64 {
+	columns := 0.0
+	for c := range l.columns {
+		columns += l.columnWidth(c)
+	}
+	if l.labelWidth()+columns-tabcolsepPt <= textWidthPt {
+		return 0
+	}
+	return raggedWidth(l.names, columns)
+}
+
 // blocks splits the table into tabulars that each fit an article's text
 // width and height: as many columns as fit beside the names (at least
-// one), then as many rows as fit the page (two lines a row with
-// intervals).
+// one; all of them when the names are set as paragraphs), then as many
+// rows as fit the page (two lines a row with intervals, and more for a
+// name set in several).
 func (l *loadingsTable) blocks() []texBlock {
 	label := l.labelWidth()
 	rowsPerBlock := maxBlockLines
 	if l.interval {
 		rowsPerBlock /= 2
+	}
+	if ragged := l.raggedNames(); ragged > 0 {
+		lines := make([]int, len(l.names))
+		for i, name := range l.names {
+			lines[i] = wrappedLines(name, ragged)
+			if l.interval {
+				lines[i]++
+			}
+		}
+		var out []texBlock
+		for _, c := range chunksOfLines(lines, maxBlockLines) {
+			out = append(out, texBlock{from: 0, to: len(l.columns), firstRow: c[0], lastRow: c[1]})
+		}
+		return out
 	}
 	var out []texBlock
 	for from := 0; from < len(l.columns); {
@@ -213,10 +243,15 @@ func (l *loadingsTable) blocks() []texBlock {
 // tabulars is how many tabulars writeTeX writes.
 func (l *loadingsTable) tabulars() int { return len(l.blocks()) }
 
-// widthNote says, when a block of one column is still wider than an
-// article's text (names too long to set beside even one column), by how
-// much and what narrows it; "" when every block fits.
+// widthNote says, when the names are set as paragraphs, that the file
+// needs the array package, or, when a block of one column is still wider
+// than an article's text (names too long to set beside even one column,
+// and with a word too long for a paragraph of them), by how much and
+// what narrows it; "" when every block fits as it is.
 func (l *loadingsTable) widthNote() string {
+	if ragged := l.raggedNames(); ragged > 0 {
+		return raggedNamesNote(ragged)
+	}
 	w := 0.0
 	for c := range l.columns {
 		w = max(w, l.labelWidth()+l.columnWidth(c)-tabcolsepPt)
@@ -233,11 +268,15 @@ func (l *loadingsTable) widthNote() string {
 func (l *loadingsTable) writeTeX(b *strings.Builder) int {
 	num := func(v float64) string { return texCell(tableNum(matrixDecimals, v), true) }
 	blocks := l.blocks()
+	names := "l"
+	if ragged := l.raggedNames(); ragged > 0 {
+		names = fmt.Sprintf(`>{\raggedright\arraybackslash}p{%.0fpt}`, ragged)
+	}
 	for k, bl := range blocks {
 		if k > 0 {
 			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
 		}
-		b.WriteString(`\begin{tabular}{@{}l` + strings.Repeat("c", bl.to-bl.from) + "@{}}\n\\toprule\n")
+		b.WriteString(`\begin{tabular}{@{}` + names + strings.Repeat("c", bl.to-bl.from) + "@{}}\n\\toprule\n")
 		head := []string{""}
 		for c := bl.from; c < bl.to; c++ {
 			head = append(head, texLabel(l.columns[c].header))

@@ -140,6 +140,16 @@ func texTextWidth(text string) float64 {
 // \tabcolsep each side but the outer sides (@{}, as booktabs advises, so
 // that the rules end where the text does).
 func texTableWidth(header []string, rows [][]string) float64 {
+	total := 0.0
+	for _, w := range texColumnWidths(header, rows) {
+		total += w + 2*tabcolsepPt
+	}
+	return total - 2*tabcolsepPt
+}
+
+// texColumnWidths estimates the width in pt of each column of the tabular
+// of header and rows: its widest cell.
+func texColumnWidths(header []string, rows [][]string) []float64 {
 	widths := make([]float64, len(header))
 	for _, r := range append([][]string{header}, rows...) {
 		for j, cell := range r {
@@ -148,16 +158,128 @@ func texTableWidth(header []string, rows [][]string) float64 {
 			}
 		}
 	}
-	total := 0.0
-	for _, w := range widths {
-		total += w + 2*tabcolsepPt
+	return widths
+}
+
+// minRaggedNamesPt is the narrowest column of names raggedNames sets as
+// paragraphs: narrower, most names would take three lines or more.
+const minRaggedNamesPt = 90.0
+
+// raggedNames returns the width in pt of a ragged-right paragraph column
+// (\raggedright p{...}, from the array package) for the names, the first
+// column, that makes the tabular of header and rows fit an article's
+// text, or 0 when it fits as it is or such a column would not make it
+// fit (raggedWidth).
+func raggedNames(header []string, rows [][]string) float64 {
+	if len(header) < 2 || texTableWidth(header, rows) <= textWidthPt {
+		return 0
 	}
-	return total - 2*tabcolsepPt
+	others := 0.0
+	for _, w := range texColumnWidths(header, rows)[1:] {
+		others += w + 2*tabcolsepPt
+	}
+	names := []string{header[0]}
+	for _, r := range rows {
+		if len(r) > 0 {
+			names = append(names, r[0])
+		}
+	}
+	return raggedWidth(names, others)
+}
+
+// raggedWidth returns the width in pt of a column of names set as
+// ragged-right paragraphs beside other columns others pt wide (each
+// with its \tabcolsep both sides), the names' column first (@{} before
+// it) and the last column last (@{} after it), so that the tabular is an
+// article's text wide; 0 when that leaves it less than minRaggedNamesPt,
+// or a word of a name (a run without spaces, which LaTeX breaks only by
+// hyphenation) is wider than it.
+func raggedWidth(names []string, others float64) float64 {
+	// A point to spare for the estimate's rounding.
+	width := math.Floor(textWidthPt - others - 1)
+	if width < minRaggedNamesPt {
+		return 0
+	}
+	for _, name := range names {
+		for _, word := range strings.Fields(name) {
+			if texTextWidth(word) > width {
+				return 0
+			}
+		}
+	}
+	return width
+}
+
+// wrappedLines estimates how many lines text takes set as a ragged-right
+// paragraph width pt wide: its words (runs without spaces) filled
+// greedily, as TeX's ragged-right setting nearly does, an interword space
+// of 3.33 pt between them.
+func wrappedLines(text string, width float64) int {
+	lines, line := 1, 0.0
+	for _, word := range strings.Fields(text) {
+		w := texTextWidth(word)
+		switch {
+		case line == 0:
+			line = w
+		case line+3.33+w <= width:
+			line += 3.33 + w
+		default:
+			lines++
+			line = w
+		}
+	}
+	return lines
+}
+
+// chunksOfLines splits rows of the given numbers of lines into the fewest
+// runs of at most max lines each (a row of more is a run of its own),
+// filled in order up to the fewest lines that still give that few runs:
+// each run's first row and the row after its last. Rows of one line each
+// are split as chunks splits them.
+func chunksOfLines(lines []int, max int) [][2]int {
+	total := 0
+	for _, n := range lines {
+		total += n
+	}
+	if total == len(lines) {
+		return chunks(len(lines), max)
+	}
+	greedy := func(limit int) [][2]int {
+		var out [][2]int
+		start, sum := 0, 0
+		for i, n := range lines {
+			if sum > 0 && sum+n > limit {
+				out = append(out, [2]int{start, i})
+				start, sum = i, 0
+			}
+			sum += n
+		}
+		return append(out, [2]int{start, len(lines)})
+	}
+	fewest := len(greedy(max))
+	for limit := (total + fewest - 1) / fewest; limit < max; limit++ {
+		if c := greedy(limit); len(c) <= fewest {
+			return c
+		}
+	}
+	return greedy(max)
+}
+
+// raggedNamesNote is the line of a .tex file's comment, and the note of
+// the statement's output, that says its names are set as paragraphs of
+// width pt, which needs the array package.
+func raggedNamesNote(width float64) string {
+	return fmt.Sprintf("the names are set as ragged-right paragraphs %.0f pt wide, so that the table fits an article's text (%.0f pt at 10pt): the column >{\\raggedright\\arraybackslash}p{%.0fpt} needs \\usepackage{array}", width, textWidthPt, width)
 }
 
 // widthNote says, when the tabular of header and rows would be wider than
-// an article's text, by how much and what narrows it; "" when it fits.
+// an article's text, by how much and what narrows it, or, when setting
+// its names as paragraphs makes it fit (raggedNames), that it needs the
+// array package; "" when it fits.
 func widthNote(header []string, rows [][]string) string {
+	if w := raggedNames(header, rows); w > 0 {
+		return raggedNamesNote(w)
+	}
 	w := texTableWidth(header, rows)
 	if w <= textWidthPt {
 		return ""

@@ -164,8 +164,12 @@ func TestWideTeXTableSaysSo(t *testing.T) {
 // booktabs: the default long table, the matrices of C and partial with
 // intervals, a difference's, the items' (numbered), a matrix of means,
 // and factor models' loadings laid out as a matrix (20 rows: two
-// tabulars; the items' long names with communality and uniqueness). None may give an Overfull \hbox (a table wider than the text)
-// or an error. It needs pdflatex (TeX Live); not in -short.
+// tabulars; the items' long names with communality and uniqueness); and
+// the tables of items named by their long wordings, whose names are set
+// as ragged-right paragraphs (with the array package). None may give an
+// Overfull \hbox (a table wider than the text), an Overfull \vbox (a
+// tabular taller than a page) or an error. It needs pdflatex (TeX Live);
+// not in -short.
 func TestTeXTablesCompileWithinTheText(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs pdflatex: not in -short")
@@ -192,7 +196,32 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "items.csv"), []byte(long.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Eight items of a questionnaire named by their wordings: the names of
+	// a long table's entries are wider than the text (C's by 284 pt), so
+	// that they are set as ragged-right paragraphs.
+	wordings := []string{"On the whole, I am satisfied with myself", "At times I think I am no good at all",
+		"I feel that I have a number of good qualities", "I am able to do things as well as most other people",
+		"I feel I do not have much to be proud of", "I certainly feel useless at times",
+		"I feel that I am a person of worth", "I wish I could have more respect for myself"}
+	var rse strings.Builder
+	rse.WriteString("\"" + strings.Join(wordings, "\",\"") + "\"\n")
+	for i := range 150 {
+		for j := range wordings {
+			if j > 0 {
+				rse.WriteString(",")
+			}
+			fmt.Fprintf(&rse, "%d", (i*(j+3)/7+i/5)%4)
+		}
+		rse.WriteString("\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rse.csv"), []byte(rse.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := New(Options{Dir: dir})
+	mustRun(t, s, "data rse = load(\"rse.csv\")\n"+
+		"model rc { Y = rse; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"model rf { Y = rse; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\n"+
+		"fit rc with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\nfit rf with px, iter = 40, warmup = 20, chains = 1, seed = 1")
 	mustRun(t, s, "data items = load(\"items.csv\")\nmodel it { Y = items; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
 		"fit it with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n"+
 		"model itf { Y = items; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\n"+
@@ -218,10 +247,23 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 		"sim-L-m":      `summary sm.Lambda to "sim-L-m.tex", layout = matrix`,
 		"sim-L-mean-m": `summary sm.Lambda to "sim-L-mean-m.tex", layout = matrix, columns = [mean, communality, uniqueness]`,
 		"items-L-m":    `summary itf.Lambda to "items-L-m.tex", layout = matrix, columns = [mean, interval, communality, uniqueness]`,
+		// Set as paragraphs: rse-C in 3 tabulars of at most 36 lines.
+		"rse-C":   `summary rc.C to "rse-C.tex"`,
+		"rse-L":   `summary rf.Lambda to "rse-L.tex"`,
+		"rse-h2":  `summary rf.communality to "rse-h2.tex"`,
+		"rse-L-m": `summary rf.Lambda to "rse-L-m.tex", layout = matrix`,
 	}
 	for name, stmt := range tables {
-		mustRun(t, s, stmt)
-		doc := "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n\\begin{center}\n\\input{" + name + ".tex}\n\\end{center}\n\\end{document}\n"
+		out := mustRun(t, s, stmt)
+		if strings.HasPrefix(name, "rse-") {
+			tex, _ := os.ReadFile(filepath.Join(dir, name+".tex"))
+			const ragged = `\begin{tabular}{@{}>{\raggedright\arraybackslash}p{`
+			if !strings.Contains(string(tex), ragged) || !strings.Contains(string(tex), "% the names are set as ragged-right paragraphs") ||
+				!strings.Contains(out.stderr.String(), `needs \usepackage{array}`) {
+				t.Errorf("%s: the names are not set as paragraphs, or the file and output do not say it needs the array package:\n%s\n%s", stmt, out.stderr.String(), tex)
+			}
+		}
+		doc := "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{array}\n\\begin{document}\n\\begin{center}\n\\input{" + name + ".tex}\n\\end{center}\n\\end{document}\n"
 		if err := os.WriteFile(filepath.Join(dir, "doc-"+name+".tex"), []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +278,7 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(string(log), "\n") {
-			if strings.HasPrefix(line, "Overfull \\hbox") || strings.HasPrefix(line, "!") {
+			if strings.HasPrefix(line, "Overfull \\hbox") || strings.HasPrefix(line, "Overfull \\vbox") || strings.HasPrefix(line, "!") {
 				t.Errorf("%s: %s", stmt, line)
 			}
 		}
@@ -306,6 +348,58 @@ func TestCaptionSaysOnlyWhatTheTableHolds(t *testing.T) {
 					t.Errorf("%s: says %q of a table without that column:\n%s", tc.stmt, n, text)
 				}
 			}
+		}
+	}
+}
+
+// TestChunksOfLines: rows of several lines (names set as paragraphs) are
+// split into the fewest tabulars of at most maxBlockLines lines, as even
+// as they can be; rows of one line as chunks splits them; and a name
+// wraps where its words no longer fit the width.
+func TestChunksOfLines(t *testing.T) {
+	repeat := func(n, lines int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = lines
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		lines []int
+		want  string
+	}{
+		{repeat(37, 1), "[[0 18] [18 37]]"},
+		{repeat(28, 3), "[[0 10] [10 20] [20 28]]"}, // 84 lines: 30, 30, 24
+		{repeat(12, 3), "[[0 12]]"},
+		{[]int{40, 1, 1}, "[[0 1] [1 3]]"}, // a row taller than a page is a tabular of its own
+		{nil, "[[0 0]]"},
+	} {
+		got := chunksOfLines(tc.lines, maxBlockLines)
+		if fmt.Sprint(got) != tc.want {
+			t.Errorf("chunksOfLines(%v) = %v, want %s", tc.lines, got, tc.want)
+		}
+		for _, c := range got {
+			sum := 0
+			for _, n := range tc.lines[c[0]:c[1]] {
+				sum += n
+			}
+			if sum > maxBlockLines && c[1]-c[0] > 1 {
+				t.Errorf("chunksOfLines(%v): run %v has %d lines", tc.lines, c, sum)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		text  string
+		width float64
+		want  int
+	}{
+		{"I feel that I am a person of worth", 200, 1},
+		{"I feel that I am a person of worth", 90, 2},
+		{"I feel that I am a person of worth", 40, 5},
+		{"unbreakable_name", 10, 1},
+	} {
+		if got := wrappedLines(tc.text, tc.width); got != tc.want {
+			t.Errorf("wrappedLines(%q, %.0f) = %d, want %d", tc.text, tc.width, got, tc.want)
 		}
 	}
 }

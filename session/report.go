@@ -271,12 +271,32 @@ func (f *tableFile) widthNote() string {
 }
 
 // texTabulars is how many tabulars f's .tex file holds: a matrix's
-// blocks, or a long table's runs of at most maxBlockLines rows.
+// blocks, or a long table's runs of at most maxBlockLines lines.
 func (f *tableFile) texTabulars() int {
 	if f.matrix != nil {
 		return f.matrix.tabulars()
 	}
-	return len(chunks(len(f.paperTable().Rows), maxBlockLines))
+	_, runs := longTeXRuns(f.paperTable())
+	return len(runs)
+}
+
+// longTeXRuns returns the width of the ragged-right paragraphs a long
+// table's names are set as (raggedNames; 0: none) and the runs of its rows
+// that each tabular holds, of at most maxBlockLines lines (a name set as a
+// paragraph takes one or more).
+func longTeXRuns(t *Table) (ragged float64, runs [][2]int) {
+	lines := make([]int, len(t.Rows))
+	for i := range lines {
+		lines[i] = 1
+	}
+	if ragged = raggedNames(t.Header, t.Rows); ragged > 0 {
+		for i, r := range t.Rows {
+			if len(r) > 0 {
+				lines[i] = wrappedLines(r[0], ragged)
+			}
+		}
+	}
+	return ragged, chunksOfLines(lines, maxBlockLines)
 }
 
 // writeTableTeX writes the table as a booktabs tabular that a paper can
@@ -299,12 +319,16 @@ func writeTableTeX(w io.Writer, f *tableFile) error {
 	}
 	t := f.paperTable()
 	numeric := numericColumns(t)
-	spec := make([]byte, len(numeric))
+	spec := make([]string, len(numeric))
 	for j, num := range numeric {
-		spec[j] = 'l'
+		spec[j] = "l"
 		if num {
-			spec[j] = 'r'
+			spec[j] = "r"
 		}
+	}
+	ragged, runs := longTeXRuns(t)
+	if ragged > 0 {
+		spec[0] = fmt.Sprintf(`>{\raggedright\arraybackslash}p{%.0fpt}`, ragged)
 	}
 	row := func(cells []string, head bool) {
 		out := make([]string, len(numeric))
@@ -318,11 +342,11 @@ func writeTableTeX(w io.Writer, f *tableFile) error {
 		}
 		b.WriteString(strings.Join(out, " & ") + ` \\` + "\n")
 	}
-	for k, c := range chunks(len(t.Rows), maxBlockLines) {
+	for k, c := range runs {
 		if k > 0 {
 			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
 		}
-		b.WriteString(`\begin{tabular}{@{}` + string(spec) + "@{}}\n\\toprule\n")
+		b.WriteString(`\begin{tabular}{@{}` + strings.Join(spec, "") + "@{}}\n\\toprule\n")
 		row(t.Header, true)
 		b.WriteString("\\midrule\n")
 		for _, r := range t.Rows[c[0]:c[1]] {
