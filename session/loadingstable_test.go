@@ -177,3 +177,37 @@ func TestLoadingsMatrixBlocksFitThePage(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadingsMatrixWidthNote: loadings whose names leave no room for
+// every column on one line set the names as paragraphs, in one tabular,
+// and say that needs the array package; a name with a word too wide for
+// such a paragraph is set as it is, and the note says how wide a tabular
+// is; names that fit say nothing.
+func TestLoadingsMatrixWidthNote(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		blocks     int
+	}{
+		{"Y", "", 1},
+		{"I am able to do things as well as most other people, item ", "needs \\usepackage{array}", 1},
+		{strings.Repeat("x", 80), "wider than an article's text", 3},
+	} {
+		names := []string{tc.name + "1", tc.name + "2"}
+		sums := make([]inference.Summary, 2*2)
+		for i := range sums {
+			sums[i] = inference.Summary{Mean: -0.55, Q5: -0.66, Q95: -0.44}
+		}
+		h2 := []inference.Summary{{Mean: 0.5, Q5: 0.4, Q95: 0.6}, {Mean: 0.5, Q5: 0.4, Q95: 0.6}}
+		l, err := newLoadingsTable(names, 2, sums, h2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := l.widthNote()
+		if tc.want == "" && note != "" || !strings.Contains(note, tc.want) {
+			t.Errorf("names %.20q…: note %q, want %q", tc.name, note, tc.want)
+		}
+		if n := l.tabulars(); n != tc.blocks {
+			t.Errorf("names %.20q…: %d tabulars, want %d", tc.name, n, tc.blocks)
+		}
+	}
+}
