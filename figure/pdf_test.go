@@ -24,7 +24,8 @@ import (
 )
 
 // TestPDF draws every figure case as a PDF: a whole PDF (header, the
-// cross-reference table and trailer, %%EOF), its fonts embedded, its
+// cross-reference table and trailer, %%EOF), its fonts embedded, the
+// strings it shows those of the SVG, in order, its
 // images (a large heatmap's cells, the colour bar) drawn as rectangles,
 // no date of when it was drawn, and the same bytes when the same figure
 // is drawn again (the case made twice; fpdf wrote a heatmap's two images
@@ -84,7 +85,7 @@ func checkPDF(t *testing.T, pdf []byte) {
 	if !bytes.Contains(pdf, []byte("/FontFile2")) {
 		t.Errorf("the PDF's font is not embedded (no /FontFile2)")
 	} else {
-		pdfFont(t, pdf) // a font that parses
+		pdfFonts(t, pdf) // fonts that parse
 	}
 	if n := len(regexp.MustCompile(`\(D:20000101000000\)`).FindAll(pdf, -1)); n != 2 {
 		t.Errorf("the PDF has %d fixed dates, want 2 (CreationDate, ModDate)", n)
@@ -247,7 +248,11 @@ func TestPDFEmbedsOnlyTheGlyphsUsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := liberationSans(t)
-	subset := pdfFont(t, pdf)
+	fonts := pdfFonts(t, pdf)
+	if len(fonts) != 1 {
+		t.Fatalf("the PDF embeds %d fonts, want 1", len(fonts))
+	}
+	subset := fonts[0]
 	used := map[rune]bool{}
 	for _, s := range pdfShownText(t, pdf) {
 		for _, r := range s {
@@ -387,30 +392,30 @@ func svgTexts(svg []byte) []string {
 	return out
 }
 
-// pdfFont returns the font program a PDF embeds (its one /FontFile2).
-func pdfFont(t *testing.T, pdf []byte) *sfnt.Font {
+// pdfFonts returns the font programs a PDF embeds (its /FontFile2s).
+func pdfFonts(t *testing.T, pdf []byte) []*sfnt.Font {
 	t.Helper()
-	ref := regexp.MustCompile(`/FontFile2 (\d+) 0 R`).FindAllSubmatch(pdf, -1)
-	if len(ref) != 1 {
-		t.Fatalf("the PDF has %d embedded fonts, want 1", len(ref))
+	var fonts []*sfnt.Font
+	for _, ref := range regexp.MustCompile(`/FontFile2 (\d+) 0 R`).FindAllSubmatch(pdf, -1) {
+		obj := regexp.MustCompile(`(?s)\n` + string(ref[1]) + ` 0 obj\s*<<.*?>>\s*stream\r?\n`).FindIndex(pdf)
+		if obj == nil {
+			t.Fatalf("no stream object %s in the PDF", ref[1])
+		}
+		r, err := zlib.NewReader(bytes.NewReader(pdf[obj[1]:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(r)
+		if err != nil {
+			t.Fatalf("inflating the embedded font: %v", err)
+		}
+		f, err := sfnt.Parse(data)
+		if err != nil {
+			t.Fatalf("the embedded font does not parse: %v", err)
+		}
+		fonts = append(fonts, f)
 	}
-	obj := regexp.MustCompile(`(?s)\n` + string(ref[0][1]) + ` 0 obj\s*<<.*?>>\s*stream\r?\n`).FindIndex(pdf)
-	if obj == nil {
-		t.Fatalf("no stream object %s in the PDF", ref[0][1])
-	}
-	r, err := zlib.NewReader(bytes.NewReader(pdf[obj[1]:]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("inflating the embedded font: %v", err)
-	}
-	f, err := sfnt.Parse(data)
-	if err != nil {
-		t.Fatalf("the embedded font does not parse: %v", err)
-	}
-	return f
+	return fonts
 }
 
 // liberationSans returns the whole font the figures are drawn in.
