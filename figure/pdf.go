@@ -15,6 +15,7 @@ package figure
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"image"
@@ -54,7 +55,7 @@ func (f *Figure) PDF() (out []byte, err error) {
 	if err := c.writeTo(&buf); err != nil {
 		return nil, fmt.Errorf("encoding PDF of %s: %w", f.Text, err)
 	}
-	return buf.Bytes(), nil
+	return c.tagSubsets(buf.Bytes()), nil
 }
 
 // pdfDate is the creation and modification date of every PDF, 2000-01-01
@@ -77,8 +78,9 @@ type pdfCanvas struct {
 	// a path stroked at width 0 draws nothing (PDF would draw it at the
 	// thinnest line the device can).
 	lineWidths []vg.Length
-	// fonts are the font names registered with doc.
-	fonts map[string]bool
+	// fonts maps the family name each font is registered with in doc to
+	// its PostScript name (see tagSubsets).
+	fonts map[string]string
 	// images counts the images embedded, to name them.
 	images int
 }
@@ -97,7 +99,7 @@ func newPDFCanvas(w, h vg.Length) *pdfCanvas {
 	doc.SetAutoPageBreak(false, 0)
 	doc.SetMargins(0, 0, 0)
 	doc.AddPage()
-	c := &pdfCanvas{doc: doc, w: w, h: h, lineWidths: make([]vg.Length, 1), fonts: make(map[string]bool)}
+	c := &pdfCanvas{doc: doc, w: w, h: h, lineWidths: make([]vg.Length, 1), fonts: make(map[string]string)}
 	// vg's y runs up from the page's foot; fpdf's down from its top.
 	c.Push()
 	c.Translate(vg.Point{X: 0, Y: h})
@@ -242,19 +244,59 @@ func (c *pdfCanvas) FillString(fnt font.Face, pt vg.Point, s string) {
 	c.doc.Text(0, 0, s)
 }
 
-// font registers fnt's font with the PDF, once, and returns its name.
+// font registers fnt's font with the PDF, once, and returns its family
+// name there: its PostScript name ("LiberationSans-Regular") after
+// subsetPad (see tagSubsets).
 func (c *pdfCanvas) font(fnt font.Face) string {
-	name := fnt.Font.Name() // with its weight and style: "LiberationSans-Bold"
-	if c.fonts[name] {
-		return name
+	postscript := strings.ReplaceAll(fnt.Font.Name(), " ", "")
+	family := subsetPad + postscript
+	if _, ok := c.fonts[family]; ok {
+		return family
 	}
 	var raw bytes.Buffer
 	if _, err := fnt.Face.WriteSourceTo(nil, &raw); err != nil {
-		panic(fmt.Sprintf("reading font %s: %v", name, err))
+		panic(fmt.Sprintf("reading font %s: %v", postscript, err))
 	}
-	c.doc.AddUTF8FontFromBytes(name, "", raw.Bytes())
-	c.fonts[name] = true
-	return name
+	c.doc.AddUTF8FontFromBytes(family, "", raw.Bytes())
+	c.fonts[family] = postscript
+	return family
+}
+
+// subsetPad starts the family name each font is registered with in fpdf,
+// so that the name fpdf writes, "utf8" and the family in lower case, is as
+// long as the subset's tagged name, "ABCDEF+" and the PostScript name
+// (tagSubsets).
+const subsetPad = "cpl"
+
+// tagSubsets returns pdf with the name fpdf gives each font
+// ("/utf8cplliberationsans-regular") replaced by the name PDF asks of a
+// font subset: a tag of six capital letters, a plus sign and the font's
+// PostScript name ("/KDNMJA+LiberationSans-Regular"; ISO 32000-1 9.6.4),
+// so that a PDF viewer's or a journal's check lists it as an embedded
+// subset of Liberation Sans. The tag is taken from a hash of the PDF, so
+// that the same figure gives the same bytes; the names are of one length,
+// so that the cross-reference table's offsets stay right.
+func (c *pdfCanvas) tagSubsets(pdf []byte) []byte {
+	sum := sha256.Sum256(pdf)
+	for family, postscript := range c.fonts {
+		from := "/utf8" + strings.ToLower(family)
+		to := "/" + subsetTag(sum, postscript) + "+" + postscript
+		if len(from) == len(to) {
+			pdf = bytes.ReplaceAll(pdf, []byte(from), []byte(to))
+		}
+	}
+	return pdf
+}
+
+// subsetTag returns six capital letters from the hash of a PDF and a
+// font's name.
+func subsetTag(sum [sha256.Size]byte, name string) string {
+	h := sha256.Sum256(append(sum[:], name...))
+	tag := make([]byte, 6)
+	for i := range tag {
+		tag[i] = 'A' + h[i]%26
+	}
+	return string(tag)
 }
 
 // pdfRunes returns s with each character beyond the Basic Multilingual

@@ -3,6 +3,7 @@ package figure
 import (
 	"bytes"
 	"compress/zlib"
+	"fmt"
 	"html"
 	"image/color"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -73,7 +75,7 @@ func TestPDF(t *testing.T) {
 }
 
 // checkPDF checks that pdf is a whole PDF of one page with its font
-// embedded and the fixed dates.
+// embedded, its cross-reference table right, and the fixed dates.
 func checkPDF(t *testing.T, pdf []byte) {
 	t.Helper()
 	if !bytes.HasPrefix(pdf, []byte("%PDF-1.")) {
@@ -87,6 +89,7 @@ func checkPDF(t *testing.T, pdf []byte) {
 	} else {
 		pdfFonts(t, pdf) // fonts that parse
 	}
+	checkXref(t, pdf)
 	if n := len(regexp.MustCompile(`\(D:20000101000000\)`).FindAll(pdf, -1)); n != 2 {
 		t.Errorf("the PDF has %d fixed dates, want 2 (CreationDate, ModDate)", n)
 	}
@@ -426,4 +429,52 @@ func liberationSans(t *testing.T) *sfnt.Font {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// TestPDFNamesItsFontASubset: the embedded font's name is a subset's, a
+// tag of six capital letters, "+" and the PostScript name (ISO 32000-1
+// 9.6.4), in the font, its descendant and its descriptor, and the PDF's
+// cross-reference offsets still point at their objects. fpdf named it
+// "utf8liberationsans-regular", which a viewer or a journal's check lists
+// as a whole font, not a subset.
+func TestPDFNamesItsFontASubset(t *testing.T) {
+	fx := newPlotFixture()
+	fig, err := Heatmap("posterior mean of C", fx.labels8, fx.corr8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf, err := fig.PDF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := regexp.MustCompile(`/(?:BaseFont|FontName) /(\S+)`).FindAllSubmatch(pdf, -1)
+	if len(names) != 3 {
+		t.Fatalf("the PDF names %d fonts, want 3 (the font, its descendant, its descriptor)", len(names))
+	}
+	for _, m := range names {
+		if !regexp.MustCompile(`^[A-Z]{6}\+LiberationSans-Regular$`).Match(m[1]) || !bytes.Equal(m[1], names[0][1]) {
+			t.Errorf("the PDF names its font %s, want one ABCDEF+LiberationSans-Regular", m[1])
+		}
+	}
+	checkXref(t, pdf)
+}
+
+// checkXref checks that each offset of a PDF's cross-reference table is
+// where its object starts, and startxref where the table does.
+func checkXref(t *testing.T, pdf []byte) {
+	t.Helper()
+	start := regexp.MustCompile(`startxref\s+(\d+)\s+%%EOF\s*$`).FindSubmatch(pdf)
+	if start == nil {
+		t.Fatal("no startxref")
+	}
+	at, _ := strconv.Atoi(string(start[1]))
+	if !bytes.HasPrefix(pdf[at:], []byte("xref\n")) {
+		t.Fatalf("startxref %d does not point at the cross-reference table: %q", at, pdf[at:min(len(pdf), at+20)])
+	}
+	for i, m := range regexp.MustCompile(`(\d{10}) 00000 n `).FindAllSubmatch(pdf[at:], -1) {
+		off, _ := strconv.Atoi(string(m[1]))
+		if want := fmt.Sprintf("%d 0 obj", i+1); !bytes.HasPrefix(pdf[off:], []byte(want)) {
+			t.Errorf("object %d's offset %d points at %q", i+1, off, pdf[off:min(len(pdf), off+12)])
+		}
+	}
 }
