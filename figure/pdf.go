@@ -358,7 +358,10 @@ func (c *pdfCanvas) DrawImage(rect vg.Rectangle, img image.Image) {
 	}
 }
 
-// embedImage draws img into rect as an embedded PNG, as vgpdf does.
+// embedImage draws img into rect as an embedded PNG. fpdf places an
+// image's first row at the top of rect as its own y runs, down the page,
+// so that on this canvas, whose y runs up, the image came out upside down
+// (as vgpdf drew it): the canvas is flipped about rect's middle for it.
 func (c *pdfCanvas) embedImage(rect vg.Rectangle, img image.Image) {
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {
@@ -368,6 +371,10 @@ func (c *pdfCanvas) embedImage(rect vg.Rectangle, img image.Image) {
 	name := fmt.Sprintf("image_%03d.png", c.images)
 	opts := fpdf.ImageOptions{ImageType: "png", ReadDpi: true}
 	c.doc.RegisterImageOptionsReader(name, opts, &buf)
+	c.Push()
+	defer c.Pop()
+	c.Translate(vg.Point{X: 0, Y: rect.Min.Y + rect.Max.Y})
+	c.Scale(1, -1)
 	size := rect.Size()
 	c.doc.ImageOptions(name, rect.Min.X.Points(), rect.Min.Y.Points(), size.X.Points(), size.Y.Points(), false, opts, 0, "")
 }

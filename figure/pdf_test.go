@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"fmt"
 	"html"
+	"image"
 	"image/color"
 	"io"
 	"math"
@@ -477,4 +478,76 @@ func checkXref(t *testing.T, pdf []byte) {
 			t.Errorf("object %d's offset %d points at %q", i+1, off, pdf[off:min(len(pdf), off+12)])
 		}
 	}
+}
+
+// TestPDFEmbedsALargeImageUpright: an image that would be more than
+// maxPDFRectangles rectangles (a heatmap of some 500 columns) is embedded
+// as an image, its first row at the top of its rectangle, as in the PNG.
+// It was drawn upside down (vgpdf's placement on a canvas whose y runs
+// up), so that a large heatmap's rows no longer met their labels.
+func TestPDFEmbedsALargeImageUpright(t *testing.T) {
+	const n = 512
+	img := image.NewRGBA(image.Rect(0, 0, n, n))
+	for y := range n {
+		for x := range n {
+			img.Set(x, y, color.RGBA{R: uint8(255 * ((x + y) % 2)), A: 255}) // a checkerboard: no two neighbours alike
+		}
+	}
+	if len(imageRectangles(img)) <= maxPDFRectangles {
+		t.Fatalf("the image is %d rectangles, not more than %d", len(imageRectangles(img)), maxPDFRectangles)
+	}
+	pc := newPDFCanvas(200, 200)
+	rect := vg.Rectangle{Min: vg.Point{X: 20, Y: 100}, Max: vg.Point{X: 120, Y: 180}}
+	pc.DrawImage(rect, img)
+	var buf bytes.Buffer
+	if err := pc.writeTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(buf.Bytes(), []byte("/Subtype /Image")) {
+		t.Fatal("the PDF does not embed the image")
+	}
+	// The image's unit square, its first row at y = 1, on the page.
+	ctm := pdfImageMatrix(t, pdfStreams(t, buf.Bytes()))
+	at := func(x, y float64) (float64, float64) {
+		return ctm[0]*x + ctm[2]*y + ctm[4], ctm[1]*x + ctm[3]*y + ctm[5]
+	}
+	for _, corner := range []struct{ ux, uy, x, y float64 }{{0, 1, 20, 180}, {1, 0, 120, 100}} {
+		if x, y := at(corner.ux, corner.uy); math.Abs(x-corner.x) > 1e-3 || math.Abs(y-corner.y) > 1e-3 {
+			t.Errorf("the image's corner (%g, %g) is at (%g, %g) on the page, want (%g, %g)", corner.ux, corner.uy, x, y, corner.x, corner.y)
+		}
+	}
+}
+
+// pdfImageMatrix returns the transformation in effect at the first image
+// a content stream paints (Do), from its q, Q and cm operators.
+func pdfImageMatrix(t *testing.T, content string) [6]float64 {
+	t.Helper()
+	ctm := [6]float64{1, 0, 0, 1, 0, 0}
+	var stack [][6]float64
+	var operands []float64
+	for _, tok := range strings.Fields(content) {
+		if v, err := strconv.ParseFloat(tok, 64); err == nil {
+			operands = append(operands, v)
+			continue
+		}
+		switch tok {
+		case "q":
+			stack = append(stack, ctm)
+		case "Q":
+			ctm, stack = stack[len(stack)-1], stack[:len(stack)-1]
+		case "cm":
+			m := operands[len(operands)-6:]
+			// m × ctm, as PDF concatenates a cm before the current matrix.
+			ctm = [6]float64{
+				m[0]*ctm[0] + m[1]*ctm[2], m[0]*ctm[1] + m[1]*ctm[3],
+				m[2]*ctm[0] + m[3]*ctm[2], m[2]*ctm[1] + m[3]*ctm[3],
+				m[4]*ctm[0] + m[5]*ctm[2] + ctm[4], m[4]*ctm[1] + m[5]*ctm[3] + ctm[5],
+			}
+		case "Do":
+			return ctm
+		}
+		operands = operands[:0]
+	}
+	t.Fatal("the content paints no image")
+	return ctm
 }
