@@ -8,10 +8,11 @@ package figure
 // pdfCanvas is a vg.Canvas over fpdf (which gonum's vgpdf also draws
 // with), not vgpdf: vgpdf embeds the whole font (some 220 kB in every
 // figure) encoded as Windows-1252, so that a column named "Příjem",
-// "Εισόδημα" or "Доход" lost its letters. Its drawing of paths, colours,
-// transformations and text placement is vgpdf's, so that the figure looks
-// as it did. Text stays text, not glyph outlines: a reader can search a
-// paper's figure for a column's name and copy it.
+// "Εισόδημα" or "Доход" lost its letters. Its drawing of paths, colours
+// and transformations is vgpdf's, so that the figure looks as it did; its
+// text starts at the baseline the PNG's and SVG's does. Text stays text,
+// not glyph outlines: a reader can search a paper's figure for a column's
+// name and copy it.
 
 import (
 	"bytes"
@@ -70,7 +71,8 @@ var pdfDate = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 //   - a colour's red, green and blue are its own, not premultiplied by its
 //     alpha (SetColor);
 //   - arcs are Bézier curves (arcsAsCurves);
-//   - an image is drawn as rectangles of one colour (DrawImage).
+//   - an image is drawn as rectangles of one colour (DrawImage), or
+//     embedded upright (embedImage).
 type pdfCanvas struct {
 	doc  *fpdf.Fpdf
 	w, h vg.Length
