@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/copulang/copulang/dsl"
@@ -51,6 +52,9 @@ func (c *checker) contrast(e *dsl.Expr, verb string) (a, b *target, isDiff, ok b
 		return nil, nil, true, false
 	}
 	for _, t := range []*target{a, b} {
+		if slices.Contains(differences(), t.ref.Part()) {
+			continue
+		}
 		switch t.ref.Member {
 		case "Z":
 			c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "the draws of Z are not kept, so %s has no difference to show", c.refString(t))

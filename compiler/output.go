@@ -47,7 +47,7 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 	} else if t, ok = c.reference(s.Target, "summary", true); !ok {
 		return nil
 	}
-	if t.ref.Member == "Z" {
+	if m := t.ref.Member; m != "" && !takesMember("summary", m, false) {
 		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "summary shows C, Lambda, partial, communality and regress(...); the draws of Z are not kept")
 		return nil
 	}
@@ -471,7 +471,7 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 		if !ok {
 			return nil
 		}
-		if t.ref.Member != "Z" || len(t.ref.Items) != 1 {
+		if !takesMember("plot latent", t.ref.Member, false) || len(t.ref.Items) != 1 {
 			c.errorf(t.ref.At, "write plot latent "+t.ref.Name+".Z[COLUMN]", "plot latent shows one latent column")
 			return nil
 		}
@@ -489,7 +489,7 @@ func (c *checker) plot(s *dsl.PlotStmt) Stmt {
 	} else if t, ok = c.reference(s.Target, "plot "+kind, false); !ok {
 		return nil
 	}
-	if t.ref.Member == "Z" {
+	if m := t.ref.Member; m != "" && !takesMember("plot "+kind, m, false) {
 		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "the draws of Z are not kept")
 		return nil
 	}
@@ -597,7 +597,7 @@ func (c *checker) heatmapWhole(t *target) bool {
 // isWholeMatrix reports whether t is a whole C or partial of a model.
 func isWholeMatrix(t *target) bool {
 	m := t.ref.Part()
-	return (m == "C" || m == "partial") && len(t.ref.Items) == 0 && t.ref.Regress == nil
+	return takesMember("plot heatmap", m, false) && len(t.ref.Items) == 0 && t.ref.Regress == nil
 }
 
 // heatmapOrder checks plot heatmap's order = WORD (one of HeatmapOrders)
@@ -687,7 +687,7 @@ func (c *checker) plotGraph(s *dsl.PlotStmt, x *PlotStmt) Stmt {
 			c.errorf(t.ref.At, "plot heatmap "+t.ref.Name+" shows a simulation's true C", "plot graph draws a fitted model's partial correlations or C; %s is a data set", t.ref.Name)
 			return false
 		}
-		if m := t.ref.Part(); m != "C" && m != "partial" || len(t.ref.Items) > 0 || t.ref.Regress != nil {
+		if m := t.ref.Part(); !takesMember("plot graph", m, false) || len(t.ref.Items) > 0 || t.ref.Regress != nil {
 			c.errorf(t.ref.At, "write plot graph "+t.ref.Name+".partial or plot graph "+t.ref.Name+".C",
 				"plot graph draws a whole matrix of partial correlations or correlations, one node per column; %s is not one", c.refString(t))
 			return false
@@ -856,7 +856,7 @@ func (c *checker) export(s *dsl.ExportStmt) Stmt {
 		}
 		return &Export{At: s.Pos, Data: t.ref.Name, Path: s.Path.Value}
 	}
-	if ok && t.ref.Member == "Z" {
+	if ok && t.ref.Member != "" && !takesMember("export", t.ref.Member, false) {
 		c.errorf(t.ref.At, `impute `+t.ref.Name+` to "cells.csv" writes the missing cells`, "the draws of %s.Z are not kept; export writes the draws of C, Lambda, partial, communality and regress(...)", t.ref.Name)
 		ok = false
 	}

@@ -172,7 +172,7 @@ func (c *checker) value(e *dsl.Expr) (Value, bool) {
 	if !ok {
 		return v, false
 	}
-	if t.ref.Member == "Z" {
+	if m := t.ref.Member; m != "" && !takesMember("print", m, false) {
 		c.errorf(t.ref.At, "plot latent "+t.ref.Name+".Z[COLUMN] shows a latent column", "the draws of Z are not kept; only C and Lambda have values to show")
 		return v, false
 	}

@@ -61,6 +61,60 @@ func members() []string {
 	return []string{"C", "Lambda", "Z", "partial", "communality", "regress"}
 }
 
+// TargetMembers returns the members of a fitted model that statement stmt
+// takes in its target, as its check accepts them: stmt is a statement's
+// keyword, "plot KIND" for a plot, and "print" for print and a line that
+// is an expression. A member a full-correlation model lacks (Lambda,
+// communality) is listed all the same: the model decides. It returns nil
+// for a statement that takes no member (fit, impute, check, plot rmse,
+// ...). The checks read these lists, and the kernel's completion offers
+// them after NAME.
+func TargetMembers(stmt string) []string {
+	switch stmt {
+	case "summary", "export", "print", "plot trace", "plot hist", "plot acf", "plot rank", "plot pairs", "plot intervals":
+		// Everything drawn, but Z, whose draws are not kept.
+		return []string{"C", "Lambda", "partial", "communality", "regress"}
+	case "plot heatmap", "plot graph":
+		return []string{"C", "partial"} // whole matrices
+	case "plot latent":
+		return []string{"Z"}
+	}
+	return nil
+}
+
+// DifferenceMembers returns the members that statement stmt (as
+// TargetMembers names it) takes on the sides of a difference A - B, both
+// sides selecting the same member: those of TargetMembers whose
+// difference has a meaning (not Lambda, since two fits' factors are not
+// the same factors), or nil for a statement that takes no difference
+// (export, plot latent, ...).
+func DifferenceMembers(stmt string) []string {
+	switch stmt {
+	case "export", "plot latent":
+		return nil
+	}
+	var out []string
+	for _, m := range TargetMembers(stmt) {
+		if slices.Contains(differences(), m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// differences are the members whose differences have a meaning: not Z,
+// whose draws are not kept, nor Lambda.
+func differences() []string { return []string{"C", "partial", "communality", "regress"} }
+
+// takesMember reports whether stmt (as TargetMembers names it) takes
+// member in its target; on a side of a difference, when difference is set.
+func takesMember(stmt, member string, difference bool) bool {
+	if difference {
+		return slices.Contains(DifferenceMembers(stmt), member)
+	}
+	return slices.Contains(TargetMembers(stmt), member)
+}
+
 // parameters returns the parameters of a call of the language: the data
 // sources, the simulation specs, the priors and the methods that take
 // arguments. The checks bind arguments against these lists, and Arguments

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/copulang/copulang/dsl"
 )
 
 // TestWordListsAreCopies checks that a caller changing a word list does not
@@ -98,4 +100,78 @@ func paramNamed(call, name string) *param {
 
 func settingStatements() []string {
 	return []string{"fit", "extend", "summary", "impute", "predict", "check", "compare", "plot graph", "plot heatmap"}
+}
+
+// TestTargetMembersAreWhatTheChecksAccept checks TargetMembers and
+// DifferenceMembers, which completion offers after NAME., against the
+// checks themselves: for every statement that takes a part of a fit, every
+// member of a full-correlation and of a factor model, alone and in a
+// difference of two fits, the statement checks (in one of the member's
+// usual forms: whole, an entry, a column, a regression) exactly when the
+// lists take the member and the model has it.
+func TestTargetMembersAreWhatTheChecksAccept(t *testing.T) {
+	env := newFakeEnv()
+	hoff2, fm2 := *env["hoff"].(*ModelInfo), *env["fm"].(*ModelInfo)
+	hoff2.Name, fm2.Name = "hoff2", "fm2"
+	env["hoff2"], env["fm2"] = &hoff2, &fm2
+	models := []struct {
+		name, other string
+		factor      bool
+		formula     string
+	}{
+		{"hoff", "hoff2", false, "(INC ~ DEG)"},
+		{"fm", "fm2", true, "(Y1 ~ Y2)"},
+	}
+	forms := map[string][]string{
+		"C":           {"", "[1, 2]"},
+		"partial":     {"", "[1, 2]"},
+		"Lambda":      {"", "[1, 1]"},
+		"communality": {"", "[1]"},
+		"Z":           {"", "[1]"},
+	}
+	var stmts []string
+	for _, kind := range PlotKinds() {
+		stmts = append(stmts, "plot "+kind)
+	}
+	stmts = append(stmts, "summary", "export", "print", "check")
+	written := func(stmt, target string) string {
+		if stmt == "export" {
+			return "export " + target + ` to "draws.csv"`
+		}
+		return stmt + " " + target
+	}
+	for _, stmt := range stmts {
+		for _, m := range models {
+			for _, member := range members() {
+				has := m.factor || member != "Lambda" && member != "communality"
+				suffixes := forms[member]
+				if member == "regress" {
+					suffixes = []string{m.formula, m.formula + "[R2]"}
+				}
+				for _, diff := range []bool{false, true} {
+					accepted := ""
+					for _, suffix := range suffixes {
+						target := m.name + "." + member + suffix
+						if diff {
+							target += " - " + m.other + "." + member + suffix
+						}
+						src := written(stmt, target)
+						f, err := dsl.Parse("", []byte(src))
+						if err != nil {
+							t.Fatalf("Parse(%q): %v", src, err)
+						}
+						if _, err := Check(f, env); err == nil {
+							accepted = src
+							break
+						}
+					}
+					want := has && takesMember(stmt, member, diff)
+					if got := accepted != ""; got != want {
+						t.Errorf("%s, %s.%s, difference %v: the check accepts it %v (%q), TargetMembers/DifferenceMembers say %v",
+							stmt, m.name, member, diff, got, accepted, want)
+					}
+				}
+			}
+		}
+	}
 }

@@ -172,7 +172,7 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 		fmt.Fprintf(&desc, "; colour scale %s to %s", num(-scale), num(scale))
 	}
 	if framed != nil {
-		fmt.Fprintf(&desc, "; %s framed (%s)", count(framedPairs(p, framed), "pair"), opts.FrameLegend)
+		fmt.Fprintf(&desc, "; %s %s (%s)", count(framedPairs(p, framed), "pair"), FrameMark(p), opts.FrameLegend)
 	}
 	desc.WriteString(orderNote)
 
@@ -224,7 +224,7 @@ func HeatmapWith(title string, labels []string, m []float64, opts HeatmapOptions
 			pl.Y.Tick.Marker = rev
 		}
 		if framed != nil && opts.FrameLegend != "" {
-			legend := "framed: " + opts.FrameLegend
+			legend := FrameMark(p) + ": " + opts.FrameLegend
 			if pl.X.Label.Text != "" {
 				legend = pl.X.Label.Text + "\n" + legend
 			}
@@ -314,16 +314,41 @@ func divergingColor(v float64) color.NRGBA {
 	return color.NRGBA{R: mix(a.R, b.R), G: mix(a.G, b.G), B: mix(a.B, b.B), A: 0xFF}
 }
 
+// maxFramedCells is the most columns whose marked cells a heatmap frames;
+// past it a cell has less than 5 pixels a side on the page, where a frame
+// of one pixel, whatever it is drawn as, covers most of it and leaves no
+// colour to read (120 columns drew a grid of black), so marked cells get
+// a dot in their middle instead.
+const maxFramedCells = 96
+
+// FrameMark says how a heatmap of p columns marks the cells of
+// HeatmapOptions.Framed, for the text that counts them: "framed", or
+// "dotted" past maxFramedCells columns.
+func FrameMark(p int) string {
+	if p > maxFramedCells {
+		return "dotted"
+	}
+	return "framed"
+}
+
 // rasterize paints the matrix as an image with several pixels per cell,
 // so that viewers that smooth scaled images blur only the cell borders,
 // coloured on a scale of ±scale. Cells framed (nil: none) get a black
 // ring of pixels inside their edge, at least 5 pixels a cell then, so that
 // a frame leaves the colour in its middle: drawn as lines, the frames of
-// 120 columns half framed made an SVG of 1 MB.
+// 120 columns half framed made an SVG of 1 MB. Past maxFramedCells
+// columns they get a black dot in the middle instead (FrameMark).
 func rasterize(p int, m []float64, scale float64, framed []bool) *image.RGBA {
 	k := max(1, 480/p)
-	ring := 0
-	if framed != nil {
+	ring, dot := 0, 0
+	switch {
+	case framed != nil && p > maxFramedCells:
+		// A dot in the middle (a fifth to a third of the cell), in a
+		// finer raster, at most about 2400 pixels a side, than the few
+		// pixels a cell then has on the page.
+		k = max(5, min(11, 2400/p))
+		dot = k / 2
+	case framed != nil:
 		k = max(k, 5)
 		ring = max(1, k/8)
 	}
@@ -339,7 +364,9 @@ func rasterize(p int, m []float64, scale float64, framed []bool) *image.RGBA {
 					// (when the cell has room), so that frames of
 					// neighbouring cells stay apart.
 					in := min(x-j*k, (j+1)*k-1-x, y-i*k, (i+1)*k-1-y)
-					if gap := min(1, (k-2*ring-1)/2); frame && in >= gap && in < gap+ring {
+					ringed := ring > 0 && in >= min(1, (k-2*ring-1)/2) && in < min(1, (k-2*ring-1)/2)+ring
+					dotted := dot > 0 && in >= (k-dot)/2
+					if frame && (ringed || dotted) {
 						px = color.RGBA{A: 0xFF}
 					}
 					img.SetRGBA(x, y, px)

@@ -3,6 +3,7 @@ package figure
 import (
 	"bytes"
 	"fmt"
+	"image"
 	"image/color"
 	"image/png"
 	"math"
@@ -319,6 +320,8 @@ func TestHeatmapTitleTakesTwoLines(t *testing.T) {
 // black ring inside its edge and its colour in the middle and at its
 // edge, an unframed one its colour throughout; a cell has at least 5
 // pixels a side when frames are drawn, so that the ring leaves a middle.
+// Past maxFramedCells columns a marked cell has a black dot in its
+// middle instead (TestDenseHeatmapMarksLeaveTheColour says why).
 func TestRasterFramesMarkedCells(t *testing.T) {
 	for _, p := range []int{2, 50, 300} {
 		m := make([]float64, p*p)
@@ -337,6 +340,14 @@ func TestRasterFramesMarkedCells(t *testing.T) {
 		}
 		black := func(x, y int) bool { c := img.RGBAAt(x, y); return c.R == 0 && c.G == 0 && c.B == 0 }
 		mid := k / 2
+		if p > maxFramedCells {
+			// A dot in the middle, the cell's colour around it.
+			if !black(k+mid, mid) || !colour(k+1, mid) || !colour(k, 0) || !colour(mid, k+mid) {
+				t.Errorf("p = %d (%d pixels a cell): marked middle %v, inside its edge %v; unmarked middle %v",
+					p, k, img.RGBAAt(k+mid, mid), img.RGBAAt(k+1, mid), img.RGBAAt(mid, k+mid))
+			}
+			continue
+		}
 		if !colour(k+mid, mid) || !black(k+1, mid) || !colour(mid, k+mid) || !colour(1, k+mid) || black(1, k+mid) {
 			t.Errorf("p = %d (%d pixels a cell): framed middle %v, ring %v; unframed middle %v, edge %v",
 				p, k, img.RGBAAt(k+mid, mid), img.RGBAAt(k+1, mid), img.RGBAAt(mid, k+mid), img.RGBAAt(1, k+mid))
@@ -357,5 +368,98 @@ func TestRasterFramesMarkedCells(t *testing.T) {
 	}
 	if n := strings.Count(string(f.SVG), "<path"); n > 100 {
 		t.Errorf("the SVG of %d columns, half framed, has %d paths: the frames are lines", big, n)
+	}
+}
+
+// markedHalf renders a heatmap of p columns whose every cell is 0.3 on a
+// scale of ±0.4, the cells of its left half marked (Framed), and returns,
+// over that half of the PNG (found in a rendering with no cell marked, as
+// the columns of the cell's colour; 3 pixels in from its edges), the share
+// of pixels within 24 levels of the cell's colour in every channel, and
+// how much darker the half is than the colour (1 − the ratio of their
+// luminances).
+func markedHalf(t *testing.T, p int) (colour, darker float64) {
+	t.Helper()
+	m := make([]float64, p*p)
+	none, half := make([]bool, p*p), make([]bool, p*p)
+	for k := range m {
+		m[k], half[k] = 0.3, k%p < p/2
+	}
+	decode := func(marks []bool) image.Image {
+		f, err := HeatmapWith("d", make([]string, p), m, HeatmapOptions{Scale: 0.4, Framed: marks, FrameLegend: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(f.PNG))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	plain, marked := decode(none), decode(half)
+	want := divergingColor(0.75)
+	rgb := func(img image.Image, x, y int) [3]float64 {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return [3]float64{float64(r >> 8), float64(g >> 8), float64(b >> 8)}
+	}
+	cell := [3]float64{float64(want.R), float64(want.G), float64(want.B)}
+	bd := plain.Bounds()
+	x0, x1, y0, y1 := bd.Max.X, -1, bd.Max.Y, -1
+	for x := bd.Min.X; x < bd.Max.X; x++ {
+		n := 0
+		for y := bd.Min.Y; y < bd.Max.Y; y++ {
+			if rgb(plain, x, y) == cell {
+				n++
+				y0, y1 = min(y0, y), max(y1, y)
+			}
+		}
+		if n > bd.Dy()/2 {
+			x0, x1 = min(x0, x), max(x1, x)
+		}
+	}
+	if x1-x0 < 100 || y1-y0 < 100 {
+		t.Fatalf("p = %d: the matrix found at x %d..%d, y %d..%d", p, x0, x1, y0, y1)
+	}
+	lum := func(c [3]float64) float64 { return 0.2126*c[0] + 0.7152*c[1] + 0.0722*c[2] }
+	n, close, sum := 0, 0, 0.0
+	for y := y0 + 3; y <= y1-3; y++ {
+		for x := x0 + 3; x <= x0+(x1-x0)/2-4; x++ {
+			c := rgb(marked, x, y)
+			n++
+			sum += lum(c)
+			if math.Abs(c[0]-cell[0]) <= 24 && math.Abs(c[1]-cell[1]) <= 24 && math.Abs(c[2]-cell[2]) <= 24 {
+				close++
+			}
+		}
+	}
+	return float64(close) / float64(n), 1 - sum/float64(n)/lum(cell)
+}
+
+// TestDenseHeatmapMarksLeaveTheColour: past 96 columns a framed cell had
+// less than 5 pixels a side on the page, and its frame covered it: 120
+// columns of a difference drew a grid of black, 34% of the framed cells'
+// pixels keeping their colour (6% at 200 columns). There a marked cell
+// gets a dot in its middle instead: 56% keep it at 120 columns (60% at
+// 97, 34% at 200), more than the 42% that frames leave at 60 columns,
+// where they read well, while the mark still darkens the cells it marks
+// by a fifth. (At 300 columns a cell is 1.5 pixels, and no mark of it
+// leaves its colour: none is asserted.)
+func TestDenseHeatmapMarksLeaveTheColour(t *testing.T) {
+	for _, tt := range []struct {
+		p                    int
+		mark                 string
+		minColour, minDarker float64
+	}{
+		{60, "framed", 0.4, 0.15},
+		{96, "framed", 0.4, 0.15},
+		{97, "dotted", 0.5, 0.15},
+		{120, "dotted", 0.5, 0.15},
+		{200, "dotted", 0.3, 0.15},
+	} {
+		colour, darker := markedHalf(t, tt.p)
+		if colour < tt.minColour || darker < tt.minDarker || FrameMark(tt.p) != tt.mark {
+			t.Errorf("p = %d, %s (want %s): %.2f of the marked cells' pixels keep their colour (want at least %.2f), %.2f darker (want at least %.2f)",
+				tt.p, FrameMark(tt.p), tt.mark, colour, tt.minColour, darker, tt.minDarker)
+		}
 	}
 }

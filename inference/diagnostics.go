@@ -1,6 +1,7 @@
 package inference
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -19,7 +20,12 @@ import (
 // implements them, so that the figures agree with posterior's summarise_draws.
 //
 // Every function takes chains[m], the draws of one scalar quantity in chain
-// m; all chains must have the same length. A result that posterior reports as
+// m; all chains that have draws must have the same length (a chain with
+// none, as an interrupted run may leave beside the others, is left out;
+// chains of other unequal lengths are a caller's error, which panics with
+// their lengths: NonEmptyShortest cuts an interrupted run's to one), but
+// for the quantiles, of the pooled draws, which take chains of any
+// lengths. A result that posterior reports as
 // NA (non-finite or constant draws, chains shorter than three draws after
 // splitting) is NaN here.
 
@@ -50,7 +56,49 @@ type Summary struct {
 // Summarize computes the Summary of one scalar quantity.
 func Summarize(chains [][]float64) Summary {
 	var w diagWorkspace
-	return w.summarize(chains)
+	return w.summarize(withDraws(chains))
+}
+
+// eachWithDraws is withDraws of every quantity of params, applied before
+// eachParam's goroutines start, so that a caller can recover its panic.
+func eachWithDraws(params [][][]float64) [][][]float64 {
+	out := make([][][]float64, len(params))
+	for k, chains := range params {
+		out[k] = withDraws(chains)
+	}
+	return out
+}
+
+// withDraws returns chains without those that have no draws, unless none
+// has any (every result is then NaN), and panics when the others differ
+// in length: the split chains and the between-chain variance need them
+// equal, and cutting them short here would hide a caller's mistake.
+func withDraws(chains [][]float64) [][]float64 {
+	n, empty := -1, 0
+	for _, c := range chains {
+		switch {
+		case len(c) == 0:
+			empty++
+		case n < 0:
+			n = len(c)
+		case len(c) != n:
+			lengths := make([]int, len(chains))
+			for m, c := range chains {
+				lengths[m] = len(c)
+			}
+			panic(fmt.Sprintf("inference: chains of unequal lengths %v: every chain with draws needs as many (NonEmptyShortest cuts them to the shortest)", lengths))
+		}
+	}
+	if empty == 0 || empty == len(chains) {
+		return chains
+	}
+	out := make([][]float64, 0, len(chains)-empty)
+	for _, c := range chains {
+		if len(c) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // SummarizeAll computes the Summary of many scalar quantities, reusing
@@ -58,7 +106,7 @@ func Summarize(chains [][]float64) Summary {
 // The work is spread over GOMAXPROCS goroutines; the result does not depend
 // on how it is spread.
 func SummarizeAll(params [][][]float64) []Summary {
-	return eachParam(params, (*diagWorkspace).summarize)
+	return eachParam(eachWithDraws(params), (*diagWorkspace).summarize)
 }
 
 // QuantilesAll returns, for each quantity of params, its type-7 quantiles
@@ -85,7 +133,7 @@ type Diagnostics struct {
 // for bit to the fields of SummarizeAll's Summaries, at about half the cost
 // (it leaves out the means, quantiles and Monte Carlo standard errors).
 func DiagnoseAll(params [][][]float64) []Diagnostics {
-	return eachParam(params, func(w *diagWorkspace, chains [][]float64) Diagnostics {
+	return eachParam(eachWithDraws(params), func(w *diagWorkspace, chains [][]float64) Diagnostics {
 		d, _, _ := w.diagnose(chains, pooledSorted(chains))
 		return d
 	})
@@ -117,13 +165,14 @@ func eachParam[T any](params [][][]float64, f func(*diagWorkspace, [][]float64) 
 //	W = mean of the chain variances, B/N = variance of the chain means,
 //	R̂ = sqrt(((N−1)/N · W + B/N) / W).
 func SplitRHat(chains [][]float64) float64 {
-	return rhatOf(splitChains(chains))
+	return rhatOf(splitChains(withDraws(chains)))
 }
 
 // RHat is the larger of the rank-normalised split R-hat (bulk) and the
 // rank-normalised split R-hat of the folded draws |θ − median θ| (tails).
 func RHat(chains [][]float64) float64 {
 	var w diagWorkspace
+	chains = withDraws(chains)
 	return w.rhat(chains, pooledSorted(chains))
 }
 
@@ -132,20 +181,20 @@ func RHat(chains [][]float64) float64 {
 // the combined autocorrelation ρ̂_t = 1 − (W − mean_m γ̂_{t,m})/var⁺.
 func ESS(chains [][]float64) float64 {
 	var w diagWorkspace
-	return w.ess(splitChains(chains))
+	return w.ess(splitChains(withDraws(chains)))
 }
 
 // ESSBulk is the effective sample size of the rank-normalised split chains.
 func ESSBulk(chains [][]float64) float64 {
 	var w diagWorkspace
-	return w.ess(w.zScale(splitChains(chains)))
+	return w.ess(w.zScale(splitChains(withDraws(chains))))
 }
 
 // MCSEMean is the Monte Carlo standard error of the posterior mean:
 // the pooled standard deviation over √ESS.
 func MCSEMean(chains [][]float64) float64 {
 	var w diagWorkspace
-	return w.mcseMean(chains)
+	return w.mcseMean(withDraws(chains))
 }
 
 // Quantile returns the prob-quantile of the pooled draws by linear

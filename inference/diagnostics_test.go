@@ -580,3 +580,44 @@ func TestQuantilesAll(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyChainBesideOthers: a chain with no draws beside chains that have
+// some (an interrupted run may leave one) is left out of every summary and
+// diagnostic; SummarizeAll panicked on it, slicing the empty chain at the
+// others' half. Chains with draws of unequal lengths still panic, with a
+// message that says so, in the caller's goroutine.
+func TestEmptyChainBesideOthers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	two := ar1(rng, 2, 200, 0.5)
+	for _, chains := range [][][]float64{
+		{two[0], {}, two[1]},
+		{{}, two[0], two[1]},
+		{two[0], two[1], nil},
+	} {
+		want := Summarize(two)
+		if got := SummarizeAll([][][]float64{chains, two})[0]; got != want {
+			t.Errorf("SummarizeAll with an empty chain: %+v, want %+v as without it", got, want)
+		}
+		if got := Summarize(chains); got != want {
+			t.Errorf("Summarize with an empty chain: %+v, want %+v", got, want)
+		}
+		if got, want := DiagnoseAll([][][]float64{chains})[0], (Diagnostics{want.RHat, want.ESSBulk, want.ESSTail}); got != want {
+			t.Errorf("DiagnoseAll with an empty chain: %+v, want %+v", got, want)
+		}
+		for name, f := range map[string]func([][]float64) float64{"SplitRHat": SplitRHat, "RHat": RHat, "ESS": ESS, "ESSBulk": ESSBulk, "MCSEMean": MCSEMean} {
+			if got, want := f(chains), f(two); got != want {
+				t.Errorf("%s with an empty chain = %v, want %v", name, got, want)
+			}
+		}
+	}
+	if s := Summarize([][]float64{{}, {}}); !math.IsNaN(s.Mean) || !math.IsNaN(s.RHat) {
+		t.Errorf("Summarize of chains without draws = %+v, want NaN", s)
+	}
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "inference: chains of unequal lengths [200 100]") {
+			t.Errorf("SummarizeAll of chains of 200 and 100 draws panicked with %q, want the lengths", msg)
+		}
+	}()
+	SummarizeAll([][][]float64{{two[0], two[1][:100]}})
+}

@@ -39,7 +39,8 @@ func wordAt(code string, cursor int) (start, end int) {
 }
 
 // Complete returns the completions of the identifier ending at byte offset
-// cursor and the byte range they replace: members after `m.`, column names
+// cursor and the byte range they replace: after `m.` the members the
+// statement takes there (members), column names
 // inside `[...]`, a setting's words after `sort =`, `stat =` or
 // `loadings =`, the simulated data sets after `vs`, a statement's targets
 // after its keyword (the models after fit, extend, explain, impute, export,
@@ -100,7 +101,7 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 	var candidates []string
 	switch {
 	case strings.HasSuffix(before, ".") && start == len(before):
-		candidates = s.members(b, lastIdent(before[:len(before)-1]))
+		candidates = s.members(b, before[:len(before)-1])
 	case s.loadColumnsAt(code[:start]) != nil:
 		// load("survey.csv", drop = [id, ...], order = {q1: ...}): the
 		// file's columns, read from its header.
@@ -925,10 +926,11 @@ var differenceOperand = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_]*)(?:\s*\.\s*(
 // differenceLeft returns, when text ends with the minus of a difference
 // of fitted quantities (summary a.C - , plot hist a.C[x, y] - , a.C - ,
 // a line break after the minus included), what its right side may be: the
-// models of b, and each model's member of the left side's name (b.C after
-// a.C or a.C[x, y], and likewise partial and communality; not regress,
-// whose formula the right side's need not be, nor Lambda, which has no
-// difference). It returns nil elsewhere: after a minus whose left side is no
+// models of b, and each model's member of the left side's name when the
+// statement takes it in a difference (b.C after a.C or a.C[x, y], and
+// likewise partial and, but in plot heatmap and graph, communality; not
+// regress, whose formula the right side's need not be, nor Lambda, which
+// has no difference). It returns nil elsewhere: after a minus whose left side is no
 // model's, as in print 1 - , or in a statement that takes no difference.
 func differenceLeft(b *bindingsView, text string) []string {
 	t, ok := strings.CutSuffix(strings.TrimRight(text, " \t\r\n"), "-")
@@ -951,6 +953,7 @@ func differenceLeft(b *bindingsView, text string) []string {
 	if _, ok := b.models[m[1]]; !ok {
 		return nil
 	}
+	stmt := memberStatement(t[:len(t)-len(m[0])])
 	var out []string
 	for _, name := range b.names {
 		model, ok := b.models[name]
@@ -958,7 +961,7 @@ func differenceLeft(b *bindingsView, text string) []string {
 			continue
 		}
 		out = append(out, name)
-		if part := m[2]; (part == "C" || part == "partial" || part == "communality") && slices.Contains(modelMembers(model), part) {
+		if part := m[2]; part != "regress" && slices.Contains(compiler.DifferenceMembers(stmt), part) && slices.Contains(modelMembers(model), part) {
 			out = append(out, name+"."+part)
 		}
 	}
@@ -1189,13 +1192,61 @@ func openBracketOwner(text string) string {
 	return ident
 }
 
-// members lists what follows `name.` for a model binding.
-func (s *Session) members(b *bindingsView, name string) []string {
-	m, ok := b.models[name]
+// members lists what may follow `NAME.` where text (which ends with
+// NAME) ends, for a model binding: the members of the model that the
+// statement takes there (compiler.TargetMembers, and on the right of a
+// difference compiler.DifferenceMembers, of the left side's member): C
+// and partial in plot heatmap and plot graph (in heatmap's order = too),
+// Z alone in plot latent, everything but Z in summary, export, print, a
+// line that is an expression and the other plots; nothing in a statement
+// that takes a model's name alone (fit, impute, check, plot rmse, ...).
+func (s *Session) members(b *bindingsView, text string) []string {
+	m, ok := b.models[lastIdent(text)]
 	if !ok {
 		return nil
 	}
-	return modelMembers(m)
+	before := strings.TrimRight(text[:len(text)-len(lastIdent(text))], " \t\r\n")
+	stmt := memberStatement(before)
+	takes := compiler.TargetMembers(stmt)
+	if left, ok := strings.CutSuffix(before, "-"); ok {
+		// a.partial - b.: the left side's member, if a difference takes it.
+		takes = compiler.DifferenceMembers(stmt)
+		if o := differenceOperand.FindStringSubmatch(left); o != nil && o[2] != "" {
+			takes = slices.DeleteFunc(slices.Clone(takes), func(member string) bool { return member != o[2] })
+		}
+	}
+	var out []string
+	for _, member := range modelMembers(m) {
+		if slices.Contains(takes, member) {
+			out = append(out, member)
+		}
+	}
+	return out
+}
+
+// memberStatement names, as compiler.TargetMembers does, the statement
+// whose target text ends in: "plot KIND", "plot heatmap" in heatmap's
+// order = too, "print" for a line that is an expression, the keyword
+// otherwise; "" after another setting's = or after vs or to, which take
+// no member.
+func memberStatement(text string) string {
+	if heatmapOrderAt(text) {
+		return "plot heatmap"
+	}
+	t := strings.TrimRight(text, " \t\r\n")
+	if strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "==") || lastWord(t) == "vs" || lastWord(t) == "to" {
+		return ""
+	}
+	words := strings.Fields(statementText(text))
+	switch {
+	case len(words) == 0:
+		return "print" // the line is the expression
+	case words[0] == "plot" && len(words) > 1:
+		return "plot " + words[1]
+	case !slices.Contains(compiler.Keywords(), words[0]):
+		return "print" // a.C - b.C, a line that is an expression
+	}
+	return words[0]
 }
 
 // modelMembers lists the members of model m.

@@ -63,7 +63,9 @@ func TestCompleteKnowsTheCell(t *testing.T) {
 		{young + "data older = young where ", []string{"age", "degree", "income"}},
 		{"data all = gss where age < 40\nall[", all},
 		{young + model + "fit ", []string{"m"}},
-		{young + model + "m.", []string{"C", "Lambda", "Z", "communality", "partial", "regress"}},
+		// A line that is an expression shows anything but Z.
+		{young + model + "m.", []string{"C", "Lambda", "communality", "partial", "regress"}},
+		{young + model + "plot latent m.", []string{"Z"}},
 		{young + model + "summary m.C[", []string{"degree", "income"}},
 		{young + model + "summary m.C - ", []string{"m", "m.C"}},
 		{`data d = load("data/gss_hoff2007.csv", drop = [age, pchildren])` + "\nd[", []string{"children", "degree", "income", "pdegree", "pincome"}},
@@ -134,6 +136,94 @@ func TestCompleteSummarySettings(t *testing.T) {
 		{"summary m.C, columns = [", []string{"ess_bulk", "ess_tail", "interval", "mcse_mean", "mcse_sd", "mean", "p_positive", "q50", "rhat", "sd"}},
 		{"summary m.C to \"C.tex\", columns = [mean, interval, r", []string{"rhat"}},
 		{"summary m.C, columns = [mean, ", []string{"ess_bulk", "ess_tail", "interval", "mcse_mean", "mcse_sd", "p_positive", "q50", "rhat", "sd"}},
+	} {
+		got, _, _ := s.Complete(tt.code, len(tt.code))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+}
+
+// TestCompleteMembersTheStatementTakes: after NAME. completion offers the
+// members of the model that the statement takes there, as its check
+// accepts them (compiler.TargetMembers and DifferenceMembers), not every
+// member: plot heatmap a.partial - b. offered Z and regress, which plot
+// heatmap refuses.
+func TestCompleteMembersTheStatementTakes(t *testing.T) {
+	s := New(Options{Dir: "../notebooks"})
+	mustRun(t, s, `data gss = load("data/gss_hoff2007.csv")`+"\n"+
+		"data sim = simulate(FullCopula(p = 3), n = 50, levels = 3)\n"+
+		"model a { Y = gss[income, degree]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\n"+
+		"model b { Y = gss[income, degree]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ LKJ() }\n"+
+		"model f { Y = gss[income, degree, age]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }\n"+
+		"model g { Y = gss[income, degree, age]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }")
+	factorShown := []string{"C", "Lambda", "communality", "partial", "regress"} // all but Z
+	fullShown := []string{"C", "partial", "regress"}
+	wholeMatrices := []string{"C", "partial"}
+	tests := []struct {
+		code string
+		want []string
+	}{
+		{"plot heatmap a.partial - b.", []string{"partial"}},
+		{"plot heatmap a.C - b.", []string{"C"}},
+		{"plot heatmap a.partial - b.p", []string{"partial"}},
+		{"plot heatmap a.C - b.p", nil},
+		{"plot heatmap b.", wholeMatrices},
+		{"plot heatmap f.", wholeMatrices},
+		{"plot heatmap a.C, order = b.", wholeMatrices},
+		{"plot heatmap a.C - b.C, prob = b.", nil},
+		{"plot graph f.", wholeMatrices},
+		{"plot graph f.partial - g.", []string{"partial"}},
+		{"plot graph f.communality - g.", nil},
+		{"plot trace f.", factorShown},
+		{"plot hist f.", factorShown},
+		{"plot acf f.", factorShown},
+		{"plot rank f.", factorShown},
+		{"plot pairs f.", factorShown},
+		{"plot intervals f.", factorShown},
+		{"plot hist b.", fullShown},
+		{"plot hist f.Lambda - g.", nil}, // loadings have no difference
+		{"plot pairs f.communality - g.", []string{"communality"}},
+		{"plot latent f.", []string{"Z"}},
+		{"plot latent a.Z[income] - b.", nil},
+		{"plot rmse f.", nil},
+		{"plot rmse f vs sim.", nil},
+		{"summary f.", factorShown},
+		{"summary a.", fullShown},
+		{"summary f.communality - g.", []string{"communality"}},
+		{"summary a.regress(income ~ degree) - b.", []string{"regress"}},
+		{"summary a.C[income, degree] -\n  b.", []string{"C"}},
+		{"summary a.C, sort = b.", nil},
+		{"export f.", factorShown},
+		{"export a.C - b.", nil}, // export writes one fit's draws
+		{"print f.", factorShown},
+		{"print a.C, b.", fullShown},
+		{"f.", factorShown},
+		{"a.partial - b.", []string{"partial"}},
+		{"impute b.", nil},
+		{"check b.", nil},
+		{"fit b.", nil},
+		{"extend b.", nil},
+		{"explain b.", nil},
+		{"predict b.", nil},
+		{"compare a, b.", nil},
+		{"show b.", nil},
+		{"check b[", []string{"degree", "income"}},
+	}
+	for _, tt := range tests {
+		got, _, _ := s.Complete(tt.code, len(tt.code))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+	// After the minus, the right side's part is offered only where the
+	// statement takes it in a difference.
+	for _, tt := range []struct {
+		code string
+		want []string
+	}{
+		{"plot heatmap f.communality - ", []string{"a", "b", "f", "g"}},
+		{"plot pairs f.communality - ", []string{"a", "b", "f", "f.communality", "g", "g.communality"}},
 	} {
 		got, _, _ := s.Complete(tt.code, len(tt.code))
 		if !reflect.DeepEqual(got, tt.want) {

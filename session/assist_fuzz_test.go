@@ -28,7 +28,7 @@ func FuzzAssist(f *testing.F) {
 		`data d = load("x.csv", drop = [a, "b`, `data d = load("x.csv", sep = ";", order = {[q1, `, `summary sim[Y`,
 		`data d = load("x.csv", order = {q1: ["agree", `, `data d = load("x.csv", order = {[q1, "b c"]: ["`, `data d = load("x.csv", order = {*: [`,
 		`data d = sim[Y1, Y2] where Y3 >= 2 and `, `data d = sim where not (`, `data d = sim where "Y1" in [1, `, "data d = sim where Y1 >= 2 or\n  Y",
-		"predict m[Y1] given Y2 = ", "predict m given Y1 = 1, ", `predict m[Y1, Y3] given "Y2" = "`, "predict m[Y1] given\n  Y", "predict m[Y1 given Y2 = 1,"} {
+		"predict m[Y1] given Y2 = ", "predict m given Y1 = 1, ", `predict m[Y1, Y3] given "Y2" = "`, "predict m[Y1] given\n  Y", "predict m[Y1 given Y2 = 1,", "plot heatmap m.partial - m.", "plot heatmap m.C, order = m.", "m.C - m.", "export m.", "summary m.C[1, 2] -\n  m."} {
 		f.Add(seed, len(seed))
 		f.Add(seed, len(seed)/2)
 	}

@@ -277,8 +277,8 @@ func (h *differenceHeatmap) text(prob, largest float64, li, lj int, scale float6
 	if len(framed) == 1 {
 		verb, their = "is", "its"
 	}
-	fmt.Fprintf(&b, "heatmap of %s: the posterior mean of each paired difference; %d of %s %s framed, %s central %s%% interval excluding 0 (%d positive, %d negative)",
-		h.d.label, len(framed), plural(len(h.pairs), "pair"), verb, their, percent(prob), positive, len(framed)-positive)
+	fmt.Fprintf(&b, "heatmap of %s: the posterior mean of each paired difference; %d of %s %s %s, %s central %s%% interval excluding 0 (%d positive, %d negative)",
+		h.d.label, len(framed), plural(len(h.pairs), "pair"), verb, figure.FrameMark(p), their, percent(prob), positive, len(framed)-positive)
 	if len(framed) > 0 {
 		if len(framed) > heatmapStrongest {
 			fmt.Fprintf(&b, "; the strongest %d:\n", heatmapStrongest)
