@@ -42,10 +42,12 @@ import (
 //
 // A console's progress goes to stdout as a stream, one line rewritten in
 // place: each state after the first starts with a carriage return and is
-// padded with blanks over the longer state before it (no ANSI escapes, so
-// that front ends that render a stream's text rather than a terminal show
-// no stray codes), and the last state ends the line, so that it stays in
-// the scroll-back. stdout, not stderr: jupyter console prints the fit's
+// padded with blanks over the longer state before it, each but the last
+// ends with a carriage return, which leaves the cursor at the line's start
+// (rewriteLine says why; no ANSI escapes, so that front ends that render a
+// stream's text rather than a terminal show no stray codes), and the last
+// state ends the line, so that it stays in the scroll-back. stdout, not
+// stderr: jupyter console prints the fit's
 // report, its tables and the cell's result on stdout, and one stream keeps
 // them in order even where stdout and stderr are buffered apart (the
 // console's output piped to a file), and a front end that renders stderr
@@ -229,6 +231,21 @@ func (o *consoleOutput) FitProgress(p session.FitProgress) { o.show(p) }
 // rewriteLine returns the text that shows state p on a line of the given
 // width (0 if none is open) rewritten in place, and sets width to that of
 // the line it leaves open (0 after the last state, which ends it).
+//
+// A state before the last ends with a carriage return, which leaves the
+// cursor at the start of the line it shows: what the terminal prints next
+// starts there, over the state, rather than after its text. jupyter
+// console's default mode prints the kernel's output at every Enter too,
+// before prompt_toolkit redraws the prompt that the Enter accepts (its key
+// binding flushes iopub first); after Ctrl-C had left a fit running
+// (console.go, leftBehind), the prompt was drawn from the column where the
+// state's text ended, as "…, sampling, 2In [4]: summary m.C". With the
+// cursor at the line's start, prompt_toolkit's moves back to the prompt's
+// start end there, and it erases the state and draws the prompt from the
+// first column. It still starts with one too, since a terminal echoes what
+// its user types ahead while a cell runs where the cursor is. A carriage
+// return at the end is invisible to a front end that renders the text (a
+// notebook's \r rules, as for R's and pip's progress).
 func rewriteLine(width *int, p session.FitProgress) string {
 	text := p.Text
 	if !p.Final {
@@ -243,11 +260,13 @@ func rewriteLine(width *int, p session.FitProgress) string {
 	if pad := *width - n; pad > 0 {
 		b.WriteString(strings.Repeat(" ", pad))
 	}
-	*width = max(n, 1)
 	if p.Final {
 		b.WriteByte('\n')
 		*width = 0
+		return b.String()
 	}
+	b.WriteByte('\r')
+	*width = max(n, 1)
 	return b.String()
 }
 
