@@ -218,11 +218,35 @@ func (o *consoleOutput) leftBehind() {
 // runsOnNote is leftBehind's note for a kernel of process pid, in lines of
 // at most 79 columns. In --simple-prompt mode the console keeps its own
 // SIGINT handler, which interrupts the kernel (checked with 6.4.4).
+//
+// It also tells of the warning that follows, which no reply of the kernel
+// can avoid. jupyter console reads the shell channel one message at a time
+// and matches loosely (ptshell.py): at every Enter, handle_is_complete_reply
+// takes the next message for the reply to its is_complete_request and
+// warns "The kernel did not respond properly to an is_complete_request"
+// when it is another; run_cell, once an idle status of its session has come,
+// takes the next message for its cell's execute_reply, drops it silently
+// when it is another, and stops waiting either way; only run_cell's start
+// throws away the messages already there, and an empty Enter's run_cell
+// returns before it. Ctrl-C abandoned the wait for this cell's reply, so
+// one reply too many is on its way, and each such read takes the one before
+// its own: with a cell typed meanwhile, that cell's run_cell takes this
+// cell's error reply and the next Enter warns of that cell's "aborted" one;
+// with none, the next Enter warns of this cell's. An Enter on an empty line
+// leaves its own is_complete_reply behind in turn, and the next Enter warns
+// again, until a cell runs (checked with 6.4.4 under a pty). Every
+// request must have its reply, and a reply held back or sent out of turn
+// would make the same count, or hang a front end that waits for its cells'
+// replies (JupyterLab's code console asks whether text is complete while a
+// cell runs too).
 func runsOnNote(pid int) string {
 	return fmt.Sprintf("(The cell above still runs in the kernel and the next waits for it: Ctrl-C in\n"+
 		"jupyter console 6.4 to 6.6 does not reach the kernel (jupyter_console#296; it\n"+
 		"does with --simple-prompt). kill -INT %d stops the cell as an interrupt\n"+
-		"does: a fit keeps its draws; a cell sent meanwhile is then not run.)\n", pid)
+		"does: a fit keeps its draws; a cell sent meanwhile is then not run. Having\n"+
+		"stopped waiting for this cell, the console then reads one reply late and warns\n"+
+		"at its next Enter that the kernel did not respond properly to an\n"+
+		"is_complete_request; nothing is lost.)\n", pid)
 }
 
 // FitProgress implements session.ProgressWriter.

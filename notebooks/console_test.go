@@ -129,7 +129,9 @@ func TestConsoleShowsFitProgress(t *testing.T) {
 // stops, and the script does so: the fit stops with its draws kept. A
 // console that forwards Ctrl-C (as jupyter/jupyter_console#295 would make
 // it) never shows that prompt during the fit: the script then waits in vain
-// for the note, and this test must learn the fixed console's way.
+// for the note, and this test must learn the fixed console's way. The
+// note also tells of the console's warning of an is_complete_request that
+// follows (kernel/console.go, runsOnNote), which the test pins.
 func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
 	cmd := consoleCommand(t, 4*time.Minute, append([]string{script}, longFitCells...)...)
@@ -148,7 +150,10 @@ func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 	note := regexp.MustCompile(`\(The cell above still runs in the kernel and the next waits for it: Ctrl-C in\r?\n` +
 		`jupyter console 6\.4 to 6\.6 does not reach the kernel \(jupyter_console#296; it\r?\n` +
 		`does with --simple-prompt\)\. kill -INT \d+ stops the cell as an interrupt\r?\n` +
-		`does: a fit keeps its draws; a cell sent meanwhile is then not run\.\)`)
+		`does: a fit keeps its draws; a cell sent meanwhile is then not run\. Having\r?\n` +
+		`stopped waiting for this cell, the console then reads one reply late and warns\r?\n` +
+		`at its next Enter that the kernel did not respond properly to an\r?\n` +
+		`is_complete_request; nothing is lost\.\)`)
 	at := note.FindAllStringIndex(text, -1)
 	if len(at) != 1 || at[0][0] < escaped {
 		t.Fatalf("the note shows %d times, want once after the console's KeyboardInterrupt (at %d): %v", len(at), escaped, at)
@@ -175,6 +180,15 @@ func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 	}
 	if !slices.ContainsFunc(rows, func(row string) bool { return strings.HasPrefix(row, "In [4]: summary m.C") }) {
 		t.Errorf("no row of the terminal starts with the next cell's prompt: %q", rows)
+	}
+	// The warning the note tells of, at the Enter of exit: the summary's
+	// run_cell took the fit's error reply for its own, and exit's
+	// is_complete_request got the summary's "aborted" reply (runsOnNote
+	// says why no reply of the kernel avoids it). A console that matches
+	// its replies would not warn: the note must then say less.
+	warning := regexp.MustCompile(`UserWarning: The kernel did not respond properly to an is_complete_request: \{[^\n]*'msg_type': 'execute_reply'[^\n]*'content': \{'status': 'aborted'\}`)
+	if n := len(warning.FindAllStringIndex(text, -1)); n != 1 || strings.Count(text, "UserWarning: The kernel did not respond properly") != 1 {
+		t.Errorf("the console warned %d times of the aborted reply (%d warnings in all), want once", n, strings.Count(text, "UserWarning: The kernel did not respond properly"))
 	}
 }
 
