@@ -62,7 +62,8 @@ type FitProgress struct {
 // explanations in parentheses, the longest first, then whole clauses, the
 // longest first and the time left last; then runes of the job's
 // name, before that first clause; then runes of the whole, the last an
-// ellipsis. A clause is not cut within while one can go whole: cut to 79
+// ellipsis. The time left counts as taking leftRoom runes at least. A
+// clause is not cut within while one can go whole: cut to 79
 // columns, "about 829ms left" read "about 829m…", an auto fit kept its
 // method and lost its phase and time left, and a check that reuses an
 // earlier check's statistics kept its explanation ("only income and degree
@@ -70,7 +71,13 @@ type FitProgress struct {
 // left.
 func (p FitProgress) Line(width int) string {
 	text := p.Text
-	fits := func() bool { return utf8.RuneCountInString(text) <= width }
+	fits := func() bool {
+		n := utf8.RuneCountInString(text)
+		if at := strings.LastIndex(text, ", about "); at >= 0 && strings.HasSuffix(text, " left") {
+			n += max(0, leftRoom-utf8.RuneCountInString(text[at+len(", "):]))
+		}
+		return n <= width
+	}
 	if fits() {
 		return text
 	}
@@ -183,6 +190,13 @@ func dropFirst(clauses []string) int {
 	}
 	return at
 }
+
+// leftRoom is the runes that Line counts a state's time left as taking at
+// least ("about 999ms left", "about 9m59s left"), so that what it keeps does
+// not come and go as the estimate's digits do: cut to 79 columns, a check's
+// "replicating" showed beside "about 7s left" and not beside "about 6.9s
+// left", every other state.
+const leftRoom = len("about 999ms left")
 
 // minHead is the fewest runes of a progress state's job and method that
 // Line keeps before its count: "fit survey".

@@ -403,8 +403,15 @@ func TestProgressLineFitsTheWidth(t *testing.T) {
 			"fit survey: 7443/90000 iterations (8%), about 3m12s left"},
 		{"check m: 1234/4000 replicated data sets, only income and degree (the pairs' statistics kept from an earlier check), replicating, about 3s left", 79,
 			"check m: 1234/4000 replicated data sets, replicating, about 3s left"},
-		{"check m: 12/400 replicated data sets, every column (p_adj and the verdict are over all 28 pairs), replicating, about 3s left", 79,
-			"check m: 12/400 replicated data sets, every column, replicating, about 3s left"},
+		{"check m: 1/40 replicated data sets, every column (p_adj and the verdict are over all 28 pairs), replicating, about 3s left", 79,
+			"check m: 1/40 replicated data sets, every column, replicating, about 3s left"},
+		// The time left counts as "about 999ms left" at least: a check's
+		// phase came and went with the estimate's digits, every other
+		// state.
+		{"check survey_model: 1064/3200 replicated data sets, replicating, about 7s left", 79,
+			"check survey_model: 1064/3200 replicated data sets, about 7s left"},
+		{"check survey_model: 1018/3200 replicated data sets, replicating, about 6.9s left", 79,
+			"check survey_model: 1018/3200 replicated data sets, about 6.9s left"},
 		{"check m: 12/4000 replicated data sets, every column (p_adj and the verdict are over all 28 pairs), replicating, about 1m3s left", 79,
 			"check m: 12/4000 replicated data sets, replicating, about 1m3s left"},
 		{"check survey: nothing to replicate, every pair's statistics kept from an earlier check of this fit, starting", 79,
