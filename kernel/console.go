@@ -42,10 +42,12 @@ import (
 //
 // A console's progress goes to stdout as a stream, one line rewritten in
 // place: each state after the first starts with a carriage return and is
-// padded with blanks over the longer state before it (no ANSI escapes, so
-// that front ends that render a stream's text rather than a terminal show
-// no stray codes), and the last state ends the line, so that it stays in
-// the scroll-back. stdout, not stderr: jupyter console prints the fit's
+// padded with blanks over the longer state before it, each but the last
+// ends with a carriage return, which leaves the cursor at the line's start
+// (rewriteLine says why; no ANSI escapes, so that front ends that render a
+// stream's text rather than a terminal show no stray codes), and the last
+// state ends the line, so that it stays in the scroll-back. stdout, not
+// stderr: jupyter console prints the fit's
 // report, its tables and the cell's result on stdout, and one stream keeps
 // them in order even where stdout and stderr are buffered apart (the
 // console's output piped to a file), and a front end that renders stderr
@@ -216,11 +218,35 @@ func (o *consoleOutput) leftBehind() {
 // runsOnNote is leftBehind's note for a kernel of process pid, in lines of
 // at most 79 columns. In --simple-prompt mode the console keeps its own
 // SIGINT handler, which interrupts the kernel (checked with 6.4.4).
+//
+// It also tells of the warning that follows, which no reply of the kernel
+// can avoid. jupyter console reads the shell channel one message at a time
+// and matches loosely (ptshell.py): at every Enter, handle_is_complete_reply
+// takes the next message for the reply to its is_complete_request and
+// warns "The kernel did not respond properly to an is_complete_request"
+// when it is another; run_cell, once an idle status of its session has come,
+// takes the next message for its cell's execute_reply, drops it silently
+// when it is another, and stops waiting either way; only run_cell's start
+// throws away the messages already there, and an empty Enter's run_cell
+// returns before it. Ctrl-C abandoned the wait for this cell's reply, so
+// one reply too many is on its way, and each such read takes the one before
+// its own: with a cell typed meanwhile, that cell's run_cell takes this
+// cell's error reply and the next Enter warns of that cell's "aborted" one;
+// with none, the next Enter warns of this cell's. An Enter on an empty line
+// leaves its own is_complete_reply behind in turn, and the next Enter warns
+// again, until a cell runs (checked with 6.4.4 under a pty). Every
+// request must have its reply, and a reply held back or sent out of turn
+// would make the same count, or hang a front end that waits for its cells'
+// replies (JupyterLab's code console asks whether text is complete while a
+// cell runs too).
 func runsOnNote(pid int) string {
 	return fmt.Sprintf("(The cell above still runs in the kernel and the next waits for it: Ctrl-C in\n"+
 		"jupyter console 6.4 to 6.6 does not reach the kernel (jupyter_console#296; it\n"+
 		"does with --simple-prompt). kill -INT %d stops the cell as an interrupt\n"+
-		"does: a fit keeps its draws; a cell sent meanwhile is then not run.)\n", pid)
+		"does: a fit keeps its draws; a cell sent meanwhile is then not run. Having\n"+
+		"stopped waiting for this cell, the console then reads one reply late and warns\n"+
+		"at its next Enter that the kernel did not respond properly to an\n"+
+		"is_complete_request; nothing is lost.)\n", pid)
 }
 
 // FitProgress implements session.ProgressWriter.
@@ -229,6 +255,21 @@ func (o *consoleOutput) FitProgress(p session.FitProgress) { o.show(p) }
 // rewriteLine returns the text that shows state p on a line of the given
 // width (0 if none is open) rewritten in place, and sets width to that of
 // the line it leaves open (0 after the last state, which ends it).
+//
+// A state before the last ends with a carriage return, which leaves the
+// cursor at the start of the line it shows: what the terminal prints next
+// starts there, over the state, rather than after its text. jupyter
+// console's default mode prints the kernel's output at every Enter too,
+// before prompt_toolkit redraws the prompt that the Enter accepts (its key
+// binding flushes iopub first); after Ctrl-C had left a fit running
+// (console.go, leftBehind), the prompt was drawn from the column where the
+// state's text ended, as "…, sampling, 2In [4]: summary m.C". With the
+// cursor at the line's start, prompt_toolkit's moves back to the prompt's
+// start end there, and it erases the state and draws the prompt from the
+// first column. It still starts with one too, since a terminal echoes what
+// its user types ahead while a cell runs where the cursor is. A carriage
+// return at the end is invisible to a front end that renders the text (a
+// notebook's \r rules, as for R's and pip's progress).
 func rewriteLine(width *int, p session.FitProgress) string {
 	text := p.Text
 	if !p.Final {
@@ -243,11 +284,13 @@ func rewriteLine(width *int, p session.FitProgress) string {
 	if pad := *width - n; pad > 0 {
 		b.WriteString(strings.Repeat(" ", pad))
 	}
-	*width = max(n, 1)
 	if p.Final {
 		b.WriteByte('\n')
 		*width = 0
+		return b.String()
 	}
+	b.WriteByte('\r')
+	*width = max(n, 1)
 	return b.String()
 }
 

@@ -41,8 +41,8 @@ func progressOutput(msgs []*Message) (stdout string, displays []string) {
 // of its last is_complete_request, as jupyter console does on Enter, is a
 // console, which ignores update_display_data. Its cells get their progress
 // as stdout text rewriting one line (a carriage return before each state
-// after the first, blanks over the rest of a longer state before, the last
-// state ending the line) and no display; so does its next cell, executed
+// after the first and after each but the last, blanks over the rest of a
+// longer state before, the last state ending the line) and no display; so does its next cell, executed
 // without asking (prompt_toolkit's Esc-Enter), where other output ends the
 // open line first. A session that never asked, or asked about other code
 // (a program checking text), gets the display and its updates, as before.
@@ -56,20 +56,20 @@ func TestConsoleProgressIsAStream(t *testing.T) {
 		t.Fatalf("reply status %q", st)
 	}
 	stdout, displays := progressOutput(msgs)
-	if want := "fit: 1\rfit: 10\rfit: 5 \rfit: done\n"; stdout != want || displays != nil {
+	if want := "fit: 1\r\rfit: 10\r\rfit: 5 \r\rfit: done\n"; stdout != want || displays != nil {
 		t.Errorf("console: stdout %q and displays %v, want %q and none", stdout, displays, want)
 	}
 
 	_, msgs = console.execute("progress fit:_1 note fit:_2 fit:_done")
 	stdout, displays = progressOutput(msgs)
-	if want := "fit: 1\nnote\nfit: 2\rfit: done\n"; stdout != want || displays != nil {
+	if want := "fit: 1\r\nnote\nfit: 2\r\rfit: done\n"; stdout != want || displays != nil {
 		t.Errorf("console's next cell: stdout %q and displays %v, want %q and none", stdout, displays, want)
 	}
 
 	long := strings.Repeat("x", 100)
 	_, msgs = console.execute("progress " + long + " " + long + "_done")
 	stdout, _ = progressOutput(msgs)
-	if want := strings.Repeat("x", 78) + "…\r" + long + " done\n"; stdout != want {
+	if want := strings.Repeat("x", 78) + "…\r\r" + long + " done\n"; stdout != want {
 		t.Errorf("console, a long line: stdout %q, want %q (cut to 79 columns but for the last)", stdout, want)
 	}
 
@@ -230,12 +230,12 @@ func TestProgressBesideTheDisplay(t *testing.T) {
 		t.Errorf("the cell's own output: stdout %q and displays %v, want none and %v", stdout, displays, want)
 	}
 	stdout, displays = progressOutput(beside)
-	if want := "fit: 10\rfit: 5 \rfit: done\n"; stdout != want || displays != nil {
+	if want := "fit: 10\r\rfit: 5 \r\rfit: done\n"; stdout != want || displays != nil {
 		t.Errorf("beside the display: stdout %q and displays %v, want %q and none", stdout, displays, want)
 	}
 
 	_, beside = run(notebook, "progress fit:_1 fit:_2 note fit:_3 fit:_done", false)
-	if stdout, _ := progressOutput(beside); stdout != "fit: 2\n"+"fit: 3\rfit: done\n" {
+	if stdout, _ := progressOutput(beside); stdout != "fit: 2\r\n"+"fit: 3\r\rfit: done\n" {
 		t.Errorf("other output between states: beside the display %q, want the line ended before it", stdout)
 	}
 

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,7 +129,9 @@ func TestConsoleShowsFitProgress(t *testing.T) {
 // stops, and the script does so: the fit stops with its draws kept. A
 // console that forwards Ctrl-C (as jupyter/jupyter_console#295 would make
 // it) never shows that prompt during the fit: the script then waits in vain
-// for the note, and this test must learn the fixed console's way.
+// for the note, and this test must learn the fixed console's way. The
+// note also tells of the console's warning of an is_complete_request that
+// follows (kernel/console.go, runsOnNote), which the test pins.
 func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
 	cmd := consoleCommand(t, 4*time.Minute, append([]string{script}, longFitCells...)...)
@@ -146,7 +150,10 @@ func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 	note := regexp.MustCompile(`\(The cell above still runs in the kernel and the next waits for it: Ctrl-C in\r?\n` +
 		`jupyter console 6\.4 to 6\.6 does not reach the kernel \(jupyter_console#296; it\r?\n` +
 		`does with --simple-prompt\)\. kill -INT \d+ stops the cell as an interrupt\r?\n` +
-		`does: a fit keeps its draws; a cell sent meanwhile is then not run\.\)`)
+		`does: a fit keeps its draws; a cell sent meanwhile is then not run\. Having\r?\n` +
+		`stopped waiting for this cell, the console then reads one reply late and warns\r?\n` +
+		`at its next Enter that the kernel did not respond properly to an\r?\n` +
+		`is_complete_request; nothing is lost\.\)`)
 	at := note.FindAllStringIndex(text, -1)
 	if len(at) != 1 || at[0][0] < escaped {
 		t.Fatalf("the note shows %d times, want once after the console's KeyboardInterrupt (at %d): %v", len(at), escaped, at)
@@ -154,6 +161,34 @@ func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
 	report := regexp.MustCompile(`KeyboardInterrupt: interrupted fit m: \d+ post-warm-up draws kept over 1 chain`).FindStringIndex(text)
 	if report == nil || report[0] < at[0][1] {
 		t.Errorf("no report of the fit interrupted, with its draws kept, after the note (at %d): %v", at[0][1], report)
+	}
+	// The progress states sent while the console showed its prompt are
+	// printed at the Enter that accepts the next cell, before
+	// prompt_toolkit draws that prompt again, from where it takes the
+	// cursor to be: it drew it after the state's text, as "fit m with
+	// gibbs: 6029/1000100 iterations (1%), sampling, 251msIn [4]: summary
+	// m.C". A state leaves the cursor at its line's start now.
+	if !regexp.MustCompile(`fit m with gibbs: \d+/\d+ iterations`).MatchString(text[escaped:at[0][0]]) {
+		t.Fatal("no progress state printed between Ctrl-C and the note: the script typed the next cell too soon to see where the prompt goes")
+	}
+	prompt := regexp.MustCompile(`In \[\d+\]: `)
+	rows := terminalRows(text)
+	for _, row := range rows {
+		if at := prompt.FindStringIndex(row); at != nil && at[0] > 0 {
+			t.Errorf("a prompt drawn after other text on its row: %q", row)
+		}
+	}
+	if !slices.ContainsFunc(rows, func(row string) bool { return strings.HasPrefix(row, "In [4]: summary m.C") }) {
+		t.Errorf("no row of the terminal starts with the next cell's prompt: %q", rows)
+	}
+	// The warning the note tells of, at the Enter of exit: the summary's
+	// run_cell took the fit's error reply for its own, and exit's
+	// is_complete_request got the summary's "aborted" reply (runsOnNote
+	// says why no reply of the kernel avoids it). A console that matches
+	// its replies would not warn: the note must then say less.
+	warning := regexp.MustCompile(`UserWarning: The kernel did not respond properly to an is_complete_request: \{[^\n]*'msg_type': 'execute_reply'[^\n]*'content': \{'status': 'aborted'\}`)
+	if n := len(warning.FindAllStringIndex(text, -1)); n != 1 || strings.Count(text, "UserWarning: The kernel did not respond properly") != 1 {
+		t.Errorf("the console warned %d times of the aborted reply (%d warnings in all), want once", n, strings.Count(text, "UserWarning: The kernel did not respond properly"))
 	}
 }
 
@@ -259,4 +294,99 @@ var longFitCells = []string{
 	"model m { Y = sim; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart }",
 	"fit m with gibbs, iter = 1000000, warmup = 100, chains = 1, seed = 1",
 	"summary m.C",
+}
+
+// terminalRows returns the rows that out, written to a terminal of 80
+// columns from its top left corner, leaves there, scrolled off or not,
+// without trailing blanks: it follows the carriage returns, line feeds and
+// backspaces, and prompt_toolkit's cursor moves (CSI A, B, C, D) and erases
+// (CSI J, K); other escape sequences change nothing on the screen (colours,
+// modes, cursor position requests). Lines do not wrap: prompt_toolkit turns
+// wrapping off while it draws (CSI ?7l), and the kernel's progress states
+// are shorter than a line.
+func terminalRows(out string) []string {
+	rows := [][]rune{nil}
+	r, c := 0, 0
+	csi := regexp.MustCompile(`^\x1b\[([0-?]*)[ -/]*([@-~])`)
+	other := regexp.MustCompile(`^\x1b([()][0-9A-B]|[=>]|.)`)
+	for i := 0; i < len(out); {
+		if m := csi.FindStringSubmatch(out[i:]); m != nil {
+			n := 1
+			if v, err := strconv.Atoi(m[1]); err == nil {
+				n = v
+			}
+			switch m[2] {
+			case "A":
+				r = max(0, r-n)
+			case "B":
+				r += n
+			case "C":
+				c = min(79, c+n)
+			case "D":
+				c = max(0, c-n)
+			case "J", "K":
+				for len(rows) <= r {
+					rows = append(rows, nil)
+				}
+				if len(rows[r]) > c {
+					rows[r] = rows[r][:c]
+				}
+				if m[2] == "J" {
+					rows = rows[:r+1]
+				}
+			}
+			i += len(m[0])
+			continue
+		}
+		if m := other.FindString(out[i:]); m != "" {
+			i += len(m)
+			continue
+		}
+		ch, size := utf8.DecodeRuneInString(out[i:])
+		i += size
+		switch {
+		case ch == '\r':
+			c = 0
+		case ch == '\n':
+			r++
+			for len(rows) <= r {
+				rows = append(rows, nil)
+			}
+		case ch == '\b':
+			c = max(0, c-1)
+		case ch >= ' ':
+			for len(rows) <= r {
+				rows = append(rows, nil)
+			}
+			for len(rows[r]) <= c {
+				rows[r] = append(rows[r], ' ')
+			}
+			rows[r][c] = ch
+			c++
+		}
+	}
+	text := make([]string, len(rows))
+	for i, row := range rows {
+		text[i] = strings.TrimRight(string(row), " ")
+	}
+	return text
+}
+
+// TestTerminalRows pins terminalRows on what prompt_toolkit and the
+// kernel write.
+func TestTerminalRows(t *testing.T) {
+	for _, tc := range []struct {
+		out  string
+		want []string
+	}{
+		{"abc\r\nde", []string{"abc", "de"}},
+		{"fit: 1\rfit: 10\rfit: 5 \rfit: done\r\n", []string{"fit: done", ""}},
+		{"In [4]: \r\r\n\r\r\n\x1b[2A\x1b[8Chi\x1b[0;38;5;28mx\x1b[?7l", []string{"In [4]: hix", "", ""}},
+		{"In [4]: summary m.C\rfit m: 1/9 iterations, sampling\x1b[19D\x1b[JIn [4]: summary m.C\r\r\n", []string{"fit m: 1/9 iIn [4]: summary m.C", ""}},
+		{"abcdef\x1b[3D\x1b[K\x08X\x1b[1Cy", []string{"abX y"}},
+	} {
+		if got := terminalRows(tc.out); !slices.Equal(got, tc.want) {
+			t.Errorf("terminalRows(%q) = %q, want %q", tc.out, got, tc.want)
+		}
+	}
 }

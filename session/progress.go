@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -56,15 +57,27 @@ type FitProgress struct {
 // time left follows it, which says more while it runs; then the method
 // after the job's name ("with gibbs, switching to hmc where predicted
 // faster (auto)", 56 runes, which the plan printed before the fit has
-// said); then whole clauses from the end, after the last colon (the job's
-// name, and compare's model and fold), but for the first; then runes of
-// the job's name, before that first clause; then runes of the whole, the
-// last an ellipsis. A clause is not cut within while one can go whole:
-// cut to 79 columns, "about 829ms left" read "about 829m…", and an auto
-// fit kept its method and lost its phase and time left.
+// said); then, of the clauses after the last colon (the job's name, and
+// compare's model and fold) but for the first (the count done), their
+// explanations in parentheses, the longest first, then whole clauses, the
+// longest first and the time left last; then runes of the job's
+// name, before that first clause; then runes of the whole, the last an
+// ellipsis. The time left counts as taking leftRoom runes at least. A
+// clause is not cut within while one can go whole: cut to 79
+// columns, "about 829ms left" read "about 829m…", an auto fit kept its
+// method and lost its phase and time left, and a check that reuses an
+// earlier check's statistics kept its explanation ("only income and degree
+// (the pairs' statistics kept from an earlier check)") and lost its time
+// left.
 func (p FitProgress) Line(width int) string {
 	text := p.Text
-	fits := func() bool { return utf8.RuneCountInString(text) <= width }
+	fits := func() bool {
+		n := utf8.RuneCountInString(text)
+		if at := strings.LastIndex(text, ", about "); at >= 0 && strings.HasSuffix(text, " left") {
+			n += max(0, leftRoom-utf8.RuneCountInString(text[at+len(", "):]))
+		}
+		return n <= width
+	}
 	if fits() {
 		return text
 	}
@@ -78,12 +91,17 @@ func (p FitProgress) Line(width int) string {
 		text = text[:with] + text[name-1:]
 		name = with + 1
 	}
-	for !fits() {
-		last := strings.LastIndex(text, ", ")
-		if last <= name {
-			break
+	if !fits() {
+		head, clauses := text[:name], splitClauses(text[name:])
+		for len(clauses) > 1 && !fits() {
+			if i, aside := longestAside(clauses); aside > 0 {
+				clauses[i] = clauses[i][:len(clauses[i])-aside]
+			} else {
+				i := dropFirst(clauses)
+				clauses = slices.Delete(clauses, i, i+1)
+			}
+			text = head + strings.Join(clauses, ", ")
 		}
-		text = text[:last]
 	}
 	if fits() || width < 1 {
 		return text
@@ -102,6 +120,83 @@ func (p FitProgress) Line(width int) string {
 	}
 	return string([]rune(text)[:width-1]) + "…"
 }
+
+// splitClauses splits a state's text after its job's name at its commas
+// outside parentheses ("only income and degree (the pairs' statistics kept
+// from an earlier check)" is one clause, as is "interweave(T = pi / 2)").
+func splitClauses(text string) []string {
+	var clauses []string
+	depth, from := 0, 0
+	for i := 0; i < len(text); i++ {
+		switch {
+		case text[i] == '(':
+			depth++
+		case text[i] == ')' && depth > 0:
+			depth--
+		case depth == 0 && strings.HasPrefix(text[i:], ", "):
+			clauses = append(clauses, text[from:i])
+			from = i + len(", ")
+			i++
+		}
+	}
+	return append(clauses, text[from:])
+}
+
+// longestAside returns the clause, but for the first, that ends in the
+// longest explanation in parentheses (" (the pairs' statistics kept from an
+// earlier check)"), and that explanation's length in bytes, 0 if none does:
+// a clause gives its explanation up before itself ("only income and
+// degree").
+func longestAside(clauses []string) (at, length int) {
+	for i, c := range clauses[1:] {
+		if !strings.HasSuffix(c, ")") {
+			continue
+		}
+		depth := 0
+		for j := len(c) - 1; j > 0; j-- {
+			if c[j] == ')' {
+				depth++
+			} else if c[j] == '(' {
+				if depth--; depth == 0 {
+					if c[j-1] == ' ' && len(c)-j+1 > length {
+						at, length = i+1, len(c)-j+1
+					}
+					break
+				}
+			}
+		}
+	}
+	return at, length
+}
+
+// dropFirst returns the index of the clause a state too long for its line
+// drops first, of at least two: the longest but for the first (the count
+// done) and the time left, which says most after the count; the time left
+// when nothing else is left to drop.
+func dropFirst(clauses []string) int {
+	at, left := -1, -1
+	for i, c := range clauses[1:] {
+		i++
+		if strings.HasPrefix(c, "about ") && strings.HasSuffix(c, " left") {
+			left = i
+			continue
+		}
+		if at < 0 || utf8.RuneCountInString(c) > utf8.RuneCountInString(clauses[at]) {
+			at = i
+		}
+	}
+	if at < 0 {
+		return left
+	}
+	return at
+}
+
+// leftRoom is the runes that Line counts a state's time left as taking at
+// least ("about 999ms left", "about 9m59s left"), so that what it keeps does
+// not come and go as the estimate's digits do: cut to 79 columns, a check's
+// "replicating" showed beside "about 7s left" and not beside "about 6.9s
+// left", every other state.
+const leftRoom = len("about 999ms left")
 
 // minHead is the fewest runes of a progress state's job and method that
 // Line keeps before its count: "fit survey".

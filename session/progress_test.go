@@ -356,9 +356,11 @@ func TestProgressMirrorGetsEveryState(t *testing.T) {
 }
 
 // TestProgressLineFitsTheWidth: a state longer than a terminal's line loses
-// a fit's elapsed time before its time left, then whole clauses, and is cut
-// within a clause only when nothing else is left; cut at 79 runes, "about
-// 829ms left" read "about 829m…", as 829 minutes.
+// a fit's elapsed time before its time left, then explanations in
+// parentheses, then whole clauses, the longest first and the time left
+// last, and is cut within a clause only when nothing else is left; cut at
+// 79 runes, "about 829ms left" read "about 829m…", as 829 minutes, and a
+// check reusing an earlier check's statistics lost its time left.
 func TestProgressLineFitsTheWidth(t *testing.T) {
 	for _, tc := range []struct {
 		text  string
@@ -392,6 +394,30 @@ func TestProgressLineFitsTheWidth(t *testing.T) {
 			"compare: refitting a (1 of 2), fold 1…: 123/3000 iterations"},
 		{"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations, about 5s left", 70,
 			"compare: refitting a (1 of 2), fold 1 of 5: 123/3000 iterations"},
+		// The time left goes after the phase, and explanations first, the
+		// longest first: a check reusing an earlier check's statistics
+		// kept "only income and degree (the pairs' statistics kept from
+		// an earlier check)" and lost its phase and time left, then was
+		// cut within it.
+		{"fit survey with interweave(T = pi / 2): 7443/90000 iterations (8%), sampling, 4s elapsed, about 3m12s left", 60,
+			"fit survey: 7443/90000 iterations (8%), about 3m12s left"},
+		{"check m: 1234/4000 replicated data sets, only income and degree (the pairs' statistics kept from an earlier check), replicating, about 3s left", 79,
+			"check m: 1234/4000 replicated data sets, replicating, about 3s left"},
+		{"check m: 1/40 replicated data sets, every column (p_adj and the verdict are over all 28 pairs), replicating, about 3s left", 79,
+			"check m: 1/40 replicated data sets, every column, replicating, about 3s left"},
+		// The time left counts as "about 999ms left" at least: a check's
+		// phase came and went with the estimate's digits, every other
+		// state.
+		{"check survey_model: 1064/3200 replicated data sets, replicating, about 7s left", 79,
+			"check survey_model: 1064/3200 replicated data sets, about 7s left"},
+		{"check survey_model: 1018/3200 replicated data sets, replicating, about 6.9s left", 79,
+			"check survey_model: 1018/3200 replicated data sets, about 6.9s left"},
+		{"check m: 12/4000 replicated data sets, every column (p_adj and the verdict are over all 28 pairs), replicating, about 1m3s left", 79,
+			"check m: 12/4000 replicated data sets, replicating, about 1m3s left"},
+		{"check survey: nothing to replicate, every pair's statistics kept from an earlier check of this fit, starting", 79,
+			"check survey: nothing to replicate, starting"},
+		{"check m: 12/400 replicated data sets, only Y1 and Y2 (the pairs' statistics kept from an earlier check), replicating, about 3s left", 100,
+			"check m: 12/400 replicated data sets, only Y1 and Y2, replicating, about 3s left"},
 	} {
 		got := FitProgress{Text: tc.text}.Line(tc.width)
 		if got != tc.want || len([]rune(got)) > tc.width {

@@ -10,9 +10,10 @@ Each step waits for what it needs (at most 60 s each): each setup cell and
 the long one for the prompt that takes it (In [1], In [2], ...); Ctrl-C for
 the long statement's progress (its "iterations"); NEXT_CELL for the prompt
 after Ctrl-C (the console's own message "KeyboardInterrupt escaped
-interact()" precedes it); the SIGINT for the note's "kill -INT PID"; exit
-for the report of the interrupted statement and a prompt after it. It exits
-1 when a step waits in vain, saying which on stderr.
+interact()" precedes it) and a second more, for progress to wait; the
+SIGINT for the note's "kill -INT PID"; exit for the report of the
+interrupted statement and a prompt after it. It exits 1 when a step waits
+in vain, saying which on stderr.
 
 With --simple-prompt, the console runs in that mode, where Ctrl-C reaches
 the kernel: after it, the script waits for the report of the interrupted
@@ -23,6 +24,7 @@ import os
 import re
 import signal
 import sys
+import time
 
 from ptyconsole import Console
 
@@ -54,6 +56,10 @@ def main():
             step("prompt In [%d]" % (n + 1), lambda: b"In [%d]" % (n + 1) in text(mark))
         else:
             step("a prompt after Ctrl-C", lambda: re.search(rb"In \[\d+\]", text(mark)))
+            # A second at the prompt, as a user takes to type: the fit's
+            # progress states wait meanwhile, and the console prints them
+            # at the Enter, before it draws the prompt again.
+            time.sleep(1)
             c.type(next_cell)
             note = re.compile(rb"kill -INT (\d+)")
             step("the kernel's note on the cell that runs on", lambda: note.search(text(mark)))

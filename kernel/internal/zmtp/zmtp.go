@@ -15,6 +15,7 @@ package zmtp
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -192,7 +194,11 @@ func (s *Socket) serveConn(c net.Conn) {
 	}()
 	id, err := s.handshake(c)
 	if err != nil {
-		s.log.Warn("ZMTP handshake failed", "remote", fmt.Sprint(c.RemoteAddr()), "err", err)
+		level := slog.LevelWarn
+		if peerLeft(err) {
+			level = slog.LevelDebug
+		}
+		s.log.Log(context.Background(), level, "ZMTP handshake failed", "remote", fmt.Sprint(c.RemoteAddr()), "err", err)
 		return
 	}
 	p := &Peer{
@@ -215,6 +221,26 @@ func (s *Socket) serveConn(c net.Conn) {
 	go p.writeLoop()
 	p.readLoop()
 	p.close()
+}
+
+// peerLeft reports whether a handshake failed because the peer closed or
+// reset its end (EOF, a broken pipe, a reset). Clients do that in the
+// normal run of things: jupyter_client's heartbeat channel (7.4) closes its
+// socket and connects anew whenever no beat comes back within a second,
+// the handshake included when that takes longer (under high load), and a
+// client that stops closes its sockets wherever their handshakes are. The kernel's stderr is the terminal of a jupyter
+// console user, where a warning of it ("ZMTP handshake failed … broken
+// pipe") said nothing to act on; it is logged at debug level. A peer that
+// speaks something other than ZMTP, or a socket type that does not match,
+// or that stays silent past the handshake's timeout, is still warned of: a
+// client connected to the wrong port, or a wrong connection file.
+func peerLeft(err error) bool {
+	for _, gone := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.EPIPE, syscall.ECONNRESET, net.ErrClosed} {
+		if errors.Is(err, gone) {
+			return true
+		}
+	}
+	return false
 }
 
 // handshake performs the ZMTP greeting and NULL-mechanism READY exchange

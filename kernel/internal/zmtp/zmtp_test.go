@@ -3,11 +3,15 @@ package zmtp
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -202,5 +206,118 @@ func TestWaitSubscribed(t *testing.T) {
 	close(s.done)
 	if s.WaitSubscribed(10 * time.Second) {
 		t.Fatal("subscribed after the only subscription was cancelled")
+	}
+}
+
+// recordHandler sends the level and message of every record to a channel.
+type recordHandler struct{ records chan<- slog.Record }
+
+func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
+	h.records <- r
+	return nil
+}
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h recordHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestHandshakeFailureLevel: a peer that closes or resets its connection
+// during the handshake, as jupyter_client's heartbeat channel does when it
+// connects anew after a late beat (under high load), is logged at debug
+// level; a warning of it ("ZMTP handshake failed … broken pipe") reached a
+// jupyter console user's terminal, which is the kernel's stderr. A peer
+// that speaks no ZMTP is still warned of.
+func TestHandshakeFailureLevel(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		peer func(c *net.TCPConn)
+		want slog.Level
+	}{
+		{"closes at once", func(c *net.TCPConn) { c.Close() }, slog.LevelDebug},
+		{"resets at once", func(c *net.TCPConn) { c.SetLinger(0); c.Close() }, slog.LevelDebug},
+		{"reads the greeting, then closes", func(c *net.TCPConn) {
+			io.ReadFull(c, make([]byte, 64))
+			c.Close()
+		}, slog.LevelDebug},
+		{"reads the greeting, sends half of one, closes", func(c *net.TCPConn) {
+			io.ReadFull(c, make([]byte, 64))
+			c.Write([]byte{0xff, 0, 0, 0, 0})
+			c.Close()
+		}, slog.LevelDebug},
+		{"reads part of the greeting, then resets", func(c *net.TCPConn) {
+			io.ReadFull(c, make([]byte, 10))
+			c.SetLinger(0)
+			c.Close()
+		}, slog.LevelDebug},
+		{"not ZMTP", func(c *net.TCPConn) {
+			c.Write([]byte("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n" + strings.Repeat(" ", 64)))
+			io.Copy(io.Discard, c)
+			c.Close()
+		}, slog.LevelWarn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			records := make(chan slog.Record, 16)
+			s, err := Listen("heartbeat", Rep, "tcp", "127.0.0.1:0", DefaultOptions(), slog.New(recordHandler{records}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			c, err := net.Dial("tcp", s.ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			go tc.peer(c.(*net.TCPConn))
+			defer c.Close()
+			for {
+				select {
+				case r := <-records:
+					if r.Message != "ZMTP handshake failed" {
+						continue
+					}
+					var cause string
+					r.Attrs(func(a slog.Attr) bool {
+						if a.Key == "err" {
+							cause = a.Value.String()
+						}
+						return true
+					})
+					t.Logf("%v: %s", r.Level, cause)
+					if r.Level != tc.want {
+						t.Errorf("logged at %v, want %v: %s", r.Level, tc.want, cause)
+					}
+					return
+				case <-time.After(time.Minute):
+					t.Fatal("no record of the failed handshake")
+				}
+			}
+		})
+	}
+}
+
+// TestPeerLeft: the errors of a peer gone during the handshake, wrapped as
+// zmq4 wraps them (the broken pipe is the one seen on a console user's
+// terminal), against those of a peer that is there and wrong.
+func TestPeerLeft(t *testing.T) {
+	wrapped := func(err error) error {
+		return fmt.Errorf("zmq4: could not initialize ZMTP connection: %w",
+			fmt.Errorf("zmq4: could not exchange greetings: %w", err))
+	}
+	opError := func(op string, errno syscall.Errno) error {
+		return &net.OpError{Op: op, Net: "tcp", Err: os.NewSyscallError(op, errno)}
+	}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{wrapped(fmt.Errorf("zmq4: could not send greeting: %w", opError("write", syscall.EPIPE))), true},
+		{wrapped(fmt.Errorf("could not read ZMTP greeting: %w", opError("read", syscall.ECONNRESET))), true},
+		{wrapped(fmt.Errorf("could not read ZMTP greeting: %w", io.EOF)), true},
+		{wrapped(fmt.Errorf("could not read ZMTP greeting: %w", io.ErrUnexpectedEOF)), true},
+		{wrapped(errors.New("invalid ZMTP signature header: zmq4: invalid greeting received")), false},
+		{wrapped(fmt.Errorf("could not read ZMTP greeting: %w", os.ErrDeadlineExceeded)), false},
+		{errors.New(`zmq4: peer="PUB" not compatible with "REP"`), false},
+	} {
+		if got := peerLeft(tc.err); got != tc.want {
+			t.Errorf("peerLeft(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }
