@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"strconv"
@@ -40,7 +41,9 @@ func mixedLevels(p, n int) []int {
 
 // costSetup is one data configuration of `copulang bench cost`: n rows
 // simulated from a copula with k factors over p columns of Levels levels
-// each (nil Levels: mixedLevels), a share Missing of cells missing.
+// each (nil Levels: mixedLevels), a share Missing of cells missing. K = 0
+// makes the columns independent instead, each cell uniform over its
+// column's levels (gibbs only: px needs k factors).
 type costSetup struct {
 	P, K, N int
 	Levels  int // 0: mixed
@@ -92,7 +95,7 @@ func (r costResult) cells() []string {
 func benchCost(args []string, stdout io.Writer) error {
 	fs := newBenchFlags("cost", stdout)
 	methods := fs.String("methods", "gibbs,px", "comma-separated methods: gibbs, px (px fits k factors)")
-	setups := fs.String("setups", "20:4:5:5000", "comma-separated p:k:levels:n[:missing] (levels mixed: items of 2 to 11 levels and two of 78 and 1,169)")
+	setups := fs.String("setups", "20:4:5:5000", "comma-separated p:k:levels:n[:missing] (levels mixed: items of 2 to 11 levels and two of 78 and 1,169; k 0: independent columns, gibbs only)")
 	reps := fs.Int("reps", 3, "measurements of each setup and method")
 	target := fs.Float64("target", 0.5, "CPU seconds to time per run, at least (as the cost model estimates them)")
 	warmup := fs.Int("warmup", 5, "warm-up iterations, not timed")
@@ -107,6 +110,11 @@ func benchCost(args []string, stdout io.Writer) error {
 	for _, m := range ms {
 		if m != "gibbs" && m != "px" {
 			return fmt.Errorf("--methods: unknown method %q (want gibbs or px)", m)
+		}
+		for _, set := range sets {
+			if m == "px" && set.K == 0 {
+				return fmt.Errorf("--setups: px fits k factors: k = 0 (independent columns) is for gibbs only (--methods gibbs)")
+			}
 		}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1)) // the process's own setting afterwards (the tests share it)
@@ -163,8 +171,12 @@ func costLevelsText(set costSetup) string {
 }
 
 // costData simulates a setup's data: Simulate's columns cut at their own
-// quantiles into each column's levels.
+// quantiles into each column's levels, or for K = 0 independent columns,
+// each cell uniform over its column's levels.
 func costData(set costSetup, seed uint64) (*session.Dataset, error) {
+	if set.K == 0 {
+		return independentCostData(set, seed), nil
+	}
 	levels := set.Levels
 	if levels == 0 {
 		levels = set.N // every row its own value, cut below
@@ -183,6 +195,32 @@ func costData(set costSetup, seed uint64) (*session.Dataset, error) {
 		}
 	}
 	return &session.Dataset{Name: "sim", Names: sim.Names, Columns: sim.Columns}, nil
+}
+
+// independentCostData is costData for K = 0: every cell uniform over its
+// column's levels, independently, and missing with probability
+// set.Missing.
+func independentCostData(set costSetup, seed uint64) *session.Dataset {
+	levels := mixedLevels(set.P, set.N)
+	if set.Levels > 0 {
+		for j := range levels {
+			levels[j] = set.Levels
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x1d))
+	names := make([]string, set.P)
+	cols := make([][]float64, set.P)
+	for j, l := range levels {
+		names[j] = fmt.Sprintf("Y%d", j+1)
+		cols[j] = make([]float64, set.N)
+		for i := range cols[j] {
+			cols[j][i] = float64(1 + rng.IntN(l))
+			if rng.Float64() < set.Missing {
+				cols[j][i] = math.NaN()
+			}
+		}
+	}
+	return &session.Dataset{Name: "sim", Names: names, Columns: cols}
 }
 
 // costPlan plans a fit of method (gibbs: the full correlation; px: k
@@ -286,8 +324,8 @@ func parseCostSetups(list string) ([]costSetup, error) {
 			}
 			set.Missing = miss
 		}
-		if set.K < 1 {
-			return nil, fmt.Errorf("--setups: %q: k must be at least 1 (the simulated truth, and px's factors)", s)
+		if set.K >= set.P {
+			return nil, fmt.Errorf("--setups: %q: k must be below p (the simulated truth, and px's factors)", s)
 		}
 		sets = append(sets, set)
 	}

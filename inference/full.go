@@ -265,15 +265,69 @@ func dot(a, b []float64) float64 {
 // fillPsi sets Ψ = scale·I + ZᵀZ.
 func (s *fullSampler) fillPsi() {
 	p := s.p
+	gramDot(s.psi, s.z)
 	for i := 0; i < p; i++ {
-		for k := 0; k <= i; k++ {
-			c := dot(s.z[i], s.z[k])
-			if i == k {
-				c += s.scale
-			}
-			s.psi[i*p+k], s.psi[k*p+i] = c, c
-		}
+		s.psi[i*p+i] += s.scale
 	}
+}
+
+// gramDot sets dst (p×p, both triangles) to ZᵀZ for the p columns z, every
+// entry equal to dot of its two columns bit for bit (the same two sums, of
+// the even and of the odd rows, in the same order). Off the diagonal it
+// takes the columns two by two, four dot products per pass over two pairs
+// of columns: one load per multiply-add instead of dot's two, which
+// matters once Z outgrows the caches (sampling.md §8).
+func gramDot(dst []float64, z [][]float64) {
+	p := len(z)
+	for a := 0; a < p; a += 2 {
+		if a+1 == p { // the last column of an odd p
+			for b := 0; b <= a; b++ {
+				v := dot(z[a], z[b])
+				dst[a*p+b], dst[b*p+a] = v, v
+			}
+			break
+		}
+		for b := 0; b < a; b += 2 {
+			s00, s01, s10, s11 := dot2x2(z[a], z[a+1], z[b], z[b+1])
+			dst[a*p+b], dst[b*p+a] = s00, s00
+			dst[a*p+b+1], dst[(b+1)*p+a] = s01, s01
+			dst[(a+1)*p+b], dst[b*p+a+1] = s10, s10
+			dst[(a+1)*p+b+1], dst[(b+1)*p+a+1] = s11, s11
+		}
+		x0, x1 := z[a], z[a+1]
+		d00, d10, d11 := dot(x0, x0), dot(x1, x0), dot(x1, x1)
+		dst[a*p+a], dst[(a+1)*p+a+1] = d00, d11
+		dst[(a+1)*p+a], dst[a*p+a+1] = d10, d10
+	}
+}
+
+// dot2x2 returns dot(x0, y0), dot(x0, y1), dot(x1, y0) and dot(x1, y1),
+// each summed exactly as dot sums it, in one pass over the four columns.
+func dot2x2(x0, x1, y0, y1 []float64) (s00, s01, s10, s11 float64) {
+	n := len(x0)
+	x1, y0, y1 = x1[:n], y0[:n], y1[:n]
+	var e00, e01, e10, e11, o00, o01, o10, o11 float64
+	i := 0
+	for ; i+1 < n; i += 2 {
+		u, v, w0, w1 := x0[i], x1[i], y0[i], y1[i]
+		e00 += u * w0
+		e01 += u * w1
+		e10 += v * w0
+		e11 += v * w1
+		u, v, w0, w1 = x0[i+1], x1[i+1], y0[i+1], y1[i+1]
+		o00 += u * w0
+		o01 += u * w1
+		o10 += v * w0
+		o11 += v * w1
+	}
+	if i < n {
+		u, v, w0, w1 := x0[i], x1[i], y0[i], y1[i]
+		e00 += u * w0
+		e01 += u * w1
+		e10 += v * w0
+		e11 += v * w1
+	}
+	return e00 + o00, e01 + o01, e10 + o10, e11 + o11
 }
 
 func (s *fullSampler) iterate(rng *rand.Rand, warmup bool, st *StepStats) error {

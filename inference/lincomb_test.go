@@ -35,3 +35,31 @@ func TestLinComb(t *testing.T) {
 		}
 	}
 }
+
+// TestGramDotMatchesDot: the blocked ZᵀZ of fillPsi equals the dot product
+// of every pair of columns bit for bit, at odd and even n and p (the
+// covariance step, and so every draw after it, must not change).
+func TestGramDotMatchesDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 2, 7, 1000} {
+		for _, p := range []int{1, 2, 3, 5, 8} {
+			z := make([][]float64, p)
+			for j := range z {
+				z[j] = make([]float64, n)
+				for i := range z[j] {
+					z[j][i] = rng.NormFloat64() * math.Exp(3*rng.NormFloat64())
+				}
+			}
+			got := make([]float64, p*p)
+			gramDot(got, z)
+			for a := range p {
+				for b := range p {
+					want := dot(z[max(a, b)], z[min(a, b)])
+					if g := got[a*p+b]; math.Float64bits(g) != math.Float64bits(want) {
+						t.Errorf("n = %d, p = %d: entry (%d, %d) = %v, dot gives %v", n, p, a, b, g, want)
+					}
+				}
+			}
+		}
+	}
+}
