@@ -106,6 +106,11 @@ func factorModel(t *target) bool {
 	return !full
 }
 
+// MatrixColumns are what a correlation matrix laid out as a matrix
+// (summary m.C, layout = matrix) may show (columns = [...]): the point
+// estimate (mean or q50) of each entry, perhaps with its interval.
+func MatrixColumns() []string { return []string{"mean", "q50", "interval"} }
+
 // LoadingsMatrixColumns are what a factor model's loadings laid out as
 // a matrix (summary m.Lambda, layout = matrix) may show (columns =
 // [...]): the point estimate (mean or q50) of each loading, perhaps with
@@ -194,7 +199,7 @@ func (c *checker) summaryLayout(set map[string]*dsl.NamedArg, t, other *target, 
 	case loadings:
 		allowed, example = LoadingsMatrixColumns(), "mean, interval, communality"
 	case x.Layout == "matrix":
-		allowed, example = []string{"mean", "q50", "interval"}, "mean, interval"
+		allowed, example = MatrixColumns(), "mean, interval"
 	}
 	var stats []string
 	for _, e := range items {

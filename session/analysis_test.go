@@ -897,14 +897,16 @@ fit m, iter = 30, warmup = 10, chains = 2, file = "sp.fit"`
 // and why the first of them loads on the first factor alone (its mean
 // loadings on the others are 0 by construction, which the table shows as
 // 0.000 with a nonzero sd); GDP loadings keep their own caption (found
-// reviewing a factor-model analysis of the GSS).
+// reviewing a factor-model analysis of the GSS). With 3 factors the
+// others are "factors 2 and 3", where it said "factors 2 to 3".
 func TestLambdaSummarySaysWhichColumnsDefineTheFactors(t *testing.T) {
 	s := newTestSession(t)
 	mustRun(t, s, "data d = simulate(FactorCopula(p = 5, k = 2), n = 150, levels = 4, seed = 3)")
 	for _, tc := range []struct{ prior, want string }{
 		{"FactorModel(k = 1)", "with the sign that makes the posterior mean loading of Y1, the first column, positive"},
 		{"FactorModel(k = 2)", "then turned so that the posterior mean loadings of the first k = 2 columns, Y1, Y2, are lower triangular with a positive diagonal: Y1 loads on factor 1 alone (its mean loading on factor 2 is 0 by construction), and factor 2 is what Y2 adds"},
-		{"FactorModel(k = 3)", "the first k = 3 columns, Y1, Y2, Y3, are lower triangular with a positive diagonal: Y1 loads on factor 1 alone (its mean loadings on factors 2 to 3 are 0 by construction), and factor h is what the h-th of them adds"},
+		{"FactorModel(k = 3)", "the first k = 3 columns, Y1, Y2, Y3, are lower triangular with a positive diagonal: Y1 loads on factor 1 alone (its mean loadings on factors 2 and 3 are 0 by construction), and factor h is what the h-th of them adds"},
+		{"FactorModel(k = 4)", "Y1 loads on factor 1 alone (its mean loadings on factors 2 to 4 are 0 by construction)"},
 		{"FactorModel(k = 2, loadings = GDP)", "every draw's factors are matched to a common reference, ordered by decreasing sum of squares, largest loading positive"},
 	} {
 		mustRun(t, s, "model f { Y = d; Z ~ GaussianCopula(C); Y ordinal Z; C ~ "+tc.prior+" }\n"+

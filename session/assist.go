@@ -83,6 +83,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		if src := s.whereColumnsAt(b, code[:q-1]); src != nil {
 			return escapedPrefixed(src, code[q:cursor]), q, cursor
 		}
+		if loadingsFactorIndexAt(code[:q-1]) {
+			return nil, q, cursor // Lambda[income, "…: a factor number goes there
+		}
 		if owner := openBracketOwner(code[:q-1]); s.columnsOf(b, owner) != nil {
 			return escapedPrefixed(unlisted(s.columnsOf(b, owner), listedInIndex(code[:q-1])), code[q:cursor]), q, cursor
 		}
@@ -142,6 +145,9 @@ func (s *Session) Complete(code string, cursor int) (matches []string, start, en
 		if t := strings.TrimRight(code[:start], " \t"); len(t) < start && strings.ContainsAny(t[len(t)-1:], "0123456789\")]") {
 			candidates = []string{"and", "or"}
 		}
+	case loadingsFactorIndexAt(code[:start]):
+		// f.Lambda[income, : the index's second place is a factor's
+		// number, which completion does not offer, not a column.
 	case s.columnsOf(b, openBracketOwner(code[:start])) != nil:
 		// gss[income, de: the columns the index does not list yet, since
 		// a column twice is an error (Y, summary) or the diagonal (m.C).
@@ -992,13 +998,39 @@ func settingValues(text string) []string {
 	if name == "order" && openParenOwner(t) != "" {
 		return nil // load("x.csv", order = {...}) takes a map
 	}
+	values := compiler.SettingValues(name)
+	if name == "columns" {
+		values = columnsTaken(statementText(text))
+	}
 	var out []string
-	for _, w := range compiler.SettingValues(name) {
+	for _, w := range values {
 		if !slices.Contains(listed, w) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// matrixLayout matches a statement's layout = matrix setting, and
+// loadingsSummary a summary of a model's Lambda.
+var (
+	matrixLayout    = regexp.MustCompile(`,\s*layout\s*=\s*matrix\b`)
+	loadingsSummary = regexp.MustCompile(`^\s*summary\s+[A-Za-z_][A-Za-z0-9_]*\s*\.\s*Lambda\b`)
+)
+
+// columnsTaken returns the statistics columns = takes in stmt, a
+// statement's text so far: after layout = matrix those of a matrix
+// (compiler.MatrixColumns, or for the loadings
+// compiler.LoadingsMatrixColumns, communality and uniqueness among them),
+// which the check accepts there, else those of a long table.
+func columnsTaken(stmt string) []string {
+	switch {
+	case !matrixLayout.MatchString(stmt):
+		return compiler.SettingValues("columns")
+	case loadingsSummary.MatchString(stmt):
+		return compiler.LoadingsMatrixColumns()
+	}
+	return compiler.MatrixColumns()
 }
 
 // heatmapOrderAt reports whether text ends in plot heatmap's order =,
@@ -1190,6 +1222,35 @@ func openBracketOwner(text string) string {
 		return lastIdent(rest[:len(rest)-1])
 	}
 	return ident
+}
+
+// loadingsFactorIndexAt reports whether text ends in the second place of
+// an index of a model's Lambda (f.Lambda[income, ), where a factor's
+// number goes, not a column's name.
+func loadingsFactorIndexAt(text string) bool {
+	before, ok := beforeOpen(text, '[', ']')
+	if !ok {
+		return false
+	}
+	owner := strings.TrimRight(before, " ")
+	rest, isLambda := strings.CutSuffix(owner, "Lambda")
+	if !isLambda || !strings.HasSuffix(strings.TrimRight(rest, " "), ".") {
+		return false
+	}
+	inside := text[len(before)+1:]
+	for i := 0; i < len(inside); i++ {
+		switch inside[i] {
+		case '"':
+			lit := leadingString(inside[i:])
+			if lit == "" {
+				return false // a string still open: the first place
+			}
+			i += len(lit) - 1
+		case ',':
+			return true
+		}
+	}
+	return false
 }
 
 // members lists what may follow `NAME.` where text (which ends with

@@ -136,6 +136,15 @@ func TestCompleteSummarySettings(t *testing.T) {
 		{"summary m.C, columns = [", []string{"ess_bulk", "ess_tail", "interval", "mcse_mean", "mcse_sd", "mean", "p_positive", "q50", "rhat", "sd"}},
 		{"summary m.C to \"C.tex\", columns = [mean, interval, r", []string{"rhat"}},
 		{"summary m.C, columns = [mean, ", []string{"ess_bulk", "ess_tail", "interval", "mcse_mean", "mcse_sd", "p_positive", "q50", "rhat", "sd"}},
+		// After layout = matrix, the columns that layout takes, which are
+		// all the check accepts there: the loadings' communality and
+		// uniqueness were never offered, and ess_bulk, rhat, ... were,
+		// which it refuses.
+		{"summary m.C, layout = matrix, columns = [", []string{"interval", "mean", "q50"}},
+		{"summary m.partial to \"P.tex\", layout = matrix, columns = [mean, ", []string{"interval", "q50"}},
+		{"summary f.Lambda, layout = matrix, columns = [", []string{"communality", "interval", "mean", "q50", "uniqueness"}},
+		{"summary f.Lambda to \"L.csv\", layout = matrix, columns = [mean, c", []string{"communality"}},
+		{"summary f.Lambda,\n  layout = matrix,\n  columns = [mean, ", []string{"communality", "interval", "q50", "uniqueness"}},
 	} {
 		got, _, _ := s.Complete(tt.code, len(tt.code))
 		if !reflect.DeepEqual(got, tt.want) {
@@ -224,6 +233,37 @@ func TestCompleteMembersTheStatementTakes(t *testing.T) {
 	}{
 		{"plot heatmap f.communality - ", []string{"a", "b", "f", "g"}},
 		{"plot pairs f.communality - ", []string{"a", "b", "f", "f.communality", "g", "g.communality"}},
+	} {
+		got, _, _ := s.Complete(tt.code, len(tt.code))
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Complete(%q) = %v, want %v", tt.code, got, tt.want)
+		}
+	}
+}
+
+// TestCompleteLoadingsFactorIndex: the second place of an index of a
+// model's Lambda takes a factor's number (f.Lambda[income, 2]), so
+// completion offers no column there; it offered the model's columns,
+// each of which the check refuses ('the second index of Lambda is a
+// factor number').
+func TestCompleteLoadingsFactorIndex(t *testing.T) {
+	s := New(Options{Dir: "../notebooks"})
+	mustRun(t, s, `data gss = load("data/gss_hoff2007.csv")`+"\n"+
+		"model f { Y = gss[income, degree, age]; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 1) }")
+	for _, tt := range []struct {
+		code string
+		want []string
+	}{
+		{"summary f.Lambda[", []string{"age", "degree", "income"}},
+		{"summary f.Lambda[inc", []string{"income"}},
+		{`summary f.Lambda["a`, []string{"age"}},
+		{`summary f.Lambda["a,b`, nil},
+		{"summary f.Lambda[income, ", nil},
+		{"plot trace f.Lambda[income, a", nil},
+		{`summary f.Lambda["income", "a`, nil},
+		{`summary f.Lambda["in, come", `, nil},
+		{"summary f.C[income, ", []string{"age", "degree"}},
+		{"summary f.communality[", []string{"age", "degree", "income"}},
 	} {
 		got, _, _ := s.Complete(tt.code, len(tt.code))
 		if !reflect.DeepEqual(got, tt.want) {

@@ -273,9 +273,7 @@ func (l *loadingsTable) writeTeX(b *strings.Builder) int {
 		names = fmt.Sprintf(`>{\raggedright\arraybackslash}p{%.0fpt}`, ragged)
 	}
 	for k, bl := range blocks {
-		if k > 0 {
-			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
-		}
+		writeTabularStart(b, k, len(blocks))
 		b.WriteString(`\begin{tabular}{@{}` + names + strings.Repeat("c", bl.to-bl.from) + "@{}}\n\\toprule\n")
 		head := []string{""}
 		for c := bl.from; c < bl.to; c++ {
@@ -297,5 +295,6 @@ func (l *loadingsTable) writeTeX(b *strings.Builder) int {
 		}
 		b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	}
+	endTabulars(b, len(blocks))
 	return len(blocks)
 }

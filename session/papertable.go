@@ -547,6 +547,31 @@ func (m *matrixTable) blocks(numbered bool) []texBlock {
 	return out
 }
 
+// writeTabularStart begins the k-th of n tabulars that a .tex file sets
+// one above the other: after the first, a little space and a paragraph of
+// its own; when there are several, each unindented (\noindent), since such
+// a file is \input outside a float, where a paragraph is indented by
+// \parindent (15 pt in an article at 10pt), so that a tabular as wide as
+// the text was wider than it (Overfull \hbox).
+func writeTabularStart(b *strings.Builder, k, n int) {
+	if k > 0 {
+		b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
+	}
+	if n > 1 {
+		b.WriteString("\\noindent\n")
+	}
+}
+
+// endTabulars ends a file of n tabulars: when there are several, with
+// the paragraph of the last (\par), so that the space of the line's end
+// after \input{FILE} is not set beside it, where it made a tabular as
+// wide as the text wider than it.
+func endTabulars(b *strings.Builder, n int) {
+	if n > 1 {
+		b.WriteString("\\par\n")
+	}
+}
+
 // writeTeX writes the matrix as booktabs tabulars, one per block (see
 // blocks), one after another with a little space between them: each row
 // a column's name and its point estimates, the next line the intervals;
@@ -557,9 +582,7 @@ func (m *matrixTable) writeTeX(b *strings.Builder) int {
 	num := func(v float64) string { return texCell(tableNum(matrixDecimals, v), true) }
 	blocks := m.blocks(numbered)
 	for k, bl := range blocks {
-		if k > 0 {
-			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
-		}
+		writeTabularStart(b, k, len(blocks))
 		n := bl.to - bl.from
 		b.WriteString(`\begin{tabular}{@{}l` + strings.Repeat("c", n) + "@{}}\n\\toprule\n")
 		head := []string{""}
@@ -588,6 +611,7 @@ func (m *matrixTable) writeTeX(b *strings.Builder) int {
 		}
 		b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	}
+	endTabulars(b, len(blocks))
 	return len(blocks)
 }
 

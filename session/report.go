@@ -343,9 +343,7 @@ func writeTableTeX(w io.Writer, f *tableFile) error {
 		b.WriteString(strings.Join(out, " & ") + ` \\` + "\n")
 	}
 	for k, c := range runs {
-		if k > 0 {
-			b.WriteString("\n\\medskip\n\n") // a paragraph each, one above the other
-		}
+		writeTabularStart(&b, k, len(runs))
 		b.WriteString(`\begin{tabular}{@{}` + strings.Join(spec, "") + "@{}}\n\\toprule\n")
 		row(t.Header, true)
 		b.WriteString("\\midrule\n")
@@ -354,6 +352,7 @@ func writeTableTeX(w io.Writer, f *tableFile) error {
 		}
 		b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	}
+	endTabulars(&b, len(runs))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

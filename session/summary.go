@@ -433,6 +433,9 @@ func loadingsAlignmentNote(m *Model) string {
 		zeros, adds := "loading on factor 2 is", "factor 2 is what "+names[1]+" adds"
 		if k > 2 {
 			zeros, adds = fmt.Sprintf("loadings on factors 2 to %d are", k), "factor h is what the h-th of them adds"
+			if k == 3 {
+				zeros = "loadings on factors 2 and 3 are" // not "2 to 3"
+			}
 		}
 		// The canonical orientation of inference.AlignLoadings.
 		return fmt.Sprintf("%sthen turned so that the posterior mean loadings of the first k = %d columns, %s, are lower triangular with a positive diagonal: %s loads on factor 1 alone (its mean %s 0 by construction), and %s",
