@@ -137,6 +137,10 @@ func (s *Session) writeTable(ctx context.Context, f *tableFile, shown string, ou
 			f.notes = append(f.notes, note)
 			out.Stream("stderr", "note: "+note+"\n")
 		}
+		for _, note := range texScriptNotes(f.texTabularsText()) {
+			f.notes = append(f.notes, note)
+			out.Stream("stderr", "note: "+note+"\n")
+		}
 	}
 	switch ext {
 	case ".csv":
@@ -161,6 +165,20 @@ func (s *Session) writeTable(ctx context.Context, f *tableFile, shown string, ou
 	}
 	out.Stream("stdout", fmt.Sprintf("wrote %s to %s\n", what, path))
 	return nil
+}
+
+// texTabularsText is the text of f's .tex file but its % lines: what
+// LaTeX sets.
+func (f *tableFile) texTabularsText() string {
+	var b strings.Builder
+	writeTableTeX(&b, f) // a strings.Builder does not fail
+	var body strings.Builder
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if !strings.HasPrefix(line, "%") {
+			body.WriteString(line)
+		}
+	}
+	return body.String()
 }
 
 // writeTableCSV writes the table's CSV: its header and rows with every
@@ -244,14 +262,14 @@ func texCell(cell string, numeric bool) string {
 	if numeric && strings.HasPrefix(cell, "-") {
 		return "$-$" + cell[1:]
 	}
-	return texEscape.Replace(cell)
+	return texText(cell)
 }
 
 // texLabel is a name or label as a cell of a LaTeX table writes it:
 // escaped, and after {} when it starts with [, which LaTeX would read
 // after the \\ that ends the row before as that row's optional space.
 func texLabel(s string) string {
-	s = texEscape.Replace(s)
+	s = texText(s)
 	if strings.HasPrefix(s, "[") {
 		s = "{}" + s
 	}

@@ -1,0 +1,342 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// TestTeXTextWritesWhatPdfLaTeXSets: a lone Greek letter is its math
+// letter and a mathematical symbol its command, which pdflatex sets
+// (they stopped it: Unicode character ρ (U+03C1) not set up for use with
+// LaTeX); letters pdflatex sets, and Greek and Cyrillic words, stay as
+// they are.
+func TestTeXTextWritesWhatPdfLaTeXSets(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Dochód (zł)", "Dochód (zł)"},
+		{"Zażółć gęślą jaźń", "Zażółć gęślą jaźń"},
+		{"Größe", "Größe"},
+		{"ρ", `\ensuremath{\rho}`},
+		{"σ²", `\ensuremath{\sigma}²`},
+		{"Δincome", `\ensuremath{\Delta}income`},
+		{"ε φ ϵ ϕ", `\ensuremath{\varepsilon} \ensuremath{\varphi} \ensuremath{\epsilon} \ensuremath{\phi}`},
+		{"Ρ_1", `\ensuremath{\mathrm{P}}\_1`},
+		{"Παιδεία γονέων", "Παιδεία γονέων"},
+		{"αβ", "αβ"},
+		{"Дети", "Дети"},
+		{"x − y", "x $-$ y"},
+		{"√n ≥ 2", `\ensuremath{\surd}n \ensuremath{\geq} 2`},
+		{"x₁ ± 1", `x\textsubscript{1} ± 1`},
+		{"a_b & 50%", `a\_b \& 50\%`},
+	} {
+		if got := texText(tc.in); got != tc.want {
+			t.Errorf("texText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for r := range texGreekLetters {
+		if r < 0x370 || r > 0x3ff {
+			t.Errorf("texGreekLetters has %q (U+%04X), not a Greek letter", r, r)
+		}
+	}
+}
+
+// TestTeXScriptNotesSayWhatTheNamesNeed: names pdflatex sets need no
+// note; ą needs T1 under pdflatex; Cyrillic and Greek words need
+// LuaLaTeX or XeLaTeX with a font that has them (or babel's T2A or LGR).
+func TestTeXScriptNotesSayWhatTheNamesNeed(t *testing.T) {
+	for _, tc := range []struct {
+		tex  string
+		want []string // a substring of each note, in order
+	}{
+		{`Dochód (zł) & Příjem & Größe & \ensuremath{\rho} & ± \\`, nil},
+		{`Zażółć gęślą jaźń & Đorđe \\`, []string{"hold ę, ą, Đ, đ, which pdflatex sets only in the T1 font encoding", `\usepackage[T1]{fontenc}`}},
+		{`Дети & Größe \\`, []string{"hold Д, е, т, и, which pdflatex does not set", "LuaLaTeX or XeLaTeX", "T2A font encoding (texlive-lang-cyrillic)"}},
+		{`Παιδεία & gęś \\`, []string{"hold ę, which pdflatex sets only in the T1", "hold Π, α, ι, δ, ε, ί, which pdflatex does not set", "LGR font encoding (texlive-lang-greek)"}},
+		{`收入 \\`, []string{"hold 收, 入, which pdflatex does not set", `\setmainfont`}},
+	} {
+		notes := strings.Join(texScriptNotes(tc.tex), "\n")
+		if tc.want == nil && notes != "" {
+			t.Errorf("%s: notes %q, want none", tc.tex, notes)
+		}
+		rest := notes
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s: the notes do not say %q (after what came before):\n%s", tc.tex, w, notes)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+}
+
+// namesScript fits models of two data sets whose columns are named in
+// Polish, Czech, German and with a Greek letter and mathematical symbols
+// (latin.csv: pdflatex sets all, ą and ę in T1) and in Russian and Greek
+// (other.csv: only LuaLaTeX or XeLaTeX), and writes their tables.
+const namesScript = "data latin = load(\"latin.csv\")\ndata other = load(\"other.csv\")\n" +
+	"model ml { Y = latin; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+	"model mo { Y = other; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n" +
+	"fit ml with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\nfit mo with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n" +
+	"summary ml.C to \"names-latin.tex\"\nsummary ml.C to \"names-latin-m.tex\", layout = matrix\n" +
+	"summary mo.C to \"names-other.tex\"\nsummary latin[\"Zażółć gęślą jaźń\", \"ρ\"] to \"names-levels.tex\"\n" +
+	"summary ml.C to \"names-latin.md\"\nsummary mo.C to \"names-other.md\"\nsummary mo.C to \"names-other.csv\"\n"
+
+var (
+	latinNames = []string{"Dochód (zł)", "Příjem", "Zażółć gęślą jaźń", "Größe", "ρ", "x − y", "√n ≥ 2", "σ²"}
+	otherNames = []string{"Дети", "Παιδεία γονέων", "Доход (₽)", "α"}
+)
+
+// namesSession writes latin.csv and other.csv (120 rows of 3 levels) to a
+// new directory and runs namesScript there.
+func namesSession(t *testing.T) (string, *recorder) {
+	t.Helper()
+	dir := t.TempDir()
+	for file, names := range map[string][]string{"latin.csv": latinNames, "other.csv": otherNames} {
+		var b strings.Builder
+		b.WriteString("\"" + strings.Join(names, "\",\"") + "\"\n")
+		for i := range 120 {
+			for j := range names {
+				if j > 0 {
+					b.WriteString(",")
+				}
+				fmt.Fprintf(&b, "%d", (i*(j+2)/5+i/3+j*i/7)%3)
+			}
+			b.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New(Options{Dir: dir, Version: "9.9.9"})
+	return dir, mustRun(t, s, namesScript)
+}
+
+// TestTeXTablesOfNamesInAnyScriptGolden pins the .tex files of tables
+// whose names are Polish, Czech, German, Greek, Russian and mathematical
+// (golden files in testdata/report, -update-tables rewrites them): a
+// lone Greek letter and the symbols written as LaTeX commands, the %
+// lines and the statement's output saying which need T1 under pdflatex
+// and which LuaLaTeX or XeLaTeX; the .md and .csv files keep the names
+// as they are.
+func TestTeXTablesOfNamesInAnyScriptGolden(t *testing.T) {
+	dir, out := namesSession(t)
+	dir2, _ := namesSession(t)
+	checkTableGoldens(t, dir, dir2, []string{"names-latin.tex", "names-latin-m.tex", "names-other.tex", "names-levels.tex"})
+	stderr := out.stderr.String()
+	if strings.Count(stderr, `note: the names hold ę, ą, which pdflatex sets only in the T1 font encoding: under pdflatex the table needs \usepackage[T1]{fontenc}`) != 3 {
+		t.Errorf("the output does not say, for each of the 3 .tex files of latin's names, that they need T1:\n%s", stderr)
+	}
+	if strings.Count(stderr, "which pdflatex does not set") != 1 || !strings.Contains(stderr, "note: the names hold Д, е, т, и, Π, α, ι, δ (and ") {
+		t.Errorf("the output does not say, once, that other's .tex needs LuaLaTeX or XeLaTeX:\n%s", stderr)
+	}
+	for file, names := range map[string][]string{"names-latin.md": latinNames, "names-other.md": otherNames, "names-other.csv": otherNames} {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if !strings.Contains(string(b), n) {
+				t.Errorf("%s does not hold the name %q as it is:\n%s", file, n, b)
+			}
+		}
+		if strings.Contains(string(b), `\ensuremath`) || strings.Contains(string(b), "fontenc") {
+			t.Errorf("%s writes a name as LaTeX or has a LaTeX note:\n%s", file, b)
+		}
+	}
+}
+
+// texPreamble is the preamble of a document that \inputs a .tex table,
+// with the packages its % lines name.
+func texPreamble(tex string) string {
+	pre := "\\documentclass{article}\n\\usepackage{booktabs}\n"
+	for _, pkg := range []string{`\usepackage[T1]{fontenc}`, `\usepackage{array}`, `\usepackage{fontspec}`} {
+		if strings.Contains(tex, pkg) {
+			pre += pkg + "\n"
+		}
+	}
+	return pre
+}
+
+// latexErrors are the lines of a LaTeX log that say it failed: errors,
+// a table wider than the text or a page, and a character left out.
+var latexErrors = regexp.MustCompile(`(?m)^(!.*|Overfull \\[hv]box.*|Missing character.*)$`)
+
+// TestTeXTablesOfNamesInAnyScriptCompile compiles the .tex tables of
+// names in Polish, Czech, German and with a Greek letter and
+// mathematical symbols under pdflatex with only the packages their %
+// lines name (booktabs, T1, array): no error (before, ρ, σ, √ and ≥
+// stopped it, and ą and ę without T1), no missing character, nothing
+// wider than the text. The table of Russian and Greek names, whose %
+// lines say it needs LuaLaTeX or XeLaTeX, compiles under lualatex with
+// fontspec and DejaVu Serif with no missing character, and under
+// pdflatex fails, as they say. It needs pdflatex (and, for the second,
+// lualatex, luaotfload and DejaVu Serif: skipped without); not in -short.
+func TestTeXTablesOfNamesInAnyScriptCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs pdflatex: not in -short")
+	}
+	pdflatex, err := exec.LookPath("pdflatex")
+	if err != nil {
+		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+	}
+	dir, _ := namesSession(t)
+	compile := func(engine, base, doc string) (string, error) {
+		if err := os.WriteFile(filepath.Join(dir, base+".tex"), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(engine, "-interaction=nonstopmode", "-halt-on-error", base+".tex")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		log, _ := os.ReadFile(filepath.Join(dir, base+".log"))
+		return string(log) + string(out), err
+	}
+	for _, name := range []string{"names-latin", "names-latin-m", "names-levels"} {
+		tex, err := os.ReadFile(filepath.Join(dir, name+".tex"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(tex), `\usepackage[T1]{fontenc}`) {
+			t.Errorf("%s.tex does not say it needs T1 (its names hold ą and ę)", name)
+		}
+		doc := texPreamble(string(tex)) + "\\tracinglostchars=1\n\\begin{document}\n\\begin{center}\n\\input{" + name + ".tex}\n\\end{center}\n\\end{document}\n"
+		log, err := compile(pdflatex, "doc-"+name, doc)
+		if err != nil {
+			t.Errorf("%s: pdflatex failed: %v\n%s", name, err, latexErrors.FindAllString(log, -1))
+			continue
+		}
+		for _, line := range latexErrors.FindAllString(log, -1) {
+			t.Errorf("%s (pdflatex): %s", name, line)
+		}
+	}
+
+	other, err := os.ReadFile(filepath.Join(dir, "names-other.tex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(other), `% the names hold Д, е, т, и`) || !strings.Contains(string(other), `compile the document with LuaLaTeX or XeLaTeX and \usepackage{fontspec}`) {
+		t.Errorf("names-other.tex does not say it needs LuaLaTeX or XeLaTeX:\n%s", other)
+	}
+	doc := strings.Replace(texPreamble(string(other)), "\\usepackage{fontspec}\n", "", 1) + "\\begin{document}\n\\input{names-other.tex}\n\\end{document}\n"
+	if log, err := compile(pdflatex, "doc-other-pdflatex", doc); err == nil || !strings.Contains(log, "not set up for use with LaTeX") {
+		t.Errorf("pdflatex compiled names-other.tex, which says it needs LuaLaTeX or XeLaTeX (%v):\n%s", err, latexErrors.FindAllString(log, -1))
+	}
+	lualatex, err := exec.LookPath("lualatex")
+	if err != nil {
+		t.Skip("lualatex is not installed (apt-get install texlive-luatex)")
+	}
+	if probe, _ := exec.Command("kpsewhich", "luaotfload-main.lua").Output(); len(strings.TrimSpace(string(probe))) == 0 {
+		t.Skip("luaotfload is not installed: fontspec cannot load a font under lualatex (apt-get install texlive-luatex)")
+	}
+	if fonts, _ := exec.Command("fc-list", ":family=DejaVu Serif:lang=ru", "family").Output(); len(fonts) == 0 {
+		t.Skip("no DejaVu Serif with Cyrillic (apt-get install fonts-dejavu-core)")
+	}
+	// As the % lines say: fontspec, and a main font with the letters.
+	doc = texPreamble(string(other)) + "\\setmainfont{DejaVu Serif}\n\\tracinglostchars=1\n\\begin{document}\n\\begin{center}\n\\input{names-other.tex}\n\\end{center}\n\\end{document}\n"
+	log, err := compile(lualatex, "doc-other-lualatex", doc)
+	if err != nil {
+		t.Fatalf("lualatex failed: %v\n%s", err, latexErrors.FindAllString(log, -1))
+	}
+	for _, line := range latexErrors.FindAllString(log, -1) {
+		// DejaVu Serif is wider than Computer Modern, which the width
+		// estimate measures: a table may be wider than the text.
+		if !strings.HasPrefix(line, "Overfull") {
+			t.Errorf("names-other (lualatex): %s", line)
+		}
+	}
+}
+
+// TestPdfLaTeXSetsTheCharactersItIsSaidTo compiles under pdflatex each
+// character of pdflatexOT1 as it is in a document of the defaults, each
+// of pdflatexT1 with \usepackage[T1]{fontenc} (and checks that it fails
+// without it: else it would not need T1), and each command of
+// texGreekLetters and texSymbols, in a document of the defaults: none may
+// give an error or a missing character. It needs pdflatex; not in -short.
+func TestPdfLaTeXSetsTheCharactersItIsSaidTo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs pdflatex: not in -short")
+	}
+	pdflatex, err := exec.LookPath("pdflatex")
+	if err != nil {
+		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+	}
+	dir := t.TempDir()
+	// failures compiles each text of texts in a box after a marker, and
+	// returns the texts whose box gave an error or a missing character.
+	failures := func(preamble string, texts []string) map[string]string {
+		var b strings.Builder
+		b.WriteString("\\documentclass{article}\n" + preamble + "\\tracinglostchars=1\n\\begin{document}\n")
+		for i, s := range texts {
+			fmt.Fprintf(&b, "\\typeout{@@ %d}\\setbox0\\hbox{%s}\n", i, s)
+		}
+		b.WriteString("\\typeout{@@ end}\n\\end{document}\n")
+		if err := os.WriteFile(filepath.Join(dir, "chars.tex"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(pdflatex, "-interaction=nonstopmode", "chars.tex")
+		cmd.Dir = dir
+		cmd.Run() // errors are read from the log
+		log, err := os.ReadFile(filepath.Join(dir, "chars.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(log), "@@ end") {
+			t.Fatalf("pdflatex stopped before the end:\n%s", log)
+		}
+		failed := map[string]string{}
+		current := -1
+		for _, line := range strings.Split(string(log), "\n") {
+			if _, err := fmt.Sscanf(line, "@@ %d", &current); err == nil {
+				continue
+			}
+			if current >= 0 && (strings.HasPrefix(line, "!") || strings.HasPrefix(line, "Missing character")) {
+				if _, ok := failed[texts[current]]; !ok {
+					failed[texts[current]] = line
+				}
+			}
+		}
+		return failed
+	}
+	// At most 50 a run: pdflatex stops after 100 errors.
+	check := func(what, preamble string, texts []string, wantFail bool) {
+		for start := 0; start < len(texts); start += 50 {
+			chunk := texts[start:min(start+50, len(texts))]
+			failed := failures(preamble, chunk)
+			for _, s := range chunk {
+				if msg, ok := failed[s]; ok != wantFail {
+					if wantFail {
+						t.Errorf("%s: %q compiles, so it does not need T1", what, s)
+					} else {
+						t.Errorf("%s: %q: %s", what, s, msg)
+					}
+				}
+			}
+		}
+	}
+	runes := func(s string) []string {
+		var out []string
+		for _, r := range s {
+			out = append(out, string(r))
+		}
+		return out
+	}
+	check("pdflatexOT1 in the defaults", "", runes(pdflatexOT1), false)
+	check("pdflatexT1 with T1", "\\usepackage[T1]{fontenc}\n", runes(pdflatexT1), false)
+	check("pdflatexT1 in the defaults", "", runes(pdflatexT1), true)
+	var commands []string
+	for r := range texGreekLetters {
+		commands = append(commands, texText(string(r)))
+	}
+	for r := range texSymbols {
+		if !unicode.IsPrint(r) {
+			t.Errorf("texSymbols has %U", r)
+		}
+		commands = append(commands, texText(string(r)))
+	}
+	check("texGreekLetters and texSymbols in the defaults", "", commands, false)
+}
