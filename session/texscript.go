@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // pdflatexOT1 are the characters outside ASCII that pdflatex sets from a
@@ -70,13 +72,16 @@ var texSymbols = map[rune]string{
 }
 
 // texText is text (a name, a label, a header) as a .tex table writes it:
-// texEscape's escapes, then a Greek letter that stands alone (not beside
+// composed (NFC: a letter and its combining accent, as a CSV saved on
+// macOS may hold, are one letter, which pdflatex sets, where it stopped
+// at the accent: Unicode character ́ (U+0301) not set up for use with
+// LaTeX), texEscape's escapes, then a Greek letter that stands alone (not beside
 // another Greek letter: ρ, σ², Δincome) as its math letter and the
 // symbols of texSymbols as their commands, so that pdflatex sets them; a
 // Greek word (Παιδεία) stays as it is, for LuaLaTeX or XeLaTeX
 // (texScriptNotes says so).
 func texText(s string) string {
-	s = texEscape.Replace(s)
+	s = texEscape.Replace(norm.NFC.String(s))
 	if isASCII(s) {
 		return s
 	}
