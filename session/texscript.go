@@ -117,11 +117,12 @@ func isASCII(s string) bool {
 // need: the T1 font encoding under pdflatex (pdflatexT1), or LuaLaTeX or
 // XeLaTeX with a font that has them (those pdflatex does not set with
 // the fonts of a default TeX Live: Cyrillic, Greek words, CJK, ...);
-// nothing for those pdflatex sets as it is (pdflatexOT1).
+// nothing for those pdflatex sets as it is (pdflatexOT1). Names of
+// Cyrillic letters alone may instead use pdflatex with T2A.
 func texScriptNotes(tex string) []string {
 	var t1, unicodeOnly []rune
 	seen := map[rune]bool{}
-	cyrillic, greek := false, false
+	cyrillic := true // every one of unicodeOnly is a letter of T2A
 	for _, r := range tex {
 		if r < 0x80 || seen[r] || strings.ContainsRune(pdflatexOT1, r) {
 			continue
@@ -132,8 +133,7 @@ func texScriptNotes(tex string) []string {
 			continue
 		}
 		unicodeOnly = append(unicodeOnly, r)
-		cyrillic = cyrillic || unicode.Is(unicode.Cyrillic, r)
-		greek = greek || unicode.Is(unicode.Greek, r)
+		cyrillic = cyrillic && r >= 0x400 && r <= 0x45f
 	}
 	var notes []string
 	if len(t1) > 0 {
@@ -141,13 +141,13 @@ func texScriptNotes(tex string) []string {
 	}
 	if len(unicodeOnly) > 0 {
 		note := fmt.Sprintf("the names hold %s, which pdflatex does not set with the fonts of a default TeX Live (it stops at the first: Unicode character ... not set up for use with LaTeX): compile the document with LuaLaTeX or XeLaTeX and \\usepackage{fontspec}, with a main font that has them, as \\setmainfont{DejaVu Serif} (Latin Modern, fontspec's default, has no Cyrillic, Greek or CJK, and a missing letter is left out with only a warning in the log)", charList(unicodeOnly))
-		switch {
-		case cyrillic && greek:
-			note += "; or, under pdflatex, babel with the T2A and LGR font encodings (texlive-lang-cyrillic, texlive-lang-greek)"
-		case cyrillic:
-			note += "; or, under pdflatex, babel with the T2A font encoding (texlive-lang-cyrillic)"
-		case greek:
-			note += "; or, under pdflatex, babel with the LGR font encoding (texlive-lang-greek)"
+		if cyrillic {
+			// T2A's letters, which it sets only as the document's default
+			// encoding (else: Command \CYRD unavailable in encoding T1);
+			// Greek has no such route (LGR as the default would set Latin
+			// letters as Greek ones, and babel's \textgreek must wrap each
+			// word).
+			note += "; or, under pdflatex, T2A as the document's default font encoding, the last of fontenc's: \\usepackage[T1,T2A]{fontenc} (texlive-lang-cyrillic)"
 		}
 		notes = append(notes, note)
 	}

@@ -51,18 +51,23 @@ func TestTeXTextWritesWhatPdfLaTeXSets(t *testing.T) {
 // LuaLaTeX or XeLaTeX with a font that has them (or babel's T2A or LGR).
 func TestTeXScriptNotesSayWhatTheNamesNeed(t *testing.T) {
 	for _, tc := range []struct {
-		tex  string
-		want []string // a substring of each note, in order
+		tex     string
+		want    []string // a substring of each note, in order
+		notWant string
 	}{
-		{`Dochód (zł) & Příjem & Größe & \ensuremath{\rho} & ± \\`, nil},
-		{`Zażółć gęślą jaźń & Đorđe \\`, []string{"hold ę, ą, Đ, đ, which pdflatex sets only in the T1 font encoding", `\usepackage[T1]{fontenc}`}},
-		{`Дети & Größe \\`, []string{"hold Д, е, т, и, which pdflatex does not set", "LuaLaTeX or XeLaTeX", "T2A font encoding (texlive-lang-cyrillic)"}},
-		{`Παιδεία & gęś \\`, []string{"hold ę, which pdflatex sets only in the T1", "hold Π, α, ι, δ, ε, ί, which pdflatex does not set", "LGR font encoding (texlive-lang-greek)"}},
-		{`收入 \\`, []string{"hold 收, 入, which pdflatex does not set", `\setmainfont`}},
+		{`Dochód (zł) & Příjem & Größe & \ensuremath{\rho} & ± \\`, nil, ""},
+		{`Zażółć gęślą jaźń & Đorđe \\`, []string{"hold ę, ą, Đ, đ, which pdflatex sets only in the T1 font encoding", `\usepackage[T1]{fontenc}`}, ""},
+		{`Дети & Größe \\`, []string{"hold Д, е, т, и, which pdflatex does not set", "LuaLaTeX or XeLaTeX", `\usepackage[T1,T2A]{fontenc} (texlive-lang-cyrillic)`}, ""},
+		{`Παιδεία & gęś \\`, []string{"hold ę, which pdflatex sets only in the T1", "hold Π, α, ι, δ, ε, ί, which pdflatex does not set", "LuaLaTeX or XeLaTeX"}, "T2A"},
+		{`Дети & Доход (₽) \\`, []string{"LuaLaTeX or XeLaTeX"}, "T2A"}, // T2A has no ₽
+		{`收入 \\`, []string{"hold 收, 入, which pdflatex does not set", `\setmainfont`}, ""},
 	} {
 		notes := strings.Join(texScriptNotes(tc.tex), "\n")
 		if tc.want == nil && notes != "" {
 			t.Errorf("%s: notes %q, want none", tc.tex, notes)
+		}
+		if tc.notWant != "" && strings.Contains(notes, tc.notWant) {
+			t.Errorf("%s: the notes say %q:\n%s", tc.tex, tc.notWant, notes)
 		}
 		rest := notes
 		for _, w := range tc.want {
@@ -86,6 +91,7 @@ const namesScript = "data latin = load(\"latin.csv\")\ndata other = load(\"other
 	"fit ml with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\nfit mo with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\n" +
 	"summary ml.C to \"names-latin.tex\"\nsummary ml.C to \"names-latin-m.tex\", layout = matrix\n" +
 	"summary mo.C to \"names-other.tex\"\nsummary latin[\"Zażółć gęślą jaźń\", \"ρ\"] to \"names-levels.tex\"\n" +
+	"summary other[\"Дети\"] to \"names-cyrillic.tex\"\n" +
 	"summary ml.C to \"names-latin.md\"\nsummary mo.C to \"names-other.md\"\nsummary mo.C to \"names-other.csv\"\n"
 
 var (
@@ -128,13 +134,13 @@ func namesSession(t *testing.T) (string, *recorder) {
 func TestTeXTablesOfNamesInAnyScriptGolden(t *testing.T) {
 	dir, out := namesSession(t)
 	dir2, _ := namesSession(t)
-	checkTableGoldens(t, dir, dir2, []string{"names-latin.tex", "names-latin-m.tex", "names-other.tex", "names-levels.tex"})
+	checkTableGoldens(t, dir, dir2, []string{"names-latin.tex", "names-latin-m.tex", "names-other.tex", "names-levels.tex", "names-cyrillic.tex"})
 	stderr := out.stderr.String()
 	if strings.Count(stderr, `note: the names hold ę, ą, which pdflatex sets only in the T1 font encoding: under pdflatex the table needs \usepackage[T1]{fontenc}`) != 3 {
 		t.Errorf("the output does not say, for each of the 3 .tex files of latin's names, that they need T1:\n%s", stderr)
 	}
-	if strings.Count(stderr, "which pdflatex does not set") != 1 || !strings.Contains(stderr, "note: the names hold Д, е, т, и, Π, α, ι, δ (and ") {
-		t.Errorf("the output does not say, once, that other's .tex needs LuaLaTeX or XeLaTeX:\n%s", stderr)
+	if strings.Count(stderr, "which pdflatex does not set") != 2 || strings.Count(stderr, `\usepackage[T1,T2A]{fontenc}`) != 1 || !strings.Contains(stderr, "note: the names hold Д, е, т, и, Π, α, ι, δ (and ") {
+		t.Errorf("the output does not say, once each, that other's tables need LuaLaTeX or XeLaTeX, and that of its Cyrillic column alone or pdflatex with T2A:\n%s", stderr)
 	}
 	for file, names := range map[string][]string{"names-latin.md": latinNames, "names-other.md": otherNames, "names-other.csv": otherNames} {
 		b, err := os.ReadFile(filepath.Join(dir, file))
@@ -176,7 +182,9 @@ var latexErrors = regexp.MustCompile(`(?m)^(!.*|Overfull \\[hv]box.*|Missing cha
 // wider than the text. The table of Russian and Greek names, whose %
 // lines say it needs LuaLaTeX or XeLaTeX, compiles under lualatex with
 // fontspec and DejaVu Serif with no missing character, and under
-// pdflatex fails, as they say. It needs pdflatex (and, for the second,
+// pdflatex fails, as they say; a table of Cyrillic names alone compiles
+// under pdflatex with T2A as the default font encoding, as its % lines
+// say (where texlive-lang-cyrillic is installed). It needs pdflatex (and, for the second,
 // lualatex, luaotfload and DejaVu Serif: skipped without); not in -short.
 func TestTeXTablesOfNamesInAnyScriptCompile(t *testing.T) {
 	if testing.Short() {
@@ -227,6 +235,28 @@ func TestTeXTablesOfNamesInAnyScriptCompile(t *testing.T) {
 	if log, err := compile(pdflatex, "doc-other-pdflatex", doc); err == nil || !strings.Contains(log, "not set up for use with LaTeX") {
 		t.Errorf("pdflatex compiled names-other.tex, which says it needs LuaLaTeX or XeLaTeX (%v):\n%s", err, latexErrors.FindAllString(log, -1))
 	}
+	// A table of Cyrillic names alone: pdflatex with T2A as the default
+	// font encoding, as its % lines say.
+	cyrillic, err := os.ReadFile(filepath.Join(dir, "names-cyrillic.tex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(cyrillic), `\usepackage[T1,T2A]{fontenc}`) {
+		t.Errorf("names-cyrillic.tex does not say pdflatex sets it with T2A:\n%s", cyrillic)
+	}
+	if probe, _ := exec.Command("kpsewhich", "t2aenc.def").Output(); len(strings.TrimSpace(string(probe))) > 0 {
+		doc := "\\documentclass{article}\n\\usepackage[T1,T2A]{fontenc}\n\\usepackage{booktabs}\n\\tracinglostchars=1\n\\begin{document}\n\\begin{center}\n\\input{names-cyrillic.tex}\n\\end{center}\n\\end{document}\n"
+		log, err := compile(pdflatex, "doc-cyrillic-t2a", doc)
+		if err != nil {
+			t.Errorf("names-cyrillic.tex: pdflatex with T2A failed: %v\n%s", err, latexErrors.FindAllString(log, -1))
+		}
+		for _, line := range latexErrors.FindAllString(log, -1) {
+			t.Errorf("names-cyrillic (pdflatex, T2A): %s", line)
+		}
+	} else {
+		t.Log("T2A is not installed (texlive-lang-cyrillic): names-cyrillic.tex not compiled under pdflatex")
+	}
+
 	lualatex, err := exec.LookPath("lualatex")
 	if err != nil {
 		t.Skip("lualatex is not installed (apt-get install texlive-luatex)")
