@@ -191,9 +191,9 @@ func (l *loadingsTable) labelWidth() float64 {
 // ragged-right paragraphs (raggedWidth) when the names are too wide to
 // set every column beside them on one line each: all the columns beside
 // them when that makes them fit (one tabular), else as many as fit beside
-// the narrowest paragraphs, when that is more than fit beside the names on
-// one line or the names on one line leave no room for one column
-// (raggedBlockNames, as a matrix's row names); 0 otherwise.
+// the narrowest paragraphs, when that takes fewer tabulars than the names
+// on one line or these leave no room for one column (raggedBlockNames, as
+// a matrix's row names); 0 otherwise.
 func (l *loadingsTable) raggedNames() float64 {
 	columns, widest := 0.0, 0.0
 	for c := range l.columns {
@@ -207,12 +207,8 @@ func (l *loadingsTable) raggedNames() float64 {
 	if w := raggedWidth(l.names, columns, l.textWidth); w > 0 {
 		return w
 	}
-	oneLine := 0
-	for _, g := range l.columnGroups(l.labelWidth()) {
-		oneLine = max(oneLine, g[1]-g[0])
-	}
-	overflows := l.labelWidth()+widest-tabcolsepPt > textWidth
-	return raggedBlockNames(l.names, widest, len(l.columns), oneLine, overflows, l.textWidth)
+	groups := func(label float64) int { return len(l.columnGroups(label)) }
+	return raggedBlockNames(l.names, widest, l.labelWidth()-tabcolsepPt, len(l.columns), groups, l.textWidth)
 }
 
 // columnGroups splits the columns into runs that each fit the text width

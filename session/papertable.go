@@ -234,18 +234,24 @@ func raggedWidth(names []string, others, textWidth float64) float64 {
 // raggedBlockNames returns the width in pt of a column of names set as
 // ragged-right paragraphs beside blocks of n columns, each at most widest
 // pt wide (with its \tabcolsep each side), in tabulars the text width
-// textWidth wide: as wide as leaves room for as many columns as fit beside
-// the narrowest paragraphs (minRaggedNamesPt), when that is more than the
-// names on one line leave room for (oneLine, the most a block holds), or
-// when a block of one column beside them on one line is wider than the
-// text (overflows); 0 otherwise, or when a word of a name is too wide for
-// such paragraphs (raggedWidth).
-func raggedBlockNames(names []string, widest float64, n, oneLine int, overflows bool, textWidth float64) float64 {
+// textWidth wide, when that takes fewer tabulars than the names on one
+// line: groups(label) is how many blocks of columns fit beside names label
+// pt wide (with the \tabcolsep after them), oneLine the names' width on
+// one line. The paragraphs are as wide as leaves room for as many columns
+// as fit beside the narrowest (minRaggedNamesPt). It is 0 when they take
+// as many tabulars and a block of one column fits beside the names on one
+// line, or a word of a name is too wide for such paragraphs (raggedWidth).
+func raggedBlockNames(names []string, widest, oneLine float64, n int, groups func(label float64) int, textWidth float64) float64 {
 	columns := min(n, int((orDefaultWidth(textWidth)-1-minRaggedNamesPt)/widest))
-	if columns < 1 || columns <= oneLine && !overflows {
+	if columns < 1 {
 		return 0
 	}
-	return raggedWidth(names, float64(columns)*widest, textWidth)
+	w := raggedWidth(names, float64(columns)*widest, textWidth)
+	overflows := oneLine+widest > orDefaultWidth(textWidth)
+	if w == 0 || !overflows && groups(w+tabcolsepPt) >= groups(oneLine+tabcolsepPt) {
+		return 0
+	}
+	return w
 }
 
 // wrappedLines estimates how many lines text takes set as a ragged-right
@@ -594,11 +600,11 @@ func (m *matrixTable) columnGroups(label float64, numbered bool) [][2]int {
 // numbered matrix set as ragged-right paragraphs (>{\raggedright}p{...},
 // the array package), as a long table's and the loadings' are, when its
 // names on one line leave room for fewer columns beside them than names
-// of minRaggedNamesPt would, or for none within the text: then as wide as
-// leaves room for that many (raggedBlockNames; seven names of some 240 pt
-// made six tabulars of one column each); 0 when the names stay on one line
-// (not numbered, the columns fit beside them, or a word of a name is too
-// wide for the paragraphs).
+// of minRaggedNamesPt would, so that it takes more tabulars, or for none
+// within the text: then as wide as leaves room for that many
+// (raggedBlockNames; seven names of some 280 pt made six tabulars of one
+// column each); 0 when the names stay on one line (not numbered, as few
+// tabulars beside them, or a word of a name too wide for the paragraphs).
 func (m *matrixTable) raggedLabels(numbered bool) float64 {
 	p := len(m.names)
 	if !numbered || p < 3 {
@@ -609,16 +615,12 @@ func (m *matrixTable) raggedLabels(numbered bool) float64 {
 	for _, l := range labels {
 		label = max(label, texTextWidth(l))
 	}
-	oneLine := 0
-	for _, g := range m.columnGroups(label+tabcolsepPt, numbered) {
-		oneLine = max(oneLine, g[1]-g[0])
-	}
 	widest := 0.0
 	for j := range p - 1 {
 		widest = max(widest, m.texColumnWidth(j, numbered))
 	}
-	overflows := label+widest > orDefaultWidth(m.textWidth)
-	return raggedBlockNames(labels, widest, p-1, oneLine, overflows, m.textWidth)
+	groups := func(label float64) int { return len(m.columnGroups(label, numbered)) }
+	return raggedBlockNames(labels, widest, label, p-1, groups, m.textWidth)
 }
 
 // blocks splits the matrix into tabulars that each fit the text width

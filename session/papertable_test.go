@@ -292,19 +292,22 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 		"rse-st-C-m": `summary sc.C to "rse-st-C-m.tex", layout = matrix`,
 		// width = 240, in a two-column page whose columns are 240 pt wide;
 		// width = 550, in a landscape page of a text 550 pt wide.
-		"gss-C-240":   `summary hoff.C to "gss-C-240.tex", columns = [mean, interval], width = 240`,
-		"gss-C-m-240": `summary hoff.C to "gss-C-m-240.tex", layout = matrix, width = 240`,
-		"sim-C-m-240": `summary sm.C to "sim-C-m-240.tex", layout = matrix, width = 240`,
-		"items-m-240": `summary it.C to "items-m-240.tex", layout = matrix, width = 240`,
-		"sim-L-m-240": `summary sm.Lambda to "sim-L-m-240.tex", layout = matrix, width = 240`,
-		"rse-C-240":   `summary rc.C to "rse-C-240.tex", columns = [mean, interval], width = 240`,
-		"rse-C-m-240": `summary rc.C to "rse-C-m-240.tex", layout = matrix, width = 240`,
-		"rse-L-m-240": `summary rf.Lambda to "rse-L-m-240.tex", layout = matrix, width = 240`,
-		"sim-C-m-550": `summary sm.C to "sim-C-m-550.tex", layout = matrix, width = 550`,
-		"rse-p-m-550": `summary rc.partial to "rse-p-m-550.tex", layout = matrix, width = 550`,
+		"gss-C-240":         `summary hoff.C to "gss-C-240.tex", columns = [mean, interval], width = 240`,
+		"gss-C-m-240":       `summary hoff.C to "gss-C-m-240.tex", layout = matrix, width = 240`,
+		"sim-C-m-240":       `summary sm.C to "sim-C-m-240.tex", layout = matrix, width = 240`,
+		"items-m-240":       `summary it.C to "items-m-240.tex", layout = matrix, width = 240`,
+		"sim-L-m-240":       `summary sm.Lambda to "sim-L-m-240.tex", layout = matrix, width = 240`,
+		"rse-C-240":         `summary rc.C to "rse-C-240.tex", columns = [mean, interval], width = 240`,
+		"rse-C-m-240":       `summary rc.C to "rse-C-m-240.tex", layout = matrix, width = 240`,
+		"rse-L-m-240":       `summary rf.Lambda to "rse-L-m-240.tex", layout = matrix, width = 240`,
+		"sim-C-m-550":       `summary sm.C to "sim-C-m-550.tex", layout = matrix, width = 550`,
+		"items-rse-p-m-550": `summary rc.partial to "items-rse-p-m-550.tex", layout = matrix, width = 550`,
+		"rse-st-p-m-550":    `summary sc.partial to "rse-st-p-m-550.tex", layout = matrix, width = 550`,
 	}
 	// The tabulars of the files whose count the names' paragraphs change.
-	tabulars := map[string]int{"rse-C-m": 3, "rse-st-C-m": 2}
+	// At 550 pt the items' names on one line take 2 tabulars, as paragraphs
+	// would (so they stay on one line), the statements' 2, as paragraphs 1.
+	tabulars := map[string]int{"rse-C-m": 3, "rse-st-C-m": 2, "items-rse-p-m-550": 2, "rse-st-p-m-550": 1}
 	for name, stmt := range tables {
 		out := mustRun(t, s, stmt)
 		if strings.HasPrefix(name, "rse-") {

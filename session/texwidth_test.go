@@ -186,4 +186,11 @@ func TestMatrixLongNamesSetAsParagraphs(t *testing.T) {
 	if note := m.widthNote(); !strings.Contains(note, "ragged-right paragraphs 119 pt wide") || !strings.Contains(note, `\usepackage{array}`) {
 		t.Errorf("note %q, want it to say the names are paragraphs that need the array package", note)
 	}
+	// Means of 8 names of some 130 pt: paragraphs would hold 6 columns, then
+	// 1, where the names on one line hold 5, then 2: as many tabulars, so
+	// the names stay on one line.
+	m = widestMatrix("Parents' highest degree ", 8, false, 0)
+	if got, ragged := blockColumns(m), m.raggedLabels(true); fmt.Sprint(got) != "[5 2]" || ragged != 0 {
+		t.Errorf("8 names of means: blocks of %v columns, paragraphs %v pt wide; want [5 2] on one line", got, ragged)
+	}
 }
