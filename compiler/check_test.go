@@ -48,8 +48,8 @@ func TestLanguageExamples(t *testing.T) {
 	shipped := newFakeEnv()
 	shipped["gss"] = shippedGSSInfo()
 	prog := mustCheck(t, string(src), shipped)
-	if len(prog.Stmts) != 94 {
-		t.Errorf("got %d statements, want 94", len(prog.Stmts))
+	if len(prog.Stmts) != 95 {
+		t.Errorf("got %d statements, want 95", len(prog.Stmts))
 	}
 	partial := 0
 	for _, s := range prog.Stmts {
@@ -218,6 +218,10 @@ func TestCheckGood(t *testing.T) {
 			Prob: 0.9, Path: "p.tex", Layout: "matrix", Statistics: []string{"q50", "interval"}}},
 		{"summary of loadings as a matrix", `summary fm.Lambda to "L.csv", layout = matrix, columns = [q50, communality, uniqueness]`, &Summary{Target: Ref{Name: "fm", Member: "Lambda"},
 			Prob: 0.9, Path: "L.csv", Layout: "matrix", Statistics: []string{"q50", "communality", "uniqueness"}}},
+		{"summary for another text width", `summary fm.Lambda to "L.tex", layout = matrix, width = 240`, &Summary{Target: Ref{Name: "fm", Member: "Lambda"},
+			Prob: 0.9, Path: "L.tex", Layout: "matrix", Width: 240}},
+		{"summary of data for another text width", `summary gss to "g.tex", width = 550`, &Summary{Target: Ref{Name: "gss"},
+			Prob: 0.9, Path: "g.tex", Width: 550}},
 		{"summary of chosen statistics", "summary hoff.C - hoff.C, columns = rhat, layout = long", &Summary{Target: Ref{Name: "hoff", Member: "C"},
 			Minus: &Ref{Name: "hoff", Member: "C"}, Prob: 0.9, Statistics: []string{"rhat"}}},
 		{"plot hist difference", "plot hist fm.communality[Y1] - fm.communality[Y2]", &PlotStmt{Kind: "hist",

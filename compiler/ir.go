@@ -156,6 +156,9 @@ type Summary struct {
 	// (the long layout), mean and interval (the matrix layout), and the
 	// communality too (LoadingsMatrixDefault) for Lambda.
 	Statistics []string
+	// Width is the text width in pt that a .tex file's tabulars fit
+	// (width = N); 0 when not given: DefaultTeXWidth.
+	Width float64
 }
 
 // PlotStmt is plot KIND EXPR [vs NAME].

@@ -77,10 +77,59 @@ func (c *checker) summary(s *dsl.SummaryStmt) Stmt {
 	if t.data == nil {
 		ok = c.summaryLayout(set, t, other, x) && ok
 	}
+	ok = c.texWidth(set["width"], x) && ok
 	if !ok {
 		return nil
 	}
 	return x
+}
+
+// DefaultTeXWidth is the text width in pt that a .tex table fits unless
+// width = sets another: LaTeX's article class at 10pt (345 pt), the
+// narrowest of its sizes.
+const DefaultTeXWidth = 345.0
+
+// MinTeXWidth and MaxTeXWidth bound width =: narrower than 100 pt is
+// narrower than a column of a three-column page (and than a column of
+// names as paragraphs, 90 pt, beside one of numbers), wider than 1,200 pt
+// wider than a landscape A3 page (1,191 pt): a number outside is a slip
+// (a width in cm or inches, or a paper's size in mm), not a text width.
+const (
+	MinTeXWidth = 100.0
+	MaxTeXWidth = 1200.0
+)
+
+// texWidth checks summary's width = N into x: the text width in pt that
+// the tabulars of a .tex file fit, which only a .tex file has.
+func (c *checker) texWidth(a *dsl.NamedArg, x *Summary) bool {
+	if a == nil {
+		return true
+	}
+	if strings.ToLower(filepath.Ext(x.Path)) != ".tex" {
+		what := "summary writes no file"
+		if x.Path != "" {
+			what = x.Path + " is not a .tex file"
+		}
+		c.errorf(a.Name.Pos, "leave out width, or write a .tex file, as in summary "+x.Written+` to "table.tex", width = 240`,
+			"width sets the text width in pt that a .tex file's tabulars fit; %s", what)
+		return false
+	}
+	const hint = `width = 240 for a column of a two-column page, 345 an article's text at 10pt; \the\linewidth in the document prints its own`
+	if p, isPrimary := a.Value.AsPrimary(); isPrimary && p.Str != nil {
+		c.errorf(a.Value.Pos, hint, "width is the text width in pt, a number, got %s", describeExpr(a.Value))
+		return false
+	}
+	v, _, ok := c.number(a.Value, numScope{})
+	if !ok {
+		return false
+	}
+	if !(v >= MinTeXWidth && v <= MaxTeXWidth) {
+		c.errorf(a.Value.Pos, hint,
+			"width is the text width in pt, from %s to %s, got %s", fmtNum(MinTeXWidth), fmtNum(MaxTeXWidth), fmtNum(v))
+		return false
+	}
+	x.Width = v
+	return true
 }
 
 // SummaryLayouts returns the layouts of a posterior summary's table
@@ -268,10 +317,11 @@ func (c *checker) dataLevels(s *dsl.SummaryStmt) Stmt {
 			ok = false
 		}
 	}
+	x := &Summary{At: s.Pos, Target: Ref{At: s.Target.Pos, Name: sel.Data, Unresolved: pending}, Prob: DefaultProb, Path: path, Written: strings.TrimSpace(s.Target.String())}
+	ok = c.texWidth(set["width"], x) && ok
 	if !ok {
 		return nil
 	}
-	x := &Summary{At: s.Pos, Target: Ref{At: s.Target.Pos, Name: sel.Data, Unresolved: pending}, Prob: DefaultProb, Path: path, Written: strings.TrimSpace(s.Target.String())}
 	if !pending {
 		x.Columns = sel.Columns
 	}

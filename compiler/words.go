@@ -154,7 +154,7 @@ func settingsOf(stmt string) []string {
 	case "extend":
 		return []string{"iter", "ess"}
 	case "summary":
-		return []string{"prob", "sort", "columns", "layout"}
+		return []string{"prob", "sort", "columns", "layout", "width"}
 	case "impute":
 		return []string{"draws", "prob"}
 	case "predict":
@@ -310,7 +310,7 @@ Without iter or ess it runs as many as the fit ran, doubling the draws; with
 ess it runs on until every entry of C has bulk and tail ESS of at least E
 and R-hat at most 1.01, as fit's ess does.`,
 	"summary": `
-summary EXPR [to "PATH"] [, prob = 0.9, sort = rhat, columns = [...], layout = matrix]
+summary EXPR [to "PATH"] [, prob = 0.9, sort = rhat, columns = [...], layout = matrix, width = 345]
 
 Table of posterior summaries (mean, sd, the central prob interval and the
 median, bulk and tail ESS, split R-hat, Monte Carlo standard errors of the
@@ -336,7 +336,9 @@ article's text width, a .csv file writes the p x p matrix of means.
 summary m.Lambda, layout = matrix lays out a factor model's aligned
 loadings as factor analyses print them: a row per column, a column per
 factor, each mean loading above its interval, then the communality (h2,
-m.communality); columns = [mean, communality, uniqueness] chooses.`,
+m.communality); columns = [mean, communality, uniqueness] chooses. width =
+240 fits a .tex file's tabulars to a text width of 240 pt (a column of a
+two-column page) where they fit an article's at 10pt (345 pt).`,
 	"plot": `
 plot KIND EXPR [vs DATA] [to "PATH"] [, prob = 0.9 | order = dependence]
 
@@ -571,6 +573,7 @@ interweaved with a Gibbs sweep of the latent columns. Factor models only.`,
 	"prob":     `summary m.C, prob = 0.8 (or impute m, prob = 0.8, predict m[degree] given income = 5, prob = 0.8): the central interval shown (default 0.9, the 5% and 95% quantiles). plot graph m.partial, prob = 0.95 and plot heatmap a.C - b.C, prob = 0.95: the interval whose exclusion of 0 makes an edge or frames a cell.`,
 	"sort":     `summary m.C, sort = rhat: the rows that mix worst first; also ess_bulk, ess_tail, mcse_mean.`,
 	"layout":   `summary m.C to "C.tex", layout = matrix: a whole correlation or partial correlation matrix (or a difference of two) as a paper prints it, its lower triangle with the columns named across the top, each mean above its interval; summary m.Lambda, layout = matrix: a factor model's loadings as factor analyses print them, a row per column and a column per factor, then the communality; layout = long (the default): one row per entry.`,
+	"width":    `summary m.C to "C.tex", width = 240: the text width in pt that a .tex file's tabulars fit (default 345, an article's at 10pt; 240 to 250 a column of a two-column page, 550 a landscape supplement), as \the\linewidth prints it in the document, at 10pt type (at 11pt or 12pt, give the width times 10/11 or 10/12): the columns of a matrix's blocks, and the width of names set as ragged-right paragraphs.`,
 	"draws":    `check m, draws = 200: the posterior draws whose replicated data give the table's intervals and classical ppp (default 200, at least 20; the calibrated p-values and the verdict come from reps); impute m, draws = "cell_draws.csv": write every kept draw of the missing cells there.`,
 	"reps":     `check m, reps = 200: the data sets replicated from one posterior draw for the calibrated p-values (default 200); a p-value is at least 1/(reps + 1). predict m[degree] given income = 5, age = 40, reps = 1000: the GHK replicates per draw with two or more given columns (default 200; a multiple of 10, the random shifts of the lattice, up to 100000).`,
 	"stat":     `check m, stat = spearman: the rank correlation compared, spearman (the default) or kendall.`,

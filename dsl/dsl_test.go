@@ -241,8 +241,8 @@ func TestLanguageExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Stmts) != 94 {
-		t.Errorf("got %d statements, want 94", len(f.Stmts))
+	if len(f.Stmts) != 95 {
+		t.Errorf("got %d statements, want 95", len(f.Stmts))
 	}
 	// The canonical form parses to itself.
 	text := Format(f)

@@ -1130,8 +1130,16 @@ func settingNames(text string) []string {
 	if kw == "plot" && len(words) > 1 {
 		kw = "plot " + words[1] // plot graph m.partial, prob = ...
 	}
+	if kw == "summary" && !writesTeX.MatchString(statementText(t)) {
+		// width sets a .tex file's text width, which the check refuses
+		// elsewhere.
+		return slices.DeleteFunc(slices.Clone(args[kw]), func(name string) bool { return name == "width" })
+	}
 	return args[kw]
 }
+
+// writesTeX matches a statement that writes a .tex file: to "PATH.tex".
+var writesTeX = regexp.MustCompile(`\bto\s+"[^"]*\.(?i:tex)"`)
 
 // statementText is the statement that text ends in: what follows the
 // last newline or semicolon that ends one (dsl.StatementStart: a newline

@@ -127,6 +127,11 @@ func TestCompleteSummarySettings(t *testing.T) {
 		want []string
 	}{
 		{"summary m.C, l", []string{"layout"}},
+		// width, a .tex file's text width, after a .tex path alone.
+		{"summary m.C to \"C.tex\", w", []string{"width"}},
+		{"summary m.C to \"C.TEX\", layout = matrix, w", []string{"width"}},
+		{"summary m.C to \"C.csv\", w", nil},
+		{"summary m.C, w", nil},
 		{"summary m.C to \"C.tex\", c", []string{"columns"}},
 		{"summary m.C, layout = ", []string{"long", "matrix"}},
 		{"summary m.C, layout = m", []string{"matrix"}},

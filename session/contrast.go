@@ -359,7 +359,7 @@ func (s *Session) summaryContrast(ctx context.Context, x *compiler.Summary, out 
 	for _, n := range d.notes {
 		t.Caption += "; " + n
 	}
-	f := &tableFile{statement: summaryStatement(x)}
+	f := &tableFile{statement: summaryStatement(x), textWidth: x.Width}
 	if err := f.shape(t, x, d.ps, sums); err != nil {
 		return err
 	}

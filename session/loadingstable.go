@@ -30,6 +30,9 @@ type loadingsTable struct {
 	interval bool
 	// pointName names the point estimate: "mean" or "median".
 	pointName string
+	// textWidth is the text width in pt that a .tex file's tabulars fit
+	// (width = N); 0: an article's at 10pt.
+	textWidth float64
 }
 
 // gridColumn is a column of a loadings table: its header and, by row,
@@ -186,31 +189,61 @@ func (l *loadingsTable) labelWidth() float64 {
 
 // raggedNames is the width in pt of the column of names set as
 // ragged-right paragraphs (raggedWidth) when the names are too wide to
-// set every column beside them on one line each, and that makes them
-// fit; 0 otherwise.
+// set every column beside them on one line each: all the columns beside
+// them when that makes them fit (one tabular), else as many as fit beside
+// the narrowest paragraphs, when that takes fewer tabulars than the names
+// on one line or these leave no room for one column (raggedBlockNames, as
+// a matrix's row names); 0 otherwise.
 func (l *loadingsTable) raggedNames() float64 {
-	columns := 0.0
+	columns, widest := 0.0, 0.0
 	for c := range l.columns {
 		columns += l.columnWidth(c)
+		widest = max(widest, l.columnWidth(c))
 	}
-	if l.labelWidth()+columns-tabcolsepPt <= textWidthPt {
+	textWidth := orDefaultWidth(l.textWidth)
+	if l.labelWidth()+columns-tabcolsepPt <= textWidth {
 		return 0
 	}
-	return raggedWidth(l.names, columns)
+	if w := raggedWidth(l.names, columns, l.textWidth); w > 0 {
+		return w
+	}
+	groups := func(label float64) int { return len(l.columnGroups(label)) }
+	return raggedBlockNames(l.names, widest, l.labelWidth()-tabcolsepPt, len(l.columns), groups, l.textWidth)
 }
 
-// blocks splits the table into tabulars that each fit an article's text
-// width and height: as many columns as fit beside the names (at least
-// one; all of them when the names are set as paragraphs), then as many
-// rows as fit the page (two lines a row with intervals, and more for a
-// name set in several).
+// columnGroups splits the columns into runs that each fit the text width
+// beside a column of names label pt wide (with its \tabcolsep after it):
+// as many as fit (at least one), each run's first column and the column
+// after its last.
+func (l *loadingsTable) columnGroups(label float64) [][2]int {
+	var out [][2]int
+	for from := 0; from < len(l.columns); {
+		// The last column has no \tabcolsep after it (@{}).
+		to, width := from+1, label+l.columnWidth(from)-tabcolsepPt
+		for to < len(l.columns) && width+l.columnWidth(to) <= orDefaultWidth(l.textWidth) {
+			width += l.columnWidth(to)
+			to++
+		}
+		out = append(out, [2]int{from, to})
+		from = to
+	}
+	return out
+}
+
+// blocks splits the table into tabulars that each fit the text width
+// (l.textWidth) and an article's page height: as many columns as fit
+// beside the names, on one line or as paragraphs (raggedNames), at least
+// one, then as many rows as fit the page (two lines a row with intervals,
+// and more for a name set in several).
 func (l *loadingsTable) blocks() []texBlock {
 	label := l.labelWidth()
 	rowsPerBlock := maxBlockLines
 	if l.interval {
 		rowsPerBlock /= 2
 	}
+	runs := chunks(len(l.names), rowsPerBlock)
 	if ragged := l.raggedNames(); ragged > 0 {
+		label = ragged + tabcolsepPt
 		lines := make([]int, len(l.names))
 		for i, name := range l.names {
 			lines[i] = wrappedLines(name, ragged)
@@ -218,24 +251,13 @@ func (l *loadingsTable) blocks() []texBlock {
 				lines[i]++
 			}
 		}
-		var out []texBlock
-		for _, c := range chunksOfLines(lines, maxBlockLines) {
-			out = append(out, texBlock{from: 0, to: len(l.columns), firstRow: c[0], lastRow: c[1]})
-		}
-		return out
+		runs = chunksOfLines(lines, maxBlockLines)
 	}
 	var out []texBlock
-	for from := 0; from < len(l.columns); {
-		// The last column has no \tabcolsep after it (@{}).
-		to, width := from+1, label+l.columnWidth(from)-tabcolsepPt
-		for to < len(l.columns) && width+l.columnWidth(to) <= textWidthPt {
-			width += l.columnWidth(to)
-			to++
+	for _, g := range l.columnGroups(label) {
+		for _, c := range runs {
+			out = append(out, texBlock{from: g[0], to: g[1], firstRow: c[0], lastRow: c[1]})
 		}
-		for _, c := range chunks(len(l.names), rowsPerBlock) {
-			out = append(out, texBlock{from: from, to: to, firstRow: c[0], lastRow: c[1]})
-		}
-		from = to
 	}
 	return out
 }
@@ -250,16 +272,16 @@ func (l *loadingsTable) tabulars() int { return len(l.blocks()) }
 // what narrows it; "" when every block fits as it is.
 func (l *loadingsTable) widthNote() string {
 	if ragged := l.raggedNames(); ragged > 0 {
-		return raggedNamesNote(ragged)
+		return raggedNamesNote(ragged, l.textWidth)
 	}
 	w := 0.0
 	for c := range l.columns {
 		w = max(w, l.labelWidth()+l.columnWidth(c)-tabcolsepPt)
 	}
-	if w <= textWidthPt {
+	if w <= orDefaultWidth(l.textWidth) {
 		return ""
 	}
-	return fmt.Sprintf("a tabular of the names and one column is about %.0f pt wide, wider than an article's text (%.0f pt at 10pt): shorter column names in the data, or \\resizebox{\\linewidth}{!}{...} (graphicx) narrow it", w, textWidthPt)
+	return fmt.Sprintf("a tabular of the names and one column is about %.0f pt wide, wider than %s: shorter column names in the data, or \\resizebox{\\linewidth}{!}{...} (graphicx) narrow it", w, textWidthWords(l.textWidth))
 }
 
 // writeTeX writes the table as booktabs tabulars, one per block, one

@@ -90,8 +90,27 @@ func captionOfStatistics(caption string, stats []string) string {
 }
 
 // textWidthPt is the text width of LaTeX's article class at 10pt (345pt),
-// the narrowest of its sizes, which a table written as .tex must fit.
-const textWidthPt = 345.0
+// the narrowest of its sizes, which a table written as .tex fits unless
+// summary's width = sets another.
+const textWidthPt = compiler.DefaultTeXWidth
+
+// orDefaultWidth is the text width textWidth (width = N), or, 0 (not
+// given), an article's at 10pt.
+func orDefaultWidth(textWidth float64) float64 {
+	if textWidth <= 0 {
+		return textWidthPt
+	}
+	return textWidth
+}
+
+// textWidthWords names the text width textWidth in a note: an article's
+// text, or the width = N given.
+func textWidthWords(textWidth float64) string {
+	if textWidth = orDefaultWidth(textWidth); textWidth == textWidthPt {
+		return fmt.Sprintf("an article's text (%.0f pt at 10pt)", textWidthPt)
+	}
+	return fmt.Sprintf("the text width of %s pt (width = %s)", fullNum(textWidth), fullNum(textWidth))
+}
 
 // tabcolsepPt is LaTeX's \tabcolsep: the space each side of a column.
 const tabcolsepPt = 6.0
@@ -118,6 +137,8 @@ func texTextWidth(text string) float64 {
 	w := 0.0
 	for _, r := range text {
 		switch {
+		case r == ' ':
+			w += 3.33 // the interword space; char 32 of cmr10 is 2.78, a glyph TeX sets no space with
 		case r == '-' || r == '−' || r == '<' || r == '>':
 			w += 7.78 // a minus as $-$; < and > as \textless{} and \textgreater{}
 		case r == '"':
@@ -167,11 +188,11 @@ const minRaggedNamesPt = 90.0
 
 // raggedNames returns the width in pt of a ragged-right paragraph column
 // (\raggedright p{...}, from the array package) for the names, the first
-// column, that makes the tabular of header and rows fit an article's
-// text, or 0 when it fits as it is or such a column would not make it
+// column, that makes the tabular of header and rows fit the text width
+// textWidth, or 0 when it fits as it is or such a column would not make it
 // fit (raggedWidth).
-func raggedNames(header []string, rows [][]string) float64 {
-	if len(header) < 2 || texTableWidth(header, rows) <= textWidthPt {
+func raggedNames(header []string, rows [][]string, textWidth float64) float64 {
+	if len(header) < 2 || texTableWidth(header, rows) <= orDefaultWidth(textWidth) {
 		return 0
 	}
 	others := 0.0
@@ -184,19 +205,19 @@ func raggedNames(header []string, rows [][]string) float64 {
 			names = append(names, r[0])
 		}
 	}
-	return raggedWidth(names, others)
+	return raggedWidth(names, others, textWidth)
 }
 
 // raggedWidth returns the width in pt of a column of names set as
 // ragged-right paragraphs beside other columns others pt wide (each
 // with its \tabcolsep both sides), the names' column first (@{} before
-// it) and the last column last (@{} after it), so that the tabular is an
-// article's text wide; 0 when that leaves it less than minRaggedNamesPt,
-// or a word of a name (a run without spaces, which LaTeX breaks only by
-// hyphenation) is wider than it.
-func raggedWidth(names []string, others float64) float64 {
+// it) and the last column last (@{} after it), so that the tabular is the
+// text width textWidth wide; 0 when that leaves it less than
+// minRaggedNamesPt, or a word of a name (a run without spaces, which LaTeX
+// breaks only by hyphenation) is wider than it.
+func raggedWidth(names []string, others, textWidth float64) float64 {
 	// A point to spare for the estimate's rounding.
-	width := math.Floor(textWidthPt - others - 1)
+	width := math.Floor(orDefaultWidth(textWidth) - others - 1)
 	if width < minRaggedNamesPt {
 		return 0
 	}
@@ -208,6 +229,29 @@ func raggedWidth(names []string, others float64) float64 {
 		}
 	}
 	return width
+}
+
+// raggedBlockNames returns the width in pt of a column of names set as
+// ragged-right paragraphs beside blocks of n columns, each at most widest
+// pt wide (with its \tabcolsep each side), in tabulars the text width
+// textWidth wide, when that takes fewer tabulars than the names on one
+// line: groups(label) is how many blocks of columns fit beside names label
+// pt wide (with the \tabcolsep after them), oneLine the names' width on
+// one line. The paragraphs are as wide as leaves room for as many columns
+// as fit beside the narrowest (minRaggedNamesPt). It is 0 when they take
+// as many tabulars and a block of one column fits beside the names on one
+// line, or a word of a name is too wide for such paragraphs (raggedWidth).
+func raggedBlockNames(names []string, widest, oneLine float64, n int, groups func(label float64) int, textWidth float64) float64 {
+	columns := min(n, int((orDefaultWidth(textWidth)-1-minRaggedNamesPt)/widest))
+	if columns < 1 {
+		return 0
+	}
+	w := raggedWidth(names, float64(columns)*widest, textWidth)
+	overflows := oneLine+widest > orDefaultWidth(textWidth)
+	if w == 0 || !overflows && groups(w+tabcolsepPt) >= groups(oneLine+tabcolsepPt) {
+		return 0
+	}
+	return w
 }
 
 // wrappedLines estimates how many lines text takes set as a ragged-right
@@ -267,24 +311,25 @@ func chunksOfLines(lines []int, max int) [][2]int {
 
 // raggedNamesNote is the line of a .tex file's comment, and the note of
 // the statement's output, that says its names are set as paragraphs of
-// width pt, which needs the array package.
-func raggedNamesNote(width float64) string {
-	return fmt.Sprintf("the names are set as ragged-right paragraphs %.0f pt wide, so that the table fits an article's text (%.0f pt at 10pt): the column >{\\raggedright\\arraybackslash}p{%.0fpt} needs \\usepackage{array}", width, textWidthPt, width)
+// width pt, so that it fits the text width textWidth, which needs the
+// array package.
+func raggedNamesNote(width, textWidth float64) string {
+	return fmt.Sprintf("the names are set as ragged-right paragraphs %.0f pt wide, so that the table fits %s: the column >{\\raggedright\\arraybackslash}p{%.0fpt} needs \\usepackage{array}", width, textWidthWords(textWidth), width)
 }
 
 // widthNote says, when the tabular of header and rows would be wider than
-// an article's text, by how much and what narrows it, or, when setting
-// its names as paragraphs makes it fit (raggedNames), that it needs the
-// array package; "" when it fits.
-func widthNote(header []string, rows [][]string) string {
-	if w := raggedNames(header, rows); w > 0 {
-		return raggedNamesNote(w)
+// the text width textWidth, by how much and what narrows it, or, when
+// setting its names as paragraphs makes it fit (raggedNames), that it
+// needs the array package; "" when it fits.
+func widthNote(header []string, rows [][]string, textWidth float64) string {
+	if w := raggedNames(header, rows, textWidth); w > 0 {
+		return raggedNamesNote(w, textWidth)
 	}
 	w := texTableWidth(header, rows)
-	if w <= textWidthPt {
+	if w <= orDefaultWidth(textWidth) {
 		return ""
 	}
-	return fmt.Sprintf("the table is about %.0f pt wide, wider than an article's text (%.0f pt at 10pt): columns = [...] keeps fewer columns (as columns = [mean, interval]), or \\resizebox{\\linewidth}{!}{...} (graphicx) shrinks it", w, textWidthPt)
+	return fmt.Sprintf("the table is about %.0f pt wide, wider than %s: columns = [...] keeps fewer columns (as columns = [mean, interval]), or \\resizebox{\\linewidth}{!}{...} (graphicx) shrinks it", w, textWidthWords(textWidth))
 }
 
 // matrixTable is a whole correlation or partial correlation matrix (or a
@@ -305,6 +350,9 @@ type matrixTable struct {
 	diagonal float64
 	// pointName names the point estimate: "mean" or "median".
 	pointName string
+	// textWidth is the text width in pt that a .tex file's tabulars fit
+	// (width = N); 0: an article's at 10pt.
+	textWidth float64
 }
 
 // matrixDecimals is the decimals of a matrix layout's numbers: two, as
@@ -502,47 +550,115 @@ func firstRow(from int, numbered bool) int {
 // dash, as papers print it.
 const diagonalMark = "---"
 
-// blocks splits the matrix into tabulars that each fit an article's text
-// width and height: as many columns as fit beside the widest row name
-// (at least one), then as many rows as fit the page.
+// texColumnWidth is the width in pt of column j in a .tex file (numbered
+// or not), with its \tabcolsep each side: its header or its widest entry.
+func (m *matrixTable) texColumnWidth(j int, numbered bool) float64 {
+	w := texTextWidth(m.columnLabel(j, numbered))
+	if numbered {
+		w = max(w, 10) // the em dash of the diagonal
+	}
+	for i := j + 1; i < len(m.names); i++ {
+		w = max(w, texTextWidth(tableNum(matrixDecimals, m.point[i][j])))
+		if m.interval {
+			w = max(w, texTextWidth(m.intervalText(i, j)))
+		}
+	}
+	return w + 2*tabcolsepPt
+}
+
+// rowLabels are the names down the side of a .tex file (numbered or not):
+// every row of some block.
+func (m *matrixTable) rowLabels(numbered bool) []string {
+	var out []string
+	for i := firstRow(0, numbered); i < len(m.names); i++ {
+		out = append(out, m.rowLabel(i, numbered))
+	}
+	return out
+}
+
+// columnGroups splits the matrix's columns into runs that each fit the
+// text width beside a column of names label pt wide (with its \tabcolsep
+// after it): as many as fit (at least one), each run's first column and
+// the column after its last.
+func (m *matrixTable) columnGroups(label float64, numbered bool) [][2]int {
+	p := len(m.names)
+	var out [][2]int
+	for from := 0; from < p-1; {
+		// The last column has no \tabcolsep after it (@{}).
+		to, width := from+1, label+m.texColumnWidth(from, numbered)-tabcolsepPt
+		for to < p-1 && width+m.texColumnWidth(to, numbered) <= orDefaultWidth(m.textWidth) {
+			width += m.texColumnWidth(to, numbered)
+			to++
+		}
+		out = append(out, [2]int{from, to})
+		from = to
+	}
+	return out
+}
+
+// raggedLabels is the width in pt of the column of row names of a
+// numbered matrix set as ragged-right paragraphs (>{\raggedright}p{...},
+// the array package), as a long table's and the loadings' are, when its
+// names on one line leave room for fewer columns beside them than names
+// of minRaggedNamesPt would, so that it takes more tabulars, or for none
+// within the text: then as wide as leaves room for that many
+// (raggedBlockNames; seven names of some 280 pt made six tabulars of one
+// column each); 0 when the names stay on one line (not numbered, as few
+// tabulars beside them, or a word of a name too wide for the paragraphs).
+func (m *matrixTable) raggedLabels(numbered bool) float64 {
+	p := len(m.names)
+	if !numbered || p < 3 {
+		return 0
+	}
+	labels := m.rowLabels(numbered)
+	label := 0.0
+	for _, l := range labels {
+		label = max(label, texTextWidth(l))
+	}
+	widest := 0.0
+	for j := range p - 1 {
+		widest = max(widest, m.texColumnWidth(j, numbered))
+	}
+	groups := func(label float64) int { return len(m.columnGroups(label, numbered)) }
+	return raggedBlockNames(labels, widest, label, p-1, groups, m.textWidth)
+}
+
+// blocks splits the matrix into tabulars that each fit the text width
+// (m.textWidth) and an article's page height: as many columns as fit
+// beside the widest row name, on one line or as a paragraph
+// (raggedLabels), at least one, then as many rows as fit the page (two
+// lines a row with intervals, and more for a name set in several).
 func (m *matrixTable) blocks(numbered bool) []texBlock {
 	p := len(m.names)
-	label := 0.0
-	for i := firstRow(0, numbered); i < p; i++ {
-		label = max(label, texTextWidth(m.rowLabel(i, numbered)))
+	label, ragged := 0.0, m.raggedLabels(numbered)
+	for _, l := range m.rowLabels(numbered) {
+		label = max(label, texTextWidth(l))
 	}
-	label += tabcolsepPt // @{} before it
-	colWidth := func(j int) float64 {
-		w := texTextWidth(m.columnLabel(j, numbered))
-		if numbered {
-			w = max(w, 10) // the em dash of the diagonal
-		}
-		for i := j + 1; i < p; i++ {
-			w = max(w, texTextWidth(tableNum(matrixDecimals, m.point[i][j])))
-			if m.interval {
-				w = max(w, texTextWidth(m.intervalText(i, j)))
-			}
-		}
-		return w + 2*tabcolsepPt
+	if ragged > 0 {
+		label = ragged
 	}
 	lines := 1
 	if m.interval {
 		lines = 2
 	}
-	rowsPerBlock := maxBlockLines / lines
 	var out []texBlock
-	for from := 0; from < p-1; {
-		// The last column has no \tabcolsep after it (@{}).
-		to, width := from+1, label+colWidth(from)-tabcolsepPt
-		for to < p-1 && width+colWidth(to) <= textWidthPt {
-			width += colWidth(to)
-			to++
+	for _, g := range m.columnGroups(label+tabcolsepPt, numbered) {
+		first := firstRow(g[0], numbered)
+		runs := chunks(p-first, maxBlockLines/lines)
+		if ragged > 0 {
+			rowLines := make([]int, p-first)
+			for k := range rowLines {
+				i := first + k
+				rowLines[k] = wrappedLines(m.rowLabel(i, numbered), ragged)
+				if m.interval && i > g[0] { // none under a diagonal alone
+					rowLines[k]++
+				}
+			}
+			runs = chunksOfLines(rowLines, maxBlockLines)
 		}
-		first := firstRow(from, numbered)
-		for _, c := range chunks(p-first, rowsPerBlock) {
-			out = append(out, texBlock{from: from, to: to, firstRow: first + c[0], lastRow: first + c[1]})
+		for _, c := range runs {
+			out = append(out, texBlock{from: g[0], to: g[1], firstRow: first + c[0], lastRow: first + c[1]})
 		}
-		from = to
 	}
 	return out
 }
@@ -581,10 +697,14 @@ func (m *matrixTable) writeTeX(b *strings.Builder) int {
 	numbered := m.numbered()
 	num := func(v float64) string { return texCell(tableNum(matrixDecimals, v), true) }
 	blocks := m.blocks(numbered)
+	names := "l"
+	if ragged := m.raggedLabels(numbered); ragged > 0 {
+		names = fmt.Sprintf(`>{\raggedright\arraybackslash}p{%.0fpt}`, ragged)
+	}
 	for k, bl := range blocks {
 		writeTabularStart(b, k, len(blocks))
 		n := bl.to - bl.from
-		b.WriteString(`\begin{tabular}{@{}l` + strings.Repeat("c", n) + "@{}}\n\\toprule\n")
+		b.WriteString(`\begin{tabular}{@{}` + names + strings.Repeat("c", n) + "@{}}\n\\toprule\n")
 		head := []string{""}
 		for j := bl.from; j < bl.to; j++ {
 			head = append(head, texLabel(m.columnLabel(j, numbered)))
@@ -624,6 +744,27 @@ func (m *matrixTable) csvWhat() string {
 	return fmt.Sprintf("the %d × %d matrix of posterior %ss", len(m.names), len(m.names), m.pointName)
 }
 
-// widthNote is "": a matrix's blocks always fit the text (numbered when
+// widthNote says, when the row names are set as paragraphs
+// (raggedLabels), that the file needs the array package, or, when a block
+// of one column is still wider than the text (names too long to set
+// beside one column, with a word too long for a paragraph), by how much
+// and what narrows it; "" when every block fits as it is (numbered when
 // the names are wide).
-func (m *matrixTable) widthNote() string { return "" }
+func (m *matrixTable) widthNote() string {
+	numbered := m.numbered()
+	if ragged := m.raggedLabels(numbered); ragged > 0 {
+		return raggedNamesNote(ragged, m.textWidth)
+	}
+	label := 0.0
+	for _, l := range m.rowLabels(numbered) {
+		label = max(label, texTextWidth(l))
+	}
+	w := 0.0
+	for j := range len(m.names) - 1 {
+		w = max(w, label+m.texColumnWidth(j, numbered))
+	}
+	if w <= orDefaultWidth(m.textWidth) {
+		return ""
+	}
+	return fmt.Sprintf("a tabular of the names and one column is about %.0f pt wide, wider than %s: shorter column names in the data, or \\resizebox{\\linewidth}{!}{...} (graphicx) narrow it", w, textWidthWords(m.textWidth))
+}

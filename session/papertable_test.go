@@ -113,7 +113,15 @@ func TestMatrixBlocksFitThePage(t *testing.T) {
 				}
 				rows = append(rows, row)
 			}
-			if w := texTableWidth(append([]string{""}, header...), rows); w > textWidthPt {
+			w := texTableWidth(append([]string{""}, header...), rows)
+			if ragged := m.raggedLabels(numbered); ragged > 0 {
+				// The names as paragraphs: their column is as wide as that.
+				for _, r := range rows {
+					r[0] = ""
+				}
+				w = ragged + texTableWidth(append([]string{""}, header...), rows)
+			}
+			if w > textWidthPt {
 				t.Errorf("p = %d (%s): the block of columns %d to %d is %.0f pt wide", tc.p, tc.prefix, b.from+1, b.to, w)
 			}
 			if n := (b.lastRow - b.firstRow) * lines; n > maxBlockLines {
@@ -218,7 +226,30 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "rse.csv"), []byte(rse.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Seven longer statements, of some 280 pt numbered: on one line, a
+	// matrix of them held one column a tabular (6 tabulars).
+	statements := []string{"On the whole, I am satisfied with myself and my life", "At times I think I am no good at all, whatever I do",
+		"I feel that I have a number of good qualities as a person", "I am able to do things as well as most other people I know",
+		"I feel I do not have much to be proud of in my life so far", "I certainly feel useless at times, at work and at home",
+		"I feel that I am a person of worth, at least equal to others"}
+	var st strings.Builder
+	st.WriteString("\"" + strings.Join(statements, "\",\"") + "\"\n")
+	for i := range 200 {
+		for j := range statements {
+			if j > 0 {
+				st.WriteString(",")
+			}
+			fmt.Fprintf(&st, "%d", min(3, max(0, i%4+(i*(j+2)/5)%3-1)))
+		}
+		st.WriteString("\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "statements.csv"), []byte(st.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s := New(Options{Dir: dir})
+	mustRun(t, s, "data st = load(\"statements.csv\")\n"+
+		"model sc { Y = st; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit sc with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1")
 	mustRun(t, s, "data rse = load(\"rse.csv\")\n"+
 		"model rc { Y = rse; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
 		"model rf { Y = rse; Z ~ GaussianCopula(C); Y ordinal Z; C ~ FactorModel(k = 2) }\n"+
@@ -253,7 +284,30 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 		"rse-L":   `summary rf.Lambda to "rse-L.tex"`,
 		"rse-h2":  `summary rf.communality to "rse-h2.tex"`,
 		"rse-L-m": `summary rf.Lambda to "rse-L-m.tex", layout = matrix`,
+		// C's matrix of the items' wordings, numbered, its row names as
+		// paragraphs: 3 tabulars of up to 3 columns (7 of one column each
+		// with the names on one line).
+		"rse-C-m": `summary rc.C to "rse-C-m.tex", layout = matrix`,
+		// The seven statements: 2 tabulars of 4 and 2 columns (6 of one).
+		"rse-st-C-m": `summary sc.C to "rse-st-C-m.tex", layout = matrix`,
+		// width = 240, in a two-column page whose columns are 240 pt wide;
+		// width = 550, in a landscape page of a text 550 pt wide.
+		"gss-C-240":         `summary hoff.C to "gss-C-240.tex", columns = [mean, interval], width = 240`,
+		"gss-C-m-240":       `summary hoff.C to "gss-C-m-240.tex", layout = matrix, width = 240`,
+		"sim-C-m-240":       `summary sm.C to "sim-C-m-240.tex", layout = matrix, width = 240`,
+		"items-m-240":       `summary it.C to "items-m-240.tex", layout = matrix, width = 240`,
+		"sim-L-m-240":       `summary sm.Lambda to "sim-L-m-240.tex", layout = matrix, width = 240`,
+		"rse-C-240":         `summary rc.C to "rse-C-240.tex", columns = [mean, interval], width = 240`,
+		"rse-C-m-240":       `summary rc.C to "rse-C-m-240.tex", layout = matrix, width = 240`,
+		"rse-L-m-240":       `summary rf.Lambda to "rse-L-m-240.tex", layout = matrix, width = 240`,
+		"sim-C-m-550":       `summary sm.C to "sim-C-m-550.tex", layout = matrix, width = 550`,
+		"items-rse-p-m-550": `summary rc.partial to "items-rse-p-m-550.tex", layout = matrix, width = 550`,
+		"rse-st-p-m-550":    `summary sc.partial to "rse-st-p-m-550.tex", layout = matrix, width = 550`,
 	}
+	// The tabulars of the files whose count the names' paragraphs change.
+	// At 550 pt the items' names on one line take 2 tabulars, as paragraphs
+	// would (so they stay on one line), the statements' 2, as paragraphs 1.
+	tabulars := map[string]int{"rse-C-m": 3, "rse-st-C-m": 2, "items-rse-p-m-550": 2, "rse-st-p-m-550": 1}
 	for name, stmt := range tables {
 		out := mustRun(t, s, stmt)
 		if strings.HasPrefix(name, "rse-") {
@@ -265,13 +319,24 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 			}
 		}
 		body := map[string]string{"": "\\begin{center}\n\\input{" + name + ".tex}\n\\end{center}"}
-		if tex, _ := os.ReadFile(filepath.Join(dir, name+".tex")); strings.Count(string(tex), "\\begin{tabular}") > 1 {
+		tex, _ := os.ReadFile(filepath.Join(dir, name+".tex"))
+		if n, ok := tabulars[name]; ok && strings.Count(string(tex), "\\begin{tabular}") != n {
+			t.Errorf("%s: %d tabulars, want %d", stmt, strings.Count(string(tex), "\\begin{tabular}"), n)
+		}
+		if strings.Count(string(tex), "\\begin{tabular}") > 1 {
 			// Several tabulars: \input outside a float, as language.md
 			// says, where paragraphs are indented (they were, past the text).
 			body["-outside"] = "\\input{" + name + ".tex}"
 		}
 		for suffix, b := range body {
-			doc := "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{array}\n\\begin{document}\n" + b + "\n\\end{document}\n"
+			class, width := "\\documentclass{article}\n", "345.0pt"
+			switch {
+			case strings.HasSuffix(name, "-240"):
+				class, width = "\\documentclass[twocolumn]{article}\n\\usepackage[textwidth=490pt,columnsep=10pt]{geometry}\n", "240.0pt"
+			case strings.HasSuffix(name, "-550"):
+				class, width = "\\documentclass{article}\n\\usepackage[landscape,textwidth=550pt]{geometry}\n", "550.0pt"
+			}
+			doc := class + "\\usepackage{booktabs}\n\\usepackage{array}\n\\begin{document}\n\\typeout{linewidth=\\the\\linewidth}\n" + b + "\n\\end{document}\n"
 			base := "doc-" + name + suffix
 			if err := os.WriteFile(filepath.Join(dir, base+".tex"), []byte(doc), 0o644); err != nil {
 				t.Fatal(err)
@@ -285,6 +350,9 @@ func TestTeXTablesCompileWithinTheText(t *testing.T) {
 			log, err := os.ReadFile(filepath.Join(dir, base+".log"))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !strings.Contains(string(log), "linewidth="+width) {
+				t.Errorf("%s (%s): the document's \\linewidth is not %s", stmt, base, width)
 			}
 			for _, line := range strings.Split(string(log), "\n") {
 				if strings.HasPrefix(line, "Overfull \\hbox") || strings.HasPrefix(line, "Overfull \\vbox") || strings.HasPrefix(line, "!") {

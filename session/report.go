@@ -45,6 +45,9 @@ type tableFile struct {
 	// notes are more lines for the comment of a .tex or .md file: which
 	// columns it holds, and how a matrix is laid out.
 	notes []string
+	// textWidth is the text width in pt that a .tex file's tabulars fit
+	// (summary's width = N); 0: an article's at 10pt.
+	textWidth float64
 }
 
 // laidOut is a table laid out as a paper prints it (layout = matrix): a
@@ -285,7 +288,7 @@ func (f *tableFile) widthNote() string {
 		return f.matrix.widthNote()
 	}
 	t := f.paperTable()
-	return widthNote(t.Header, t.Rows)
+	return widthNote(t.Header, t.Rows, f.textWidth)
 }
 
 // texTabulars is how many tabulars f's .tex file holds: a matrix's
@@ -294,20 +297,20 @@ func (f *tableFile) texTabulars() int {
 	if f.matrix != nil {
 		return f.matrix.tabulars()
 	}
-	_, runs := longTeXRuns(f.paperTable())
+	_, runs := longTeXRuns(f.paperTable(), f.textWidth)
 	return len(runs)
 }
 
 // longTeXRuns returns the width of the ragged-right paragraphs a long
-// table's names are set as (raggedNames; 0: none) and the runs of its rows
-// that each tabular holds, of at most maxBlockLines lines (a name set as a
-// paragraph takes one or more).
-func longTeXRuns(t *Table) (ragged float64, runs [][2]int) {
+// table's names are set as to fit the text width textWidth (raggedNames;
+// 0: none) and the runs of its rows that each tabular holds, of at most
+// maxBlockLines lines (a name set as a paragraph takes one or more).
+func longTeXRuns(t *Table, textWidth float64) (ragged float64, runs [][2]int) {
 	lines := make([]int, len(t.Rows))
 	for i := range lines {
 		lines[i] = 1
 	}
-	if ragged = raggedNames(t.Header, t.Rows); ragged > 0 {
+	if ragged = raggedNames(t.Header, t.Rows, textWidth); ragged > 0 {
 		for i, r := range t.Rows {
 			if len(r) > 0 {
 				lines[i] = wrappedLines(r[0], ragged)
@@ -344,7 +347,7 @@ func writeTableTeX(w io.Writer, f *tableFile) error {
 			spec[j] = "r"
 		}
 	}
-	ragged, runs := longTeXRuns(t)
+	ragged, runs := longTeXRuns(t, f.textWidth)
 	if ragged > 0 {
 		spec[0] = fmt.Sprintf(`>{\raggedright\arraybackslash}p{%.0fpt}`, ragged)
 	}

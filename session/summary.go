@@ -31,7 +31,7 @@ func (s *Session) summary(ctx context.Context, x *compiler.Summary, out Output) 
 		if x.Path == "" {
 			return nil
 		}
-		f := &tableFile{table: t, statement: summaryStatement(x),
+		f := &tableFile{table: t, statement: summaryStatement(x), textWidth: x.Width,
 			made: []madeOf{{title: "data " + d.Name, rows: s.dataProvenance(d)}}}
 		return s.writeTable(ctx, f, x.Path, out)
 	}
@@ -68,7 +68,7 @@ func (s *Session) summary(ctx context.Context, x *compiler.Summary, out Output) 
 	if x.Target.Member == "Lambda" {
 		t.Caption += "; " + loadingsNote(m)
 	}
-	f := &tableFile{statement: summaryStatement(x)}
+	f := &tableFile{statement: summaryStatement(x), textWidth: x.Width}
 	if x.Layout == "matrix" && x.Target.Member == "Lambda" {
 		err = f.shapeLoadings(t, x, m, sums)
 	} else {
@@ -103,6 +103,7 @@ func (f *tableFile) shape(t *Table, x *compiler.Summary, ps []param, sums []infe
 	if err != nil {
 		return err
 	}
+	mt.textWidth = x.Width
 	f.matrix, f.table = mt, mt.table()
 	lo, hi := intervalColumns(x.Prob)
 	layout := "lower triangle: the posterior " + mt.pointName + " of each entry (two decimals)"
@@ -137,6 +138,7 @@ func (f *tableFile) shapeLoadings(t *Table, x *compiler.Summary, m *Model, sums 
 	if err != nil {
 		return err
 	}
+	lt.textWidth = x.Width
 	f.matrix, f.table = lt, lt.table()
 	lo, hi := intervalColumns(x.Prob)
 	layout := fmt.Sprintf("a row per column, a column per factor: the posterior %s of each loading (two decimals)", lt.pointName)
@@ -185,6 +187,9 @@ func summaryStatement(x *compiler.Summary) string {
 	}
 	if x.Layout != "" {
 		st += ", layout = " + x.Layout
+	}
+	if x.Width != 0 {
+		st += ", width = " + strconv.FormatFloat(x.Width, 'g', -1, 64)
 	}
 	return st
 }
