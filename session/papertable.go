@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/copulang/copulang/compiler"
 	"github.com/copulang/copulang/inference"
+	"golang.org/x/text/unicode/norm"
 )
 
 // statisticColumns returns the columns of a posterior table (as
@@ -131,11 +133,15 @@ var cmr10Widths = [...]float64{
 // escaped) as a LaTeX table in the article class at 10pt prints it: each
 // character by its width in Computer Modern Roman, with the characters
 // texEscape replaces by what they become (a minus sign, a straight quote
-// in typewriter type, \_ and \textbar{}), and 10pt, more than any letter
-// but a few, for a character outside ASCII.
+// in typewriter type, \_ and \textbar{}), a character outside ASCII that
+// pdflatex sets by its width there (texCharWidths: an accented letter as
+// its letter, a lone Greek letter and a mathematical symbol as the math
+// texText writes), and 10pt, more than any letter but a few, for one it
+// does not (Cyrillic, a Greek word, CJK), whose width is the font's.
 func texTextWidth(text string) float64 {
 	w := 0.0
-	for _, r := range text {
+	runes := []rune(norm.NFC.String(text))
+	for i, r := range runes {
 		switch {
 		case r == ' ':
 			w += 3.33 // the interword space; char 32 of cmr10 is 2.78, a glyph TeX sets no space with
@@ -149,6 +155,8 @@ func texTextWidth(text string) float64 {
 			w += 2.78 // \textbar{}
 		case r >= 32 && r <= 126:
 			w += cmr10Widths[r-32]
+		case texCharWidths[r] > 0 && (!unicode.Is(unicode.Greek, r) || loneGreekLetter(runes, i)):
+			w += texCharWidths[r]
 		default:
 			w += 10
 		}

@@ -86,12 +86,9 @@ func texText(s string) string {
 		return s
 	}
 	runes := []rune(s)
-	greek := func(i int) bool {
-		return i >= 0 && i < len(runes) && (unicode.Is(unicode.Greek, runes[i]) || unicode.Is(unicode.Mn, runes[i]))
-	}
 	var b strings.Builder
 	for i, r := range runes {
-		if cmd, ok := texGreekLetters[r]; ok && !greek(i-1) && !greek(i+1) {
+		if cmd, ok := texGreekLetters[r]; ok && loneGreekLetter(runes, i) {
 			b.WriteString(`\ensuremath{` + cmd + `}`)
 		} else if cmd, ok := texSymbols[r]; ok {
 			b.WriteString(cmd)
@@ -100,6 +97,16 @@ func texText(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// loneGreekLetter reports whether runes[i] has no Greek letter (or
+// combining mark) beside it, so that texText writes it as a math letter
+// when texGreekLetters has it (ρ, σ², Δincome, but not Παιδεία).
+func loneGreekLetter(runes []rune, i int) bool {
+	greek := func(j int) bool {
+		return j >= 0 && j < len(runes) && (unicode.Is(unicode.Greek, runes[j]) || unicode.Is(unicode.Mn, runes[j]))
+	}
+	return !greek(i-1) && !greek(i+1)
 }
 
 // isASCII reports whether s is all ASCII.
