@@ -147,7 +147,7 @@ func texScriptNotes(tex string) []string {
 		notes = append(notes, fmt.Sprintf("the names hold %s, which pdflatex sets only in the T1 font encoding: under pdflatex the table needs \\usepackage[T1]{fontenc} (LuaLaTeX and XeLaTeX need nothing)", charList(t1)))
 	}
 	if len(unicodeOnly) > 0 {
-		note := fmt.Sprintf("the names hold %s, which pdflatex does not set with the fonts of a default TeX Live (it stops at the first: Unicode character ... not set up for use with LaTeX): compile the document with LuaLaTeX or XeLaTeX and \\usepackage{fontspec}, with a main font that has them, as \\setmainfont{DejaVu Serif} (Latin Modern, fontspec's default, has no Cyrillic, Greek or CJK, and a missing letter is left out with only a warning in the log)", charList(unicodeOnly))
+		note := fmt.Sprintf("the names hold %s, which pdflatex does not set with the fonts of a default TeX Live (it stops at the first: Unicode character ... not set up for use with LaTeX): compile the document with LuaLaTeX or XeLaTeX and \\usepackage{fontspec}, with a main font that has them, as \\setmainfont{DejaVu Serif} (Latin Modern, fontspec's default, has no Cyrillic, Greek or CJK, and a missing letter is left out with only a warning in the log); the table's width is measured in Computer Modern, which DejaVu Serif sets up to 13%% wider, so that a table that fits the text would be wider than it (Overfull \\hbox): with DejaVu Serif give width = the text width × 0.87, width = 300 for an article's 345 pt", charList(unicodeOnly))
 		if cyrillic {
 			// T2A's letters, which it sets only as the document's default
 			// encoding (else: Command \CYRD unavailable in encoding T1);

@@ -99,6 +99,11 @@ const namesScript = "data latin = load(\"latin.csv\")\ndata other = load(\"other
 var (
 	latinNames = []string{"Dochód (zł)", "Příjem", "Zażółć gęślą jaźń", "Größe", "ρ", "x − y", "√n ≥ 2", "σ²"}
 	otherNames = []string{"Дети", "Παιδεία γονέων", "Доход (₽)", "α"}
+	// A paper's long wordings in Polish and Czech beside a Russian one,
+	// a Greek letter and a symbol: a matrix packed to the text.
+	mixedNames = []string{"Dochód (zł) ≥ średnia", "ρ of items", "Příjem domácnosti", "Дети",
+		"Zadowolenie z życia ogólnie biorąc", "Wykształcenie ojca respondenta", "σ² of the scale",
+		"Częstość kontaktów z sąsiadami"}
 )
 
 // namesSession writes latin.csv and other.csv (120 rows of 3 levels) to a
@@ -106,7 +111,7 @@ var (
 func namesSession(t *testing.T) (string, *recorder) {
 	t.Helper()
 	dir := t.TempDir()
-	for file, names := range map[string][]string{"latin.csv": latinNames, "other.csv": otherNames} {
+	for file, names := range map[string][]string{"latin.csv": latinNames, "other.csv": otherNames, "mixed.csv": mixedNames} {
 		var b strings.Builder
 		b.WriteString("\"" + strings.Join(names, "\",\"") + "\"\n")
 		for i := range 120 {
@@ -183,7 +188,10 @@ var latexErrors = regexp.MustCompile(`(?m)^(!.*|Overfull \\[hv]box.*|Missing cha
 // stopped it, and ą and ę without T1), no missing character, nothing
 // wider than the text. The table of Russian and Greek names, whose %
 // lines say it needs LuaLaTeX or XeLaTeX, compiles under lualatex with
-// fontspec and DejaVu Serif with no missing character, and under
+// fontspec and DejaVu Serif with no missing character (a matrix of long
+// Polish wordings beside a Russian name, names-mixed-m.tex, is wider than
+// the text there, and fits at the width = they give for DejaVu Serif),
+// and under
 // pdflatex fails, as they say; a table of Cyrillic names alone compiles
 // under pdflatex with T2A as the default font encoding, as its % lines
 // say (where texlive-lang-cyrillic is installed). It needs pdflatex (and, for the second,
@@ -277,9 +285,46 @@ func TestTeXTablesOfNamesInAnyScriptCompile(t *testing.T) {
 	}
 	for _, line := range latexErrors.FindAllString(log, -1) {
 		// DejaVu Serif is wider than Computer Modern, which the width
-		// estimate measures: a table may be wider than the text.
+		// estimate measures, as the % lines say: a table may be wider
+		// than the text (below).
 		if !strings.HasPrefix(line, "Overfull") {
 			t.Errorf("names-other (lualatex): %s", line)
+		}
+	}
+	// A matrix of long Polish and Czech wordings beside a Russian name,
+	// packed to the text in Computer Modern's widths, is wider than the
+	// text in DejaVu Serif (by 45 pt); at the width = the % lines give for
+	// DejaVu Serif it fits. They said nothing of it.
+	s := New(Options{Dir: dir, Version: "9.9.9"})
+	mustRun(t, s, "data mixed = load(\"mixed.csv\")\nmodel mm { Y = mixed; Z ~ GaussianCopula(C); Y ordinal Z; C ~ InverseWishart(df = p + 2) }\n"+
+		"fit mm with gibbs, iter = 40, warmup = 20, chains = 1, seed = 1\nsummary mm.C to \"names-mixed-m.tex\", layout = matrix")
+	mixed, err := os.ReadFile(filepath.Join(dir, "names-mixed-m.tex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	advice := regexp.MustCompile(`with DejaVu Serif give width = the text width × 0\.87, width = (\d+) for an article's 345 pt`).FindSubmatch(mixed)
+	if advice == nil {
+		t.Fatalf("names-mixed-m.tex does not say what width = to give with DejaVu Serif:\n%s", mixed)
+	}
+	mustRun(t, s, "summary mm.C to \"names-mixed-m-dejavu.tex\", layout = matrix, width = "+string(advice[1]))
+	for _, name := range []string{"names-mixed-m", "names-mixed-m-dejavu"} {
+		tex, err := os.ReadFile(filepath.Join(dir, name+".tex"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := texPreamble(string(tex)) + "\\setmainfont{DejaVu Serif}\n\\tracinglostchars=1\n\\begin{document}\n\\input{" + name + ".tex}\n\\end{document}\n"
+		log, err := compile(lualatex, "doc-"+name+"-lualatex", doc)
+		if err != nil {
+			t.Fatalf("%s: lualatex failed: %v\n%s", name, err, latexErrors.FindAllString(log, -1))
+		}
+		overfull := strings.Contains(log, "Overfull \\hbox")
+		if name == "names-mixed-m" && !overfull {
+			t.Errorf("%s at the default width fits the text in DejaVu Serif: the note that it does not is wrong", name)
+		}
+		if name == "names-mixed-m-dejavu" {
+			for _, line := range latexErrors.FindAllString(log, -1) {
+				t.Errorf("%s (lualatex, width = %s): %s", name, advice[1], line)
+			}
 		}
 	}
 }
