@@ -180,13 +180,7 @@ func TestWideTeXTableSaysSo(t *testing.T) {
 // compiled \input outside a float too, where paragraphs are indented. It needs pdflatex (TeX Live);
 // not in -short.
 func TestTeXTablesCompileWithinTheText(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs pdflatex: not in -short")
-	}
-	pdflatex, err := exec.LookPath("pdflatex")
-	if err != nil {
-		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
-	}
+	pdflatex := pdflatexOrSkip(t)
 	dir := t.TempDir()
 	gss, err := os.ReadFile(filepath.Join("..", "notebooks", "data", "gss_hoff2007.csv"))
 	if err != nil {
@@ -480,4 +474,18 @@ func TestChunksOfLines(t *testing.T) {
 			t.Errorf("wrappedLines(%q, %.0f) = %d, want %d", tc.text, tc.width, got, tc.want)
 		}
 	}
+}
+
+// pdflatexOrSkip returns pdflatex's path, or skips the test under -short
+// (it runs pdflatex) or where TeX Live is not installed.
+func pdflatexOrSkip(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs pdflatex: not in -short")
+	}
+	pdflatex, err := exec.LookPath("pdflatex")
+	if err != nil {
+		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
+	}
+	return pdflatex
 }

@@ -197,13 +197,7 @@ var latexErrors = regexp.MustCompile(`(?m)^(!.*|Overfull \\[hv]box.*|Missing cha
 // say (where texlive-lang-cyrillic is installed). It needs pdflatex (and, for the second,
 // lualatex, luaotfload and DejaVu Serif: skipped without); not in -short.
 func TestTeXTablesOfNamesInAnyScriptCompile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs pdflatex: not in -short")
-	}
-	pdflatex, err := exec.LookPath("pdflatex")
-	if err != nil {
-		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
-	}
+	pdflatex := pdflatexOrSkip(t)
 	dir, _ := namesSession(t)
 	compile := func(engine, base, doc string) (string, error) {
 		if err := os.WriteFile(filepath.Join(dir, base+".tex"), []byte(doc), 0o644); err != nil {
@@ -336,13 +330,7 @@ func TestTeXTablesOfNamesInAnyScriptCompile(t *testing.T) {
 // texGreekLetters and texSymbols, in a document of the defaults: none may
 // give an error or a missing character. It needs pdflatex; not in -short.
 func TestPdfLaTeXSetsTheCharactersItIsSaidTo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs pdflatex: not in -short")
-	}
-	pdflatex, err := exec.LookPath("pdflatex")
-	if err != nil {
-		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
-	}
+	pdflatex := pdflatexOrSkip(t)
 	dir := t.TempDir()
 	// failures compiles each text of texts in a box after a marker, and
 	// returns the texts whose box gave an error or a missing character.
@@ -441,13 +429,7 @@ func TestTeXTextWidthIsWhatPdfLaTeXMeasures(t *testing.T) {
 			t.Errorf("texTextWidth(%q) = %.2f pt, want %.2f", tc.name, got, tc.want)
 		}
 	}
-	if testing.Short() {
-		t.Skip("runs pdflatex: not in -short")
-	}
-	pdflatex, err := exec.LookPath("pdflatex")
-	if err != nil {
-		t.Skip("pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)")
-	}
+	pdflatex := pdflatexOrSkip(t)
 	var texts []string
 	for r := range texCharWidths {
 		texts = append(texts, string(r))
