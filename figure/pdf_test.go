@@ -242,15 +242,7 @@ func TestPDFWritesTheSVGsText(t *testing.T) {
 // glyphs, not the whole font vgpdf embedded in every figure (some
 // 220 kB of each PDF).
 func TestPDFEmbedsOnlyTheGlyphsUsed(t *testing.T) {
-	fx := newPlotFixture()
-	fig, err := Heatmap("posterior mean of C", fx.labels8, fx.corr8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pdf, err := fig.PDF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pdf := heatmapPDF(t)
 	whole := liberationSans(t)
 	fonts := pdfFonts(t, pdf)
 	if len(fonts) != 1 {
@@ -439,15 +431,7 @@ func liberationSans(t *testing.T) *sfnt.Font {
 // "utf8liberationsans-regular", which a viewer or a journal's check lists
 // as a whole font, not a subset.
 func TestPDFNamesItsFontASubset(t *testing.T) {
-	fx := newPlotFixture()
-	fig, err := Heatmap("posterior mean of C", fx.labels8, fx.corr8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pdf, err := fig.PDF()
-	if err != nil {
-		t.Fatal(err)
-	}
+	pdf := heatmapPDF(t)
 	names := regexp.MustCompile(`/(?:BaseFont|FontName) /(\S+)`).FindAllSubmatch(pdf, -1)
 	if len(names) != 3 {
 		t.Fatalf("the PDF names %d fonts, want 3 (the font, its descendant, its descriptor)", len(names))
@@ -550,4 +534,19 @@ func pdfImageMatrix(t *testing.T, content string) [6]float64 {
 	}
 	t.Fatal("the content paints no image")
 	return ctm
+}
+
+// heatmapPDF is the PDF of the plot fixture's 8-column heatmap.
+func heatmapPDF(t *testing.T) []byte {
+	t.Helper()
+	fx := newPlotFixture()
+	fig, err := Heatmap("posterior mean of C", fx.labels8, fx.corr8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf, err := fig.PDF()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pdf
 }

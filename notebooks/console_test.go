@@ -133,16 +133,7 @@ func TestConsoleShowsFitProgress(t *testing.T) {
 // note also tells of the console's warning of an is_complete_request that
 // follows (kernel/console.go, runsOnNote), which the test pins.
 func TestConsoleSaysWhenCtrlCLeavesAFitRunning(t *testing.T) {
-	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
-	cmd := consoleCommand(t, 4*time.Minute, append([]string{script}, longFitCells...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	text := string(out)
-	t.Logf("terminal output:\n%q", text)
-	if err != nil {
-		t.Fatalf("pty_console_ctrl_c.py: %v: %s", err, stderr.String())
-	}
+	text := runCtrlCConsole(t)
 	escaped := strings.Index(text, "KeyboardInterrupt escaped interact()")
 	if escaped < 0 {
 		t.Fatal("the console did not say that Ctrl-C escaped its loop: has it learned to interrupt the kernel?")
@@ -246,16 +237,7 @@ func TestSimplePromptConsoleShowsFitProgress(t *testing.T) {
 // on them, as the README says (testdata/pty_console_ctrl_c.py
 // --simple-prompt). The kernel's note on a cell left running never shows.
 func TestSimplePromptConsoleForwardsCtrlC(t *testing.T) {
-	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
-	cmd := consoleCommand(t, 4*time.Minute, append([]string{script, "--simple-prompt"}, longFitCells...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	text := string(out)
-	t.Logf("terminal output:\n%q", text)
-	if err != nil {
-		t.Fatalf("pty_console_ctrl_c.py --simple-prompt: %v: %s", err, stderr.String())
-	}
+	text := runCtrlCConsole(t, "--simple-prompt")
 	report := regexp.MustCompile(`KeyboardInterrupt: interrupted fit m: \d+ post-warm-up draws kept over 1 chain`).FindStringIndex(text)
 	if report == nil {
 		t.Fatal("no report of the fit interrupted with its draws kept")
@@ -389,4 +371,22 @@ func TestTerminalRows(t *testing.T) {
 			t.Errorf("terminalRows(%q) = %q, want %q", tc.out, got, tc.want)
 		}
 	}
+}
+
+// runCtrlCConsole runs testdata/pty_console_ctrl_c.py with the console's
+// flags and longFitCells, and returns what the terminal showed (logged).
+func runCtrlCConsole(t *testing.T, flags ...string) string {
+	t.Helper()
+	script, _ := filepath.Abs("testdata/pty_console_ctrl_c.py")
+	args := append(append([]string{script}, flags...), longFitCells...)
+	cmd := consoleCommand(t, 4*time.Minute, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	text := string(out)
+	t.Logf("terminal output:\n%q", text)
+	if err != nil {
+		t.Fatalf("pty_console_ctrl_c.py %s: %v: %s", strings.Join(flags, " "), err, stderr.String())
+	}
+	return text
 }
